@@ -1,0 +1,113 @@
+//! The one error type of the server, and how it travels on the wire.
+//!
+//! Every failure a handler can answer is a variant here. `From<Error> for
+//! tonic::Status` is the only place that picks a gRPC status code and the
+//! `err` trailer, so the official SDKs raise their own matching error types.
+
+use std::time::Duration;
+
+use tonic::metadata::MetadataValue;
+use tonic::{Code, Status};
+
+/// The machine-readable reasons of the `err` trailer, as the Momento SDKs read them.
+pub mod reason {
+    pub const STORE_NOT_FOUND: &str = "store_not_found";
+    pub const STORE_ALREADY_EXISTS: &str = "store_already_exists";
+    pub const ITEM_SIZE_LIMIT_EXCEEDED: &str = "item_size_limit_exceeded";
+    pub const REQUEST_SIZE_LIMIT_EXCEEDED: &str = "request_size_limit_exceeded";
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Error {
+    #[error("missing `cache` request header: every data-plane call names its cache there")]
+    MissingCacheHeader,
+    #[error("cache `{0}` does not exist; create it first with CreateCache")]
+    CacheNotFound(String),
+    #[error("cache `{0}` already exists")]
+    CacheAlreadyExists(String),
+    #[error("cache name is invalid: {0}")]
+    InvalidCacheName(String),
+    #[error("this server already holds {limit} caches; delete one or raise --max-caches")]
+    TooManyCaches { limit: usize },
+    #[error("key is {size} bytes, over the limit of {limit} bytes (--max-key-size)")]
+    KeyTooLarge { size: usize, limit: usize },
+    #[error("key must not be empty")]
+    EmptyKey,
+    #[error("value is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
+    ValueTooLarge { size: usize, limit: usize },
+    #[error("request is {size} bytes, over the limit of {limit} bytes (--max-request-size)")]
+    RequestTooLarge { size: usize, limit: usize },
+    #[error("TTL must be at least 1 millisecond")]
+    ZeroTtl,
+    #[error("TTL of {} is over the limit of {} (--max-ttl)", humantime::format_duration(*.ttl), humantime::format_duration(*.limit))]
+    TtlTooLong { ttl: Duration, limit: Duration },
+    #[error("value is not a base-10 integer, so it cannot be incremented")]
+    NotAnInteger,
+    #[error("increment would overflow a signed 64-bit integer")]
+    IncrementOverflow,
+    #[error("{0}")]
+    InvalidArgument(String),
+}
+
+impl Error {
+    fn code_and_reason(&self) -> (Code, Option<&'static str>) {
+        use Error::*;
+        match self {
+            CacheNotFound(_) => (Code::NotFound, Some(reason::STORE_NOT_FOUND)),
+            CacheAlreadyExists(_) => (Code::AlreadyExists, Some(reason::STORE_ALREADY_EXISTS)),
+            TooManyCaches { .. } => (Code::ResourceExhausted, None),
+            ValueTooLarge { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::ITEM_SIZE_LIMIT_EXCEEDED),
+            ),
+            RequestTooLarge { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
+            ),
+            NotAnInteger | IncrementOverflow => (Code::FailedPrecondition, None),
+            MissingCacheHeader
+            | InvalidCacheName(_)
+            | KeyTooLarge { .. }
+            | EmptyKey
+            | ZeroTtl
+            | TtlTooLong { .. }
+            | InvalidArgument(_) => (Code::InvalidArgument, None),
+        }
+    }
+}
+
+impl From<Error> for Status {
+    fn from(error: Error) -> Self {
+        let (code, reason) = error.code_and_reason();
+        let mut status = Status::new(code, error.to_string());
+        if let Some(reason) = reason {
+            status
+                .metadata_mut()
+                .insert("err", MetadataValue::from_static(reason));
+        }
+        status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_carries_the_err_trailer() {
+        let status = Status::from(Error::CacheNotFound("c".into()));
+        assert_eq!(status.code(), Code::NotFound);
+        assert_eq!(status.metadata().get("err").unwrap(), "store_not_found");
+    }
+
+    #[test]
+    fn value_too_large_is_resource_exhausted() {
+        let status = Status::from(Error::ValueTooLarge { size: 9, limit: 8 });
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert_eq!(
+            status.metadata().get("err").unwrap(),
+            "item_size_limit_exceeded"
+        );
+        assert!(status.message().contains("--max-value-size"));
+    }
+}
