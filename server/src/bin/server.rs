@@ -1,1 +1,85 @@
-fn main() {}
+//! The `jiffy-server` binary: reads the configuration, binds, and runs.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use jiffy_server::config::{Config, LogFormat, Settings};
+use tokio::net::TcpListener;
+
+// jemalloc returns freed memory to the OS steadily and fragments less under
+// churn, which keeps resident memory close to --max-memory.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+fn main() -> ExitCode {
+    let config = match Settings::load() {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("jiffy-server: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    init_logging(&config);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.workers)
+        .enable_all()
+        .build()
+        .expect("cannot start the tokio runtime");
+    match runtime.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("jiffy-server: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
+    let listener = bind(config.listen).await?;
+    let metrics_listener = match config.metrics_listen {
+        Some(address) => Some(bind(address).await?),
+        None => None,
+    };
+    if let Some(metrics) = &metrics_listener {
+        println!("metrics listening on {}", metrics.local_addr()?);
+    }
+    // Scripts wait for this line: the listener is bound and accepting.
+    println!("listening on {}", listener.local_addr()?);
+    std::io::stdout().flush()?;
+    jiffy_server::run(listener, metrics_listener, config, shutdown_signal()).await
+}
+
+async fn bind(address: std::net::SocketAddr) -> Result<TcpListener, jiffy_server::BoxError> {
+    TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}").into())
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut terminate = signal(SignalKind::terminate()).expect("cannot watch SIGTERM");
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}
+
+fn init_logging(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log_level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    match config.log_format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}

@@ -1,0 +1,345 @@
+//! Server configuration: command-line flags, environment variables and a TOML file.
+//!
+//! Every setting can be given three ways; the first one present wins:
+//!
+//! | flag                        | environment variable          | TOML key                 | default          |
+//! |-----------------------------|-------------------------------|--------------------------|------------------|
+//! | `--config FILE`             | `JIFFY_CONFIG`                | (none)                   | none             |
+//! | `--listen HOST:PORT`        | `JIFFY_LISTEN`                | `listen`                 | 127.0.0.1:8080   |
+//! | `--metrics-listen HOST:PORT`| `JIFFY_METRICS_LISTEN`        | `metrics-listen`         | off              |
+//! | `--max-memory SIZE`         | `JIFFY_MAX_MEMORY`            | `max-memory`             | 1 GiB            |
+//! | `--max-key-size SIZE`       | `JIFFY_MAX_KEY_SIZE`          | `max-key-size`           | 4 KiB            |
+//! | `--max-value-size SIZE`     | `JIFFY_MAX_VALUE_SIZE`        | `max-value-size`         | 5 MiB            |
+//! | `--max-request-size SIZE`   | `JIFFY_MAX_REQUEST_SIZE`      | `max-request-size`       | 8 MiB            |
+//! | `--max-ttl DURATION`        | `JIFFY_MAX_TTL`               | `max-ttl`                | 7 days           |
+//! | `--max-caches N`            | `JIFFY_MAX_CACHES`            | `max-caches`             | 100              |
+//! | `--max-concurrent-streams N`| `JIFFY_MAX_CONCURRENT_STREAMS`| `max-concurrent-streams` | 100              |
+//! | `--keepalive-interval DUR`  | `JIFFY_KEEPALIVE_INTERVAL`    | `keepalive-interval`     | 60s              |
+//! | `--keepalive-timeout DUR`   | `JIFFY_KEEPALIVE_TIMEOUT`     | `keepalive-timeout`      | 20s              |
+//! | `--tls-cert FILE`           | `JIFFY_TLS_CERT`              | `tls-cert`               | none (plaintext) |
+//! | `--tls-key FILE`            | `JIFFY_TLS_KEY`               | `tls-key`                | none (plaintext) |
+//! | `--shutdown-timeout DUR`    | `JIFFY_SHUTDOWN_TIMEOUT`      | `shutdown-timeout`       | 30s              |
+//! | `--workers N`               | `JIFFY_WORKERS`               | `workers`                | number of cores  |
+//! | `--log-level FILTER`        | `JIFFY_LOG`                   | `log-level`              | info             |
+//! | `--log-format text\|json`   | `JIFFY_LOG_FORMAT`            | `log-format`             | text             |
+//!
+//! Sizes take units (`64MiB`, `512KiB`, `1GB`); durations take humantime forms
+//! (`500ms`, `30s`, `7days`).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bytesize::ByteSize;
+use clap::{Parser, ValueEnum};
+use serde::Deserialize;
+
+use crate::limits::Limits;
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+pub const DEFAULT_MAX_KEY_SIZE: u64 = 4 << 10;
+/// The item size limit of the Momento service, so code moves between the two unchanged.
+pub const DEFAULT_MAX_VALUE_SIZE: u64 = 5 << 20;
+/// Room for one maximal value plus its key and a batch of small items.
+pub const DEFAULT_MAX_REQUEST_SIZE: u64 = 8 << 20;
+pub const DEFAULT_MAX_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+pub const DEFAULT_MAX_CACHES: usize = 100;
+/// What the Momento service allows; the SDKs' pool sizes assume it.
+pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 100;
+pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
+pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_LOG_LEVEL: &str = "info";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// The settings as given: each one is optional until the sources are merged.
+#[derive(Parser, Deserialize, Debug, Default)]
+#[command(name = "jiffy-server", version, about)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Settings {
+    /// TOML file with any of the settings below (keys as the flag names).
+    #[arg(long, env = "JIFFY_CONFIG")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+    /// Address of the gRPC listener; port 0 picks a free port.
+    #[arg(long, env = "JIFFY_LISTEN")]
+    pub listen: Option<SocketAddr>,
+    /// Address of the Prometheus endpoint (GET /metrics); off when absent.
+    #[arg(long, env = "JIFFY_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Memory for items (keys, values and per-item overhead); past it the store evicts.
+    #[arg(long, env = "JIFFY_MAX_MEMORY")]
+    pub max_memory: Option<ByteSize>,
+    /// Largest key accepted.
+    #[arg(long, env = "JIFFY_MAX_KEY_SIZE")]
+    pub max_key_size: Option<ByteSize>,
+    /// Largest value accepted.
+    #[arg(long, env = "JIFFY_MAX_VALUE_SIZE")]
+    pub max_value_size: Option<ByteSize>,
+    /// Largest encoded request message accepted (batches included).
+    #[arg(long, env = "JIFFY_MAX_REQUEST_SIZE")]
+    pub max_request_size: Option<ByteSize>,
+    /// Longest TTL accepted.
+    #[arg(long, env = "JIFFY_MAX_TTL", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub max_ttl: Option<Duration>,
+    /// Most caches the server holds at once.
+    #[arg(long, env = "JIFFY_MAX_CACHES")]
+    pub max_caches: Option<usize>,
+    /// HTTP/2 streams (requests in flight) allowed per connection.
+    #[arg(long, env = "JIFFY_MAX_CONCURRENT_STREAMS")]
+    pub max_concurrent_streams: Option<u32>,
+    /// How often the server pings an HTTP/2 connection to check it is alive.
+    #[arg(long, env = "JIFFY_KEEPALIVE_INTERVAL", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub keepalive_interval: Option<Duration>,
+    /// How long a ping may go unanswered before the connection is closed.
+    #[arg(long, env = "JIFFY_KEEPALIVE_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub keepalive_timeout: Option<Duration>,
+    /// PEM certificate chain; with --tls-key, the listener speaks TLS.
+    #[arg(long, env = "JIFFY_TLS_CERT")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key for --tls-cert.
+    #[arg(long, env = "JIFFY_TLS_KEY")]
+    pub tls_key: Option<PathBuf>,
+    /// On SIGINT/SIGTERM, how long in-flight requests may take to finish.
+    #[arg(long, env = "JIFFY_SHUTDOWN_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub shutdown_timeout: Option<Duration>,
+    /// Runtime worker threads.
+    #[arg(long, env = "JIFFY_WORKERS")]
+    pub workers: Option<usize>,
+    /// Log filter, e.g. `info` or `jiffy_server=debug` (tracing EnvFilter syntax).
+    #[arg(long, env = "JIFFY_LOG")]
+    pub log_level: Option<String>,
+    /// Log line format.
+    #[arg(long, env = "JIFFY_LOG_FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+/// Paths of the TLS certificate chain and key, both PEM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+/// The resolved configuration: every setting has its value.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub metrics_listen: Option<SocketAddr>,
+    pub max_memory: u64,
+    pub max_caches: usize,
+    pub limits: Limits,
+    pub max_concurrent_streams: u32,
+    pub keepalive_interval: Duration,
+    pub keepalive_timeout: Duration,
+    pub tls: Option<TlsFiles>,
+    pub shutdown_timeout: Duration,
+    pub workers: usize,
+    pub log_level: String,
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid config file {path}: {source}")]
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Settings {
+    /// Flags and environment first, then the TOML file named by `--config`.
+    pub fn load() -> Result<Config, ConfigError> {
+        let cli = Settings::parse();
+        let file = match &cli.config {
+            Some(path) => Settings::from_file(path)?,
+            None => Settings::default(),
+        };
+        cli.or(file).resolve()
+    }
+
+    pub fn from_file(path: &Path) -> Result<Settings, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| ConfigError::Parse {
+            path: path.to_owned(),
+            source: Box::new(source),
+        })
+    }
+
+    /// Each setting of `self`, or else of `fallback`.
+    pub fn or(self, fallback: Settings) -> Settings {
+        Settings {
+            config: self.config.or(fallback.config),
+            listen: self.listen.or(fallback.listen),
+            metrics_listen: self.metrics_listen.or(fallback.metrics_listen),
+            max_memory: self.max_memory.or(fallback.max_memory),
+            max_key_size: self.max_key_size.or(fallback.max_key_size),
+            max_value_size: self.max_value_size.or(fallback.max_value_size),
+            max_request_size: self.max_request_size.or(fallback.max_request_size),
+            max_ttl: self.max_ttl.or(fallback.max_ttl),
+            max_caches: self.max_caches.or(fallback.max_caches),
+            max_concurrent_streams: self
+                .max_concurrent_streams
+                .or(fallback.max_concurrent_streams),
+            keepalive_interval: self.keepalive_interval.or(fallback.keepalive_interval),
+            keepalive_timeout: self.keepalive_timeout.or(fallback.keepalive_timeout),
+            tls_cert: self.tls_cert.or(fallback.tls_cert),
+            tls_key: self.tls_key.or(fallback.tls_key),
+            shutdown_timeout: self.shutdown_timeout.or(fallback.shutdown_timeout),
+            workers: self.workers.or(fallback.workers),
+            log_level: self.log_level.or(fallback.log_level),
+            log_format: self.log_format.or(fallback.log_format),
+        }
+    }
+
+    /// Fills in the defaults and checks that the settings fit together.
+    pub fn resolve(self) -> Result<Config, ConfigError> {
+        let size = |value: Option<ByteSize>, default: u64| value.map_or(default, |v| v.as_u64());
+        let limits = Limits {
+            max_key_size: size(self.max_key_size, DEFAULT_MAX_KEY_SIZE) as usize,
+            max_value_size: size(self.max_value_size, DEFAULT_MAX_VALUE_SIZE) as usize,
+            max_request_size: size(self.max_request_size, DEFAULT_MAX_REQUEST_SIZE) as usize,
+            max_ttl: self.max_ttl.unwrap_or(DEFAULT_MAX_TTL),
+        };
+        let tls = match (self.tls_cert, self.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+            (None, None) => None,
+            _ => return invalid("--tls-cert and --tls-key go together: give both or neither"),
+        };
+        let config = Config {
+            listen: self
+                .listen
+                .unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("valid default address")),
+            metrics_listen: self.metrics_listen,
+            max_memory: size(self.max_memory, DEFAULT_MAX_MEMORY),
+            max_caches: self.max_caches.unwrap_or(DEFAULT_MAX_CACHES),
+            limits,
+            max_concurrent_streams: self
+                .max_concurrent_streams
+                .unwrap_or(DEFAULT_MAX_CONCURRENT_STREAMS),
+            keepalive_interval: self.keepalive_interval.unwrap_or(DEFAULT_KEEPALIVE_INTERVAL),
+            keepalive_timeout: self.keepalive_timeout.unwrap_or(DEFAULT_KEEPALIVE_TIMEOUT),
+            tls,
+            shutdown_timeout: self.shutdown_timeout.unwrap_or(DEFAULT_SHUTDOWN_TIMEOUT),
+            workers: self.workers.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            }),
+            log_level: self
+                .log_level
+                .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),
+            log_format: self.log_format.unwrap_or_default(),
+        };
+        config.check()?;
+        Ok(config)
+    }
+}
+
+impl Config {
+    fn check(&self) -> Result<(), ConfigError> {
+        let limits = &self.limits;
+        if limits.max_key_size == 0 || limits.max_value_size == 0 {
+            return invalid("--max-key-size and --max-value-size must be above zero");
+        }
+        if limits.max_request_size < limits.max_key_size + limits.max_value_size {
+            return invalid("--max-request-size must hold at least one largest key and value");
+        }
+        // An item may not take more than half the memory, or storing it would
+        // evict everything else, and then itself.
+        if self.max_memory < 2 * (limits.max_key_size + limits.max_value_size) as u64 {
+            return invalid("--max-memory must be at least twice --max-key-size plus --max-value-size");
+        }
+        if limits.max_ttl.is_zero() {
+            return invalid("--max-ttl must be above zero");
+        }
+        if self.max_caches == 0 || self.max_concurrent_streams == 0 || self.workers == 0 {
+            return invalid("--max-caches, --max-concurrent-streams and --workers must be above zero");
+        }
+        Ok(())
+    }
+
+    /// The defaults, as a server started with no settings would use them.
+    pub fn defaults() -> Config {
+        Settings::default().resolve().expect("the defaults are valid")
+    }
+}
+
+fn invalid<T>(message: &str) -> Result<T, ConfigError> {
+    Err(ConfigError::Invalid(message.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Settings {
+        Settings::try_parse_from(std::iter::once("jiffy-server").chain(args.iter().copied()))
+            .unwrap()
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let config = Config::defaults();
+        assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(config.limits.max_value_size, 5 << 20);
+        assert_eq!(config.max_concurrent_streams, 100);
+    }
+
+    #[test]
+    fn sizes_and_durations_take_units() {
+        let config = parse(&["--max-memory", "64MiB", "--max-ttl", "2h"])
+            .resolve()
+            .unwrap();
+        assert_eq!(config.max_memory, 64 << 20);
+        assert_eq!(config.limits.max_ttl, Duration::from_secs(7200));
+    }
+
+    #[test]
+    fn flags_win_over_the_file() {
+        let file: Settings =
+            toml::from_str("max-memory = \"32MiB\"\nmax-caches = 7\nmax-ttl = \"1h\"").unwrap();
+        let config = parse(&["--max-caches", "9"]).or(file).resolve().unwrap();
+        assert_eq!(config.max_caches, 9);
+        assert_eq!(config.max_memory, 32 << 20);
+        assert_eq!(config.limits.max_ttl, Duration::from_secs(3600));
+    }
+
+    #[test]
+    fn unknown_file_keys_are_rejected() {
+        assert!(toml::from_str::<Settings>("max-memroy = \"1GiB\"").is_err());
+    }
+
+    #[test]
+    fn tls_needs_both_files() {
+        let err = parse(&["--tls-cert", "c.pem"]).resolve().unwrap_err();
+        assert!(err.to_string().contains("--tls-key"));
+    }
+
+    #[test]
+    fn memory_must_hold_the_largest_item_twice() {
+        let err = parse(&["--max-memory", "6MiB"]).resolve().unwrap_err();
+        assert!(err.to_string().contains("--max-memory"));
+    }
+}

@@ -1,0 +1,127 @@
+//! Wiring: the store, the gRPC services, the metrics endpoint and shutdown.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+
+use crate::config::{Config, TlsFiles};
+use crate::connection;
+use crate::metrics::Metrics;
+use crate::proto::cache_client::ping_server::PingServer;
+use crate::proto::cache_client::scs_server::ScsServer;
+use crate::proto::control_client::scs_control_server::ScsControlServer;
+use crate::rpc_layer::RpcLayer;
+use crate::service::control::ControlPlane;
+use crate::service::ping::PingService;
+use crate::service::DataPlane;
+use crate::store::{Store, StoreConfig};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves gRPC on `listener` (and metrics on `metrics_listener`) until
+/// `shutdown` completes, then lets in-flight requests finish for up to
+/// `config.shutdown_timeout`.
+pub async fn run(
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), BoxError> {
+    let store = Store::new(StoreConfig {
+        max_memory: config.max_memory,
+        max_caches: config.max_caches,
+    });
+    let metrics = Metrics::new(store.clone(), config.max_memory);
+    let (stopping, stop_requested) = watch::channel(false);
+    if let Some(listener) = metrics_listener {
+        tokio::spawn(serve_metrics(listener, metrics.clone(), stop_requested.clone()));
+    }
+
+    let limits = config.limits;
+    tracing::info!(
+        max_memory = config.max_memory,
+        max_caches = config.max_caches,
+        ?limits,
+        max_concurrent_streams = config.max_concurrent_streams,
+        tls = config.tls.is_some(),
+        "jiffy-server {} starting",
+        env!("CARGO_PKG_VERSION")
+    );
+    let data = ScsServer::new(DataPlane::new(store.clone(), limits))
+        .max_decoding_message_size(limits.max_request_size);
+    let control = ScsControlServer::new(ControlPlane::new(store, limits))
+        .max_decoding_message_size(limits.max_request_size);
+    let mut builder = Server::builder()
+        .max_concurrent_streams(config.max_concurrent_streams)
+        .http2_keepalive_interval(Some(config.keepalive_interval))
+        .http2_keepalive_timeout(Some(config.keepalive_timeout));
+    if let Some(tls) = &config.tls {
+        builder = builder.tls_config(tls_config(tls)?)?;
+    }
+    let serving = builder
+        .layer(RpcLayer::new(metrics.clone(), limits.max_request_size))
+        .add_service(data)
+        .add_service(control)
+        .add_service(PingServer::new(PingService))
+        .serve_with_incoming_shutdown(connection::accept(listener, metrics), async move {
+            shutdown.await;
+            tracing::info!("shutting down: refusing new requests, finishing in-flight ones");
+            let _ = stopping.send(true);
+        });
+
+    let grace_over = async {
+        wait_for(stop_requested).await;
+        tokio::time::sleep(config.shutdown_timeout).await;
+    };
+    tokio::select! {
+        served = serving => served?,
+        () = grace_over => tracing::warn!(
+            timeout = ?config.shutdown_timeout,
+            "in-flight requests did not finish in time; closing their connections"
+        ),
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+fn tls_config(files: &TlsFiles) -> Result<ServerTlsConfig, BoxError> {
+    let read = |path: &std::path::Path| {
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let identity = Identity::from_pem(read(&files.cert)?, read(&files.key)?);
+    Ok(ServerTlsConfig::new().identity(identity))
+}
+
+async fn wait_for(mut stop_requested: watch::Receiver<bool>) {
+    let _ = stop_requested.wait_for(|stop| *stop).await;
+}
+
+/// `GET /metrics` in the Prometheus text format, on its own listener so that
+/// scraping never competes with the cache port's HTTP/2 settings.
+async fn serve_metrics(
+    listener: TcpListener,
+    metrics: Arc<Metrics>,
+    stop_requested: watch::Receiver<bool>,
+) {
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let metrics = metrics.clone();
+            async move {
+                (
+                    [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+                    metrics.render(),
+                )
+            }
+        }),
+    );
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(wait_for(stop_requested))
+        .await;
+    if let Err(error) = served {
+        tracing::error!(%error, "metrics endpoint failed");
+    }
+}

@@ -1,0 +1,77 @@
+//! GetBatch and SetBatch: one request, a stream of answers in request order.
+//!
+//! Every item is checked before any is written, so a batch with one bad item
+//! is refused whole and changes nothing.
+
+use bytes::Bytes;
+use tonic::{Request, Response, Status};
+
+use super::DataPlane;
+use crate::proto::cache_client::{
+    ECacheResult, GetBatchRequest, GetResponse, SetBatchRequest, SetResponse,
+};
+
+/// Answers are computed up front (the store never blocks), then streamed.
+pub type GetBatchStream = tokio_stream::Iter<std::vec::IntoIter<Result<GetResponse, Status>>>;
+pub type SetBatchStream = tokio_stream::Iter<std::vec::IntoIter<Result<SetResponse, Status>>>;
+
+/// A Get answer: Hit with the value, or Miss.
+pub fn get_response(value: Option<Bytes>) -> GetResponse {
+    match value {
+        Some(body) => GetResponse {
+            result: ECacheResult::Hit.into(),
+            cache_body: body,
+            message: String::new(),
+        },
+        None => GetResponse {
+            result: ECacheResult::Miss.into(),
+            cache_body: Bytes::new(),
+            message: String::new(),
+        },
+    }
+}
+
+impl DataPlane {
+    pub(super) fn batch_get(
+        &self,
+        request: Request<GetBatchRequest>,
+    ) -> Result<Response<GetBatchStream>, Status> {
+        let cache = self.cache(&request)?;
+        let items = &request.get_ref().items;
+        for item in items {
+            self.limits.check_key(&item.cache_key)?;
+        }
+        let answers: Vec<_> = items
+            .iter()
+            .map(|item| Ok(get_response(self.store.get(cache, &item.cache_key))))
+            .collect();
+        Ok(Response::new(tokio_stream::iter(answers)))
+    }
+
+    pub(super) fn batch_set(
+        &self,
+        request: Request<SetBatchRequest>,
+    ) -> Result<Response<SetBatchStream>, Status> {
+        let cache = self.cache(&request)?;
+        let items = &request.get_ref().items;
+        let ttls = items
+            .iter()
+            .map(|item| {
+                self.limits
+                    .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let answers: Vec<_> = items
+            .iter()
+            .zip(ttls)
+            .map(|(item, ttl)| {
+                self.store.set(cache, &item.cache_key, &item.cache_body, ttl);
+                Ok(SetResponse {
+                    result: ECacheResult::Ok.into(),
+                    message: String::new(),
+                })
+            })
+            .collect();
+        Ok(Response::new(tokio_stream::iter(answers)))
+    }
+}

@@ -1,0 +1,88 @@
+//! `control_client.ScsControl`: create, delete, list and flush caches.
+
+use std::sync::Arc;
+
+use tonic::{Request, Response, Status};
+
+use crate::limits::{check_cache_name, Limits};
+use crate::proto::control_client::scs_control_server::ScsControl;
+use crate::proto::control_client::{
+    Cache, CacheLimits, CreateCacheRequest, CreateCacheResponse, DeleteCacheRequest,
+    DeleteCacheResponse, FlushCacheRequest, FlushCacheResponse, ListCachesRequest,
+    ListCachesResponse,
+};
+use crate::store::Store;
+
+type Answer<T> = Result<Response<T>, Status>;
+
+#[derive(Clone)]
+pub struct ControlPlane {
+    store: Arc<Store>,
+    limits: Limits,
+}
+
+impl ControlPlane {
+    pub fn new(store: Arc<Store>, limits: Limits) -> Self {
+        ControlPlane { store, limits }
+    }
+
+    /// The limits every cache shares, as ListCaches reports them.
+    fn cache_limits(&self) -> CacheLimits {
+        CacheLimits {
+            max_traffic_rate: 0,
+            max_throughput_kbps: 0,
+            max_item_size_kb: u32::try_from(self.limits.max_value_size / 1024).unwrap_or(u32::MAX),
+            max_ttl_seconds: self.limits.max_ttl.as_secs(),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl ScsControl for ControlPlane {
+    async fn create_cache(
+        &self,
+        request: Request<CreateCacheRequest>,
+    ) -> Answer<CreateCacheResponse> {
+        let name = &request.get_ref().cache_name;
+        check_cache_name(name)?;
+        self.store.create_cache(name)?;
+        tracing::info!(cache = %name, "cache created");
+        Ok(Response::new(CreateCacheResponse {}))
+    }
+
+    async fn delete_cache(
+        &self,
+        request: Request<DeleteCacheRequest>,
+    ) -> Answer<DeleteCacheResponse> {
+        let name = &request.get_ref().cache_name;
+        check_cache_name(name)?;
+        self.store.delete_cache(name)?;
+        tracing::info!(cache = %name, "cache deleted");
+        Ok(Response::new(DeleteCacheResponse {}))
+    }
+
+    async fn list_caches(&self, _request: Request<ListCachesRequest>) -> Answer<ListCachesResponse> {
+        let cache = self
+            .store
+            .list_caches()
+            .into_iter()
+            .map(|cache_name| Cache {
+                cache_name,
+                cache_limits: Some(self.cache_limits()),
+                topic_limits: None,
+            })
+            .collect();
+        Ok(Response::new(ListCachesResponse {
+            cache,
+            next_token: String::new(),
+        }))
+    }
+
+    async fn flush_cache(&self, request: Request<FlushCacheRequest>) -> Answer<FlushCacheResponse> {
+        let name = &request.get_ref().cache_name;
+        check_cache_name(name)?;
+        self.store.flush_cache(name)?;
+        tracing::info!(cache = %name, "cache flushed");
+        Ok(Response::new(FlushCacheResponse {}))
+    }
+}

@@ -1,0 +1,49 @@
+//! gRPC services: thin handlers that validate, call the store and map the result.
+//!
+//! - [`scalar`]: `cache_client.Scs`, single-item calls.
+//! - [`batch`]: `cache_client.Scs`, GetBatch and SetBatch (server streams).
+//! - [`control`]: `control_client.ScsControl`, the lifecycle of caches.
+//! - [`ping`]: `cache_client.Ping`.
+//!
+//! Calls of the Momento protocol that are not declared in `proto/` never reach
+//! a handler: the router answers them UNIMPLEMENTED.
+
+pub mod batch;
+pub mod control;
+pub mod ping;
+pub mod scalar;
+
+use std::sync::Arc;
+
+use tonic::Request;
+
+use crate::error::Error;
+use crate::limits::Limits;
+use crate::store::{CacheId, Store};
+
+/// The header that names the cache of every data-plane call.
+pub const CACHE_HEADER: &str = "cache";
+
+/// What every data-plane handler needs: the store and the request limits.
+#[derive(Clone)]
+pub struct DataPlane {
+    pub store: Arc<Store>,
+    pub limits: Limits,
+}
+
+impl DataPlane {
+    pub fn new(store: Arc<Store>, limits: Limits) -> Self {
+        DataPlane { store, limits }
+    }
+
+    /// The cache named by the request's `cache` header.
+    fn cache<T>(&self, request: &Request<T>) -> Result<CacheId, Error> {
+        let name = request
+            .metadata()
+            .get(CACHE_HEADER)
+            .and_then(|value| value.to_str().ok())
+            .filter(|name| !name.is_empty())
+            .ok_or(Error::MissingCacheHeader)?;
+        self.store.cache_id(name)
+    }
+}

@@ -1,0 +1,333 @@
+//! One shard of the store: a hash table of slot numbers over a slab of
+//! entries, with the SIEVE queue and the expiry index on the same slots.
+//!
+//! Everything refers to an item by its `u32` slot, so the key is stored once
+//! (in the entry) and the table, the queue and the index stay small. The
+//! caller holds the shard's lock for every call here; the global counters are
+//! atomics because the memory cap is one number for all shards.
+
+use std::collections::BTreeSet;
+use std::hash::BuildHasher;
+use std::mem::size_of;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use bytes::Bytes;
+use hashbrown::{DefaultHashBuilder, HashTable};
+use tokio::time::Instant;
+
+use super::expiry::Pending;
+use super::sieve::{Arena, Links, Sieve};
+use super::CacheId;
+
+/// Bytes charged per item on top of its key and value, so that the cap
+/// bounds real memory rather than payload alone:
+///
+/// - the slab slot, `size_of::<Option<Entry>>()` (104 on 64-bit), times 4/3
+///   because a doubling `Vec` is on average three quarters full;
+/// - the hash-table slot: a 4-byte index plus 1 control byte at a load of
+///   7/16 to 7/8, about 8 bytes;
+/// - the expiry-index node: B-tree leaves hold up to 11 `(Instant, u32)` keys
+///   (24 bytes each) in a 280-byte node (320-byte size class), typically two
+///   thirds full, plus internal nodes: about two keys' worth, 48 bytes;
+/// - the header `bytes` allocates (24 bytes, 32-byte class) when a stored
+///   value is first cloned out by a read;
+/// - allocator rounding of the key and value allocations: jemalloc's small
+///   size classes are 16 bytes apart, 16 bytes per allocation is a generous
+///   average. Values above 128 bytes fall in classes up to 25% apart, which
+///   this constant does not cover.
+///
+/// 138 + 8 + 48 + 32 + 32 = 258 bytes on 64-bit targets.
+pub(super) const ITEM_OVERHEAD: u64 = (size_of::<Option<Entry>>() * 4 / 3
+    + TABLE_SLOT
+    + 2 * size_of::<(Instant, u32)>()
+    + SHARED_HEADER
+    + 2 * ALLOCATION_ROUNDING) as u64;
+const TABLE_SLOT: usize = 8;
+const SHARED_HEADER: usize = 32;
+const ALLOCATION_ROUNDING: usize = 16;
+
+/// The store-wide numbers every shard updates.
+#[derive(Default)]
+pub(super) struct Counters {
+    /// Accounted bytes (payload plus [`ITEM_OVERHEAD`]), compared with the cap.
+    pub(super) bytes: AtomicU64,
+    pub(super) items: AtomicU64,
+    pub(super) evictions: AtomicU64,
+    pub(super) expirations: AtomicU64,
+}
+
+pub(super) struct Entry {
+    /// Copied out of the request: a slice of it would pin the whole receive
+    /// buffer and make the accounting a lie.
+    key: Bytes,
+    value: Bytes,
+    expires_at: Instant,
+    /// Part of the item's identity, so caches share the table yet never see
+    /// each other's keys.
+    cache: CacheId,
+    links: Links,
+}
+
+impl Entry {
+    fn cost(&self) -> u64 {
+        (self.key.len() + self.value.len()) as u64 + ITEM_OVERHEAD
+    }
+}
+
+impl Arena for Vec<Option<Entry>> {
+    fn links(&mut self, slot: u32) -> &mut Links {
+        &mut occupied_mut(self, slot).links
+    }
+}
+
+pub(super) fn hash_key(hasher: &DefaultHashBuilder, cache: CacheId, key: &[u8]) -> u64 {
+    hasher.hash_one((cache.0, key))
+}
+
+fn occupied(slab: &[Option<Entry>], slot: u32) -> &Entry {
+    slab[slot as usize]
+        .as_ref()
+        .expect("linked slot is occupied")
+}
+
+fn occupied_mut(slab: &mut [Option<Entry>], slot: u32) -> &mut Entry {
+    slab[slot as usize]
+        .as_mut()
+        .expect("linked slot is occupied")
+}
+
+pub(super) struct Shard {
+    /// Slot numbers, hashed by (cache, key) of the entry they point to.
+    table: HashTable<u32>,
+    slab: Vec<Option<Entry>>,
+    /// Vacant slab slots, reused before the slab grows.
+    free: Vec<u32>,
+    sieve: Sieve,
+    /// Deadlines in order, for the expiry task and for cheap victims.
+    expiry: BTreeSet<(Instant, u32)>,
+    /// A copy of the store's hasher, to rehash on growth and find a slot's
+    /// table entry when removing it.
+    hasher: DefaultHashBuilder,
+}
+
+impl Shard {
+    pub(super) fn new(hasher: DefaultHashBuilder) -> Self {
+        Shard {
+            table: HashTable::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
+            sieve: Sieve::new(),
+            expiry: BTreeSet::new(),
+            hasher,
+        }
+    }
+
+    /// The slot holding `key`, unless absent or expired; an expired item
+    /// found here is freed and counted, so no read path can return it.
+    pub(super) fn live(
+        &mut self,
+        hash: u64,
+        cache: CacheId,
+        key: &[u8],
+        now: Instant,
+        counters: &Counters,
+    ) -> Option<u32> {
+        let slab = &self.slab;
+        let slot = *self.table.find(hash, |&slot| {
+            let entry = occupied(slab, slot);
+            entry.cache == cache && entry.key == key
+        })?;
+        if occupied(slab, slot).expires_at <= now {
+            self.remove(slot, counters);
+            counters.expirations.fetch_add(1, Relaxed);
+            return None;
+        }
+        Some(slot)
+    }
+
+    pub(super) fn value(&self, slot: u32) -> &Bytes {
+        &occupied(&self.slab, slot).value
+    }
+
+    pub(super) fn expires_at(&self, slot: u32) -> Instant {
+        occupied(&self.slab, slot).expires_at
+    }
+
+    pub(super) fn visit(&mut self, slot: u32) {
+        occupied_mut(&mut self.slab, slot).links.visit();
+    }
+
+    /// Stores `value` under `key`, in place if the key is there. Returns the
+    /// slot and whether the expiry task must be woken (new earliest deadline).
+    pub(super) fn upsert(
+        &mut self,
+        hash: u64,
+        cache: CacheId,
+        key: &[u8],
+        value: &[u8],
+        expires_at: Instant,
+        counters: &Counters,
+    ) -> (u32, bool) {
+        let value = Bytes::copy_from_slice(value);
+        let slab = &self.slab;
+        let found = self.table.find(hash, |&slot| {
+            let entry = occupied(slab, slot);
+            entry.cache == cache && entry.key == key
+        });
+        if let Some(&slot) = found {
+            let entry = occupied_mut(&mut self.slab, slot);
+            let (old, new) = (entry.value.len() as u64, value.len() as u64);
+            entry.value = value;
+            // A write is a hit too: counters and other hot keys get rewritten.
+            entry.links.visit();
+            if new >= old {
+                counters.bytes.fetch_add(new - old, Relaxed);
+            } else {
+                counters.bytes.fetch_sub(old - new, Relaxed);
+            }
+            return (slot, self.set_expiry(slot, expires_at));
+        }
+
+        let entry = Entry {
+            key: Bytes::copy_from_slice(key),
+            value,
+            expires_at,
+            cache,
+            links: Links::DETACHED,
+        };
+        counters.bytes.fetch_add(entry.cost(), Relaxed);
+        counters.items.fetch_add(1, Relaxed);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(entry);
+                slot
+            }
+            None => {
+                let slot = u32::try_from(self.slab.len())
+                    .ok()
+                    .filter(|&slot| slot != super::sieve::NIL)
+                    .expect("a shard holds fewer than 2^32 - 1 items");
+                self.slab.push(Some(entry));
+                slot
+            }
+        };
+        let (slab, hasher) = (&self.slab, &self.hasher);
+        self.table.insert_unique(hash, slot, |&slot| {
+            let entry = occupied(slab, slot);
+            hash_key(hasher, entry.cache, &entry.key)
+        });
+        self.sieve.push(&mut self.slab, slot);
+        self.expiry.insert((expires_at, slot));
+        (slot, self.expiry.first() == Some(&(expires_at, slot)))
+    }
+
+    /// Moves the deadline of `slot`; true when it became the earliest.
+    pub(super) fn set_expiry(&mut self, slot: u32, at: Instant) -> bool {
+        let entry = occupied_mut(&mut self.slab, slot);
+        self.expiry.remove(&(entry.expires_at, slot));
+        entry.expires_at = at;
+        self.expiry.insert((at, slot));
+        self.expiry.first() == Some(&(at, slot))
+    }
+
+    pub(super) fn remove(&mut self, slot: u32, counters: &Counters) {
+        self.sieve.unlink(&mut self.slab, slot);
+        let entry = self.slab[slot as usize]
+            .take()
+            .expect("removed slot is occupied");
+        let hash = hash_key(&self.hasher, entry.cache, &entry.key);
+        if let Ok(found) = self.table.find_entry(hash, |&s| s == slot) {
+            found.remove();
+        }
+        self.expiry.remove(&(entry.expires_at, slot));
+        self.free.push(slot);
+        counters.bytes.fetch_sub(entry.cost(), Relaxed);
+        counters.items.fetch_sub(1, Relaxed);
+    }
+
+    /// Frees up to `limit` expired items, bounding the time the lock is held.
+    pub(super) fn expire(&mut self, now: Instant, limit: usize, counters: &Counters) -> Pending {
+        let mut freed = 0;
+        while let Some(&(at, slot)) = self.expiry.first() {
+            if at > now {
+                return Pending::At(at);
+            }
+            if freed == limit {
+                return Pending::More;
+            }
+            self.remove(slot, counters);
+            counters.expirations.fetch_add(1, Relaxed);
+            freed += 1;
+        }
+        Pending::Idle
+    }
+
+    /// Evicts until the store is under `max_memory` or this shard has nothing
+    /// left but `exclude`. Returns whether the store is under the cap.
+    pub(super) fn evict_until(
+        &mut self,
+        max_memory: u64,
+        now: Instant,
+        exclude: Option<u32>,
+        counters: &Counters,
+    ) -> bool {
+        while counters.bytes.load(Relaxed) > max_memory {
+            // An expired item is the cheapest victim: nobody can read it anyway.
+            if let Some(&(at, slot)) = self.expiry.first() {
+                if at <= now && Some(slot) != exclude {
+                    self.remove(slot, counters);
+                    counters.expirations.fetch_add(1, Relaxed);
+                    continue;
+                }
+            }
+            let Some(slot) = self.sieve.victim(&mut self.slab, exclude) else {
+                return false;
+            };
+            self.remove(slot, counters);
+            counters.evictions.fetch_add(1, Relaxed);
+        }
+        true
+    }
+
+    /// Frees the items of a dead cache id in slab slots `from..from + limit`;
+    /// returns where to continue, if anywhere. Chunked so a large flush lets
+    /// requests on this shard in between.
+    pub(super) fn purge(
+        &mut self,
+        cache: CacheId,
+        from: usize,
+        limit: usize,
+        counters: &Counters,
+    ) -> Option<usize> {
+        let end = self.slab.len().min(from.saturating_add(limit));
+        for slot in from..end {
+            if matches!(&self.slab[slot], Some(entry) if entry.cache == cache) {
+                self.remove(slot as u32, counters);
+            }
+        }
+        if self.sieve.len() == 0 {
+            // Give back the slab and table of an emptied shard, or a flushed
+            // cache would keep its peak footprint forever.
+            self.slab = Vec::new();
+            self.free = Vec::new();
+            self.table = HashTable::new();
+            return None;
+        }
+        (end < self.slab.len()).then_some(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_overhead_covers_at_least_the_entry_and_its_index_slots() {
+        let floor = size_of::<Option<Entry>>() + 5 + size_of::<(Instant, u32)>();
+        assert!(ITEM_OVERHEAD as usize > floor);
+        if cfg!(target_pointer_width = "64") {
+            assert_eq!(size_of::<Option<Entry>>(), 104);
+            assert_eq!(ITEM_OVERHEAD, 258);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The SIEVE eviction queue of one shard (Zhang et al., "SIEVE is Simpler
+//! than LRU", NSDI 2024), threaded through the shard's slab by slot index.
+//!
+//! Why SIEVE and not LRU: a hit only sets a `visited` bit, so a read never
+//! reorders a list under the shard lock; on web-cache traces it misses less
+//! often than LRU; and it is a FIFO plus a moving hand, little code to get
+//! wrong. New items enter at the head; the hand walks from the tail towards
+//! the head, clearing visited bits, and stops at the first unvisited item:
+//! that is the victim. Items keep their place, so survivors stay behind the
+//! hand and one-hit items (scans) are what the hand finds first.
+//!
+//! The links live inside the shard's entries ([`Arena`]), so the queue costs
+//! no allocation of its own.
+
+/// The "no slot" link. Slots are `u32`, so a shard can hold 2^32 - 1 items.
+pub(super) const NIL: u32 = u32::MAX;
+
+/// The queue fields kept inside each entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Links {
+    /// Towards the head (newer items); the hand moves this way.
+    newer: u32,
+    /// Towards the tail (older items).
+    older: u32,
+    /// Set by a hit, cleared by the passing hand: the item's second chance.
+    visited: bool,
+}
+
+impl Links {
+    pub(super) const DETACHED: Links = Links {
+        newer: NIL,
+        older: NIL,
+        visited: false,
+    };
+
+    pub(super) fn visit(&mut self) {
+        self.visited = true;
+    }
+}
+
+/// Where the queue finds an entry's links.
+pub(super) trait Arena {
+    fn links(&mut self, slot: u32) -> &mut Links;
+}
+
+#[derive(Debug)]
+pub(super) struct Sieve {
+    /// Newest item.
+    head: u32,
+    /// Oldest item; the hand restarts here after passing the head.
+    tail: u32,
+    hand: u32,
+    len: usize,
+}
+
+impl Sieve {
+    pub(super) fn new() -> Self {
+        Sieve {
+            head: NIL,
+            tail: NIL,
+            hand: NIL,
+            len: 0,
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn push(&mut self, arena: &mut impl Arena, slot: u32) {
+        let old_head = self.head;
+        *arena.links(slot) = Links {
+            newer: NIL,
+            older: old_head,
+            visited: false,
+        };
+        if old_head == NIL {
+            self.tail = slot;
+        } else {
+            arena.links(old_head).newer = slot;
+        }
+        self.head = slot;
+        self.len += 1;
+    }
+
+    pub(super) fn unlink(&mut self, arena: &mut impl Arena, slot: u32) {
+        let Links { newer, older, .. } = *arena.links(slot);
+        if newer == NIL {
+            self.head = older;
+        } else {
+            arena.links(newer).older = older;
+        }
+        if older == NIL {
+            self.tail = newer;
+        } else {
+            arena.links(older).newer = newer;
+        }
+        if self.hand == slot {
+            self.hand = newer;
+        }
+        *arena.links(slot) = Links::DETACHED;
+        self.len -= 1;
+    }
+
+    /// The next item to evict, never `exclude` (the item just written).
+    /// The caller unlinks it, which moves the hand past it.
+    pub(super) fn victim(&mut self, arena: &mut impl Arena, exclude: Option<u32>) -> Option<u32> {
+        // One sweep clears every visited bit, so within two sweeps the hand
+        // meets an unvisited item unless `exclude` is all there is.
+        for _ in 0..=2 * self.len {
+            let slot = if self.hand == NIL {
+                self.tail
+            } else {
+                self.hand
+            };
+            if slot == NIL {
+                return None;
+            }
+            let links = arena.links(slot);
+            if Some(slot) == exclude {
+                self.hand = links.newer;
+            } else if links.visited {
+                links.visited = false;
+                self.hand = links.newer;
+            } else {
+                self.hand = slot;
+                return Some(slot);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Arena for Vec<Links> {
+        fn links(&mut self, slot: u32) -> &mut Links {
+            &mut self[slot as usize]
+        }
+    }
+
+    fn queue(n: u32) -> (Sieve, Vec<Links>) {
+        let mut arena = vec![Links::DETACHED; n as usize];
+        let mut sieve = Sieve::new();
+        for slot in 0..n {
+            sieve.push(&mut arena, slot);
+        }
+        (sieve, arena)
+    }
+
+    fn evict(sieve: &mut Sieve, arena: &mut Vec<Links>) -> Option<u32> {
+        let slot = sieve.victim(arena, None)?;
+        sieve.unlink(arena, slot);
+        Some(slot)
+    }
+
+    #[test]
+    fn unvisited_items_leave_in_insertion_order() {
+        let (mut sieve, mut arena) = queue(3);
+        assert_eq!(evict(&mut sieve, &mut arena), Some(0));
+        assert_eq!(evict(&mut sieve, &mut arena), Some(1));
+        assert_eq!(evict(&mut sieve, &mut arena), Some(2));
+        assert_eq!(evict(&mut sieve, &mut arena), None);
+        assert_eq!(sieve.len(), 0);
+    }
+
+    #[test]
+    fn visited_items_get_a_second_chance_and_keep_their_place() {
+        let (mut sieve, mut arena) = queue(4);
+        arena[0].visit();
+        arena[2].visit();
+        assert_eq!(evict(&mut sieve, &mut arena), Some(1));
+        assert_eq!(evict(&mut sieve, &mut arena), Some(3));
+        // The hand wrapped to the tail; 0 and 2 lost their bits on the way.
+        assert_eq!(evict(&mut sieve, &mut arena), Some(0));
+        assert_eq!(evict(&mut sieve, &mut arena), Some(2));
+    }
+
+    #[test]
+    fn all_visited_still_yields_a_victim() {
+        let (mut sieve, mut arena) = queue(3);
+        arena.iter_mut().for_each(Links::visit);
+        assert_eq!(evict(&mut sieve, &mut arena), Some(0));
+    }
+
+    #[test]
+    fn the_excluded_item_is_never_chosen() {
+        let (mut sieve, mut arena) = queue(1);
+        assert_eq!(sieve.victim(&mut arena, Some(0)), None);
+        let (mut sieve, mut arena) = queue(2);
+        assert_eq!(sieve.victim(&mut arena, Some(0)), Some(1));
+    }
+
+    #[test]
+    fn unlinking_in_the_middle_keeps_the_queue_whole() {
+        let (mut sieve, mut arena) = queue(3);
+        sieve.unlink(&mut arena, 1);
+        assert_eq!(evict(&mut sieve, &mut arena), Some(0));
+        assert_eq!(evict(&mut sieve, &mut arena), Some(2));
+        assert_eq!(evict(&mut sieve, &mut arena), None);
+    }
+}

@@ -1,0 +1,374 @@
+//! Behaviour of the public store API: values, conditions, counters, TTLs,
+//! active expiry, the memory cap, SIEVE, caches, and concurrent use.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::*;
+
+const MIB: u64 = 1 << 20;
+const MINUTE: Duration = Duration::from_secs(60);
+
+fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
+    let store = Store::new(StoreConfig {
+        max_memory,
+        max_caches: 4,
+    });
+    store.create_cache("c").unwrap();
+    let id = store.cache_id("c").unwrap();
+    (store, id)
+}
+
+fn store() -> (Arc<Store>, CacheId) {
+    store_with(64 * MIB)
+}
+
+/// Lets the expiry tasks run: with the clock paused, this sleep returns only
+/// once every other task is idle.
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(1)).await;
+}
+
+#[tokio::test]
+async fn set_get_delete() {
+    let (store, c) = store();
+    assert_eq!(store.get(c, b"k"), None);
+    store.set(c, b"k", b"v", MINUTE);
+    assert_eq!(store.get(c, b"k"), Some(Bytes::from_static(b"v")));
+    assert!(store.contains(c, b"k"));
+    store.delete(c, b"k");
+    assert_eq!(store.get(c, b"k"), None);
+    assert!(!store.contains(c, b"k"));
+    assert_eq!(store.stats().items, 0);
+    assert_eq!(store.stats().bytes, 0);
+}
+
+#[tokio::test]
+async fn overwrite_replaces_in_place_and_adjusts_bytes() {
+    let (store, c) = store();
+    store.set(c, b"k", b"four", MINUTE);
+    assert_eq!(store.stats().bytes, 1 + 4 + shard::ITEM_OVERHEAD);
+    store.set(c, b"k", b"eight...", MINUTE);
+    assert_eq!(store.stats().bytes, 1 + 8 + shard::ITEM_OVERHEAD);
+    store.set(c, b"k", b"", MINUTE);
+    assert_eq!(store.stats().bytes, 1 + shard::ITEM_OVERHEAD);
+    assert_eq!(store.stats().items, 1);
+    assert_eq!(store.get(c, b"k"), Some(Bytes::new()));
+}
+
+#[tokio::test]
+async fn each_condition_stores_or_not() {
+    let v = |s: &'static str| Bytes::from_static(s.as_bytes());
+    // (condition, when absent, when holding "old")
+    let cases = [
+        (Condition::Present, false, true),
+        (Condition::PresentAndNotEqual(v("old")), false, false),
+        (Condition::PresentAndNotEqual(v("other")), false, true),
+        (Condition::Absent, true, false),
+        (Condition::Equal(v("old")), false, true),
+        (Condition::Equal(v("other")), false, false),
+        (Condition::AbsentOrEqual(v("old")), true, true),
+        (Condition::AbsentOrEqual(v("other")), true, false),
+        (Condition::NotEqual(v("old")), true, false),
+        (Condition::NotEqual(v("other")), true, true),
+    ];
+    for (condition, if_absent, if_old) in cases {
+        let (store, c) = store();
+        let stored = store.set_if(c, b"k", b"new", MINUTE, &condition);
+        assert_eq!(stored, if_absent, "{condition:?} on an absent key");
+        assert_eq!(store.contains(c, b"k"), if_absent);
+
+        store.set(c, b"k", b"old", MINUTE);
+        let stored = store.set_if(c, b"k", b"new", MINUTE, &condition);
+        assert_eq!(stored, if_old, "{condition:?} on a key holding `old`");
+        let expected = if if_old { "new" } else { "old" };
+        assert_eq!(store.get(c, b"k"), Some(v(expected)));
+    }
+}
+
+#[tokio::test]
+async fn increment_counts_in_text() {
+    let (store, c) = store();
+    assert_eq!(store.increment(c, b"n", 5, MINUTE), Ok(5));
+    assert_eq!(store.increment(c, b"n", 3, MINUTE), Ok(8));
+    assert_eq!(store.increment(c, b"n", -10, MINUTE), Ok(-2));
+    assert_eq!(store.get(c, b"n"), Some(Bytes::from_static(b"-2")));
+    assert_eq!(store.increment(c, b"m", -7, MINUTE), Ok(-7));
+
+    store.set(c, b"n", b"41", MINUTE);
+    assert_eq!(store.increment(c, b"n", 1, MINUTE), Ok(42));
+
+    store.set(c, b"s", b"forty", MINUTE);
+    assert_eq!(
+        store.increment(c, b"s", 1, MINUTE),
+        Err(Error::NotAnInteger)
+    );
+    store.set(c, b"s", b"\xff", MINUTE);
+    assert_eq!(
+        store.increment(c, b"s", 1, MINUTE),
+        Err(Error::NotAnInteger)
+    );
+
+    store.set(c, b"max", i64::MAX.to_string().as_bytes(), MINUTE);
+    assert_eq!(
+        store.increment(c, b"max", 1, MINUTE),
+        Err(Error::IncrementOverflow)
+    );
+    store.set(c, b"min", i64::MIN.to_string().as_bytes(), MINUTE);
+    assert_eq!(
+        store.increment(c, b"min", -1, MINUTE),
+        Err(Error::IncrementOverflow)
+    );
+    assert_eq!(
+        store.get(c, b"max"),
+        Some(Bytes::from(i64::MAX.to_string()))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn increment_resets_the_ttl() {
+    let (store, c) = store();
+    store
+        .increment(c, b"n", 1, Duration::from_secs(10))
+        .unwrap();
+    tokio::time::advance(Duration::from_secs(8)).await;
+    store
+        .increment(c, b"n", 1, Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(store.remaining_ttl(c, b"n"), Some(Duration::from_secs(10)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn update_ttl_modes() {
+    let (store, c) = store();
+    let ttl = |s| Duration::from_secs(s);
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::Overwrite(ttl(5))),
+        TtlOutcome::Missing
+    );
+    store.set(c, b"k", b"v", ttl(100));
+    assert_eq!(store.remaining_ttl(c, b"k"), Some(ttl(100)));
+
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::IncreaseTo(ttl(50))),
+        TtlOutcome::NotSet
+    );
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::IncreaseTo(ttl(200))),
+        TtlOutcome::Set
+    );
+    assert_eq!(store.remaining_ttl(c, b"k"), Some(ttl(200)));
+
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::DecreaseTo(ttl(300))),
+        TtlOutcome::NotSet
+    );
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::DecreaseTo(ttl(20))),
+        TtlOutcome::Set
+    );
+    assert_eq!(store.remaining_ttl(c, b"k"), Some(ttl(20)));
+
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::Overwrite(ttl(70))),
+        TtlOutcome::Set
+    );
+    tokio::time::advance(ttl(30)).await;
+    assert_eq!(store.remaining_ttl(c, b"k"), Some(ttl(40)));
+    assert_eq!(store.remaining_ttl(c, b"absent"), None);
+
+    // Shortening wakes the expiry task for the new, earlier deadline.
+    store.update_ttl(c, b"k", TtlUpdate::DecreaseTo(ttl(1)));
+    tokio::time::advance(ttl(2)).await;
+    settle().await;
+    assert_eq!(store.stats().items, 0);
+    assert_eq!(
+        store.update_ttl(c, b"k", TtlUpdate::Overwrite(ttl(5))),
+        TtlOutcome::Missing
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn expired_items_are_never_returned() {
+    let (store, c) = store();
+    store.set(c, b"k", b"v", Duration::from_secs(1));
+    store.set(c, b"n", b"1", Duration::from_secs(1));
+    tokio::time::advance(Duration::from_millis(999)).await;
+    assert!(store.contains(c, b"k"));
+    tokio::time::advance(Duration::from_millis(1)).await;
+    // Checked before the expiry task has had a chance to run.
+    assert_eq!(store.get(c, b"k"), None);
+    assert!(!store.contains(c, b"k"));
+    assert_eq!(store.remaining_ttl(c, b"k"), None);
+    assert!(store.set_if(c, b"k", b"w", MINUTE, &Condition::Absent));
+    assert_eq!(store.increment(c, b"n", 5, MINUTE), Ok(5));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_expiry_task_frees_items_nobody_reads() {
+    let (store, c) = store();
+    for i in 0..2000u32 {
+        let ttl = Duration::from_secs(1 + u64::from(i % 3));
+        store.set(c, &i.to_be_bytes(), b"value", ttl);
+    }
+    store.set(c, b"keep", b"v", MINUTE);
+    tokio::time::advance(Duration::from_secs(4)).await;
+    settle().await;
+    let stats = store.stats();
+    assert_eq!(stats.items, 1);
+    assert_eq!(stats.expirations, 2000);
+    assert_eq!(stats.bytes, 4 + 1 + shard::ITEM_OVERHEAD);
+    assert_eq!(stats.evictions, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_earlier_deadline_wakes_a_sleeping_task() {
+    let (store, c) = store();
+    store.set(c, b"late", b"v", Duration::from_secs(3600));
+    settle().await; // every task is now asleep until its deadline, or idle
+    for i in 0..200u32 {
+        store.set(c, &i.to_be_bytes(), b"v", Duration::from_secs(1));
+    }
+    tokio::time::advance(Duration::from_secs(2)).await;
+    settle().await;
+    assert_eq!(store.stats().items, 1);
+}
+
+#[tokio::test]
+async fn the_memory_cap_holds_by_eviction() {
+    let (store, c) = store_with(MIB);
+    let value = vec![7u8; 1024];
+    let mut last = Vec::new();
+    for i in 0..10_240u32 {
+        last = format!("key-{i}").into_bytes();
+        store.set(c, &last, &value, MINUTE);
+        assert!(store.stats().bytes <= MIB, "over the cap after write {i}");
+    }
+    let stats = store.stats();
+    assert!(stats.evictions > 0);
+    assert_eq!(stats.items + stats.evictions, 10_240);
+    assert_eq!(store.get(c, &last).as_deref(), Some(&value[..]));
+}
+
+#[tokio::test]
+async fn sieve_keeps_a_hot_key_through_a_scan() {
+    let (store, c) = store_with(256 * 1024);
+    let value = vec![0u8; 512];
+    store.set(c, b"hot", &value, MINUTE);
+    store.set(c, b"cold", &value, MINUTE);
+    for i in 0..5000u32 {
+        store.set(c, format!("scan-{i}").as_bytes(), &value, MINUTE);
+        assert!(
+            store.get(c, b"hot").is_some(),
+            "hot key evicted at scan {i}"
+        );
+    }
+    assert!(store.stats().evictions > 1000);
+    assert_eq!(store.get(c, b"cold"), None);
+}
+
+#[tokio::test]
+async fn flush_and_delete_free_items_and_caches_are_isolated() {
+    let (store, a) = store();
+    store.create_cache("b").unwrap();
+    let b = store.cache_id("b").unwrap();
+    for i in 0..1000u32 {
+        store.set(a, &i.to_be_bytes(), b"in a", MINUTE);
+        store.set(b, &i.to_be_bytes(), b"in b", MINUTE);
+    }
+    assert_eq!(
+        store.get(a, &7u32.to_be_bytes()),
+        Some(Bytes::from_static(b"in a"))
+    );
+    assert_eq!(
+        store.get(b, &7u32.to_be_bytes()),
+        Some(Bytes::from_static(b"in b"))
+    );
+    assert_eq!(store.stats().items, 2000);
+    let one_cache = store.stats().bytes / 2;
+
+    store.flush_cache("c").unwrap();
+    assert_eq!(store.stats().items, 1000);
+    assert_eq!(store.stats().bytes, one_cache);
+    assert_eq!(store.get(a, &7u32.to_be_bytes()), None);
+    let fresh = store.cache_id("c").unwrap();
+    assert_ne!(fresh, a);
+    assert_eq!(store.get(fresh, &7u32.to_be_bytes()), None);
+    assert_eq!(
+        store.get(b, &7u32.to_be_bytes()),
+        Some(Bytes::from_static(b"in b"))
+    );
+
+    store.delete_cache("b").unwrap();
+    let stats = store.stats();
+    assert_eq!((stats.items, stats.bytes, stats.caches), (0, 0, 1));
+    assert_eq!(store.cache_id("b"), Err(Error::CacheNotFound("b".into())));
+    assert_eq!(
+        store.delete_cache("b"),
+        Err(Error::CacheNotFound("b".into()))
+    );
+    assert_eq!(
+        store.flush_cache("b"),
+        Err(Error::CacheNotFound("b".into()))
+    );
+    assert_eq!(stats.evictions + stats.expirations, 0);
+}
+
+#[tokio::test]
+async fn cache_registry_rules() {
+    let store = Store::new(StoreConfig {
+        max_memory: MIB,
+        max_caches: 3,
+    });
+    for name in ["zeta", "alpha", "mid"] {
+        store.create_cache(name).unwrap();
+    }
+    assert_eq!(store.list_caches(), ["alpha", "mid", "zeta"]);
+    assert_eq!(
+        store.create_cache("mid"),
+        Err(Error::CacheAlreadyExists("mid".into()))
+    );
+    assert_eq!(
+        store.create_cache("more"),
+        Err(Error::TooManyCaches { limit: 3 })
+    );
+    store.delete_cache("mid").unwrap();
+    store.create_cache("more").unwrap();
+    assert_eq!(store.list_caches(), ["alpha", "more", "zeta"]);
+    assert_eq!(store.stats().caches, 3);
+}
+
+#[tokio::test]
+async fn two_threads_share_the_store() {
+    let (store, c) = store_with(4 * MIB);
+    const ROUNDS: i64 = 20_000;
+    std::thread::scope(|scope| {
+        for thread in 0..2i64 {
+            let store = &store;
+            scope.spawn(move || {
+                for i in 0..ROUNDS {
+                    let key = format!("k{}", i % 97);
+                    store.set(c, key.as_bytes(), &i.to_le_bytes(), MINUTE);
+                    store.get(c, key.as_bytes());
+                    store.increment(c, b"counter", thread + 1, MINUTE).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(store.increment(c, b"counter", 0, MINUTE), Ok(3 * ROUNDS));
+    assert_eq!(store.stats().items, 98);
+}
+
+#[tokio::test]
+async fn the_expiry_tasks_end_with_the_store() {
+    let (store, c) = store();
+    store.set(c, b"k", b"v", MINUTE);
+    let weak = Arc::downgrade(&store);
+    drop(store);
+    settle().await;
+    assert!(weak.upgrade().is_none());
+    let metrics = tokio::runtime::Handle::current().metrics();
+    assert_eq!(metrics.num_alive_tasks(), 0);
+}

@@ -1,0 +1,40 @@
+// The value size limit, against the server started with --max-value-size 1MiB.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { CacheGet, CacheSet, CreateCache, MomentoErrorCode } from '@gomomento/sdk';
+
+import { VALUE_LIMIT_BYTES, assertIs, uniqueCacheName } from '../support/suite.mjs';
+
+export function registerSizeLimitTests(suite) {
+  async function newSmallLimitCache() {
+    const name = uniqueCacheName('size-limit');
+    assertIs(await suite.smallLimitClient.createCache(name), CreateCache.Success);
+    return name;
+  }
+
+  describe('size limits', () => {
+    test('a value over the limit is rejected with LIMIT_EXCEEDED', async () => {
+      const name = await newSmallLimitCache();
+      const value = new Uint8Array(VALUE_LIMIT_BYTES + 1).fill(0x78);
+
+      const stored = assertIs(await suite.smallLimitClient.set(name, 'big', value), CacheSet.Error);
+
+      assert.equal(stored.errorCode(), MomentoErrorCode.LIMIT_EXCEEDED_ERROR);
+      // The SDK picks this wording from the `err: item_size_limit_exceeded` trailer.
+      assert.match(stored.message(), /Item size limit exceeded/);
+      assertIs(await suite.smallLimitClient.get(name, 'big'), CacheGet.Miss);
+    });
+
+    test('a value under the limit is stored', async () => {
+      const name = await newSmallLimitCache();
+      const value = new Uint8Array(VALUE_LIMIT_BYTES / 2).fill(0x79);
+
+      assertIs(await suite.smallLimitClient.set(name, 'half', value), CacheSet.Success);
+
+      const got = assertIs(await suite.smallLimitClient.get(name, 'half'), CacheGet.Hit);
+      assert.deepEqual(got.valueUint8Array(), value);
+    });
+  });
+}

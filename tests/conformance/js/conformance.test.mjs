@@ -1,0 +1,28 @@
+// The official Momento JS SDK against jiffy-server.
+//
+// One entry file on purpose: node --test runs each test file in its own
+// process, and the suite must share one server for the whole run.
+
+import { after, before } from 'node:test';
+
+import { registerBatchTests } from './cases/batches.mjs';
+import { registerCacheLifecycleTests } from './cases/cache-lifecycle.mjs';
+import { registerConditionalWriteTests } from './cases/conditional-writes.mjs';
+import { registerItemQueryTests } from './cases/item-queries.mjs';
+import { registerPingTests } from './cases/ping.mjs';
+import { registerScalarItemTests } from './cases/scalar-items.mjs';
+import { registerSizeLimitTests } from './cases/size-limits.mjs';
+import { Suite } from './support/suite.mjs';
+
+const suite = new Suite();
+
+before(() => suite.start());
+after(() => suite.stop());
+
+registerCacheLifecycleTests(suite);
+registerScalarItemTests(suite);
+registerConditionalWriteTests(suite);
+registerItemQueryTests(suite);
+registerBatchTests(suite);
+registerSizeLimitTests(suite);
+registerPingTests(suite);

@@ -1,0 +1,74 @@
+// Starts and stops a jiffy-server child process on a free port.
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const DEFAULT_SERVER_BIN = resolve(REPO_ROOT, 'target/release/jiffy-server');
+const STARTUP_TIMEOUT_MS = 20_000;
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+const LISTENING_LINE = /^listening on 127\.0\.0\.1:(\d+)$/;
+// Enough stderr to explain a failed start without holding a whole log.
+const STDERR_TAIL_CHARS = 16_384;
+
+export function serverBinary() {
+  return process.env.JIFFY_SERVER_BIN ?? DEFAULT_SERVER_BIN;
+}
+
+/** @returns {Promise<{host: string, port: number, stop: () => Promise<number|null>, stderr: () => string}>} */
+export async function startJiffyServer(extraArgs = []) {
+  const binary = serverBinary();
+  if (!existsSync(binary)) {
+    throw new Error(`jiffy-server binary not found at ${binary}; build it or set JIFFY_SERVER_BIN`);
+  }
+  const child = spawn(binary, ['--listen', '127.0.0.1:0', ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderrTail = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+  });
+  const exited = once(child, 'exit');
+
+  const port = await new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => fail('did not print its port in time'), STARTUP_TIMEOUT_MS);
+    const lines = createInterface({ input: child.stdout });
+    let settled = false;
+    function fail(why) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`jiffy-server ${why}; stderr:\n${stderrTail}`));
+    }
+    lines.on('line', (line) => {
+      const match = LISTENING_LINE.exec(line.trim());
+      if (match && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolvePort(Number(match[1]));
+      }
+    });
+    child.on('error', (err) => fail(`failed to start: ${err.message}`));
+    child.on('exit', (code) => fail(`exited early with ${code}`));
+  });
+
+  return {
+    host: '127.0.0.1',
+    port,
+    stderr: () => stderrTail,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), SHUTDOWN_TIMEOUT_MS);
+      const [code] = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}

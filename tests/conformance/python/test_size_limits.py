@@ -1,0 +1,36 @@
+"""Value size limit, against a server started with --max-value-size 1MiB."""
+
+from momento import CacheClient
+from momento.errors import MomentoErrorCode
+from momento.errors.exceptions import LimitExceededMessageWrapper
+from momento.responses import CacheGet, CacheSet, CreateCache
+
+VALUE_LIMIT_BYTES = 1024 * 1024
+
+
+def test_value_over_the_limit_is_rejected(small_limit_client: CacheClient) -> None:
+    small_limit_client.create_cache("py-size-limit-over")
+
+    stored = small_limit_client.set("py-size-limit-over", "big", b"x" * (VALUE_LIMIT_BYTES + 1))
+
+    assert isinstance(stored, CacheSet.Error), stored
+    assert stored.error_code == MomentoErrorCode.LIMIT_EXCEEDED_ERROR
+    # The SDK picks this wording from the `err: item_size_limit_exceeded` trailer.
+    assert stored.inner_exception.message_wrapper == (
+        LimitExceededMessageWrapper.ITEM_SIZE_LIMIT_EXCEEDED.value
+    )
+    assert isinstance(small_limit_client.get("py-size-limit-over", "big"), CacheGet.Miss)
+
+
+def test_value_under_the_limit_is_stored(small_limit_client: CacheClient) -> None:
+    created = small_limit_client.create_cache("py-size-limit-under")
+    assert isinstance(created, CreateCache.Success), created
+    value = b"y" * (VALUE_LIMIT_BYTES // 2)
+
+    assert isinstance(
+        small_limit_client.set("py-size-limit-under", "half", value), CacheSet.Success
+    )
+
+    got = small_limit_client.get("py-size-limit-under", "half")
+    assert isinstance(got, CacheGet.Hit), got
+    assert got.value_bytes == value
