@@ -1,0 +1,67 @@
+# Jiffy: the two commands a newcomer needs are `make demo` and `make test`.
+# Both install what this checkout needs (Python venv, npm packages, Rust
+# components) on first use; .ci/run also installs system packages.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+SERVER_RELEASE := target/release/jiffy-server
+SERVER_DEBUG := target/debug/jiffy-server
+CONFORMANCE_JS := tests/conformance/js
+
+.PHONY: help
+help:
+	@echo "make demo          build jiffy-server, start it, and talk to it with the official Python SDK"
+	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
+	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
+	@echo "make bench         server CPU per request beside redis-server (bench/server)"
+
+.PHONY: build
+build:
+	cargo build --release -p jiffy-server
+
+$(VENV)/.installed: tests/conformance/python/requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r tests/conformance/python/requirements.txt ruff
+	touch $@
+
+$(CONFORMANCE_JS)/node_modules/.installed: $(CONFORMANCE_JS)/package-lock.json
+	cd $(CONFORMANCE_JS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+.PHONY: demo
+demo: build $(VENV)/.installed
+	JIFFY_SERVER_BIN=$(SERVER_RELEASE) $(PY) demo/hello.py
+
+.PHONY: test
+test: lint test-rust test-conformance
+
+.PHONY: lint
+lint: $(VENV)/.installed
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(VENV)/bin/ruff check tests demo
+	$(VENV)/bin/ruff format --check tests demo
+
+.PHONY: test-rust
+test-rust:
+	cargo test --workspace
+
+.PHONY: test-conformance
+test-conformance: $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/.installed
+	cargo build -p jiffy-server
+	JIFFY_SERVER_BIN=$(SERVER_DEBUG) $(VENV)/bin/pytest -q tests/conformance/python
+	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_DEBUG) npm test --silent
+
+.PHONY: bench
+bench:
+	bash bench/server/run.sh
+
+.PHONY: clean
+clean:
+	cargo clean
+	rm -rf $(VENV) $(CONFORMANCE_JS)/node_modules out

@@ -1,0 +1,296 @@
+//! The closed loop: tasks that each keep one request in flight, and the clock
+//! task that opens and closes the measured window.
+//!
+//! Everything runs on one thread (a current-thread runtime and a `LocalSet`),
+//! so the clock task reads the server's CPU time and flips the phase in one
+//! step no worker can interleave with: a request counts if its answer is
+//! handled after the first CPU reading and before the second.
+
+use std::{
+    cell::{Cell, RefCell},
+    collections::BTreeMap,
+    rc::Rc,
+    time::{Duration, Instant, SystemTime},
+};
+
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use jiffy_server::proto::cache_client::{
+    scs_client::ScsClient, ECacheResult, GetRequest, SetRequest,
+};
+use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
+
+use crate::{args::Args, cpu::CpuTicks};
+
+/// Where the run is; flipped only by the clock task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Warmup,
+    Measuring,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Op {
+    Get,
+    Set,
+}
+
+/// What the workers saw inside the measured window.
+pub struct Stats {
+    /// Latency of successful calls, nanoseconds, per op.
+    pub get_latency: Histogram<u64>,
+    pub set_latency: Histogram<u64>,
+    pub hits: u64,
+    pub misses: u64,
+    /// Hits whose value was not the size we set: a server bug, not noise.
+    pub wrong_size_hits: u64,
+    /// Calls that succeeded with a result the protocol does not allow for
+    /// them (say, a set answering `Invalid`), by description. The server did
+    /// the work, so they count as requests; they are listed to be looked at.
+    pub unexpected_results: BTreeMap<String, u64>,
+    /// Failed calls by gRPC status code, and the first message of each.
+    pub errors: BTreeMap<String, u64>,
+    pub error_examples: BTreeMap<String, String>,
+}
+
+impl Stats {
+    fn new() -> Self {
+        // 1 ns to 60 s at 3 significant digits; slower answers saturate.
+        let histogram = || Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
+        Stats {
+            get_latency: histogram(),
+            set_latency: histogram(),
+            hits: 0,
+            misses: 0,
+            wrong_size_hits: 0,
+            unexpected_results: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            error_examples: BTreeMap::new(),
+        }
+    }
+
+    pub fn error_count(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    /// Calls the server answered without an error status.
+    pub fn ok_count(&self) -> u64 {
+        self.get_latency.len() + self.set_latency.len()
+    }
+
+    fn record_error(&mut self, status: &tonic::Status) {
+        let code = format!("{:?}", status.code());
+        *self.errors.entry(code.clone()).or_default() += 1;
+        self.error_examples
+            .entry(code)
+            .or_insert_with(|| status.message().to_string());
+    }
+}
+
+/// The measured window: instants, wall clock, and CPU readings at both ends.
+pub struct Window {
+    pub start_unix_ms: u128,
+    pub end_unix_ms: u128,
+    pub elapsed: Duration,
+    /// Server CPU at start and end (when `--server-pid` was given).
+    pub server_cpu: Option<(CpuTicks, CpuTicks)>,
+    /// This process's CPU at start and end: a client at 100% of its core
+    /// means the throughput is the client's limit, not the server's.
+    pub client_cpu: (CpuTicks, CpuTicks),
+}
+
+pub struct Outcome {
+    pub stats: Stats,
+    pub window: Window,
+}
+
+/// What every worker shares. Single-threaded, hence `Rc` and `Cell`.
+struct Shared {
+    phase: Cell<Phase>,
+    stats: RefCell<Stats>,
+    keys: Vec<Bytes>,
+    value: Bytes,
+    cache: AsciiMetadataValue,
+    get_ratio: f64,
+    ttl_ms: u64,
+}
+
+/// Runs warmup then the measured window; must be called inside a `LocalSet`.
+pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String> {
+    let cache = AsciiMetadataValue::try_from(args.cache.as_str())
+        .map_err(|e| format!("--cache is not a valid header value: {e}"))?;
+    let shared = Rc::new(Shared {
+        phase: Cell::new(Phase::Warmup),
+        stats: RefCell::new(Stats::new()),
+        // Built once so the loop spends no client CPU formatting keys.
+        keys: (0..args.keyspace)
+            .map(|i| Bytes::from(format!("key:{i:012}")))
+            .collect(),
+        value: Bytes::from(vec![b'x'; args.value_size]),
+        cache,
+        get_ratio: args.get_ratio,
+        ttl_ms: args.ttl.saturating_mul(1000),
+    });
+
+    let workers: Vec<_> = (0..args.concurrency)
+        .map(|i| {
+            let client = ScsClient::new(channels[i % channels.len()].clone());
+            let seed = 0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1);
+            tokio::task::spawn_local(worker(client, Rc::clone(&shared), seed))
+        })
+        .collect();
+
+    let started = Instant::now();
+    tokio::time::sleep_until((started + args.warmup()).into()).await;
+    let (start_server, start_client, start_at, start_unix) =
+        (read_server(args)?, read_client()?, Instant::now(), unix_ms());
+    shared.phase.set(Phase::Measuring);
+
+    tokio::time::sleep_until((start_at + args.duration()).into()).await;
+    let (end_server, end_client, end_at, end_unix) =
+        (read_server(args)?, read_client()?, Instant::now(), unix_ms());
+    shared.phase.set(Phase::Done);
+
+    // Workers stop after their request in flight; don't wait on a stuck one.
+    for handle in workers {
+        handle.abort();
+    }
+
+    let stats = std::mem::replace(&mut *shared.stats.borrow_mut(), Stats::new());
+    Ok(Outcome {
+        stats,
+        window: Window {
+            start_unix_ms: start_unix,
+            end_unix_ms: end_unix,
+            elapsed: end_at - start_at,
+            server_cpu: start_server.zip(end_server),
+            client_cpu: (start_client, end_client),
+        },
+    })
+}
+
+fn read_server(args: &Args) -> Result<Option<CpuTicks>, String> {
+    args.server_pid
+        .map(|pid| CpuTicks::of(Some(pid)).map_err(|e| format!("server pid {pid}: {e}")))
+        .transpose()
+}
+
+fn read_client() -> Result<CpuTicks, String> {
+    CpuTicks::of(None).map_err(|e| format!("/proc/self/stat: {e}"))
+}
+
+fn unix_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}
+
+/// One request in flight at a time, until the phase is `Done`.
+async fn worker(mut client: ScsClient<Channel>, shared: Rc<Shared>, seed: u64) {
+    let mut rng = SplitMix64(seed);
+    while shared.phase.get() != Phase::Done {
+        let key = shared.keys[rng.below(shared.keys.len())].clone();
+        let op = if rng.unit() < shared.get_ratio {
+            Op::Get
+        } else {
+            Op::Set
+        };
+        let sent = Instant::now();
+        let answer = call(&mut client, &shared, op, key).await;
+        let latency = sent.elapsed();
+        if shared.phase.get() != Phase::Measuring {
+            continue;
+        }
+        let mut stats = shared.stats.borrow_mut();
+        let nanos = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(status) => {
+                stats.record_error(&status);
+                continue;
+            }
+        };
+        match op {
+            Op::Get => stats.get_latency.saturating_record(nanos),
+            Op::Set => stats.set_latency.saturating_record(nanos),
+        }
+        match answer {
+            Answer::Hit(len) if len == shared.value.len() => stats.hits += 1,
+            Answer::Hit(_) => stats.wrong_size_hits += 1,
+            Answer::Miss => stats.misses += 1,
+            Answer::Stored => {}
+            Answer::Unexpected(call, result) => {
+                let what = format!("{call} answered ECacheResult {result}");
+                *stats.unexpected_results.entry(what).or_default() += 1;
+            }
+        }
+    }
+}
+
+enum Answer {
+    /// A hit, with the length of the value.
+    Hit(usize),
+    Miss,
+    Stored,
+    /// The call and the `ECacheResult` it answered.
+    Unexpected(&'static str, i32),
+}
+
+async fn call(
+    client: &mut ScsClient<Channel>,
+    shared: &Shared,
+    op: Op,
+    key: Bytes,
+) -> Result<Answer, tonic::Status> {
+    match op {
+        Op::Get => {
+            let mut request = Request::new(GetRequest { cache_key: key });
+            request.metadata_mut().insert("cache", shared.cache.clone());
+            let reply = client.get(request).await?.into_inner();
+            match ECacheResult::try_from(reply.result) {
+                Ok(ECacheResult::Hit) => Ok(Answer::Hit(reply.cache_body.len())),
+                Ok(ECacheResult::Miss) => Ok(Answer::Miss),
+                _ => Ok(Answer::Unexpected("get", reply.result)),
+            }
+        }
+        Op::Set => {
+            let mut request = Request::new(SetRequest {
+                cache_key: key,
+                cache_body: shared.value.clone(),
+                ttl_milliseconds: shared.ttl_ms,
+            });
+            request.metadata_mut().insert("cache", shared.cache.clone());
+            let reply = client.set(request).await?.into_inner();
+            match ECacheResult::try_from(reply.result) {
+                Ok(ECacheResult::Ok) => Ok(Answer::Stored),
+                _ => Ok(Answer::Unexpected("set", reply.result)),
+            }
+        }
+    }
+}
+
+/// A small, fast generator: the key and the op of each request need no
+/// cryptographic quality, and one per task avoids any shared state.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (the modulo bias is < n / 2^64).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
