@@ -10,9 +10,11 @@ use tonic::metadata::MetadataValue;
 use tonic::{Code, Status};
 
 /// The machine-readable reasons of the `err` trailer, as the Momento SDKs read them.
+///
+/// A missing or existing *cache* carries no reason: the official JS SDK reads
+/// `store_not_found` / `store_already_exists` as errors of Momento's separate
+/// storage product, and raises its cache errors only when the trailer is absent.
 pub mod reason {
-    pub const STORE_NOT_FOUND: &str = "store_not_found";
-    pub const STORE_ALREADY_EXISTS: &str = "store_already_exists";
     pub const ITEM_SIZE_LIMIT_EXCEEDED: &str = "item_size_limit_exceeded";
     pub const REQUEST_SIZE_LIMIT_EXCEEDED: &str = "request_size_limit_exceeded";
 }
@@ -33,7 +35,8 @@ pub enum Error {
     KeyTooLarge { size: usize, limit: usize },
     #[error("key must not be empty")]
     EmptyKey,
-    #[error("value is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
+    // "item size" is the phrase the JS SDK looks for to word its error.
+    #[error("item size limit exceeded: value is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
     ValueTooLarge { size: usize, limit: usize },
     #[error("request is {size} bytes, over the limit of {limit} bytes (--max-request-size)")]
     RequestTooLarge { size: usize, limit: usize },
@@ -53,8 +56,8 @@ impl Error {
     fn code_and_reason(&self) -> (Code, Option<&'static str>) {
         use Error::*;
         match self {
-            CacheNotFound(_) => (Code::NotFound, Some(reason::STORE_NOT_FOUND)),
-            CacheAlreadyExists(_) => (Code::AlreadyExists, Some(reason::STORE_ALREADY_EXISTS)),
+            CacheNotFound(_) => (Code::NotFound, None),
+            CacheAlreadyExists(_) => (Code::AlreadyExists, None),
             TooManyCaches { .. } => (Code::ResourceExhausted, None),
             ValueTooLarge { .. } => (
                 Code::ResourceExhausted,
@@ -94,10 +97,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn not_found_carries_the_err_trailer() {
+    fn cache_not_found_has_no_err_trailer() {
         let status = Status::from(Error::CacheNotFound("c".into()));
         assert_eq!(status.code(), Code::NotFound);
-        assert_eq!(status.metadata().get("err").unwrap(), "store_not_found");
+        assert!(status.metadata().get("err").is_none());
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!
 //! # Why this shape
 //!
-//! Items live in [`SHARDS`] shards, each behind its own mutex and chosen by
+//! Items live in `SHARDS` shards, each behind its own mutex and chosen by
 //! a hash of (cache id, key), so requests on different cores rarely meet on
 //! a lock. Caches are not separate maps: an item's cache id is part of its
 //! key, so flush and delete swap or drop the id in the registry (effective at
@@ -348,14 +348,15 @@ impl Store {
     /// cleared its shard; such an item is unreachable but counted, evictable
     /// and expires by its TTL like any other.
     fn purge(&self, cache: CacheId) {
-        for slot in self.shards.iter() {
-            let mut from = 0;
-            while let Some(next) = slot
-                .state
-                .lock()
-                .purge(cache, from, PURGE_CHUNK, &self.counters)
-            {
-                from = next;
+        for slot in &self.shards {
+            // The guard is a temporary of one statement, so the lock is
+            // released between chunks.
+            let mut from = Some(0);
+            while let Some(start) = from {
+                from = slot
+                    .state
+                    .lock()
+                    .purge(cache, start, PURGE_CHUNK, &self.counters);
             }
         }
     }
@@ -373,7 +374,7 @@ impl Store {
 impl Drop for Store {
     /// The expiry tasks hold only a `Weak`; waking them lets them see it dead.
     fn drop(&mut self) {
-        for slot in self.shards.iter() {
+        for slot in &self.shards {
             slot.wake.notify_one();
         }
     }

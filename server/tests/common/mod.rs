@@ -1,0 +1,250 @@
+//! Test harness: a real jiffy-server on 127.0.0.1:0, in-process or as the
+//! built binary, and clients that reach it over real sockets.
+#![allow(dead_code)] // each test file uses a different part of the harness
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+
+use jiffy_server::config::{Config, Settings};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use jiffy_server::proto::control_client::CreateCacheRequest;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tonic::metadata::MetadataValue;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Request, Status};
+
+/// A server running inside the test's runtime; stopped when dropped.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub metrics_addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    pub handle: tokio::task::JoinHandle<Result<(), jiffy_server::BoxError>>,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        TestServer::with_args(&[]).await
+    }
+
+    /// Starts a server configured by command-line style `args`.
+    pub async fn with_args(args: &[&str]) -> TestServer {
+        TestServer::with_config(config(args)).await
+    }
+
+    pub async fn with_config(config: Config) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let metrics = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let metrics_addr = metrics.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let handle = tokio::spawn(jiffy_server::run(
+            listener,
+            Some(metrics),
+            config,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        TestServer {
+            addr,
+            metrics_addr,
+            stop: Some(stop),
+            handle,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Endpoint::from_shared(self.url())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap()
+    }
+
+    pub async fn data(&self) -> ScsClient<Channel> {
+        ScsClient::new(self.channel().await)
+    }
+
+    pub async fn control(&self) -> ScsControlClient<Channel> {
+        ScsControlClient::new(self.channel().await)
+    }
+
+    /// A data-plane client whose calls go to `cache`, created first.
+    pub async fn cache(&self, cache: &str) -> Data {
+        create_cache(&mut self.control().await, cache).await;
+        Data {
+            client: self.data().await,
+            cache: cache.to_owned(),
+        }
+    }
+
+    /// The Prometheus text from the metrics endpoint.
+    pub async fn metrics(&self) -> String {
+        scrape(self.metrics_addr).await
+    }
+
+    /// Asks the server to stop and waits until it has.
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        (&mut self.handle).await.unwrap().unwrap();
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// The configuration a server started with `args` would have.
+pub fn config(args: &[&str]) -> Config {
+    use clap::Parser;
+    Settings::try_parse_from(std::iter::once("jiffy-server").chain(args.iter().copied()))
+        .unwrap()
+        .resolve()
+        .unwrap()
+}
+
+pub async fn create_cache(control: &mut ScsControlClient<Channel>, name: &str) {
+    control
+        .create_cache(CreateCacheRequest {
+            cache_name: name.to_owned(),
+        })
+        .await
+        .unwrap();
+}
+
+/// A data-plane client bound to one cache: wraps messages with the header.
+pub struct Data {
+    pub client: ScsClient<Channel>,
+    pub cache: String,
+}
+
+impl Data {
+    pub fn request<T>(&self, message: T) -> Request<T> {
+        in_cache(&self.cache, message)
+    }
+}
+
+/// A request carrying the `cache` header.
+pub fn in_cache<T>(cache: &str, message: T) -> Request<T> {
+    let mut request = Request::new(message);
+    request
+        .metadata_mut()
+        .insert("cache", MetadataValue::try_from(cache).unwrap());
+    request
+}
+
+/// Asserts a call failed with `code` and, when given, the `err` reason.
+pub fn assert_status<T: std::fmt::Debug>(
+    result: Result<T, Status>,
+    code: Code,
+    reason: Option<&str>,
+) -> Status {
+    let status = result.expect_err("the call should fail");
+    assert_eq!(status.code(), code, "unexpected status: {status:?}");
+    let err = status
+        .metadata()
+        .get("err")
+        .map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(err.as_deref(), reason, "unexpected err trailer: {status:?}");
+    status
+}
+
+/// GET /metrics over a plain TCP socket (HTTP/1.0 keeps the test dependency-free).
+pub async fn scrape(addr: SocketAddr) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.0 200"), "{response}");
+    response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap()
+}
+
+/// The value of one sample line (`name{labels} value`) in a Prometheus text.
+pub fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// The built `jiffy-server` binary, started with `args`; killed when dropped.
+pub struct ServerProcess {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub metrics_addr: Option<SocketAddr>,
+}
+
+impl ServerProcess {
+    pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> ServerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_jiffy-server"))
+            .args(args)
+            .envs(envs.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut metrics_addr = None;
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            if let Some(addr) = line.strip_prefix("metrics listening on ") {
+                metrics_addr = Some(addr.parse().unwrap());
+            } else if let Some(addr) = line.strip_prefix("listening on ") {
+                return ServerProcess {
+                    child,
+                    addr: addr.parse().unwrap(),
+                    metrics_addr,
+                };
+            }
+        }
+        panic!("jiffy-server exited before printing `listening on`");
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Resident memory of the server process, from /proc.
+    pub fn resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        kib * 1024
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
