@@ -7,7 +7,11 @@ use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../proto");
-    let files = ["cacheclient.proto", "controlclient.proto", "cacheping.proto"];
+    let files = [
+        "cacheclient.proto",
+        "controlclient.proto",
+        "cacheping.proto",
+    ];
     let descriptors = protox::compile(files, [&proto_dir])?;
     tonic_prost_build::configure()
         // Values arrive as `Bytes` so batches can be handed on without copying.

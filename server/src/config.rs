@@ -240,13 +240,15 @@ impl Settings {
             max_concurrent_streams: self
                 .max_concurrent_streams
                 .unwrap_or(DEFAULT_MAX_CONCURRENT_STREAMS),
-            keepalive_interval: self.keepalive_interval.unwrap_or(DEFAULT_KEEPALIVE_INTERVAL),
+            keepalive_interval: self
+                .keepalive_interval
+                .unwrap_or(DEFAULT_KEEPALIVE_INTERVAL),
             keepalive_timeout: self.keepalive_timeout.unwrap_or(DEFAULT_KEEPALIVE_TIMEOUT),
             tls,
             shutdown_timeout: self.shutdown_timeout.unwrap_or(DEFAULT_SHUTDOWN_TIMEOUT),
-            workers: self.workers.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            }),
+            workers: self
+                .workers
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             log_level: self
                 .log_level
                 .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),
@@ -269,20 +271,26 @@ impl Config {
         // An item may not take more than half the memory, or storing it would
         // evict everything else, and then itself.
         if self.max_memory < 2 * (limits.max_key_size + limits.max_value_size) as u64 {
-            return invalid("--max-memory must be at least twice --max-key-size plus --max-value-size");
+            return invalid(
+                "--max-memory must be at least twice --max-key-size plus --max-value-size",
+            );
         }
         if limits.max_ttl.is_zero() {
             return invalid("--max-ttl must be above zero");
         }
         if self.max_caches == 0 || self.max_concurrent_streams == 0 || self.workers == 0 {
-            return invalid("--max-caches, --max-concurrent-streams and --workers must be above zero");
+            return invalid(
+                "--max-caches, --max-concurrent-streams and --workers must be above zero",
+            );
         }
         Ok(())
     }
 
     /// The defaults, as a server started with no settings would use them.
     pub fn defaults() -> Config {
-        Settings::default().resolve().expect("the defaults are valid")
+        Settings::default()
+            .resolve()
+            .expect("the defaults are valid")
     }
 }
 

@@ -2,15 +2,15 @@
 //!
 //! # Layout
 //!
-//! - [`server`]: wiring; [`run`] serves until a shutdown future completes.
-//! - [`config`]: flags, environment variables and the TOML file.
-//! - [`service`]: the gRPC handlers, one file per group of RPCs.
-//! - [`store`]: the embedded store: sharded, TTL with active expiry, SIEVE eviction.
-//! - [`limits`]: what a request may carry (key, value, TTL, cache name).
-//! - [`error`]: the one error type, and how it maps to a gRPC status.
-//! - [`metrics`] and [`rpc_layer`]: Prometheus metrics, and the layer that feeds them.
-//! - [`connection`]: accepted sockets, counted while open.
-//! - [`proto`]: code generated from `proto/` at build time (servers and clients).
+//! - [`server`] — wiring; [`run`] serves until a shutdown future completes.
+//! - [`config`] — flags, environment variables and the TOML file.
+//! - [`service`] — the gRPC handlers, one file per group of RPCs.
+//! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction.
+//! - [`limits`] — what a request may carry (key, value, TTL, cache name).
+//! - [`error`] — the one error type, and how it maps to a gRPC status.
+//! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them.
+//! - [`connection`] — accepted sockets, counted while open.
+//! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
 pub mod config;
 pub mod connection;

@@ -127,7 +127,10 @@ mod tests {
         assert_eq!(LIMITS.ttl(0), Err(Error::ZeroTtl));
         assert_eq!(LIMITS.ttl(60_000), Ok(Duration::from_secs(60)));
         assert!(matches!(LIMITS.ttl(60_001), Err(Error::TtlTooLong { .. })));
-        assert!(matches!(LIMITS.ttl(u64::MAX), Err(Error::TtlTooLong { .. })));
+        assert!(matches!(
+            LIMITS.ttl(u64::MAX),
+            Err(Error::TtlTooLong { .. })
+        ));
     }
 
     #[test]

@@ -101,7 +101,10 @@ impl Metrics {
     pub fn new(store: Arc<Store>, max_memory: u64) -> Arc<Metrics> {
         let registry = Registry::new_custom(Some("jiffy".into()), None).expect("valid prefix");
         let requests = IntCounterVec::new(
-            Opts::new("requests_total", "Requests answered, by RPC and gRPC status"),
+            Opts::new(
+                "requests_total",
+                "Requests answered, by RPC and gRPC status",
+            ),
             &["rpc", "code"],
         )
         .expect("valid metric");
@@ -133,7 +136,10 @@ impl Metrics {
             bytes: gauge("memory_bytes", "Bytes counted against --max-memory"),
             max_bytes: gauge("memory_limit_bytes", "The --max-memory setting"),
             caches: gauge("caches", "Caches that exist"),
-            evictions: counter("evictions_total", "Items evicted to stay under --max-memory"),
+            evictions: counter(
+                "evictions_total",
+                "Items evicted to stay under --max-memory",
+            ),
             expirations: counter("expirations_total", "Items freed because their TTL ran out"),
         };
         store_gauges.max_bytes.set(max_memory as i64);

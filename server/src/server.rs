@@ -37,7 +37,11 @@ pub async fn run(
     let metrics = Metrics::new(store.clone(), config.max_memory);
     let (stopping, stop_requested) = watch::channel(false);
     if let Some(listener) = metrics_listener {
-        tokio::spawn(serve_metrics(listener, metrics.clone(), stop_requested.clone()));
+        tokio::spawn(serve_metrics(
+            listener,
+            metrics.clone(),
+            stop_requested.clone(),
+        ));
     }
 
     let limits = config.limits;

@@ -11,7 +11,9 @@ use tonic::Code;
 async fn cache_lifecycle() {
     let server = TestServer::start().await;
     let mut control = server.control().await;
-    let create = |name: &str| CreateCacheRequest { cache_name: name.into() };
+    let create = |name: &str| CreateCacheRequest {
+        cache_name: name.into(),
+    };
     control.create_cache(create("b")).await.unwrap();
     control.create_cache(create("a")).await.unwrap();
     assert_status(
@@ -30,19 +32,25 @@ async fn cache_lifecycle() {
     assert_eq!(limits.max_item_size_kb, 5 * 1024);
 
     control
-        .delete_cache(DeleteCacheRequest { cache_name: "a".into() })
+        .delete_cache(DeleteCacheRequest {
+            cache_name: "a".into(),
+        })
         .await
         .unwrap();
     assert_status(
         control
-            .delete_cache(DeleteCacheRequest { cache_name: "a".into() })
+            .delete_cache(DeleteCacheRequest {
+                cache_name: "a".into(),
+            })
             .await,
         Code::NotFound,
         None,
     );
     assert_status(
         control
-            .flush_cache(FlushCacheRequest { cache_name: "a".into() })
+            .flush_cache(FlushCacheRequest {
+                cache_name: "a".into(),
+            })
             .await,
         Code::NotFound,
         None,
@@ -61,11 +69,20 @@ async fn flush_empties_a_cache_and_keeps_it() {
     data.client.set(data.request(set)).await.unwrap();
     let mut control = server.control().await;
     control
-        .flush_cache(FlushCacheRequest { cache_name: "c".into() })
+        .flush_cache(FlushCacheRequest {
+            cache_name: "c".into(),
+        })
         .await
         .unwrap();
-    let get = GetRequest { cache_key: "k".into() };
-    let answer = data.client.get(in_cache("c", get)).await.unwrap().into_inner();
+    let get = GetRequest {
+        cache_key: "k".into(),
+    };
+    let answer = data
+        .client
+        .get(in_cache("c", get))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(answer.result, ECacheResult::Miss as i32);
 }
 
@@ -81,11 +98,20 @@ async fn deleting_a_cache_drops_its_items() {
     data.client.set(data.request(set)).await.unwrap();
     let mut control = server.control().await;
     control
-        .delete_cache(DeleteCacheRequest { cache_name: "c".into() })
+        .delete_cache(DeleteCacheRequest {
+            cache_name: "c".into(),
+        })
         .await
         .unwrap();
     common::create_cache(&mut control, "c").await;
-    let get = GetRequest { cache_key: "k".into() };
-    let answer = data.client.get(data.request(get)).await.unwrap().into_inner();
+    let get = GetRequest {
+        cache_key: "k".into(),
+    };
+    let answer = data
+        .client
+        .get(data.request(get))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(answer.result, ECacheResult::Miss as i32);
 }

@@ -143,13 +143,21 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
 
     let started = Instant::now();
     tokio::time::sleep_until((started + args.warmup()).into()).await;
-    let (start_server, start_client, start_at, start_unix) =
-        (read_server(args)?, read_client()?, Instant::now(), unix_ms());
+    let (start_server, start_client, start_at, start_unix) = (
+        read_server(args)?,
+        read_client()?,
+        Instant::now(),
+        unix_ms(),
+    );
     shared.phase.set(Phase::Measuring);
 
     tokio::time::sleep_until((start_at + args.duration()).into()).await;
-    let (end_server, end_client, end_at, end_unix) =
-        (read_server(args)?, read_client()?, Instant::now(), unix_ms());
+    let (end_server, end_client, end_at, end_unix) = (
+        read_server(args)?,
+        read_client()?,
+        Instant::now(),
+        unix_ms(),
+    );
     shared.phase.set(Phase::Done);
 
     // Workers stop after their request in flight; don't wait on a stuck one.

@@ -141,7 +141,9 @@ impl Report {
                 ("get", Percentiles::of(&stats.get_latency)),
                 ("set", Percentiles::of(&stats.set_latency)),
             ]),
-            server_cpu: window.server_cpu.map(|ticks| cpu_use(args.server_pid, ticks)),
+            server_cpu: window
+                .server_cpu
+                .map(|ticks| cpu_use(args.server_pid, ticks)),
             client_cpu: cpu_use(None, window.client_cpu),
             errors: stats.errors,
             error_examples: stats.error_examples,

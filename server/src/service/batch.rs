@@ -65,7 +65,8 @@ impl DataPlane {
             .iter()
             .zip(ttls)
             .map(|(item, ttl)| {
-                self.store.set(cache, &item.cache_key, &item.cache_body, ttl);
+                self.store
+                    .set(cache, &item.cache_key, &item.cache_body, ttl);
                 Ok(SetResponse {
                     result: ECacheResult::Ok.into(),
                     message: String::new(),

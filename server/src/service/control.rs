@@ -61,7 +61,10 @@ impl ScsControl for ControlPlane {
         Ok(Response::new(DeleteCacheResponse {}))
     }
 
-    async fn list_caches(&self, _request: Request<ListCachesRequest>) -> Answer<ListCachesResponse> {
+    async fn list_caches(
+        &self,
+        _request: Request<ListCachesRequest>,
+    ) -> Answer<ListCachesResponse> {
         let cache = self
             .store
             .list_caches()

@@ -1,9 +1,9 @@
 //! gRPC services: thin handlers that validate, call the store and map the result.
 //!
-//! - [`scalar`]: `cache_client.Scs`, single-item calls.
-//! - [`batch`]: `cache_client.Scs`, GetBatch and SetBatch (server streams).
-//! - [`control`]: `control_client.ScsControl`, the lifecycle of caches.
-//! - [`ping`]: `cache_client.Ping`.
+//! - [`scalar`] — `cache_client.Scs`, single-item calls.
+//! - [`batch`] — `cache_client.Scs`, GetBatch and SetBatch (server streams).
+//! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
+//! - [`ping`] — `cache_client.Ping`.
 //!
 //! Calls of the Momento protocol that are not declared in `proto/` never reach
 //! a handler: the router answers them UNIMPLEMENTED.

@@ -11,8 +11,8 @@ use crate::proto::cache_client::{
     ECacheResult, GetBatchRequest, GetRequest, GetResponse, IncrementRequest, IncrementResponse,
     ItemGetTtlRequest, ItemGetTtlResponse, ItemGetTypeRequest, ItemGetTypeResponse,
     KeysExistRequest, KeysExistResponse, SetBatchRequest, SetIfNotExistsRequest,
-    SetIfNotExistsResponse, SetIfRequest, SetIfResponse, SetRequest, SetResponse,
-    UpdateTtlRequest, UpdateTtlResponse,
+    SetIfNotExistsResponse, SetIfRequest, SetIfResponse, SetRequest, SetResponse, UpdateTtlRequest,
+    UpdateTtlResponse,
 };
 use crate::store::{Condition, TtlOutcome, TtlUpdate};
 
@@ -38,10 +38,11 @@ impl Scs for DataPlane {
     async fn set(&self, request: Request<SetRequest>) -> Answer<SetResponse> {
         let cache = self.cache(&request)?;
         let item = request.get_ref();
-        let ttl = self
-            .limits
-            .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
-        self.store.set(cache, &item.cache_key, &item.cache_body, ttl);
+        let ttl =
+            self.limits
+                .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
+        self.store
+            .set(cache, &item.cache_key, &item.cache_body, ttl);
         Ok(Response::new(SetResponse {
             result: ECacheResult::Ok.into(),
             message: String::new(),
@@ -58,9 +59,9 @@ impl Scs for DataPlane {
         use set_if_request::Condition as Wire;
         let cache = self.cache(&request)?;
         let item = request.into_inner();
-        let ttl = self
-            .limits
-            .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
+        let ttl =
+            self.limits
+                .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
         let condition = match item.condition {
             Some(Wire::Present(_)) => Condition::Present,
             Some(Wire::PresentAndNotEqual(c)) => Condition::PresentAndNotEqual(c.value_to_check),
@@ -70,9 +71,9 @@ impl Scs for DataPlane {
             Some(Wire::NotEqual(c)) => Condition::NotEqual(c.value_to_check),
             None => return Err(Error::InvalidArgument("SetIf needs a condition".into()).into()),
         };
-        let stored =
-            self.store
-                .set_if(cache, &item.cache_key, &item.cache_body, ttl, &condition);
+        let stored = self
+            .store
+            .set_if(cache, &item.cache_key, &item.cache_body, ttl, &condition);
         let result = if stored {
             set_if_response::Result::Stored(set_if_response::Stored {})
         } else {
@@ -90,9 +91,9 @@ impl Scs for DataPlane {
         use set_if_not_exists_response::{NotStored, Result, Stored};
         let cache = self.cache(&request)?;
         let item = request.get_ref();
-        let ttl = self
-            .limits
-            .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
+        let ttl =
+            self.limits
+                .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
         let stored = self.store.set_if(
             cache,
             &item.cache_key,

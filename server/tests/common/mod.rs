@@ -213,6 +213,8 @@ impl ServerProcess {
                 };
             }
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("jiffy-server exited before printing `listening on`");
     }
 
@@ -234,10 +236,7 @@ impl ServerProcess {
     /// Sends SIGTERM and waits for the exit status.
     pub fn terminate(mut self) -> std::process::ExitStatus {
         let pid = self.child.id().to_string();
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         self.child.wait().unwrap()
     }
 }
