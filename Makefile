@@ -9,7 +9,6 @@ SHELL := bash
 VENV := .venv
 PY := $(VENV)/bin/python
 SERVER_RELEASE := target/release/jiffy-server
-SERVER_DEBUG := target/debug/jiffy-server
 CONFORMANCE_JS := tests/conformance/js
 
 .PHONY: help
@@ -47,15 +46,16 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check tests demo
 	$(VENV)/bin/ruff format --check tests demo
 
+# Tests that start the server as a process use the release build: its memory
+# and speed are what users get (tests/memory.rs checks resident memory).
 .PHONY: test-rust
-test-rust:
-	cargo test --workspace
+test-rust: build
+	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) cargo test --workspace
 
 .PHONY: test-conformance
-test-conformance: $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/.installed
-	cargo build -p jiffy-server
-	JIFFY_SERVER_BIN=$(SERVER_DEBUG) $(VENV)/bin/pytest -q tests/conformance/python
-	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_DEBUG) npm test --silent
+test-conformance: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/.installed
+	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/conformance/python
+	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm test
 
 .PHONY: bench
 bench:

@@ -29,6 +29,48 @@ impl CpuTicks {
     }
 }
 
+/// CPU time every process on the machine has used so far (the first line of
+/// /proc/stat, all cores): what is not ours in a window is the noise of a
+/// shared machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MachineTicks {
+    /// Ticks not idle and not waiting for I/O.
+    pub busy: u64,
+}
+
+impl MachineTicks {
+    pub fn read() -> io::Result<Self> {
+        let stat = fs::read_to_string("/proc/stat")?;
+        stat.lines()
+            .next()
+            .and_then(parse_machine)
+            .map(|busy| MachineTicks { busy })
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad /proc/stat"))
+    }
+
+    /// CPU seconds used on the machine between `self` (earlier) and `later`.
+    pub fn seconds_until(self, later: MachineTicks) -> f64 {
+        later.busy.saturating_sub(self.busy) as f64 / ticks_per_second() as f64
+    }
+}
+
+/// Busy ticks of a `cpu  user nice system idle iowait irq softirq steal ...`
+/// line. guest and guest_nice (fields 9 and 10) are already inside user and
+/// nice, so only the first eight count.
+fn parse_machine(line: &str) -> Option<u64> {
+    let mut fields = line.split_ascii_whitespace();
+    if fields.next()? != "cpu" {
+        return None;
+    }
+    let ticks: Vec<u64> = fields
+        .take(8)
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let (idle, iowait) = (*ticks.get(3)?, ticks.get(4).copied().unwrap_or(0));
+    Some(ticks.iter().sum::<u64>() - idle - iowait)
+}
+
 /// Clock ticks per second of the times in /proc/PID/stat.
 pub fn ticks_per_second() -> u64 {
     // SAFETY: sysconf only reads a constant of the C library.
@@ -66,5 +108,12 @@ mod tests {
     #[test]
     fn reads_this_process() {
         assert!(CpuTicks::of(None).is_ok());
+    }
+
+    #[test]
+    fn machine_busy_leaves_out_idle_iowait_and_guest() {
+        let line = "cpu  100 5 50 1000 20 3 2 1 40 0";
+        assert_eq!(parse_machine(line), Some(161));
+        assert!(MachineTicks::read().is_ok());
     }
 }

@@ -20,7 +20,10 @@ use jiffy_server::proto::cache_client::{
 };
 use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
 
-use crate::{args::Args, cpu::CpuTicks};
+use crate::{
+    args::Args,
+    cpu::{CpuTicks, MachineTicks},
+};
 
 /// Where the run is; flipped only by the clock task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +101,8 @@ pub struct Window {
     /// This process's CPU at start and end: a client at 100% of its core
     /// means the throughput is the client's limit, not the server's.
     pub client_cpu: (CpuTicks, CpuTicks),
+    /// The whole machine's busy CPU at start and end.
+    pub machine_cpu: (MachineTicks, MachineTicks),
 }
 
 pub struct Outcome {
@@ -143,21 +148,11 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
 
     let started = Instant::now();
     tokio::time::sleep_until((started + args.warmup()).into()).await;
-    let (start_server, start_client, start_at, start_unix) = (
-        read_server(args)?,
-        read_client()?,
-        Instant::now(),
-        unix_ms(),
-    );
+    let start = Readings::take(args)?;
     shared.phase.set(Phase::Measuring);
 
-    tokio::time::sleep_until((start_at + args.duration()).into()).await;
-    let (end_server, end_client, end_at, end_unix) = (
-        read_server(args)?,
-        read_client()?,
-        Instant::now(),
-        unix_ms(),
-    );
+    tokio::time::sleep_until((start.at + args.duration()).into()).await;
+    let end = Readings::take(args)?;
     shared.phase.set(Phase::Done);
 
     // Workers stop after their request in flight; don't wait on a stuck one.
@@ -169,23 +164,39 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
     Ok(Outcome {
         stats,
         window: Window {
-            start_unix_ms: start_unix,
-            end_unix_ms: end_unix,
-            elapsed: end_at - start_at,
-            server_cpu: start_server.zip(end_server),
-            client_cpu: (start_client, end_client),
+            start_unix_ms: start.unix_ms,
+            end_unix_ms: end.unix_ms,
+            elapsed: end.at - start.at,
+            server_cpu: start.server.zip(end.server),
+            client_cpu: (start.client, end.client),
+            machine_cpu: (start.machine, end.machine),
         },
     })
 }
 
-fn read_server(args: &Args) -> Result<Option<CpuTicks>, String> {
-    args.server_pid
-        .map(|pid| CpuTicks::of(Some(pid)).map_err(|e| format!("server pid {pid}: {e}")))
-        .transpose()
+/// Everything read at one end of the window, with no await in between.
+struct Readings {
+    server: Option<CpuTicks>,
+    client: CpuTicks,
+    machine: MachineTicks,
+    at: Instant,
+    unix_ms: u128,
 }
 
-fn read_client() -> Result<CpuTicks, String> {
-    CpuTicks::of(None).map_err(|e| format!("/proc/self/stat: {e}"))
+impl Readings {
+    fn take(args: &Args) -> Result<Self, String> {
+        let server = args
+            .server_pid
+            .map(|pid| CpuTicks::of(Some(pid)).map_err(|e| format!("server pid {pid}: {e}")))
+            .transpose()?;
+        Ok(Readings {
+            server,
+            client: CpuTicks::of(None).map_err(|e| format!("/proc/self/stat: {e}"))?,
+            machine: MachineTicks::read().map_err(|e| format!("/proc/stat: {e}"))?,
+            at: Instant::now(),
+            unix_ms: unix_ms(),
+        })
+    }
 }
 
 fn unix_ms() -> u128 {

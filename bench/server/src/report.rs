@@ -26,6 +26,10 @@ pub struct Report {
     pub latency_ms_by_op: BTreeMap<&'static str, Percentiles>,
     pub server_cpu: Option<CpuUse>,
     pub client_cpu: CpuUse,
+    /// Cores busy with other processes in the window (machine busy time less
+    /// the server's and ours): the noise of a shared machine, which also
+    /// competes for the pinned cores.
+    pub other_processes_cores: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -107,6 +111,15 @@ impl Report {
                 clock_ticks_per_second: cpu::ticks_per_second(),
             }
         };
+        let server_cpu = window
+            .server_cpu
+            .map(|ticks| cpu_use(args.server_pid, ticks));
+        let client_cpu = cpu_use(None, window.client_cpu);
+        let (machine_start, machine_end) = window.machine_cpu;
+        let other_processes_cores = server_cpu.as_ref().map(|server| {
+            let machine = machine_start.seconds_until(machine_end);
+            ((machine - server.cpu_seconds - client_cpu.cpu_seconds) / seconds).max(0.0)
+        });
         let mut all = stats.get_latency.clone();
         all.add(&stats.set_latency).expect("same bounds");
         Report {
@@ -141,10 +154,9 @@ impl Report {
                 ("get", Percentiles::of(&stats.get_latency)),
                 ("set", Percentiles::of(&stats.set_latency)),
             ]),
-            server_cpu: window
-                .server_cpu
-                .map(|ticks| cpu_use(args.server_pid, ticks)),
-            client_cpu: cpu_use(None, window.client_cpu),
+            server_cpu,
+            client_cpu,
+            other_processes_cores,
             errors: stats.errors,
             error_examples: stats.error_examples,
             unexpected_results: stats.unexpected_results,
@@ -200,6 +212,9 @@ impl Report {
             "client cpu: {:.2} s, {:.2} cores, {:.2} us/request\n",
             self.client_cpu.cpu_seconds, self.client_cpu.cores, self.client_cpu.us_per_request
         );
+        if let Some(cores) = self.other_processes_cores {
+            out += &format!("other processes: {cores:.2} cores\n");
+        }
         out
     }
 }

@@ -17,7 +17,8 @@
 //! key, so flush and delete swap or drop the id in the registry (effective at
 //! once) and then purge the old id's items shard by shard.
 //!
-//! Every item is charged `key + value + ITEM_OVERHEAD` bytes against one
+//! Every item is charged the allocation sizes of its key and value plus a
+//! fixed per-item overhead (see `shard::charge`) against one
 //! global count; a write that takes it over `max_memory` evicts, first from
 //! the shard it already holds, then from the others in turn.
 

@@ -31,25 +31,40 @@ use super::CacheId;
 ///   thirds full, plus internal nodes: about two keys' worth, 48 bytes;
 /// - the header `bytes` allocates (24 bytes, 32-byte class) when a stored
 ///   value is first cloned out by a read;
-/// - allocator rounding of the key and value allocations: jemalloc's small
-///   size classes are 16 bytes apart, 16 bytes per allocation is a generous
-///   average. Values above 128 bytes fall in classes up to 25% apart, which
-///   this constant does not cover.
 ///
-/// 138 + 8 + 48 + 32 + 32 = 258 bytes on 64-bit targets.
+/// 138 + 8 + 48 + 32 = 226 bytes on 64-bit targets. The key and value are
+/// charged their allocation size, see [`allocation_size`].
 pub(super) const ITEM_OVERHEAD: u64 = (size_of::<Option<Entry>>() * 4 / 3
     + TABLE_SLOT
     + 2 * size_of::<(Instant, u32)>()
-    + SHARED_HEADER
-    + 2 * ALLOCATION_ROUNDING) as u64;
+    + SHARED_HEADER) as u64;
 const TABLE_SLOT: usize = 8;
 const SHARED_HEADER: usize = 32;
-const ALLOCATION_ROUNDING: usize = 16;
+
+/// What an item of this key and value length is charged against the cap.
+pub(super) fn charge(key_len: usize, value_len: usize) -> u64 {
+    (allocation_size(key_len) + allocation_size(value_len)) as u64 + ITEM_OVERHEAD
+}
+
+/// The bytes an allocator really hands out for `len` bytes: jemalloc-style
+/// size classes, 16 bytes apart up to 128, then four per doubling (160, 192,
+/// 224, 256, 320, ...). Charging the class rather than the length keeps the
+/// cap honest for values that fall just over a class boundary (up to 25% more).
+pub(super) fn allocation_size(len: usize) -> usize {
+    match len {
+        0 => 0,
+        1..=128 => len.next_multiple_of(16),
+        _ => {
+            let floor_log2 = usize::BITS - 1 - (len - 1).leading_zeros();
+            len.next_multiple_of(1 << (floor_log2 - 2))
+        }
+    }
+}
 
 /// The store-wide numbers every shard updates.
 #[derive(Default)]
 pub(super) struct Counters {
-    /// Accounted bytes (payload plus [`ITEM_OVERHEAD`]), compared with the cap.
+    /// Accounted bytes ([`charge`] of every item), compared with the cap.
     pub(super) bytes: AtomicU64,
     pub(super) items: AtomicU64,
     pub(super) evictions: AtomicU64,
@@ -70,7 +85,7 @@ pub(super) struct Entry {
 
 impl Entry {
     fn cost(&self) -> u64 {
-        (self.key.len() + self.value.len()) as u64 + ITEM_OVERHEAD
+        charge(self.key.len(), self.value.len())
     }
 }
 
@@ -176,8 +191,9 @@ impl Shard {
         });
         if let Some(&slot) = found {
             let entry = occupied_mut(&mut self.slab, slot);
-            let (old, new) = (entry.value.len() as u64, value.len() as u64);
+            let old = entry.cost();
             entry.value = value;
+            let new = entry.cost();
             // A write is a hit too: counters and other hot keys get rewritten.
             entry.links.visit();
             if new >= old {
@@ -327,7 +343,30 @@ mod tests {
         assert!(ITEM_OVERHEAD as usize > floor);
         if cfg!(target_pointer_width = "64") {
             assert_eq!(size_of::<Option<Entry>>(), 104);
-            assert_eq!(ITEM_OVERHEAD, 258);
+            assert_eq!(ITEM_OVERHEAD, 226);
+        }
+    }
+}
+
+#[cfg(test)]
+mod allocation_size_tests {
+    use super::allocation_size;
+
+    #[test]
+    fn rounds_up_to_size_classes() {
+        let cases = [
+            (0, 0),
+            (1, 16),
+            (100, 112),
+            (128, 128),
+            (129, 160),
+            (1000, 1024),
+        ];
+        for (len, class) in cases
+            .into_iter()
+            .chain([(4000, 4096), (16000, 16384), (16385, 20480)])
+        {
+            assert_eq!(allocation_size(len), class, "{len}");
         }
     }
 }

@@ -49,11 +49,11 @@ async fn set_get_delete() {
 async fn overwrite_replaces_in_place_and_adjusts_bytes() {
     let (store, c) = store();
     store.set(c, b"k", b"four", MINUTE);
-    assert_eq!(store.stats().bytes, 1 + 4 + shard::ITEM_OVERHEAD);
+    assert_eq!(store.stats().bytes, shard::charge(1, 4));
     store.set(c, b"k", b"eight...", MINUTE);
-    assert_eq!(store.stats().bytes, 1 + 8 + shard::ITEM_OVERHEAD);
+    assert_eq!(store.stats().bytes, shard::charge(1, 8));
     store.set(c, b"k", b"", MINUTE);
-    assert_eq!(store.stats().bytes, 1 + shard::ITEM_OVERHEAD);
+    assert_eq!(store.stats().bytes, shard::charge(1, 0));
     assert_eq!(store.stats().items, 1);
     assert_eq!(store.get(c, b"k"), Some(Bytes::new()));
 }
@@ -219,7 +219,7 @@ async fn the_expiry_task_frees_items_nobody_reads() {
     let stats = store.stats();
     assert_eq!(stats.items, 1);
     assert_eq!(stats.expirations, 2000);
-    assert_eq!(stats.bytes, 4 + 1 + shard::ITEM_OVERHEAD);
+    assert_eq!(stats.bytes, shard::charge(4, 1));
     assert_eq!(stats.evictions, 0);
 }
 

@@ -183,6 +183,13 @@ pub fn sample(text: &str, series: &str) -> Option<f64> {
         .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
+/// `$JIFFY_SERVER_BIN` (`make test` points it at the release build, whose
+/// memory and speed are what users get), else the binary cargo built for tests.
+pub fn server_binary() -> String {
+    std::env::var("JIFFY_SERVER_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_jiffy-server").to_owned())
+}
+
 /// The built `jiffy-server` binary, started with `args`; killed when dropped.
 pub struct ServerProcess {
     pub child: Child,
@@ -192,7 +199,7 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> ServerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_jiffy-server"))
+        let mut child = Command::new(server_binary())
             .args(args)
             .envs(envs.iter().copied())
             .stdout(Stdio::piped())

@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# Server CPU per request: jiffy-server beside redis-server, in one run.
+#
+# The server under test is pinned to core 0 and its load client to core 1.
+# Each round measures jiffy-server (our closed-loop client, 50% gets) and then
+# redis-server (redis-benchmark), so slow spells of this shared machine hit
+# both; the table shows the median of the rounds and the ratio jiffy/redis.
+#
+# CPU per request = (utime + stime of the server process, from
+# /proc/PID/stat, over the measured window) / requests answered in it.
+#  - jiffy: the client reads the server's /proc/PID/stat itself at the
+#    instants its measured window opens and closes (after the warmup), and
+#    counts the answers handled between the two readings.
+#  - redis: this script reads redis-server's /proc/PID/stat just before and
+#    just after the measured redis-benchmark run, whose request count is known
+#    (-n per test); connection setup falls inside that window, which slightly
+#    favours jiffy (a few hundred microseconds over ~10 s).
+#
+# Usage: bash bench/server/run.sh
+# Environment (defaults):
+#   ROUNDS=3 DURATION=10 WARMUP=2 CONCURRENCY=50 VALUE_SIZE=100 KEYSPACE=10000
+#   SERVER_CORE=0 CLIENT_CORE=1
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-2}
+CONCURRENCY=${CONCURRENCY:-50}
+VALUE_SIZE=${VALUE_SIZE:-100}
+KEYSPACE=${KEYSPACE:-10000}
+SERVER_CORE=${SERVER_CORE:-0}
+CLIENT_CORE=${CLIENT_CORE:-1}
+# Requests per test of the redis warmup run, which also sizes the measured
+# run so that it lasts about DURATION seconds.
+REDIS_WARMUP_REQUESTS=${REDIS_WARMUP_REQUESTS:-50000}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+WORK=$(mktemp -d)
+# The server this script started and has not stopped yet (one at a time).
+SERVER_PID=""
+
+cleanup() {
+    [[ -z $SERVER_PID ]] || stop_server
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+log() { printf '%s\n' "$*" >&2; }
+
+# CPU time of a process in clock ticks: utime + stime, fields 14 and 15 of
+# /proc/PID/stat, counted after the ')' that closes the command name.
+cpu_ticks() {
+    local stat fields
+    stat=$(<"/proc/$1/stat")
+    read -r -a fields <<<"${stat##*") "}"
+    echo $((fields[11] + fields[12]))
+}
+
+# Busy ticks of the whole machine: the first line of /proc/stat, the first
+# eight counters (guest time is already in user) less idle and iowait.
+machine_ticks() {
+    local fields
+    read -r -a fields </proc/stat
+    echo $((fields[1] + fields[2] + fields[3] + fields[6] + fields[7] + fields[8]))
+}
+
+stop_server() {
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+install_redis() {
+    command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null && return
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    log "installing redis-server and redis-tools"
+    export DEBIAN_FRONTEND=noninteractive
+    # Refresh the package lists only when the install fails without it.
+    "${sudo[@]}" apt-get install -y -q redis-server redis-tools >/dev/null ||
+        { "${sudo[@]}" apt-get update -q >/dev/null &&
+            "${sudo[@]}" apt-get install -y -q redis-server redis-tools >/dev/null; }
+}
+
+free_port() {
+    local port
+    while :; do
+        port=$((20000 + RANDOM % 40000))
+        # Free when nothing answers a connect.
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+}
+
+# One round of jiffy-server: writes the client's JSON report to $1.
+run_jiffy() {
+    local out=$1 pid port=""
+    taskset -c "$SERVER_CORE" target/release/jiffy-server --listen 127.0.0.1:0 \
+        >"$WORK/jiffy.log" 2>&1 &
+    pid=$! # taskset execs the server, so this is the server's pid
+    SERVER_PID=$pid
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/jiffy.log")
+        [[ -n $port ]] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z $port ]]; then
+        log "jiffy-server did not start:"
+        cat "$WORK/jiffy.log" >&2
+        exit 1
+    fi
+    taskset -c "$CLIENT_CORE" target/release/jiffy-bench-server \
+        --endpoint "127.0.0.1:$port" --server-pid "$pid" \
+        --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup "$WARMUP" \
+        --value-size "$VALUE_SIZE" --keyspace "$KEYSPACE" --get-ratio 0.5 \
+        --json >"$out"
+    stop_server
+}
+
+# "test","rps",... lines of redis-benchmark --csv as JSON
+# {"SET": {"rps":..,"p50_ms":..,"p99_ms":..}, "GET": {...}}.
+redis_csv_to_json() {
+    jq -R -s '
+        [split("\n")[] | select(startswith("\"SET\"") or startswith("\"GET\""))
+         | gsub("\""; "") | split(",")
+         | {key: .[0], value: {rps: (.[1] | tonumber),
+                               p50_ms: (.[4] | tonumber),
+                               p99_ms: (.[6] | tonumber)}}]
+        | from_entries'
+}
+
+# One round of redis-server under redis-benchmark: writes JSON to $1.
+#
+# redis-benchmark keeps one request in flight per connection (its pipeline,
+# -P, defaults to 1), so -c CONCURRENCY matches our closed loop of
+# CONCURRENCY tasks. It runs SET and GET as two phases rather than a 50% mix;
+# for CPU per request that makes no difference worth the name, as both are
+# counted and their total divides the CPU time of both.
+run_redis() {
+    local out=$1 port pid warm per_test t0 t1 c0 c1 m0 m1 ticks_per_s
+    port=$(free_port)
+    taskset -c "$SERVER_CORE" redis-server --port "$port" --bind 127.0.0.1 \
+        --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &
+    pid=$!
+    SERVER_PID=$pid
+    local ready=""
+    for _ in $(seq 100); do
+        [[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]] && ready=1 && break
+        sleep 0.1
+    done
+    if [[ -z $ready ]]; then
+        log "redis-server did not start:"
+        cat "$WORK/redis.log" >&2
+        exit 1
+    fi
+    local bench=(taskset -c "$CLIENT_CORE" redis-benchmark -p "$port"
+        -c "$CONCURRENCY" -d "$VALUE_SIZE" -r "$KEYSPACE" -t set,get --csv)
+
+    # Warmup, not measured: fills the keyspace, and its rate sizes the
+    # measured run (two tests of per_test requests each, ~DURATION seconds).
+    warm=$("${bench[@]}" -n "$REDIS_WARMUP_REQUESTS" | redis_csv_to_json)
+    per_test=$(jq -r --argjson d "$DURATION" \
+        '[.SET.rps, .GET.rps] | min * $d / 2 | floor' <<<"$warm")
+
+    # GNU time, when present, gives redis-benchmark's own CPU: near one core
+    # means redis-benchmark, not redis-server, set the pace.
+    local timed=()
+    [[ -x /usr/bin/time ]] && timed=(/usr/bin/time -f '%U %S' -o "$WORK/redis.time")
+    rm -f "$WORK/redis.time"
+
+    m0=$(machine_ticks)
+    c0=$(cpu_ticks "$pid")
+    t0=$(date +%s.%N)
+    "${timed[@]}" "${bench[@]}" -n "$per_test" >"$WORK/redis.csv"
+    t1=$(date +%s.%N)
+    c1=$(cpu_ticks "$pid")
+    m1=$(machine_ticks)
+    stop_server
+    local client_cpu=null
+    [[ -s $WORK/redis.time ]] && client_cpu=$(awk '{print $1 + $2}' "$WORK/redis.time")
+
+    ticks_per_s=$(getconf CLK_TCK)
+    redis_csv_to_json <"$WORK/redis.csv" | jq \
+        --argjson n "$((2 * per_test))" --argjson t0 "$t0" --argjson t1 "$t1" \
+        --argjson ticks "$((c1 - c0))" --argjson hz "$ticks_per_s" \
+        --argjson client "$client_cpu" --argjson machine "$((m1 - m0))" '
+        {requests: $n, seconds: ($t1 - $t0), rps: ($n / ($t1 - $t0)),
+         server_cpu: {cpu_seconds: ($ticks / $hz),
+                      cores: ($ticks / $hz / ($t1 - $t0)),
+                      us_per_request: ($ticks / $hz * 1e6 / $n),
+                      clock_ticks_per_second: $hz},
+         client_cpu: (if $client == null then null
+                      else {cpu_seconds: $client, cores: ($client / ($t1 - $t0))} end),
+         other_processes_cores: (if $client == null then null
+             else [($machine - $ticks) / $hz - $client, 0] | max / ($t1 - $t0) end),
+         by_test: .}' >"$out"
+}
+
+main() {
+    command -v jq >/dev/null || { log "jq is needed"; exit 1; }
+    command -v taskset >/dev/null || { log "taskset (util-linux) is needed"; exit 1; }
+    install_redis
+    log "building (release)"
+    cargo build --release -q -p jiffy-server -p jiffy-bench-server
+
+    local r
+    for r in $(seq "$ROUNDS"); do
+        log "round $r/$ROUNDS: jiffy-server"
+        run_jiffy "$WORK/jiffy-$r.json"
+        log "round $r/$ROUNDS: redis-server"
+        run_redis "$WORK/redis-$r.json"
+    done
+
+    local stamp out
+    stamp=$(date -u +%Y%m%dT%H%M%SZ)
+    mkdir -p out/bench
+    out="out/bench/server-$stamp.json"
+    jq -n --slurpfile jiffy <(cat "$WORK"/jiffy-*.json) \
+        --slurpfile redis <(cat "$WORK"/redis-*.json) \
+        --arg stamp "$stamp" --arg redis_version "$(redis-server --version)" \
+        --argjson rounds "$ROUNDS" --argjson duration "$DURATION" \
+        --argjson concurrency "$CONCURRENCY" --argjson value_size "$VALUE_SIZE" \
+        --argjson keyspace "$KEYSPACE" "$(summary_jq)" >"$out"
+    print_table "$out"
+    log "written to $out"
+}
+
+# The summary: every round as measured, and the medians.
+summary_jq() {
+    cat <<'EOF'
+def median: sort | if length % 2 == 1 then .[length / 2 | floor]
+                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+{
+  timestamp: $stamp,
+  config: {rounds: $rounds, duration_s: $duration, concurrency: $concurrency,
+           value_size: $value_size, keyspace: $keyspace, get_ratio: 0.5,
+           redis: $redis_version},
+  median: {
+    jiffy_us_per_request: ([$jiffy[].server_cpu.us_per_request] | median),
+    redis_us_per_request: ([$redis[].server_cpu.us_per_request] | median),
+    ratio_jiffy_redis: (([$jiffy[].server_cpu.us_per_request] | median)
+                        / ([$redis[].server_cpu.us_per_request] | median)),
+    jiffy_rps: ([$jiffy[].rps] | median),
+    jiffy_p50_ms: ([$jiffy[].latency_ms.p50] | median),
+    jiffy_p99_ms: ([$jiffy[].latency_ms.p99] | median),
+    jiffy_p999_ms: ([$jiffy[].latency_ms.p999] | median),
+    jiffy_server_cores: ([$jiffy[].server_cpu.cores] | median),
+    jiffy_client_cores: ([$jiffy[].client_cpu.cores] | median),
+    redis_rps: ([$redis[].rps] | median),
+    redis_server_cores: ([$redis[].server_cpu.cores] | median),
+    jiffy_other_processes_cores: ([$jiffy[].other_processes_cores] | median),
+    redis_other_processes_cores: ([$redis[].other_processes_cores // empty]
+                                  | if length > 0 then median else null end),
+    redis_client_cores: ([$redis[].client_cpu.cores // empty] | if length > 0 then median else null end)
+  },
+  jiffy_errors: ([$jiffy[].requests - $jiffy[].ok] | add),
+  rounds: [range($jiffy | length) as $i | {round: ($i + 1), jiffy: $jiffy[$i], redis: $redis[$i]}]
+}
+EOF
+}
+
+print_table() {
+    jq -r '
+        def row($name; $values; $median; fmt):
+            [$name] + ($values | map(fmt)) + [$median | fmt] | @tsv;
+        def f2: . * 100 | round / 100 | tostring;
+        def f3: . * 1000 | round / 1000 | tostring;
+        def f0: round | tostring;
+        [.rounds[].jiffy] as $j | [.rounds[].redis] as $r |
+        (["", (range($j | length) | "round \(. + 1)"), "median"] | @tsv),
+        row("jiffy server cpu us/req"; [$j[].server_cpu.us_per_request];
+            .median.jiffy_us_per_request; f2),
+        row("redis server cpu us/req"; [$r[].server_cpu.us_per_request];
+            .median.redis_us_per_request; f2),
+        row("ratio jiffy/redis";
+            [range($j | length) as $i
+             | $j[$i].server_cpu.us_per_request / $r[$i].server_cpu.us_per_request];
+            .median.ratio_jiffy_redis; f2),
+        row("jiffy client rps"; [$j[].rps]; .median.jiffy_rps; f0),
+        row("jiffy p50 ms"; [$j[].latency_ms.p50]; .median.jiffy_p50_ms; f3),
+        row("jiffy p99 ms"; [$j[].latency_ms.p99]; .median.jiffy_p99_ms; f3),
+        row("jiffy p99.9 ms"; [$j[].latency_ms.p999]; .median.jiffy_p999_ms; f3),
+        row("jiffy server cores"; [$j[].server_cpu.cores]; .median.jiffy_server_cores; f2),
+        row("jiffy client cores"; [$j[].client_cpu.cores]; .median.jiffy_client_cores; f2),
+        row("redis client rps"; [$r[].rps]; .median.redis_rps; f0),
+        row("redis server cores"; [$r[].server_cpu.cores]; .median.redis_server_cores; f2),
+        (if .median.redis_client_cores == null then empty else
+         row("redis client cores"; [$r[].client_cpu.cores]; .median.redis_client_cores; f2) end),
+        row("other processes cores (jiffy)"; [$j[].other_processes_cores];
+            .median.jiffy_other_processes_cores; f2),
+        (if .median.redis_other_processes_cores == null then empty else
+         row("other processes cores (redis)"; [$r[].other_processes_cores];
+             .median.redis_other_processes_cores; f2) end),
+        (if .jiffy_errors > 0 then "jiffy errors\t\(.jiffy_errors) (see the JSON)" else empty end)
+    ' "$1" | column -t -s $'\t'
+    jq -r '"concurrency \(.config.concurrency), \(.config.value_size) B values, " +
+           "\(.config.rounds) interleaved rounds of \(.config.duration_s) s; \(.config.redis)"' "$1"
+}
+
+main "$@"
