@@ -3,7 +3,7 @@
 mod common;
 
 use common::{assert_status, in_cache, TestServer};
-use jiffy_server::proto::cache_client::{ECacheResult, GetRequest, SetRequest};
+use jiffy_server::proto::cache_client::{ECacheResult, GetRequest};
 use jiffy_server::proto::control_client::*;
 use tonic::Code;
 
@@ -61,12 +61,7 @@ async fn cache_lifecycle() {
 async fn flush_empties_a_cache_and_keeps_it() {
     let server = TestServer::start().await;
     let mut data = server.cache("c").await;
-    let set = SetRequest {
-        cache_key: "k".into(),
-        cache_body: "v".into(),
-        ttl_milliseconds: 60_000,
-    };
-    data.client.set(data.request(set)).await.unwrap();
+    data.put(b"k", b"v").await;
     let mut control = server.control().await;
     control
         .flush_cache(FlushCacheRequest {
@@ -90,12 +85,7 @@ async fn flush_empties_a_cache_and_keeps_it() {
 async fn deleting_a_cache_drops_its_items() {
     let server = TestServer::start().await;
     let mut data = server.cache("c").await;
-    let set = SetRequest {
-        cache_key: "k".into(),
-        cache_body: "v".into(),
-        ttl_milliseconds: 60_000,
-    };
-    data.client.set(data.request(set)).await.unwrap();
+    data.put(b"k", b"v").await;
     let mut control = server.control().await;
     control
         .delete_cache(DeleteCacheRequest {

@@ -3,7 +3,7 @@
 mod common;
 
 use bytes::Bytes;
-use common::{assert_status, Data, TestServer};
+use common::{assert_status, TestServer};
 use jiffy_server::proto::cache_client::*;
 use jiffy_server::proto::control_client::CreateCacheRequest;
 use tonic::Code;
@@ -31,38 +31,20 @@ fn set(key: &[u8], value: &[u8], ttl_ms: u64) -> SetRequest {
     }
 }
 
-async fn value_of(c: &mut Data, key: &[u8]) -> Bytes {
-    let get = GetRequest {
-        cache_key: Bytes::copy_from_slice(key),
-    };
-    c.client
-        .get(c.request(get))
-        .await
-        .unwrap()
-        .into_inner()
-        .cache_body
-}
-
 #[tokio::test]
 async fn oversized_value_is_refused_and_the_old_value_stays() {
     let server = TestServer::with_args(SMALL).await;
     let mut c = server.cache("c").await;
-    c.client
-        .set(c.request(set(b"k", b"old", 60_000)))
-        .await
-        .unwrap();
+    c.put(b"k", b"old").await;
     let status = assert_status(
         c.client.set(c.request(set(b"k", &[7; 1025], 60_000))).await,
         Code::ResourceExhausted,
         Some("item_size_limit_exceeded"),
     );
     assert!(status.message().contains("--max-value-size"));
-    assert_eq!(value_of(&mut c, b"k").await, "old");
+    assert_eq!(c.value_of(b"k").await, "old");
     // Exactly at the limit is fine.
-    c.client
-        .set(c.request(set(b"k", &[7; 1024], 60_000)))
-        .await
-        .unwrap();
+    c.put(b"k", &[7; 1024]).await;
 }
 
 #[tokio::test]
@@ -111,12 +93,9 @@ async fn oversized_request_is_resource_exhausted() {
         status.message().contains("--max-request-size"),
         "{status:?}"
     );
-    assert_eq!(value_of(&mut c, &[b'k', 0]).await, "");
+    assert_eq!(c.value_of(&[b'k', 0]).await, "");
     // The connection is still good for the next call.
-    c.client
-        .set(c.request(set(b"k", b"v", 60_000)))
-        .await
-        .unwrap();
+    c.put(b"k", b"v").await;
 }
 
 #[tokio::test]
@@ -131,17 +110,14 @@ async fn a_batch_with_one_bad_item_changes_nothing() {
         Code::ResourceExhausted,
         Some("item_size_limit_exceeded"),
     );
-    assert_eq!(value_of(&mut c, b"good").await, "");
+    assert_eq!(c.value_of(b"good").await, "");
 }
 
 #[tokio::test]
 async fn ttl_must_be_positive_and_within_the_limit() {
     let server = TestServer::with_args(SMALL).await;
     let mut c = server.cache("c").await;
-    c.client
-        .set(c.request(set(b"k", b"old", 60_000)))
-        .await
-        .unwrap();
+    c.put(b"k", b"old").await;
     for ttl in [0, 3_600_001, u64::MAX] {
         let status = assert_status(
             c.client.set(c.request(set(b"k", b"new", ttl))).await,
@@ -160,8 +136,8 @@ async fn ttl_must_be_positive_and_within_the_limit() {
         Code::InvalidArgument,
         None,
     );
-    assert_eq!(value_of(&mut c, b"k").await, "old");
-    assert_eq!(value_of(&mut c, b"n").await, "");
+    assert_eq!(c.value_of(b"k").await, "old");
+    assert_eq!(c.value_of(b"n").await, "");
 }
 
 #[tokio::test]
@@ -193,10 +169,7 @@ async fn increment_overflow_changes_nothing() {
     let server = TestServer::start().await;
     let mut c = server.cache("c").await;
     let max = i64::MAX.to_string();
-    c.client
-        .set(c.request(set(b"n", max.as_bytes(), 60_000)))
-        .await
-        .unwrap();
+    c.put(b"n", max.as_bytes()).await;
     let increment = IncrementRequest {
         cache_key: "n".into(),
         amount: 1,
@@ -207,5 +180,5 @@ async fn increment_overflow_changes_nothing() {
         Code::FailedPrecondition,
         None,
     );
-    assert_eq!(value_of(&mut c, b"n").await, max.as_str());
+    assert_eq!(c.value_of(b"n").await, max.as_str());
 }

@@ -6,8 +6,10 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
+use bytes::Bytes;
 use jiffy_server::config::{Config, Settings};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::CreateCacheRequest;
 use tokio::net::TcpListener;
@@ -132,6 +134,25 @@ pub struct Data {
 impl Data {
     pub fn request<T>(&self, message: T) -> Request<T> {
         in_cache(&self.cache, message)
+    }
+
+    /// Stores `value` under `key` for a minute.
+    pub async fn put(&mut self, key: &[u8], value: &[u8]) {
+        let set = SetRequest {
+            cache_key: Bytes::copy_from_slice(key),
+            cache_body: Bytes::copy_from_slice(value),
+            ttl_milliseconds: 60_000,
+        };
+        self.client.set(self.request(set)).await.unwrap();
+    }
+
+    /// The value under `key`; empty on a miss.
+    pub async fn value_of(&mut self, key: &[u8]) -> Bytes {
+        let get = GetRequest {
+            cache_key: Bytes::copy_from_slice(key),
+        };
+        let answer = self.client.get(self.request(get)).await.unwrap();
+        answer.into_inner().cache_body
     }
 }
 
