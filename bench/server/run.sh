@@ -71,16 +71,21 @@ stop_server() {
     SERVER_PID=""
 }
 
-install_redis() {
-    command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null && return
+# Installs the Debian packages this benchmark needs that are missing.
+install_tools() {
+    local missing=()
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v redis-benchmark >/dev/null || missing+=(redis-tools)
+    command -v jq >/dev/null || missing+=(jq)
+    ((${#missing[@]})) || return 0
     local sudo=()
     [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-    log "installing redis-server and redis-tools"
+    log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     # Refresh the package lists only when the install fails without it.
-    "${sudo[@]}" apt-get install -y -q redis-server redis-tools >/dev/null ||
+    "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null ||
         { "${sudo[@]}" apt-get update -q >/dev/null &&
-            "${sudo[@]}" apt-get install -y -q redis-server redis-tools >/dev/null; }
+            "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
 }
 
 free_port() {
@@ -201,9 +206,8 @@ run_redis() {
 }
 
 main() {
-    command -v jq >/dev/null || { log "jq is needed"; exit 1; }
     command -v taskset >/dev/null || { log "taskset (util-linux) is needed"; exit 1; }
-    install_redis
+    install_tools
     log "building (release)"
     cargo build --release -q -p jiffy-server -p jiffy-bench-server
 
