@@ -239,12 +239,11 @@ impl Store {
                 .checked_add(amount)
                 .ok_or(Error::IncrementOverflow)?,
         };
-        let text = total.to_string();
         let (slot, wake) = shard.upsert(
             hash,
             cache,
             key,
-            text.as_bytes(),
+            Bytes::from(total.to_string()),
             deadline(now, ttl),
             &self.counters,
         );
@@ -312,6 +311,10 @@ impl Store {
         condition: Option<&Condition>,
     ) -> bool {
         let (index, hash) = self.locate(cache, key);
+        // Copied before the lock: a large value's allocation and copy should
+        // not hold up the other keys of the shard. A fresh allocation also
+        // keeps the request's receive buffer from being pinned.
+        let value = Bytes::copy_from_slice(value);
         let now = Instant::now();
         let mut shard = self.shards[index].state.lock();
         if let Some(condition) = condition {

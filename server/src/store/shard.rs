@@ -179,11 +179,10 @@ impl Shard {
         hash: u64,
         cache: CacheId,
         key: &[u8],
-        value: &[u8],
+        value: Bytes,
         expires_at: Instant,
         counters: &Counters,
     ) -> (u32, bool) {
-        let value = Bytes::copy_from_slice(value);
         let slab = &self.slab;
         let found = self.table.find(hash, |&slot| {
             let entry = occupied(slab, slot);
