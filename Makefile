@@ -13,10 +13,15 @@ CONFORMANCE_JS := tests/conformance/js
 
 .PHONY: help
 help:
-	@echo "make demo          build jiffy-server, start it, and talk to it with the official Python SDK"
+	@echo "make demo          build jiffy-server, start it, and say hello through every SDK"
 	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
+	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
+	@echo "make bench-js      TypeScript SDK vs the official @gomomento/sdk (bench/js)"
+
+# Each SDK keeps its own targets (lint-X, test-X, demo-X, bench-X) in mk/X.mk.
+include mk/python.mk mk/js.mk
 
 .PHONY: build
 build:
@@ -33,11 +38,11 @@ $(CONFORMANCE_JS)/node_modules/.installed: $(CONFORMANCE_JS)/package-lock.json
 	touch $@
 
 .PHONY: demo
-demo: build $(VENV)/.installed
+demo: build $(VENV)/.installed demo-python demo-js
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) $(PY) demo/hello.py
 
 .PHONY: test
-test: lint test-rust test-conformance
+test: lint test-rust test-conformance test-python test-js
 
 .PHONY: lint
 lint: $(VENV)/.installed
@@ -45,6 +50,8 @@ lint: $(VENV)/.installed
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check tests demo
 	$(VENV)/bin/ruff format --check tests demo
+
+lint: lint-python lint-js
 
 # Tests that start the server as a process use the release build: its memory
 # and speed are what users get (tests/memory.rs checks resident memory).

@@ -1,0 +1,72 @@
+// The seam between the client and the wire. A Channel is one HTTP/2
+// connection that carries gRPC calls as opaque bytes; the client encodes and
+// decodes protobuf itself, so every transport carries the same bytes and can
+// be measured against the others on equal terms.
+//
+// Two implementations sit behind it: grpc-js-channel.ts (@grpc/grpc-js) and
+// http2-channel.ts (a lean client on node:http2). The channel pool spreads
+// calls over N channels; the limiter in front of it caps calls in flight.
+
+/** Where and how one channel connects. */
+export interface ChannelTarget {
+  host: string;
+  port: number;
+  /** TLS when set; `ca` is a PEM bundle, absent for the system roots. */
+  tls?: { ca?: Uint8Array; serverName?: string };
+  /** Interval between HTTP/2 PINGs on a connection; 0 turns them off. */
+  keepaliveTimeMs: number;
+  /** How long to wait for a PING's answer before the connection is dropped. */
+  keepaliveTimeoutMs: number;
+  /** Largest response message accepted, in bytes. */
+  maxReceiveMessageBytes: number;
+}
+
+/** Per-call settings. */
+export interface CallOptions {
+  /** Absolute deadline in ms since the epoch (Date.now() clock). */
+  deadline: number;
+  /** Request metadata: `cache`, `authorization`, `agent`, ... (lower-case keys). */
+  metadata: Readonly<Record<string, string>>;
+}
+
+/**
+ * A call that ended with a non-OK gRPC status, exactly as the server or the
+ * transport reported it. The client maps it to a typed CacheError in one
+ * place (errors.ts); transports never build CacheErrors themselves.
+ */
+export class StatusError extends Error {
+  constructor(
+    /** gRPC status code (grpc-js `status` numbering). */
+    readonly code: number,
+    readonly details: string,
+    /** Trailing metadata, lower-case keys; `err` carries the reason. */
+    readonly trailers: Readonly<Record<string, string>> = {},
+  ) {
+    super(details);
+    this.name = 'StatusError';
+  }
+}
+
+export interface Channel {
+  /**
+   * Open the connection and wait until it can carry calls. Rejects with a
+   * StatusError (UNAVAILABLE or DEADLINE_EXCEEDED) when `deadline` passes first.
+   */
+  connect(deadline: number): Promise<void>;
+  /** One unary call: the encoded request in, the encoded response out. */
+  unary(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array>;
+  /** A server-streaming call (GetBatch, SetBatch): every response message, in order. */
+  serverStream(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array[]>;
+  /** True while a TCP connection is open (for the loadgen's connection count). */
+  isConnected(): boolean;
+  /** Fail calls in flight with CANCELLED and close the connection. */
+  close(): void;
+}
+
+/**
+ * Failures are StatusErrors with these codes, whatever the transport:
+ * no connection or a dropped one: UNAVAILABLE (14); deadline passed:
+ * DEADLINE_EXCEEDED (4); closed by the client: CANCELLED (1); a response the
+ * transport could not parse: INTERNAL (13).
+ */
+export type ChannelFactory = (target: ChannelTarget) => Channel;
