@@ -5,6 +5,7 @@
 //! hot path is an index and an atomic add, never a label-map lookup.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -83,6 +84,12 @@ pub struct Metrics {
     requests: IntCounterVec,
     pub open_connections: IntGauge,
     pub connections: IntCounter,
+    /// Calls being handled now, and the most there have been at once since
+    /// start. The peak exists because a client's in-flight cap is a promise
+    /// about a maximum, which a gauge sampled now and then would miss.
+    in_flight: AtomicI64,
+    in_flight_peak: AtomicI64,
+    in_flight_gauges: [IntGauge; 2],
     store: Arc<Store>,
     store_gauges: StoreGauges,
 }
@@ -146,6 +153,15 @@ impl Metrics {
         let metrics = Metrics {
             open_connections: gauge("open_connections", "Client connections open now"),
             connections: counter("connections_total", "Client connections accepted"),
+            in_flight: AtomicI64::new(0),
+            in_flight_peak: AtomicI64::new(0),
+            in_flight_gauges: [
+                gauge("requests_in_flight", "Calls being handled now"),
+                gauge(
+                    "requests_in_flight_max",
+                    "The most calls handled at once since the server started",
+                ),
+            ],
             registry,
             rpc_ids,
             rpcs,
@@ -164,6 +180,8 @@ impl Metrics {
             Box::new(latency),
             Box::new(self.open_connections.clone()),
             Box::new(self.connections.clone()),
+            Box::new(self.in_flight_gauges[0].clone()),
+            Box::new(self.in_flight_gauges[1].clone()),
             Box::new(g.items.clone()),
             Box::new(g.bytes.clone()),
             Box::new(g.max_bytes.clone()),
@@ -181,6 +199,13 @@ impl Metrics {
             .get(path)
             .copied()
             .unwrap_or(RpcId(self.rpcs.len() - 1))
+    }
+
+    /// Counts a call as started; it counts as finished when the guard drops.
+    pub fn start_call(self: &Arc<Self>) -> InFlightGuard {
+        let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+        self.in_flight_peak.fetch_max(now, Ordering::Relaxed);
+        InFlightGuard(Arc::clone(self))
     }
 
     /// Counts one answered request and its server-side latency.
@@ -203,6 +228,9 @@ impl Metrics {
         g.items.set(stats.items as i64);
         g.bytes.set(stats.bytes as i64);
         g.caches.set(stats.caches as i64);
+        let [in_flight, peak] = &self.in_flight_gauges;
+        in_flight.set(self.in_flight.load(Ordering::Relaxed));
+        peak.set(self.in_flight_peak.load(Ordering::Relaxed));
         // Counters only go up; the store's totals are the source of truth.
         g.evictions
             .inc_by(stats.evictions.saturating_sub(g.evictions.get()));
@@ -213,5 +241,14 @@ impl Metrics {
             .encode(&self.registry.gather(), &mut text)
             .expect("text encoding cannot fail");
         String::from_utf8(text).expect("the text format is UTF-8")
+    }
+}
+
+/// Marks one call in flight for as long as it lives.
+pub struct InFlightGuard(Arc<Metrics>);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }

@@ -18,7 +18,7 @@ use tonic::Code;
 use tower::{Layer, Service};
 
 use crate::error::reason;
-use crate::metrics::{Metrics, RpcId};
+use crate::metrics::{InFlightGuard, Metrics, RpcId};
 
 #[derive(Clone)]
 pub struct RpcLayer {
@@ -67,6 +67,7 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let rpc = self.layer.metrics.rpc_id(request.uri().path());
         RpcFuture {
+            in_flight: self.layer.metrics.start_call(),
             inner: self.inner.call(request),
             layer: self.layer.clone(),
             rpc,
@@ -82,6 +83,8 @@ pin_project! {
         layer: RpcLayer,
         rpc: RpcId,
         started: Instant,
+        // Dropped with the future, whether it finished or was cancelled.
+        in_flight: InFlightGuard,
     }
 }
 

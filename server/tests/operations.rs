@@ -78,6 +78,12 @@ async fn more_requests_than_streams_queue_on_one_connection() {
         sample(&metrics, "jiffy_requests_total{code=\"OK\",rpc=\"Set\"}"),
         Some(200.0)
     );
+    // The in-flight peak is what SDK tests read to prove their cap: it must
+    // count every call it saw, never more than the connection allowed, and
+    // fall back to zero (this scrape aside) once they are answered.
+    let peak = sample(&metrics, "jiffy_requests_in_flight_max").unwrap();
+    assert!((1.0..=10.0).contains(&peak), "peak {peak}");
+    assert_eq!(sample(&metrics, "jiffy_requests_in_flight"), Some(0.0));
 }
 
 #[tokio::test]
