@@ -38,8 +38,8 @@ $(CONFORMANCE_JS)/node_modules/.installed: $(CONFORMANCE_JS)/package-lock.json
 	touch $@
 
 .PHONY: demo
-demo: build $(VENV)/.installed demo-python demo-js
-	JIFFY_SERVER_BIN=$(SERVER_RELEASE) $(PY) demo/hello.py
+demo: build $(VENV)/.installed
+	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
 test: lint test-rust test-conformance test-python test-js
