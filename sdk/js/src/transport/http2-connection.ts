@@ -1,0 +1,132 @@
+// The HTTP/2 session behind one channel: opened on first use, TCP_NODELAY on
+// the socket, TLS with ALPN h2 when asked, keepalive PINGs whose missing
+// answer drops the connection, and a fresh session on the next use after the
+// old one closed, errored or received GOAWAY.
+//
+// The session is unref'd: an idle channel does not keep the process alive,
+// while each call's deadline timer (ref'd) keeps it alive until the call ends.
+
+import * as http2 from 'node:http2';
+import type { ClientHttp2Session } from 'node:http2';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import type { ChannelTarget } from './channel.js';
+
+/**
+ * Per-stream receive window we advertise. The 64 KiB default makes a large
+ * value wait one WINDOW_UPDATE round trip per 64 KiB.
+ */
+const STREAM_WINDOW_BYTES = 1 << 20;
+/** Connection-wide receive window: room for several large responses at once. */
+const CONNECTION_WINDOW_BYTES = 16 << 20;
+/**
+ * Node refuses new streams once a session buffers more than this many MB
+ * (default 10). Requests of up to 8 MiB with many in flight pass that; the
+ * in-flight cap above the channel is what bounds memory.
+ */
+const MAX_SESSION_MEMORY_MB = 1024;
+
+export class Http2Connection {
+  private session: ClientHttp2Session | undefined;
+  private connected = false;
+  private lastError: Error | undefined;
+  private pingInterval: NodeJS.Timeout | undefined;
+  private pingTimeout: NodeJS.Timeout | undefined;
+
+  constructor(private readonly target: ChannelTarget) {}
+
+  /** The live session, opening a new one when there is none. */
+  get(): ClientHttp2Session {
+    const session = this.session;
+    if (session !== undefined && !session.closed && !session.destroyed) return session;
+    return this.open();
+  }
+
+  isConnected(): boolean {
+    const session = this.session;
+    return this.connected && session !== undefined && !session.closed && !session.destroyed;
+  }
+
+  /** Why the last session failed, for error messages. */
+  describeLastError(): string {
+    return this.lastError?.message ?? 'connection closed';
+  }
+
+  close(): void {
+    const session = this.session;
+    this.forget(session);
+    session?.destroy();
+  }
+
+  private open(): ClientHttp2Session {
+    const { host, port, tls: tlsOptions } = this.target;
+    const hostInUrl = net.isIPv6(host) ? `[${host}]` : host;
+    const authority = `${tlsOptions ? 'https' : 'http'}://${hostInUrl}:${port}`;
+    const session = http2.connect(authority, {
+      createConnection: () => this.openSocket(),
+      maxSessionMemory: MAX_SESSION_MEMORY_MB,
+      settings: { enablePush: false, initialWindowSize: STREAM_WINDOW_BYTES },
+    });
+    this.session = session;
+    this.connected = false;
+    this.lastError = undefined;
+    session.unref();
+    session.on('connect', () => this.onConnect(session));
+    session.on('error', (error: Error) => {
+      if (this.session === session) this.lastError = error;
+    });
+    session.on('goaway', () => this.forget(session));
+    session.on('close', () => this.forget(session));
+    return session;
+  }
+
+  private openSocket(): net.Socket {
+    const { host, port, tls: tlsOptions } = this.target;
+    if (tlsOptions === undefined) return net.connect({ host, port, noDelay: true });
+    const socket = tls.connect({
+      host,
+      port,
+      ca: tlsOptions.ca === undefined ? undefined : Buffer.from(tlsOptions.ca),
+      // SNI carries names only; an IP literal is checked against the certificate without it.
+      servername: tlsOptions.serverName ?? (net.isIP(host) === 0 ? host : undefined),
+      ALPNProtocols: ['h2'],
+    });
+    socket.setNoDelay(true);
+    return socket;
+  }
+
+  private onConnect(session: ClientHttp2Session): void {
+    if (this.session !== session) return;
+    this.connected = true;
+    session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
+    if (this.target.keepaliveTimeMs > 0) {
+      this.pingInterval = setInterval(() => this.ping(session), this.target.keepaliveTimeMs);
+      this.pingInterval.unref();
+    }
+  }
+
+  private ping(session: ClientHttp2Session): void {
+    if (this.pingTimeout !== undefined || session.destroyed) return;
+    this.pingTimeout = setTimeout(() => {
+      this.pingTimeout = undefined;
+      this.lastError = new Error(`keepalive PING unanswered after ${this.target.keepaliveTimeoutMs} ms`);
+      session.destroy(this.lastError);
+    }, this.target.keepaliveTimeoutMs);
+    this.pingTimeout.unref();
+    session.ping(() => {
+      clearTimeout(this.pingTimeout);
+      this.pingTimeout = undefined;
+    });
+  }
+
+  /** Stops using `session` for new calls; calls already on it run to their end. */
+  private forget(session: ClientHttp2Session | undefined): void {
+    if (session === undefined || this.session !== session) return;
+    this.session = undefined;
+    this.connected = false;
+    clearInterval(this.pingInterval);
+    clearTimeout(this.pingTimeout);
+    this.pingInterval = undefined;
+    this.pingTimeout = undefined;
+  }
+}
