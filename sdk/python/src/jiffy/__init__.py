@@ -1,0 +1,60 @@
+"""jiffy: a tuned client for jiffy-server and the Momento cache protocol.
+
+    import jiffy
+
+    async with jiffy.AsyncCacheClient(jiffy.Endpoint.local("127.0.0.1", 8080),
+                                      jiffy.presets.in_region.latest(),
+                                      default_cache="demo") as client:
+        await client.set("greeting", "hello")
+        print(await client.get_str("greeting"))
+
+`CacheClient` is the same API, blocking. Failures raise a `jiffy.CacheError`
+subclass; a miss is None.
+"""
+
+from __future__ import annotations
+
+from jiffy import presets
+from jiffy._async_client import AsyncCacheClient
+from jiffy._calls import SetIf
+from jiffy._config import Config, RetryPolicy
+from jiffy._endpoint import Endpoint
+from jiffy._exceptions import (
+    AlreadyExistsError,
+    AuthenticationError,
+    CacheError,
+    CacheNotFoundError,
+    ConnectionError,
+    InvalidArgumentError,
+    LimitExceededError,
+    NotFoundError,
+    PermissionError,
+    ServerError,
+    TimeoutError,
+    WrongTypeError,
+)
+from jiffy._sync_client import CacheClient
+from jiffy._version import __version__
+
+__all__ = [
+    "AlreadyExistsError",
+    "AsyncCacheClient",
+    "AuthenticationError",
+    "CacheClient",
+    "CacheError",
+    "CacheNotFoundError",
+    "Config",
+    "ConnectionError",
+    "Endpoint",
+    "InvalidArgumentError",
+    "LimitExceededError",
+    "NotFoundError",
+    "PermissionError",
+    "RetryPolicy",
+    "ServerError",
+    "SetIf",
+    "TimeoutError",
+    "WrongTypeError",
+    "__version__",
+    "presets",
+]

@@ -1,0 +1,245 @@
+"""The calls, without I/O: the RPC table, request builders, response readers.
+
+Both clients (async and sync) build every request and read every response
+here, so the two differ only in how they wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from jiffy._config import seconds
+from jiffy._proto import cacheclient_pb2 as cache_pb
+from jiffy._proto import cacheping_pb2 as ping_pb
+from jiffy._proto import common_pb2 as common_pb
+from jiffy._proto import controlclient_pb2 as control_pb
+
+Key = str | bytes
+Value = str | bytes
+Ttl = float | timedelta
+
+
+# eq=False: hashed by identity, so a lookup by Rpc costs one pointer hash.
+@dataclass(frozen=True, slots=True, eq=False)
+class Rpc:
+    """One RPC: its path, codecs, and whether a retry is safe."""
+
+    name: str
+    path: str
+    serialize: Callable[[Any], bytes]
+    deserialize: Callable[[bytes], Any]
+    idempotent: bool
+    """Safe to send twice: retried on UNAVAILABLE / INTERNAL."""
+    streaming: bool = False
+    """Server-streaming answer (GetBatch, SetBatch)."""
+    control: bool = False
+    """Goes to the control endpoint, without the `cache` header."""
+    names_cache: bool = True
+    """Names a cache, so NOT_FOUND without a reason means that cache."""
+
+
+def _data(name: str, response: Any, idempotent: bool, streaming: bool = False) -> Rpc:
+    request = getattr(cache_pb, f"_{name}Request")
+    return Rpc(
+        name,
+        f"/cache_client.Scs/{name}",
+        request.SerializeToString,
+        response.FromString,
+        idempotent,
+        streaming,
+    )
+
+
+def _control(name: str, idempotent: bool, names_cache: bool = True) -> Rpc:
+    request = getattr(control_pb, f"_{name}Request")
+    response = getattr(control_pb, f"_{name}Response")
+    return Rpc(
+        name,
+        f"/control_client.ScsControl/{name}",
+        request.SerializeToString,
+        response.FromString,
+        idempotent,
+        control=True,
+        names_cache=names_cache,
+    )
+
+
+# Control calls: ListCaches and FlushCache are retried (reading, and emptying
+# twice is emptying once). CreateCache and DeleteCache are not: a retry after
+# a lost answer would report ALREADY_EXISTS / NOT_FOUND for the client's own
+# success, which is worse than surfacing the UNAVAILABLE.
+GET = _data("Get", cache_pb._GetResponse, True)
+GET_BATCH = _data("GetBatch", cache_pb._GetResponse, True, streaming=True)
+SET = _data("Set", cache_pb._SetResponse, True)
+SET_BATCH = _data("SetBatch", cache_pb._SetResponse, True, streaming=True)
+SET_IF = _data("SetIf", cache_pb._SetIfResponse, False)
+SET_IF_NOT_EXISTS = _data("SetIfNotExists", cache_pb._SetIfNotExistsResponse, False)
+DELETE = _data("Delete", cache_pb._DeleteResponse, True)
+KEYS_EXIST = _data("KeysExist", cache_pb._KeysExistResponse, True)
+INCREMENT = _data("Increment", cache_pb._IncrementResponse, False)
+UPDATE_TTL = _data("UpdateTtl", cache_pb._UpdateTtlResponse, False)
+ITEM_GET_TTL = _data("ItemGetTtl", cache_pb._ItemGetTtlResponse, True)
+ITEM_GET_TYPE = _data("ItemGetType", cache_pb._ItemGetTypeResponse, True)
+CREATE_CACHE = _control("CreateCache", False)
+DELETE_CACHE = _control("DeleteCache", False)
+LIST_CACHES = _control("ListCaches", True, names_cache=False)
+FLUSH_CACHE = _control("FlushCache", True)
+PING = Rpc(
+    "Ping",
+    "/cache_client.Ping/Ping",
+    ping_pb._PingRequest.SerializeToString,
+    ping_pb._PingResponse.FromString,
+    True,
+    names_cache=False,
+)
+ALL_RPCS = (
+    GET, GET_BATCH, SET, SET_BATCH, SET_IF, SET_IF_NOT_EXISTS, DELETE, KEYS_EXIST,
+    INCREMENT, UPDATE_TTL, ITEM_GET_TTL, ITEM_GET_TYPE,
+    CREATE_CACHE, DELETE_CACHE, LIST_CACHES, FLUSH_CACHE, PING,
+)  # fmt: skip
+RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})
+
+_HIT = cache_pb.ECacheResult.Value("Hit")
+_ITEM_TYPES = {0: "scalar", 1: "dictionary", 2: "set", 3: "list", 4: "sorted_set"}
+
+
+def as_bytes(data: Key | Value) -> bytes:
+    """Keys and values go on the wire as bytes; str is encoded as UTF-8."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, str):
+        return data.encode()
+    if isinstance(data, bytes | bytearray | memoryview):
+        return bytes(data)
+    raise TypeError(f"keys and values are str or bytes, not {type(data).__name__}")
+
+
+def ttl_ms(ttl: Ttl | None, default_ms: int) -> int:
+    if ttl is None:
+        return default_ms
+    ms = round(seconds(ttl) * 1000)
+    if ms <= 0:
+        raise ValueError(f"ttl must be at least 1 ms, got {ttl!r}")
+    return ms
+
+
+@dataclass(frozen=True, slots=True)
+class SetIf:
+    """The condition of `set_if`: build one with the class methods."""
+
+    field: str
+    value: bytes = b""
+
+    @classmethod
+    def present(cls) -> SetIf:
+        return cls("present")
+
+    @classmethod
+    def present_and_not_equal(cls, value: Value) -> SetIf:
+        return cls("present_and_not_equal", as_bytes(value))
+
+    @classmethod
+    def absent(cls) -> SetIf:
+        return cls("absent")
+
+    @classmethod
+    def equal(cls, value: Value) -> SetIf:
+        return cls("equal", as_bytes(value))
+
+    @classmethod
+    def absent_or_equal(cls, value: Value) -> SetIf:
+        return cls("absent_or_equal", as_bytes(value))
+
+    @classmethod
+    def not_equal(cls, value: Value) -> SetIf:
+        return cls("not_equal", as_bytes(value))
+
+
+_CONDITION_MESSAGES: dict[str, Any] = {
+    "present": common_pb.Present,
+    "present_and_not_equal": common_pb.PresentAndNotEqual,
+    "absent": common_pb.Absent,
+    "equal": common_pb.Equal,
+    "absent_or_equal": common_pb.AbsentOrEqual,
+    "not_equal": common_pb.NotEqual,
+}
+UPDATE_TTL_MODES = ("overwrite", "increase", "decrease")
+
+
+def set_if_request(key: Key, value: Value, condition: SetIf, ttl: int) -> Any:
+    message = _CONDITION_MESSAGES[condition.field]
+    plain = condition.field in ("present", "absent")
+    argument = message() if plain else message(value_to_check=condition.value)
+    return cache_pb._SetIfRequest(
+        cache_key=as_bytes(key),
+        cache_body=as_bytes(value),
+        ttl_milliseconds=ttl,
+        **{condition.field: argument},
+    )
+
+
+def update_ttl_request(key: Key, ttl: int, mode: str) -> Any:
+    if mode not in UPDATE_TTL_MODES:
+        raise ValueError(f"mode is one of {', '.join(UPDATE_TTL_MODES)}; got {mode!r}")
+    return cache_pb._UpdateTtlRequest(cache_key=as_bytes(key), **{f"{mode}_to_milliseconds": ttl})
+
+
+def set_batch_request(items: Mapping[Key, Value] | Iterable[tuple[Key, Value]], ttl: int) -> Any:
+    pairs = items.items() if isinstance(items, Mapping) else items
+    return cache_pb._SetBatchRequest(
+        items=[
+            cache_pb._SetRequest(
+                cache_key=as_bytes(k), cache_body=as_bytes(v), ttl_milliseconds=ttl
+            )
+            for k, v in pairs
+        ]
+    )
+
+
+def get_batch_request(keys: Sequence[Key]) -> Any:
+    return cache_pb._GetBatchRequest(
+        items=[cache_pb._GetRequest(cache_key=as_bytes(k)) for k in keys]
+    )
+
+
+def read_get(response: Any) -> bytes | None:
+    return response.cache_body if response.result == _HIT else None
+
+
+def read_stored(response: Any) -> bool:
+    return bool(response.WhichOneof("result") == "stored")
+
+
+def read_ttl(response: Any) -> float | None:
+    if response.WhichOneof("result") != "found":
+        return None
+    return float(response.found.remaining_ttl_millis) / 1000.0
+
+
+def read_type(response: Any) -> str | None:
+    if response.WhichOneof("result") != "found":
+        return None
+    return _ITEM_TYPES.get(response.found.item_type, "unknown")
+
+
+def read_ttl_updated(response: Any) -> bool:
+    return bool(response.WhichOneof("result") == "set")
+
+
+# Built once: requests that carry no data.
+PING_REQUEST = ping_pb._PingRequest()
+LIST_CACHES_REQUEST = control_pb._ListCachesRequest()
+GetRequest = cache_pb._GetRequest
+SetRequest = cache_pb._SetRequest
+DeleteRequest = cache_pb._DeleteRequest
+SetIfNotExistsRequest = cache_pb._SetIfNotExistsRequest
+KeysExistRequest = cache_pb._KeysExistRequest
+IncrementRequest = cache_pb._IncrementRequest
+ItemGetTtlRequest = cache_pb._ItemGetTtlRequest
+ItemGetTypeRequest = cache_pb._ItemGetTypeRequest
+CreateCacheRequest = control_pb._CreateCacheRequest
+DeleteCacheRequest = control_pb._DeleteCacheRequest
+FlushCacheRequest = control_pb._FlushCacheRequest

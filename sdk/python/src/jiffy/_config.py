@@ -1,0 +1,97 @@
+"""Client configuration: immutable, keyword-only, defaults as named constants.
+
+Durations are seconds (float). A preset (jiffy.presets) is the usual start;
+`config.replace(knob=value)` changes one knob of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+# Retry: three attempts of an idempotent call, backoff 10 ms doubling up to
+# 500 ms. Enough to ride out a connection reset, short enough that a dead
+# server fails inside a second.
+DEFAULT_RETRY_MAX_ATTEMPTS = 3
+DEFAULT_RETRY_INITIAL_BACKOFF = 0.010
+DEFAULT_RETRY_MAX_BACKOFF = 0.500
+# Each delay is cut by up to this share at random, so clients that failed
+# together do not come back together.
+DEFAULT_RETRY_JITTER = 0.5
+
+# One channel: grpcio (C core) gained nothing from more channels in the 2022
+# study, and bench/python measured 1 vs 2 on this machine (README there).
+DEFAULT_CHANNELS = 1
+# In-flight cap: 2022 study, Python at 50 in flight met p99.9 < 20 ms at
+# 9,100 rps in-region; bench/python re-measured it here (README there).
+DEFAULT_MAX_CONCURRENT_REQUESTS = 50
+DEFAULT_DEADLINE = 5.0
+# Pings on an idle connection find a dead peer (a NAT or load balancer that
+# dropped it) before a call does.
+DEFAULT_KEEPALIVE_TIME = 30.0
+DEFAULT_KEEPALIVE_TIMEOUT = 10.0
+DEFAULT_EAGER_CONNECT_TIMEOUT = 10.0
+DEFAULT_TTL = 60.0
+
+
+def seconds(value: float | timedelta) -> float:
+    """Accept seconds or a timedelta wherever a duration is taken."""
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RetryPolicy:
+    """Retries of idempotent calls on UNAVAILABLE / INTERNAL, within the deadline."""
+
+    max_attempts: int = DEFAULT_RETRY_MAX_ATTEMPTS
+    """Attempts in all, the first included; 1 turns retries off."""
+    initial_backoff: float = DEFAULT_RETRY_INITIAL_BACKOFF
+    """Seconds before the second attempt; doubles per attempt."""
+    max_backoff: float = DEFAULT_RETRY_MAX_BACKOFF
+    """Cap on any one delay, seconds."""
+    jitter: float = DEFAULT_RETRY_JITTER
+    """Share (0..1) of each delay removed at random."""
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("RetryPolicy.max_attempts must be at least 1")
+        if not 0.0 <= self.jitter <= 1.0:
+            raise ValueError("RetryPolicy.jitter must be between 0 and 1")
+        if self.initial_backoff < 0 or self.max_backoff < self.initial_backoff:
+            raise ValueError("RetryPolicy needs 0 <= initial_backoff <= max_backoff")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Config:
+    """How a client talks to the server. Build one from a preset, then `replace`."""
+
+    channels: int = DEFAULT_CHANNELS
+    """gRPC channels, each its own TCP connection; calls go round robin."""
+    max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS
+    """Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap."""
+    deadline: float = DEFAULT_DEADLINE
+    """Seconds a call may take in all: queue, attempts and backoff."""
+    keepalive_time: float | None = DEFAULT_KEEPALIVE_TIME
+    """Seconds between pings on a connection; None turns pings off."""
+    keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT
+    """Seconds to wait for a ping's answer before dropping the connection."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    """Retries of idempotent calls."""
+    eager_connect_timeout: float | None = DEFAULT_EAGER_CONNECT_TIMEOUT
+    """Seconds to wait for the channels to connect before the first call; None = lazy."""
+    default_ttl: float = DEFAULT_TTL
+    """TTL in seconds of writes that do not pass their own."""
+
+    def __post_init__(self) -> None:
+        if self.channels < 1:
+            raise ValueError("Config.channels must be at least 1")
+        if self.max_concurrent_requests < 0:
+            raise ValueError("Config.max_concurrent_requests must be 0 (no cap) or more")
+        if self.deadline <= 0 or self.default_ttl <= 0:
+            raise ValueError("Config.deadline and Config.default_ttl must be positive")
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with the given knobs changed."""
+        return dataclasses.replace(self, **changes)

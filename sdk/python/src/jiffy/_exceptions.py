@@ -1,0 +1,173 @@
+"""Every error the clients raise, and the one place gRPC failures become them.
+
+    CacheError
+    ├── ConnectionError          UNAVAILABLE; eager connection that timed out
+    ├── TimeoutError             DEADLINE_EXCEEDED; the in-flight queue outlasted `deadline`
+    ├── AuthenticationError      UNAUTHENTICATED
+    ├── PermissionError          PERMISSION_DENIED
+    ├── NotFoundError            NOT_FOUND (err: item_not_found)
+    │   └── CacheNotFoundError   NOT_FOUND for the cache (err: store_not_found, or none)
+    ├── AlreadyExistsError       ALREADY_EXISTS
+    ├── LimitExceededError       RESOURCE_EXHAUSTED (`reason` holds the err trailer)
+    ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE
+    │   └── WrongTypeError       FAILED_PRECONDITION
+    └── ServerError              INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, ABORTED, CANCELLED
+
+FAILED_PRECONDITION is what the server answers when the item cannot take
+the call (Increment on a value that is not an integer). It sits under
+InvalidArgumentError because, like a bad argument, sending the same request
+again cannot succeed: the caller has to change the request or the item. It
+gets its own class so that code can tell "wrong item" from "malformed call".
+
+The names shadow three builtins on purpose (the TypeScript SDK uses the same
+names); use them qualified, `jiffy.TimeoutError`. They do not inherit from
+the builtins, so `except TimeoutError:` without the prefix does not catch them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+
+class CacheError(Exception):
+    """Base of every error raised by jiffy.
+
+    `status` is the gRPC status name (None when no call was made), `reason`
+    the server's `err` trailer when it sent one.
+    """
+
+    def __init__(self, message: str, *, status: str | None = None, reason: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+
+
+class ConnectionError(CacheError):  # noqa: A001 - same name in every jiffy SDK
+    """The server could not be reached."""
+
+
+class TimeoutError(CacheError):  # noqa: A001
+    """The call did not finish within the configured deadline."""
+
+
+class AuthenticationError(CacheError):
+    """The API key is missing, malformed or expired."""
+
+
+class PermissionError(CacheError):  # noqa: A001
+    """The API key does not allow this call."""
+
+
+class NotFoundError(CacheError):
+    """Something the call needs does not exist."""
+
+
+class CacheNotFoundError(NotFoundError):
+    """The cache named by the call does not exist."""
+
+
+class AlreadyExistsError(CacheError):
+    """The cache to create exists already."""
+
+
+class LimitExceededError(CacheError):
+    """A server limit was hit: item size, request size, rate, number of caches."""
+
+
+class InvalidArgumentError(CacheError):
+    """The server refused the request as malformed (bad key, TTL, cache name)."""
+
+
+class WrongTypeError(InvalidArgumentError):
+    """The item cannot take this call, e.g. increment of a non-integer value."""
+
+
+class ServerError(CacheError):
+    """The server failed, or does not implement the call."""
+
+
+_CLASS_BY_STATUS: dict[grpc.StatusCode, type[CacheError]] = {
+    grpc.StatusCode.UNAVAILABLE: ConnectionError,
+    grpc.StatusCode.DEADLINE_EXCEEDED: TimeoutError,
+    grpc.StatusCode.UNAUTHENTICATED: AuthenticationError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionError,
+    grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: LimitExceededError,
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
+    grpc.StatusCode.OUT_OF_RANGE: InvalidArgumentError,
+    grpc.StatusCode.FAILED_PRECONDITION: WrongTypeError,
+}
+
+# What to change, by `err` trailer, where the trailer says more than the status.
+_ADVICE_BY_REASON = {
+    "item_size_limit_exceeded": "the value is larger than the server's item limit"
+    " (jiffy-server --max-value-size); store smaller values",
+    "element_size_limit_exceeded": "an element is larger than the server's limit",
+    "request_size_limit_exceeded": "the request is larger than the server's limit"
+    " (jiffy-server --max-request-size); split the batch",
+    "operations_rate_limit_exceeded": "the cache's request rate limit was hit;"
+    " send fewer requests per second or ask for a higher limit",
+    "throughput_rate_limit_exceeded": "the cache's throughput limit was hit;"
+    " send fewer bytes per second or ask for a higher limit",
+}
+
+
+def _advice(status: grpc.StatusCode, reason: str | None, deadline: float, target: str) -> str:
+    if reason in _ADVICE_BY_REASON:
+        return _ADVICE_BY_REASON[reason]
+    if status is grpc.StatusCode.DEADLINE_EXCEEDED:
+        return f"no answer within {deadline:g} s; raise `deadline` in the config"
+    if status is grpc.StatusCode.UNAVAILABLE:
+        return (
+            f"server {target} unavailable; check the endpoint,"
+            " or raise `retry.max_attempts` to ride out restarts"
+        )
+    if status is grpc.StatusCode.UNAUTHENTICATED:
+        return "check the API key (JIFFY_API_KEY / MOMENTO_API_KEY)"
+    if status is grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return "a server limit was hit (e.g. jiffy-server --max-caches)"
+    return ""
+
+
+def _trailer(exc: grpc.RpcError, name: str) -> str | None:
+    metadata: Any = exc.trailing_metadata() if hasattr(exc, "trailing_metadata") else None
+    for key, value in metadata or ():
+        if key == name:
+            return value if isinstance(value, str) else value.decode(errors="replace")
+    return None
+
+
+def error_from_rpc(
+    exc: grpc.RpcError, *, call: str, deadline: float, target: str, cache_call: bool
+) -> CacheError:
+    """Translate a failed call into the CacheError to raise `from exc`.
+
+    `cache_call` says whether the call named a cache (data plane or a control
+    call on one cache), so that NOT_FOUND without a reason means the cache.
+    """
+    status: grpc.StatusCode = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
+    details: str = (exc.details() if hasattr(exc, "details") else None) or ""
+    reason = _trailer(exc, "err")
+    cls = _CLASS_BY_STATUS.get(status, ServerError)
+    if cls is NotFoundError and (reason == "store_not_found" or (reason is None and cache_call)):
+        cls = CacheNotFoundError
+    parts = [f"{call} failed: {status.name}"]
+    if details:
+        parts.append(details)
+    advice = _advice(status, reason, deadline, target)
+    if advice:
+        parts.append(advice)
+    return cls(": ".join(parts), status=status.name, reason=reason)
+
+
+def queue_timeout(call: str, deadline: float, cap: int) -> TimeoutError:
+    """The call waited its whole deadline for a slot under the in-flight cap."""
+    return TimeoutError(
+        f"{call} waited {deadline:g} s for one of {cap} in-flight slots; raise"
+        " `max_concurrent_requests` (or `deadline`) in the config, or send fewer"
+        " calls at once",
+        status="DEADLINE_EXCEEDED",
+    )

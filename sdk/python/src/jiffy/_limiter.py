@@ -1,0 +1,122 @@
+"""The in-flight cap: a FIFO queue in front of the channels.
+
+Below the cap, acquiring is one comparison and one increment: no Future, no
+lock round trip (the asyncio version) or one uncontended lock (the thread
+version). At the cap, callers queue in arrival order and each release hands
+its slot to the oldest waiter directly, so a newcomer cannot overtake the
+queue. `high_water` records the most slots ever held, for tests and the
+loadgen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections import deque
+
+
+class AsyncLimiter:
+    """At most `cap` holders at once in one event loop; cap 0 = no limit."""
+
+    __slots__ = ("cap", "in_flight", "high_water", "_waiters")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.in_flight = 0
+        self.high_water = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    def try_acquire(self) -> bool:
+        """Take a slot if one is free and nobody queues before us."""
+        if self.cap and (self.in_flight >= self.cap or self._waiters):
+            return False
+        self.in_flight += 1
+        if self.in_flight > self.high_water:
+            self.high_water = self.in_flight
+        return True
+
+    async def acquire(self, timeout: float) -> bool:
+        """Wait in line for a slot; False when `timeout` passed first."""
+        if self.try_acquire():
+            return True
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            if waiter.done() and not waiter.cancelled():
+                # The slot was handed over as we gave up: pass it on.
+                self.release()
+            else:
+                self._remove(waiter)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return False
+        return True
+
+    def _remove(self, waiter: asyncio.Future[None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._waiters.remove(waiter)
+
+    def release(self) -> None:
+        """Give the slot to the oldest live waiter, or free it."""
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot moves; in_flight is unchanged
+                return
+        self.in_flight -= 1
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
+
+
+class SyncLimiter:
+    """At most `cap` holders at once across threads; cap 0 = no limit."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.in_flight = 0
+        self.high_water = 0
+        self._lock = threading.Lock()
+        self._waiters: deque[threading.Event] = deque()
+
+    def try_acquire(self) -> bool:
+        with self._lock:
+            return self._take_locked()
+
+    def _take_locked(self) -> bool:
+        if self.cap and (self.in_flight >= self.cap or self._waiters):
+            return False
+        self.in_flight += 1
+        self.high_water = max(self.high_water, self.in_flight)
+        return True
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait in line for a slot; False when `timeout` passed first."""
+        with self._lock:
+            if self._take_locked():
+                return True
+            event = threading.Event()
+            self._waiters.append(event)
+        if event.wait(timeout):
+            return True
+        with self._lock:
+            if event.is_set():  # handed over as we gave up: keep it
+                return True
+            self._waiters.remove(event)
+            return False
+
+    def release(self) -> None:
+        with self._lock:
+            if self._waiters:
+                self._waiters.popleft().set()  # the slot moves to the oldest waiter
+            else:
+                self.in_flight -= 1
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)

@@ -1,0 +1,105 @@
+from collections.abc import Iterable as _Iterable
+from collections.abc import Mapping as _Mapping
+from typing import ClassVar as _ClassVar
+
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class _CreateCacheRequest(_message.Message):
+    __slots__ = ("cache_name",)
+    CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
+    cache_name: str
+    def __init__(self, cache_name: str | None = ...) -> None: ...
+
+class _CreateCacheResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class _DeleteCacheRequest(_message.Message):
+    __slots__ = ("cache_name",)
+    CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
+    cache_name: str
+    def __init__(self, cache_name: str | None = ...) -> None: ...
+
+class _DeleteCacheResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class _FlushCacheRequest(_message.Message):
+    __slots__ = ("cache_name",)
+    CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
+    cache_name: str
+    def __init__(self, cache_name: str | None = ...) -> None: ...
+
+class _FlushCacheResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class _ListCachesRequest(_message.Message):
+    __slots__ = ("next_token",)
+    NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    next_token: str
+    def __init__(self, next_token: str | None = ...) -> None: ...
+
+class _ListCachesResponse(_message.Message):
+    __slots__ = ("cache", "next_token")
+    CACHE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    cache: _containers.RepeatedCompositeFieldContainer[_Cache]
+    next_token: str
+    def __init__(
+        self,
+        cache: _Iterable[_Cache | _Mapping] | None = ...,
+        next_token: str | None = ...,
+    ) -> None: ...
+
+class _Cache(_message.Message):
+    __slots__ = ("cache_name", "cache_limits", "topic_limits")
+    CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
+    CACHE_LIMITS_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_LIMITS_FIELD_NUMBER: _ClassVar[int]
+    cache_name: str
+    cache_limits: _CacheLimits
+    topic_limits: _TopicLimits
+    def __init__(
+        self,
+        cache_name: str | None = ...,
+        cache_limits: _CacheLimits | _Mapping | None = ...,
+        topic_limits: _TopicLimits | _Mapping | None = ...,
+    ) -> None: ...
+
+class _CacheLimits(_message.Message):
+    __slots__ = ("max_traffic_rate", "max_throughput_kbps", "max_item_size_kb", "max_ttl_seconds")
+    MAX_TRAFFIC_RATE_FIELD_NUMBER: _ClassVar[int]
+    MAX_THROUGHPUT_KBPS_FIELD_NUMBER: _ClassVar[int]
+    MAX_ITEM_SIZE_KB_FIELD_NUMBER: _ClassVar[int]
+    MAX_TTL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    max_traffic_rate: int
+    max_throughput_kbps: int
+    max_item_size_kb: int
+    max_ttl_seconds: int
+    def __init__(
+        self,
+        max_traffic_rate: int | None = ...,
+        max_throughput_kbps: int | None = ...,
+        max_item_size_kb: int | None = ...,
+        max_ttl_seconds: int | None = ...,
+    ) -> None: ...
+
+class _TopicLimits(_message.Message):
+    __slots__ = ("max_publish_rate", "max_subscription_count", "max_publish_message_size_kb")
+    MAX_PUBLISH_RATE_FIELD_NUMBER: _ClassVar[int]
+    MAX_SUBSCRIPTION_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MAX_PUBLISH_MESSAGE_SIZE_KB_FIELD_NUMBER: _ClassVar[int]
+    max_publish_rate: int
+    max_subscription_count: int
+    max_publish_message_size_kb: int
+    def __init__(
+        self,
+        max_publish_rate: int | None = ...,
+        max_subscription_count: int | None = ...,
+        max_publish_message_size_kb: int | None = ...,
+    ) -> None: ...

@@ -1,0 +1,205 @@
+# Generated from _async_client.py by scripts/generate_sync.py: do not edit.
+"""CacheClient: the blocking client (grpc, thread-safe).
+
+The sync CacheClient (_sync_client.py) is generated from this file by
+scripts/generate_sync.py; change this one and regenerate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import TracebackType
+
+from jiffy import _calls as c
+from jiffy._calls import Key, SetIf, Ttl, Value
+from jiffy._config import Config
+from jiffy._endpoint import Endpoint
+from jiffy._exceptions import InvalidArgumentError
+from jiffy._sync_executor import SyncExecutor
+from jiffy.presets import in_region
+
+
+class CacheClient:
+    """A cache client; every call may raise a jiffy.CacheError.
+
+    `endpoint` defaults to `Endpoint.from_env()`, `config` to
+    `presets.in_region.latest()`. Data calls use `cache=` when given, else
+    `default_cache`. Durations are seconds (float) or timedelta.
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint | None = None,
+        config: Config | None = None,
+        *,
+        default_cache: str | None = None,
+    ) -> None:
+        self.endpoint = endpoint or Endpoint.from_env()
+        self.config = config or in_region.latest()
+        self.default_cache = default_cache
+        self._executor = SyncExecutor(self.endpoint, self.config)
+        self._default_ttl_ms = round(self.config.default_ttl * 1000)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.endpoint!r}, {self.config!r})"
+
+    def __enter__(self) -> CacheClient:
+        if self.config.eager_connect_timeout is not None:
+            self.connect()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def connect(self) -> None:
+        """Open every channel now; ConnectionError after `eager_connect_timeout`."""
+        self._executor.connect()
+
+    def close(self) -> None:
+        """Close the channels; calls in flight are cancelled."""
+        self._executor.close()
+
+    @property
+    def in_flight_high_water(self) -> int:
+        """The most calls this client ever had on the wire at once."""
+        return self._executor.limiter.high_water
+
+    def _metadata(self, cache: str | None) -> tuple[tuple[str, str], ...]:
+        name = cache or self.default_cache
+        if not name:
+            raise InvalidArgumentError(
+                "no cache named: pass cache=... or create the client with default_cache=..."
+            )
+        return self._executor.metadata(name)
+
+    def _ttl(self, ttl: Ttl | None) -> int:
+        return self._default_ttl_ms if ttl is None else c.ttl_ms(ttl, self._default_ttl_ms)
+
+    # Data plane.
+
+    def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
+        """The value of `key`, or None on a miss."""
+        request = c.GetRequest(cache_key=c.as_bytes(key))
+        return c.read_get(self._executor.call(c.GET, request, self._metadata(cache)))
+
+    def get_str(self, key: Key, *, cache: str | None = None, encoding: str = "utf-8") -> str | None:
+        """The value of `key` decoded as text, or None on a miss."""
+        value = self.get(key, cache=cache)
+        return None if value is None else value.decode(encoding)
+
+    def set(
+        self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
+    ) -> None:
+        """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
+        request = c.SetRequest(
+            cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
+        )
+        self._executor.call(c.SET, request, self._metadata(cache))
+
+    def delete(self, key: Key, *, cache: str | None = None) -> None:
+        """Remove `key`; deleting a missing key is not an error."""
+        request = c.DeleteRequest(cache_key=c.as_bytes(key))
+        self._executor.call(c.DELETE, request, self._metadata(cache))
+
+    def set_if(
+        self,
+        key: Key,
+        value: Value,
+        condition: SetIf,
+        *,
+        ttl: Ttl | None = None,
+        cache: str | None = None,
+    ) -> bool:
+        """Store `value` if `condition` (e.g. `SetIf.equal(b"old")`) holds; True if stored."""
+        request = c.set_if_request(key, value, condition, self._ttl(ttl))
+        return c.read_stored(self._executor.call(c.SET_IF, request, self._metadata(cache)))
+
+    def set_if_absent(
+        self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
+    ) -> bool:
+        """Store `value` only if `key` holds nothing; True if stored."""
+        request = c.SetIfNotExistsRequest(
+            cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
+        )
+        response = self._executor.call(c.SET_IF_NOT_EXISTS, request, self._metadata(cache))
+        return c.read_stored(response)
+
+    def increment(
+        self, key: Key, amount: int = 1, *, ttl: Ttl | None = None, cache: str | None = None
+    ) -> int:
+        """Add `amount` to the integer at `key` (a missing key starts at 0); the new value."""
+        request = c.IncrementRequest(
+            cache_key=c.as_bytes(key), amount=amount, ttl_milliseconds=self._ttl(ttl)
+        )
+        response = self._executor.call(c.INCREMENT, request, self._metadata(cache))
+        return int(response.value)
+
+    def keys_exist(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bool]:
+        """For each key, whether it holds a value."""
+        request = c.KeysExistRequest(cache_keys=[c.as_bytes(key) for key in keys])
+        response = self._executor.call(c.KEYS_EXIST, request, self._metadata(cache))
+        return list(response.exists)
+
+    def update_ttl(
+        self, key: Key, ttl: Ttl, *, mode: str = "overwrite", cache: str | None = None
+    ) -> bool:
+        """Change the TTL of `key`; mode overwrite, increase or decrease. True if changed."""
+        request = c.update_ttl_request(key, c.ttl_ms(ttl, self._default_ttl_ms), mode)
+        response = self._executor.call(c.UPDATE_TTL, request, self._metadata(cache))
+        return c.read_ttl_updated(response)
+
+    def get_ttl(self, key: Key, *, cache: str | None = None) -> float | None:
+        """Seconds `key` has left, or None when it holds nothing."""
+        request = c.ItemGetTtlRequest(cache_key=c.as_bytes(key))
+        return c.read_ttl(self._executor.call(c.ITEM_GET_TTL, request, self._metadata(cache)))
+
+    def get_type(self, key: Key, *, cache: str | None = None) -> str | None:
+        """The item type ("scalar", ...) of `key`, or None when it holds nothing."""
+        request = c.ItemGetTypeRequest(cache_key=c.as_bytes(key))
+        response = self._executor.call(c.ITEM_GET_TYPE, request, self._metadata(cache))
+        return c.read_type(response)
+
+    def get_many(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bytes | None]:
+        """The values of `keys` in order, None for each miss."""
+        request = c.get_batch_request(keys)
+        responses = self._executor.call(c.GET_BATCH, request, self._metadata(cache))
+        return [c.read_get(response) for response in responses]
+
+    def set_many(
+        self,
+        items: Mapping[Key, Value] | Iterable[tuple[Key, Value]],
+        *,
+        ttl: Ttl | None = None,
+        cache: str | None = None,
+    ) -> None:
+        """Store every (key, value) pair; all or none are written."""
+        request = c.set_batch_request(items, self._ttl(ttl))
+        self._executor.call(c.SET_BATCH, request, self._metadata(cache))
+
+    def ping(self) -> None:
+        """One round trip to the server."""
+        self._executor.control(c.PING, c.PING_REQUEST)
+
+    # Control plane.
+
+    def create_cache(self, name: str) -> None:
+        """Create cache `name`; AlreadyExistsError when it exists."""
+        self._executor.control(c.CREATE_CACHE, c.CreateCacheRequest(cache_name=name))
+
+    def delete_cache(self, name: str) -> None:
+        """Delete cache `name` and its items; CacheNotFoundError when it does not exist."""
+        self._executor.control(c.DELETE_CACHE, c.DeleteCacheRequest(cache_name=name))
+
+    def flush_cache(self, name: str) -> None:
+        """Remove every item of cache `name`."""
+        self._executor.control(c.FLUSH_CACHE, c.FlushCacheRequest(cache_name=name))
+
+    def list_caches(self) -> list[str]:
+        """The names of all caches."""
+        response = self._executor.control(c.LIST_CACHES, c.LIST_CACHES_REQUEST)
+        return [cache.cache_name for cache in response.cache]

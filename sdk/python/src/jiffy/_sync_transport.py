@@ -1,0 +1,119 @@
+# Generated from _async_transport.py by scripts/generate_sync.py: do not edit.
+"""Channels: a round-robin pool for the data plane, and the control channel.
+
+Every channel gets `grpc.use_local_subchannel_pool`: without it grpcio shares
+one TCP connection between channels whose arguments are equal, and N
+channels would still be one connection. Multicallables are made once per
+channel and RPC (no per-call lookup by path), with no interceptors: grpc.aio
+takes a slower path for every call once any interceptor is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from jiffy._calls import ALL_RPCS, Rpc
+from jiffy._config import Config
+from jiffy._endpoint import Endpoint
+from jiffy._exceptions import ConnectionError
+from jiffy._io import wait_ready_sync
+from jiffy._version import __version__
+
+# Values up to the server's 5 MiB item limit, plus batches, must come back.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Reconnect soon after a server restart; grpcio's default first wait is 1 s
+# and grows to 120 s, far too slow for a cache a few hops away.
+INITIAL_RECONNECT_BACKOFF_MS = 100
+MAX_RECONNECT_BACKOFF_MS = 5_000
+
+
+def channel_options(config: Config) -> list[tuple[str, Any]]:
+    options: list[tuple[str, Any]] = [
+        ("grpc.use_local_subchannel_pool", 1),
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.initial_reconnect_backoff_ms", INITIAL_RECONNECT_BACKOFF_MS),
+        ("grpc.min_reconnect_backoff_ms", INITIAL_RECONNECT_BACKOFF_MS),
+        ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
+        ("grpc.primary_user_agent", f"jiffy-python/{__version__}"),
+    ]
+    if config.keepalive_time is not None:
+        options += [
+            ("grpc.keepalive_time_ms", round(config.keepalive_time * 1000)),
+            ("grpc.keepalive_timeout_ms", round(config.keepalive_timeout * 1000)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.max_pings_without_data", 0),
+        ]
+    return options
+
+
+def _credentials(endpoint: Endpoint) -> grpc.ChannelCredentials:
+    roots = None
+    if endpoint.ca_file:
+        with open(endpoint.ca_file, "rb") as ca:
+            roots = ca.read()
+    return grpc.ssl_channel_credentials(root_certificates=roots)
+
+
+class SyncTransport:
+    """The open channels and, per channel, one multicallable per RPC."""
+
+    def __init__(self, endpoint: Endpoint, config: Config) -> None:
+        self.endpoint = endpoint
+        self._options = channel_options(config)
+        self.data_channels = [self._open(endpoint.data_target) for _ in range(config.channels)]
+        self._data_calls = [self._bind(channel) for channel in self.data_channels]
+        self._next = 0
+        self._single = self._data_calls[0] if config.channels == 1 else None
+        # Local servers serve both planes on one port: reuse the first data
+        # channel rather than open a connection for rare control calls.
+        self._control_calls: dict[Rpc, Any] | None = None
+        self._control_channel: grpc.Channel | None = None
+        if endpoint.control_target == endpoint.data_target:
+            self._control_calls = self._data_calls[0]
+
+    def _open(self, target: str) -> grpc.Channel:
+        if self.endpoint.tls:
+            return grpc.secure_channel(target, _credentials(self.endpoint), self._options)
+        return grpc.insecure_channel(target, self._options)
+
+    @staticmethod
+    def _bind(channel: grpc.Channel) -> dict[Rpc, Any]:
+        calls: dict[Rpc, Any] = {}
+        for rpc in ALL_RPCS:
+            # Typed loosely: the stubs lack `_registered_method`, which lets
+            # grpc register the path once instead of per call.
+            make: Any = channel.unary_stream if rpc.streaming else channel.unary_unary
+            calls[rpc] = make(rpc.path, rpc.serialize, rpc.deserialize, _registered_method=True)
+        return calls
+
+    def data_call(self, rpc: Rpc) -> Any:
+        """The multicallable of `rpc` on the next data channel (round robin)."""
+        if self._single is not None:
+            return self._single[rpc]
+        index = self._next
+        self._next = (index + 1) % len(self._data_calls)
+        return self._data_calls[index][rpc]
+
+    def control_call(self, rpc: Rpc) -> Any:
+        if self._control_calls is None:
+            self._control_channel = self._open(self.endpoint.control_target)
+            self._control_calls = self._bind(self._control_channel)
+        return self._control_calls[rpc]
+
+    def connect(self, timeout: float) -> None:
+        """Wait until every data channel is READY; ConnectionError after `timeout`."""
+        if not wait_ready_sync(self.data_channels, timeout):
+            raise ConnectionError(
+                f"could not connect to {self.endpoint.data_target} within {timeout:g} s;"
+                " check that the server is up and the endpoint is right, or raise"
+                " `eager_connect_timeout` in the config"
+            )
+
+    def close(self) -> None:
+        for channel in self.data_channels:
+            channel.close()
+        if self._control_channel is not None:
+            self._control_channel.close()

@@ -1,0 +1,53 @@
+"""The loadgen driver for this SDK: AsyncCacheClient as users would build it."""
+
+from __future__ import annotations
+
+from jiffy import presets
+from jiffy._async_client import AsyncCacheClient
+from jiffy._endpoint import Endpoint
+from jiffy._exceptions import AlreadyExistsError, CacheError
+from jiffy._version import __version__
+from jiffy.loadgen._options import Options
+
+
+class JiffyDriver:
+    sdk = "jiffy-python"
+    sdk_version = __version__
+
+    def __init__(self) -> None:
+        self._client: AsyncCacheClient | None = None
+
+    async def start(self, options: Options) -> tuple[int, int]:
+        config = presets.by_name(options.preset).latest()
+        if options.channels is not None:
+            config = config.replace(channels=options.channels)
+        if options.max_concurrent_requests is not None:
+            config = config.replace(max_concurrent_requests=options.max_concurrent_requests)
+        client = AsyncCacheClient(
+            Endpoint.parse(options.endpoint), config, default_cache=options.cache
+        )
+        self._client = client
+        await client.connect()
+        try:
+            await client.create_cache(options.cache)
+        except AlreadyExistsError:
+            pass
+        # Bound once: the workers call these for every request.
+        self.get = client.get  # type: ignore[method-assign]
+        self.set = client.set  # type: ignore[method-assign]
+        return config.channels, config.max_concurrent_requests
+
+    async def get(self, key: bytes) -> object:
+        raise RuntimeError("start() first")
+
+    async def set(self, key: bytes, value: bytes) -> object:
+        raise RuntimeError("start() first")
+
+    def error_name(self, exc: BaseException) -> str:
+        if isinstance(exc, CacheError) and exc.status:
+            return exc.status
+        return type(exc).__name__
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
