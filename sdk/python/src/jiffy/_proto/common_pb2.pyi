@@ -1,7 +1,6 @@
-from typing import ClassVar as _ClassVar
-
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Optional as _Optional
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -13,7 +12,7 @@ class PresentAndNotEqual(_message.Message):
     __slots__ = ("value_to_check",)
     VALUE_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     value_to_check: bytes
-    def __init__(self, value_to_check: bytes | None = ...) -> None: ...
+    def __init__(self, value_to_check: _Optional[bytes] = ...) -> None: ...
 
 class Absent(_message.Message):
     __slots__ = ()
@@ -23,16 +22,16 @@ class Equal(_message.Message):
     __slots__ = ("value_to_check",)
     VALUE_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     value_to_check: bytes
-    def __init__(self, value_to_check: bytes | None = ...) -> None: ...
+    def __init__(self, value_to_check: _Optional[bytes] = ...) -> None: ...
 
 class AbsentOrEqual(_message.Message):
     __slots__ = ("value_to_check",)
     VALUE_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     value_to_check: bytes
-    def __init__(self, value_to_check: bytes | None = ...) -> None: ...
+    def __init__(self, value_to_check: _Optional[bytes] = ...) -> None: ...
 
 class NotEqual(_message.Message):
     __slots__ = ("value_to_check",)
     VALUE_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     value_to_check: bytes
-    def __init__(self, value_to_check: bytes | None = ...) -> None: ...
+    def __init__(self, value_to_check: _Optional[bytes] = ...) -> None: ...

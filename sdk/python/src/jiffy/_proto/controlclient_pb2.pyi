@@ -1,10 +1,8 @@
-from collections.abc import Iterable as _Iterable
-from collections.abc import Mapping as _Mapping
-from typing import ClassVar as _ClassVar
-
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from google.protobuf.internal import containers as _containers
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -12,7 +10,7 @@ class _CreateCacheRequest(_message.Message):
     __slots__ = ("cache_name",)
     CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
     cache_name: str
-    def __init__(self, cache_name: str | None = ...) -> None: ...
+    def __init__(self, cache_name: _Optional[str] = ...) -> None: ...
 
 class _CreateCacheResponse(_message.Message):
     __slots__ = ()
@@ -22,7 +20,7 @@ class _DeleteCacheRequest(_message.Message):
     __slots__ = ("cache_name",)
     CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
     cache_name: str
-    def __init__(self, cache_name: str | None = ...) -> None: ...
+    def __init__(self, cache_name: _Optional[str] = ...) -> None: ...
 
 class _DeleteCacheResponse(_message.Message):
     __slots__ = ()
@@ -32,7 +30,7 @@ class _FlushCacheRequest(_message.Message):
     __slots__ = ("cache_name",)
     CACHE_NAME_FIELD_NUMBER: _ClassVar[int]
     cache_name: str
-    def __init__(self, cache_name: str | None = ...) -> None: ...
+    def __init__(self, cache_name: _Optional[str] = ...) -> None: ...
 
 class _FlushCacheResponse(_message.Message):
     __slots__ = ()
@@ -42,7 +40,7 @@ class _ListCachesRequest(_message.Message):
     __slots__ = ("next_token",)
     NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     next_token: str
-    def __init__(self, next_token: str | None = ...) -> None: ...
+    def __init__(self, next_token: _Optional[str] = ...) -> None: ...
 
 class _ListCachesResponse(_message.Message):
     __slots__ = ("cache", "next_token")
@@ -50,11 +48,7 @@ class _ListCachesResponse(_message.Message):
     NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     cache: _containers.RepeatedCompositeFieldContainer[_Cache]
     next_token: str
-    def __init__(
-        self,
-        cache: _Iterable[_Cache | _Mapping] | None = ...,
-        next_token: str | None = ...,
-    ) -> None: ...
+    def __init__(self, cache: _Optional[_Iterable[_Union[_Cache, _Mapping]]] = ..., next_token: _Optional[str] = ...) -> None: ...
 
 class _Cache(_message.Message):
     __slots__ = ("cache_name", "cache_limits", "topic_limits")
@@ -64,12 +58,7 @@ class _Cache(_message.Message):
     cache_name: str
     cache_limits: _CacheLimits
     topic_limits: _TopicLimits
-    def __init__(
-        self,
-        cache_name: str | None = ...,
-        cache_limits: _CacheLimits | _Mapping | None = ...,
-        topic_limits: _TopicLimits | _Mapping | None = ...,
-    ) -> None: ...
+    def __init__(self, cache_name: _Optional[str] = ..., cache_limits: _Optional[_Union[_CacheLimits, _Mapping]] = ..., topic_limits: _Optional[_Union[_TopicLimits, _Mapping]] = ...) -> None: ...
 
 class _CacheLimits(_message.Message):
     __slots__ = ("max_traffic_rate", "max_throughput_kbps", "max_item_size_kb", "max_ttl_seconds")
@@ -81,13 +70,7 @@ class _CacheLimits(_message.Message):
     max_throughput_kbps: int
     max_item_size_kb: int
     max_ttl_seconds: int
-    def __init__(
-        self,
-        max_traffic_rate: int | None = ...,
-        max_throughput_kbps: int | None = ...,
-        max_item_size_kb: int | None = ...,
-        max_ttl_seconds: int | None = ...,
-    ) -> None: ...
+    def __init__(self, max_traffic_rate: _Optional[int] = ..., max_throughput_kbps: _Optional[int] = ..., max_item_size_kb: _Optional[int] = ..., max_ttl_seconds: _Optional[int] = ...) -> None: ...
 
 class _TopicLimits(_message.Message):
     __slots__ = ("max_publish_rate", "max_subscription_count", "max_publish_message_size_kb")
@@ -97,9 +80,4 @@ class _TopicLimits(_message.Message):
     max_publish_rate: int
     max_subscription_count: int
     max_publish_message_size_kb: int
-    def __init__(
-        self,
-        max_publish_rate: int | None = ...,
-        max_subscription_count: int | None = ...,
-        max_publish_message_size_kb: int | None = ...,
-    ) -> None: ...
+    def __init__(self, max_publish_rate: _Optional[int] = ..., max_subscription_count: _Optional[int] = ..., max_publish_message_size_kb: _Optional[int] = ...) -> None: ...

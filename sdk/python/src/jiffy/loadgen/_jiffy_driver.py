@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from jiffy import presets
 from jiffy._async_client import AsyncCacheClient
 from jiffy._endpoint import Endpoint
@@ -28,10 +30,8 @@ class JiffyDriver:
         )
         self._client = client
         await client.connect()
-        try:
+        with contextlib.suppress(AlreadyExistsError):
             await client.create_cache(options.cache)
-        except AlreadyExistsError:
-            pass
         # Bound once: the workers call these for every request.
         self.get = client.get  # type: ignore[method-assign]
         self.set = client.set  # type: ignore[method-assign]

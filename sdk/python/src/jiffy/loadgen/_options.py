@@ -58,7 +58,7 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
     add("--concurrency", type=_positive_int, default=defaults.concurrency, metavar="N",
         help="workers, each with one request in flight")  # fmt: skip
     add("--rate", type=float, default=defaults.rate, metavar="R",
-        help="open loop: R requests/s in total, timed from intended send; 0 = closed loop")  # fmt: skip
+        help="open loop: R requests/s in all, timed from intended send; 0 = closed")  # fmt: skip
     add("--channels", type=_positive_int, default=None, metavar="N",
         help="gRPC channels (default: the preset's)")  # fmt: skip
     add("--max-concurrent-requests", type=_non_negative_int, default=None, metavar="N",

@@ -18,7 +18,7 @@ def _run_loop(coroutine: Coroutine[Any, Any, dict[str, Any]], use_uvloop: bool) 
     if use_uvloop:
         import uvloop
 
-        return uvloop.run(coroutine)  # type: ignore[no-any-return]
+        return uvloop.run(coroutine)
     return asyncio.run(coroutine)
 
 
