@@ -1,4 +1,30 @@
 // Public surface of @jiffy/sdk.
+//
+//   import { CacheClient, presets } from '@jiffy/sdk';
+//   const client = await CacheClient.create({ ...presets.inRegion.latest(), endpoint: '127.0.0.1:8080' });
+//   await client.set('demo', 'greeting', 'hello');
+//   console.log(await client.getString('demo', 'greeting'));
+export { CacheClient } from './cache-client.js';
+export type { ItemType, SetIfCondition, TtlUpdate, WriteOptions } from './cache-client.js';
+export type { Bytes } from './codec.js';
+export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
+export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
+export * as presets from './presets.js';
+export type { Preset } from './presets.js';
+export {
+  AlreadyExistsError,
+  AuthenticationError,
+  CacheError,
+  CacheNotFoundError,
+  ConnectionError,
+  InvalidArgumentError,
+  LimitExceededError,
+  NotFoundError,
+  PermissionError,
+  ServerError,
+  TimeoutError,
+  WrongTypeError,
+} from './errors.js';
 export { SDK_NAME, SDK_VERSION } from './version.js';
-export type { Channel, ChannelFactory, ChannelTarget, CallOptions } from './transport/channel.js';
+export type { CallOptions, Channel, ChannelFactory, ChannelTarget } from './transport/channel.js';
 export { StatusError } from './transport/channel.js';

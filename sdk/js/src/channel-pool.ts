@@ -1,0 +1,73 @@
+// N channels to one endpoint; each call goes to the channel with the fewest
+// calls in flight. A server allows ~100 streams per connection, so spreading
+// keeps each connection under that and a slow connection gets fewer calls.
+// The scan starts one further each call, so ties rotate (round robin when
+// the load is even).
+//
+// A channel whose connection dropped reconnects on its next call (both
+// transports do this themselves); the pool never replaces channels.
+import type { CallOptions, Channel, ChannelFactory, ChannelTarget } from './transport/channel.js';
+
+export class ChannelPool {
+  private readonly channels: Channel[];
+  private readonly inFlight: number[];
+  private next = 0;
+
+  constructor(factory: ChannelFactory, target: ChannelTarget, count: number) {
+    this.channels = Array.from({ length: count }, () => factory(target));
+    this.inFlight = new Array<number>(count).fill(0);
+  }
+
+  get size(): number {
+    return this.channels.length;
+  }
+
+  /** Channels holding an open connection now. */
+  connectedCount(): number {
+    return this.channels.reduce((n, channel) => n + (channel.isConnected() ? 1 : 0), 0);
+  }
+
+  /** Connects every channel; rejects with the first failure. */
+  async connect(deadline: number): Promise<void> {
+    await Promise.all(this.channels.map((channel) => channel.connect(deadline)));
+  }
+
+  unary(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array> {
+    const index = this.pick();
+    this.inFlight[index]! += 1;
+    return this.channels[index]!.unary(path, request, options).finally(() => {
+      this.inFlight[index]! -= 1;
+    });
+  }
+
+  serverStream(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array[]> {
+    const index = this.pick();
+    this.inFlight[index]! += 1;
+    return this.channels[index]!.serverStream(path, request, options).finally(() => {
+      this.inFlight[index]! -= 1;
+    });
+  }
+
+  close(): void {
+    for (const channel of this.channels) channel.close();
+  }
+
+  /** Index of the least-loaded channel, scanning from a rotating start. */
+  pick(): number {
+    const count = this.channels.length;
+    if (count === 1) return 0;
+    const start = this.next;
+    this.next = start + 1 === count ? 0 : start + 1;
+    let best = start;
+    let bestLoad = this.inFlight[start]!;
+    for (let step = 1; step < count && bestLoad > 0; step += 1) {
+      const index = (start + step) % count;
+      const load = this.inFlight[index]!;
+      if (load < bestLoad) {
+        best = index;
+        bestLoad = load;
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,152 @@
+// Every error the client rejects with, and the one place a transport's
+// StatusError becomes one of them.
+//
+//   CacheError
+//   ├── ConnectionError          UNAVAILABLE; eager connect that timed out; client closed
+//   ├── TimeoutError             DEADLINE_EXCEEDED; the in-flight queue outlasted `deadlineMs`
+//   ├── AuthenticationError      UNAUTHENTICATED
+//   ├── PermissionError          PERMISSION_DENIED
+//   ├── NotFoundError            NOT_FOUND (err: item_not_found)
+//   │   └── CacheNotFoundError   NOT_FOUND for the cache (err: store_not_found, or none)
+//   ├── AlreadyExistsError       ALREADY_EXISTS
+//   ├── LimitExceededError       RESOURCE_EXHAUSTED (`reason` holds the err trailer)
+//   ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE
+//   │   └── WrongTypeError       FAILED_PRECONDITION
+//   └── ServerError              INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, ABORTED, CANCELLED
+//
+// FAILED_PRECONDITION is the server's answer when the item cannot take the
+// call (increment of a value that is not an integer). Like a bad argument,
+// sending it again cannot succeed, so WrongTypeError sits under
+// InvalidArgumentError; its own class tells "wrong item" from "bad call".
+// The tree and the names are the same in the Python SDK.
+import { StatusError } from './transport/channel.js';
+import { Status, statusName } from './status.js';
+
+export class CacheError extends Error {
+  /** gRPC status name (`'UNAVAILABLE'`), undefined when no call was made. */
+  readonly status: string | undefined;
+  /** The server's `err` trailer, when it sent one. */
+  readonly reason: string | undefined;
+
+  constructor(message: string, options: { status?: string; reason?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options.status;
+    this.reason = options.reason;
+  }
+}
+
+/** The server could not be reached, or the client is closed. */
+export class ConnectionError extends CacheError {}
+/** The call did not finish within `deadlineMs`. */
+export class TimeoutError extends CacheError {}
+/** The API key is missing, malformed or expired. */
+export class AuthenticationError extends CacheError {}
+/** The API key does not allow this call. */
+export class PermissionError extends CacheError {}
+/** Something the call needs does not exist. */
+export class NotFoundError extends CacheError {}
+/** The cache named by the call does not exist. */
+export class CacheNotFoundError extends NotFoundError {}
+/** The cache to create exists already. */
+export class AlreadyExistsError extends CacheError {}
+/** A server limit was hit: item size, request size, rate, number of caches. */
+export class LimitExceededError extends CacheError {}
+/** The server refused the request as malformed (bad key, TTL, cache name). */
+export class InvalidArgumentError extends CacheError {}
+/** The item cannot take this call, e.g. increment of a non-integer value. */
+export class WrongTypeError extends InvalidArgumentError {}
+/** The server failed, or does not implement the call. */
+export class ServerError extends CacheError {}
+
+type ErrorClass = new (message: string, options?: { status?: string; reason?: string; cause?: unknown }) => CacheError;
+
+const CLASS_BY_STATUS: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
+  [Status.UNAVAILABLE, ConnectionError],
+  [Status.DEADLINE_EXCEEDED, TimeoutError],
+  [Status.UNAUTHENTICATED, AuthenticationError],
+  [Status.PERMISSION_DENIED, PermissionError],
+  [Status.NOT_FOUND, NotFoundError],
+  [Status.ALREADY_EXISTS, AlreadyExistsError],
+  [Status.RESOURCE_EXHAUSTED, LimitExceededError],
+  [Status.INVALID_ARGUMENT, InvalidArgumentError],
+  [Status.OUT_OF_RANGE, InvalidArgumentError],
+  [Status.FAILED_PRECONDITION, WrongTypeError],
+]);
+
+// What to change, by `err` trailer, where the trailer says more than the status.
+const ADVICE_BY_REASON: Readonly<Record<string, string>> = {
+  item_size_limit_exceeded:
+    "the value is larger than the server's item limit (jiffy-server --max-value-size); store smaller values",
+  element_size_limit_exceeded: "an element is larger than the server's limit",
+  request_size_limit_exceeded:
+    "the request is larger than the server's limit (jiffy-server --max-request-size); split the batch",
+  operations_rate_limit_exceeded:
+    "the cache's request rate limit was hit; send fewer requests per second or ask for a higher limit",
+  throughput_rate_limit_exceeded:
+    "the cache's throughput limit was hit; send fewer bytes per second or ask for a higher limit",
+};
+
+/** What the mapping needs to know about the call besides its status. */
+export interface CallContext {
+  /** Method name for the message, e.g. `'Get'`. */
+  call: string;
+  deadlineMs: number;
+  /** host:port the call went to. */
+  target: string;
+  /** The call named a cache, so NOT_FOUND without a reason means the cache. */
+  cacheCall: boolean;
+}
+
+function advice(code: number, reason: string | undefined, context: CallContext): string {
+  if (reason !== undefined && reason in ADVICE_BY_REASON) return ADVICE_BY_REASON[reason]!;
+  switch (code) {
+    case Status.DEADLINE_EXCEEDED:
+      return `no answer within ${context.deadlineMs} ms; raise \`deadlineMs\` in the options`;
+    case Status.UNAVAILABLE:
+      return `server ${context.target} unavailable; check the endpoint, or raise \`retry.maxAttempts\` to ride out restarts`;
+    case Status.UNAUTHENTICATED:
+      return 'check the API key (`apiKey`, JIFFY_API_KEY or MOMENTO_API_KEY)';
+    case Status.RESOURCE_EXHAUSTED:
+      return 'a server limit was hit (e.g. jiffy-server --max-caches)';
+    default:
+      return '';
+  }
+}
+
+/** Translates a failed call into the CacheError to reject with. */
+export function errorFromStatus(err: StatusError, context: CallContext): CacheError {
+  const reason = err.trailers.err;
+  let ErrorType = CLASS_BY_STATUS.get(err.code) ?? ServerError;
+  if (ErrorType === NotFoundError && (reason === 'store_not_found' || (reason === undefined && context.cacheCall))) {
+    ErrorType = CacheNotFoundError;
+  }
+  const name = statusName(err.code);
+  const parts = [`${context.call} failed: ${name}`];
+  if (err.details) parts.push(err.details);
+  const hint = advice(err.code, reason, context);
+  if (hint) parts.push(hint);
+  return new ErrorType(parts.join(': '), { status: name, reason, cause: err });
+}
+
+/** Any failure (a StatusError or an unexpected throw) as a CacheError. */
+export function toCacheError(err: unknown, context: CallContext): CacheError {
+  if (err instanceof CacheError) return err;
+  if (err instanceof StatusError) return errorFromStatus(err, context);
+  const message = err instanceof Error ? err.message : String(err);
+  return new ServerError(`${context.call} failed: ${message}`, { status: 'UNKNOWN', cause: err });
+}
+
+/** The call waited its whole deadline for a slot under the in-flight cap. */
+export function queueTimeout(call: string, deadlineMs: number, cap: number): TimeoutError {
+  return new TimeoutError(
+    `${call} waited ${deadlineMs} ms for one of ${cap} in-flight slots; raise \`maxConcurrentRequests\` ` +
+      '(or `deadlineMs`) in the options, or send fewer calls at once',
+    { status: 'DEADLINE_EXCEEDED' },
+  );
+}
+
+/** A call on a client after close(). */
+export function clientClosed(call: string): ConnectionError {
+  return new ConnectionError(`${call} failed: the client is closed; create a new CacheClient`);
+}

@@ -1,0 +1,162 @@
+// A Channel over @grpc/grpc-js: one grpc.Client, one TCP connection.
+//
+// `grpc.use_local_subchannel_pool` gives each client its own subchannel, so
+// N channels are N connections (without it grpc-js shares one connection
+// between every client to the same target, and more channels add nothing).
+// Messages cross as bytes: the client encodes protobuf itself, so the
+// serializers here are identities on Buffers.
+import * as grpc from '@grpc/grpc-js';
+import { type CallOptions, type Channel, type ChannelFactory, type ChannelTarget, StatusError } from './channel.js';
+import { SDK_NAME, SDK_VERSION } from '../version.js';
+
+const STATUS_UNAVAILABLE = 14;
+const STATUS_DEADLINE_EXCEEDED = 4;
+const STATUS_INTERNAL = 13;
+
+// Reconnect quickly after a server restart: grpc-js defaults start at 1 s and
+// grow to 120 s, far longer than a cache caller wants to wait.
+const INITIAL_RECONNECT_BACKOFF_MS = 100;
+const MAX_RECONNECT_BACKOFF_MS = 2_000;
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function identity(bytes: Buffer): Buffer {
+  return bytes;
+}
+
+function trailersOf(metadata: grpc.Metadata | undefined): Record<string, string> {
+  const trailers: Record<string, string> = {};
+  if (metadata === undefined) return trailers;
+  for (const [key, value] of Object.entries(metadata.getMap())) {
+    trailers[key] = typeof value === 'string' ? value : value.toString('utf8');
+  }
+  return trailers;
+}
+
+function statusErrorOf(err: grpc.ServiceError | Error): StatusError {
+  if ('code' in err && typeof err.code === 'number') {
+    return new StatusError(err.code, err.details ?? err.message, trailersOf(err.metadata));
+  }
+  return new StatusError(STATUS_INTERNAL, err.message);
+}
+
+function channelOptions(target: ChannelTarget): grpc.ChannelOptions {
+  const options: grpc.ChannelOptions = {
+    'grpc.use_local_subchannel_pool': 1,
+    'grpc.max_receive_message_length': target.maxReceiveMessageBytes,
+    'grpc.primary_user_agent': `${SDK_NAME}/${SDK_VERSION}`,
+    'grpc.initial_reconnect_backoff_ms': INITIAL_RECONNECT_BACKOFF_MS,
+    'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS,
+    // The client retries idempotent calls itself; grpc-js must not add its own.
+    'grpc.enable_retries': 0,
+  };
+  if (target.keepaliveTimeMs > 0) {
+    options['grpc.keepalive_time_ms'] = target.keepaliveTimeMs;
+    options['grpc.keepalive_timeout_ms'] = target.keepaliveTimeoutMs;
+    options['grpc.keepalive_permit_without_calls'] = 1;
+  }
+  if (target.tls?.serverName !== undefined) {
+    options['grpc.ssl_target_name_override'] = target.tls.serverName;
+  }
+  return options;
+}
+
+class GrpcJsChannel implements Channel {
+  private readonly client: grpc.Client;
+  // Per record of headers, the grpc.Metadata built from it: the client keeps
+  // one record per cache, so this builds one Metadata per cache, not per call.
+  private readonly metadataCache = new WeakMap<object, grpc.Metadata>();
+  private readonly calls = new Set<grpc.Call>();
+  private closed = false;
+
+  constructor(target: ChannelTarget) {
+    const credentials =
+      target.tls === undefined
+        ? grpc.credentials.createInsecure()
+        : grpc.credentials.createSsl(target.tls.ca === undefined ? null : toBuffer(target.tls.ca));
+    this.client = new grpc.Client(`${target.host}:${target.port}`, credentials, channelOptions(target));
+  }
+
+  connect(deadline: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.client.waitForReady(deadline, (err) => {
+        if (err === undefined || err === null) resolve();
+        else {
+          const state = this.client.getChannel().getConnectivityState(false);
+          const code = state === grpc.connectivityState.TRANSIENT_FAILURE ? STATUS_UNAVAILABLE : STATUS_DEADLINE_EXCEEDED;
+          reject(new StatusError(code, err.message));
+        }
+      });
+    });
+  }
+
+  unary(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array> {
+    if (this.closed) return Promise.reject(new StatusError(1, 'channel closed'));
+    return new Promise((resolve, reject) => {
+      const call = this.client.makeUnaryRequest<Uint8Array, Buffer>(
+        path,
+        toBuffer,
+        identity,
+        request,
+        this.metadataFor(options.metadata),
+        { deadline: options.deadline },
+        (err, response) => {
+          this.calls.delete(call);
+          if (err !== null) reject(statusErrorOf(err));
+          else resolve(response ?? Buffer.alloc(0));
+        },
+      );
+      this.calls.add(call);
+    });
+  }
+
+  serverStream(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array[]> {
+    if (this.closed) return Promise.reject(new StatusError(1, 'channel closed'));
+    return new Promise((resolve, reject) => {
+      const messages: Uint8Array[] = [];
+      const call = this.client.makeServerStreamRequest<Uint8Array, Buffer>(
+        path,
+        toBuffer,
+        identity,
+        request,
+        this.metadataFor(options.metadata),
+        { deadline: options.deadline },
+      );
+      this.calls.add(call);
+      call.on('data', (message: Buffer) => messages.push(message));
+      call.on('error', (err: grpc.ServiceError) => {
+        this.calls.delete(call);
+        reject(statusErrorOf(err));
+      });
+      call.on('status', (status: grpc.StatusObject) => {
+        this.calls.delete(call);
+        if (status.code === grpc.status.OK) resolve(messages);
+      });
+    });
+  }
+
+  isConnected(): boolean {
+    return !this.closed && this.client.getChannel().getConnectivityState(false) === grpc.connectivityState.READY;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const call of this.calls) call.cancel();
+    this.calls.clear();
+    this.client.close();
+  }
+
+  private metadataFor(headers: Readonly<Record<string, string>>): grpc.Metadata {
+    let metadata = this.metadataCache.get(headers);
+    if (metadata === undefined) {
+      metadata = new grpc.Metadata();
+      for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
+      this.metadataCache.set(headers, metadata);
+    }
+    return metadata;
+  }
+}
+
+export const createGrpcJsChannel: ChannelFactory = (target) => new GrpcJsChannel(target);
