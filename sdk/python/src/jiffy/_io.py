@@ -23,7 +23,7 @@ async def wait_ready_async(channels: Sequence[grpc.aio.Channel], timeout: float)
         await asyncio.wait_for(
             asyncio.gather(*(channel.channel_ready() for channel in channels)), timeout
         )
-    except TimeoutError:
+    except asyncio.TimeoutError:
         return False
     return True
 

@@ -44,7 +44,7 @@ class AsyncLimiter:
         self._waiters.append(waiter)
         try:
             await asyncio.wait_for(waiter, timeout)
-        except (TimeoutError, asyncio.CancelledError) as exc:
+        except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
             if waiter.done() and not waiter.cancelled():
                 # The slot was handed over as we gave up: pass it on.
                 self.release()
