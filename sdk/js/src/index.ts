@@ -10,6 +10,7 @@ export type { Bytes } from './codec.js';
 export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
 export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
 export * as presets from './presets.js';
+export { presetByName } from './presets.js';
 export type { Preset } from './presets.js';
 export {
   AlreadyExistsError,

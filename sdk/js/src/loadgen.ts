@@ -1,4 +1,37 @@
 #!/usr/bin/env node
-// Entry point of the load generator (LOADGEN.md); the package bin.
-console.error('loadgen: not built yet');
-process.exitCode = 2;
+// Load generator for this SDK (LOADGEN.md): `node dist/loadgen.js --help`.
+//   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
+import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
+import { type CacheClientOptions, type TransportName } from './config.js';
+import { type Driver, type LoadgenConfig, USAGE, runLoadgenCli } from './loadgen/index.js';
+import { SDK_NAME, SDK_VERSION } from './version.js';
+
+async function makeDriver(config: LoadgenConfig): Promise<Driver> {
+  const options: CacheClientOptions = { ...presetByName(config.preset).latest(), endpoint: config.endpoint };
+  if (config.channels !== undefined) options.channels = config.channels;
+  if (config.maxConcurrentRequests !== undefined) options.maxConcurrentRequests = config.maxConcurrentRequests;
+  if (config.transport !== undefined) options.transport = config.transport as TransportName;
+  const client = await CacheClient.create(options);
+  try {
+    await client.createCache(config.cache);
+  } catch (err) {
+    if (!(err instanceof AlreadyExistsError)) throw err;
+  }
+  const cache = config.cache;
+  return {
+    sdk: SDK_NAME,
+    sdkVersion: SDK_VERSION,
+    runtime: `node ${process.versions.node} ${client.knobs.transport}`,
+    get: (key) => client.get(cache, key),
+    set: (key, value) => client.set(cache, key, value),
+    errorName: (err) => (err instanceof CacheError && err.status !== undefined ? err.status : 'UNKNOWN'),
+    effective: { channels: client.knobs.channels, maxConcurrentRequests: client.knobs.maxConcurrentRequests },
+    close: () => client.close(),
+  };
+}
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(`usage: jiffy-js-loadgen [flags]\n${USAGE}\n`);
+} else {
+  await runLoadgenCli(process.argv.slice(2), makeDriver);
+}

@@ -1,0 +1,153 @@
+// The measuring loop, independent of the client under test: a Driver says
+// how to get and set; the harness decides when, times it, and counts.
+//
+// Closed loop: `concurrency` workers, each with one request in flight.
+// Open loop (`rate` > 0): requests leave on a fixed schedule whatever the
+// answers do, and each is timed from its intended send time (as wrk2
+// does), so a stall shows up as latency instead of as fewer requests.
+// Only requests that complete inside the measured window are counted.
+import * as hdr from 'hdr-histogram-js';
+import type { LoadgenConfig } from './options.js';
+
+/** One client under test. */
+export interface Driver {
+  sdk: string;
+  sdkVersion: string;
+  runtime: string;
+  get(key: string): Promise<unknown>;
+  set(key: string, value: Uint8Array): Promise<unknown>;
+  /** gRPC status name of a failure, e.g. 'UNAVAILABLE'. */
+  errorName(err: unknown): string;
+  /** TCP connections to the server now, if the driver knows better than /proc. */
+  connections?(): number | undefined;
+  /** Channels and cap as actually configured, for the report. */
+  effective: { channels: number | undefined; maxConcurrentRequests: number | undefined };
+  close(): Promise<void> | void;
+}
+
+// Microseconds, 1 us to 60 s, 3 significant digits.
+const newHistogram = (): hdr.Histogram =>
+  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+
+export interface RunResult {
+  requests: number;
+  elapsedS: number;
+  errors: Record<string, number>;
+  all: hdr.Histogram;
+  byOp: { get: hdr.Histogram; set: hdr.Histogram };
+  cpuPercent: number;
+}
+
+export interface ProgressSink {
+  (line: string): void;
+}
+
+interface State {
+  measuring: boolean;
+  stopping: boolean;
+  completed: number;
+  errors: Record<string, number>;
+  all: hdr.Histogram;
+  get: hdr.Histogram;
+  set: hdr.Histogram;
+  intervalCount: number;
+}
+
+function makeOperation(driver: Driver, config: LoadgenConfig, state: State): (startedNs: bigint) => Promise<void> {
+  const keys = Array.from({ length: config.keyspace }, (_unused, i) => `key-${i}`);
+  const value = new Uint8Array(config.valueSize).fill(120);
+  return async (startedNs) => {
+    const key = keys[Math.floor(Math.random() * keys.length)]!;
+    const isGet = Math.random() < config.getRatio;
+    let failed: unknown;
+    try {
+      await (isGet ? driver.get(key) : driver.set(key, value));
+    } catch (err) {
+      failed = err ?? 'UNKNOWN';
+    }
+    if (!state.measuring) return;
+    const micros = Math.max(1, Number((process.hrtime.bigint() - startedNs) / 1000n));
+    state.completed += 1;
+    state.intervalCount += 1;
+    state.all.recordValue(micros);
+    (isGet ? state.get : state.set).recordValue(micros);
+    if (failed !== undefined) {
+      const name = driver.errorName(failed);
+      state.errors[name] = (state.errors[name] ?? 0) + 1;
+    }
+  };
+}
+
+async function closedLoop(operation: (startedNs: bigint) => Promise<void>, concurrency: number, state: State): Promise<void> {
+  const worker = async (): Promise<void> => {
+    while (!state.stopping) await operation(process.hrtime.bigint());
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+async function openLoop(operation: (startedNs: bigint) => Promise<void>, rate: number, state: State): Promise<void> {
+  const pending = new Set<Promise<void>>();
+  const startNs = process.hrtime.bigint();
+  const intervalNs = 1e9 / rate;
+  let sent = 0;
+  while (!state.stopping) {
+    const nowNs = process.hrtime.bigint();
+    const due = Math.floor(Number(nowNs - startNs) / intervalNs) + 1;
+    for (; sent < due; sent += 1) {
+      const intendedNs = startNs + BigInt(Math.round(sent * intervalNs));
+      const call = operation(intendedNs).finally(() => pending.delete(call));
+      pending.add(call);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(pending);
+}
+
+export async function runLoad(driver: Driver, config: LoadgenConfig, progress?: ProgressSink): Promise<RunResult> {
+  const state: State = {
+    measuring: false,
+    stopping: false,
+    completed: 0,
+    errors: {},
+    all: newHistogram(),
+    get: newHistogram(),
+    set: newHistogram(),
+    intervalCount: 0,
+  };
+  const operation = makeOperation(driver, config, state);
+  const running = config.rate > 0 ? openLoop(operation, config.rate, state) : closedLoop(operation, config.concurrency, state);
+
+  const sleep = (s: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, s * 1000));
+  let ticker: NodeJS.Timeout | undefined;
+  if (progress !== undefined) {
+    const totalS = config.warmupS + config.durationS;
+    const began = Date.now();
+    ticker = setInterval(() => {
+      const elapsed = (Date.now() - began) / 1000;
+      const phase = elapsed < config.warmupS ? 'warmup' : 'measure';
+      const width = 30;
+      const filled = Math.min(width, Math.round((elapsed / totalS) * width));
+      progress(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${elapsed.toFixed(0)}/${totalS}s ${phase} ${state.intervalCount} req/s`);
+      state.intervalCount = 0;
+    }, 1000);
+  }
+  await sleep(config.warmupS);
+  state.measuring = true;
+  const cpuStart = process.cpuUsage();
+  const wallStart = process.hrtime.bigint();
+  await sleep(config.durationS);
+  state.measuring = false;
+  const elapsedS = Number(process.hrtime.bigint() - wallStart) / 1e9;
+  const cpu = process.cpuUsage(cpuStart);
+  state.stopping = true;
+  if (ticker !== undefined) clearInterval(ticker);
+  await running;
+  return {
+    requests: state.completed,
+    elapsedS,
+    errors: state.errors,
+    all: state.all,
+    byOp: { get: state.get, set: state.set },
+    cpuPercent: ((cpu.user + cpu.system) / 1000 / (elapsedS * 1000)) * 100,
+  };
+}

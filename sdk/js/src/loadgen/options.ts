@@ -1,0 +1,90 @@
+// The load generator's flags (LOADGEN.md), shared by every driver so that
+// ours, the official SDK's and the bare grpc-js one read the same command line.
+import { parseArgs } from 'node:util';
+
+export interface LoadgenConfig {
+  endpoint: string;
+  cache: string;
+  concurrency: number;
+  /** Requests/s in total; 0 = closed loop. */
+  rate: number;
+  /** undefined = the preset's. */
+  channels: number | undefined;
+  /** undefined = the preset's; 0 = no cap. */
+  maxConcurrentRequests: number | undefined;
+  preset: string;
+  durationS: number;
+  warmupS: number;
+  valueSize: number;
+  keyspace: number;
+  getRatio: number;
+  json: boolean;
+  /** grpc-js or http2 for our SDK; drivers without a choice ignore it. */
+  transport: string | undefined;
+}
+
+export const USAGE = `flags (LOADGEN.md):
+  --endpoint HOST:PORT            server (127.0.0.1:8080)
+  --cache NAME                    cache, created if missing (loadgen)
+  --concurrency N                 closed-loop workers (50)
+  --rate R                        open loop at R requests/s; 0 = closed loop (0)
+  --channels N                    channels (the preset's)
+  --max-concurrent-requests N     in-flight cap; 0 = none (the preset's)
+  --preset NAME                   laptop, in_region, low_latency, lambda (in_region)
+  --duration S / --warmup S       measured / discarded seconds (10 / 2)
+  --value-size B                  bytes per value (100)
+  --keyspace N                    distinct keys (10000)
+  --get-ratio F                   share of gets (0.5)
+  --transport grpc-js|http2       transport (the SDK's default)
+  --json                          one JSON object on stdout`;
+
+function number(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new RangeError(`--${name} must be a number >= ${min}; got '${raw}'`);
+  return value;
+}
+
+export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      endpoint: { type: 'string' },
+      cache: { type: 'string' },
+      concurrency: { type: 'string' },
+      rate: { type: 'string' },
+      channels: { type: 'string' },
+      'max-concurrent-requests': { type: 'string' },
+      preset: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'value-size': { type: 'string' },
+      keyspace: { type: 'string' },
+      'get-ratio': { type: 'string' },
+      transport: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const getRatio = number('get-ratio', values['get-ratio'], 0.5, 0);
+  if (getRatio > 1) throw new RangeError(`--get-ratio must be between 0 and 1; got ${getRatio}`);
+  return {
+    endpoint: values.endpoint ?? '127.0.0.1:8080',
+    cache: values.cache ?? 'loadgen',
+    concurrency: Math.floor(number('concurrency', values.concurrency, 50, 1)),
+    rate: number('rate', values.rate, 0, 0),
+    channels: values.channels === undefined ? undefined : Math.floor(number('channels', values.channels, 1, 1)),
+    maxConcurrentRequests:
+      values['max-concurrent-requests'] === undefined
+        ? undefined
+        : Math.floor(number('max-concurrent-requests', values['max-concurrent-requests'], 0, 0)),
+    preset: (values.preset ?? 'in_region').replace(/-/g, '_'),
+    durationS: number('duration', values.duration, 10, 0.1),
+    warmupS: number('warmup', values.warmup, 2, 0),
+    valueSize: Math.floor(number('value-size', values['value-size'], 100, 0)),
+    keyspace: Math.floor(number('keyspace', values.keyspace, 10_000, 1)),
+    getRatio,
+    json: values.json ?? false,
+    transport: values.transport,
+  };
+}
