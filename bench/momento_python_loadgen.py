@@ -21,12 +21,11 @@ from datetime import timedelta
 from typing import Any
 
 import momento
+from jiffy._limiter import AsyncLimiter
+from jiffy.loadgen import Options, main
 from momento import CacheClientAsync, Configurations, CredentialProvider
 from momento.errors import MomentoErrorCode
 from momento.responses import CacheGet, CacheSet, CreateCache
-
-from jiffy._limiter import AsyncLimiter
-from jiffy.loadgen import Options, main
 
 PRESETS: dict[str, Any] = {
     "laptop": Configurations.Laptop,

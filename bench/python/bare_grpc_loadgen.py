@@ -15,7 +15,6 @@ from typing import Any
 
 import grpc
 import grpc.aio
-
 from jiffy._proto import cacheclient_pb2 as cache_pb
 from jiffy._proto import controlclient_pb2 as control_pb
 from jiffy.loadgen import Options, main
