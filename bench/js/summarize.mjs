@@ -1,0 +1,69 @@
+// Reads the points of one bench/js/run.sh run (one JSON object per line),
+// writes them with their medians to out/bench/js-<timestamp>.json and prints
+// the table: per client, the most throughput with p99.9 under 20 ms and
+// under 5 ms, the 5,000-call point, and ratios measured in the same run.
+//
+//   node bench/js/summarize.mjs <points.jsonl> <out.json> <command>
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const [pointsFile, outFile, command] = process.argv.slice(2);
+const points = readFileSync(pointsFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+// Medians over rounds, per client, channels and concurrency.
+const groups = new Map();
+for (const { client, report } of points) {
+  const key = `${client}|${report.config.channels}|${report.config.concurrency}`;
+  if (!groups.has(key)) groups.set(key, { client, channels: report.config.channels, concurrency: report.config.concurrency, reports: [] });
+  groups.get(key).reports.push(report);
+}
+const medians = [...groups.values()].map((g) => ({
+  client: g.client,
+  channels: g.channels,
+  concurrency: g.concurrency,
+  rounds: g.reports.length,
+  rps: median(g.reports.map((r) => r.rps)),
+  p50_ms: median(g.reports.map((r) => r.latency_ms.p50)),
+  p999_ms: median(g.reports.map((r) => r.latency_ms.p999)),
+  cpu_percent: median(g.reports.map((r) => r.client_cpu_percent)),
+  errors: g.reports.reduce((n, r) => n + Object.values(r.errors).reduce((a, b) => a + b, 0), 0),
+}));
+
+const clients = [...new Set(medians.map((m) => m.client))];
+const best = (client, limitMs) =>
+  medians
+    .filter((m) => m.client === client && m.p999_ms < limitMs && m.errors === 0)
+    .sort((a, b) => b.rps - a.rps)[0];
+const at5000 = (client) =>
+  medians.filter((m) => m.client === client && m.concurrency === 5000).sort((a, b) => b.rps - a.rps)[0];
+
+const fmt = (m) => (m === undefined ? 'none' : `${Math.round(m.rps)} rps (c=${m.concurrency}, ch=${m.channels}, p99.9 ${m.p999_ms} ms)`);
+const rows = clients.map((client) => ({ client, under20: best(client, 20), under5: best(client, 5), at5000: at5000(client) }));
+
+const lines = [];
+lines.push(`| client | best rps, p99.9 < 20 ms | best rps, p99.9 < 5 ms | 5,000 concurrent calls |`);
+lines.push(`|---|---|---|---|`);
+for (const row of rows) {
+  const big = row.at5000 === undefined ? 'n/a' : `${Math.round(row.at5000.rps)} rps, p50 ${row.at5000.p50_ms} ms, p99.9 ${row.at5000.p999_ms} ms, ${row.at5000.errors} errors (ch=${row.at5000.channels})`;
+  lines.push(`| ${row.client} | ${fmt(row.under20)} | ${fmt(row.under5)} | ${big} |`);
+}
+const rps = (m) => m?.rps;
+const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : 'n/a');
+const byName = Object.fromEntries(rows.map((row) => [row.client, row]));
+lines.push('');
+for (const ours of clients.filter((c) => c.startsWith('jiffy-'))) {
+  const row = byName[ours];
+  lines.push(
+    `${ours}: / momento-js at p99.9 < 20 ms: ${ratio(rps(row.under20), rps(byName['momento-js']?.under20))}; ` +
+      `/ bare-grpc-js at p99.9 < 20 ms: ${ratio(rps(row.under20), rps(byName['bare-grpc-js']?.under20))}; ` +
+      `/ momento-js at 5,000 calls: ${ratio(rps(row.at5000), rps(byName['momento-js']?.at5000))}`,
+  );
+}
+const table = lines.join('\n');
+writeFileSync(outFile, `${JSON.stringify({ date: new Date().toISOString(), command, medians, table, points }, null, 1)}\n`);
+process.stdout.write(`${table}\n\nall points: ${outFile}\n`);
