@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
+from typing import Any
 
 from jiffy import _calls as c
 from jiffy._async_executor import AsyncExecutor
@@ -68,7 +69,7 @@ class AsyncCacheClient:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
 
-    def _metadata(self, cache: str | None) -> tuple[tuple[str, str], ...]:
+    def _metadata(self, cache: str | None) -> Any:
         name = cache or self.default_cache
         if not name:
             raise InvalidArgumentError(
@@ -170,7 +171,7 @@ class AsyncCacheClient:
     ) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
-        responses = await self._executor.call(c.GET_BATCH, request, self._metadata(cache))
+        responses = await self._executor.call_stream(c.GET_BATCH, request, self._metadata(cache))
         return [c.read_get(response) for response in responses]
 
     async def set_many(
@@ -182,7 +183,7 @@ class AsyncCacheClient:
     ) -> None:
         """Store every (key, value) pair; all or none are written."""
         request = c.set_batch_request(items, self._ttl(ttl))
-        await self._executor.call(c.SET_BATCH, request, self._metadata(cache))
+        await self._executor.call_stream(c.SET_BATCH, request, self._metadata(cache))
 
     async def ping(self) -> None:
         """One round trip to the server."""

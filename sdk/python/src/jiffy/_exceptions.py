@@ -140,6 +140,12 @@ def _trailer(exc: grpc.RpcError, name: str) -> str | None:
     return None
 
 
+def status_name(exc: grpc.RpcError) -> str:
+    """The status name of a failed call (grpc.RpcError itself declares no code())."""
+    code = exc.code() if hasattr(exc, "code") else None
+    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+
+
 def error_from_rpc(
     exc: grpc.RpcError, *, call: str, deadline: float, target: str, cache_call: bool
 ) -> CacheError:

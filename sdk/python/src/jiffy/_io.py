@@ -15,6 +15,18 @@ import grpc.aio
 
 sleep_async = asyncio.sleep
 sleep_sync = time.sleep
+Headers = tuple[tuple[str, str], ...]
+
+
+def metadata_async(headers: Headers) -> grpc.aio.Metadata:
+    """Prebuilt once per cache: grpc.aio converts a plain tuple into this on
+    every call (an ABC isinstance check and a new dict), ~2 µs measured."""
+    return grpc.aio.Metadata(*headers)
+
+
+def metadata_sync(headers: Headers) -> Headers:
+    """The sync channel takes the tuple as is."""
+    return headers
 
 
 async def wait_ready_async(channels: Sequence[grpc.aio.Channel], timeout: float) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
+from typing import Any
 
 from jiffy import _calls as c
 from jiffy._calls import Key, SetIf, Ttl, Value
@@ -69,7 +70,7 @@ class CacheClient:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
 
-    def _metadata(self, cache: str | None) -> tuple[tuple[str, str], ...]:
+    def _metadata(self, cache: str | None) -> Any:
         name = cache or self.default_cache
         if not name:
             raise InvalidArgumentError(
@@ -167,7 +168,7 @@ class CacheClient:
     def get_many(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
-        responses = self._executor.call(c.GET_BATCH, request, self._metadata(cache))
+        responses = self._executor.call_stream(c.GET_BATCH, request, self._metadata(cache))
         return [c.read_get(response) for response in responses]
 
     def set_many(
@@ -179,7 +180,7 @@ class CacheClient:
     ) -> None:
         """Store every (key, value) pair; all or none are written."""
         request = c.set_batch_request(items, self._ttl(ttl))
-        self._executor.call(c.SET_BATCH, request, self._metadata(cache))
+        self._executor.call_stream(c.SET_BATCH, request, self._metadata(cache))
 
     def ping(self) -> None:
         """One round trip to the server."""

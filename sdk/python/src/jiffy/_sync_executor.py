@@ -3,7 +3,7 @@
 
 The success path is kept cheap because it runs for every call: one clock
 read, the limiter's fast path (a comparison and an increment), a prebuilt
-metadata tuple, and the multicallable made at start-up.
+metadata object, and the multicallable made at start-up.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ import grpc
 from jiffy._calls import Rpc
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import error_from_rpc, queue_timeout
-from jiffy._io import sleep_sync
+from jiffy._exceptions import error_from_rpc, queue_timeout, status_name
+from jiffy._io import metadata_sync, sleep_sync
 from jiffy._limiter import SyncLimiter
 from jiffy._retry import backoff_delay, may_retry
 from jiffy._sync_transport import SyncTransport
 
-Metadata = tuple[tuple[str, str], ...]
+# grpc.Metadata for the async client, a tuple of pairs for the sync one.
+Metadata = Any
 
 
 class SyncExecutor:
@@ -33,7 +34,7 @@ class SyncExecutor:
         self._deadline = config.deadline
         self._connected = config.eager_connect_timeout is None
         auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
-        self._control_metadata: Metadata = auth
+        self._control_metadata: Metadata = metadata_sync(auth)
         self._auth = auth
         self._metadata_by_cache: dict[str, Metadata] = {}
 
@@ -41,7 +42,8 @@ class SyncExecutor:
         """The headers of a data call on `cache`, built once per cache name."""
         found = self._metadata_by_cache.get(cache)
         if found is None:
-            found = self._metadata_by_cache[cache] = (("cache", cache), *self._auth)
+            found = metadata_sync((("cache", cache), *self._auth))
+            self._metadata_by_cache[cache] = found
         return found
 
     def connect(self) -> None:
@@ -50,50 +52,84 @@ class SyncExecutor:
         self._connected = True
 
     def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
-        """Send `request`; the response (a list of them for streams) or a CacheError."""
+        """Send a unary data call; its response, or a CacheError.
+
+        The hot path: no extra coroutine between the caller and grpc until a
+        call fails.
+        """
         if not self._connected:
             self.connect()
         started = time.monotonic()
         limiter = self.limiter
-        if not limiter.try_acquire() and not limiter.acquire(self._deadline):
-            raise queue_timeout(rpc.name, self._deadline, limiter.cap)
+        timeout = self._deadline if limiter.try_acquire() else self._queue(rpc, started)
         try:
-            return self._attempts(rpc, request, metadata, started)
+            try:
+                return self.transport.data_call(rpc)(request, timeout=timeout, metadata=metadata)
+            except grpc.RpcError as exc:
+                return self._retry(rpc, request, metadata, started, exc)
+        finally:
+            limiter.release()
+
+    def call_stream(self, rpc: Rpc, request: Any, metadata: Metadata) -> list[Any]:
+        """Send a server-streaming data call (batches); all its responses."""
+        if not self._connected:
+            self.connect()
+        started = time.monotonic()
+        limiter = self.limiter
+        timeout = self._deadline if limiter.try_acquire() else self._queue(rpc, started)
+        try:
+            try:
+                return self._send(rpc, request, metadata, timeout)  # type: ignore[no-any-return]
+            except grpc.RpcError as exc:
+                return self._retry(rpc, request, metadata, started, exc)  # type: ignore[no-any-return]
         finally:
             limiter.release()
 
     def control(self, rpc: Rpc, request: Any) -> Any:
         """Control calls skip the cap: they are rare and must not queue behind data."""
-        return self._attempts(rpc, request, self._control_metadata, time.monotonic())
+        started = time.monotonic()
+        try:
+            return self._send(rpc, request, self._control_metadata, self._deadline)
+        except grpc.RpcError as exc:
+            return self._retry(rpc, request, self._control_metadata, started, exc)
 
-    def _attempts(self, rpc: Rpc, request: Any, metadata: Metadata, started: float) -> Any:
+    def _queue(self, rpc: Rpc, started: float) -> float:
+        """Wait in line under the cap; the time left of the deadline once through."""
+        if not self.limiter.acquire(self._deadline):
+            raise queue_timeout(rpc.name, self._deadline, self.limiter.cap)
+        return self._deadline - (time.monotonic() - started)
+
+    def _send(self, rpc: Rpc, request: Any, metadata: Metadata, timeout: float) -> Any:
         transport = self.transport
+        multicallable = transport.control_call(rpc) if rpc.control else transport.data_call(rpc)
+        if rpc.streaming:
+            call = multicallable(request, timeout=timeout, metadata=metadata)
+            return [response for response in call]
+        return multicallable(request, timeout=timeout, metadata=metadata)
+
+    def _retry(
+        self, rpc: Rpc, request: Any, metadata: Metadata, started: float, exc: grpc.RpcError
+    ) -> Any:
+        """After a failed attempt: retry while allowed and time is left, else raise."""
         give_up_at = started + self._deadline
-        timeout = give_up_at - time.monotonic()
         attempt = 1
         while True:
-            multicallable = transport.control_call(rpc) if rpc.control else transport.data_call(rpc)
-            try:
-                if rpc.streaming:
-                    return [
-                        response
-                        for response in multicallable(request, timeout=timeout, metadata=metadata)
-                    ]
-                return multicallable(request, timeout=timeout, metadata=metadata)
-            except grpc.RpcError as exc:
-                delay = backoff_delay(self.config.retry, attempt)
-                timeout = give_up_at - time.monotonic() - delay
-                status = exc.code().name if hasattr(exc, "code") else "UNKNOWN"
-                if timeout <= 0 or not may_retry(rpc, status, attempt, self.config.retry):
-                    raise error_from_rpc(
-                        exc,
-                        call=rpc.name,
-                        deadline=self._deadline,
-                        target=transport.endpoint.data_target,
-                        cache_call=rpc.names_cache,
-                    ) from exc
+            delay = backoff_delay(self.config.retry, attempt)
+            timeout = give_up_at - time.monotonic() - delay
+            if timeout <= 0 or not may_retry(rpc, status_name(exc), attempt, self.config.retry):
+                raise error_from_rpc(
+                    exc,
+                    call=rpc.name,
+                    deadline=self._deadline,
+                    target=self.transport.endpoint.data_target,
+                    cache_call=rpc.names_cache,
+                ) from exc
             sleep_sync(delay)
             attempt += 1
+            try:
+                return self._send(rpc, request, metadata, timeout)
+            except grpc.RpcError as failed:
+                exc = failed
 
     def close(self) -> None:
         self.transport.close()

@@ -1,0 +1,162 @@
+"""Python clients side by side on one jiffy-server: ours, the official SDK, bare stubs.
+
+Run through bench/python/run.sh (which takes the machine-wide benchmark lock).
+The server runs on core 0, every loadgen on core 1. For each round, for each
+concurrency, each client runs once (A B C A B C ...), so drift in the machine
+hits all clients alike; each point is the median over the rounds. Every run
+is a fresh process with the same LOADGEN.md flags and JSON.
+
+    run.py                 the comparison: 8 concurrencies x 3 clients x 3 rounds
+    run.py --variants      ours only: uvloop off/on x 1/2 channels
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target" / "release" / "jiffy-server"))
+PYTHON = sys.executable
+LOADGENS = {
+    "jiffy": [PYTHON, "-m", "jiffy.loadgen"],
+    "official": [PYTHON, str(REPO / "bench" / "momento_python_loadgen.py")],
+    "bare": [PYTHON, str(REPO / "bench" / "python" / "bare_grpc_loadgen.py")],
+}
+CONCURRENCIES = (1, 2, 5, 10, 25, 50, 100, 200)
+VARIANT_CONCURRENCIES = (5, 25, 50)
+VARIANTS = {
+    "asyncio, 1 channel": [],
+    "uvloop, 1 channel": ["--uvloop"],
+    "asyncio, 2 channels": ["--channels", "2"],
+    "uvloop, 2 channels": ["--uvloop", "--channels", "2"],
+}
+TARGETS_MS = (20.0, 5.0)
+SERVER_CORE, CLIENT_CORE = "0", "1"
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    server = subprocess.Popen(
+        ["taskset", "-c", SERVER_CORE, str(SERVER_BIN), "--listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert server.stdout is not None
+    for raw in server.stdout:
+        if match := re.match(r"listening on (127\.0\.0\.1:\d+)", raw.decode()):
+            return server, match.group(1)
+    raise RuntimeError("jiffy-server did not start")
+
+
+def run_point(command: list[str], endpoint: str, args: argparse.Namespace) -> dict[str, Any]:
+    full = ["taskset", "-c", CLIENT_CORE, *command, "--endpoint", endpoint, "--json",
+            "--duration", str(args.duration), "--warmup", str(args.warmup)]  # fmt: skip
+    done = subprocess.run(full, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(full)} failed:\n{done.stderr}")
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def median_point(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "rps": statistics.median(r["rps"] for r in reports),
+        "p50_ms": statistics.median(r["latency_ms"]["p50"] for r in reports),
+        "p999_ms": statistics.median(r["latency_ms"]["p999"] for r in reports),
+        "cpu_percent": statistics.median(r["client_cpu_percent"] for r in reports),
+        "cap": reports[0]["config"]["max_concurrent_requests"],
+        "errors": sum(sum(r["errors"].values()) for r in reports),
+    }
+
+
+def best_under(points: dict[int, dict[str, Any]], target_ms: float) -> tuple[float, int | None]:
+    """The highest median rps among points whose median p99.9 is under the target."""
+    eligible = [(p["rps"], c) for c, p in points.items() if p["p999_ms"] < target_ms]
+    return max(eligible) if eligible else (0.0, None)
+
+
+def table(medians: dict[str, dict[int, dict[str, Any]]]) -> str:
+    clients = list(medians)
+    lines = ["| concurrency | " + " | ".join(f"{c} rps (p99.9 ms)" for c in clients) + " |",
+             "|---:|" + "---:|" * len(clients)]  # fmt: skip
+    for concurrency in sorted(next(iter(medians.values()))):
+        cells = []
+        for client in clients:
+            point = medians[client][concurrency]
+            cap = f", cap {point['cap']}" if point["cap"] else ""
+            cells.append(f"{point['rps']:,.0f} ({point['p999_ms']:.1f}{cap})")
+        lines.append(f"| {concurrency} | " + " | ".join(cells) + " |")
+    lines += ["", "| client | " + " | ".join(f"best rps, p99.9 < {t:g} ms" for t in TARGETS_MS) + " |",
+              "|---|" + "---:|" * len(TARGETS_MS)]  # fmt: skip
+    best = {c: [best_under(medians[c], t) for t in TARGETS_MS] for c in clients}
+    for client in clients:
+        cells = [f"{rps:,.0f} (c={conc})" for rps, conc in best[client]]
+        lines.append(f"| {client} | " + " | ".join(cells) + " |")
+    if {"jiffy", "official", "bare"} <= set(clients):
+        for other in ("official", "bare"):
+            ratios = [
+                f"{ours[0] / theirs[0]:.2f}" if theirs[0] else "n/a"
+                for ours, theirs in zip(best["jiffy"], best[other], strict=True)
+            ]
+            lines.append(f"| jiffy / {other} | " + " | ".join(ratios) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--variants", action="store_true", help="uvloop and channel variants")
+    parser.add_argument("--concurrency", type=int, nargs="*", help="override the list")
+    args = parser.parse_args()
+    if args.variants:
+        runs = {name: LOADGENS["jiffy"] + extra for name, extra in VARIANTS.items()}
+        concurrencies = args.concurrency or VARIANT_CONCURRENCIES
+    else:
+        runs = LOADGENS
+        concurrencies = args.concurrency or CONCURRENCIES
+    server, endpoint = start_server()
+    started = datetime.datetime.now(datetime.UTC)
+    reports: dict[str, dict[int, list[dict[str, Any]]]] = {
+        n: {c: [] for c in concurrencies} for n in runs
+    }
+    try:
+        for round_number in range(1, args.rounds + 1):
+            for concurrency in concurrencies:
+                for name, command in runs.items():
+                    report = run_point(
+                        [*command, "--concurrency", str(concurrency)], endpoint, args
+                    )
+                    reports[name][concurrency].append(report)
+                    print(f"round {round_number} c={concurrency:<3} {name:<20} "
+                          f"{report['rps']:>9,.0f} rps  p99.9 {report['latency_ms']['p999']:6.2f} ms",
+                          file=sys.stderr, flush=True)  # fmt: skip
+    finally:
+        server.terminate()
+        server.wait()
+    medians = {n: {c: median_point(rs) for c, rs in by_c.items()} for n, by_c in reports.items()}
+    out_dir = REPO / "out" / "bench"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kind = "python-variants" if args.variants else "python"
+    out = out_dir / f"{kind}-{started:%Y%m%dT%H%M%SZ}.json"
+    out.write_text(json.dumps({
+        "started": started.isoformat(), "command": " ".join(sys.argv), "rounds": args.rounds,
+        "duration_s": args.duration, "warmup_s": args.warmup, "medians": medians,
+        "runs": reports,
+    }, indent=1))  # fmt: skip
+    print(table(medians))
+    print(f"\nall points: {out.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
