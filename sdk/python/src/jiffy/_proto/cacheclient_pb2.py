@@ -4,15 +4,18 @@
 # source: jiffy/_proto/cacheclient.proto
 # Protobuf Python Version: 7.35.1
 """Generated protocol buffer code."""
-
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import descriptor_pool as _descriptor_pool
 from google.protobuf import runtime_version as _runtime_version
 from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
-
 _runtime_version.ValidateProtobufRuntimeVersion(
-    _runtime_version.Domain.PUBLIC, 7, 35, 1, "", "jiffy/_proto/cacheclient.proto"
+    _runtime_version.Domain.PUBLIC,
+    7,
+    35,
+    1,
+    '',
+    'jiffy/_proto/cacheclient.proto'
 )
 from jiffy._proto._pool import POOL as _JIFFY_POOL
 # @@protoc_insertion_point(imports)
@@ -23,85 +26,83 @@ _sym_db = _symbol_database.Default()
 from jiffy._proto import common_pb2 as jiffy_dot___proto_dot_common__pb2
 
 
-DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(
-    b'\n\x1ejiffy/_proto/cacheclient.proto\x12\x0c\x63\x61\x63he_client\x1a\x19jiffy/_proto/common.proto" \n\x0b_GetRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c"_\n\x0c_GetResponse\x12*\n\x06result\x18\x01 \x01(\x0e\x32\x1a.cache_client.ECacheResult\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x0f\n\x07message\x18\x03 \x01(\t"<\n\x10_GetBatchRequest\x12(\n\x05items\x18\x01 \x03(\x0b\x32\x19.cache_client._GetRequest"N\n\x0b_SetRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04"K\n\x0c_SetResponse\x12*\n\x06result\x18\x01 \x01(\x0e\x32\x1a.cache_client.ECacheResult\x12\x0f\n\x07message\x18\x02 \x01(\t"<\n\x10_SetBatchRequest\x12(\n\x05items\x18\x01 \x03(\x0b\x32\x19.cache_client._SetRequest"\xd9\x02\n\r_SetIfRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04\x12"\n\x07present\x18\x04 \x01(\x0b\x32\x0f.common.PresentH\x00\x12;\n\x15present_and_not_equal\x18\x05 \x01(\x0b\x32\x1a.common.PresentAndNotEqualH\x00\x12 \n\x06\x61\x62sent\x18\x06 \x01(\x0b\x32\x0e.common.AbsentH\x00\x12\x1e\n\x05\x65qual\x18\x07 \x01(\x0b\x32\r.common.EqualH\x00\x12\x30\n\x0f\x61\x62sent_or_equal\x18\x08 \x01(\x0b\x32\x15.common.AbsentOrEqualH\x00\x12%\n\tnot_equal\x18\t \x01(\x0b\x32\x10.common.NotEqualH\x00\x42\x0b\n\tcondition"\xaa\x01\n\x0e_SetIfResponse\x12\x36\n\x06stored\x18\x01 \x01(\x0b\x32$.cache_client._SetIfResponse._StoredH\x00\x12=\n\nnot_stored\x18\x02 \x01(\x0b\x32\'.cache_client._SetIfResponse._NotStoredH\x00\x1a\t\n\x07_Stored\x1a\x0c\n\n_NotStoredB\x08\n\x06result"Y\n\x16_SetIfNotExistsRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04"\xc5\x01\n\x17_SetIfNotExistsResponse\x12?\n\x06stored\x18\x01 \x01(\x0b\x32-.cache_client._SetIfNotExistsResponse._StoredH\x00\x12\x46\n\nnot_stored\x18\x02 \x01(\x0b\x32\x30.cache_client._SetIfNotExistsResponse._NotStoredH\x00\x1a\t\n\x07_Stored\x1a\x0c\n\n_NotStoredB\x08\n\x06result"#\n\x0e_DeleteRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c"\x11\n\x0f_DeleteResponse"\'\n\x11_KeysExistRequest\x12\x12\n\ncache_keys\x18\x01 \x03(\x0c"$\n\x12_KeysExistResponse\x12\x0e\n\x06\x65xists\x18\x01 \x03(\x08"P\n\x11_IncrementRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04"#\n\x12_IncrementResponse\x12\r\n\x05value\x18\x01 \x01(\x03"\xa1\x01\n\x11_UpdateTtlRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12"\n\x18increase_to_milliseconds\x18\x02 \x01(\x04H\x00\x12"\n\x18\x64\x65\x63rease_to_milliseconds\x18\x03 \x01(\x04H\x00\x12#\n\x19overwrite_to_milliseconds\x18\x04 \x01(\x04H\x00\x42\x0c\n\nupdate_ttl"\xee\x01\n\x12_UpdateTtlResponse\x12\x34\n\x03set\x18\x01 \x01(\x0b\x32%.cache_client._UpdateTtlResponse._SetH\x00\x12;\n\x07not_set\x18\x02 \x01(\x0b\x32(.cache_client._UpdateTtlResponse._NotSetH\x00\x12<\n\x07missing\x18\x03 \x01(\x0b\x32).cache_client._UpdateTtlResponse._MissingH\x00\x1a\x06\n\x04_Set\x1a\t\n\x07_NotSet\x1a\n\n\x08_MissingB\x08\n\x06result"\'\n\x12_ItemGetTtlRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c"\xcd\x01\n\x13_ItemGetTtlResponse\x12\x39\n\x05\x66ound\x18\x01 \x01(\x0b\x32(.cache_client._ItemGetTtlResponse._FoundH\x00\x12=\n\x07missing\x18\x02 \x01(\x0b\x32*.cache_client._ItemGetTtlResponse._MissingH\x00\x1a&\n\x06_Found\x12\x1c\n\x14remaining_ttl_millis\x18\x01 \x01(\x04\x1a\n\n\x08_MissingB\x08\n\x06result"(\n\x13_ItemGetTypeRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c"\xbd\x02\n\x14_ItemGetTypeResponse\x12:\n\x05\x66ound\x18\x01 \x01(\x0b\x32).cache_client._ItemGetTypeResponse._FoundH\x00\x12>\n\x07missing\x18\x02 \x01(\x0b\x32+.cache_client._ItemGetTypeResponse._MissingH\x00\x1aH\n\x06_Found\x12>\n\titem_type\x18\x01 \x01(\x0e\x32+.cache_client._ItemGetTypeResponse.ItemType\x1a\n\n\x08_Missing"I\n\x08ItemType\x12\n\n\x06SCALAR\x10\x00\x12\x0e\n\nDICTIONARY\x10\x01\x12\x07\n\x03SET\x10\x02\x12\x08\n\x04LIST\x10\x03\x12\x0e\n\nSORTED_SET\x10\x04\x42\x08\n\x06result*<\n\x0c\x45\x43\x61\x63heResult\x12\x0b\n\x07Invalid\x10\x00\x12\x06\n\x02Ok\x10\x01\x12\x07\n\x03Hit\x10\x02\x12\x08\n\x04Miss\x10\x03"\x04\x08\x04\x10\x06\x32\xb0\x07\n\x03Scs\x12>\n\x03Get\x12\x19.cache_client._GetRequest\x1a\x1a.cache_client._GetResponse"\x00\x12J\n\x08GetBatch\x12\x1e.cache_client._GetBatchRequest\x1a\x1a.cache_client._GetResponse"\x00\x30\x01\x12>\n\x03Set\x12\x19.cache_client._SetRequest\x1a\x1a.cache_client._SetResponse"\x00\x12J\n\x08SetBatch\x12\x1e.cache_client._SetBatchRequest\x1a\x1a.cache_client._SetResponse"\x00\x30\x01\x12\x44\n\x05SetIf\x12\x1b.cache_client._SetIfRequest\x1a\x1c.cache_client._SetIfResponse"\x00\x12_\n\x0eSetIfNotExists\x12$.cache_client._SetIfNotExistsRequest\x1a%.cache_client._SetIfNotExistsResponse"\x00\x12G\n\x06\x44\x65lete\x12\x1c.cache_client._DeleteRequest\x1a\x1d.cache_client._DeleteResponse"\x00\x12P\n\tKeysExist\x12\x1f.cache_client._KeysExistRequest\x1a .cache_client._KeysExistResponse"\x00\x12P\n\tIncrement\x12\x1f.cache_client._IncrementRequest\x1a .cache_client._IncrementResponse"\x00\x12P\n\tUpdateTtl\x12\x1f.cache_client._UpdateTtlRequest\x1a .cache_client._UpdateTtlResponse"\x00\x12S\n\nItemGetTtl\x12 .cache_client._ItemGetTtlRequest\x1a!.cache_client._ItemGetTtlResponse"\x00\x12V\n\x0bItemGetType\x12!.cache_client._ItemGetTypeRequest\x1a".cache_client._ItemGetTypeResponse"\x00\x62\x06proto3'
-)
+DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(b'\n\x1ejiffy/_proto/cacheclient.proto\x12\x0c\x63\x61\x63he_client\x1a\x19jiffy/_proto/common.proto\" \n\x0b_GetRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\"_\n\x0c_GetResponse\x12*\n\x06result\x18\x01 \x01(\x0e\x32\x1a.cache_client.ECacheResult\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x0f\n\x07message\x18\x03 \x01(\t\"<\n\x10_GetBatchRequest\x12(\n\x05items\x18\x01 \x03(\x0b\x32\x19.cache_client._GetRequest\"N\n\x0b_SetRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04\"K\n\x0c_SetResponse\x12*\n\x06result\x18\x01 \x01(\x0e\x32\x1a.cache_client.ECacheResult\x12\x0f\n\x07message\x18\x02 \x01(\t\"<\n\x10_SetBatchRequest\x12(\n\x05items\x18\x01 \x03(\x0b\x32\x19.cache_client._SetRequest\"\xd9\x02\n\r_SetIfRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04\x12\"\n\x07present\x18\x04 \x01(\x0b\x32\x0f.common.PresentH\x00\x12;\n\x15present_and_not_equal\x18\x05 \x01(\x0b\x32\x1a.common.PresentAndNotEqualH\x00\x12 \n\x06\x61\x62sent\x18\x06 \x01(\x0b\x32\x0e.common.AbsentH\x00\x12\x1e\n\x05\x65qual\x18\x07 \x01(\x0b\x32\r.common.EqualH\x00\x12\x30\n\x0f\x61\x62sent_or_equal\x18\x08 \x01(\x0b\x32\x15.common.AbsentOrEqualH\x00\x12%\n\tnot_equal\x18\t \x01(\x0b\x32\x10.common.NotEqualH\x00\x42\x0b\n\tcondition\"\xaa\x01\n\x0e_SetIfResponse\x12\x36\n\x06stored\x18\x01 \x01(\x0b\x32$.cache_client._SetIfResponse._StoredH\x00\x12=\n\nnot_stored\x18\x02 \x01(\x0b\x32\'.cache_client._SetIfResponse._NotStoredH\x00\x1a\t\n\x07_Stored\x1a\x0c\n\n_NotStoredB\x08\n\x06result\"Y\n\x16_SetIfNotExistsRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x12\n\ncache_body\x18\x02 \x01(\x0c\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04\"\xc5\x01\n\x17_SetIfNotExistsResponse\x12?\n\x06stored\x18\x01 \x01(\x0b\x32-.cache_client._SetIfNotExistsResponse._StoredH\x00\x12\x46\n\nnot_stored\x18\x02 \x01(\x0b\x32\x30.cache_client._SetIfNotExistsResponse._NotStoredH\x00\x1a\t\n\x07_Stored\x1a\x0c\n\n_NotStoredB\x08\n\x06result\"#\n\x0e_DeleteRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\"\x11\n\x0f_DeleteResponse\"\'\n\x11_KeysExistRequest\x12\x12\n\ncache_keys\x18\x01 \x03(\x0c\"$\n\x12_KeysExistResponse\x12\x0e\n\x06\x65xists\x18\x01 \x03(\x08\"P\n\x11_IncrementRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x18\n\x10ttl_milliseconds\x18\x03 \x01(\x04\"#\n\x12_IncrementResponse\x12\r\n\x05value\x18\x01 \x01(\x03\"\xa1\x01\n\x11_UpdateTtlRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\x12\"\n\x18increase_to_milliseconds\x18\x02 \x01(\x04H\x00\x12\"\n\x18\x64\x65\x63rease_to_milliseconds\x18\x03 \x01(\x04H\x00\x12#\n\x19overwrite_to_milliseconds\x18\x04 \x01(\x04H\x00\x42\x0c\n\nupdate_ttl\"\xee\x01\n\x12_UpdateTtlResponse\x12\x34\n\x03set\x18\x01 \x01(\x0b\x32%.cache_client._UpdateTtlResponse._SetH\x00\x12;\n\x07not_set\x18\x02 \x01(\x0b\x32(.cache_client._UpdateTtlResponse._NotSetH\x00\x12<\n\x07missing\x18\x03 \x01(\x0b\x32).cache_client._UpdateTtlResponse._MissingH\x00\x1a\x06\n\x04_Set\x1a\t\n\x07_NotSet\x1a\n\n\x08_MissingB\x08\n\x06result\"\'\n\x12_ItemGetTtlRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\"\xcd\x01\n\x13_ItemGetTtlResponse\x12\x39\n\x05\x66ound\x18\x01 \x01(\x0b\x32(.cache_client._ItemGetTtlResponse._FoundH\x00\x12=\n\x07missing\x18\x02 \x01(\x0b\x32*.cache_client._ItemGetTtlResponse._MissingH\x00\x1a&\n\x06_Found\x12\x1c\n\x14remaining_ttl_millis\x18\x01 \x01(\x04\x1a\n\n\x08_MissingB\x08\n\x06result\"(\n\x13_ItemGetTypeRequest\x12\x11\n\tcache_key\x18\x01 \x01(\x0c\"\xbd\x02\n\x14_ItemGetTypeResponse\x12:\n\x05\x66ound\x18\x01 \x01(\x0b\x32).cache_client._ItemGetTypeResponse._FoundH\x00\x12>\n\x07missing\x18\x02 \x01(\x0b\x32+.cache_client._ItemGetTypeResponse._MissingH\x00\x1aH\n\x06_Found\x12>\n\titem_type\x18\x01 \x01(\x0e\x32+.cache_client._ItemGetTypeResponse.ItemType\x1a\n\n\x08_Missing\"I\n\x08ItemType\x12\n\n\x06SCALAR\x10\x00\x12\x0e\n\nDICTIONARY\x10\x01\x12\x07\n\x03SET\x10\x02\x12\x08\n\x04LIST\x10\x03\x12\x0e\n\nSORTED_SET\x10\x04\x42\x08\n\x06result*<\n\x0c\x45\x43\x61\x63heResult\x12\x0b\n\x07Invalid\x10\x00\x12\x06\n\x02Ok\x10\x01\x12\x07\n\x03Hit\x10\x02\x12\x08\n\x04Miss\x10\x03\"\x04\x08\x04\x10\x06\x32\xb0\x07\n\x03Scs\x12>\n\x03Get\x12\x19.cache_client._GetRequest\x1a\x1a.cache_client._GetResponse\"\x00\x12J\n\x08GetBatch\x12\x1e.cache_client._GetBatchRequest\x1a\x1a.cache_client._GetResponse\"\x00\x30\x01\x12>\n\x03Set\x12\x19.cache_client._SetRequest\x1a\x1a.cache_client._SetResponse\"\x00\x12J\n\x08SetBatch\x12\x1e.cache_client._SetBatchRequest\x1a\x1a.cache_client._SetResponse\"\x00\x30\x01\x12\x44\n\x05SetIf\x12\x1b.cache_client._SetIfRequest\x1a\x1c.cache_client._SetIfResponse\"\x00\x12_\n\x0eSetIfNotExists\x12$.cache_client._SetIfNotExistsRequest\x1a%.cache_client._SetIfNotExistsResponse\"\x00\x12G\n\x06\x44\x65lete\x12\x1c.cache_client._DeleteRequest\x1a\x1d.cache_client._DeleteResponse\"\x00\x12P\n\tKeysExist\x12\x1f.cache_client._KeysExistRequest\x1a .cache_client._KeysExistResponse\"\x00\x12P\n\tIncrement\x12\x1f.cache_client._IncrementRequest\x1a .cache_client._IncrementResponse\"\x00\x12P\n\tUpdateTtl\x12\x1f.cache_client._UpdateTtlRequest\x1a .cache_client._UpdateTtlResponse\"\x00\x12S\n\nItemGetTtl\x12 .cache_client._ItemGetTtlRequest\x1a!.cache_client._ItemGetTtlResponse\"\x00\x12V\n\x0bItemGetType\x12!.cache_client._ItemGetTypeRequest\x1a\".cache_client._ItemGetTypeResponse\"\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, "jiffy._proto.cacheclient_pb2", _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'jiffy._proto.cacheclient_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-    DESCRIPTOR._loaded_options = None
-    _globals["_ECACHERESULT"]._serialized_start = 2569
-    _globals["_ECACHERESULT"]._serialized_end = 2629
-    _globals["__GETREQUEST"]._serialized_start = 75
-    _globals["__GETREQUEST"]._serialized_end = 107
-    _globals["__GETRESPONSE"]._serialized_start = 109
-    _globals["__GETRESPONSE"]._serialized_end = 204
-    _globals["__GETBATCHREQUEST"]._serialized_start = 206
-    _globals["__GETBATCHREQUEST"]._serialized_end = 266
-    _globals["__SETREQUEST"]._serialized_start = 268
-    _globals["__SETREQUEST"]._serialized_end = 346
-    _globals["__SETRESPONSE"]._serialized_start = 348
-    _globals["__SETRESPONSE"]._serialized_end = 423
-    _globals["__SETBATCHREQUEST"]._serialized_start = 425
-    _globals["__SETBATCHREQUEST"]._serialized_end = 485
-    _globals["__SETIFREQUEST"]._serialized_start = 488
-    _globals["__SETIFREQUEST"]._serialized_end = 833
-    _globals["__SETIFRESPONSE"]._serialized_start = 836
-    _globals["__SETIFRESPONSE"]._serialized_end = 1006
-    _globals["__SETIFRESPONSE__STORED"]._serialized_start = 973
-    _globals["__SETIFRESPONSE__STORED"]._serialized_end = 982
-    _globals["__SETIFRESPONSE__NOTSTORED"]._serialized_start = 984
-    _globals["__SETIFRESPONSE__NOTSTORED"]._serialized_end = 996
-    _globals["__SETIFNOTEXISTSREQUEST"]._serialized_start = 1008
-    _globals["__SETIFNOTEXISTSREQUEST"]._serialized_end = 1097
-    _globals["__SETIFNOTEXISTSRESPONSE"]._serialized_start = 1100
-    _globals["__SETIFNOTEXISTSRESPONSE"]._serialized_end = 1297
-    _globals["__SETIFNOTEXISTSRESPONSE__STORED"]._serialized_start = 973
-    _globals["__SETIFNOTEXISTSRESPONSE__STORED"]._serialized_end = 982
-    _globals["__SETIFNOTEXISTSRESPONSE__NOTSTORED"]._serialized_start = 984
-    _globals["__SETIFNOTEXISTSRESPONSE__NOTSTORED"]._serialized_end = 996
-    _globals["__DELETEREQUEST"]._serialized_start = 1299
-    _globals["__DELETEREQUEST"]._serialized_end = 1334
-    _globals["__DELETERESPONSE"]._serialized_start = 1336
-    _globals["__DELETERESPONSE"]._serialized_end = 1353
-    _globals["__KEYSEXISTREQUEST"]._serialized_start = 1355
-    _globals["__KEYSEXISTREQUEST"]._serialized_end = 1394
-    _globals["__KEYSEXISTRESPONSE"]._serialized_start = 1396
-    _globals["__KEYSEXISTRESPONSE"]._serialized_end = 1432
-    _globals["__INCREMENTREQUEST"]._serialized_start = 1434
-    _globals["__INCREMENTREQUEST"]._serialized_end = 1514
-    _globals["__INCREMENTRESPONSE"]._serialized_start = 1516
-    _globals["__INCREMENTRESPONSE"]._serialized_end = 1551
-    _globals["__UPDATETTLREQUEST"]._serialized_start = 1554
-    _globals["__UPDATETTLREQUEST"]._serialized_end = 1715
-    _globals["__UPDATETTLRESPONSE"]._serialized_start = 1718
-    _globals["__UPDATETTLRESPONSE"]._serialized_end = 1956
-    _globals["__UPDATETTLRESPONSE__SET"]._serialized_start = 1917
-    _globals["__UPDATETTLRESPONSE__SET"]._serialized_end = 1923
-    _globals["__UPDATETTLRESPONSE__NOTSET"]._serialized_start = 1925
-    _globals["__UPDATETTLRESPONSE__NOTSET"]._serialized_end = 1934
-    _globals["__UPDATETTLRESPONSE__MISSING"]._serialized_start = 1936
-    _globals["__UPDATETTLRESPONSE__MISSING"]._serialized_end = 1946
-    _globals["__ITEMGETTTLREQUEST"]._serialized_start = 1958
-    _globals["__ITEMGETTTLREQUEST"]._serialized_end = 1997
-    _globals["__ITEMGETTTLRESPONSE"]._serialized_start = 2000
-    _globals["__ITEMGETTTLRESPONSE"]._serialized_end = 2205
-    _globals["__ITEMGETTTLRESPONSE__FOUND"]._serialized_start = 2145
-    _globals["__ITEMGETTTLRESPONSE__FOUND"]._serialized_end = 2183
-    _globals["__ITEMGETTTLRESPONSE__MISSING"]._serialized_start = 1936
-    _globals["__ITEMGETTTLRESPONSE__MISSING"]._serialized_end = 1946
-    _globals["__ITEMGETTYPEREQUEST"]._serialized_start = 2207
-    _globals["__ITEMGETTYPEREQUEST"]._serialized_end = 2247
-    _globals["__ITEMGETTYPERESPONSE"]._serialized_start = 2250
-    _globals["__ITEMGETTYPERESPONSE"]._serialized_end = 2567
-    _globals["__ITEMGETTYPERESPONSE__FOUND"]._serialized_start = 2398
-    _globals["__ITEMGETTYPERESPONSE__FOUND"]._serialized_end = 2470
-    _globals["__ITEMGETTYPERESPONSE__MISSING"]._serialized_start = 1936
-    _globals["__ITEMGETTYPERESPONSE__MISSING"]._serialized_end = 1946
-    _globals["__ITEMGETTYPERESPONSE_ITEMTYPE"]._serialized_start = 2484
-    _globals["__ITEMGETTYPERESPONSE_ITEMTYPE"]._serialized_end = 2557
-    _globals["_SCS"]._serialized_start = 2632
-    _globals["_SCS"]._serialized_end = 3576
+  DESCRIPTOR._loaded_options = None
+  _globals['_ECACHERESULT']._serialized_start=2569
+  _globals['_ECACHERESULT']._serialized_end=2629
+  _globals['__GETREQUEST']._serialized_start=75
+  _globals['__GETREQUEST']._serialized_end=107
+  _globals['__GETRESPONSE']._serialized_start=109
+  _globals['__GETRESPONSE']._serialized_end=204
+  _globals['__GETBATCHREQUEST']._serialized_start=206
+  _globals['__GETBATCHREQUEST']._serialized_end=266
+  _globals['__SETREQUEST']._serialized_start=268
+  _globals['__SETREQUEST']._serialized_end=346
+  _globals['__SETRESPONSE']._serialized_start=348
+  _globals['__SETRESPONSE']._serialized_end=423
+  _globals['__SETBATCHREQUEST']._serialized_start=425
+  _globals['__SETBATCHREQUEST']._serialized_end=485
+  _globals['__SETIFREQUEST']._serialized_start=488
+  _globals['__SETIFREQUEST']._serialized_end=833
+  _globals['__SETIFRESPONSE']._serialized_start=836
+  _globals['__SETIFRESPONSE']._serialized_end=1006
+  _globals['__SETIFRESPONSE__STORED']._serialized_start=973
+  _globals['__SETIFRESPONSE__STORED']._serialized_end=982
+  _globals['__SETIFRESPONSE__NOTSTORED']._serialized_start=984
+  _globals['__SETIFRESPONSE__NOTSTORED']._serialized_end=996
+  _globals['__SETIFNOTEXISTSREQUEST']._serialized_start=1008
+  _globals['__SETIFNOTEXISTSREQUEST']._serialized_end=1097
+  _globals['__SETIFNOTEXISTSRESPONSE']._serialized_start=1100
+  _globals['__SETIFNOTEXISTSRESPONSE']._serialized_end=1297
+  _globals['__SETIFNOTEXISTSRESPONSE__STORED']._serialized_start=973
+  _globals['__SETIFNOTEXISTSRESPONSE__STORED']._serialized_end=982
+  _globals['__SETIFNOTEXISTSRESPONSE__NOTSTORED']._serialized_start=984
+  _globals['__SETIFNOTEXISTSRESPONSE__NOTSTORED']._serialized_end=996
+  _globals['__DELETEREQUEST']._serialized_start=1299
+  _globals['__DELETEREQUEST']._serialized_end=1334
+  _globals['__DELETERESPONSE']._serialized_start=1336
+  _globals['__DELETERESPONSE']._serialized_end=1353
+  _globals['__KEYSEXISTREQUEST']._serialized_start=1355
+  _globals['__KEYSEXISTREQUEST']._serialized_end=1394
+  _globals['__KEYSEXISTRESPONSE']._serialized_start=1396
+  _globals['__KEYSEXISTRESPONSE']._serialized_end=1432
+  _globals['__INCREMENTREQUEST']._serialized_start=1434
+  _globals['__INCREMENTREQUEST']._serialized_end=1514
+  _globals['__INCREMENTRESPONSE']._serialized_start=1516
+  _globals['__INCREMENTRESPONSE']._serialized_end=1551
+  _globals['__UPDATETTLREQUEST']._serialized_start=1554
+  _globals['__UPDATETTLREQUEST']._serialized_end=1715
+  _globals['__UPDATETTLRESPONSE']._serialized_start=1718
+  _globals['__UPDATETTLRESPONSE']._serialized_end=1956
+  _globals['__UPDATETTLRESPONSE__SET']._serialized_start=1917
+  _globals['__UPDATETTLRESPONSE__SET']._serialized_end=1923
+  _globals['__UPDATETTLRESPONSE__NOTSET']._serialized_start=1925
+  _globals['__UPDATETTLRESPONSE__NOTSET']._serialized_end=1934
+  _globals['__UPDATETTLRESPONSE__MISSING']._serialized_start=1936
+  _globals['__UPDATETTLRESPONSE__MISSING']._serialized_end=1946
+  _globals['__ITEMGETTTLREQUEST']._serialized_start=1958
+  _globals['__ITEMGETTTLREQUEST']._serialized_end=1997
+  _globals['__ITEMGETTTLRESPONSE']._serialized_start=2000
+  _globals['__ITEMGETTTLRESPONSE']._serialized_end=2205
+  _globals['__ITEMGETTTLRESPONSE__FOUND']._serialized_start=2145
+  _globals['__ITEMGETTTLRESPONSE__FOUND']._serialized_end=2183
+  _globals['__ITEMGETTTLRESPONSE__MISSING']._serialized_start=1936
+  _globals['__ITEMGETTTLRESPONSE__MISSING']._serialized_end=1946
+  _globals['__ITEMGETTYPEREQUEST']._serialized_start=2207
+  _globals['__ITEMGETTYPEREQUEST']._serialized_end=2247
+  _globals['__ITEMGETTYPERESPONSE']._serialized_start=2250
+  _globals['__ITEMGETTYPERESPONSE']._serialized_end=2567
+  _globals['__ITEMGETTYPERESPONSE__FOUND']._serialized_start=2398
+  _globals['__ITEMGETTYPERESPONSE__FOUND']._serialized_end=2470
+  _globals['__ITEMGETTYPERESPONSE__MISSING']._serialized_start=1936
+  _globals['__ITEMGETTYPERESPONSE__MISSING']._serialized_end=1946
+  _globals['__ITEMGETTYPERESPONSE_ITEMTYPE']._serialized_start=2484
+  _globals['__ITEMGETTYPERESPONSE_ITEMTYPE']._serialized_end=2557
+  _globals['_SCS']._serialized_start=2632
+  _globals['_SCS']._serialized_end=3576
 # @@protoc_insertion_point(module_scope)

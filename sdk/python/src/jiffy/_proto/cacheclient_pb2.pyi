@@ -14,7 +14,6 @@ class ECacheResult(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     Ok: _ClassVar[ECacheResult]
     Hit: _ClassVar[ECacheResult]
     Miss: _ClassVar[ECacheResult]
-
 Invalid: ECacheResult
 Ok: ECacheResult
 Hit: ECacheResult
@@ -34,20 +33,13 @@ class _GetResponse(_message.Message):
     result: ECacheResult
     cache_body: bytes
     message: str
-    def __init__(
-        self,
-        result: _Optional[_Union[ECacheResult, str]] = ...,
-        cache_body: _Optional[bytes] = ...,
-        message: _Optional[str] = ...,
-    ) -> None: ...
+    def __init__(self, result: _Optional[_Union[ECacheResult, str]] = ..., cache_body: _Optional[bytes] = ..., message: _Optional[str] = ...) -> None: ...
 
 class _GetBatchRequest(_message.Message):
     __slots__ = ("items",)
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[_GetRequest]
-    def __init__(
-        self, items: _Optional[_Iterable[_Union[_GetRequest, _Mapping]]] = ...
-    ) -> None: ...
+    def __init__(self, items: _Optional[_Iterable[_Union[_GetRequest, _Mapping]]] = ...) -> None: ...
 
 class _SetRequest(_message.Message):
     __slots__ = ("cache_key", "cache_body", "ttl_milliseconds")
@@ -57,12 +49,7 @@ class _SetRequest(_message.Message):
     cache_key: bytes
     cache_body: bytes
     ttl_milliseconds: int
-    def __init__(
-        self,
-        cache_key: _Optional[bytes] = ...,
-        cache_body: _Optional[bytes] = ...,
-        ttl_milliseconds: _Optional[int] = ...,
-    ) -> None: ...
+    def __init__(self, cache_key: _Optional[bytes] = ..., cache_body: _Optional[bytes] = ..., ttl_milliseconds: _Optional[int] = ...) -> None: ...
 
 class _SetResponse(_message.Message):
     __slots__ = ("result", "message")
@@ -70,30 +57,16 @@ class _SetResponse(_message.Message):
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     result: ECacheResult
     message: str
-    def __init__(
-        self, result: _Optional[_Union[ECacheResult, str]] = ..., message: _Optional[str] = ...
-    ) -> None: ...
+    def __init__(self, result: _Optional[_Union[ECacheResult, str]] = ..., message: _Optional[str] = ...) -> None: ...
 
 class _SetBatchRequest(_message.Message):
     __slots__ = ("items",)
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[_SetRequest]
-    def __init__(
-        self, items: _Optional[_Iterable[_Union[_SetRequest, _Mapping]]] = ...
-    ) -> None: ...
+    def __init__(self, items: _Optional[_Iterable[_Union[_SetRequest, _Mapping]]] = ...) -> None: ...
 
 class _SetIfRequest(_message.Message):
-    __slots__ = (
-        "cache_key",
-        "cache_body",
-        "ttl_milliseconds",
-        "present",
-        "present_and_not_equal",
-        "absent",
-        "equal",
-        "absent_or_equal",
-        "not_equal",
-    )
+    __slots__ = ("cache_key", "cache_body", "ttl_milliseconds", "present", "present_and_not_equal", "absent", "equal", "absent_or_equal", "not_equal")
     CACHE_KEY_FIELD_NUMBER: _ClassVar[int]
     CACHE_BODY_FIELD_NUMBER: _ClassVar[int]
     TTL_MILLISECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -112,38 +85,21 @@ class _SetIfRequest(_message.Message):
     equal: _common_pb2.Equal
     absent_or_equal: _common_pb2.AbsentOrEqual
     not_equal: _common_pb2.NotEqual
-    def __init__(
-        self,
-        cache_key: _Optional[bytes] = ...,
-        cache_body: _Optional[bytes] = ...,
-        ttl_milliseconds: _Optional[int] = ...,
-        present: _Optional[_Union[_common_pb2.Present, _Mapping]] = ...,
-        present_and_not_equal: _Optional[_Union[_common_pb2.PresentAndNotEqual, _Mapping]] = ...,
-        absent: _Optional[_Union[_common_pb2.Absent, _Mapping]] = ...,
-        equal: _Optional[_Union[_common_pb2.Equal, _Mapping]] = ...,
-        absent_or_equal: _Optional[_Union[_common_pb2.AbsentOrEqual, _Mapping]] = ...,
-        not_equal: _Optional[_Union[_common_pb2.NotEqual, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, cache_key: _Optional[bytes] = ..., cache_body: _Optional[bytes] = ..., ttl_milliseconds: _Optional[int] = ..., present: _Optional[_Union[_common_pb2.Present, _Mapping]] = ..., present_and_not_equal: _Optional[_Union[_common_pb2.PresentAndNotEqual, _Mapping]] = ..., absent: _Optional[_Union[_common_pb2.Absent, _Mapping]] = ..., equal: _Optional[_Union[_common_pb2.Equal, _Mapping]] = ..., absent_or_equal: _Optional[_Union[_common_pb2.AbsentOrEqual, _Mapping]] = ..., not_equal: _Optional[_Union[_common_pb2.NotEqual, _Mapping]] = ...) -> None: ...
 
 class _SetIfResponse(_message.Message):
     __slots__ = ("stored", "not_stored")
     class _Stored(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     class _NotStored(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     STORED_FIELD_NUMBER: _ClassVar[int]
     NOT_STORED_FIELD_NUMBER: _ClassVar[int]
     stored: _SetIfResponse._Stored
     not_stored: _SetIfResponse._NotStored
-    def __init__(
-        self,
-        stored: _Optional[_Union[_SetIfResponse._Stored, _Mapping]] = ...,
-        not_stored: _Optional[_Union[_SetIfResponse._NotStored, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, stored: _Optional[_Union[_SetIfResponse._Stored, _Mapping]] = ..., not_stored: _Optional[_Union[_SetIfResponse._NotStored, _Mapping]] = ...) -> None: ...
 
 class _SetIfNotExistsRequest(_message.Message):
     __slots__ = ("cache_key", "cache_body", "ttl_milliseconds")
@@ -153,32 +109,21 @@ class _SetIfNotExistsRequest(_message.Message):
     cache_key: bytes
     cache_body: bytes
     ttl_milliseconds: int
-    def __init__(
-        self,
-        cache_key: _Optional[bytes] = ...,
-        cache_body: _Optional[bytes] = ...,
-        ttl_milliseconds: _Optional[int] = ...,
-    ) -> None: ...
+    def __init__(self, cache_key: _Optional[bytes] = ..., cache_body: _Optional[bytes] = ..., ttl_milliseconds: _Optional[int] = ...) -> None: ...
 
 class _SetIfNotExistsResponse(_message.Message):
     __slots__ = ("stored", "not_stored")
     class _Stored(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     class _NotStored(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     STORED_FIELD_NUMBER: _ClassVar[int]
     NOT_STORED_FIELD_NUMBER: _ClassVar[int]
     stored: _SetIfNotExistsResponse._Stored
     not_stored: _SetIfNotExistsResponse._NotStored
-    def __init__(
-        self,
-        stored: _Optional[_Union[_SetIfNotExistsResponse._Stored, _Mapping]] = ...,
-        not_stored: _Optional[_Union[_SetIfNotExistsResponse._NotStored, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, stored: _Optional[_Union[_SetIfNotExistsResponse._Stored, _Mapping]] = ..., not_stored: _Optional[_Union[_SetIfNotExistsResponse._NotStored, _Mapping]] = ...) -> None: ...
 
 class _DeleteRequest(_message.Message):
     __slots__ = ("cache_key",)
@@ -210,12 +155,7 @@ class _IncrementRequest(_message.Message):
     cache_key: bytes
     amount: int
     ttl_milliseconds: int
-    def __init__(
-        self,
-        cache_key: _Optional[bytes] = ...,
-        amount: _Optional[int] = ...,
-        ttl_milliseconds: _Optional[int] = ...,
-    ) -> None: ...
+    def __init__(self, cache_key: _Optional[bytes] = ..., amount: _Optional[int] = ..., ttl_milliseconds: _Optional[int] = ...) -> None: ...
 
 class _IncrementResponse(_message.Message):
     __slots__ = ("value",)
@@ -224,12 +164,7 @@ class _IncrementResponse(_message.Message):
     def __init__(self, value: _Optional[int] = ...) -> None: ...
 
 class _UpdateTtlRequest(_message.Message):
-    __slots__ = (
-        "cache_key",
-        "increase_to_milliseconds",
-        "decrease_to_milliseconds",
-        "overwrite_to_milliseconds",
-    )
+    __slots__ = ("cache_key", "increase_to_milliseconds", "decrease_to_milliseconds", "overwrite_to_milliseconds")
     CACHE_KEY_FIELD_NUMBER: _ClassVar[int]
     INCREASE_TO_MILLISECONDS_FIELD_NUMBER: _ClassVar[int]
     DECREASE_TO_MILLISECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -238,40 +173,26 @@ class _UpdateTtlRequest(_message.Message):
     increase_to_milliseconds: int
     decrease_to_milliseconds: int
     overwrite_to_milliseconds: int
-    def __init__(
-        self,
-        cache_key: _Optional[bytes] = ...,
-        increase_to_milliseconds: _Optional[int] = ...,
-        decrease_to_milliseconds: _Optional[int] = ...,
-        overwrite_to_milliseconds: _Optional[int] = ...,
-    ) -> None: ...
+    def __init__(self, cache_key: _Optional[bytes] = ..., increase_to_milliseconds: _Optional[int] = ..., decrease_to_milliseconds: _Optional[int] = ..., overwrite_to_milliseconds: _Optional[int] = ...) -> None: ...
 
 class _UpdateTtlResponse(_message.Message):
     __slots__ = ("set", "not_set", "missing")
     class _Set(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     class _NotSet(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     class _Missing(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     SET_FIELD_NUMBER: _ClassVar[int]
     NOT_SET_FIELD_NUMBER: _ClassVar[int]
     MISSING_FIELD_NUMBER: _ClassVar[int]
     set: _UpdateTtlResponse._Set
     not_set: _UpdateTtlResponse._NotSet
     missing: _UpdateTtlResponse._Missing
-    def __init__(
-        self,
-        set: _Optional[_Union[_UpdateTtlResponse._Set, _Mapping]] = ...,
-        not_set: _Optional[_Union[_UpdateTtlResponse._NotSet, _Mapping]] = ...,
-        missing: _Optional[_Union[_UpdateTtlResponse._Missing, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, set: _Optional[_Union[_UpdateTtlResponse._Set, _Mapping]] = ..., not_set: _Optional[_Union[_UpdateTtlResponse._NotSet, _Mapping]] = ..., missing: _Optional[_Union[_UpdateTtlResponse._Missing, _Mapping]] = ...) -> None: ...
 
 class _ItemGetTtlRequest(_message.Message):
     __slots__ = ("cache_key",)
@@ -286,20 +207,14 @@ class _ItemGetTtlResponse(_message.Message):
         REMAINING_TTL_MILLIS_FIELD_NUMBER: _ClassVar[int]
         remaining_ttl_millis: int
         def __init__(self, remaining_ttl_millis: _Optional[int] = ...) -> None: ...
-
     class _Missing(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     FOUND_FIELD_NUMBER: _ClassVar[int]
     MISSING_FIELD_NUMBER: _ClassVar[int]
     found: _ItemGetTtlResponse._Found
     missing: _ItemGetTtlResponse._Missing
-    def __init__(
-        self,
-        found: _Optional[_Union[_ItemGetTtlResponse._Found, _Mapping]] = ...,
-        missing: _Optional[_Union[_ItemGetTtlResponse._Missing, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, found: _Optional[_Union[_ItemGetTtlResponse._Found, _Mapping]] = ..., missing: _Optional[_Union[_ItemGetTtlResponse._Missing, _Mapping]] = ...) -> None: ...
 
 class _ItemGetTypeRequest(_message.Message):
     __slots__ = ("cache_key",)
@@ -316,7 +231,6 @@ class _ItemGetTypeResponse(_message.Message):
         SET: _ClassVar[_ItemGetTypeResponse.ItemType]
         LIST: _ClassVar[_ItemGetTypeResponse.ItemType]
         SORTED_SET: _ClassVar[_ItemGetTypeResponse.ItemType]
-
     SCALAR: _ItemGetTypeResponse.ItemType
     DICTIONARY: _ItemGetTypeResponse.ItemType
     SET: _ItemGetTypeResponse.ItemType
@@ -326,20 +240,12 @@ class _ItemGetTypeResponse(_message.Message):
         __slots__ = ("item_type",)
         ITEM_TYPE_FIELD_NUMBER: _ClassVar[int]
         item_type: _ItemGetTypeResponse.ItemType
-        def __init__(
-            self, item_type: _Optional[_Union[_ItemGetTypeResponse.ItemType, str]] = ...
-        ) -> None: ...
-
+        def __init__(self, item_type: _Optional[_Union[_ItemGetTypeResponse.ItemType, str]] = ...) -> None: ...
     class _Missing(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
-
     FOUND_FIELD_NUMBER: _ClassVar[int]
     MISSING_FIELD_NUMBER: _ClassVar[int]
     found: _ItemGetTypeResponse._Found
     missing: _ItemGetTypeResponse._Missing
-    def __init__(
-        self,
-        found: _Optional[_Union[_ItemGetTypeResponse._Found, _Mapping]] = ...,
-        missing: _Optional[_Union[_ItemGetTypeResponse._Missing, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, found: _Optional[_Union[_ItemGetTypeResponse._Found, _Mapping]] = ..., missing: _Optional[_Union[_ItemGetTypeResponse._Missing, _Mapping]] = ...) -> None: ...

@@ -4,15 +4,18 @@
 # source: jiffy/_proto/cacheping.proto
 # Protobuf Python Version: 7.35.1
 """Generated protocol buffer code."""
-
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import descriptor_pool as _descriptor_pool
 from google.protobuf import runtime_version as _runtime_version
 from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
-
 _runtime_version.ValidateProtobufRuntimeVersion(
-    _runtime_version.Domain.PUBLIC, 7, 35, 1, "", "jiffy/_proto/cacheping.proto"
+    _runtime_version.Domain.PUBLIC,
+    7,
+    35,
+    1,
+    '',
+    'jiffy/_proto/cacheping.proto'
 )
 from jiffy._proto._pool import POOL as _JIFFY_POOL
 # @@protoc_insertion_point(imports)
@@ -20,19 +23,19 @@ from jiffy._proto._pool import POOL as _JIFFY_POOL
 _sym_db = _symbol_database.Default()
 
 
-DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(
-    b'\n\x1cjiffy/_proto/cacheping.proto\x12\x0c\x63\x61\x63he_client"\x0e\n\x0c_PingRequest"\x0f\n\r_PingResponse2I\n\x04Ping\x12\x41\n\x04Ping\x12\x1a.cache_client._PingRequest\x1a\x1b.cache_client._PingResponse"\x00\x62\x06proto3'
-)
+
+
+DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(b'\n\x1cjiffy/_proto/cacheping.proto\x12\x0c\x63\x61\x63he_client\"\x0e\n\x0c_PingRequest\"\x0f\n\r_PingResponse2I\n\x04Ping\x12\x41\n\x04Ping\x12\x1a.cache_client._PingRequest\x1a\x1b.cache_client._PingResponse\"\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, "jiffy._proto.cacheping_pb2", _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'jiffy._proto.cacheping_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-    DESCRIPTOR._loaded_options = None
-    _globals["__PINGREQUEST"]._serialized_start = 46
-    _globals["__PINGREQUEST"]._serialized_end = 60
-    _globals["__PINGRESPONSE"]._serialized_start = 62
-    _globals["__PINGRESPONSE"]._serialized_end = 77
-    _globals["_PING"]._serialized_start = 79
-    _globals["_PING"]._serialized_end = 152
+  DESCRIPTOR._loaded_options = None
+  _globals['__PINGREQUEST']._serialized_start=46
+  _globals['__PINGREQUEST']._serialized_end=60
+  _globals['__PINGRESPONSE']._serialized_start=62
+  _globals['__PINGRESPONSE']._serialized_end=77
+  _globals['_PING']._serialized_start=79
+  _globals['_PING']._serialized_end=152
 # @@protoc_insertion_point(module_scope)

@@ -4,15 +4,18 @@
 # source: jiffy/_proto/common.proto
 # Protobuf Python Version: 7.35.1
 """Generated protocol buffer code."""
-
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import descriptor_pool as _descriptor_pool
 from google.protobuf import runtime_version as _runtime_version
 from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
-
 _runtime_version.ValidateProtobufRuntimeVersion(
-    _runtime_version.Domain.PUBLIC, 7, 35, 1, "", "jiffy/_proto/common.proto"
+    _runtime_version.Domain.PUBLIC,
+    7,
+    35,
+    1,
+    '',
+    'jiffy/_proto/common.proto'
 )
 from jiffy._proto._pool import POOL as _JIFFY_POOL
 # @@protoc_insertion_point(imports)
@@ -20,25 +23,25 @@ from jiffy._proto._pool import POOL as _JIFFY_POOL
 _sym_db = _symbol_database.Default()
 
 
-DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(
-    b'\n\x19jiffy/_proto/common.proto\x12\x06\x63ommon"\t\n\x07Present",\n\x12PresentAndNotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c"\x08\n\x06\x41\x62sent"\x1f\n\x05\x45qual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c"\'\n\rAbsentOrEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c""\n\x08NotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\x62\x06proto3'
-)
+
+
+DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(b'\n\x19jiffy/_proto/common.proto\x12\x06\x63ommon\"\t\n\x07Present\",\n\x12PresentAndNotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\x08\n\x06\x41\x62sent\"\x1f\n\x05\x45qual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\'\n\rAbsentOrEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\"\n\x08NotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, "jiffy._proto.common_pb2", _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'jiffy._proto.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-    DESCRIPTOR._loaded_options = None
-    _globals["_PRESENT"]._serialized_start = 37
-    _globals["_PRESENT"]._serialized_end = 46
-    _globals["_PRESENTANDNOTEQUAL"]._serialized_start = 48
-    _globals["_PRESENTANDNOTEQUAL"]._serialized_end = 92
-    _globals["_ABSENT"]._serialized_start = 94
-    _globals["_ABSENT"]._serialized_end = 102
-    _globals["_EQUAL"]._serialized_start = 104
-    _globals["_EQUAL"]._serialized_end = 135
-    _globals["_ABSENTOREQUAL"]._serialized_start = 137
-    _globals["_ABSENTOREQUAL"]._serialized_end = 176
-    _globals["_NOTEQUAL"]._serialized_start = 178
-    _globals["_NOTEQUAL"]._serialized_end = 212
+  DESCRIPTOR._loaded_options = None
+  _globals['_PRESENT']._serialized_start=37
+  _globals['_PRESENT']._serialized_end=46
+  _globals['_PRESENTANDNOTEQUAL']._serialized_start=48
+  _globals['_PRESENTANDNOTEQUAL']._serialized_end=92
+  _globals['_ABSENT']._serialized_start=94
+  _globals['_ABSENT']._serialized_end=102
+  _globals['_EQUAL']._serialized_start=104
+  _globals['_EQUAL']._serialized_end=135
+  _globals['_ABSENTOREQUAL']._serialized_start=137
+  _globals['_ABSENTOREQUAL']._serialized_end=176
+  _globals['_NOTEQUAL']._serialized_start=178
+  _globals['_NOTEQUAL']._serialized_end=212
 # @@protoc_insertion_point(module_scope)

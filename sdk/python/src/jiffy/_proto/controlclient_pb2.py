@@ -4,15 +4,18 @@
 # source: jiffy/_proto/controlclient.proto
 # Protobuf Python Version: 7.35.1
 """Generated protocol buffer code."""
-
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import descriptor_pool as _descriptor_pool
 from google.protobuf import runtime_version as _runtime_version
 from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
-
 _runtime_version.ValidateProtobufRuntimeVersion(
-    _runtime_version.Domain.PUBLIC, 7, 35, 1, "", "jiffy/_proto/controlclient.proto"
+    _runtime_version.Domain.PUBLIC,
+    7,
+    35,
+    1,
+    '',
+    'jiffy/_proto/controlclient.proto'
 )
 from jiffy._proto._pool import POOL as _JIFFY_POOL
 # @@protoc_insertion_point(imports)
@@ -20,37 +23,37 @@ from jiffy._proto._pool import POOL as _JIFFY_POOL
 _sym_db = _symbol_database.Default()
 
 
-DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(
-    b'\n jiffy/_proto/controlclient.proto\x12\x0e\x63ontrol_client")\n\x13_CreateCacheRequest\x12\x12\n\ncache_name\x18\x01 \x01(\t"\x16\n\x14_CreateCacheResponse")\n\x13_DeleteCacheRequest\x12\x12\n\ncache_name\x18\x01 \x01(\t"\x16\n\x14_DeleteCacheResponse"(\n\x12_FlushCacheRequest\x12\x12\n\ncache_name\x18\x01 \x01(\t"\x15\n\x13_FlushCacheResponse"(\n\x12_ListCachesRequest\x12\x12\n\nnext_token\x18\x01 \x01(\t"P\n\x13_ListCachesResponse\x12%\n\x05\x63\x61\x63he\x18\x01 \x03(\x0b\x32\x16.control_client._Cache\x12\x12\n\nnext_token\x18\x02 \x01(\t"\x84\x01\n\x06_Cache\x12\x12\n\ncache_name\x18\x01 \x01(\t\x12\x32\n\x0c\x63\x61\x63he_limits\x18\x02 \x01(\x0b\x32\x1c.control_client._CacheLimits\x12\x32\n\x0ctopic_limits\x18\x03 \x01(\x0b\x32\x1c.control_client._TopicLimits"x\n\x0c_CacheLimits\x12\x18\n\x10max_traffic_rate\x18\x01 \x01(\r\x12\x1b\n\x13max_throughput_kbps\x18\x02 \x01(\r\x12\x18\n\x10max_item_size_kb\x18\x03 \x01(\r\x12\x17\n\x0fmax_ttl_seconds\x18\x04 \x01(\x04"m\n\x0c_TopicLimits\x12\x18\n\x10max_publish_rate\x18\x01 \x01(\r\x12\x1e\n\x16max_subscription_count\x18\x02 \x01(\r\x12#\n\x1bmax_publish_message_size_kb\x18\x03 \x01(\r2\xf6\x02\n\nScsControl\x12Z\n\x0b\x43reateCache\x12#.control_client._CreateCacheRequest\x1a$.control_client._CreateCacheResponse"\x00\x12Z\n\x0b\x44\x65leteCache\x12#.control_client._DeleteCacheRequest\x1a$.control_client._DeleteCacheResponse"\x00\x12W\n\nListCaches\x12".control_client._ListCachesRequest\x1a#.control_client._ListCachesResponse"\x00\x12W\n\nFlushCache\x12".control_client._FlushCacheRequest\x1a#.control_client._FlushCacheResponse"\x00\x62\x06proto3'
-)
+
+
+DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(b'\n jiffy/_proto/controlclient.proto\x12\x0e\x63ontrol_client\")\n\x13_CreateCacheRequest\x12\x12\n\ncache_name\x18\x01 \x01(\t\"\x16\n\x14_CreateCacheResponse\")\n\x13_DeleteCacheRequest\x12\x12\n\ncache_name\x18\x01 \x01(\t\"\x16\n\x14_DeleteCacheResponse\"(\n\x12_FlushCacheRequest\x12\x12\n\ncache_name\x18\x01 \x01(\t\"\x15\n\x13_FlushCacheResponse\"(\n\x12_ListCachesRequest\x12\x12\n\nnext_token\x18\x01 \x01(\t\"P\n\x13_ListCachesResponse\x12%\n\x05\x63\x61\x63he\x18\x01 \x03(\x0b\x32\x16.control_client._Cache\x12\x12\n\nnext_token\x18\x02 \x01(\t\"\x84\x01\n\x06_Cache\x12\x12\n\ncache_name\x18\x01 \x01(\t\x12\x32\n\x0c\x63\x61\x63he_limits\x18\x02 \x01(\x0b\x32\x1c.control_client._CacheLimits\x12\x32\n\x0ctopic_limits\x18\x03 \x01(\x0b\x32\x1c.control_client._TopicLimits\"x\n\x0c_CacheLimits\x12\x18\n\x10max_traffic_rate\x18\x01 \x01(\r\x12\x1b\n\x13max_throughput_kbps\x18\x02 \x01(\r\x12\x18\n\x10max_item_size_kb\x18\x03 \x01(\r\x12\x17\n\x0fmax_ttl_seconds\x18\x04 \x01(\x04\"m\n\x0c_TopicLimits\x12\x18\n\x10max_publish_rate\x18\x01 \x01(\r\x12\x1e\n\x16max_subscription_count\x18\x02 \x01(\r\x12#\n\x1bmax_publish_message_size_kb\x18\x03 \x01(\r2\xf6\x02\n\nScsControl\x12Z\n\x0b\x43reateCache\x12#.control_client._CreateCacheRequest\x1a$.control_client._CreateCacheResponse\"\x00\x12Z\n\x0b\x44\x65leteCache\x12#.control_client._DeleteCacheRequest\x1a$.control_client._DeleteCacheResponse\"\x00\x12W\n\nListCaches\x12\".control_client._ListCachesRequest\x1a#.control_client._ListCachesResponse\"\x00\x12W\n\nFlushCache\x12\".control_client._FlushCacheRequest\x1a#.control_client._FlushCacheResponse\"\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, "jiffy._proto.controlclient_pb2", _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'jiffy._proto.controlclient_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-    DESCRIPTOR._loaded_options = None
-    _globals["__CREATECACHEREQUEST"]._serialized_start = 52
-    _globals["__CREATECACHEREQUEST"]._serialized_end = 93
-    _globals["__CREATECACHERESPONSE"]._serialized_start = 95
-    _globals["__CREATECACHERESPONSE"]._serialized_end = 117
-    _globals["__DELETECACHEREQUEST"]._serialized_start = 119
-    _globals["__DELETECACHEREQUEST"]._serialized_end = 160
-    _globals["__DELETECACHERESPONSE"]._serialized_start = 162
-    _globals["__DELETECACHERESPONSE"]._serialized_end = 184
-    _globals["__FLUSHCACHEREQUEST"]._serialized_start = 186
-    _globals["__FLUSHCACHEREQUEST"]._serialized_end = 226
-    _globals["__FLUSHCACHERESPONSE"]._serialized_start = 228
-    _globals["__FLUSHCACHERESPONSE"]._serialized_end = 249
-    _globals["__LISTCACHESREQUEST"]._serialized_start = 251
-    _globals["__LISTCACHESREQUEST"]._serialized_end = 291
-    _globals["__LISTCACHESRESPONSE"]._serialized_start = 293
-    _globals["__LISTCACHESRESPONSE"]._serialized_end = 373
-    _globals["__CACHE"]._serialized_start = 376
-    _globals["__CACHE"]._serialized_end = 508
-    _globals["__CACHELIMITS"]._serialized_start = 510
-    _globals["__CACHELIMITS"]._serialized_end = 630
-    _globals["__TOPICLIMITS"]._serialized_start = 632
-    _globals["__TOPICLIMITS"]._serialized_end = 741
-    _globals["_SCSCONTROL"]._serialized_start = 744
-    _globals["_SCSCONTROL"]._serialized_end = 1118
+  DESCRIPTOR._loaded_options = None
+  _globals['__CREATECACHEREQUEST']._serialized_start=52
+  _globals['__CREATECACHEREQUEST']._serialized_end=93
+  _globals['__CREATECACHERESPONSE']._serialized_start=95
+  _globals['__CREATECACHERESPONSE']._serialized_end=117
+  _globals['__DELETECACHEREQUEST']._serialized_start=119
+  _globals['__DELETECACHEREQUEST']._serialized_end=160
+  _globals['__DELETECACHERESPONSE']._serialized_start=162
+  _globals['__DELETECACHERESPONSE']._serialized_end=184
+  _globals['__FLUSHCACHEREQUEST']._serialized_start=186
+  _globals['__FLUSHCACHEREQUEST']._serialized_end=226
+  _globals['__FLUSHCACHERESPONSE']._serialized_start=228
+  _globals['__FLUSHCACHERESPONSE']._serialized_end=249
+  _globals['__LISTCACHESREQUEST']._serialized_start=251
+  _globals['__LISTCACHESREQUEST']._serialized_end=291
+  _globals['__LISTCACHESRESPONSE']._serialized_start=293
+  _globals['__LISTCACHESRESPONSE']._serialized_end=373
+  _globals['__CACHE']._serialized_start=376
+  _globals['__CACHE']._serialized_end=508
+  _globals['__CACHELIMITS']._serialized_start=510
+  _globals['__CACHELIMITS']._serialized_end=630
+  _globals['__TOPICLIMITS']._serialized_start=632
+  _globals['__TOPICLIMITS']._serialized_end=741
+  _globals['_SCSCONTROL']._serialized_start=744
+  _globals['_SCSCONTROL']._serialized_end=1118
 # @@protoc_insertion_point(module_scope)

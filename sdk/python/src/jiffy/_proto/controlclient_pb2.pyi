@@ -48,11 +48,7 @@ class _ListCachesResponse(_message.Message):
     NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     cache: _containers.RepeatedCompositeFieldContainer[_Cache]
     next_token: str
-    def __init__(
-        self,
-        cache: _Optional[_Iterable[_Union[_Cache, _Mapping]]] = ...,
-        next_token: _Optional[str] = ...,
-    ) -> None: ...
+    def __init__(self, cache: _Optional[_Iterable[_Union[_Cache, _Mapping]]] = ..., next_token: _Optional[str] = ...) -> None: ...
 
 class _Cache(_message.Message):
     __slots__ = ("cache_name", "cache_limits", "topic_limits")
@@ -62,12 +58,7 @@ class _Cache(_message.Message):
     cache_name: str
     cache_limits: _CacheLimits
     topic_limits: _TopicLimits
-    def __init__(
-        self,
-        cache_name: _Optional[str] = ...,
-        cache_limits: _Optional[_Union[_CacheLimits, _Mapping]] = ...,
-        topic_limits: _Optional[_Union[_TopicLimits, _Mapping]] = ...,
-    ) -> None: ...
+    def __init__(self, cache_name: _Optional[str] = ..., cache_limits: _Optional[_Union[_CacheLimits, _Mapping]] = ..., topic_limits: _Optional[_Union[_TopicLimits, _Mapping]] = ...) -> None: ...
 
 class _CacheLimits(_message.Message):
     __slots__ = ("max_traffic_rate", "max_throughput_kbps", "max_item_size_kb", "max_ttl_seconds")
@@ -79,13 +70,7 @@ class _CacheLimits(_message.Message):
     max_throughput_kbps: int
     max_item_size_kb: int
     max_ttl_seconds: int
-    def __init__(
-        self,
-        max_traffic_rate: _Optional[int] = ...,
-        max_throughput_kbps: _Optional[int] = ...,
-        max_item_size_kb: _Optional[int] = ...,
-        max_ttl_seconds: _Optional[int] = ...,
-    ) -> None: ...
+    def __init__(self, max_traffic_rate: _Optional[int] = ..., max_throughput_kbps: _Optional[int] = ..., max_item_size_kb: _Optional[int] = ..., max_ttl_seconds: _Optional[int] = ...) -> None: ...
 
 class _TopicLimits(_message.Message):
     __slots__ = ("max_publish_rate", "max_subscription_count", "max_publish_message_size_kb")
@@ -95,9 +80,4 @@ class _TopicLimits(_message.Message):
     max_publish_rate: int
     max_subscription_count: int
     max_publish_message_size_kb: int
-    def __init__(
-        self,
-        max_publish_rate: _Optional[int] = ...,
-        max_subscription_count: _Optional[int] = ...,
-        max_publish_message_size_kb: _Optional[int] = ...,
-    ) -> None: ...
+    def __init__(self, max_publish_rate: _Optional[int] = ..., max_subscription_count: _Optional[int] = ..., max_publish_message_size_kb: _Optional[int] = ...) -> None: ...
