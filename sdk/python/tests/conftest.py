@@ -31,7 +31,7 @@ METRICS_LISTENING = re.compile(r"^metrics listening on 127\.0\.0\.1:(\d+)$")
 class Server:
     """A jiffy-server child process; `restart()` brings it back on the same port."""
 
-    def __init__(self, log_dir: Path, listen: str = "127.0.0.1:0") -> None:
+    def __init__(self, log_dir: Path, extra_args: tuple[str, ...] = ()) -> None:
         self.binary = Path(os.environ.get("JIFFY_SERVER_BIN", DEFAULT_SERVER_BIN))
         if not self.binary.is_file():
             pytest.exit(
@@ -41,12 +41,20 @@ class Server:
         self.port = 0
         self.metrics_port = 0
         self.process: subprocess.Popen[bytes] | None = None
-        self._start(listen)
+        self.extra_args = extra_args
+        self._start("127.0.0.1:0")
 
     def _start(self, listen: str) -> None:
         log = (self.log_dir / f"server-{uuid.uuid4().hex[:6]}.log").open("wb")
         self.process = subprocess.Popen(
-            [str(self.binary), "--listen", listen, "--metrics-listen", "127.0.0.1:0"],
+            [
+                str(self.binary),
+                "--listen",
+                listen,
+                "--metrics-listen",
+                "127.0.0.1:0",
+                *self.extra_args,
+            ],
             stdout=subprocess.PIPE,
             stderr=log,
         )
@@ -99,12 +107,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture
-def start_server(tmp_path: Path) -> Iterator[Callable[[], Server]]:
-    """Start servers of the test's own; all are stopped at its end."""
+def start_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """Start servers of the test's own (extra flags as arguments); all stop at its end."""
     started: list[Server] = []
 
-    def start() -> Server:
-        started.append(Server(tmp_path))
+    def start(*extra_args: str) -> Server:
+        started.append(Server(tmp_path, extra_args))
         return started[-1]
 
     yield start

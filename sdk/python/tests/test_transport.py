@@ -22,7 +22,7 @@ PRESET = jiffy.presets.in_region.latest()
 
 @pytest.mark.parametrize("channels", [1, 3])
 async def test_n_channels_are_n_tcp_connections(
-    start_server: Callable[[], Server], channels: int
+    start_server: Callable[..., Server], channels: int
 ) -> None:
     server = start_server()
     config = PRESET.replace(channels=channels)
@@ -34,7 +34,7 @@ async def test_n_channels_are_n_tcp_connections(
 
 
 async def test_5000_concurrent_calls_never_exceed_the_cap_on_the_wire(
-    start_server: Callable[[], Server],
+    start_server: Callable[..., Server],
 ) -> None:
     server = start_server()  # its own: the peak gauge counts since server start
     config = PRESET.replace(max_concurrent_requests=100, deadline=30.0)
@@ -45,7 +45,7 @@ async def test_5000_concurrent_calls_never_exceed_the_cap_on_the_wire(
     assert 0 < server.metric("jiffy_requests_in_flight_max") <= 100
 
 
-def test_sync_client_threads_respect_the_cap(start_server: Callable[[], Server]) -> None:
+def test_sync_client_threads_respect_the_cap(start_server: Callable[..., Server]) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     server = start_server()
@@ -70,7 +70,7 @@ async def wait_until_ok(client: jiffy.AsyncCacheClient, seconds: float) -> None:
             await asyncio.sleep(0.05)
 
 
-async def test_client_survives_a_server_restart(start_server: Callable[[], Server]) -> None:
+async def test_client_survives_a_server_restart(start_server: Callable[..., Server]) -> None:
     server = start_server()
     async with jiffy.AsyncCacheClient(server.endpoint, PRESET, default_cache="c") as client:
         await client.create_cache("c")

@@ -171,7 +171,7 @@ class AsyncCacheClient:
     ) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
-        responses = await self._executor.call_stream(c.GET_BATCH, request, self._metadata(cache))
+        responses = await self._executor.call(c.GET_BATCH, request, self._metadata(cache))
         return [c.read_get(response) for response in responses]
 
     async def set_many(
@@ -183,7 +183,7 @@ class AsyncCacheClient:
     ) -> None:
         """Store every (key, value) pair; all or none are written."""
         request = c.set_batch_request(items, self._ttl(ttl))
-        await self._executor.call_stream(c.SET_BATCH, request, self._metadata(cache))
+        await self._executor.call(c.SET_BATCH, request, self._metadata(cache))
 
     async def ping(self) -> None:
         """One round trip to the server."""

@@ -51,7 +51,7 @@ class AsyncExecutor:
         self._connected = True
 
     async def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
-        """Send a unary data call; its response, or a CacheError.
+        """Send a data call; its response (a list of them for a batch), or a CacheError.
 
         The hot path: no extra coroutine between the caller and grpc until a
         call fails.
@@ -68,21 +68,6 @@ class AsyncExecutor:
                 )
             except grpc.RpcError as exc:
                 return await self._retry(rpc, request, metadata, started, exc)
-        finally:
-            limiter.release()
-
-    async def call_stream(self, rpc: Rpc, request: Any, metadata: Metadata) -> list[Any]:
-        """Send a server-streaming data call (batches); all its responses."""
-        if not self._connected:
-            await self.connect()
-        started = time.monotonic()
-        limiter = self.limiter
-        timeout = self._deadline if limiter.try_acquire() else await self._queue(rpc, started)
-        try:
-            try:
-                return await self._send(rpc, request, metadata, timeout)  # type: ignore[no-any-return]
-            except grpc.RpcError as exc:
-                return await self._retry(rpc, request, metadata, started, exc)  # type: ignore[no-any-return]
         finally:
             limiter.release()
 
@@ -103,9 +88,6 @@ class AsyncExecutor:
     async def _send(self, rpc: Rpc, request: Any, metadata: Metadata, timeout: float) -> Any:
         transport = self.transport
         multicallable = transport.control_call(rpc) if rpc.control else transport.data_call(rpc)
-        if rpc.streaming:
-            call = multicallable(request, timeout=timeout, metadata=metadata)
-            return [response async for response in call]
         return await multicallable(request, timeout=timeout, metadata=metadata)
 
     async def _retry(

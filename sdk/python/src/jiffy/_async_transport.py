@@ -57,6 +57,13 @@ def _credentials(endpoint: Endpoint) -> grpc.ChannelCredentials:
     return grpc.ssl_channel_credentials(root_certificates=roots)
 
 
+def _collect_async(stream: Any) -> Any:
+    async def collect(request: Any, *, timeout: float, metadata: Any) -> list[Any]:
+        return [response async for response in stream(request, timeout=timeout, metadata=metadata)]
+
+    return collect
+
+
 class AsyncTransport:
     """The open channels and, per channel, one multicallable per RPC."""
 
@@ -81,12 +88,17 @@ class AsyncTransport:
 
     @staticmethod
     def _bind(channel: grpc.aio.Channel) -> dict[Rpc, Any]:
+        """Per RPC, a callable taking (request, timeout=, metadata=); a stream's
+        answers come back as one list, so the executor treats both alike."""
         calls: dict[Rpc, Any] = {}
         for rpc in ALL_RPCS:
             # grpc's `_registered_method=True` (what generated stubs pass) was
             # measured slower per call here, so plain multicallables are made.
-            make: Any = channel.unary_stream if rpc.streaming else channel.unary_unary
-            calls[rpc] = make(rpc.path, rpc.serialize, rpc.deserialize)
+            if rpc.streaming:
+                stream = channel.unary_stream(rpc.path, rpc.serialize, rpc.deserialize)
+                calls[rpc] = _collect_async(stream)
+            else:
+                calls[rpc] = channel.unary_unary(rpc.path, rpc.serialize, rpc.deserialize)
         return calls
 
     def data_call(self, rpc: Rpc) -> Any:

@@ -25,7 +25,7 @@ class AsyncLimiter:
         self.cap = cap
         self.in_flight = 0
         self.high_water = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[bool]] = deque()
 
     def try_acquire(self) -> bool:
         """Take a slot if one is free and nobody queues before us."""
@@ -37,25 +37,36 @@ class AsyncLimiter:
         return True
 
     async def acquire(self, timeout: float) -> bool:
-        """Wait in line for a slot; False when `timeout` passed first."""
+        """Wait in line for a slot; False when `timeout` passed first.
+
+        One Future and one timer per waiter (asyncio.wait_for would add a
+        second Future and callbacks): this path runs for every call while
+        callers outnumber the cap.
+        """
         if self.try_acquire():
             return True
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
         self._waiters.append(waiter)
+        timer = loop.call_later(timeout, self._expire, waiter)
         try:
-            await asyncio.wait_for(waiter, timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
-            if waiter.done() and not waiter.cancelled():
-                # The slot was handed over as we gave up: pass it on.
-                self.release()
+            granted = await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled() and waiter.result():
+                self.release()  # the slot arrived as we were cancelled: pass it on
             else:
                 self._remove(waiter)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            return False
-        return True
+            raise
+        finally:
+            timer.cancel()
+        return granted
 
-    def _remove(self, waiter: asyncio.Future[None]) -> None:
+    def _expire(self, waiter: asyncio.Future[bool]) -> None:
+        if not waiter.done():
+            waiter.set_result(False)
+            self._remove(waiter)
+
+    def _remove(self, waiter: asyncio.Future[bool]) -> None:
         with contextlib.suppress(ValueError):
             self._waiters.remove(waiter)
 
@@ -65,7 +76,7 @@ class AsyncLimiter:
         while waiters:
             waiter = waiters.popleft()
             if not waiter.done():
-                waiter.set_result(None)  # the slot moves; in_flight is unchanged
+                waiter.set_result(True)  # the slot moves; in_flight is unchanged
                 return
         self.in_flight -= 1
 

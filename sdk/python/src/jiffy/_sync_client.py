@@ -168,7 +168,7 @@ class CacheClient:
     def get_many(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
-        responses = self._executor.call_stream(c.GET_BATCH, request, self._metadata(cache))
+        responses = self._executor.call(c.GET_BATCH, request, self._metadata(cache))
         return [c.read_get(response) for response in responses]
 
     def set_many(
@@ -180,7 +180,7 @@ class CacheClient:
     ) -> None:
         """Store every (key, value) pair; all or none are written."""
         request = c.set_batch_request(items, self._ttl(ttl))
-        self._executor.call_stream(c.SET_BATCH, request, self._metadata(cache))
+        self._executor.call(c.SET_BATCH, request, self._metadata(cache))
 
     def ping(self) -> None:
         """One round trip to the server."""

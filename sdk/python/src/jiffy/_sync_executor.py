@@ -52,7 +52,7 @@ class SyncExecutor:
         self._connected = True
 
     def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
-        """Send a unary data call; its response, or a CacheError.
+        """Send a data call; its response (a list of them for a batch), or a CacheError.
 
         The hot path: no extra coroutine between the caller and grpc until a
         call fails.
@@ -67,21 +67,6 @@ class SyncExecutor:
                 return self.transport.data_call(rpc)(request, timeout=timeout, metadata=metadata)
             except grpc.RpcError as exc:
                 return self._retry(rpc, request, metadata, started, exc)
-        finally:
-            limiter.release()
-
-    def call_stream(self, rpc: Rpc, request: Any, metadata: Metadata) -> list[Any]:
-        """Send a server-streaming data call (batches); all its responses."""
-        if not self._connected:
-            self.connect()
-        started = time.monotonic()
-        limiter = self.limiter
-        timeout = self._deadline if limiter.try_acquire() else self._queue(rpc, started)
-        try:
-            try:
-                return self._send(rpc, request, metadata, timeout)  # type: ignore[no-any-return]
-            except grpc.RpcError as exc:
-                return self._retry(rpc, request, metadata, started, exc)  # type: ignore[no-any-return]
         finally:
             limiter.release()
 
@@ -102,9 +87,6 @@ class SyncExecutor:
     def _send(self, rpc: Rpc, request: Any, metadata: Metadata, timeout: float) -> Any:
         transport = self.transport
         multicallable = transport.control_call(rpc) if rpc.control else transport.data_call(rpc)
-        if rpc.streaming:
-            call = multicallable(request, timeout=timeout, metadata=metadata)
-            return [response for response in call]
         return multicallable(request, timeout=timeout, metadata=metadata)
 
     def _retry(
