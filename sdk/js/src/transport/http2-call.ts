@@ -123,22 +123,22 @@ export class Http2Call extends MessageDeframer {
     this.settled = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    // node:http2 streams outlive their requests until a full GC (young-gen
+    // collections keep them, see docs/transport.md); cutting the link keeps
+    // this call and its response buffers out of what they drag along.
+    if (this.stream !== undefined) this.stream[CALL] = undefined;
     this.owner.callSettled(this);
   }
 
-  /** The response ended normally: judge status, framing and message count. */
+  /**
+   * The response ended. With a grpc-status, judge status, framing and
+   * message count now; without one, wait for 'close', which tells a lost
+   * connection or a reset (node:http2 ends the stream in those cases too)
+   * from a server that just sent no status.
+   */
   private complete(): void {
-    if (this.settled) return;
     const status = this.grpcStatus;
-    if (status === -1) {
-      const http = this.httpStatus;
-      if (http !== 200 && http !== 0) {
-        this.fail(new StatusError(grpcCodeForHttpStatus(http), `HTTP status ${http} without grpc-status`));
-      } else {
-        this.fail(new StatusError(Code.INTERNAL, 'response ended without grpc-status'));
-      }
-      return;
-    }
+    if (this.settled || status === -1) return;
     if (status !== Code.OK) {
       this.fail(statusErrorFromTrailers(status, this.statusHeaders ?? {}));
       return;
@@ -160,8 +160,8 @@ export class Http2Call extends MessageDeframer {
     this.resolve(this.single as Buffer & Buffer[]);
   }
 
-  /** The stream closed before the response ended (reset, or connection lost). */
-  private closedEarly(stream: ClientHttp2Stream): void {
+  /** The stream closed with the call still open: no status came. Say why. */
+  private closedWithoutStatus(stream: ClientHttp2Stream): void {
     if (this.settled) return;
     const rst = stream.rstCode ?? RstCode.NO_ERROR;
     if (rst === RstCode.REFUSED_STREAM && !this.reissued) {
@@ -170,10 +170,15 @@ export class Http2Call extends MessageDeframer {
       (stream as CallStream)[CALL] = undefined; // its listeners now ignore it
       if (this.owner.reissue(this)) return;
     }
+    const http = this.httpStatus;
     if (this.session === undefined || this.session.destroyed) {
       this.fail(new StatusError(Code.UNAVAILABLE, 'connection lost during the call'));
-    } else {
+    } else if (rst !== RstCode.NO_ERROR) {
       this.fail(new StatusError(grpcCodeForRstCode(rst), `stream reset by the server (HTTP/2 code ${rst})`));
+    } else if (http !== 200 && http !== 0) {
+      this.fail(new StatusError(grpcCodeForHttpStatus(http), `HTTP status ${http} without grpc-status`));
+    } else {
+      this.fail(new StatusError(Code.INTERNAL, 'response ended without grpc-status'));
     }
   }
 
@@ -200,7 +205,7 @@ export class Http2Call extends MessageDeframer {
   }
 
   static onClosed(call: Http2Call, stream: ClientHttp2Stream): void {
-    call.closedEarly(stream);
+    call.closedWithoutStatus(stream);
   }
 }
 

@@ -28,6 +28,8 @@ const MAX_SESSION_MEMORY_MB = 1024;
 
 export class Http2Connection {
   private session: ClientHttp2Session | undefined;
+  /** The session's socket: destroying a session mid-TLS-handshake leaves it open. */
+  private socket: net.Socket | undefined;
   private connected = false;
   private lastError: Error | undefined;
   private pingInterval: NodeJS.Timeout | undefined;
@@ -54,8 +56,10 @@ export class Http2Connection {
 
   close(): void {
     const session = this.session;
+    const socket = this.socket;
     this.forget(session);
     session?.destroy();
+    socket?.destroy();
   }
 
   private open(): ClientHttp2Session {
@@ -82,7 +86,10 @@ export class Http2Connection {
 
   private openSocket(): net.Socket {
     const { host, port, tls: tlsOptions } = this.target;
-    if (tlsOptions === undefined) return net.connect({ host, port, noDelay: true });
+    if (tlsOptions === undefined) {
+      this.socket = net.connect({ host, port, noDelay: true });
+      return this.socket;
+    }
     const socket = tls.connect({
       host,
       port,
@@ -92,6 +99,7 @@ export class Http2Connection {
       ALPNProtocols: ['h2'],
     });
     socket.setNoDelay(true);
+    this.socket = socket;
     return socket;
   }
 
@@ -123,6 +131,7 @@ export class Http2Connection {
   private forget(session: ClientHttp2Session | undefined): void {
     if (session === undefined || this.session !== session) return;
     this.session = undefined;
+    this.socket = undefined;
     this.connected = false;
     clearInterval(this.pingInterval);
     clearTimeout(this.pingTimeout);
