@@ -1,5 +1,6 @@
 // Side-by-side transport benchmark: bare grpc-js stubs, the SDK's grpc-js
-// channel and its node:http2 channel, one jiffy-server, closed loop.
+// channel and its node:http2 channel, one jiffy-server, closed loop; and,
+// as `sdk-grpc-js` / `sdk-http2`, the whole SDK through its loadgen.
 //
 //   node bench/transport-compare.mjs [--transports grpc-js-bare,grpc-js,http2]
 //        [--concurrency 1,2,5,10,50] [--rounds 3] [--duration 5] [--warmup 1]
@@ -89,7 +90,27 @@ function serverQuantileMs(before, after, q) {
   return row ? +(row[0] * 1000).toFixed(3) : null;
 }
 
+/**
+ * `sdk-<transport>` runs the SDK's own loadgen (client, pool, limiter; one
+ * channel, the in_region preset) instead of a bare channel, mapped to the
+ * same columns; the loadgen does not report GC.
+ */
+function runLoadgen(variant, concurrency, endpoint) {
+  const args = [
+    '-c', '1', process.execPath, ...variant.flags.split(' ').filter(Boolean), `${values.dist}/loadgen.js`,
+    '--endpoint', endpoint, '--transport', variant.transport.slice('sdk-'.length), '--channels', '1',
+    '--concurrency', String(concurrency), '--duration', values.duration, '--warmup', values.warmup, '--json',
+  ];
+  const result = spawnSync('taskset', args, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${label(variant)} c=${concurrency} failed:\n${result.stderr}`);
+  const report = JSON.parse(result.stdout);
+  const { p50, p99, p999, max } = report.latency_ms;
+  const cpuUsPerOp = Math.round((report.client_cpu_percent * 10_000) / Math.max(1, report.rps));
+  return { transport: variant.transport, concurrency, rps: report.rps, p50, p99, p999, max, cpu_us_per_op: cpuUsPerOp };
+}
+
 function runClient(variant, concurrency, endpoint) {
+  if (variant.transport.startsWith('sdk-')) return runLoadgen(variant, concurrency, endpoint);
   const args = [
     '-c', '1', process.execPath, ...variant.flags.split(' ').filter(Boolean), `${here}transport-client.mjs`,
     '--endpoint', endpoint, '--transport', variant.transport, '--concurrency', String(concurrency),
