@@ -24,7 +24,7 @@ const BASE_HEADERS: Readonly<OutgoingHttpHeaders> = {
   te: 'trailers',
 };
 
-class Http2Channel implements Channel, CallOwner {
+export class Http2Channel implements Channel, CallOwner {
   private readonly connection: Http2Connection;
   private readonly inFlight = new Set<Http2Call>();
   private closed = false;
@@ -37,8 +37,12 @@ class Http2Channel implements Channel, CallOwner {
   private headers: OutgoingHttpHeaders = { ...BASE_HEADERS };
   private headersFor: Readonly<Record<string, string>> | undefined;
 
-  constructor(private readonly target: ChannelTarget) {
-    this.connection = new Http2Connection(target);
+  constructor(
+    private readonly target: ChannelTarget,
+    /** Streams per connection before moving to a new one (stream ids run out). */
+    maxStreamsPerSession?: number,
+  ) {
+    this.connection = new Http2Connection(target, maxStreamsPerSession);
   }
 
   connect(deadline: number): Promise<void> {
@@ -126,7 +130,7 @@ class Http2Channel implements Channel, CallOwner {
   private send(call: Http2Call): boolean {
     let stream: ClientHttp2Stream;
     try {
-      stream = this.connection.get().request(this.requestHeaders(call));
+      stream = this.connection.forRequest().request(this.requestHeaders(call));
     } catch (error) {
       // A session torn down between get() and request(), or a header Node rejects.
       const lost = !this.connection.isConnected();

@@ -90,6 +90,12 @@ describe('http2 channel against jiffy-server', () => {
     );
   });
 
+  test('more calls at once than the server allows streams (100) queue instead of failing', async () => {
+    const calls = Array.from({ length: 250 }, (_, i) => channel.unary('/cache_client.Scs/Get', get(`q${i}`), within(10_000)));
+    const answers = await Promise.all(calls);
+    assert.equal(answers.filter((a) => fromBinary(scs._GetResponseSchema, a).result === scs.ECacheResult.Miss).length, 250);
+  });
+
   test('a value over the limit: RESOURCE_EXHAUSTED with err item_size_limit_exceeded', async () => {
     const error = await statusOf(channel.unary('/cache_client.Scs/Set', set('huge', Buffer.alloc((5 << 20) + 1)), within(10_000)));
     assert.equal(error.code, Code.RESOURCE_EXHAUSTED);

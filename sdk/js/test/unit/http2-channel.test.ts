@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream } from 
 import * as net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { StatusError, type ChannelTarget } from '../../src/transport/channel.js';
-import { createHttp2Channel } from '../../src/transport/http2-channel.js';
+import { Http2Channel, createHttp2Channel } from '../../src/transport/http2-channel.js';
 import { frameMessage } from '../../src/transport/http2-framing.js';
 import { Code } from '../../src/transport/http2-status.js';
 
@@ -234,6 +234,17 @@ describe('http2 channel: connections', () => {
     const error = await rejection(channel.unary('/svc/Never', Buffer.alloc(0), within(5_000)));
     assert.equal(error.code, Code.UNAVAILABLE);
     assert.equal(attempts, 4, 'one retry only');
+    channel.close();
+  });
+
+  test('a connection whose stream budget is spent is replaced, gracefully', async () => {
+    const server = await serve((stream) => answer(stream, [frameMessage(Buffer.from('ok'))]));
+    const channel = new Http2Channel(target(server.port), 3);
+    await channel.connect(Date.now() + 5_000);
+    const calls = Array.from({ length: 7 }, () => channel.unary('/svc/A', Buffer.alloc(0), within(5_000)));
+    const answers = await Promise.all(calls);
+    assert.deepEqual(new Set(answers.map((a) => Buffer.from(a).toString())), new Set(['ok']));
+    assert.equal(server.sessions.length, 3);
     channel.close();
   });
 
