@@ -22,7 +22,7 @@ for (const transport of TRANSPORTS) {
       await server?.stop();
     });
 
-    test(`${CALLS} concurrent calls through a cap of ${CAP}: all succeed, at most ${CAP} on the wire`, async (t) => {
+    test(`${CALLS} concurrent calls through a cap of ${CAP}: all succeed, at most ${CAP} on the wire`, async () => {
       const client = await CacheClient.create({ endpoint: server.endpoint, transport, maxConcurrentRequests: CAP, channels: 2 });
       try {
         await client.createCache('cap');
@@ -32,13 +32,10 @@ for (const transport of TRANSPORTS) {
         const results = await Promise.allSettled(calls);
         assert.equal(results.filter((r) => r.status === 'rejected').length, 0);
         assert.equal(client.inFlightHighWaterMark, CAP);
+        // The server's own count: the most calls it handled at once.
         const serverMax = await server.metric('jiffy_requests_in_flight_max');
-        if (serverMax === undefined) {
-          t.diagnostic('server has no jiffy_requests_in_flight_max gauge yet; checked the client side only');
-        } else {
-          assert.ok(serverMax <= CAP, `server saw ${serverMax} calls in flight`);
-          assert.ok(serverMax > 1, `server saw ${serverMax} calls in flight`);
-        }
+        assert.ok(serverMax !== undefined, 'jiffy-server exports no jiffy_requests_in_flight_max gauge');
+        assert.ok(serverMax <= CAP && serverMax > 1, `server saw ${serverMax} calls in flight at most`);
       } finally {
         client.close();
       }
