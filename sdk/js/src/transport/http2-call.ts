@@ -64,7 +64,7 @@ export class Http2Call extends MessageDeframer {
     readonly deadline: number,
     readonly metadata: Readonly<Record<string, string>>,
     maxReceiveMessageBytes: number,
-    private readonly streaming: boolean,
+    streaming: boolean,
     private readonly resolve: (value: Buffer & Buffer[]) => void,
     private readonly reject: (error: StatusError) => void,
   ) {
