@@ -48,6 +48,8 @@ STATUS_BY_CODE = {
     MomentoErrorCode.CANCELLED_ERROR: "CANCELLED",
 }
 DEFAULT_TTL = timedelta(seconds=60)
+# Callers in front of the optional cap wait as long as a run lasts.
+QUEUE_TIMEOUT_SECONDS = 3600.0
 
 
 class MomentoCallFailed(Exception):
@@ -115,11 +117,11 @@ class MomentoDriver:
 
 def _capped(call: Any, cap: int) -> Any:
     """`call` behind a FIFO in-flight cap shared by every wrapped call."""
-    limiter = _capped.__dict__.setdefault("limiter", AsyncLimiter(cap))
+    limiter = _capped.__dict__.setdefault("limiter", AsyncLimiter(cap, QUEUE_TIMEOUT_SECONDS))
 
     async def capped(*args: Any) -> object:
         if not limiter.try_acquire():
-            await limiter.acquire(float("inf"))
+            await limiter.acquire()
         try:
             return await call(*args)
         finally:

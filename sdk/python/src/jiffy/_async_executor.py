@@ -29,7 +29,7 @@ class AsyncExecutor:
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.config = config
         self.transport = AsyncTransport(endpoint, config)
-        self.limiter = AsyncLimiter(config.max_concurrent_requests)
+        self.limiter = AsyncLimiter(config.max_concurrent_requests, config.deadline)
         self._deadline = config.deadline
         self._connected = config.eager_connect_timeout is None
         auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
@@ -81,7 +81,7 @@ class AsyncExecutor:
 
     async def _queue(self, rpc: Rpc, started: float) -> float:
         """Wait in line under the cap; the time left of the deadline once through."""
-        if not await self.limiter.acquire(self._deadline):
+        if not await self.limiter.acquire():
             raise queue_timeout(rpc.name, self._deadline, self.limiter.cap)
         return self._deadline - (time.monotonic() - started)
 

@@ -11,21 +11,28 @@ loadgen.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections import deque
 
 
 class AsyncLimiter:
-    """At most `cap` holders at once in one event loop; cap 0 = no limit."""
+    """At most `cap` holders at once in one event loop; cap 0 = no limit.
 
-    __slots__ = ("cap", "in_flight", "high_water", "_waiters")
+    A waiter gives up after `timeout` seconds. Every waiter has the same
+    timeout and the queue is FIFO, so waiters expire in queue order: one
+    timer, armed for the oldest waiter, serves the whole queue, and a queued
+    call costs one Future and a deque entry.
+    """
 
-    def __init__(self, cap: int) -> None:
+    __slots__ = ("cap", "timeout", "in_flight", "high_water", "_waiters", "_timer")
+
+    def __init__(self, cap: int, timeout: float) -> None:
         self.cap = cap
+        self.timeout = timeout
         self.in_flight = 0
         self.high_water = 0
-        self._waiters: deque[asyncio.Future[bool]] = deque()
+        self._waiters: deque[tuple[float, asyncio.Future[bool]]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
 
     def try_acquire(self) -> bool:
         """Take a slot if one is free and nobody queues before us."""
@@ -36,45 +43,47 @@ class AsyncLimiter:
             self.high_water = self.in_flight
         return True
 
-    async def acquire(self, timeout: float) -> bool:
-        """Wait in line for a slot; False when `timeout` passed first.
-
-        One Future and one timer per waiter (asyncio.wait_for would add a
-        second Future and callbacks): this path runs for every call while
-        callers outnumber the cap.
-        """
+    async def acquire(self) -> bool:
+        """Wait in line for a slot; False when `timeout` passed first."""
         if self.try_acquire():
             return True
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[bool] = loop.create_future()
-        self._waiters.append(waiter)
-        timer = loop.call_later(timeout, self._expire, waiter)
+        expires_at = loop.time() + self.timeout
+        self._waiters.append((expires_at, waiter))
+        if self._timer is None:
+            self._timer = loop.call_at(expires_at, self._expire_due)
         try:
-            granted = await waiter
+            return await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled() and waiter.result():
                 self.release()  # the slot arrived as we were cancelled: pass it on
             else:
                 self._remove(waiter)
             raise
-        finally:
-            timer.cancel()
-        return granted
 
-    def _expire(self, waiter: asyncio.Future[bool]) -> None:
-        if not waiter.done():
-            waiter.set_result(False)
-            self._remove(waiter)
+    def _expire_due(self) -> None:
+        """Time out the waiters at the head whose time is up; re-arm for the next."""
+        waiters = self._waiters
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while waiters and (waiters[0][1].done() or waiters[0][0] <= now):
+            _, waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(False)
+        self._timer = loop.call_at(waiters[0][0], self._expire_due) if waiters else None
 
     def _remove(self, waiter: asyncio.Future[bool]) -> None:
-        with contextlib.suppress(ValueError):
-            self._waiters.remove(waiter)
+        for entry in self._waiters:
+            if entry[1] is waiter:
+                self._waiters.remove(entry)
+                return
 
     def release(self) -> None:
         """Give the slot to the oldest live waiter, or free it."""
         waiters = self._waiters
         while waiters:
-            waiter = waiters.popleft()
+            waiter = waiters.popleft()[1]
             if not waiter.done():
                 waiter.set_result(True)  # the slot moves; in_flight is unchanged
                 return
@@ -88,8 +97,9 @@ class AsyncLimiter:
 class SyncLimiter:
     """At most `cap` holders at once across threads; cap 0 = no limit."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, timeout: float) -> None:
         self.cap = cap
+        self.timeout = timeout
         self.in_flight = 0
         self.high_water = 0
         self._lock = threading.Lock()
@@ -106,14 +116,14 @@ class SyncLimiter:
         self.high_water = max(self.high_water, self.in_flight)
         return True
 
-    def acquire(self, timeout: float) -> bool:
+    def acquire(self) -> bool:
         """Wait in line for a slot; False when `timeout` passed first."""
         with self._lock:
             if self._take_locked():
                 return True
             event = threading.Event()
             self._waiters.append(event)
-        if event.wait(timeout):
+        if event.wait(self.timeout):
             return True
         with self._lock:
             if event.is_set():  # handed over as we gave up: keep it

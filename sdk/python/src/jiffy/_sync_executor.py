@@ -30,7 +30,7 @@ class SyncExecutor:
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.config = config
         self.transport = SyncTransport(endpoint, config)
-        self.limiter = SyncLimiter(config.max_concurrent_requests)
+        self.limiter = SyncLimiter(config.max_concurrent_requests, config.deadline)
         self._deadline = config.deadline
         self._connected = config.eager_connect_timeout is None
         auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
@@ -80,7 +80,7 @@ class SyncExecutor:
 
     def _queue(self, rpc: Rpc, started: float) -> float:
         """Wait in line under the cap; the time left of the deadline once through."""
-        if not self.limiter.acquire(self._deadline):
+        if not self.limiter.acquire():
             raise queue_timeout(rpc.name, self._deadline, self.limiter.cap)
         return self._deadline - (time.monotonic() - started)
 
