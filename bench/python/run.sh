@@ -2,7 +2,7 @@
 # Python clients side by side (bench/python/run.py): ours, the official momento
 # SDK, bare grpc.aio stubs. Takes the machine-wide benchmark lock so no other
 # timing run overlaps; run.py pins the server to core 0 and clients to core 1.
-#   bash bench/python/run.sh              the comparison (~10 minutes)
+#   bash bench/python/run.sh              the comparison (~8 minutes)
 #   bash bench/python/run.sh --variants   ours: uvloop on/off x 1/2 channels
 set -euo pipefail
 cd "$(dirname "$0")/../.."

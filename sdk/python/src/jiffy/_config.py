@@ -22,10 +22,10 @@ DEFAULT_RETRY_MAX_BACKOFF = 0.500
 DEFAULT_RETRY_JITTER = 0.5
 
 # One channel: grpcio (C core) gained nothing from more channels in the 2022
-# study, and bench/python measured 1 vs 2 on this machine (README there).
+# study, and 1 vs 2 channels was within 1% in bench/python (README there).
 DEFAULT_CHANNELS = 1
 # In-flight cap: 2022 study, Python at 50 in flight met p99.9 < 20 ms at
-# 9,100 rps in-region; bench/python re-measured it here (README there).
+# 9,100 rps in-region; in bench/python our best rps under 20 ms was at 50.
 DEFAULT_MAX_CONCURRENT_REQUESTS = 50
 DEFAULT_DEADLINE = 5.0
 # Pings on an idle connection find a dead peer (a NAT or load balancer that

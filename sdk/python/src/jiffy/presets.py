@@ -5,15 +5,17 @@ Each preset has `v1()`, frozen forever (a test asserts its values), and
 names and knobs are the same in the TypeScript SDK.
 
 Where the numbers come from: the 2022 Momento study of gRPC clients, then
-`bench/python/run.sh` on this repository's 2-core benchmark machine (server
-and client pinned to one core each; bench/python/README.md has the table):
+`bench/python/run.sh` on this repository's 2-core machine (server and client
+pinned to one core each, localhost, 2026-11-21; bench/python/README.md):
 
-* in_region: cap 50 in flight. The study's Python client met p99.9 < 20 ms
-  with 50 in flight; our bench: our SDK's best throughput under 20 ms was at
-  concurrency 25-50, and a cap of 50 keeps the wire there when callers send
-  more.
+* in_region: cap 50. The study's Python client met p99.9 < 20 ms with 50 in
+  flight. Here our best throughput under 20 ms was at concurrency 50
+  (13,492 rps, p99.9 6.4 ms); past 50 even bare stubs lost throughput and
+  tail (c=100: p99.9 ~15 ms, c=200: ~26 ms), so the cap holds the wire at 50.
 * low_latency: cap 5, deadline 1 s. The study met p99.9 < 5 ms with 5 in
-  flight; our bench met p99.9 < 5 ms up to concurrency 5-10.
+  flight over a real network. On localhost p99.9 < 5 ms held up to 25 in
+  flight (13,201 rps, 3.5 ms); 5 keeps room for network jitter until the
+  tuner measures in a region.
 * laptop: lenient deadline (15 s) and connect timeout for slow networks and
   sleeping laptops; cap 100 (= the server's streams per connection).
 * lambda: one channel, no keepalive pings (a frozen function cannot answer
@@ -21,7 +23,7 @@ and client pinned to one core each; bench/python/README.md has the table):
   so cold starts fail fast, cap 20 (a function serves few callers).
 
 All four use one channel: the study found no gain from more with grpcio,
-and our 1-vs-2-channel run agreed (bench/python/README.md).
+and 1 vs 2 channels here was within 1% (bench/python/README.md).
 """
 
 from __future__ import annotations
