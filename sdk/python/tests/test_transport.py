@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 from collections import Counter
@@ -104,6 +105,22 @@ async def test_eager_connect_failure_names_the_knob() -> None:
     sync_client.close()
 
 
+@contextlib.asynccontextmanager
+async def fake_scs_server(behaviours: dict[str, Any]) -> AsyncIterator[int]:
+    """A grpc.aio server answering the named cache_client.Scs calls; its port."""
+    handlers = {name: grpc.unary_unary_rpc_method_handler(h) for name, h in behaviours.items()}
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers(
+        [grpc.method_handlers_generic_handler("cache_client.Scs", handlers)]
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield port
+    finally:
+        await server.stop(None)
+
+
 @pytest.fixture
 async def unavailable_server() -> AsyncIterator[tuple[int, Counter[str]]]:
     """A grpc.aio server whose every data call answers UNAVAILABLE, counting attempts."""
@@ -117,18 +134,9 @@ async def unavailable_server() -> AsyncIterator[tuple[int, Counter[str]]]:
 
         return handler
 
-    handlers = {
-        name: grpc.unary_unary_rpc_method_handler(refuse(name))
-        for name in ("Get", "Set", "Increment", "SetIf", "UpdateTtl", "Delete")
-    }
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        [grpc.method_handlers_generic_handler("cache_client.Scs", handlers)]
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    yield port, attempts
-    await server.stop(None)
+    names = ("Get", "Set", "Increment", "SetIf", "UpdateTtl", "Delete")
+    async with fake_scs_server({name: refuse(name) for name in names}) as port:
+        yield port, attempts
 
 
 async def test_only_idempotent_calls_are_retried(
@@ -171,19 +179,10 @@ async def test_slow_answer_is_timeout_naming_the_knob() -> None:
         await asyncio.sleep(5)
         return b""
 
-    handlers = {"Get": grpc.unary_unary_rpc_method_handler(stall)}
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        [grpc.method_handlers_generic_handler("cache_client.Scs", handlers)]
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
     config = PRESET.replace(deadline=0.2, eager_connect_timeout=None)
-    try:
+    async with fake_scs_server({"Get": stall}) as port:
         endpoint = jiffy.Endpoint.local("127.0.0.1", port)
         async with jiffy.AsyncCacheClient(endpoint, config, default_cache="c") as client:
             with pytest.raises(jiffy.TimeoutError, match="raise `deadline`") as caught:
                 await client.get("k")
             assert caught.value.status == "DEADLINE_EXCEEDED"
-    finally:
-        await server.stop(None)
