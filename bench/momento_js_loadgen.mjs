@@ -20,7 +20,7 @@ import {
   CreateCache,
   CredentialProvider,
 } from '@gomomento/sdk';
-import { runLoadgenCli } from '../sdk/js/dist/loadgen/index.js';
+import { nodeRuntime, runLoadgenCli } from '../sdk/js/dist/loadgen/index.js';
 import { readFileSync } from 'node:fs';
 
 const SDK_VERSION = JSON.parse(
@@ -82,7 +82,7 @@ async function makeDriver(config) {
   return {
     sdk: 'momento-js',
     sdkVersion: SDK_VERSION,
-    runtime: `node ${process.versions.node}`,
+    runtime: nodeRuntime(),
     async get(key) {
       const response = await client.get(config.cache, key);
       if (response instanceof CacheGet.Error) throw new ResponseError(response);

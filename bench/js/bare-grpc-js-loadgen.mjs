@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runLoadgenCli } from '../../sdk/js/dist/loadgen/index.js';
+import { nodeRuntime, runLoadgenCli } from '../../sdk/js/dist/loadgen/index.js';
 
 const PROTO_DIR = fileURLToPath(new URL('../../proto', import.meta.url));
 const GRPC_VERSION = JSON.parse(
@@ -63,7 +63,7 @@ async function makeDriver(config) {
   return {
     sdk: 'bare-grpc-js',
     sdkVersion: GRPC_VERSION,
-    runtime: `node ${process.versions.node}`,
+    runtime: nodeRuntime(),
     get: (key) => unary(pick(), 'Get', { cache_key: Buffer.from(key) }, metadata),
     set: (key, value) =>
       unary(pick(), 'Set', { cache_key: Buffer.from(key), cache_body: value, ttl_milliseconds: 60_000 }, metadata),

@@ -3,7 +3,7 @@
 //   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
 import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
 import { type CacheClientOptions, type TransportName } from './config.js';
-import { type Driver, type LoadgenConfig, USAGE, runLoadgenCli } from './loadgen/index.js';
+import { type Driver, type LoadgenConfig, USAGE, nodeRuntime, runLoadgenCli } from './loadgen/index.js';
 import { SDK_NAME, SDK_VERSION } from './version.js';
 
 async function makeDriver(config: LoadgenConfig): Promise<Driver> {
@@ -21,7 +21,7 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   return {
     sdk: SDK_NAME,
     sdkVersion: SDK_VERSION,
-    runtime: `node ${process.versions.node} ${client.knobs.transport}`,
+    runtime: `${nodeRuntime()} transport=${client.knobs.transport}`,
     get: (key) => client.get(cache, key),
     set: (key, value) => client.set(cache, key, value),
     errorName: (err) => (err instanceof CacheError && err.status !== undefined ? err.status : 'UNKNOWN'),

@@ -5,8 +5,9 @@ import { countTcpConnections } from './connections.js';
 import { type Driver, runLoad } from './harness.js';
 import { type LoadgenConfig, USAGE, parseLoadgenArgs } from './options.js';
 import { buildReport, formatSummary, type LoadgenReport } from './report.js';
+import { nodeRuntime } from './runtime.js';
 
-export { countTcpConnections, runLoad, parseLoadgenArgs, buildReport, formatSummary, USAGE };
+export { countTcpConnections, runLoad, parseLoadgenArgs, buildReport, formatSummary, nodeRuntime, USAGE };
 export type { Driver, LoadgenConfig, LoadgenReport };
 export type { RunResult } from './harness.js';
 
