@@ -33,8 +33,8 @@ step() { printf '\n== %s\n' "$1"; }
 step "the official Momento Python SDK, unchanged"
 "$python" demo/momento_hello.py
 step "jiffy, the Python SDK"
-make --no-print-directory demo-python
+make -s --no-print-directory demo-python
 step "jiffy, the TypeScript SDK"
-make --no-print-directory demo-js
+make -s --no-print-directory demo-js
 
 printf '\ndemo finished: three clients, one jiffy-server at %s\n' "$endpoint"
