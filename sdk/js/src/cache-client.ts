@@ -36,7 +36,7 @@ export interface WriteOptions {
 }
 
 const ITEM_TYPES: readonly ItemType[] = ['scalar', 'dictionary', 'set', 'list', 'sorted_set'];
-const PING_RPC: Rpc = { method: 'Ping', path: '/cache_client.Ping/Ping', cacheCall: false };
+const PING_RPC: Rpc = { method: 'Ping', path: '/cache_client.Ping/Ping', cacheCall: false, capped: false };
 const RPC = {
   get: scsRpc('Get'),
   getBatch: scsRpc('GetBatch'),

@@ -16,14 +16,20 @@ export interface Rpc {
   path: string;
   /** Whether the call names a cache (NOT_FOUND then means the cache). */
   cacheCall: boolean;
+  /**
+   * Whether the call waits under the in-flight cap. Data calls do; control
+   * calls and pings do not: they are rare, and a createCache must not queue
+   * behind thousands of gets (as in the Python SDK).
+   */
+  capped: boolean;
 }
 
 export function scsRpc(method: string): Rpc {
-  return { method, path: `/cache_client.Scs/${method}`, cacheCall: true };
+  return { method, path: `/cache_client.Scs/${method}`, cacheCall: true, capped: true };
 }
 
 export function controlRpc(method: string, cacheCall: boolean): Rpc {
-  return { method, path: `/control_client.ScsControl/${method}`, cacheCall };
+  return { method, path: `/control_client.ScsControl/${method}`, cacheCall, capped: false };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,28 +68,34 @@ export class CallRunner {
   private async run<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>): Promise<T> {
     if (this.closed) throw clientClosed(rpc.method);
     const deadline = Date.now() + this.knobs.deadlineMs;
+    if (!rpc.capped) return this.attempts(rpc, deadline, attempt);
     if (!this.limiter.tryAcquire()) {
       await this.limiter.acquire(deadline, () =>
         queueTimeout(rpc.method, this.knobs.deadlineMs, this.knobs.maxConcurrentRequests),
       );
     }
     try {
-      const maxAttempts = IDEMPOTENT_METHODS.has(rpc.method) ? this.knobs.retry.maxAttempts : 1;
-      for (let attemptNumber = 1; ; attemptNumber += 1) {
-        try {
-          return await attempt(deadline);
-        } catch (err) {
-          if (this.closed) throw clientClosed(rpc.method);
-          if (!(err instanceof StatusError) || attemptNumber >= maxAttempts || !isRetryableStatus(err.code)) {
-            throw toCacheError(err, this.context(rpc));
-          }
-          const delay = backoffMs(attemptNumber, this.knobs.retry);
-          if (Date.now() + delay >= deadline) throw toCacheError(err, this.context(rpc));
-          await sleep(delay);
-        }
-      }
+      return await this.attempts(rpc, deadline, attempt);
     } finally {
       this.limiter.release();
+    }
+  }
+
+  /** The first attempt and any retries, all before `deadline`. */
+  private async attempts<T>(rpc: Rpc, deadline: number, attempt: (deadline: number) => Promise<T>): Promise<T> {
+    const maxAttempts = IDEMPOTENT_METHODS.has(rpc.method) ? this.knobs.retry.maxAttempts : 1;
+    for (let attemptNumber = 1; ; attemptNumber += 1) {
+      try {
+        return await attempt(deadline);
+      } catch (err) {
+        if (this.closed) throw clientClosed(rpc.method);
+        if (!(err instanceof StatusError) || attemptNumber >= maxAttempts || !isRetryableStatus(err.code)) {
+          throw toCacheError(err, this.context(rpc));
+        }
+        const delay = backoffMs(attemptNumber, this.knobs.retry);
+        if (Date.now() + delay >= deadline) throw toCacheError(err, this.context(rpc));
+        await sleep(delay);
+      }
     }
   }
 

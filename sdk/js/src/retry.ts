@@ -18,6 +18,12 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'KeysExist',
   'ItemGetTtl',
   'ItemGetType',
+  // Reads of the control plane. CreateCache and DeleteCache are not safe
+  // twice: after a lost answer a retry reports ALREADY_EXISTS / NOT_FOUND for
+  // the client's own success. Nor is FlushCache: a second flush would also
+  // erase what other clients wrote after the first (same rule in Python).
+  'ListCaches',
+  'Ping',
 ]);
 
 export function isRetryableStatus(code: number): boolean {

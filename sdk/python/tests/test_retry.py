@@ -9,9 +9,9 @@ from jiffy import _calls as c
 from jiffy._retry import backoff_delay, may_retry
 
 RETRIED = {c.GET, c.GET_BATCH, c.SET, c.SET_BATCH, c.DELETE, c.KEYS_EXIST, c.ITEM_GET_TTL,
-           c.ITEM_GET_TYPE, c.LIST_CACHES, c.FLUSH_CACHE, c.PING}  # fmt: skip
+           c.ITEM_GET_TYPE, c.LIST_CACHES, c.PING}  # fmt: skip
 NEVER_RETRIED = {c.SET_IF, c.SET_IF_NOT_EXISTS, c.INCREMENT, c.UPDATE_TTL, c.CREATE_CACHE,
-                 c.DELETE_CACHE}  # fmt: skip
+                 c.DELETE_CACHE, c.FLUSH_CACHE}  # fmt: skip
 POLICY = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_backoff=0.05, jitter=0.5)
 
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CallRunner, scsRpc } from '../../src/call-runner.js';
+import { CallRunner, controlRpc, scsRpc } from '../../src/call-runner.js';
 import { ChannelPool } from '../../src/channel-pool.js';
 import { resolveKnobs } from '../../src/config.js';
 import * as errors from '../../src/errors.js';
@@ -78,6 +78,28 @@ describe('CallRunner', () => {
     await Promise.all(Array.from({ length: 200 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {})));
     assert.equal(maxOnWire, 4);
     assert.equal(runner.limiter.highWaterMark, 4);
+  });
+
+  test('control calls do not queue behind data calls at the cap', async () => {
+    const pending: Array<() => void> = [];
+    const { pool, runner } = setup(
+      (path) =>
+        path.startsWith('/cache_client.Scs/')
+          ? new Promise<Uint8Array>((resolve) => pending.push(() => resolve(new Uint8Array())))
+          : Promise.resolve(new Uint8Array([1])),
+      { maxConcurrentRequests: 2 },
+    );
+    const gets = Array.from({ length: 5 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(runner.limiter.inFlight, 2);
+    const listed = await runner.unary(pool, controlRpc('ListCaches', false), new Uint8Array(), {});
+    assert.deepEqual([...listed], [1]);
+    while (pending.length > 0) {
+      pending.shift()!();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(gets);
+    assert.equal(runner.limiter.highWaterMark, 2);
   });
 
   test('after close, calls fail with ConnectionError without reaching a channel', async () => {

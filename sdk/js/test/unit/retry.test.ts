@@ -7,7 +7,7 @@ const policy = { maxAttempts: 5, initialBackoffMs: 10, maxBackoffMs: 100, jitter
 
 describe('retry eligibility', () => {
   test('idempotent calls only', () => {
-    for (const method of ['Get', 'GetBatch', 'Set', 'SetBatch', 'Delete', 'KeysExist', 'ItemGetTtl', 'ItemGetType']) {
+    for (const method of ['Get', 'GetBatch', 'Set', 'SetBatch', 'Delete', 'KeysExist', 'ItemGetTtl', 'ItemGetType', 'ListCaches', 'Ping']) {
       assert.ok(IDEMPOTENT_METHODS.has(method), method);
     }
     for (const method of ['SetIf', 'SetIfNotExists', 'Increment', 'UpdateTtl', 'CreateCache', 'DeleteCache', 'FlushCache']) {

@@ -67,10 +67,11 @@ def _control(name: str, idempotent: bool, names_cache: bool = True) -> Rpc:
     )
 
 
-# Control calls: ListCaches and FlushCache are retried (reading, and emptying
-# twice is emptying once). CreateCache and DeleteCache are not: a retry after
-# a lost answer would report ALREADY_EXISTS / NOT_FOUND for the client's own
-# success, which is worse than surfacing the UNAVAILABLE.
+# Control calls: ListCaches is retried (a read). CreateCache and DeleteCache
+# are not: a retry after a lost answer would report ALREADY_EXISTS /
+# NOT_FOUND for the client's own success, which is worse than surfacing the
+# UNAVAILABLE. Nor is FlushCache: a second flush would also erase what other
+# clients wrote after the first one (the TypeScript SDK draws the same line).
 GET = _data("Get", cache_pb._GetResponse, True)
 GET_BATCH = _data("GetBatch", cache_pb._GetResponse, True, streaming=True)
 SET = _data("Set", cache_pb._SetResponse, True)
@@ -86,7 +87,7 @@ ITEM_GET_TYPE = _data("ItemGetType", cache_pb._ItemGetTypeResponse, True)
 CREATE_CACHE = _control("CreateCache", False)
 DELETE_CACHE = _control("DeleteCache", False)
 LIST_CACHES = _control("ListCaches", True, names_cache=False)
-FLUSH_CACHE = _control("FlushCache", True)
+FLUSH_CACHE = _control("FlushCache", False)
 PING = Rpc(
     "Ping",
     "/cache_client.Ping/Ping",
