@@ -35,6 +35,8 @@ REWRITES: tuple[tuple[str, str], ...] = (
     (r"\bgrpc\.aio\.", "grpc."),
     (r"^import grpc\.aio\n", ""),
     (r"the asyncio client \(grpc\.aio\)", "the blocking client (grpc, thread-safe)"),
+    # The async module's note on how the sync one is made; the header says it.
+    (r"\n\nThe sync CacheClient .*?regenerate\.\n", "\n"),
 )
 
 
@@ -56,7 +58,7 @@ def _ruff_format(source: str, name: str) -> str:
 
 def convert(source: str, origin: str) -> str:
     for pattern, replacement in REWRITES:
-        source = re.sub(pattern, replacement, source, flags=re.MULTILINE)
+        source = re.sub(pattern, replacement, source, flags=re.MULTILINE | re.DOTALL)
     header = f"# Generated from {origin} by scripts/generate_sync.py: do not edit.\n"
     return _ruff_format(header + source, origin.replace("_async_", "_sync_"))
 

@@ -1,9 +1,5 @@
 # Generated from _async_client.py by scripts/generate_sync.py: do not edit.
-"""CacheClient: the blocking client (grpc, thread-safe).
-
-The sync CacheClient (_sync_client.py) is generated from this file by
-scripts/generate_sync.py; change this one and regenerate.
-"""
+"""CacheClient: the blocking client (grpc, thread-safe)."""
 
 from __future__ import annotations
 
