@@ -36,7 +36,12 @@ export const USAGE = `flags (LOADGEN.md):
   --keyspace N                    distinct keys (10000)
   --get-ratio F                   share of gets (0.5)
   --transport grpc-js|http2       transport (the SDK's default)
-  --json                          one JSON object on stdout`;
+  --json                          one JSON object on stdout
+
+Node's young-generation GC sets the p99.9 floor (docs/transport.md): for
+latency runs start node with --max-semi-space-size=1 (also via NODE_OPTIONS),
+plus --single-threaded-gc when pinned to one core. The JSON's runtime field
+records the flags.`;
 
 function number(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
