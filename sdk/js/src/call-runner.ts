@@ -68,34 +68,29 @@ export class CallRunner {
   private async run<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>): Promise<T> {
     if (this.closed) throw clientClosed(rpc.method);
     const deadline = Date.now() + this.knobs.deadlineMs;
-    if (!rpc.capped) return this.attempts(rpc, deadline, attempt);
-    if (!this.limiter.tryAcquire()) {
+    const capped = rpc.capped;
+    if (capped && !this.limiter.tryAcquire()) {
       await this.limiter.acquire(deadline, () =>
         queueTimeout(rpc.method, this.knobs.deadlineMs, this.knobs.maxConcurrentRequests),
       );
     }
     try {
-      return await this.attempts(rpc, deadline, attempt);
-    } finally {
-      this.limiter.release();
-    }
-  }
-
-  /** The first attempt and any retries, all before `deadline`. */
-  private async attempts<T>(rpc: Rpc, deadline: number, attempt: (deadline: number) => Promise<T>): Promise<T> {
-    const maxAttempts = IDEMPOTENT_METHODS.has(rpc.method) ? this.knobs.retry.maxAttempts : 1;
-    for (let attemptNumber = 1; ; attemptNumber += 1) {
-      try {
-        return await attempt(deadline);
-      } catch (err) {
-        if (this.closed) throw clientClosed(rpc.method);
-        if (!(err instanceof StatusError) || attemptNumber >= maxAttempts || !isRetryableStatus(err.code)) {
-          throw toCacheError(err, this.context(rpc));
+      const maxAttempts = IDEMPOTENT_METHODS.has(rpc.method) ? this.knobs.retry.maxAttempts : 1;
+      for (let attemptNumber = 1; ; attemptNumber += 1) {
+        try {
+          return await attempt(deadline);
+        } catch (err) {
+          if (this.closed) throw clientClosed(rpc.method);
+          if (!(err instanceof StatusError) || attemptNumber >= maxAttempts || !isRetryableStatus(err.code)) {
+            throw toCacheError(err, this.context(rpc));
+          }
+          const delay = backoffMs(attemptNumber, this.knobs.retry);
+          if (Date.now() + delay >= deadline) throw toCacheError(err, this.context(rpc));
+          await sleep(delay);
         }
-        const delay = backoffMs(attemptNumber, this.knobs.retry);
-        if (Date.now() + delay >= deadline) throw toCacheError(err, this.context(rpc));
-        await sleep(delay);
       }
+    } finally {
+      if (capped) this.limiter.release();
     }
   }
 
