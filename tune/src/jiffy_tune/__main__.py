@@ -1,0 +1,5 @@
+import sys
+
+from jiffy_tune.cli import main
+
+sys.exit(main())

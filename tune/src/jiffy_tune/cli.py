@@ -1,0 +1,301 @@
+"""jiffy-tune: sweep SDK loadgens against jiffy-server and recommend a configuration."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.console import Console
+
+from jiffy_tune import cpus, environment, results
+from jiffy_tune.plan import LadderSettings, closed_grid
+from jiffy_tune.printout import print_results
+from jiffy_tune.progress import SweepProgress
+from jiffy_tune.runner import RunSettings, run_point
+from jiffy_tune.sdks import default_repo, resolve
+from jiffy_tune.server import EmbeddedServer, ServerInfo, find_binary
+from jiffy_tune.sweep import OpenLoopPlan, Sweep, run_closed, run_open
+
+EXIT_INTERRUPTED = 130
+# Open loop: workers for the loadgens that bound requests in flight by them
+# (the Python harness); enough that the offered rate, not the workers, limits.
+DEFAULT_OPEN_CONCURRENCY = 1000
+
+T = TypeVar("T")
+
+
+def _list_of(kind: Callable[[str], T]) -> Callable[[str], list[T]]:
+    def parse(text: str) -> list[T]:
+        try:
+            return [kind(part) for part in text.split(",") if part.strip()]
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"bad list {text!r}: {exc}") from exc
+
+    return parse
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="jiffy-tune",
+        description=__doc__,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add = p.add_argument
+    add(
+        "--sdk",
+        type=_list_of(str),
+        default=["jiffy-python", "jiffy-js"],
+        help="SDKs: jiffy-python, jiffy-js, momento-python, momento-js, or --loadgen names",
+    )
+    add(
+        "--concurrency",
+        type=_list_of(int),
+        default=[1, 2, 5, 10, 25, 50, 100, 200, 500],
+        help="closed loop: workers, each with one request in flight",
+    )
+    add("--channels", type=_list_of(int), default=[1, 2, 5], help="gRPC channels")
+    add(
+        "--max-concurrent-requests",
+        type=_list_of(int),
+        default=None,
+        help="the SDK's in-flight caps to sweep (0 = no cap); default: each point's concurrency",
+    )
+    add("--targets", type=_list_of(float), default=[20.0, 5.0], help="p99.9 targets in ms")
+    add("--duration", type=float, default=10.0, help="measured seconds per point")
+    add("--warmup", type=float, default=2.0, help="discarded seconds per point")
+    add("--rounds", type=int, default=1, help="repeat the grid; the summary takes medians")
+    add("--value-size", type=int, default=100)
+    add("--keyspace", type=int, default=10000)
+    add("--get-ratio", type=float, default=0.5)
+    add("--preset", default="in_region", help="the loadgens' base preset (deadlines, retries)")
+    add("--mode", choices=["closed", "open"], default="closed")
+    add("--rates", type=_list_of(float), default=None, help="open loop: explicit offered rates")
+    add("--rate-start", type=float, default=1000.0, help="open loop: first offered rate")
+    add("--rate-factor", type=float, default=1.5, help="open loop: step factor")
+    add("--rate-max", type=float, default=200000.0, help="open loop: highest offered rate")
+    add(
+        "--open-concurrency",
+        type=int,
+        default=DEFAULT_OPEN_CONCURRENCY,
+        help="open loop: --concurrency passed to the loadgens (workers that carry the rate)",
+    )
+    add("--endpoint", help="use this server (HOST:PORT) instead of starting one")
+    add("--metrics-url", help="with --endpoint: its /metrics URL, for server-side latency")
+    add(
+        "--server-bin",
+        help="jiffy-server to start (default: $JIFFY_SERVER_BIN, "
+        "<repo>/target/release/jiffy-server, PATH)",
+    )
+    add(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="extra argument for the embedded server (repeatable), e.g. "
+        "--server-arg=--max-concurrent-streams=1000",
+    )
+    add(
+        "--server-cpus",
+        help="CPUs for the embedded server, e.g. 0 or 0-1, or none "
+        "(default: the first CPU when there are two or more)",
+    )
+    add("--client-cpus", help="CPUs for the loadgens, or none (default: the other CPUs)")
+    add("--repo", type=Path, default=None, help="repository with the loadgens")
+    add(
+        "--loadgen",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="add or replace a loadgen command (repeatable)",
+    )
+    add(
+        "--node-option",
+        action="append",
+        default=[],
+        help="NODE_OPTIONS for the Node loadgens (repeatable), e.g. "
+        "--node-option=--max-semi-space-size=1",
+    )
+    add("--python-uvloop", action="store_true", help="run the Python loadgens on uvloop")
+    add(
+        "--out",
+        type=Path,
+        default=None,
+        help="output directory (default: out/tune/<UTC timestamp>)",
+    )
+    add("--no-report", action="store_true", help="write results.json only")
+    add("--quiet", action="store_true", help="no progress display")
+    return p
+
+
+def check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not args.sdk:
+        p.error("--sdk needs at least one SDK")
+    if not args.concurrency or min(args.concurrency) < 1:
+        p.error("--concurrency needs values of 1 or more")
+    if not args.channels or min(args.channels) < 1:
+        p.error("--channels needs values of 1 or more")
+    if args.max_concurrent_requests is not None and min(args.max_concurrent_requests) < 0:
+        p.error("--max-concurrent-requests values are 0 (no cap) or more")
+    if not args.targets or min(args.targets) <= 0:
+        p.error("--targets needs positive milliseconds")
+    if args.rounds < 1:
+        p.error("--rounds must be 1 or more")
+    if args.rate_factor <= 1 or args.rate_start <= 0:
+        p.error("--rate-start must be positive and --rate-factor above 1")
+    if args.metrics_url and not args.endpoint:
+        p.error("--metrics-url goes with --endpoint")
+
+
+def default_out_dir() -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return Path("out/tune") / stamp
+
+
+def settings_json(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "sdks": args.sdk,
+        "concurrency": args.concurrency if args.mode == "closed" else [args.open_concurrency],
+        "channels": args.channels,
+        "max_concurrent_requests": args.max_concurrent_requests,
+        "rates": args.rates,
+        "rate_start": args.rate_start,
+        "rate_factor": args.rate_factor,
+        "rate_max": args.rate_max,
+        "rounds": args.rounds,
+        "duration_s": args.duration,
+        "warmup_s": args.warmup,
+        "value_size": args.value_size,
+        "keyspace": args.keyspace,
+        "get_ratio": args.get_ratio,
+        "node_options": args.node_option,
+        "python_uvloop": args.python_uvloop,
+        "preset": args.preset,
+        "server_args": args.server_arg,
+        "loadgen_commands": {},
+    }
+
+
+def pinning(args: argparse.Namespace) -> tuple[list[int] | None, list[int] | None]:
+    server_default, client_default = cpus.default_split(cpus.available())
+    if args.endpoint:
+        server_default, client_default = None, None
+    server = cpus.parse_cpu_list(args.server_cpus) if args.server_cpus else server_default
+    client = cpus.parse_cpu_list(args.client_cpus) if args.client_cpus else client_default
+    return server, client
+
+
+def sweep(args: argparse.Namespace, run: Callable[..., dict[str, Any]], quiet: bool) -> Sweep:
+    def go(observer: Any) -> Sweep:
+        if args.mode == "open":
+            cap = args.max_concurrent_requests[0] if args.max_concurrent_requests else 0
+            plan = OpenLoopPlan(
+                args.sdk,
+                args.channels,
+                args.open_concurrency,
+                cap,
+                args.rounds,
+                LadderSettings(
+                    args.rate_start,
+                    args.rate_factor,
+                    args.rate_max,
+                    tuple(args.rates) if args.rates else None,
+                    max(args.targets),
+                ),
+            )
+            return run_open(plan, run, observer)
+        grid = closed_grid(
+            args.sdk, args.concurrency, args.channels, args.max_concurrent_requests, args.rounds
+        )
+        return run_closed(grid, run, observer)
+
+    if quiet:
+        return go(None)
+    with SweepProgress() as progress:
+        return go(progress)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = p.parse_args(argv)
+    check(p, args)
+    console = Console(stderr=True)
+    repo = (args.repo or default_repo()).resolve()
+    try:
+        loadgens = {lg.name: lg for lg in resolve(args.sdk, repo, args.loadgen, args.python_uvloop)}
+        server_cpus, client_cpus = pinning(args)
+    except ValueError as exc:
+        p.error(str(exc))
+    out_dir = args.out or default_out_dir()
+    settings = settings_json(args)
+    settings["loadgen_commands"] = {name: list(lg.command) for name, lg in loadgens.items()}
+    started = results.utc_now()
+
+    embedded = None
+    if args.endpoint:
+        server = ServerInfo("external", args.endpoint, args.metrics_url, None, None, None)
+    else:
+        try:
+            embedded = EmbeddedServer(
+                find_binary(repo, args.server_bin), server_cpus, args.server_arg
+            )
+            server = embedded.__enter__()
+        except (OSError, RuntimeError) as exc:
+            console.print(f"[red]jiffy-tune: {exc}[/]")
+            return 1
+    try:
+        run_settings = RunSettings(
+            server.endpoint,
+            server.metrics_url,
+            args.duration,
+            args.warmup,
+            args.value_size,
+            args.keyspace,
+            args.get_ratio,
+            args.preset,
+            tuple(args.node_option),
+            client_cpus,
+        )
+        if not args.quiet:
+            console.print(
+                f"jiffy-tune: server {server.endpoint} ({server.kind}); results in {out_dir}"
+            )
+        measured = sweep(
+            args, lambda spec: run_point(loadgens[spec.sdk], spec, run_settings), args.quiet
+        )
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+    data = results.assemble(
+        command=shlex.join(["jiffy-tune", *argv]),
+        started=started,
+        interrupted=measured.interrupted,
+        mode=args.mode,
+        targets_ms=args.targets,
+        settings=settings,
+        server=server.as_json(),
+        client_cpus=client_cpus,
+        environment=environment.describe(repo, measured.points),
+        points=measured.points,
+    )
+    path = results.write(out_dir, data)
+    if measured.interrupted:
+        console.print(f"[yellow]interrupted: kept {len(measured.points)} points[/]")
+    # A wide console when piped, so tables and presets stay one line per row.
+    print_results(Console() if sys.stdout.isatty() else Console(width=160), data)
+    console.print(f"results: {path}")
+    if not args.no_report:
+        from jiffy_tune.report import write_report
+
+        report = write_report(out_dir, data)
+        console.print(f"report: {report.html} and {report.markdown}")
+    return EXIT_INTERRUPTED if measured.interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""What to measure: the grid of closed-loop points and the open-loop rate ladders."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """One loadgen run."""
+
+    sdk: str
+    channels: int
+    concurrency: int
+    max_concurrent_requests: int  # 0 = no cap
+    rate: float | None  # offered requests/s in open loop, None in closed loop
+    round: int
+
+    def label(self) -> str:
+        rate = f" rate={self.rate:,.0f}/s" if self.rate is not None else ""
+        cap = self.max_concurrent_requests or "none"
+        return f"{self.sdk} ch={self.channels} c={self.concurrency} cap={cap}{rate} r{self.round}"
+
+
+def closed_grid(
+    sdks: Sequence[str],
+    concurrency: Sequence[int],
+    channels: Sequence[int],
+    caps: Sequence[int] | None,
+    rounds: int,
+) -> list[PointSpec]:
+    """Every point, interleaved so that drift on the machine hits every SDK alike.
+
+    Order: round, concurrency, channels, cap, SDK (the SDK varies fastest).
+    `caps` None: each point's cap is its concurrency, so N workers put N
+    requests on the wire.
+    """
+    return [
+        PointSpec(sdk, ch, c, c if caps is None else cap, None, r)
+        for r in range(rounds)
+        for c in concurrency
+        for ch in channels
+        for cap in (caps if caps is not None else [c])
+        for sdk in sdks
+    ]
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    rate_start: float
+    rate_factor: float
+    rate_max: float
+    rates: tuple[float, ...] | None  # explicit list: every rate is run, no early stop
+    stop_p999_ms: float  # the largest target
+    min_achieved_share: float = 0.9
+
+
+class RateLadder:
+    """The offered rates for one (SDK, channels, round) in open loop.
+
+    Steps up from rate_start by rate_factor until a point exceeds the largest
+    target at p99.9, achieves under 90% of the offered rate, has errors or
+    fails, or the next rate passes rate_max.
+    """
+
+    def __init__(self, settings: LadderSettings) -> None:
+        self.settings = settings
+        self._step = 0
+        self.stopped_because: str | None = None
+
+    @property
+    def steps_done(self) -> int:
+        return self._step
+
+    @property
+    def active(self) -> bool:
+        return self.stopped_because is None
+
+    def next_rate(self) -> float | None:
+        if self.stopped_because is not None:
+            return None
+        s = self.settings
+        if s.rates is not None:
+            if self._step >= len(s.rates):
+                self.stopped_because = "end of --rates"
+                return None
+            return s.rates[self._step]
+        rate = s.rate_start * s.rate_factor**self._step
+        if rate > s.rate_max * (1 + 1e-9):
+            self.stopped_because = "rate_max"
+            return None
+        return round(rate, 3)
+
+    def record(self, point: dict[str, Any]) -> None:
+        """The result of the rate next_rate() gave; decides whether to go on."""
+        self._step += 1
+        if self.settings.rates is not None:
+            return
+        reason = stop_reason(point, self.settings)
+        if reason is not None:
+            self.stopped_because = reason
+
+    @staticmethod
+    def max_steps(settings: LadderSettings) -> int:
+        if settings.rates is not None:
+            return len(settings.rates)
+        if settings.rate_max < settings.rate_start:
+            return 0
+        ratio = settings.rate_max / settings.rate_start
+        return int(math.floor(math.log(ratio) / math.log(settings.rate_factor) + 1e-9)) + 1
+
+
+def stop_reason(point: dict[str, Any], settings: LadderSettings) -> str | None:
+    """Why an open-loop ladder stops after `point`, or None to step on."""
+    if point["status"] != "ok":
+        return "failed"
+    if point["errors_total"] > 0:
+        return "errors"
+    client = point["client_ms"]
+    if client is None or client["p999"] > settings.stop_p999_ms:
+        return "p99.9 above the largest target"
+    rate = point["rate"]
+    if rate and (point["rps"] or 0.0) < settings.min_achieved_share * rate:
+        return "achieved under 90% of the offered rate"
+    return None

@@ -1,0 +1,70 @@
+"""The end of a run on the terminal: recommendation table, presets, where the report is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+
+from jiffy_tune.recommend import describe
+
+
+def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
+    table = Table(title="Recommendation: most throughput with p99.9 under the target")
+    for column, justify in (
+        ("SDK", "left"),
+        ("target p99.9", "right"),
+        ("rps", "right"),
+        ("p99.9 client", "right"),
+        ("p99.9 server", "right"),
+        ("configuration", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for rec in recommendations:
+        target = f"< {rec['target_ms']:g} ms"
+        entry = rec["point"]
+        if entry is None:
+            table.add_row(rec["sdk"], target, "-", "-", "-", "[yellow]no point met it[/]")
+            continue
+        server = entry["server_ms"]
+        table.add_row(
+            rec["sdk"],
+            target,
+            f"{entry['rps']:,.0f}",
+            f"{entry['client_ms']['p999']:g} ms",
+            f"{server['p999']:g} ms" if server and server["p999"] is not None else "-",
+            describe(entry),
+        )
+    return table
+
+
+def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
+    table = Table(title="Open loop: highest offered rate with p99.9 under the target")
+    for column in ("SDK", "channels", "target p99.9", "max rate met", "achieved rps", "p99.9"):
+        table.add_column(column)
+    for row in rows:
+        met = row["max_rate_met"]
+        table.add_row(
+            row["sdk"],
+            str(row["channels"]),
+            f"< {row['target_ms']:g} ms",
+            f"{met:,.0f}/s" if met is not None else "none",
+            f"{row['achieved_rps']:,.0f}" if row["achieved_rps"] is not None else "-",
+            f"{row['client_p999_ms']:g} ms" if row["client_p999_ms"] is not None else "-",
+        )
+    return table
+
+
+def print_results(console: Console, results: dict[str, Any]) -> None:
+    if results["open_loop"] is not None:
+        console.print(open_loop_table(results["open_loop"]))
+    if results["recommendations"]:
+        console.print(recommendation_table(results["recommendations"]))
+    for rec in results["recommendations"]:
+        console.print(rec["statement"], highlight=False, soft_wrap=True)
+        preset = rec["preset"]
+        if preset is not None:
+            console.print(Syntax(preset["code"], preset["language"], theme="ansi_dark"))

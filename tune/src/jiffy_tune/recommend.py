@@ -1,0 +1,108 @@
+"""The recommendation rule: most throughput whose p99.9 meets the target.
+
+Eligible: a configuration with at least one ok round, no errors, and a median
+client p99.9 strictly below the target. The highest rps wins, but among the
+eligible within 3% of the best, fewer channels and then lower concurrency win:
+on a shared machine a 1-2% difference is noise, and the simpler setting is
+the better bet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from jiffy_tune.snippets import preset_for
+from jiffy_tune.wording import workers
+
+NEAR_BEST_SHARE = 0.03
+
+
+def eligible(entry: dict[str, Any], target_ms: float) -> bool:
+    client = entry["client_ms"]
+    return (
+        entry["rounds_ok"] >= 1
+        and entry["errors_total"] == 0
+        and client is not None
+        and entry["rps"] is not None
+        and client["p999"] < target_ms
+    )
+
+
+def pick(entries: Sequence[dict[str, Any]], target_ms: float) -> dict[str, Any] | None:
+    candidates = [entry for entry in entries if eligible(entry, target_ms)]
+    if not candidates:
+        return None
+    best_rps = max(entry["rps"] for entry in candidates)
+    near = [entry for entry in candidates if entry["rps"] >= best_rps * (1 - NEAR_BEST_SHARE)]
+    return min(near, key=lambda e: (e["channels"], e["concurrency"], -e["rps"]))
+
+
+def describe(entry: dict[str, Any]) -> str:
+    cap = entry["max_concurrent_requests"]
+    channels = entry["channels"]
+    return (
+        f"{channels} channel{'s' if channels != 1 else ''}, "
+        f"cap {cap if cap else 'none'}, concurrency {entry['concurrency']}"
+    )
+
+
+def recommend(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> dict[str, Any]:
+    """The recommendation of one SDK for one target, from its summary entries."""
+    mine = [entry for entry in entries if entry["sdk"] == sdk]
+    chosen = pick(mine, target_ms)
+    if chosen is None:
+        return {
+            "sdk": sdk,
+            "target_ms": target_ms,
+            "met": False,
+            "point": None,
+            "statement": _unmet(sdk, mine, target_ms),
+            "preset": None,
+        }
+    best_rps = max(e["rps"] for e in mine if eligible(e, target_ms))
+    statement = (
+        f"{sdk}: {chosen['rps']:,.0f} rps at p99.9 {chosen['client_ms']['p999']:g} ms "
+        f"(target < {target_ms:g} ms) with {describe(chosen)}; "
+        f"{workers(chosen['concurrency'])}"
+    )
+    if chosen["rps"] < best_rps:
+        statement += (
+            f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% with "
+            "fewer channels or lower concurrency"
+        )
+    return {
+        "sdk": sdk,
+        "target_ms": target_ms,
+        "met": True,
+        "point": chosen,
+        "statement": statement,
+        "preset": preset_for(sdk, chosen, target_ms),
+    }
+
+
+def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> str:
+    measured = [e for e in entries if e["rounds_ok"] >= 1 and e["client_ms"] is not None]
+    if not measured:
+        return f"{sdk}: no point met p99.9 < {target_ms:g} ms; no point completed"
+    lowest = min(measured, key=lambda e: e["client_ms"]["p999"])
+    statement = (
+        f"{sdk}: no point met p99.9 < {target_ms:g} ms; the lowest p99.9 was "
+        f"{lowest['client_ms']['p999']:g} ms (c={lowest['concurrency']}, "
+        f"ch={lowest['channels']})"
+    )
+    with_errors = [
+        e for e in measured if e["errors_total"] > 0 and e["client_ms"]["p999"] < target_ms
+    ]
+    if with_errors:
+        statement += (
+            f"; {len(with_errors)} point{'s' if len(with_errors) != 1 else ''} under the "
+            "target had errors and did not count"
+        )
+    return statement
+
+
+def recommend_all(
+    sdks: Sequence[str], entries: Sequence[dict[str, Any]], targets_ms: Sequence[float]
+) -> list[dict[str, Any]]:
+    return [recommend(sdk, entries, target) for sdk in sdks for target in targets_ms]

@@ -1,0 +1,86 @@
+"""results.json (schema version 1, results.schema.json; fields in tune/README.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jiffy_tune._version import __version__
+from jiffy_tune.recommend import recommend_all
+from jiffy_tune.summary import summarize
+from jiffy_tune.sweep import open_loop_results
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = "results.json"
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def schema() -> dict[str, Any]:
+    text = resources.files("jiffy_tune").joinpath("results.schema.json").read_text()
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def assemble(
+    *,
+    command: str,
+    started: str,
+    interrupted: bool,
+    mode: str,
+    targets_ms: Sequence[float],
+    settings: dict[str, Any],
+    server: dict[str, Any],
+    client_cpus: list[int] | None,
+    environment: dict[str, Any],
+    points: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
+    """The whole results object; summary, recommendations and open-loop results derived here."""
+    summary = summarize(points)
+    sdks = settings["sdks"]
+    open_loop = None
+    recommendations: list[dict[str, Any]] = []
+    if mode == "open":
+        open_loop = open_loop_results(summary, sdks, settings["channels"], targets_ms)
+    else:
+        recommendations = recommend_all(sdks, summary, targets_ms)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "jiffy-tune", "version": __version__},
+        "command": command,
+        "started": started,
+        "finished": utc_now(),
+        "interrupted": interrupted,
+        "mode": mode,
+        "targets_ms": [float(t) for t in targets_ms],
+        "settings": settings,
+        "server": server,
+        "client": {"cpus": client_cpus},
+        "environment": environment,
+        "points": list(points),
+        "summary": summary,
+        "recommendations": recommendations,
+        "open_loop": open_loop,
+    }
+
+
+def write(out_dir: Path, results: dict[str, Any]) -> Path:
+    """Write results.json whole (via a temporary file, so a reader never sees half)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / RESULTS_FILE
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(results, indent=1) + "\n")
+    os.replace(partial, path)
+    return path
+
+
+def load(path: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(path.read_text())
+    return loaded

@@ -1,0 +1,212 @@
+"""Runs one point: a fresh loadgen process, pinned, with server scrapes around it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from jiffy_tune import metrics
+from jiffy_tune.cpus import pinned_command
+from jiffy_tune.plan import PointSpec
+from jiffy_tune.sdks import Loadgen
+
+# Beyond warmup + duration: process start, connecting, creating the cache.
+TIMEOUT_MARGIN_S = 60.0
+STDERR_TAIL_CHARS = 2000
+# A loadgen asked to stop gets this long to exit before it is killed.
+KILL_GRACE_S = 2.0
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    endpoint: str
+    metrics_url: str | None
+    duration_s: float
+    warmup_s: float
+    value_size: int
+    keyspace: int
+    get_ratio: float
+    preset: str
+    node_options: tuple[str, ...]
+    client_cpus: list[int] | None
+
+
+def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> list[str]:
+    argv = [
+        *loadgen.command,
+        "--endpoint",
+        settings.endpoint,
+        "--json",
+        "--concurrency",
+        str(spec.concurrency),
+        "--channels",
+        str(spec.channels),
+        "--max-concurrent-requests",
+        str(spec.max_concurrent_requests),
+        "--preset",
+        settings.preset,
+        "--duration",
+        f"{settings.duration_s:g}",
+        "--warmup",
+        f"{settings.warmup_s:g}",
+        "--value-size",
+        str(settings.value_size),
+        "--keyspace",
+        str(settings.keyspace),
+        "--get-ratio",
+        f"{settings.get_ratio:g}",
+    ]
+    if spec.rate is not None:
+        argv += ["--rate", f"{spec.rate:g}"]
+    return argv
+
+
+def loadgen_env(loadgen: Loadgen, settings: RunSettings) -> dict[str, str]:
+    env = dict(os.environ)
+    if loadgen.runtime == "node" and settings.node_options:
+        env["NODE_OPTIONS"] = " ".join(
+            filter(None, [env.get("NODE_OPTIONS", ""), *settings.node_options])
+        )
+    return env
+
+
+def empty_point(spec: PointSpec) -> dict[str, Any]:
+    return {
+        "sdk": spec.sdk,
+        "channels": spec.channels,
+        "concurrency": spec.concurrency,
+        "max_concurrent_requests": spec.max_concurrent_requests,
+        "rate": spec.rate,
+        "round": spec.round,
+        "status": "failed",
+        "error": None,
+        "rps": None,
+        "requests": None,
+        "errors": {},
+        "errors_total": 0,
+        "client_ms": None,
+        "server_ms": None,
+        "client_share_p999": None,
+        "connections": None,
+        "client_cpu_percent": None,
+        "wall_s": 0.0,
+        "effective": None,
+        "loadgen": None,
+    }
+
+
+def client_share(client_p999: float | None, server_p999: float | None) -> float | None:
+    """The client's share of p99.9: 1 - server / client, at least 0.
+
+    Clamped because the server's quantile is only as fine as its buckets
+    (+-12%) and can come out a little above a fast client's.
+    """
+    if client_p999 is None or server_p999 is None or client_p999 <= 0:
+        return None
+    return round(max(0.0, 1.0 - server_p999 / client_p999), 4)
+
+
+def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
+    """The point's fields from the loadgen's JSON (LOADGEN.md)."""
+    latency = report["latency_ms"]
+    errors = {name: int(count) for name, count in report.get("errors", {}).items() if count}
+    config = report.get("config", {})
+    point.update(
+        status="ok",
+        rps=float(report["rps"]),
+        requests=int(report["requests"]),
+        errors=errors,
+        errors_total=sum(errors.values()),
+        client_ms={key: float(latency[key]) for key in ("p50", "p90", "p99", "p999", "max")},
+        connections=report.get("connections"),
+        client_cpu_percent=report.get("client_cpu_percent"),
+        effective={
+            "channels": config.get("channels"),
+            "max_concurrent_requests": config.get("max_concurrent_requests"),
+        },
+        loadgen=report,
+    )
+
+
+def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[str, Any]:
+    """Measure one point; failures are recorded in the point, never raised.
+
+    KeyboardInterrupt stops the loadgen and propagates.
+    """
+    point = empty_point(spec)
+    before = _scrape(settings.metrics_url)
+    started = time.monotonic()
+    argv = pinned_command(loadgen_argv(loadgen, spec, settings), settings.client_cpus)
+    timeout = settings.warmup_s + settings.duration_s + TIMEOUT_MARGIN_S
+    try:
+        stdout, stderr, returncode = _run(argv, loadgen_env(loadgen, settings), timeout)
+    except subprocess.TimeoutExpired:
+        point.update(error=f"timed out after {timeout:g} s", wall_s=_since(started))
+        return point
+    except OSError as exc:
+        point.update(error=f"could not start {argv[0]}: {exc}", wall_s=_since(started))
+        return point
+    point["wall_s"] = _since(started)
+    if returncode != 0:
+        point["error"] = f"exit status {returncode}: {stderr[-STDERR_TAIL_CHARS:].strip()}"
+        return point
+    try:
+        fill_from_loadgen(point, json.loads(stdout))
+    except (ValueError, KeyError, TypeError) as exc:
+        tail = (stderr or stdout)[-STDERR_TAIL_CHARS:].strip()
+        point.update(status="failed", error=f"unreadable JSON ({exc}): {tail}")
+        return point
+    after = _scrape(settings.metrics_url)
+    if before is not None and after is not None:
+        point["server_ms"] = metrics.latency_ms(metrics.diff(after, before))
+        point["client_share_p999"] = client_share(
+            point["client_ms"]["p999"], point["server_ms"]["p999"]
+        )
+    return point
+
+
+def _run(argv: list[str], env: dict[str, str], timeout: float) -> tuple[str, str, int]:
+    # Its own session: a Ctrl-C reaches jiffy-tune only, which stops the loadgen.
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException:
+        _stop(process)
+        raise
+    return stdout, stderr, process.returncode
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.communicate(timeout=KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.communicate(timeout=KILL_GRACE_S)
+
+
+def _scrape(url: str | None) -> metrics.Histogram | None:
+    if url is None:
+        return None
+    try:
+        return metrics.scrape(url)
+    except OSError:
+        return None
+
+
+def _since(started: float) -> float:
+    return round(time.monotonic() - started, 3)

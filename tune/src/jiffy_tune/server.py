@@ -1,0 +1,157 @@
+"""The embedded jiffy-server: started on free ports, pinned, stopped at the end."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from jiffy_tune.cpus import pinned_command
+
+START_TIMEOUT_S = 15.0
+STOP_TIMEOUT_S = 5.0
+LISTENING = re.compile(r"^listening on (\S+)")
+METRICS_LISTENING = re.compile(r"^metrics listening on (\S+)")
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    kind: str
+    endpoint: str
+    metrics_url: str | None
+    binary: str | None
+    version: str | None
+    cpus: list[int] | None
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "endpoint": self.endpoint,
+            "metrics_url": self.metrics_url,
+            "binary": self.binary,
+            "version": self.version,
+            "cpus": self.cpus,
+        }
+
+
+def find_binary(repo: Path, given: str | None) -> str:
+    """--server-bin, else $JIFFY_SERVER_BIN, else the repo's release build, else PATH."""
+    for candidate in (given, os.environ.get("JIFFY_SERVER_BIN")):
+        if candidate:
+            return candidate
+    built = repo / "target/release/jiffy-server"
+    if built.exists():
+        return str(built)
+    on_path = shutil.which("jiffy-server")
+    if on_path is None:
+        raise FileNotFoundError(
+            "no jiffy-server: build it (cargo build --release -p jiffy-server), "
+            "pass --server-bin, or use --endpoint"
+        )
+    return on_path
+
+
+def binary_version(binary: str) -> str | None:
+    try:
+        out = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.split()[-1] if out.split() else None
+
+
+class EmbeddedServer:
+    """`with EmbeddedServer(...) as info:` a running server until the block ends."""
+
+    def __init__(self, binary: str, cpus: list[int] | None, extra_args: list[str]) -> None:
+        self.binary = binary
+        self.cpus = cpus
+        self.extra_args = extra_args
+        self._process: subprocess.Popen[str] | None = None
+        self.log: list[str] = []
+
+    def __enter__(self) -> ServerInfo:
+        argv = [
+            self.binary,
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            *self.extra_args,
+        ]
+        # Its own session: a Ctrl-C in the terminal reaches jiffy-tune, which
+        # stops the server itself after writing the results.
+        self._process = subprocess.Popen(
+            pinned_command(argv, self.cpus),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            endpoint, metrics = self._wait_for_addresses()
+        except BaseException:
+            self.stop()
+            raise
+        return ServerInfo(
+            "embedded",
+            endpoint,
+            f"http://{metrics}/metrics",
+            self.binary,
+            binary_version(self.binary),
+            self.cpus,
+        )
+
+    def _wait_for_addresses(self) -> tuple[str, str]:
+        assert self._process is not None
+        stdout = self._process.stdout
+        assert stdout is not None
+        found: dict[str, str] = {}
+        done = threading.Event()
+
+        def read() -> None:
+            # Keeps draining after start-up so a chatty server never blocks on a full pipe.
+            for line in stdout:
+                self.log.append(line.rstrip())
+                del self.log[:-50]
+                for key, pattern in (("endpoint", LISTENING), ("metrics", METRICS_LISTENING)):
+                    match = pattern.match(line)
+                    if match:
+                        found[key] = match.group(1)
+                if len(found) == 2:
+                    done.set()
+            done.set()
+
+        threading.Thread(target=read, name="jiffy-server-log", daemon=True).start()
+        done.wait(START_TIMEOUT_S)
+        if len(found) < 2:
+            tail = "\n".join(self.log[-10:])
+            raise RuntimeError(f"jiffy-server did not report its addresses:\n{tail}")
+        return found["endpoint"], found["metrics"]
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(STOP_TIMEOUT_S)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,149 @@
+"""The sweep loop: runs points in order, keeps every measured one on Ctrl-C.
+
+The point runner is a parameter, so the loop is tested without processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from jiffy_tune.plan import LadderSettings, PointSpec, RateLadder
+
+PointRunner = Callable[[PointSpec], dict[str, Any]]
+
+
+class Observer(Protocol):
+    def total(self, points: int) -> None: ...
+    def started(self, spec: PointSpec) -> None: ...
+    def finished(self, point: dict[str, Any]) -> None: ...
+
+
+class Silent:
+    def total(self, points: int) -> None:
+        pass
+
+    def started(self, spec: PointSpec) -> None:
+        pass
+
+    def finished(self, point: dict[str, Any]) -> None:
+        pass
+
+
+@dataclass
+class Sweep:
+    points: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+
+    def add(self, point: dict[str, Any]) -> dict[str, Any]:
+        point = {"id": len(self.points), **point}
+        self.points.append(point)
+        return point
+
+
+def run_closed(
+    plan: Sequence[PointSpec], run: PointRunner, observer: Observer | None = None
+) -> Sweep:
+    """Every point of `plan` in order; a Ctrl-C ends the sweep with what was measured."""
+    observer = observer or Silent()
+    sweep = Sweep()
+    observer.total(len(plan))
+    try:
+        for spec in plan:
+            observer.started(spec)
+            observer.finished(sweep.add(run(spec)))
+    except KeyboardInterrupt:
+        sweep.interrupted = True
+    return sweep
+
+
+@dataclass(frozen=True)
+class OpenLoopPlan:
+    sdks: Sequence[str]
+    channels: Sequence[int]
+    concurrency: int  # workers for loadgens that bound in-flight requests by them
+    max_concurrent_requests: int
+    rounds: int
+    ladder: LadderSettings
+
+
+def run_open(plan: OpenLoopPlan, run: PointRunner, observer: Observer | None = None) -> Sweep:
+    """Rate ladders per (channels, SDK), stepped in lockstep so drift hits all alike."""
+    observer = observer or Silent()
+    sweep = Sweep()
+    steps = RateLadder.max_steps(plan.ladder)
+    try:
+        for round_ in range(plan.rounds):
+            ladders = [
+                (sdk, ch, RateLadder(plan.ladder)) for ch in plan.channels for sdk in plan.sdks
+            ]
+            later_rounds = (plan.rounds - round_ - 1) * len(ladders) * steps
+            while True:
+                stepped = False
+                for sdk, ch, ladder in ladders:
+                    rate = ladder.next_rate()
+                    if rate is None:
+                        continue
+                    remaining = sum(steps - l_.steps_done for _, _, l_ in ladders if l_.active)
+                    observer.total(len(sweep.points) + remaining + later_rounds)
+                    spec = PointSpec(
+                        sdk, ch, plan.concurrency, plan.max_concurrent_requests, rate, round_
+                    )
+                    observer.started(spec)
+                    point = sweep.add(run(spec))
+                    ladder.record(point)
+                    observer.finished(point)
+                    stepped = True
+                if not stepped:
+                    break
+        observer.total(len(sweep.points))
+    except KeyboardInterrupt:
+        sweep.interrupted = True
+    return sweep
+
+
+def open_loop_results(
+    summary: Sequence[dict[str, Any]],
+    sdks: Sequence[str],
+    channels: Sequence[int],
+    targets_ms: Sequence[float],
+    min_achieved_share: float = 0.9,
+) -> list[dict[str, Any]]:
+    """Per (SDK, channels, target): the highest offered rate that met the target.
+
+    Met: ok, no errors, achieved at least 90% of the offered rate, median
+    p99.9 strictly below the target.
+    """
+    results = []
+    for sdk in sdks:
+        for ch in channels:
+            entries = [
+                e
+                for e in summary
+                if e["sdk"] == sdk and e["channels"] == ch and e["rate"] is not None
+            ]
+            for target in targets_ms:
+                met = [e for e in entries if _met_rate(e, target, min_achieved_share)]
+                best = max(met, key=lambda e: e["rate"]) if met else None
+                results.append(
+                    {
+                        "sdk": sdk,
+                        "channels": ch,
+                        "target_ms": target,
+                        "max_rate_met": best["rate"] if best else None,
+                        "achieved_rps": best["rps"] if best else None,
+                        "client_p999_ms": best["client_ms"]["p999"] if best else None,
+                    }
+                )
+    return results
+
+
+def _met_rate(entry: dict[str, Any], target_ms: float, min_share: float) -> bool:
+    return (
+        entry["rounds_ok"] >= 1
+        and entry["errors_total"] == 0
+        and entry["client_ms"] is not None
+        and entry["client_ms"]["p999"] < target_ms
+        and (entry["rps"] or 0.0) >= min_share * entry["rate"]
+    )
