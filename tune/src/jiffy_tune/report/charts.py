@@ -1,0 +1,317 @@
+"""The report's PNG charts, drawn with matplotlib from the summary entries.
+
+Three kinds, the ones the 2022 client-tuning study drew by hand:
+* per SDK, client p50 / p99 / p99.9 and server p99.9 against load;
+* throughput against load, every SDK on one chart;
+* client p99.9 against throughput, every SDK on one chart.
+Load is concurrency in closed-loop runs and the offered rate in open-loop runs.
+Every latency chart carries a line per target.
+
+Figures are built with `matplotlib.figure.Figure` rather than pyplot: no global
+figure state and no GUI backend, so rendering works headless and in threads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.typing import LineStyleType
+
+from jiffy_tune.report import formatting as fmt
+
+# Modest size: a demo run renders every chart each time, and the HTML embeds them.
+FIGSIZE = (9.0, 5.0)
+DPI = 100
+
+SDK_COLORS = {
+    "jiffy-python": "tab:blue",
+    "momento-python": "tab:purple",
+    "jiffy-js": "tab:orange",
+    "momento-js": "tab:brown",
+}
+OTHER_COLORS = ("tab:green", "tab:red", "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+CHANNEL_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
+CHANNEL_STYLES: tuple[LineStyleType, ...] = ("-", "--", ":", "-.")
+CHANNEL_MARKERS = ("o", "s", "^", "D", "v", "P")
+
+# One line style per percentile, the same on every per-SDK chart.
+PERCENTILE_STYLES: tuple[tuple[str, str, LineStyleType], ...] = (
+    ("client p50", "p50", ":"),
+    ("client p99", "p99", "-."),
+    ("client p99.9", "p999", "-"),
+)
+SERVER_STYLE: LineStyleType = (0, (5, 2))  # dashed, set apart from client p99
+TARGET_COLOR = "0.35"
+
+
+@dataclass(frozen=True)
+class Chart:
+    path: Path
+    title: str
+    alt: str
+
+
+@dataclass(frozen=True)
+class _Load:
+    """The x axis: concurrency (closed loop) or offered rate (open loop)."""
+
+    key: str
+    label: str
+    noun: str
+
+
+CONCURRENCY = _Load("concurrency", "concurrency (requests in flight, log scale)", "concurrency")
+OFFERED_RATE = _Load("rate", "offered rate (requests/s, log scale)", "offered rate")
+
+
+def draw_charts(charts_dir: Path, results: dict[str, Any]) -> list[Chart]:
+    charts_dir.mkdir(parents=True, exist_ok=True)
+    load = OFFERED_RATE if results["mode"] == "open" else CONCURRENCY
+    targets = [float(t) for t in results["targets_ms"]]
+    entries = [e for e in results["summary"] if _usable(e, load)]
+    sdks = [sdk for sdk in _ordered_sdks(results) if any(e["sdk"] == sdk for e in entries)]
+    charts = []
+    for sdk in sdks:
+        own = [e for e in entries if e["sdk"] == sdk]
+        charts.append(_latency_chart(charts_dir, sdk, own, load, targets))
+    if sdks:
+        charts.append(_throughput_chart(charts_dir, sdks, entries, load))
+        charts.append(_latency_vs_throughput_chart(charts_dir, sdks, entries, targets))
+    return charts
+
+
+def _usable(entry: dict[str, Any], load: _Load) -> bool:
+    value = entry[load.key]
+    return (
+        entry["client_ms"] is not None
+        and entry["rps"] is not None
+        and isinstance(value, int | float)
+        and value > 0
+    )
+
+
+def _ordered_sdks(results: dict[str, Any]) -> list[str]:
+    sdks: list[str] = list(results["settings"]["sdks"])
+    for entry in results["summary"]:
+        if entry["sdk"] not in sdks:
+            sdks.append(entry["sdk"])
+    return sdks
+
+
+def _sdk_color(sdk: str, sdks: Sequence[str]) -> str:
+    if sdk in SDK_COLORS:
+        return SDK_COLORS[sdk]
+    others = [s for s in sdks if s not in SDK_COLORS]
+    return OTHER_COLORS[others.index(sdk) % len(OTHER_COLORS)]
+
+
+def _channels(entries: Iterable[dict[str, Any]]) -> list[int]:
+    return sorted({int(e["channels"]) for e in entries})
+
+
+def _series(
+    entries: Iterable[dict[str, Any]], sdk: str, channels: int, x_key: str
+) -> list[dict[str, Any]]:
+    chosen = [e for e in entries if e["sdk"] == sdk and e["channels"] == channels]
+    return sorted(chosen, key=lambda e: float(e[x_key]))
+
+
+def _file_name(stem: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") + ".png"
+
+
+def _new_axes() -> tuple[Figure, Axes]:
+    figure = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    axes = figure.subplots()
+    axes.grid(True, which="major", color="0.85")
+    axes.grid(True, which="minor", color="0.93", linewidth=0.6)
+    axes.set_axisbelow(True)
+    return figure, axes
+
+
+def _draw_targets(axes: Axes, targets: Sequence[float]) -> None:
+    for target in targets:
+        axes.axhline(target, color=TARGET_COLOR, linewidth=1.2, linestyle=(0, (1, 1.5)))
+        # x in axes coordinates, y in data: the label sits at the right end of its line.
+        axes.text(
+            0.995,
+            target,
+            f"target p99.9 < {target:g} ms",
+            transform=axes.get_yaxis_transform(),
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color=TARGET_COLOR,
+            # Lines crossing the label stay behind it, so the label stays readable.
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.0},
+            zorder=3,
+        )
+
+
+def _save(figure: Figure, path: Path) -> None:
+    figure.savefig(path, format="png")
+
+
+def _latency_chart(
+    charts_dir: Path, sdk: str, entries: list[dict[str, Any]], load: _Load, targets: list[float]
+) -> Chart:
+    figure, axes = _new_axes()
+    channel_counts = _channels(entries)
+    for index, channels in enumerate(channel_counts):
+        color = CHANNEL_COLORS[index % len(CHANNEL_COLORS)]
+        series = _series(entries, sdk, channels, load.key)
+        xs = [float(e[load.key]) for e in series]
+        for _, key, style in PERCENTILE_STYLES:
+            ys = [float(e["client_ms"][key]) for e in series]
+            axes.plot(xs, ys, color=color, linestyle=style, marker="o", markersize=3.5)
+        server = [
+            (float(e[load.key]), float(e["server_ms"]["p999"]))
+            for e in series
+            if e["server_ms"] is not None and e["server_ms"]["p999"] is not None
+        ]
+        if server:
+            axes.plot(
+                [x for x, _ in server],
+                [y for _, y in server],
+                color=color,
+                linestyle=SERVER_STYLE,
+                marker="x",
+                markersize=4,
+            )
+    _draw_targets(axes, targets)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel(load.label)
+    axes.set_ylabel("latency (ms, log scale)")
+    title = f"{sdk}: latency vs {load.noun}"
+    axes.set_title(title)
+    channel_legend = axes.legend(
+        handles=[
+            Line2D([], [], color=CHANNEL_COLORS[i % len(CHANNEL_COLORS)], linewidth=2)
+            for i in range(len(channel_counts))
+        ],
+        labels=[_channels_label(c) for c in channel_counts],
+        title="colour",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=8,
+        title_fontsize=8,
+    )
+    axes.add_artist(channel_legend)
+    style_handles = [Line2D([], [], color="0.2", linestyle=s) for _, _, s in PERCENTILE_STYLES]
+    style_labels = [label for label, _, _ in PERCENTILE_STYLES]
+    style_handles.append(Line2D([], [], color="0.2", linestyle=SERVER_STYLE, marker="x"))
+    style_labels.append("server p99.9")
+    axes.legend(
+        handles=style_handles,
+        labels=style_labels,
+        title="line",
+        loc="lower left",
+        bbox_to_anchor=(1.01, 0.0),
+        fontsize=8,
+        title_fontsize=8,
+    )
+    path = charts_dir / _file_name(f"latency-{sdk}")
+    _save(figure, path)
+    return Chart(
+        path,
+        title,
+        f"{sdk}: client p50, p99 and p99.9 and server p99.9 in ms against {load.noun}, "
+        f"one colour per channel count, with the p99.9 targets",
+    )
+
+
+def _channels_label(channels: int) -> str:
+    return fmt.plural(channels, "channel")
+
+
+def _pair_styles(index: int) -> tuple[LineStyleType, str]:
+    style = CHANNEL_STYLES[index % len(CHANNEL_STYLES)]
+    return style, CHANNEL_MARKERS[index % len(CHANNEL_MARKERS)]
+
+
+def _throughput_chart(
+    charts_dir: Path, sdks: list[str], entries: list[dict[str, Any]], load: _Load
+) -> Chart:
+    figure, axes = _new_axes()
+    channel_counts = _channels(entries)
+    for sdk in sdks:
+        for index, channels in enumerate(channel_counts):
+            series = _series(entries, sdk, channels, load.key)
+            if not series:
+                continue
+            style, marker = _pair_styles(index)
+            axes.plot(
+                [float(e[load.key]) for e in series],
+                [float(e["rps"]) for e in series],
+                color=_sdk_color(sdk, sdks),
+                linestyle=style,
+                marker=marker,
+                markersize=4,
+                label=f"{sdk}, {_channels_label(channels)}",
+            )
+    axes.set_xscale("log")
+    axes.set_ylim(bottom=0)
+    axes.set_xlabel(load.label)
+    axes.set_ylabel("throughput (requests/s)")
+    axes.yaxis.set_major_formatter("{x:,.0f}")
+    title = f"Throughput vs {load.noun}"
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    path = charts_dir / "throughput.png"
+    _save(figure, path)
+    return Chart(
+        path,
+        title,
+        f"throughput in requests per second against {load.noun}, "
+        "one line per SDK and channel count",
+    )
+
+
+def _latency_vs_throughput_chart(
+    charts_dir: Path, sdks: list[str], entries: list[dict[str, Any]], targets: list[float]
+) -> Chart:
+    figure, axes = _new_axes()
+    channel_counts = _channels(entries)
+    for sdk in sdks:
+        for index, channels in enumerate(channel_counts):
+            # Ordered by load, so each line follows the sweep as it pushed harder.
+            series = _series(entries, sdk, channels, "concurrency")
+            if any(e["rate"] is not None for e in series):
+                series = _series(entries, sdk, channels, "rate")
+            if not series:
+                continue
+            style, marker = _pair_styles(index)
+            axes.plot(
+                [float(e["rps"]) for e in series],
+                [float(e["client_ms"]["p999"]) for e in series],
+                color=_sdk_color(sdk, sdks),
+                linestyle=style,
+                marker=marker,
+                markersize=4,
+                label=f"{sdk}, {_channels_label(channels)}",
+            )
+    _draw_targets(axes, targets)
+    axes.set_yscale("log")
+    axes.set_xlim(left=0)
+    axes.set_xlabel("throughput (requests/s)")
+    axes.xaxis.set_major_formatter("{x:,.0f}")
+    axes.set_ylabel("client p99.9 (ms, log scale)")
+    title = "Client p99.9 vs throughput"
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    path = charts_dir / "latency-vs-throughput.png"
+    _save(figure, path)
+    return Chart(
+        path,
+        title,
+        "client p99.9 latency in ms against throughput in requests per second, "
+        "one line per SDK and channel count, with the p99.9 targets",
+    )

@@ -1,0 +1,64 @@
+"""Number formatting shared by report.md and report.html, so both say the same thing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MISSING = "—"
+
+
+def ms(value: Any) -> str:
+    """Milliseconds with two decimals below 100 ms, whole above: 0.73 ms, 14.20 ms, 212 ms."""
+    if not isinstance(value, int | float):
+        return MISSING
+    return f"{value:.2f} ms" if value < 100 else f"{value:,.0f} ms"
+
+
+def rps(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return MISSING
+    return f"{value:,.0f} rps"
+
+
+def share(value: Any) -> str:
+    """The client's share of p99.9, a fraction 0..1, as a percentage."""
+    if not isinstance(value, int | float):
+        return MISSING
+    return f"{value * 100:.0f}%"
+
+
+def ratio(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def target(value: Any) -> str:
+    return f"p99.9 < {value:g} ms"
+
+
+def cap(value: Any) -> str:
+    """The SDK's in-flight cap; 0 means the SDK was run without one."""
+    if not isinstance(value, int):
+        return MISSING
+    return "none" if value == 0 else f"{value:,}"
+
+
+def count(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return MISSING
+    return f"{value:,.0f}"
+
+
+def cpus(value: Any) -> str:
+    if not isinstance(value, list) or not value:
+        return "not pinned"
+    return "pinned to CPU " + ", ".join(str(cpu) for cpu in value)
+
+
+def seconds(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return MISSING
+    return f"{value:g} s"
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

@@ -1,0 +1,96 @@
+"""report.md: the report as GitHub-flavoured Markdown, charts linked as charts/*.png."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from jiffy_tune.report.charts import Chart
+from jiffy_tune.report.view import ReportView, Table
+
+FENCE_LANGUAGES = {"python": "python", "typescript": "ts"}
+
+
+def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) -> str:
+    lines = [f"# {view.title}", ""]
+    for notice in view.notices:
+        lines += [f"> **Note:** {notice}", ""]
+
+    lines += ["## What was run", ""]
+    lines += [f"- **{fact.label}:** {_inline(fact.value, fact.label)}" for fact in view.facts]
+    lines.append("")
+
+    lines += ["## Recommendations", ""]
+    lines += [
+        "For each SDK and target, the configuration with the most throughput whose client "
+        "p99.9 met the target. Client share is the part of client p99.9 not spent in the "
+        "server.",
+        "",
+    ]
+    lines += _table(view.recommendations)
+
+    if view.ratios is not None:
+        lines += ["## Ours beside the official SDKs", ""]
+        lines += [
+            "Throughput and client p99.9 of the recommended configurations, ours divided by "
+            "the official SDK's, at each target.",
+            "",
+        ]
+        lines += _table(view.ratios)
+
+    if view.presets:
+        lines += ["## Ready-to-paste presets", ""]
+        for preset in view.presets:
+            fence = FENCE_LANGUAGES.get(preset.language, "")
+            lines += [f"### {preset.heading}", "", f"```{fence}", preset.code.rstrip(), "```", ""]
+
+    if view.open_loop is not None:
+        lines += ["## Open loop: highest offered rate under each target", ""]
+        lines += _table(view.open_loop)
+
+    if charts:
+        lines += ["## Charts", ""]
+        for chart in charts:
+            link = chart.path.relative_to(out_dir).as_posix()
+            lines += [f"### {chart.title}", "", f"![{chart.alt}]({link})", ""]
+
+    lines += ["## Every configuration", ""]
+    lines += [
+        "Medians over the rounds that succeeded; errors are summed over all rounds.",
+        "",
+    ]
+    lines += _table(view.summary)
+
+    if view.failed_points is not None:
+        lines += ["## Failed points", ""]
+        lines += _table(view.failed_points)
+    if view.request_errors is not None:
+        lines += ["## Points with request errors", ""]
+        lines += _table(view.request_errors)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _inline(value: str, label: str) -> str:
+    # The command is shown verbatim; code spans need no escaping inside.
+    return f"`{value}`" if label == "Command" else _cell(value)
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _table(table: Table) -> list[str]:
+    width = len(table.columns)
+    lines = [
+        "| " + " | ".join(_cell(c) for c in table.columns) + " |",
+        "|" + "".join(":---|" if i in table.text_columns else "---:|" for i in range(width)),
+    ]
+    for row in table.rows:
+        cells = [_cell(c) for c in row.cells]
+        if row.statement is not None:
+            # Markdown has no colspan: the sentence takes the next cell, the rest stay empty.
+            cells.append(_cell(row.statement))
+        cells += [""] * (width - len(cells))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
