@@ -275,3 +275,7 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+pub mod baseline;
+pub mod raw_grpc;
+pub mod raw_http2;

@@ -1,0 +1,623 @@
+//! Well-formed gRPC calls carrying bad input: each is answered with its
+//! status, and afterwards every cache, item and TTL of a known baseline is
+//! as it was, over the same connection and a new one (`Baseline`).
+//!
+//! `limits.rs` covers the first case of each limit (Set with a large value,
+//! Get with a large key, ...); this file covers every other call that carries
+//! the same field.
+
+mod common;
+
+use bytes::Bytes;
+use common::baseline::{Baseline, CACHE, TTL_MS};
+use common::{assert_status, in_cache, raw_grpc, TestServer};
+use jiffy_server::proto::cache_client::*;
+use jiffy_server::proto::control_client::{
+    CreateCacheRequest, DeleteCacheRequest, FlushCacheRequest,
+};
+use tonic::Code;
+
+const SMALL: &[&str] = &[
+    "--max-key-size",
+    "16B",
+    "--max-value-size",
+    "1KiB",
+    "--max-request-size",
+    "4KiB",
+    "--max-ttl",
+    "1h",
+    "--max-caches",
+    "4",
+];
+const MAX_TTL_MS: u64 = 3_600_000;
+
+async fn start() -> (TestServer, Baseline) {
+    let server = TestServer::with_args(SMALL).await;
+    let baseline = Baseline::create(&server.url(), Some(server.metrics_addr)).await;
+    (server, baseline)
+}
+
+/// `message` as a call in the baseline's cache.
+fn r<T>(message: T) -> tonic::Request<T> {
+    in_cache(CACHE, message)
+}
+
+fn bytes(b: &[u8]) -> Bytes {
+    Bytes::copy_from_slice(b)
+}
+
+fn set(key: &[u8], value: &[u8], ttl_ms: u64) -> SetRequest {
+    SetRequest {
+        cache_key: bytes(key),
+        cache_body: bytes(value),
+        ttl_milliseconds: ttl_ms,
+    }
+}
+
+fn set_if(key: &[u8], value: &[u8], ttl_ms: u64) -> SetIfRequest {
+    SetIfRequest {
+        cache_key: bytes(key),
+        cache_body: bytes(value),
+        ttl_milliseconds: ttl_ms,
+        condition: Some(set_if_request::Condition::Present(
+            jiffy_server::proto::common::Present {},
+        )),
+    }
+}
+
+fn set_if_absent(key: &[u8], value: &[u8], ttl_ms: u64) -> SetIfNotExistsRequest {
+    SetIfNotExistsRequest {
+        cache_key: bytes(key),
+        cache_body: bytes(value),
+        ttl_milliseconds: ttl_ms,
+    }
+}
+
+fn increment(key: &[u8], amount: i64, ttl_ms: u64) -> IncrementRequest {
+    IncrementRequest {
+        cache_key: bytes(key),
+        amount,
+        ttl_milliseconds: ttl_ms,
+    }
+}
+
+fn update_ttl(key: &[u8], update: update_ttl_request::UpdateTtl) -> UpdateTtlRequest {
+    UpdateTtlRequest {
+        cache_key: bytes(key),
+        update_ttl: Some(update),
+    }
+}
+
+/// Sends every call that carries a key with `key` and asserts each answers
+/// INVALID_ARGUMENT with a message containing `words`.
+async fn every_keyed_call_refuses(baseline: &Baseline, key: &[u8], words: &str) {
+    use update_ttl_request::UpdateTtl::OverwriteToMilliseconds;
+    let mut c = baseline.data();
+    let k = || bytes(key);
+    let answers = [
+        (
+            "Get",
+            c.get(r(GetRequest { cache_key: k() })).await.map(drop),
+        ),
+        ("Set", c.set(r(set(key, b"v", TTL_MS))).await.map(drop)),
+        (
+            "SetIf",
+            c.set_if(r(set_if(key, b"v", TTL_MS))).await.map(drop),
+        ),
+        (
+            "SetIfNotExists",
+            c.set_if_not_exists(r(set_if_absent(key, b"v", TTL_MS)))
+                .await
+                .map(drop),
+        ),
+        (
+            "Delete",
+            c.delete(r(DeleteRequest { cache_key: k() }))
+                .await
+                .map(drop),
+        ),
+        (
+            "Increment",
+            c.increment(r(increment(key, 1, TTL_MS))).await.map(drop),
+        ),
+        (
+            "UpdateTtl",
+            c.update_ttl(r(update_ttl(key, OverwriteToMilliseconds(TTL_MS))))
+                .await
+                .map(drop),
+        ),
+        (
+            "ItemGetTtl",
+            c.item_get_ttl(r(ItemGetTtlRequest { cache_key: k() }))
+                .await
+                .map(drop),
+        ),
+        (
+            "ItemGetType",
+            c.item_get_type(r(ItemGetTypeRequest { cache_key: k() }))
+                .await
+                .map(drop),
+        ),
+        (
+            "KeysExist",
+            c.keys_exist(r(KeysExistRequest {
+                cache_keys: vec![bytes(b"k"), k()],
+            }))
+            .await
+            .map(drop),
+        ),
+        (
+            "GetBatch",
+            c.get_batch(r(GetBatchRequest {
+                items: vec![
+                    GetRequest {
+                        cache_key: bytes(b"k"),
+                    },
+                    GetRequest { cache_key: k() },
+                ],
+            }))
+            .await
+            .map(drop),
+        ),
+        (
+            "SetBatch",
+            c.set_batch(r(SetBatchRequest {
+                items: vec![set(b"k", b"new", TTL_MS), set(key, b"v", TTL_MS)],
+            }))
+            .await
+            .map(drop),
+        ),
+    ];
+    for (rpc, answer) in answers {
+        let status = assert_status(answer, Code::InvalidArgument, None);
+        assert!(status.message().contains(words), "{rpc}: {status:?}");
+    }
+}
+
+#[tokio::test]
+async fn oversized_key_in_every_call() {
+    let (_server, baseline) = start().await;
+    every_keyed_call_refuses(&baseline, &[b'k'; 17], "--max-key-size").await;
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn empty_key_in_every_call() {
+    let (_server, baseline) = start().await;
+    every_keyed_call_refuses(&baseline, b"", "must not be empty").await;
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn oversized_value_in_every_write() {
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    let big = [7u8; 1025];
+    let answers = [
+        c.set_if(r(set_if(b"k", &big, TTL_MS))).await.map(drop),
+        c.set_if_not_exists(r(set_if_absent(b"new", &big, TTL_MS)))
+            .await
+            .map(drop),
+        c.set_batch(r(SetBatchRequest {
+            items: vec![set(b"k", b"new", TTL_MS), set(b"n", &big, TTL_MS)],
+        }))
+        .await
+        .map(drop),
+    ];
+    for answer in answers {
+        let status = assert_status(
+            answer,
+            Code::ResourceExhausted,
+            Some("item_size_limit_exceeded"),
+        );
+        assert!(status.message().contains("--max-value-size"), "{status:?}");
+    }
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn oversized_batches_and_requests() {
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    // Every item is within the limits; together they are over 4 KiB.
+    let keys: Vec<Bytes> = (0..600).map(|i| Bytes::from(format!("key-{i}"))).collect();
+    let gets = keys.iter().map(|k| GetRequest {
+        cache_key: k.clone(),
+    });
+    let sets = keys.iter().take(8).map(|k| set(k, &[1; 1000], TTL_MS));
+    let answers = [
+        c.get_batch(r(GetBatchRequest {
+            items: gets.collect(),
+        }))
+        .await
+        .map(drop),
+        c.keys_exist(r(KeysExistRequest {
+            cache_keys: keys.clone(),
+        }))
+        .await
+        .map(drop),
+        c.set_batch(r(SetBatchRequest {
+            items: sets.collect(),
+        }))
+        .await
+        .map(drop),
+        // One value over the request limit (and the value limit: the request
+        // limit is checked first, before the message is even read).
+        c.set(r(set(b"k", &[1; 5000], TTL_MS))).await.map(drop),
+        // Far over: refused from the length prefix, before the body arrives.
+        c.set(r(set(b"k", &vec![1; 4 << 20], TTL_MS)))
+            .await
+            .map(drop),
+    ];
+    for answer in answers {
+        let status = assert_status(
+            answer,
+            Code::ResourceExhausted,
+            Some("request_size_limit_exceeded"),
+        );
+        assert!(
+            status.message().contains("--max-request-size"),
+            "{status:?}"
+        );
+    }
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn invalid_cache_names_in_the_control_plane() {
+    let (_server, baseline) = start().await;
+    let mut control = baseline.control();
+    let long = "x".repeat(256);
+    for bad in [
+        "",
+        " ",
+        "has space",
+        "a/b",
+        "ünï",
+        "tab\there",
+        "c\n",
+        "*",
+        &long,
+    ] {
+        let name = || bad.to_owned();
+        let answers = [
+            control
+                .create_cache(CreateCacheRequest { cache_name: name() })
+                .await
+                .map(drop),
+            control
+                .delete_cache(DeleteCacheRequest { cache_name: name() })
+                .await
+                .map(drop),
+            control
+                .flush_cache(FlushCacheRequest { cache_name: name() })
+                .await
+                .map(drop),
+        ];
+        for answer in answers {
+            let status = assert_status(answer, Code::InvalidArgument, None);
+            assert!(
+                status.message().contains("cache name"),
+                "{bad:?}: {status:?}"
+            );
+        }
+    }
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn missing_empty_or_invalid_cache_header() {
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    // No header, an empty one, and one that is not ASCII text.
+    let mut no_header = tonic::Request::new(set(b"k", b"new", TTL_MS));
+    let status = assert_status(c.set(no_header).await, Code::InvalidArgument, None);
+    assert!(status.message().contains("`cache`"), "{status:?}");
+    no_header = tonic::Request::new(set(b"k", b"new", TTL_MS));
+    no_header
+        .metadata_mut()
+        .insert("cache", "".parse().unwrap());
+    assert_status(c.set(no_header).await, Code::InvalidArgument, None);
+    let mut not_ascii = tonic::Request::new(set(b"k", b"new", TTL_MS));
+    not_ascii.metadata_mut().insert(
+        "cache",
+        tonic::metadata::MetadataValue::try_from(&b"c\xff"[..]).unwrap(),
+    );
+    assert_status(c.set(not_ascii).await, Code::InvalidArgument, None);
+    // A name no cache can have cannot exist: NOT_FOUND, as for any unknown cache.
+    for name in ["no-such-cache", "has space", &"x".repeat(300)] {
+        assert_status(
+            c.set(in_cache(name, set(b"k", b"new", TTL_MS))).await,
+            Code::NotFound,
+            None,
+        );
+    }
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn zero_and_overflowing_ttls_in_every_call() {
+    use update_ttl_request::UpdateTtl::*;
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    for ttl in [0, MAX_TTL_MS + 1, u64::MAX / 2, u64::MAX] {
+        let answers = [
+            c.set_if(r(set_if(b"k", b"new", ttl))).await.map(drop),
+            c.set_if_not_exists(r(set_if_absent(b"new", b"v", ttl)))
+                .await
+                .map(drop),
+            c.increment(r(increment(b"n", 1, ttl))).await.map(drop),
+            c.set_batch(r(SetBatchRequest {
+                items: vec![set(b"k", b"new", TTL_MS), set(b"n", b"new", ttl)],
+            }))
+            .await
+            .map(drop),
+            c.update_ttl(r(update_ttl(b"k", IncreaseToMilliseconds(ttl))))
+                .await
+                .map(drop),
+            c.update_ttl(r(update_ttl(b"k", DecreaseToMilliseconds(ttl))))
+                .await
+                .map(drop),
+            c.update_ttl(r(update_ttl(b"k", OverwriteToMilliseconds(ttl))))
+                .await
+                .map(drop),
+        ];
+        for answer in answers {
+            let status = assert_status(answer, Code::InvalidArgument, None);
+            assert!(status.message().contains("TTL"), "ttl {ttl}: {status:?}");
+        }
+    }
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn calls_missing_their_oneof() {
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    let mut no_condition = set_if(b"k", b"new", TTL_MS);
+    no_condition.condition = None;
+    let status = assert_status(
+        c.set_if(in_cache(CACHE, no_condition)).await,
+        Code::InvalidArgument,
+        None,
+    );
+    assert!(status.message().contains("condition"), "{status:?}");
+    let no_ttl = UpdateTtlRequest {
+        cache_key: bytes(b"k"),
+        update_ttl: None,
+    };
+    let status = assert_status(
+        c.update_ttl(in_cache(CACHE, no_ttl)).await,
+        Code::InvalidArgument,
+        None,
+    );
+    assert!(status.message().contains("TTL"), "{status:?}");
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn increment_of_a_value_that_is_not_an_integer() {
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    let values: &[&[u8]] = &[
+        b"abc",
+        b"1.5",
+        b" 1",
+        b"1 ",
+        b"",
+        b"0x10",
+        b"1e3",
+        b"--1",
+        b"99999999999999999999",
+        "١٢".as_bytes(), // digits, but not ASCII ones
+        b"\xff\xfe",
+    ];
+    for (i, value) in values.iter().enumerate() {
+        let key = format!("text-{i}");
+        c.set(in_cache(CACHE, set(key.as_bytes(), value, TTL_MS)))
+            .await
+            .unwrap();
+        let status = assert_status(
+            c.increment(in_cache(CACHE, increment(key.as_bytes(), 1, 1_000)))
+                .await,
+            Code::FailedPrecondition,
+            None,
+        );
+        assert!(
+            status.message().contains("not a base-10 integer"),
+            "{status:?}"
+        );
+        let get = GetRequest {
+            cache_key: bytes(key.as_bytes()),
+        };
+        let after = c.get(in_cache(CACHE, get)).await.unwrap().into_inner();
+        assert_eq!(&after.cache_body[..], *value, "{key} changed");
+        // The refused Increment must not have reset the TTL to its 1 s either.
+        let ttl = ItemGetTtlRequest {
+            cache_key: bytes(key.as_bytes()),
+        };
+        let left = c
+            .item_get_ttl(in_cache(CACHE, ttl))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(item_get_ttl_response::Result::Found(found)) = left.result else {
+            panic!("{key} lost its TTL");
+        };
+        assert!(found.remaining_ttl_millis > 1_000, "{key}: {found:?}");
+        c.delete(in_cache(
+            CACHE,
+            DeleteRequest {
+                cache_key: bytes(key.as_bytes()),
+            },
+        ))
+        .await
+        .unwrap();
+    }
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn increment_past_either_end_of_i64() {
+    let (_server, baseline) = start().await;
+    let mut c = baseline.data();
+    let cases = [
+        (i64::MAX, 1),
+        (i64::MIN, -1),
+        (-2, i64::MIN),
+        (1, i64::MAX),
+        (10, i64::MAX), // the baseline's "n" holds 10
+    ];
+    for (i, (start, amount)) in cases.into_iter().enumerate() {
+        let key = format!("edge-{i}");
+        let key = key.as_bytes();
+        c.set(in_cache(
+            CACHE,
+            set(key, start.to_string().as_bytes(), TTL_MS),
+        ))
+        .await
+        .unwrap();
+        let status = assert_status(
+            c.increment(in_cache(CACHE, increment(key, amount, TTL_MS)))
+                .await,
+            Code::FailedPrecondition,
+            None,
+        );
+        assert!(status.message().contains("overflow"), "{status:?}");
+        let after = c
+            .get(in_cache(
+                CACHE,
+                GetRequest {
+                    cache_key: bytes(key),
+                },
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(after.cache_body, start.to_string().as_bytes());
+        c.delete(in_cache(
+            CACHE,
+            DeleteRequest {
+                cache_key: bytes(key),
+            },
+        ))
+        .await
+        .unwrap();
+    }
+    assert_status(
+        c.increment(in_cache(CACHE, increment(b"n", i64::MAX, TTL_MS)))
+            .await,
+        Code::FailedPrecondition,
+        None,
+    );
+    baseline.assert_unchanged().await;
+}
+
+/// Only scalar items exist: the collection calls of the protocol answer
+/// UNIMPLEMENTED, also on a key that holds a scalar, and leave it alone.
+#[tokio::test]
+async fn collection_calls_on_a_scalar_key() {
+    let (_server, baseline) = start().await;
+    for method in [
+        "DictionarySet",
+        "DictionaryIncrement",
+        "DictionaryFetch",
+        "SetUnion",
+        "SetFetch",
+        "ListPushFront",
+        "ListConcatenateBack",
+        "ListFetch",
+        "SortedSetPut",
+        "SortedSetFetch",
+        "GetWithHash",
+        "SetIfHash",
+    ] {
+        // Field 1 of every collection request is the collection's name: "k".
+        let body = Bytes::from_static(b"\x0a\x01k");
+        let path = format!("/cache_client.Scs/{method}");
+        let answer =
+            raw_grpc::call(baseline.channel.clone(), &path, Some(CACHE), body, false).await;
+        assert_status(answer, Code::Unimplemented, None);
+    }
+    let item_type = baseline
+        .data()
+        .item_get_type(in_cache(
+            CACHE,
+            ItemGetTypeRequest {
+                cache_key: bytes(b"k"),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(item_get_type_response::Result::Found(found)) = item_type.result else {
+        panic!("k is gone: {item_type:?}");
+    };
+    assert_eq!(found.item_type(), item_get_type_response::ItemType::Scalar);
+    baseline.assert_unchanged().await;
+}
+
+#[tokio::test]
+async fn unknown_methods_and_services() {
+    let (_server, baseline) = start().await;
+    for path in [
+        "/cache_client.Scs/NoSuchMethod",
+        "/cache_client.Scs/get", // names are case-sensitive
+        "/control_client.ScsControl/NoSuchMethod",
+        "/cache_client.Ping/NoSuchMethod",
+        "/cache_client.pubsub.Pubsub/Publish", // topics are not served
+        "/no.such.Service/Call",
+        "/cache_client.Scs",
+        "/",
+    ] {
+        let body = Bytes::from_static(b"\x0a\x01k");
+        let answer = raw_grpc::call(baseline.channel.clone(), path, Some(CACHE), body, false).await;
+        assert_status(answer, Code::Unimplemented, None);
+    }
+    baseline.assert_unchanged().await;
+}
+
+/// Bodies that are not the call's protobuf message: the decoder refuses them
+/// with INTERNAL (as gRPC servers answer an undecodable request), before the
+/// handler runs.
+#[tokio::test]
+async fn bodies_that_are_not_the_message() {
+    let (_server, baseline) = start().await;
+    let bodies: &[&[u8]] = &[
+        b"\xff\xff\xff\xff", // field 0 / invalid wire type
+        b"\x0a\x05k",        // field 1 says 5 bytes, 1 follows
+        b"\x08\x01",         // field 1 (bytes) sent as a varint
+        b"\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", // varint of 11 bytes
+        b"\x0b",             // a start-group with no end
+    ];
+    for body in bodies {
+        for (rpc, streaming) in [("Set", false), ("Get", false), ("SetBatch", true)] {
+            let path = format!("/cache_client.Scs/{rpc}");
+            let answer = raw_grpc::call(
+                baseline.channel.clone(),
+                &path,
+                Some(CACHE),
+                Bytes::from_static(body),
+                streaming,
+            )
+            .await;
+            let status = assert_status(answer, Code::Internal, None);
+            assert!(
+                status.message().contains("decode"),
+                "{rpc} {body:?}: {status:?}"
+            );
+        }
+    }
+    // An empty body is a message with every field at its default: a valid
+    // request with an empty key.
+    let empty = raw_grpc::call(
+        baseline.channel.clone(),
+        "/cache_client.Scs/Set",
+        Some(CACHE),
+        Bytes::new(),
+        false,
+    )
+    .await;
+    assert_status(empty, Code::InvalidArgument, None);
+    baseline.assert_unchanged().await;
+}
