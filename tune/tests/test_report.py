@@ -1,0 +1,407 @@
+"""The report writer on recorded results: files, tables, sentences, ratios, charts, HTML."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import struct
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from matplotlib import image
+
+from jiffy_tune.report import ReportFiles, charts, write_report
+from jiffy_tune.report import formatting as fmt
+from jiffy_tune.report.view import ratios
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCHEMA = Path(__file__).parents[1] / "src" / "jiffy_tune" / "results.schema.json"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+CHART_SIZE = (int(charts.FIGSIZE[0] * charts.DPI), int(charts.FIGSIZE[1] * charts.DPI))
+
+
+def load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
+    return data
+
+
+@pytest.fixture
+def closed() -> dict[str, Any]:
+    return load("report_results.json")
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], ReportFiles]:
+    """The closed-loop fixture rendered once, for the tests that only read the files."""
+    results = load("report_results.json")
+    return results, write_report(tmp_path_factory.mktemp("report"), copy.deepcopy(results))
+
+
+@pytest.fixture
+def open_loop() -> dict[str, Any]:
+    return load("report_results_open.json")
+
+
+class Page(HTMLParser):
+    """Collects what the HTML tests look at: attributes, table rows, script tags."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.attributes: list[tuple[str, str, str]] = []
+        self.tags: list[str] = []
+        self.rows: dict[str, list[list[str]]] = {}
+        self._table: str | None = None
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            self.attributes.append((tag, name, value or ""))
+        if tag == "table":
+            self._table = dict(attrs).get("id") or ""
+            self.rows[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+        elif tag == "td" and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._row is not None and self._cell is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr" and self._table is not None and self._row:
+            self.rows[self._table].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the IHDR chunk, which the PNG format puts first."""
+    assert data[:8] == PNG_MAGIC
+    assert data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+@pytest.mark.parametrize("name", ["report_results.json", "report_results_open.json"])
+def test_fixtures_follow_the_results_schema(name: str) -> None:
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft202012Validator(schema).validate(load(name))
+
+
+def test_write_report_writes_markdown_html_and_one_chart_per_sdk_plus_two(
+    written: tuple[dict[str, Any], ReportFiles],
+) -> None:
+    closed, files = written
+    out_dir = files.markdown.parent
+
+    assert files.markdown == out_dir / "report.md"
+    assert files.html == out_dir / "report.html"
+    assert files.markdown.stat().st_size > 0
+    assert files.html.stat().st_size > 0
+    assert len(files.charts) == len(closed["settings"]["sdks"]) + 2
+    assert all(path.parent == out_dir / "charts" for path in files.charts)
+
+
+def test_charts_are_png_files_of_the_chart_size(
+    written: tuple[dict[str, Any], ReportFiles],
+) -> None:
+    _, files = written
+
+    for path in files.charts:
+        assert png_size(path.read_bytes()) == CHART_SIZE
+        pixels = image.imread(path)
+        assert (pixels.shape[1], pixels.shape[0]) == CHART_SIZE
+        # A chart that drew nothing would be one flat colour.
+        assert pixels.std() > 0.05
+
+
+def test_markdown_has_a_row_per_recommendation(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    closed, files = written
+    markdown = files.markdown.read_text()
+
+    for rec in closed["recommendations"]:
+        head = f"| {rec['sdk']} | {fmt.target(rec['target_ms'])} |"
+        point = rec["point"]
+        if rec["met"]:
+            expected = (
+                f"{head} {point['channels']} | {fmt.cap(point['max_concurrent_requests'])} | "
+                f"{point['concurrency']} | {fmt.rps(point['rps'])} | "
+                f"{fmt.ms(point['client_ms']['p999'])} | {fmt.ms(point['server_ms']['p999'])} | "
+                f"{fmt.share(point['client_share_p999'])} |"
+            )
+        else:
+            expected = f"{head} {rec['statement']} |"
+        assert expected in markdown
+
+
+def test_unmet_target_is_stated_not_left_blank(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    closed, files = written
+    unmet = [rec for rec in closed["recommendations"] if not rec["met"]]
+    assert unmet, "the fixture must hold an unmet target"
+
+    markdown = files.markdown.read_text()
+
+    for rec in unmet:
+        assert rec["statement"] in markdown
+        # No preset is offered for a target nothing met.
+        assert f"### {rec['sdk']}, {fmt.target(rec['target_ms'])}" not in markdown
+
+
+def test_ratios_are_ours_over_official_where_both_met(closed: dict[str, Any]) -> None:
+    met = {(r["sdk"], r["target_ms"]): r["point"] for r in closed["recommendations"] if r["met"]}
+
+    found = {(r.ours, r.official, r.target_ms): r for r in ratios(closed)}
+
+    expected_keys = {
+        (ours, official, target)
+        for ours, official in (("jiffy-python", "momento-python"), ("jiffy-js", "momento-js"))
+        for target in closed["targets_ms"]
+        if (ours, target) in met and (official, target) in met
+    }
+    assert set(found) == expected_keys
+    assert ("jiffy-js", "momento-js", 5.0) not in found  # momento-js met nothing under 5 ms
+    for (ours, official, target), ratio in found.items():
+        assert ratio.rps_ratio == pytest.approx(
+            met[ours, target]["rps"] / met[official, target]["rps"]
+        )
+        assert ratio.p999_ratio == pytest.approx(
+            met[ours, target]["client_ms"]["p999"] / met[official, target]["client_ms"]["p999"]
+        )
+
+
+def test_markdown_shows_each_ratio_and_why_one_is_missing(
+    written: tuple[dict[str, Any], ReportFiles],
+) -> None:
+    closed, files = written
+    markdown = files.markdown.read_text()
+
+    for ratio in ratios(closed):
+        assert (
+            f"| {ratio.ours} / {ratio.official} | {fmt.target(ratio.target_ms)} | "
+            f"{fmt.rps(ratio.ours_rps)} / {fmt.rps(ratio.official_rps)} | "
+            f"{fmt.ratio(ratio.rps_ratio)} |"
+        ) in markdown
+    assert "No ratio: momento-js met no configuration under 5 ms." in markdown
+
+
+def test_no_comparison_when_no_official_sdk_ran(tmp_path: Path, closed: dict[str, Any]) -> None:
+    closed["settings"]["sdks"] = ["jiffy-python"]
+    closed["summary"] = [e for e in closed["summary"] if e["sdk"] == "jiffy-python"]
+    closed["recommendations"] = [r for r in closed["recommendations"] if r["sdk"] == "jiffy-python"]
+
+    files = write_report(tmp_path, closed)
+
+    assert "Ours beside the official SDKs" not in files.markdown.read_text()
+    assert len(files.charts) == 3
+
+
+def test_markdown_lists_presets_and_links_charts(
+    written: tuple[dict[str, Any], ReportFiles],
+) -> None:
+    closed, files = written
+    markdown = files.markdown.read_text()
+
+    for rec in closed["recommendations"]:
+        if rec["preset"] is not None:
+            assert rec["preset"]["code"].rstrip() in markdown
+    for path in files.charts:
+        assert f"](charts/{path.name})" in markdown
+
+
+def test_markdown_says_what_was_run(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    closed, files = written
+    markdown = files.markdown.read_text()
+    env = closed["environment"]
+
+    assert markdown.startswith(f"# jiffy-tune report: 2026-11-21 05:02 UTC on {env['hostname']}")
+    assert f"`{closed['command']}`" in markdown
+    for fact in (env["cpu_model"], env["os"], env["python"], env["node"], env["git_commit"]):
+        assert fact in markdown
+    for sdk, version in env["sdk_versions"].items():
+        assert f"{sdk} {version}" in markdown
+    assert "pinned to CPU 0" in markdown
+    assert "pinned to CPU 1" in markdown
+
+
+def test_summary_has_every_configuration(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    closed, files = written
+    page = Page(files.html.read_text())
+
+    rows = page.rows["summary"]
+    assert len(rows) == len(closed["summary"])
+    for row, entry in zip(rows, closed["summary"], strict=True):
+        assert row[0] == entry["sdk"]
+        assert row[5] == fmt.rps(entry["rps"])
+        assert row[8] == fmt.ms(entry["client_ms"]["p999"])
+
+
+def test_failed_points_are_shown_with_their_error(
+    written: tuple[dict[str, Any], ReportFiles],
+) -> None:
+    closed, files = written
+    failed = [p for p in closed["points"] if p["status"] == "failed"]
+    assert failed, "the fixture must hold a failed point"
+    markdown = files.markdown.read_text()
+    page = Page(files.html.read_text())
+
+    assert f"{len(failed)} of {len(closed['points'])} points failed" in markdown
+    assert [row[-1] for row in page.rows["failed-points"]] == [p["error"] for p in failed]
+    for point in failed:
+        assert point["error"] in markdown
+
+
+def test_request_errors_are_shown_by_status(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    closed, files = written
+    with_errors = [p for p in closed["points"] if p["status"] == "ok" and p["errors_total"]]
+    assert with_errors
+
+    page = Page(files.html.read_text())
+
+    assert len(page.rows["request-errors"]) == len(with_errors)
+    for row, point in zip(page.rows["request-errors"], with_errors, strict=True):
+        assert row[-1] == f"DEADLINE_EXCEEDED {point['errors']['DEADLINE_EXCEEDED']:,}"
+
+
+def test_interrupted_run_says_so_first(tmp_path: Path, closed: dict[str, Any]) -> None:
+    closed["interrupted"] = True
+    closed["points"] = closed["points"][:30]
+
+    files = write_report(tmp_path, closed)
+    markdown = files.markdown.read_text()
+
+    first_block = markdown.split("\n\n")[1]
+    assert first_block.startswith("> **Note:** This run was interrupted")
+    assert "the 30 points measured until then" in first_block
+    assert "This run was interrupted" in files.html.read_text()
+
+
+def test_not_interrupted_run_has_no_such_note(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    _, files = written
+    assert "interrupted" not in files.markdown.read_text()
+
+
+def without_server_latency(results: dict[str, Any]) -> dict[str, Any]:
+    results = copy.deepcopy(results)
+    results["server"].update(
+        kind="external", endpoint="cache.internal:8080", metrics_url=None, binary=None,
+        version=None, cpus=None,
+    )  # fmt: skip
+    results["client"]["cpus"] = None
+    entries = [*results["points"], *results["summary"]]
+    entries += [r["point"] for r in results["recommendations"] if r["point"] is not None]
+    for entry in entries:
+        entry["server_ms"] = None
+        entry["client_share_p999"] = None
+    return results
+
+
+def test_external_server_without_metrics(tmp_path: Path, closed: dict[str, Any]) -> None:
+    files = write_report(tmp_path, without_server_latency(closed))
+    markdown = files.markdown.read_text()
+    page = Page(files.html.read_text())
+
+    assert "> **Note:** Server latency not measured: the server is external" in markdown
+    assert "external server, at cache.internal:8080, not pinned" in markdown
+    met_rows = [row for row in page.rows["recommendations"] if len(row) == 9]
+    assert met_rows
+    assert all(row[7] == fmt.MISSING and row[8] == fmt.MISSING for row in met_rows)
+    assert len(files.charts) == len(closed["settings"]["sdks"]) + 2
+
+
+def test_run_where_every_point_failed(tmp_path: Path, closed: dict[str, Any]) -> None:
+    closed["points"] = closed["points"][:2]
+    for point in closed["points"]:
+        point.update(status="failed", error="loadgen not found", rps=None, client_ms=None)
+    for entry in closed["summary"]:
+        entry.update(rounds_ok=0, rounds_failed=1, rps=None, client_ms=None, server_ms=None)
+    for rec in closed["recommendations"]:
+        rec.update(met=False, point=None, preset=None, statement="No point was measured.")
+
+    files = write_report(tmp_path, closed)
+
+    assert files.charts == []
+    markdown = files.markdown.read_text()
+    assert "2 of 2 points failed" in markdown
+    assert "## Charts" not in markdown
+    assert "## Ready-to-paste presets" not in markdown
+
+
+def test_open_loop_report(tmp_path: Path, open_loop: dict[str, Any]) -> None:
+    files = write_report(tmp_path, open_loop)
+    markdown = files.markdown.read_text()
+    page = Page(files.html.read_text())
+
+    assert len(files.charts) == len(open_loop["settings"]["sdks"]) + 2
+    assert "| SDK | target | channels | cap | offered rate |" in markdown
+    assert "latency vs offered rate" in markdown
+    assert len(page.rows["open-loop"]) == len(open_loop["open_loop"])
+    for row, entry in zip(page.rows["open-loop"], open_loop["open_loop"], strict=True):
+        assert row[:3] == [entry["sdk"], str(entry["channels"]), fmt.target(entry["target_ms"])]
+        assert row[3] == fmt.rps(entry["max_rate_met"])
+
+
+def test_html_is_self_contained(written: tuple[dict[str, Any], ReportFiles]) -> None:
+    _, files = written
+    page = Page(files.html.read_text())
+
+    links = [(tag, name, value) for tag, name, value in page.attributes if name in ("src", "href")]
+    assert not [link for link in links if not link[2].startswith("data:")]
+    assert "script" not in page.tags
+    assert "link" not in page.tags
+    images = [value for tag, name, value in page.attributes if tag == "img" and name == "src"]
+    prefix = "data:image/png;base64,"
+    assert [base64.b64decode(src.removeprefix(prefix)) for src in images] == [
+        path.read_bytes() for path in files.charts
+    ]
+
+
+def test_html_escapes_what_it_shows(tmp_path: Path, closed: dict[str, Any]) -> None:
+    unmet = next(rec for rec in closed["recommendations"] if not rec["met"])
+    unmet["statement"] = "<script>alert(1)</script> & more"
+
+    text = write_report(tmp_path, closed).html.read_text()
+
+    assert "<script>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in text
+
+
+def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text((FIXTURES / "report_results.json").read_text())
+
+    done = subprocess.run(
+        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert str(tmp_path / "report.html") in done.stdout
+    assert (tmp_path / "report.md").exists()
+    assert len(list((tmp_path / "charts").glob("*.png"))) == 6
+
+
+def test_module_entry_point_without_results(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert "results.json not found" in done.stderr
