@@ -22,18 +22,29 @@
 //! | `--workers N`               | `JIFFY_WORKERS`               | `workers`                | number of cores  |
 //! | `--log-level FILTER`        | `JIFFY_LOG`                   | `log-level`              | info             |
 //! | `--log-format text\|json`   | `JIFFY_LOG_FORMAT`            | `log-format`             | text             |
+//! | `--auth-secret-file FILE`   | `JIFFY_AUTH_SECRET_FILE`      | `auth-secret-file`       | none (no auth)   |
+//! | `--insecure-allow-anonymous`| `JIFFY_INSECURE_ALLOW_ANONYMOUS` | `insecure-allow-anonymous` | off        |
+//! | `--enable-fault-injection`  | `JIFFY_ENABLE_FAULT_INJECTION`| `enable-fault-injection` | off              |
 //!
 //! Sizes take units (`64MiB`, `512KiB`, `1GB`); durations take humantime forms
 //! (`500ms`, `30s`, `7days`).
+//!
+//! Without `--auth-secret-file` every call is allowed, so the server refuses
+//! to listen on anything but loopback unless `--insecure-allow-anonymous`
+//! says so. The metrics listener is not part of that rule: it serves counts
+//! only (no cache names, keys or values) and takes no token either way.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytesize::ByteSize;
-use clap::{Parser, ValueEnum};
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 
+use crate::auth::token::TokenCommand;
+use crate::auth::Secret;
 use crate::limits::Limits;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -66,7 +77,7 @@ pub enum LogFormat {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Settings {
     /// TOML file with any of the settings below (keys as the flag names).
-    #[arg(long, env = "JIFFY_CONFIG")]
+    #[arg(long, env = "JIFFY_CONFIG", global = true)]
     #[serde(skip)]
     pub config: Option<PathBuf>,
     /// Address of the gRPC listener; port 0 picks a free port.
@@ -124,6 +135,36 @@ pub struct Settings {
     /// Log line format.
     #[arg(long, env = "JIFFY_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,
+    /// File holding the secret that signs tokens (at least 32 bytes); auth is on when given.
+    #[arg(long, env = "JIFFY_AUTH_SECRET_FILE", global = true)]
+    pub auth_secret_file: Option<PathBuf>,
+    /// Serve without auth on a non-loopback address (anyone who reaches it can do anything).
+    #[arg(long, env = "JIFFY_INSECURE_ALLOW_ANONYMOUS", action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
+    #[serde(default)]
+    pub insecure_allow_anonymous: bool,
+    /// Honour the momento-local fault headers (`return-error`, `delay-ms`, ...); for tests only.
+    #[arg(long, env = "JIFFY_ENABLE_FAULT_INJECTION", action = ArgAction::SetTrue,
+          value_parser = BoolishValueParser::new())]
+    #[serde(default)]
+    pub enable_fault_injection: bool,
+}
+
+/// The command line: the server's settings, or a subcommand.
+#[derive(Parser, Debug)]
+#[command(name = "jiffy-server", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub settings: Settings,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Tokens for clients, signed with the server secret.
+    #[command(subcommand)]
+    Token(TokenCommand),
 }
 
 /// Paths of the TLS certificate chain and key, both PEM.
@@ -149,6 +190,10 @@ pub struct Config {
     pub workers: usize,
     pub log_level: String,
     pub log_format: LogFormat,
+    /// The token secret; auth is on when present.
+    pub auth: Option<Secret>,
+    pub insecure_allow_anonymous: bool,
+    pub fault_injection: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -170,12 +215,16 @@ pub enum ConfigError {
 impl Settings {
     /// Flags and environment first, then the TOML file named by `--config`.
     pub fn load() -> Result<Config, ConfigError> {
-        let cli = Settings::parse();
-        let file = match &cli.config {
+        Settings::parse().with_file()?.resolve()
+    }
+
+    /// These settings, completed by the TOML file named by `--config`.
+    pub fn with_file(self) -> Result<Settings, ConfigError> {
+        let file = match &self.config {
             Some(path) => Settings::from_file(path)?,
             None => Settings::default(),
         };
-        cli.or(file).resolve()
+        Ok(self.or(file))
     }
 
     pub fn from_file(path: &Path) -> Result<Settings, ConfigError> {
@@ -212,6 +261,10 @@ impl Settings {
             workers: self.workers.or(fallback.workers),
             log_level: self.log_level.or(fallback.log_level),
             log_format: self.log_format.or(fallback.log_format),
+            auth_secret_file: self.auth_secret_file.or(fallback.auth_secret_file),
+            insecure_allow_anonymous: self.insecure_allow_anonymous
+                || fallback.insecure_allow_anonymous,
+            enable_fault_injection: self.enable_fault_injection || fallback.enable_fault_injection,
         }
     }
 
@@ -228,6 +281,10 @@ impl Settings {
             (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
             (None, None) => None,
             _ => return invalid("--tls-cert and --tls-key go together: give both or neither"),
+        };
+        let auth = match &self.auth_secret_file {
+            Some(path) => Some(Secret::read(path).map_err(ConfigError::Invalid)?),
+            None => None,
         };
         let config = Config {
             listen: self
@@ -253,6 +310,9 @@ impl Settings {
                 .log_level
                 .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),
             log_format: self.log_format.unwrap_or_default(),
+            auth,
+            insecure_allow_anonymous: self.insecure_allow_anonymous,
+            fault_injection: self.enable_fault_injection,
         };
         config.check()?;
         Ok(config)
@@ -283,6 +343,15 @@ impl Config {
                 "--max-caches, --max-concurrent-streams and --workers must be above zero",
             );
         }
+        if self.auth.is_none() && !self.insecure_allow_anonymous && !is_loopback(self.listen) {
+            return Err(ConfigError::Invalid(format!(
+                "--listen {} is not a loopback address and no --auth-secret-file is set, so \
+                 anyone who reaches it could read and change every cache; give \
+                 --auth-secret-file (see `jiffy-server token create`), or \
+                 --insecure-allow-anonymous to serve without auth anyway",
+                self.listen
+            )));
+        }
         Ok(())
     }
 
@@ -292,6 +361,11 @@ impl Config {
             .resolve()
             .expect("the defaults are valid")
     }
+}
+
+/// 127.0.0.0/8 and ::1, also when written as an IPv4-mapped IPv6 address.
+fn is_loopback(address: SocketAddr) -> bool {
+    address.ip().to_canonical().is_loopback()
 }
 
 fn invalid<T>(message: &str) -> Result<T, ConfigError> {
@@ -343,6 +417,56 @@ mod tests {
     fn tls_needs_both_files() {
         let err = parse(&["--tls-cert", "c.pem"]).resolve().unwrap_err();
         assert!(err.to_string().contains("--tls-key"));
+    }
+
+    #[test]
+    fn anonymous_serving_is_for_loopback_only() {
+        for listen in ["127.0.0.1:0", "[::1]:0", "[::ffff:127.0.0.2]:0"] {
+            assert!(parse(&["--listen", listen]).resolve().is_ok(), "{listen}");
+        }
+        for listen in ["0.0.0.0:0", "[::]:0", "192.0.2.1:0"] {
+            let err = parse(&["--listen", listen]).resolve().unwrap_err();
+            let message = err.to_string();
+            assert!(message.contains("--insecure-allow-anonymous"), "{message}");
+            assert!(message.contains("--auth-secret-file"), "{message}");
+            let allowed = parse(&["--listen", listen, "--insecure-allow-anonymous"]).resolve();
+            assert!(allowed.is_ok(), "{listen}");
+        }
+    }
+
+    #[test]
+    fn the_secret_file_turns_auth_on_and_must_be_long_enough() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("secret");
+        std::fs::write(&file, "too short\n").unwrap();
+        let path = file.to_str().unwrap();
+        let err = parse(&["--auth-secret-file", path]).resolve().unwrap_err();
+        assert!(err.to_string().contains("at least 32"), "{err}");
+        std::fs::write(&file, format!("{}\n", "s".repeat(40))).unwrap();
+        let config = parse(&["--listen", "0.0.0.0:0", "--auth-secret-file", path])
+            .resolve()
+            .unwrap();
+        assert_eq!(config.auth.unwrap().bytes().len(), 40);
+    }
+
+    #[test]
+    fn the_token_subcommand_takes_the_secret_after_it() {
+        let cli = Cli::try_parse_from([
+            "jiffy-server",
+            "token",
+            "create",
+            "--caches",
+            "prefix:t-",
+            "--role",
+            "read",
+            "--expires-in",
+            "30d",
+            "--auth-secret-file",
+            "s",
+        ])
+        .unwrap();
+        assert_eq!(cli.settings.auth_secret_file, Some(PathBuf::from("s")));
+        assert!(matches!(cli.command, Some(Command::Token(_))));
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //!
 //! - [`server`] — wiring; [`run`] serves until a shutdown future completes.
 //! - [`config`] — flags, environment variables and the TOML file.
+//! - [`auth`] — signed tokens: who may call what on which caches.
+//! - [`fault`] — the momento-local fault headers, behind `--enable-fault-injection`.
 //! - [`service`] — the gRPC handlers, one file per group of RPCs.
 //! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction.
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
@@ -12,9 +14,11 @@
 //! - [`connection`] — accepted sockets, counted while open.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
+pub mod auth;
 pub mod config;
 pub mod connection;
 pub mod error;
+pub mod fault;
 pub mod limits;
 pub mod metrics;
 pub mod rpc_layer;

@@ -7,8 +7,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
+use crate::auth::{AuthLayer, Verifier};
 use crate::config::{Config, TlsFiles};
 use crate::connection;
+use crate::fault::FaultLayer;
 use crate::metrics::Metrics;
 use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::scs_server::ScsServer;
@@ -51,9 +53,29 @@ pub async fn run(
         ?limits,
         max_concurrent_streams = config.max_concurrent_streams,
         tls = config.tls.is_some(),
+        auth = config.auth.is_some(),
+        fault_injection = config.fault_injection,
         "jiffy-server {} starting",
         env!("CARGO_PKG_VERSION")
     );
+    if config.auth.is_none() && !config.listen.ip().to_canonical().is_loopback() {
+        tracing::warn!(
+            "serving without auth on a non-loopback address (--insecure-allow-anonymous)"
+        );
+    }
+    if config.fault_injection {
+        tracing::warn!("fault injection is on: request headers can fail and delay calls");
+    }
+    // Metrics outermost, so refused and injected answers are counted too.
+    let layers = tower::ServiceBuilder::new()
+        .layer(RpcLayer::new(metrics.clone(), limits.max_request_size))
+        .option_layer(
+            config
+                .auth
+                .as_ref()
+                .map(|secret| AuthLayer::new(Arc::new(Verifier::new(secret)))),
+        )
+        .option_layer(config.fault_injection.then(FaultLayer::new));
     let data = ScsServer::new(DataPlane::new(store.clone(), limits))
         .max_decoding_message_size(limits.max_request_size);
     let control = ScsControlServer::new(ControlPlane::new(store, limits))
@@ -66,7 +88,7 @@ pub async fn run(
         builder = builder.tls_config(tls_config(tls)?)?;
     }
     let serving = builder
-        .layer(RpcLayer::new(metrics.clone(), limits.max_request_size))
+        .layer(layers)
         .add_service(data)
         .add_service(control)
         .add_service(PingServer::new(PingService))

@@ -1,9 +1,12 @@
-//! The `jiffy-server` binary: reads the configuration, binds, and runs.
+//! The `jiffy-server` binary: reads the configuration, binds, and runs; or,
+//! with `token create`, prints a token signed with the server secret.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use jiffy_server::config::{Config, LogFormat, Settings};
+use clap::Parser;
+use jiffy_server::auth::token::{self, TokenCommand};
+use jiffy_server::config::{Cli, Command, Config, ConfigError, LogFormat};
 use tokio::net::TcpListener;
 
 // jemalloc returns freed memory to the OS steadily and fragments less under
@@ -22,13 +25,18 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 pub static JEMALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
 
 fn main() -> ExitCode {
-    let config = match Settings::load() {
+    let cli = Cli::parse();
+    let config = match cli
+        .settings
+        .with_file()
+        .and_then(|settings| settings.resolve())
+    {
         Ok(config) => config,
-        Err(error) => {
-            eprintln!("jiffy-server: {error}");
-            return ExitCode::from(2);
-        }
+        Err(error) => return bad_config(error),
     };
+    if let Some(Command::Token(command)) = cli.command {
+        return token_command(command, &config);
+    }
     init_logging(&config);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.workers)
@@ -41,6 +49,29 @@ fn main() -> ExitCode {
             eprintln!("jiffy-server: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn bad_config(error: ConfigError) -> ExitCode {
+    eprintln!("jiffy-server: {error}");
+    ExitCode::from(2)
+}
+
+fn token_command(command: TokenCommand, config: &Config) -> ExitCode {
+    let TokenCommand::Create(args) = command;
+    let Some(secret) = &config.auth else {
+        return bad_config(ConfigError::Invalid(
+            "token create needs the server secret: give --auth-secret-file (or \
+             JIFFY_AUTH_SECRET_FILE, or auth-secret-file in the --config file)"
+                .into(),
+        ));
+    };
+    match args.claims(std::time::SystemTime::now()) {
+        Ok(claims) => {
+            println!("{}", token::sign(secret, &claims));
+            ExitCode::SUCCESS
+        }
+        Err(message) => bad_config(ConfigError::Invalid(message)),
     }
 }
 

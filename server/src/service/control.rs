@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
+use crate::auth::{self, Grant};
 use crate::limits::{check_cache_name, Limits};
 use crate::proto::control_client::scs_control_server::ScsControl;
 use crate::proto::control_client::{
@@ -44,6 +45,7 @@ impl ScsControl for ControlPlane {
         request: Request<CreateCacheRequest>,
     ) -> Answer<CreateCacheResponse> {
         let name = &request.get_ref().cache_name;
+        auth::check_cache(request.extensions().get::<Grant>(), "CreateCache", name)?;
         check_cache_name(name)?;
         self.store.create_cache(name)?;
         tracing::info!(cache = %name, "cache created");
@@ -55,20 +57,20 @@ impl ScsControl for ControlPlane {
         request: Request<DeleteCacheRequest>,
     ) -> Answer<DeleteCacheResponse> {
         let name = &request.get_ref().cache_name;
+        auth::check_cache(request.extensions().get::<Grant>(), "DeleteCache", name)?;
         check_cache_name(name)?;
         self.store.delete_cache(name)?;
         tracing::info!(cache = %name, "cache deleted");
         Ok(Response::new(DeleteCacheResponse {}))
     }
 
-    async fn list_caches(
-        &self,
-        _request: Request<ListCachesRequest>,
-    ) -> Answer<ListCachesResponse> {
+    async fn list_caches(&self, request: Request<ListCachesRequest>) -> Answer<ListCachesResponse> {
+        let grant = request.extensions().get::<Grant>();
         let cache = self
             .store
             .list_caches()
             .into_iter()
+            .filter(|name| auth::may_see(grant, name))
             .map(|cache_name| Cache {
                 cache_name,
                 cache_limits: Some(self.cache_limits()),
@@ -83,6 +85,7 @@ impl ScsControl for ControlPlane {
 
     async fn flush_cache(&self, request: Request<FlushCacheRequest>) -> Answer<FlushCacheResponse> {
         let name = &request.get_ref().cache_name;
+        auth::check_cache(request.extensions().get::<Grant>(), "FlushCache", name)?;
         check_cache_name(name)?;
         self.store.flush_cache(name)?;
         tracing::info!(cache = %name, "cache flushed");

@@ -1,0 +1,120 @@
+//! What a token grants: a role and the caches it reaches.
+
+use serde::{Deserialize, Serialize};
+
+use crate::limits::check_cache_name;
+
+/// Rights, each including the ones before it: `write` can read, `admin` can
+/// also create, delete and flush caches.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Read,
+    Write,
+    Admin,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Read => "read",
+            Role::Write => "write",
+            Role::Admin => "admin",
+        }
+    }
+}
+
+/// The caches a token reaches. On the wire: `"all"`, `{"names": [..]}` or
+/// `{"prefix": ".."}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    All,
+    Names(Vec<String>),
+    Prefix(String),
+}
+
+impl CacheScope {
+    pub fn allows(&self, cache: &str) -> bool {
+        match self {
+            CacheScope::All => true,
+            CacheScope::Names(names) => names.iter().any(|name| name == cache),
+            CacheScope::Prefix(prefix) => cache.starts_with(prefix.as_str()),
+        }
+    }
+
+    /// The `--caches` forms: `all`, `prefix:team-`, or `a,b,c`.
+    pub fn parse(text: &str) -> Result<CacheScope, String> {
+        let text = text.trim();
+        if text == "all" {
+            return Ok(CacheScope::All);
+        }
+        if let Some(prefix) = text.strip_prefix("prefix:") {
+            if prefix.is_empty() {
+                return Err("`prefix:` needs a prefix; for every cache say `all`".into());
+            }
+            // A prefix is the start of a valid name, so it obeys the same rules.
+            check_cache_name(prefix).map_err(|e| e.to_string())?;
+            return Ok(CacheScope::Prefix(prefix.to_owned()));
+        }
+        let names: Vec<String> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if names.is_empty() {
+            return Err("--caches needs `all`, `prefix:NAME-START` or a list `a,b,c`".into());
+        }
+        for name in &names {
+            check_cache_name(name).map_err(|e| e.to_string())?;
+        }
+        Ok(CacheScope::Names(names))
+    }
+}
+
+impl std::fmt::Display for CacheScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheScope::All => f.write_str("all"),
+            CacheScope::Names(names) => f.write_str(&names.join(",")),
+            CacheScope::Prefix(prefix) => write!(f, "prefix:{prefix}"),
+        }
+    }
+}
+
+/// The claims of a token. `exp` and `iat` are seconds since the Unix epoch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// Who the token is for, as told to `token create --subject`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub: Option<String>,
+    pub iat: u64,
+    pub exp: u64,
+    pub caches: CacheScope,
+    pub role: Role,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_parse_and_match() {
+        assert!(CacheScope::parse("all").unwrap().allows("anything"));
+        let names = CacheScope::parse("a, b").unwrap();
+        assert!(names.allows("a") && names.allows("b") && !names.allows("ab"));
+        let prefix = CacheScope::parse("prefix:team-").unwrap();
+        assert!(prefix.allows("team-x") && !prefix.allows("team") && !prefix.allows("x-team-"));
+        assert!(CacheScope::parse("prefix:").is_err());
+        assert!(CacheScope::parse(",").is_err());
+        assert!(CacheScope::parse("bad name!").is_err());
+    }
+
+    #[test]
+    fn roles_include_the_lesser_ones() {
+        assert!(Role::Admin > Role::Write && Role::Write > Role::Read);
+    }
+}
