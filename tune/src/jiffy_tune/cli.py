@@ -6,6 +6,7 @@ import argparse
 import shlex
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,7 +20,7 @@ from jiffy_tune.progress import SweepProgress
 from jiffy_tune.runner import RunSettings, run_point
 from jiffy_tune.sdks import default_repo, resolve
 from jiffy_tune.server import EmbeddedServer, ServerInfo, find_binary
-from jiffy_tune.sweep import OpenLoopPlan, Sweep, run_closed, run_open
+from jiffy_tune.sweep import OpenLoopPlan, PointRunner, Sweep, run_closed, run_open
 
 EXIT_INTERRUPTED = 130
 # Open loop: workers for the loadgens that bound requests in flight by them
@@ -188,7 +189,7 @@ def pinning(args: argparse.Namespace) -> tuple[list[int] | None, list[int] | Non
     return server, client
 
 
-def sweep(args: argparse.Namespace, run: Callable[..., dict[str, Any]], quiet: bool) -> Sweep:
+def sweep(args: argparse.Namespace, run: PointRunner, quiet: bool) -> Sweep:
     def go(observer: Any) -> Sweep:
         if args.mode == "open":
             cap = args.max_concurrent_requests[0] if args.max_concurrent_requests else 0
@@ -218,6 +219,39 @@ def sweep(args: argparse.Namespace, run: Callable[..., dict[str, Any]], quiet: b
         return go(progress)
 
 
+@dataclass(frozen=True)
+class Invocation:
+    """One command line, resolved: what every stage of a run needs to know."""
+
+    args: argparse.Namespace
+    argv: list[str]
+    repo: Path
+    out_dir: Path
+    settings: dict[str, Any]
+    started: str
+
+
+def measure_and_write(
+    inv: Invocation, server: ServerInfo, client_cpus: list[int] | None, run: PointRunner
+) -> dict[str, Any]:
+    """Sweep with `run`, then write results.json, also after a Ctrl-C; the results."""
+    measured = sweep(inv.args, run, inv.args.quiet)
+    data = results.assemble(
+        command=shlex.join(["jiffy-tune", *inv.argv]),
+        started=inv.started,
+        interrupted=measured.interrupted,
+        mode=inv.args.mode,
+        targets_ms=inv.args.targets,
+        settings=inv.settings,
+        server=server.as_json(),
+        client_cpus=client_cpus,
+        environment=environment.describe(inv.repo, measured.points),
+        points=measured.points,
+    )
+    results.write(inv.out_dir, data)
+    return data
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -230,10 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         server_cpus, client_cpus = pinning(args)
     except ValueError as exc:
         p.error(str(exc))
-    out_dir = args.out or default_out_dir()
     settings = settings_json(args)
     settings["loadgen_commands"] = {name: list(lg.command) for name, lg in loadgens.items()}
-    started = results.utc_now()
+    inv = Invocation(args, argv, repo, args.out or default_out_dir(), settings, results.utc_now())
 
     embedded = None
     if args.endpoint:
@@ -247,54 +280,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, RuntimeError) as exc:
             console.print(f"[red]jiffy-tune: {exc}[/]")
             return 1
+    run_settings = RunSettings(
+        server.endpoint,
+        server.metrics_url,
+        args.duration,
+        args.warmup,
+        args.value_size,
+        args.keyspace,
+        args.get_ratio,
+        args.preset,
+        tuple(args.node_option),
+        client_cpus,
+    )
+    if not args.quiet:
+        console.print(f"jiffy-tune: server {server.endpoint} ({server.kind}); out {inv.out_dir}")
     try:
-        run_settings = RunSettings(
-            server.endpoint,
-            server.metrics_url,
-            args.duration,
-            args.warmup,
-            args.value_size,
-            args.keyspace,
-            args.get_ratio,
-            args.preset,
-            tuple(args.node_option),
-            client_cpus,
-        )
-        if not args.quiet:
-            console.print(
-                f"jiffy-tune: server {server.endpoint} ({server.kind}); results in {out_dir}"
-            )
-        measured = sweep(
-            args, lambda spec: run_point(loadgens[spec.sdk], spec, run_settings), args.quiet
+        data = measure_and_write(
+            inv, server, client_cpus, lambda spec: run_point(loadgens[spec.sdk], spec, run_settings)
         )
     finally:
         if embedded is not None:
             embedded.stop()
 
-    data = results.assemble(
-        command=shlex.join(["jiffy-tune", *argv]),
-        started=started,
-        interrupted=measured.interrupted,
-        mode=args.mode,
-        targets_ms=args.targets,
-        settings=settings,
-        server=server.as_json(),
-        client_cpus=client_cpus,
-        environment=environment.describe(repo, measured.points),
-        points=measured.points,
-    )
-    path = results.write(out_dir, data)
-    if measured.interrupted:
-        console.print(f"[yellow]interrupted: kept {len(measured.points)} points[/]")
+    if data["interrupted"]:
+        console.print(f"[yellow]interrupted: kept {len(data['points'])} points[/]")
     # A wide console when piped, so tables and presets stay one line per row.
     print_results(Console() if sys.stdout.isatty() else Console(width=160), data)
-    console.print(f"results: {path}")
+    console.print(f"results: {inv.out_dir / results.RESULTS_FILE}")
     if not args.no_report:
+        # Imported here: matplotlib costs a second that --no-report runs need not pay.
         from jiffy_tune.report import write_report
 
-        report = write_report(out_dir, data)
+        report = write_report(inv.out_dir, data)
         console.print(f"report: {report.html} and {report.markdown}")
-    return EXIT_INTERRUPTED if measured.interrupted else 0
+    return EXIT_INTERRUPTED if data["interrupted"] else 0
 
 
 if __name__ == "__main__":

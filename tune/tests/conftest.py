@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """A fresh copy of a recorded results file, safe to edit."""
+    loaded: dict[str, Any] = json.loads((FIXTURES / name).read_text())
+    return copy.deepcopy(loaded)
+
+
+@pytest.fixture
+def closed_run() -> dict[str, Any]:
+    """Four SDKs, c=1,10, ch=1,2, two rounds (a real run, trimmed)."""
+    return recorded("closed_4sdk.json")
+
+
+@pytest.fixture
+def open_run() -> dict[str, Any]:
+    """jiffy-python and jiffy-js stepped from 2,000/s by x2 (a real run, trimmed)."""
+    return recorded("open_2sdk.json")

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from jiffy_tune.plan import LadderSettings, RateLadder, closed_grid, stop_reason
+
+
+def test_the_grid_interleaves_sdks_innermost_and_rounds_outermost() -> None:
+    grid = closed_grid(["a", "b"], [1, 10], [1, 2], None, rounds=2)
+    assert len(grid) == 2 * 2 * 2 * 2
+    first_round = [(p.concurrency, p.channels, p.sdk) for p in grid[:8]]
+    assert first_round == [
+        (1, 1, "a"), (1, 1, "b"), (1, 2, "a"), (1, 2, "b"),
+        (10, 1, "a"), (10, 1, "b"), (10, 2, "a"), (10, 2, "b"),
+    ]  # fmt: skip
+    assert {p.round for p in grid[:8]} == {0}
+    assert {p.round for p in grid[8:]} == {1}
+    assert [(p.sdk, p.channels, p.concurrency) for p in grid[8:]] == [
+        (p.sdk, p.channels, p.concurrency) for p in grid[:8]
+    ]
+
+
+def test_the_cap_follows_concurrency_unless_caps_are_given() -> None:
+    grid = closed_grid(["a"], [5, 50], [1], None, rounds=1)
+    assert [(p.concurrency, p.max_concurrent_requests) for p in grid] == [(5, 5), (50, 50)]
+    capped = closed_grid(["a"], [5, 50], [1], [0, 20], rounds=1)
+    assert [(p.concurrency, p.max_concurrent_requests) for p in capped] == [
+        (5, 0), (5, 20), (50, 0), (50, 20),
+    ]  # fmt: skip
+    assert all(p.rate is None for p in capped)
+
+
+def _ladder(**overrides: Any) -> LadderSettings:
+    values: dict[str, Any] = dict(
+        rate_start=1000.0, rate_factor=2.0, rate_max=16000.0, rates=None, stop_p999_ms=20.0
+    )
+    values.update(overrides)
+    return LadderSettings(**values)
+
+
+def _walk(ladder: RateLadder, points: list[dict[str, Any]]) -> list[float]:
+    """Feed recorded points to a ladder in the order it asks for their rates."""
+    by_rate = {p["rate"]: p for p in points}
+    offered = []
+    while (rate := ladder.next_rate()) is not None:
+        offered.append(rate)
+        ladder.record(by_rate[rate])
+    return offered
+
+
+def _ladder_points(open_run: dict[str, Any], sdk: str) -> list[dict[str, Any]]:
+    return [p for p in open_run["points"] if p["sdk"] == sdk and p["round"] == 0]
+
+
+def test_recorded_ladders_stop_where_a_stop_condition_first_holds(open_run: dict[str, Any]) -> None:
+    settings = open_run["settings"]
+    ladder_settings = _ladder(
+        rate_start=settings["rate_start"],
+        rate_factor=settings["rate_factor"],
+        rate_max=settings["rate_max"],
+        stop_p999_ms=max(open_run["targets_ms"]),
+    )
+    for sdk in settings["sdks"]:
+        points = sorted(_ladder_points(open_run, sdk), key=lambda p: p["rate"])
+        ladder = RateLadder(ladder_settings)
+        offered = _walk(ladder, points)
+        assert offered == [p["rate"] for p in points]  # the recorded run took these steps
+        reasons = [stop_reason(p, ladder_settings) for p in points]
+        assert all(reason is None for reason in reasons[:-1])
+        assert ladder.stopped_because == (reasons[-1] or "rate_max")
+
+
+def _ok(rate: float, rps: float, p999: float, errors: int = 0) -> dict[str, Any]:
+    return {
+        "rate": rate,
+        "status": "ok",
+        "rps": rps,
+        "errors_total": errors,
+        "client_ms": {"p999": p999},
+    }
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (_ok(4000, 3990, 25.0), "p99.9 above the largest target"),
+        (_ok(4000, 3500, 2.0), "achieved under 90% of the offered rate"),
+        (_ok(4000, 3990, 2.0, errors=1), "errors"),
+        ({"rate": 4000, "status": "failed", "errors_total": 0, "client_ms": None}, "failed"),
+    ],
+)
+def test_each_stop_condition_ends_the_ladder(bad: dict[str, Any], reason: str) -> None:
+    ladder = RateLadder(_ladder())
+    points = [_ok(1000, 1000, 1.0), _ok(2000, 1999, 1.5), bad, _ok(8000, 8000, 1.0)]
+    assert _walk(ladder, points) == [1000, 2000, 4000]
+    assert ladder.stopped_because == reason
+
+
+def test_the_ladder_stops_at_rate_max() -> None:
+    ladder = RateLadder(_ladder(rate_max=5000.0))
+    points = [_ok(r, r, 1.0) for r in (1000, 2000, 4000, 8000)]
+    assert _walk(ladder, points) == [1000, 2000, 4000]
+    assert ladder.stopped_because == "rate_max"
+    assert RateLadder.max_steps(_ladder(rate_max=5000.0)) == 3
+    assert RateLadder.max_steps(_ladder(rate_max=4000.0)) == 3
+
+
+def test_explicit_rates_are_all_run() -> None:
+    ladder = RateLadder(_ladder(rates=(500.0, 3000.0, 9000.0)))
+    points = [_ok(500, 500, 1.0), _ok(3000, 1000, 50.0), _ok(9000, 1000, 90.0)]
+    assert _walk(ladder, points) == [500, 3000, 9000]

@@ -1,0 +1,188 @@
+"""Summary medians and the recommendation rule on recorded runs and edited copies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import FIXTURES, recorded
+
+from jiffy_tune import results
+from jiffy_tune.recommend import recommend
+from jiffy_tune.summary import summarize
+
+
+def points_of(
+    run: dict[str, Any], sdk: str, channels: int, concurrency: int
+) -> list[dict[str, Any]]:
+    return [
+        p
+        for p in run["points"]
+        if (p["sdk"], p["channels"], p["concurrency"]) == (sdk, channels, concurrency)
+    ]
+
+
+def entry_of(
+    summary: list[dict[str, Any]], sdk: str, channels: int, concurrency: int
+) -> dict[str, Any]:
+    [entry] = [
+        e
+        for e in summary
+        if (e["sdk"], e["channels"], e["concurrency"]) == (sdk, channels, concurrency)
+    ]
+    return entry
+
+
+def rec_for(run: dict[str, Any], sdk: str, target_ms: float) -> dict[str, Any]:
+    return recommend(sdk, summarize(run["points"]), target_ms)
+
+
+@pytest.mark.parametrize("name", ["closed_4sdk.json", "open_2sdk.json"])
+def test_recorded_runs_match_the_schema(name: str) -> None:
+    jsonschema.validate(recorded(name), results.schema())
+    assert (FIXTURES / name).stat().st_size < 100_000
+
+
+def test_the_summary_takes_medians_over_rounds(closed_run: dict[str, Any]) -> None:
+    rounds = points_of(closed_run, "jiffy-python", 2, 10)
+    assert [p["round"] for p in rounds] == [0, 1]
+    entry = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)
+    assert entry["rounds_ok"] == 2
+    assert entry["rounds_failed"] == 0
+    assert entry["rps"] == pytest.approx((rounds[0]["rps"] + rounds[1]["rps"]) / 2, abs=1e-3)
+    p999s = [p["client_ms"]["p999"] for p in rounds]
+    assert entry["client_ms"]["p999"] == pytest.approx(sum(p999s) / 2, abs=1e-3)
+    server = [p["server_ms"]["p999"] for p in rounds]
+    assert entry["server_ms"]["p999"] == pytest.approx(sum(server) / 2, abs=1e-3)
+    expected_share = 1 - entry["server_ms"]["p999"] / entry["client_ms"]["p999"]
+    assert entry["client_share_p999"] == pytest.approx(expected_share, abs=1e-3)
+
+
+def test_the_summary_has_one_entry_per_configuration_in_measured_order(
+    closed_run: dict[str, Any],
+) -> None:
+    summary = summarize(closed_run["points"])
+    assert len(summary) == len(closed_run["points"]) // 2
+    first_round = [p for p in closed_run["points"] if p["round"] == 0]
+    assert [(e["sdk"], e["channels"], e["concurrency"]) for e in summary] == [
+        (p["sdk"], p["channels"], p["concurrency"]) for p in first_round
+    ]
+
+
+def test_the_recorded_run_recommends_the_fastest_point_under_the_target(
+    closed_run: dict[str, Any],
+) -> None:
+    summary = summarize(closed_run["points"])
+    rec = recommend("jiffy-python", summary, 20.0)
+    assert rec["met"] is True
+    chosen = rec["point"]
+    assert (chosen["channels"], chosen["concurrency"], chosen["max_concurrent_requests"]) == (
+        2,
+        10,
+        10,
+    )
+    mine = [e for e in summary if e["sdk"] == "jiffy-python"]
+    assert all(e["client_ms"]["p999"] < 20.0 for e in mine)
+    assert chosen["rps"] == max(e["rps"] for e in mine)
+    assert rec["statement"].startswith("jiffy-python: 8,226 rps at p99.9 8.709 ms (target < 20 ms)")
+    assert "2 channels, cap 10, concurrency 10" in rec["statement"]
+    assert "run 10 requests concurrently (10 workers)" in rec["statement"]
+    assert rec["preset"]["language"] == "python"
+    assert rec["preset"]["base"] == "in_region"
+    assert "replace(channels=2, max_concurrent_requests=10)" in rec["preset"]["code"]
+
+
+def test_no_point_meeting_the_target_names_the_lowest_p999(closed_run: dict[str, Any]) -> None:
+    rec = rec_for(closed_run, "jiffy-python", 5.0)
+    assert rec["met"] is False
+    assert rec["point"] is None
+    assert rec["preset"] is None
+    assert rec["statement"] == (
+        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (c=1, ch=2)"
+    )
+
+
+def test_the_target_is_strict(closed_run: dict[str, Any]) -> None:
+    assert rec_for(closed_run, "jiffy-python", 5.053)["met"] is False
+    rec = rec_for(closed_run, "jiffy-python", 5.054)
+    assert rec["met"] is True
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (2, 1)
+    assert rec["preset"]["base"] == "low_latency"
+
+
+def test_errors_disqualify_a_point(closed_run: dict[str, Any]) -> None:
+    points_of(closed_run, "jiffy-python", 2, 10)[1]["errors"] = {"DEADLINE_EXCEEDED": 3}
+    points_of(closed_run, "jiffy-python", 2, 10)[1]["errors_total"] = 3
+    entry = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)
+    assert entry["errors_total"] == 3
+    rec = rec_for(closed_run, "jiffy-python", 20.0)
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (1, 10)
+
+
+def test_an_unmet_target_says_when_errors_disqualified_points(closed_run: dict[str, Any]) -> None:
+    for point in points_of(closed_run, "jiffy-python", 2, 1):
+        point["errors_total"] = 1
+    rec = rec_for(closed_run, "jiffy-python", 5.06)
+    assert rec["met"] is False
+    assert rec["statement"].endswith("; 1 point under the target had errors and did not count")
+
+
+def test_a_failed_round_leaves_the_median_of_the_others(closed_run: dict[str, Any]) -> None:
+    ok, failed = points_of(closed_run, "jiffy-python", 2, 10)
+    failed.update(status="failed", error="timed out after 62 s", rps=None, client_ms=None)
+    entry = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)
+    assert (entry["rounds_ok"], entry["rounds_failed"]) == (1, 1)
+    assert entry["rps"] == pytest.approx(ok["rps"])
+    assert entry["client_ms"]["p999"] == pytest.approx(ok["client_ms"]["p999"])
+
+
+def test_a_configuration_with_every_round_failed_is_not_eligible(
+    closed_run: dict[str, Any],
+) -> None:
+    for point in points_of(closed_run, "jiffy-python", 2, 10):
+        point.update(
+            status="failed", error="exit status 1", rps=None, client_ms=None, server_ms=None
+        )
+    entry = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)
+    assert (entry["rounds_ok"], entry["rps"], entry["client_ms"]) == (0, None, None)
+    rec = rec_for(closed_run, "jiffy-python", 20.0)
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (1, 10)
+
+
+def test_no_completed_point_at_all(closed_run: dict[str, Any]) -> None:
+    for point in closed_run["points"]:
+        if point["sdk"] == "momento-js":
+            point.update(status="failed", error="exit status 1", rps=None, client_ms=None)
+    rec = rec_for(closed_run, "momento-js", 20.0)
+    assert rec["statement"] == "momento-js: no point met p99.9 < 20 ms; no point completed"
+
+
+def _set_rps(run: dict[str, Any], channels: int, concurrency: int, rps: float) -> None:
+    for point in points_of(run, "jiffy-python", channels, concurrency):
+        point["rps"] = rps
+
+
+def test_within_3_percent_fewer_channels_wins(closed_run: dict[str, Any]) -> None:
+    best = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)["rps"]
+    _set_rps(closed_run, 1, 10, best * 0.975)
+    rec = rec_for(closed_run, "jiffy-python", 20.0)
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (1, 10)
+    assert "Chosen over the best (8,226 rps) because it is within 3%" in rec["statement"]
+
+
+def test_within_3_percent_then_lower_concurrency_wins(closed_run: dict[str, Any]) -> None:
+    best = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)["rps"]
+    _set_rps(closed_run, 1, 10, best * 0.99)
+    _set_rps(closed_run, 1, 1, best * 0.98)
+    rec = rec_for(closed_run, "jiffy-python", 20.0)
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (1, 1)
+    assert "run 1 request at a time (1 worker)" in rec["statement"]
+
+
+def test_beyond_3_percent_the_fastest_wins(closed_run: dict[str, Any]) -> None:
+    best = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)["rps"]
+    _set_rps(closed_run, 1, 10, best * 0.96)
+    rec = rec_for(closed_run, "jiffy-python", 20.0)
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (2, 10)
+    assert "Chosen over" not in rec["statement"]

@@ -1,0 +1,179 @@
+"""The sweep loop and the CLI's results with an injected point runner (no processes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from jiffy_tune import cli, results
+from jiffy_tune.plan import LadderSettings, PointSpec, closed_grid
+from jiffy_tune.runner import empty_point
+from jiffy_tune.server import ServerInfo
+from jiffy_tune.sweep import OpenLoopPlan, run_closed, run_open
+
+
+def fake_point(spec: PointSpec, rps: float = 1000.0, p999: float = 2.0) -> dict[str, Any]:
+    point = empty_point(spec)
+    point.update(
+        status="ok",
+        rps=rps,
+        requests=int(rps),
+        client_ms={"p50": 0.5, "p90": 1.0, "p99": 1.5, "p999": p999, "max": p999 * 2},
+        wall_s=1.0,
+    )
+    return point
+
+
+class Observer:
+    """Records what a sweep tells its progress display."""
+
+    def __init__(self) -> None:
+        self.totals: list[int] = []
+        self.specs: list[PointSpec] = []
+        self.finished_ids: list[int] = []
+
+    def total(self, points: int) -> None:
+        self.totals.append(points)
+
+    def started(self, spec: PointSpec) -> None:
+        self.specs.append(spec)
+
+    def finished(self, point: dict[str, Any]) -> None:
+        self.finished_ids.append(point["id"])
+
+
+def test_points_run_in_plan_order_with_ids() -> None:
+    plan = closed_grid(["a", "b"], [1, 2], [1], None, rounds=1)
+    ran: list[PointSpec] = []
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        ran.append(spec)
+        return fake_point(spec)
+
+    observer = Observer()
+    sweep = run_closed(plan, run, observer)
+    assert ran == plan
+    assert [p["id"] for p in sweep.points] == [0, 1, 2, 3]
+    assert [(p["sdk"], p["concurrency"]) for p in sweep.points] == [
+        ("a", 1), ("b", 1), ("a", 2), ("b", 2),
+    ]  # fmt: skip
+    assert observer.totals == [4]
+    assert observer.finished_ids == [0, 1, 2, 3]
+    assert observer.specs == plan
+    assert not sweep.interrupted
+
+
+def test_a_failed_point_is_kept_and_the_sweep_goes_on() -> None:
+    plan = closed_grid(["a"], [1, 2, 3], [1], None, rounds=1)
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        if spec.concurrency == 2:
+            point = empty_point(spec)
+            point["error"] = "exit status 1: boom"
+            return point
+        return fake_point(spec)
+
+    sweep = run_closed(plan, run)
+    assert [p["status"] for p in sweep.points] == ["ok", "failed", "ok"]
+    assert sweep.points[1]["error"] == "exit status 1: boom"
+
+
+def test_ctrl_c_keeps_the_points_measured_so_far() -> None:
+    plan = closed_grid(["a"], [1, 2, 3, 4], [1], None, rounds=1)
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        if spec.concurrency == 3:
+            raise KeyboardInterrupt
+        return fake_point(spec)
+
+    sweep = run_closed(plan, run)
+    assert sweep.interrupted
+    assert [p["concurrency"] for p in sweep.points] == [1, 2]
+
+
+def test_open_loop_steps_ladders_in_lockstep_until_each_stops() -> None:
+    plan = OpenLoopPlan(
+        sdks=["fast", "slow"],
+        channels=[1],
+        concurrency=1000,
+        max_concurrent_requests=0,
+        rounds=1,
+        ladder=LadderSettings(1000.0, 2.0, 8000.0, None, 20.0),
+    )
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        assert spec.rate is not None
+        ceiling = 8000.0 if spec.sdk == "fast" else 2000.0
+        return fake_point(spec, rps=min(spec.rate, ceiling))
+
+    observer = Observer()
+    sweep = run_open(plan, run, observer)
+    assert [(p["sdk"], p["rate"]) for p in sweep.points] == [
+        ("fast", 1000.0), ("slow", 1000.0),
+        ("fast", 2000.0), ("slow", 2000.0),
+        ("fast", 4000.0), ("slow", 4000.0),  # slow achieves 50%: its ladder stops
+        ("fast", 8000.0),
+    ]  # fmt: skip
+    assert all(p["concurrency"] == 1000 for p in sweep.points)
+    assert observer.totals[0] == 8  # 2 ladders x 4 steps at most
+    assert observer.totals[-1] == 7
+
+
+def _invocation(tmp_path: Path, argv: list[str]) -> cli.Invocation:
+    args = cli.parser().parse_args(argv)
+    settings = cli.settings_json(args)
+    return cli.Invocation(args, argv, tmp_path, tmp_path / "out", settings, results.utc_now())
+
+
+SERVER = ServerInfo("external", "127.0.0.1:1", None, None, None, None)
+
+
+def test_ctrl_c_still_writes_valid_results_marked_interrupted(tmp_path: Path) -> None:
+    argv = ["--sdk", "a,b", "--concurrency", "1,2", "--channels", "1", "--quiet", "--targets", "5"]
+    inv = _invocation(tmp_path, argv)
+    calls = 0
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt
+        return fake_point(spec)
+
+    data = cli.measure_and_write(inv, SERVER, None, run)
+    written = json.loads((inv.out_dir / "results.json").read_text())
+    assert written == data
+    jsonschema.validate(written, results.schema())
+    assert written["interrupted"] is True
+    assert [p["id"] for p in written["points"]] == [0, 1]
+    assert [r["sdk"] for r in written["recommendations"]] == ["a", "b"]
+    assert written["command"] == "jiffy-tune " + " ".join(argv)
+
+
+def test_open_mode_results_carry_open_loop_rows(tmp_path: Path) -> None:
+    argv = ["--mode", "open", "--sdk", "a", "--channels", "1,2", "--quiet"]
+    argv += ["--rates", "1000,2000", "--targets", "20,5"]
+    inv = _invocation(tmp_path, argv)
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        assert spec.rate is not None
+        return fake_point(spec, rps=spec.rate, p999=3.0 if spec.rate < 1500 else 10.0)
+
+    data = cli.measure_and_write(inv, SERVER, None, run)
+    jsonschema.validate(data, results.schema())
+    assert data["mode"] == "open"
+    rows = {(r["channels"], r["target_ms"]): r["max_rate_met"] for r in data["open_loop"]}
+    assert rows == {(1, 20.0): 2000.0, (1, 5.0): 1000.0, (2, 20.0): 2000.0, (2, 5.0): 1000.0}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--concurrency", "0"], ["--targets", "0"], ["--metrics-url", "http://x/metrics"]],
+)
+def test_bad_arguments_are_refused(argv: list[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.check(cli.parser(), cli.parser().parse_args(argv))
