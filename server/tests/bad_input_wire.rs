@@ -1,0 +1,319 @@
+//! Bad bytes on the wire, against the server binary: garbage instead of
+//! HTTP/2, truncated and oversized frames, a client that stops mid-frame,
+//! and gRPC messages framed wrong. Each time the server closes (or answers)
+//! that one connection; the process stays up, other clients never notice,
+//! and a known baseline of caches and items is unchanged.
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::baseline::Baseline;
+use common::raw_http2::{self as raw, frame_header, frames_until_closed, handshake};
+use common::{sample, scrape, ServerProcess};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+/// Long enough for any close the server decides to make; a connection still
+/// open after it fails the test.
+const CLOSE_LIMIT: Duration = Duration::from_secs(10);
+
+struct Server {
+    process: ServerProcess,
+    baseline: Baseline,
+}
+
+impl Server {
+    async fn start(extra: &[&str]) -> Server {
+        let mut args = vec!["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let process = ServerProcess::spawn(&args, &[]);
+        let baseline = Baseline::create(&process.url(), process.metrics_addr).await;
+        Server { process, baseline }
+    }
+
+    async fn open_connections(&self) -> f64 {
+        let text = scrape(self.process.metrics_addr.unwrap()).await;
+        sample(&text, "jiffy_open_connections").unwrap()
+    }
+
+    /// The process is alive, the baseline unchanged, and the connections
+    /// the test opened are all closed again (`before` were open before it).
+    async fn assert_unaffected(&mut self, before: f64) {
+        assert!(
+            self.process.child.try_wait().unwrap().is_none(),
+            "the server process exited"
+        );
+        self.baseline.assert_unchanged().await;
+        // assert_unchanged opened (and dropped) one connection of its own.
+        let deadline = tokio::time::Instant::now() + CLOSE_LIMIT;
+        while self.open_connections().await > before {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "connections left open: {} > {before}",
+                self.open_connections().await
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn garbage_instead_of_the_preface() {
+    let mut server = Server::start(&[]).await;
+    let before = server.open_connections().await;
+    let garbage: [&[u8]; 4] = [
+        &[0xab; 4096],
+        b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n", // a preface with one word wrong
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", // a TLS ClientHello on the plaintext port
+    ];
+    for bytes in garbage {
+        let mut stream = TcpStream::connect(server.process.addr).await.unwrap();
+        stream.write_all(bytes).await.unwrap();
+        let frames = frames_until_closed(&mut stream, CLOSE_LIMIT).await;
+        // Nothing a garbage-sender could take for an answer to a request.
+        assert!(
+            frames
+                .iter()
+                .all(|f| f.kind != raw::HEADERS && f.kind != raw::DATA),
+            "{frames:?}"
+        );
+    }
+    server.assert_unaffected(before).await;
+}
+
+#[tokio::test]
+async fn truncated_frame_then_close() {
+    let mut server = Server::start(&[]).await;
+    let before = server.open_connections().await;
+    // HEADERS, PING and SETTINGS frames that each claim more than is sent.
+    for kind in [raw::HEADERS, raw::PING, raw::SETTINGS] {
+        let mut stream = handshake(server.process.addr).await.unwrap();
+        let stream_id = if kind == raw::HEADERS { 1 } else { 0 };
+        stream
+            .write_all(&frame_header(64, kind, raw::FLAG_END_HEADERS, stream_id))
+            .await
+            .unwrap();
+        stream.write_all(&[0; 10]).await.unwrap();
+        stream.shutdown().await.unwrap();
+        frames_until_closed(&mut stream, CLOSE_LIMIT).await;
+    }
+    // And a frame header cut short.
+    let mut stream = handshake(server.process.addr).await.unwrap();
+    stream
+        .write_all(&frame_header(8, raw::PING, 0, 0)[..5])
+        .await
+        .unwrap();
+    stream.shutdown().await.unwrap();
+    frames_until_closed(&mut stream, CLOSE_LIMIT).await;
+    server.assert_unaffected(before).await;
+}
+
+#[tokio::test]
+async fn frame_header_claiming_a_huge_length() {
+    let mut server = Server::start(&[]).await;
+    let before = server.open_connections().await;
+    for kind in [raw::DATA, raw::HEADERS, raw::SETTINGS] {
+        let mut stream = handshake(server.process.addr).await.unwrap();
+        let stream_id = if kind == raw::SETTINGS { 0 } else { 1 };
+        // 16 MiB - 1: the largest length the field holds, far over the
+        // 16 KiB frame size the server allows.
+        stream
+            .write_all(&frame_header((1 << 24) - 1, kind, 0, stream_id))
+            .await
+            .unwrap();
+        stream.write_all(&[0; 1024]).await.unwrap();
+        let frames = frames_until_closed(&mut stream, CLOSE_LIMIT).await;
+        let goaway = frames.iter().find_map(|f| f.goaway_code());
+        assert_eq!(goaway, Some(raw::FRAME_SIZE_ERROR), "{kind}: {frames:?}");
+    }
+    server.assert_unaffected(before).await;
+}
+
+/// A client that stops in the middle of a frame and keeps the socket open:
+/// it holds nothing up meanwhile, and the server's keepalive ping, which it
+/// never answers, closes it.
+#[tokio::test]
+async fn half_open_client_stopped_mid_frame() {
+    let mut server =
+        Server::start(&["--keepalive-interval", "1s", "--keepalive-timeout", "1s"]).await;
+    let before = server.open_connections().await;
+    let mut stalled = Vec::new();
+    for kind in [raw::HEADERS, raw::DATA] {
+        let mut stream = handshake(server.process.addr).await.unwrap();
+        stream
+            .write_all(&frame_header(100, kind, raw::FLAG_END_HEADERS, 1))
+            .await
+            .unwrap();
+        stream.write_all(&[0; 50]).await.unwrap();
+        stalled.push(stream);
+    }
+    // Before the server gives up on them, everyone else is served as usual.
+    server.baseline.assert_unchanged().await;
+    for mut stream in stalled {
+        let frames = frames_until_closed(&mut stream, CLOSE_LIMIT).await;
+        assert!(frames.iter().any(|f| f.kind == raw::PING), "{frames:?}");
+    }
+    server.assert_unaffected(before).await;
+}
+
+/// What the server answered a hand-framed gRPC call.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    http: u16,
+    grpc_status: Option<String>,
+    grpc_message: String,
+    err: Option<String>,
+}
+
+/// Sends `body` as the whole request body of a gRPC call to `path`, framed
+/// by the caller (5-byte prefix and all), with `headers` on top of the
+/// usual ones, over a new HTTP/2 connection.
+async fn send_framed(
+    server: &Server,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Answer {
+    let tcp = TcpStream::connect(server.process.addr).await.unwrap();
+    let (client, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(connection);
+    let mut client = client.ready().await.unwrap();
+    let mut request = http::Request::builder()
+        .method("POST")
+        .uri(format!("http://{}{path}", server.process.addr))
+        .header("te", "trailers")
+        .header("cache", common::baseline::CACHE);
+    if !headers.iter().any(|(name, _)| *name == "content-type") {
+        request = request.header("content-type", "application/grpc");
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let (response, mut send) = client
+        .send_request(request.body(()).unwrap(), false)
+        .unwrap();
+    send.send_data(Bytes::from(body), true).unwrap();
+    let response = response.await.unwrap();
+    let (parts, mut body) = response.into_parts();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.unwrap();
+        let _ = body.flow_control().release_capacity(chunk.len());
+    }
+    let trailers = body.trailers().await.unwrap().unwrap_or_default();
+    let get = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .or_else(|| trailers.get(name))
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    Answer {
+        http: parts.status.as_u16(),
+        grpc_status: get("grpc-status"),
+        grpc_message: get("grpc-message").unwrap_or_default(),
+        err: get("err"),
+    }
+}
+
+/// A gRPC message prefix: compression flag and length.
+fn prefix(flag: u8, length: u32) -> Vec<u8> {
+    let mut bytes = vec![flag];
+    bytes.extend_from_slice(&length.to_be_bytes());
+    bytes
+}
+
+/// A Get of key "k" (field 1, 1 byte), framed as gRPC.
+fn framed_get() -> Vec<u8> {
+    let mut bytes = prefix(0, 3);
+    bytes.extend_from_slice(b"\x0a\x01k");
+    bytes
+}
+
+#[tokio::test]
+async fn grpc_messages_framed_wrong() {
+    let mut server = Server::start(&[]).await;
+    let before = server.open_connections().await;
+    let get = "/cache_client.Scs/Get";
+    let set = "/cache_client.Scs/Set";
+    let internal = Some("13".to_owned());
+    // The prefix promises 100 bytes; 3 come, then the stream ends.
+    let mut truncated = prefix(0, 100);
+    truncated.extend_from_slice(b"\x0a\x01k");
+    let cases: Vec<(&str, &str, Vec<(&str, &str)>, Vec<u8>, Option<String>)> = vec![
+        (
+            "truncated message",
+            get,
+            vec![],
+            truncated,
+            internal.clone(),
+        ),
+        (
+            "prefix cut short",
+            get,
+            vec![],
+            vec![0, 0, 0],
+            internal.clone(),
+        ),
+        ("no message at all", get, vec![], vec![], internal.clone()),
+        (
+            "compression flag 2",
+            get,
+            vec![],
+            [prefix(2, 3), b"\x0a\x01k".to_vec()].concat(),
+            internal.clone(),
+        ),
+        (
+            "compressed flag, no grpc-encoding",
+            get,
+            vec![],
+            [prefix(1, 3), b"\x0a\x01k".to_vec()].concat(),
+            internal.clone(),
+        ),
+        // An encoding the server does not speak: UNIMPLEMENTED, as gRPC says.
+        (
+            "grpc-encoding gzip",
+            get,
+            vec![("grpc-encoding", "gzip")],
+            [prefix(1, 3), b"\x0a\x01k".to_vec()].concat(),
+            Some("12".to_owned()),
+        ),
+        // A length over --max-request-size: refused from the prefix alone.
+        (
+            "length prefix of 4 GiB",
+            set,
+            vec![],
+            prefix(0, u32::MAX),
+            Some("8".to_owned()),
+        ),
+    ];
+    for (what, path, headers, body, expected) in cases {
+        let answer = send_framed(&server, path, &headers, body).await;
+        assert_eq!(answer.http, 200, "{what}: {answer:?}");
+        assert_eq!(answer.grpc_status, expected, "{what}: {answer:?}");
+        if expected.as_deref() == Some("8") {
+            assert_eq!(
+                answer.err.as_deref(),
+                Some("request_size_limit_exceeded"),
+                "{what}"
+            );
+        }
+    }
+    // Not gRPC at all. tonic does not look at the content type (where the
+    // gRPC spec suggests HTTP 415): the body is read as gRPC framing, and
+    // two bytes are a prefix cut short.
+    let json = send_framed(
+        &server,
+        get,
+        &[("content-type", "application/json")],
+        b"{}".to_vec(),
+    )
+    .await;
+    assert_eq!((json.http, &json.grpc_status), (200, &internal), "{json:?}");
+    // Well framed, for comparison: answered.
+    let fine = send_framed(&server, get, &[], framed_get()).await;
+    assert_eq!(fine.grpc_status.as_deref(), Some("0"), "{fine:?}");
+    server.assert_unaffected(before).await;
+}
