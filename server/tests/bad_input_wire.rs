@@ -232,88 +232,105 @@ fn framed_get() -> Vec<u8> {
     bytes
 }
 
+/// One hand-framed call and the gRPC status code it must get.
+struct Case {
+    what: &'static str,
+    path: &'static str,
+    headers: &'static [(&'static str, &'static str)],
+    body: Vec<u8>,
+    status: &'static str,
+}
+
 #[tokio::test]
 async fn grpc_messages_framed_wrong() {
+    const INTERNAL: &str = "13";
     let mut server = Server::start(&[]).await;
     let before = server.open_connections().await;
     let get = "/cache_client.Scs/Get";
-    let set = "/cache_client.Scs/Set";
-    let internal = Some("13".to_owned());
-    // The prefix promises 100 bytes; 3 come, then the stream ends.
-    let mut truncated = prefix(0, 100);
-    truncated.extend_from_slice(b"\x0a\x01k");
-    let cases: Vec<(&str, &str, Vec<(&str, &str)>, Vec<u8>, Option<String>)> = vec![
-        (
-            "truncated message",
-            get,
-            vec![],
-            truncated,
-            internal.clone(),
-        ),
-        (
-            "prefix cut short",
-            get,
-            vec![],
-            vec![0, 0, 0],
-            internal.clone(),
-        ),
-        ("no message at all", get, vec![], vec![], internal.clone()),
-        (
-            "compression flag 2",
-            get,
-            vec![],
-            [prefix(2, 3), b"\x0a\x01k".to_vec()].concat(),
-            internal.clone(),
-        ),
-        (
-            "compressed flag, no grpc-encoding",
-            get,
-            vec![],
-            [prefix(1, 3), b"\x0a\x01k".to_vec()].concat(),
-            internal.clone(),
-        ),
+    let key_k = || b"\x0a\x01k".to_vec();
+    let cases = [
+        Case {
+            what: "the prefix promises 100 bytes, 3 come, the stream ends",
+            path: get,
+            headers: &[],
+            body: [prefix(0, 100), key_k()].concat(),
+            status: INTERNAL,
+        },
+        Case {
+            what: "a prefix cut short",
+            path: get,
+            headers: &[],
+            body: vec![0, 0, 0],
+            status: INTERNAL,
+        },
+        Case {
+            what: "no message at all",
+            path: get,
+            headers: &[],
+            body: vec![],
+            status: INTERNAL,
+        },
+        Case {
+            what: "compression flag 2",
+            path: get,
+            headers: &[],
+            body: [prefix(2, 3), key_k()].concat(),
+            status: INTERNAL,
+        },
+        Case {
+            what: "the compressed flag without grpc-encoding",
+            path: get,
+            headers: &[],
+            body: [prefix(1, 3), key_k()].concat(),
+            status: INTERNAL,
+        },
         // An encoding the server does not speak: UNIMPLEMENTED, as gRPC says.
-        (
-            "grpc-encoding gzip",
-            get,
-            vec![("grpc-encoding", "gzip")],
-            [prefix(1, 3), b"\x0a\x01k".to_vec()].concat(),
-            Some("12".to_owned()),
-        ),
-        // A length over --max-request-size: refused from the prefix alone.
-        (
-            "length prefix of 4 GiB",
-            set,
-            vec![],
-            prefix(0, u32::MAX),
-            Some("8".to_owned()),
-        ),
+        Case {
+            what: "grpc-encoding gzip",
+            path: get,
+            headers: &[("grpc-encoding", "gzip")],
+            body: [prefix(1, 3), key_k()].concat(),
+            status: "12",
+        },
+        // Not gRPC at all. tonic does not look at the content type (where the
+        // gRPC spec suggests HTTP 415): the body is read as gRPC framing, and
+        // two bytes are a prefix cut short.
+        Case {
+            what: "content-type application/json",
+            path: get,
+            headers: &[("content-type", "application/json")],
+            body: b"{}".to_vec(),
+            status: INTERNAL,
+        },
+        // A length over --max-request-size: refused from the prefix alone,
+        // RESOURCE_EXHAUSTED with the reason the SDKs read.
+        Case {
+            what: "a length prefix of 4 GiB",
+            path: "/cache_client.Scs/Set",
+            headers: &[],
+            body: prefix(0, u32::MAX),
+            status: "8",
+        },
+        // Well framed, for comparison: answered.
+        Case {
+            what: "a well-framed Get",
+            path: get,
+            headers: &[],
+            body: framed_get(),
+            status: "0",
+        },
     ];
-    for (what, path, headers, body, expected) in cases {
-        let answer = send_framed(&server, path, &headers, body).await;
+    for case in cases {
+        let what = case.what;
+        let answer = send_framed(&server, case.path, case.headers, case.body).await;
         assert_eq!(answer.http, 200, "{what}: {answer:?}");
-        assert_eq!(answer.grpc_status, expected, "{what}: {answer:?}");
-        if expected.as_deref() == Some("8") {
-            assert_eq!(
-                answer.err.as_deref(),
-                Some("request_size_limit_exceeded"),
-                "{what}"
-            );
-        }
+        assert_eq!(
+            answer.grpc_status.as_deref(),
+            Some(case.status),
+            "{what}: {answer:?}"
+        );
+        let reason = (case.status == "8").then_some("request_size_limit_exceeded");
+        assert_eq!(answer.err.as_deref(), reason, "{what}: {answer:?}");
     }
-    // Not gRPC at all. tonic does not look at the content type (where the
-    // gRPC spec suggests HTTP 415): the body is read as gRPC framing, and
-    // two bytes are a prefix cut short.
-    let json = send_framed(
-        &server,
-        get,
-        &[("content-type", "application/json")],
-        b"{}".to_vec(),
-    )
-    .await;
-    assert_eq!((json.http, &json.grpc_status), (200, &internal), "{json:?}");
-    // Well framed, for comparison: answered.
-    let fine = send_framed(&server, get, &[], framed_get()).await;
-    assert_eq!(fine.grpc_status.as_deref(), Some("0"), "{fine:?}");
     server.assert_unaffected(before).await;
 }
