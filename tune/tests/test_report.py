@@ -18,7 +18,7 @@ from matplotlib import image
 
 from jiffy_tune.report import ReportFiles, charts, write_report
 from jiffy_tune.report import formatting as fmt
-from jiffy_tune.report.view import ratios
+from jiffy_tune.report.tables import ratios
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = Path(__file__).parents[1] / "src" / "jiffy_tune" / "results.schema.json"

@@ -5,7 +5,9 @@ report can be rendered again from any saved run (`python -m jiffy_tune.report
 RUN_DIR`).
 
 # Layout
-* `view.py`: what the report says (facts, tables, ratios, presets), as text.
+* `view.py`: what the report says (title, notices, facts, presets), as text.
+* `tables.py`: its tables (recommendations, ratios ours / official, every
+  configuration, failed points), cells formatted by `formatting.py`.
 * `charts.py`: the matplotlib charts.
 * `markdown.py`, `html.py` (+ `templates/report.html.j2`): two renderings of the view.
 """

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import jinja2
 
+from jiffy_tune.report import view as view_module
 from jiffy_tune.report.charts import Chart
 from jiffy_tune.report.view import ReportView
 
@@ -46,4 +47,9 @@ def _embed(chart: Chart) -> EmbeddedChart:
 
 def render_html(view: ReportView, charts: Sequence[Chart]) -> str:
     template = _environment().get_template("report.html.j2")
-    return template.render(view=view, charts=[_embed(chart) for chart in charts])
+    leads = {
+        "recommendations": view_module.RECOMMENDATIONS_LEAD,
+        "ratios": view_module.RATIOS_LEAD,
+        "summary": view_module.SUMMARY_LEAD,
+    }
+    return template.render(view=view, leads=leads, charts=[_embed(chart) for chart in charts])

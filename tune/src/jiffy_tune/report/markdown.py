@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from jiffy_tune.report import view as view_module
 from jiffy_tune.report.charts import Chart
-from jiffy_tune.report.view import ReportView, Table
+from jiffy_tune.report.tables import Table
+from jiffy_tune.report.view import ReportView
 
 FENCE_LANGUAGES = {"python": "python", "typescript": "ts"}
 
@@ -21,21 +23,12 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
     lines.append("")
 
     lines += ["## Recommendations", ""]
-    lines += [
-        "For each SDK and target, the configuration with the most throughput whose client "
-        "p99.9 met the target. Client share is the part of client p99.9 not spent in the "
-        "server.",
-        "",
-    ]
+    lines += [view_module.RECOMMENDATIONS_LEAD, ""]
     lines += _table(view.recommendations)
 
     if view.ratios is not None:
         lines += ["## Ours beside the official SDKs", ""]
-        lines += [
-            "Throughput and client p99.9 of the recommended configurations, ours divided by "
-            "the official SDK's, at each target.",
-            "",
-        ]
+        lines += [view_module.RATIOS_LEAD, ""]
         lines += _table(view.ratios)
 
     if view.presets:
@@ -55,10 +48,7 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
             lines += [f"### {chart.title}", "", f"![{chart.alt}]({link})", ""]
 
     lines += ["## Every configuration", ""]
-    lines += [
-        "Medians over the rounds that succeeded; errors are summed over all rounds.",
-        "",
-    ]
+    lines += [view_module.SUMMARY_LEAD, ""]
     lines += _table(view.summary)
 
     if view.failed_points is not None:

@@ -1,0 +1,292 @@
+"""The report's tables, one builder per table, each cell already formatted as text.
+
+`Row.statement` carries the sentence that stands in for the numbers when there
+are none (a target nothing met, a ratio that cannot be taken), so neither
+rendering can leave such a row blank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from jiffy_tune.report import formatting as fmt
+
+# Ours beside the official SDK for the same language: the comparison the
+# report exists to make.
+SDK_PAIRS = (("jiffy-python", "momento-python"), ("jiffy-js", "momento-js"))
+
+
+@dataclass(frozen=True)
+class Row:
+    cells: list[str]
+    # When set, the row shows its first `len(cells)` cells and then this sentence
+    # across the remaining columns (an unmet target, a ratio that cannot be taken).
+    statement: str | None = None
+    css_class: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    columns: list[str]
+    rows: list[Row]
+    # Columns holding words rather than numbers: aligned left, the rest right.
+    text_columns: tuple[int, ...] = (0,)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    ours: str
+    official: str
+    target_ms: float
+    ours_rps: float
+    official_rps: float
+    ours_p999_ms: float
+    official_p999_ms: float
+
+    @property
+    def rps_ratio(self) -> float:
+        return self.ours_rps / self.official_rps
+
+    @property
+    def p999_ratio(self) -> float:
+        return self.ours_p999_ms / self.official_p999_ms
+
+
+def server_measured(results: dict[str, Any]) -> bool:
+    return any(_server_p999(entry) is not None for entry in results["summary"])
+
+
+def ratios(results: dict[str, Any]) -> list[Ratio]:
+    """Ours / official at each target where both have a recommendation."""
+    met = {(r["sdk"], r["target_ms"]): r["point"] for r in results["recommendations"] if r["met"]}
+    found = []
+    for ours, official in SDK_PAIRS:
+        for target in results["targets_ms"]:
+            mine, theirs = met.get((ours, target)), met.get((official, target))
+            if mine is None or theirs is None:
+                continue
+            found.append(
+                Ratio(
+                    ours=ours,
+                    official=official,
+                    target_ms=target,
+                    ours_rps=mine["rps"],
+                    official_rps=theirs["rps"],
+                    ours_p999_ms=mine["client_ms"]["p999"],
+                    official_p999_ms=theirs["client_ms"]["p999"],
+                )
+            )
+    return found
+
+
+def _server_p999(entry: dict[str, Any]) -> Any:
+    server = entry["server_ms"]
+    return None if server is None else server["p999"]
+
+
+def _client(entry: dict[str, Any], key: str) -> Any:
+    client = entry["client_ms"]
+    return None if client is None else client[key]
+
+
+def _server(entry: dict[str, Any], key: str) -> Any:
+    server = entry["server_ms"]
+    return None if server is None else server[key]
+
+
+def _load_column(open_mode: bool) -> str:
+    return "offered rate" if open_mode else "concurrency"
+
+
+def _load_cell(entry: dict[str, Any], open_mode: bool) -> str:
+    return fmt.rps(entry["rate"]) if open_mode else str(entry["concurrency"])
+
+
+def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
+    columns = [
+        "SDK",
+        "target",
+        "channels",
+        "cap",
+        _load_column(open_mode),
+        "throughput",
+        "client p99.9",
+        "server p99.9",
+        "client share",
+    ]
+    rows = []
+    for rec in results["recommendations"]:
+        head = [rec["sdk"], fmt.target(rec["target_ms"])]
+        point = rec["point"]
+        if not rec["met"] or point is None:
+            rows.append(Row(head, statement=rec["statement"], css_class="unmet"))
+            continue
+        rows.append(
+            Row(
+                [
+                    *head,
+                    str(point["channels"]),
+                    fmt.cap(point["max_concurrent_requests"]),
+                    _load_cell(point, open_mode),
+                    fmt.rps(point["rps"]),
+                    fmt.ms(_client(point, "p999")),
+                    fmt.ms(_server_p999(point)),
+                    fmt.share(point["client_share_p999"]),
+                ],
+                css_class="met",
+            )
+        )
+    return Table("recommendations", columns, rows, text_columns=(0, 1))
+
+
+def ratio_table(results: dict[str, Any]) -> Table | None:
+    sdks = set(results["settings"]["sdks"])
+    pairs = [(ours, official) for ours, official in SDK_PAIRS if {ours, official} <= sdks]
+    if not pairs:
+        return None
+    found = {(r.ours, r.target_ms): r for r in ratios(results)}
+    met = {(r["sdk"], r["target_ms"]) for r in results["recommendations"] if r["met"]}
+    columns = ["ours / official", "target", "throughput", "ratio", "client p99.9", "ratio"]
+    rows = []
+    for ours, official in pairs:
+        for target in results["targets_ms"]:
+            head = [f"{ours} / {official}", fmt.target(target)]
+            ratio = found.get((ours, target))
+            if ratio is None:
+                missing = [sdk for sdk in (ours, official) if (sdk, target) not in met]
+                rows.append(
+                    Row(
+                        head,
+                        statement=f"No ratio: {' and '.join(missing)} met no configuration "
+                        f"under {target:g} ms.",
+                        css_class="unmet",
+                    )
+                )
+                continue
+            rows.append(
+                Row(
+                    [
+                        *head,
+                        f"{fmt.rps(ratio.ours_rps)} / {fmt.rps(ratio.official_rps)}",
+                        fmt.ratio(ratio.rps_ratio),
+                        f"{fmt.ms(ratio.ours_p999_ms)} / {fmt.ms(ratio.official_p999_ms)}",
+                        fmt.ratio(ratio.p999_ratio),
+                    ]
+                )
+            )
+    return Table("ratios", columns, rows, text_columns=(0, 1))
+
+
+def open_loop_table(results: dict[str, Any]) -> Table | None:
+    entries = results["open_loop"]
+    if not entries:
+        return None
+    columns = [
+        "SDK",
+        "channels",
+        "target",
+        "highest offered rate met",
+        "throughput",
+        "client p99.9",
+    ]
+    rows = []
+    for entry in entries:
+        head = [entry["sdk"], str(entry["channels"]), fmt.target(entry["target_ms"])]
+        if entry["max_rate_met"] is None:
+            rows.append(Row(head, statement="No offered rate met the target.", css_class="unmet"))
+            continue
+        rows.append(
+            Row(
+                [
+                    *head,
+                    fmt.rps(entry["max_rate_met"]),
+                    fmt.rps(entry["achieved_rps"]),
+                    fmt.ms(entry.get("client_p999_ms")),
+                ],
+                css_class="met",
+            )
+        )
+    return Table("open-loop", columns, rows, text_columns=(0, 2))
+
+
+def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
+    columns = [
+        "SDK",
+        "channels",
+        "cap",
+        _load_column(open_mode),
+        "rounds ok",
+        "throughput",
+        "client p50",
+        "client p99",
+        "client p99.9",
+        "server p50",
+        "server p99.9",
+        "client share",
+        "errors",
+    ]
+    rows = []
+    for entry in results["summary"]:
+        rounds = entry["rounds_ok"] + entry["rounds_failed"]
+        rows.append(
+            Row(
+                [
+                    entry["sdk"],
+                    str(entry["channels"]),
+                    fmt.cap(entry["max_concurrent_requests"]),
+                    _load_cell(entry, open_mode),
+                    f"{entry['rounds_ok']} of {rounds}",
+                    fmt.rps(entry["rps"]),
+                    fmt.ms(_client(entry, "p50")),
+                    fmt.ms(_client(entry, "p99")),
+                    fmt.ms(_client(entry, "p999")),
+                    fmt.ms(_server(entry, "p50")),
+                    fmt.ms(_server(entry, "p999")),
+                    fmt.share(entry["client_share_p999"]),
+                    fmt.count(entry["errors_total"]),
+                ],
+                css_class="failed" if entry["rounds_ok"] == 0 else "",
+            )
+        )
+    return Table("summary", columns, rows)
+
+
+def _point_head(point: dict[str, Any], open_mode: bool) -> list[str]:
+    return [
+        str(point["id"]),
+        point["sdk"],
+        str(point["channels"]),
+        _load_cell(point, open_mode),
+        str(point["round"]),
+    ]
+
+
+def failed_table(results: dict[str, Any], open_mode: bool) -> Table | None:
+    failed = [p for p in results["points"] if p["status"] == "failed"]
+    if not failed:
+        return None
+    columns = ["point", "SDK", "channels", _load_column(open_mode), "round", "error"]
+    rows = [
+        Row([*_point_head(p, open_mode), p["error"] or "no error recorded"], css_class="failed")
+        for p in failed
+    ]
+    return Table("failed-points", columns, rows, text_columns=(1, 5))
+
+
+def request_error_table(results: dict[str, Any], open_mode: bool) -> Table | None:
+    with_errors = [p for p in results["points"] if p["status"] == "ok" and p["errors_total"]]
+    if not with_errors:
+        return None
+    columns = ["point", "SDK", "channels", _load_column(open_mode), "round", "errors by status"]
+    rows = [
+        Row(
+            [
+                *_point_head(p, open_mode),
+                ", ".join(f"{name} {n:,}" for name, n in sorted(p["errors"].items()) if n),
+            ]
+        )
+        for p in with_errors
+    ]
+    return Table("request-errors", columns, rows, text_columns=(1, 5))
