@@ -253,6 +253,15 @@ def measure_and_write(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The console script; exit status 0, 1 (nothing measured or no server), 2 (usage), 130."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # Only before the sweep (server start-up) or after results.json is written.
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     p = parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = p.parse_args(argv)
@@ -313,7 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         report = write_report(inv.out_dir, data)
         console.print(f"report: {report.html} and {report.markdown}")
-    return EXIT_INTERRUPTED if data["interrupted"] else 0
+    if data["interrupted"]:
+        return EXIT_INTERRUPTED
+    return 0 if any(point["status"] == "ok" for point in data["points"]) else 1
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
+from jiffy_tune.progress import point_line
 from jiffy_tune.recommend import describe
 
 
@@ -58,7 +59,19 @@ def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
     return table
 
 
+def print_failures(console: Console, points: Sequence[dict[str, Any]]) -> None:
+    failed = [point for point in points if point["status"] != "ok"]
+    if not failed:
+        return
+    console.print(f"[red]{len(failed)} of {len(points)} points failed[/]:")
+    for point in failed[:10]:
+        console.print(f"  {point_line(point)}", highlight=False, soft_wrap=True)
+    if len(failed) > 10:
+        console.print(f"  ... and {len(failed) - 10} more (results.json has every error)")
+
+
 def print_results(console: Console, results: dict[str, Any]) -> None:
+    print_failures(console, results["points"])
     if results["open_loop"] is not None:
         console.print(open_loop_table(results["open_loop"]))
     if results["recommendations"]:

@@ -1,0 +1,137 @@
+"""One point with real (stand-in) loadgen processes: failures are recorded, not raised."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from jiffy_tune import runner
+from jiffy_tune.plan import PointSpec
+from jiffy_tune.runner import RunSettings, loadgen_argv, loadgen_env, run_point
+from jiffy_tune.sdks import Loadgen, parse_override, resolve
+
+SPEC = PointSpec(
+    "stand-in", channels=2, concurrency=10, max_concurrent_requests=0, rate=None, round=0
+)
+SETTINGS = RunSettings(
+    endpoint="127.0.0.1:9",
+    metrics_url=None,
+    duration_s=0.2,
+    warmup_s=0.0,
+    value_size=100,
+    keyspace=10,
+    get_ratio=0.5,
+    preset="in_region",
+    node_options=("--max-semi-space-size=1",),
+    client_cpus=None,
+)
+REPORT = {
+    "sdk": "stand-in", "sdk_version": "9.9", "runtime": "test",
+    "config": {"concurrency": 10, "channels": 3, "max_concurrent_requests": 50},
+    "requests": 1000, "rps": 5000.0, "errors": {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 2},
+    "latency_ms": {"p50": 0.5, "p90": 0.9, "p99": 2.0, "p999": 4.0, "max": 9.0},
+    "connections": 3, "client_cpu_percent": 97.5,
+}  # fmt: skip
+
+
+def stand_in(script: str) -> Loadgen:
+    return Loadgen("stand-in", (sys.executable, "-c", script), "python", None)
+
+
+def test_the_loadgen_json_fills_the_point() -> None:
+    script = f"import json, sys; print(json.dumps({REPORT!r}))"
+    point = run_point(stand_in(script), SPEC, SETTINGS)
+    assert point["status"] == "ok"
+    assert point["error"] is None
+    assert (point["rps"], point["requests"]) == (5000.0, 1000)
+    assert point["errors"] == {"UNAVAILABLE": 2}
+    assert point["errors_total"] == 2
+    assert point["client_ms"] == REPORT["latency_ms"]
+    assert point["effective"] == {"channels": 3, "max_concurrent_requests": 50}
+    assert point["loadgen"] == REPORT
+    assert point["server_ms"] is None  # no metrics URL
+    assert point["client_share_p999"] is None
+    assert point["wall_s"] > 0
+
+
+def test_a_non_zero_exit_fails_the_point_with_the_stderr_tail() -> None:
+    script = "import sys; sys.stderr.write('x' * 5000 + 'cannot connect'); sys.exit(3)"
+    point = run_point(stand_in(script), SPEC, SETTINGS)
+    assert point["status"] == "failed"
+    assert point["error"].startswith("exit status 3: ")
+    assert point["error"].endswith("cannot connect")
+    assert len(point["error"]) < 2100
+    assert point["rps"] is None
+
+
+def test_unreadable_json_fails_the_point() -> None:
+    point = run_point(stand_in("print('not json')"), SPEC, SETTINGS)
+    assert point["status"] == "failed"
+    assert point["error"].startswith("unreadable JSON")
+
+
+def test_json_without_the_contract_fields_fails_the_point() -> None:
+    point = run_point(stand_in("print('{\"rps\": 1}')"), SPEC, SETTINGS)
+    assert point["status"] == "failed"
+    assert "unreadable JSON" in point["error"]
+
+
+def test_a_hung_loadgen_is_stopped_at_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "TIMEOUT_MARGIN_S", 0.3)
+    point = run_point(stand_in("import time; time.sleep(60)"), SPEC, SETTINGS)
+    assert point["status"] == "failed"
+    assert point["error"] == "timed out after 0.5 s"
+
+
+def test_a_missing_program_fails_the_point() -> None:
+    loadgen = Loadgen("stand-in", ("/nonexistent/loadgen",), "python", None)
+    point = run_point(loadgen, SPEC, SETTINGS)
+    assert point["status"] == "failed"
+    assert "could not start" in point["error"]
+
+
+def test_the_argv_carries_the_loadgen_md_flags() -> None:
+    argv = loadgen_argv(stand_in("pass"), SPEC, SETTINGS)
+    assert argv[3:5] == ["--endpoint", "127.0.0.1:9"]
+    assert "--json" in argv
+    assert "--rate" not in argv
+    open_argv = loadgen_argv(stand_in("pass"), PointSpec("s", 1, 1000, 0, 2500.0, 0), SETTINGS)
+    assert open_argv[-2:] == ["--rate", "2500"]
+    args = argv[argv.index("--concurrency") :]
+    assert dict(zip(args[::2], args[1::2], strict=True)) == {
+        "--concurrency": "10",
+        "--channels": "2",
+        "--max-concurrent-requests": "0",
+        "--preset": "in_region",
+        "--duration": "0.2",
+        "--warmup": "0",
+        "--value-size": "100",
+        "--keyspace": "10",
+        "--get-ratio": "0.5",
+    }
+
+
+def test_node_options_go_to_node_loadgens_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NODE_OPTIONS", "--trace-warnings")
+    node = Loadgen("n", ("node", "x.js"), "node", "typescript")
+    assert loadgen_env(node, SETTINGS)["NODE_OPTIONS"] == (
+        "--trace-warnings --max-semi-space-size=1"
+    )
+    assert loadgen_env(stand_in("pass"), SETTINGS)["NODE_OPTIONS"] == "--trace-warnings"
+
+
+def test_the_registry_and_its_overrides(tmp_path: Path) -> None:
+    loadgens = resolve(["jiffy-python", "momento-js"], tmp_path, python_uvloop=True)
+    assert loadgens[0].command[1:] == ("-m", "jiffy.loadgen", "--uvloop")
+    assert loadgens[1].command == ("node", str(tmp_path / "bench/momento_js_loadgen.mjs"))
+    [custom] = resolve(["mine"], tmp_path, ["mine=node '/opt/my loadgen.js' --flag"])
+    assert custom.command == ("node", "/opt/my loadgen.js", "--flag")
+    assert (custom.runtime, custom.language) == ("node", None)
+    [replaced] = resolve(["jiffy-js"], tmp_path, ["jiffy-js=/usr/bin/node other.js"])
+    assert (replaced.runtime, replaced.language) == ("node", "typescript")
+    with pytest.raises(ValueError, match="unknown SDK nope"):
+        resolve(["nope"], tmp_path)
+    with pytest.raises(ValueError, match="NAME=COMMAND"):
+        parse_override("just-a-name")
