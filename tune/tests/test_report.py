@@ -405,3 +405,24 @@ def test_module_entry_point_without_results(tmp_path: Path) -> None:
 
     assert done.returncode == 2
     assert "results.json not found" in done.stderr
+
+
+# Runs recorded by jiffy-tune itself against a live server (short, on a 2-core machine).
+RECORDED_RUNS = ["closed_4sdk.json", "open_2sdk.json"]
+
+
+@pytest.mark.parametrize("name", RECORDED_RUNS)
+def test_recorded_runs_render(tmp_path: Path, name: str) -> None:
+    results = load(name)
+
+    files = write_report(tmp_path, results)
+    page = Page(files.html.read_text())
+
+    assert len(files.charts) == len(results["settings"]["sdks"]) + 2
+    rows = page.rows["recommendations"]
+    assert [(row[0], row[1]) for row in rows] == [
+        (rec["sdk"], fmt.target(rec["target_ms"])) for rec in results["recommendations"]
+    ]
+    for row, rec in zip(rows, results["recommendations"], strict=True):
+        assert row[2] == (str(rec["point"]["channels"]) if rec["met"] else rec["statement"])
+    assert len(page.rows["summary"]) == len(results["summary"])

@@ -22,6 +22,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.typing import LineStyleType
 
 from jiffy_tune.report import formatting as fmt
@@ -49,6 +50,7 @@ PERCENTILE_STYLES: tuple[tuple[str, str, LineStyleType], ...] = (
 )
 SERVER_STYLE: LineStyleType = (0, (5, 2))  # dashed, set apart from client p99
 TARGET_COLOR = "0.35"
+MAX_LOAD_TICKS = 10
 
 
 @dataclass(frozen=True)
@@ -139,20 +141,40 @@ def _new_axes() -> tuple[Figure, Axes]:
 def _draw_targets(axes: Axes, targets: Sequence[float]) -> None:
     for target in targets:
         axes.axhline(target, color=TARGET_COLOR, linewidth=1.2, linestyle=(0, (1, 1.5)))
-        # x in axes coordinates, y in data: the label sits at the right end of its line.
+        # x in axes coordinates, y in data: the label sits at the left end of its line,
+        # where latency curves (rising with load) are usually still below it.
         axes.text(
-            0.995,
+            0.005,
             target,
             f"target p99.9 < {target:g} ms",
             transform=axes.get_yaxis_transform(),
-            ha="right",
+            ha="left",
             va="bottom",
             fontsize=8,
             color=TARGET_COLOR,
-            # Lines crossing the label stay behind it, so the label stays readable.
-            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.0},
+            # Lines crossing the label show through faintly; the label stays readable.
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.6, "pad": 1.0},
             zorder=3,
         )
+
+
+def _log_latency_axis(axes: Axes) -> None:
+    # Ticks at 1-2-5 steps in plain numbers (0.5, 1, 2, 5, 10 ms): a sweep often spans
+    # only a decade or two, and powers of ten alone leave such an axis almost unlabelled.
+    axes.set_yscale("log")
+    axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axes.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _log_load_axis(axes: Axes, entries: Iterable[dict[str, Any]], load: _Load) -> None:
+    """Log scale, with a tick at each swept value when there are few enough to read."""
+    axes.set_xscale("log")
+    values = sorted({float(e[load.key]) for e in entries})
+    if len(values) <= MAX_LOAD_TICKS:
+        axes.set_xticks(values)
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+    axes.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _save(figure: Figure, path: Path) -> None:
@@ -186,8 +208,8 @@ def _latency_chart(
                 markersize=4,
             )
     _draw_targets(axes, targets)
-    axes.set_xscale("log")
-    axes.set_yscale("log")
+    _log_load_axis(axes, entries, load)
+    _log_latency_axis(axes)
     axes.set_xlabel(load.label)
     axes.set_ylabel("latency (ms, log scale)")
     title = f"{sdk}: latency vs {load.noun}"
@@ -257,7 +279,7 @@ def _throughput_chart(
                 markersize=4,
                 label=f"{sdk}, {_channels_label(channels)}",
             )
-    axes.set_xscale("log")
+    _log_load_axis(axes, entries, load)
     axes.set_ylim(bottom=0)
     axes.set_xlabel(load.label)
     axes.set_ylabel("throughput (requests/s)")
@@ -299,7 +321,7 @@ def _latency_vs_throughput_chart(
                 label=f"{sdk}, {_channels_label(channels)}",
             )
     _draw_targets(axes, targets)
-    axes.set_yscale("log")
+    _log_latency_axis(axes)
     axes.set_xlim(left=0)
     axes.set_xlabel("throughput (requests/s)")
     axes.xaxis.set_major_formatter("{x:,.0f}")
