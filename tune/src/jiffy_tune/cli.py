@@ -50,23 +50,32 @@ def parser() -> argparse.ArgumentParser:
     add(
         "--sdk",
         type=_list_of(str),
-        default=["jiffy-python", "jiffy-js"],
+        default="jiffy-python,jiffy-js",
+        metavar="LIST",
         help="SDKs: jiffy-python, jiffy-js, momento-python, momento-js, or --loadgen names",
     )
     add(
         "--concurrency",
         type=_list_of(int),
-        default=[1, 2, 5, 10, 25, 50, 100, 200, 500],
+        default="1,2,5,10,25,50,100,200,500",
+        metavar="LIST",
         help="closed loop: workers, each with one request in flight",
     )
-    add("--channels", type=_list_of(int), default=[1, 2, 5], help="gRPC channels")
+    add("--channels", type=_list_of(int), default="1,2,5", metavar="LIST", help="gRPC channels")
     add(
         "--max-concurrent-requests",
         type=_list_of(int),
         default=None,
+        metavar="LIST",
         help="the SDK's in-flight caps to sweep (0 = no cap); default: each point's concurrency",
     )
-    add("--targets", type=_list_of(float), default=[20.0, 5.0], help="p99.9 targets in ms")
+    add(
+        "--targets",
+        type=_list_of(float),
+        default="20,5",
+        metavar="LIST",
+        help="p99.9 targets in ms",
+    )
     add("--duration", type=float, default=10.0, help="measured seconds per point")
     add("--warmup", type=float, default=2.0, help="discarded seconds per point")
     add("--rounds", type=int, default=1, help="repeat the grid; the summary takes medians")
@@ -75,7 +84,13 @@ def parser() -> argparse.ArgumentParser:
     add("--get-ratio", type=float, default=0.5)
     add("--preset", default="in_region", help="the loadgens' base preset (deadlines, retries)")
     add("--mode", choices=["closed", "open"], default="closed")
-    add("--rates", type=_list_of(float), default=None, help="open loop: explicit offered rates")
+    add(
+        "--rates",
+        type=_list_of(float),
+        default=None,
+        metavar="LIST",
+        help="open loop: explicit offered rates",
+    )
     add("--rate-start", type=float, default=1000.0, help="open loop: first offered rate")
     add("--rate-factor", type=float, default=1.5, help="open loop: step factor")
     add("--rate-max", type=float, default=200000.0, help="open loop: highest offered rate")
