@@ -103,9 +103,12 @@ async fn ensure_cache(channel: &Channel) {
 
 // --- any bytes as any call's message -------------------------------------
 
+/// Whether bytes decode as a call's response message.
+type Decodes = fn(&[u8]) -> bool;
+
 /// Every call served, whether it streams, and whether an answer decodes as
 /// its response message.
-const CALLS: &[(&str, bool, fn(&[u8]) -> bool)] = &[
+const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/Get", false, |b| {
         cc::GetResponse::decode(b).is_ok()
     }),
