@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 
 from jiffy import presets
 from jiffy._async_client import AsyncCacheClient
@@ -25,9 +26,9 @@ class JiffyDriver:
             config = config.replace(channels=options.channels)
         if options.max_concurrent_requests is not None:
             config = config.replace(max_concurrent_requests=options.max_concurrent_requests)
-        client = AsyncCacheClient(
-            Endpoint.parse(options.endpoint), config, default_cache=options.cache
-        )
+        # The token, when the server wants one, comes as for every client: JIFFY_API_KEY.
+        endpoint = Endpoint.parse(options.endpoint, api_key=os.environ.get("JIFFY_API_KEY") or None)
+        client = AsyncCacheClient(endpoint, config, default_cache=options.cache)
         self._client = client
         await client.connect()
         with contextlib.suppress(AlreadyExistsError):
