@@ -13,15 +13,16 @@ CONFORMANCE_JS := tests/conformance/js
 
 .PHONY: help
 help:
-	@echo "make demo          build jiffy-server, start it, and say hello through every SDK"
+	@echo "make demo          build jiffy-server, hello through every SDK, then a short jiffy-tune sweep and its report"
 	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
 	@echo "make bench-js      TypeScript SDK vs the official @gomomento/sdk (bench/js)"
+	@echo "make tune ARGS=..  jiffy-tune: sweep, chart and recommend a configuration (tune/README.md)"
 
 # Each SDK keeps its own targets (lint-X, test-X, demo-X, bench-X) in mk/X.mk.
-include mk/python.mk mk/js.mk
+include mk/python.mk mk/js.mk mk/tune.mk
 
 .PHONY: build
 build:
@@ -38,11 +39,11 @@ $(CONFORMANCE_JS)/node_modules/.installed: $(CONFORMANCE_JS)/package-lock.json
 	touch $@
 
 .PHONY: demo
-demo: build $(VENV)/.installed
+demo: build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: lint test-rust test-conformance test-python test-js
+test: lint test-rust test-conformance test-python test-js test-tune
 
 .PHONY: lint
 lint: $(VENV)/.installed
@@ -51,7 +52,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check tests demo
 	$(VENV)/bin/ruff format --check tests demo
 
-lint: lint-python lint-js
+lint: lint-python lint-js lint-tune
 
 # Tests that start the server as a process use the release build: its memory
 # and speed are what users get (tests/memory.rs checks resident memory).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make demo`: start one jiffy-server on a free port, then say hello to it
-# through the official Momento Python SDK and through each of our SDKs.
-# Everything the hellos need is built by make before this runs.
+# `make demo`: start one jiffy-server on a free port, say hello to it through
+# the official Momento Python SDK and through each of our SDKs, then run a
+# short jiffy-tune sweep (its own pinned server) and print its recommendation.
+# Everything this needs is built by make before it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,5 +37,10 @@ step "jiffy, the Python SDK"
 make -s --no-print-directory demo-python
 step "jiffy, the TypeScript SDK"
 make -s --no-print-directory demo-js
+# Stop this server before the sweep: the tuner pins its own to one core and
+# its loadgens to the other, and an idle neighbour only adds noise.
+kill "$server_pid" 2>/dev/null
+wait "$server_pid" 2>/dev/null || true
 
-printf '\ndemo finished: three clients, one jiffy-server at %s\n' "$endpoint"
+step "jiffy-tune: a short sweep of our SDKs and the official ones"
+make -s --no-print-directory demo-tune
