@@ -113,10 +113,24 @@ def test_the_argv_carries_the_loadgen_md_flags() -> None:
     }
 
 
-def test_node_options_go_to_node_loadgens_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_node_options_go_on_node_s_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NODE_OPTIONS", "--trace-warnings")
-    node = Loadgen("n", ("node", "x.js"), "node", "typescript")
-    assert loadgen_env(node, SETTINGS)["NODE_OPTIONS"] == (
+    node = Loadgen("n", ("/usr/bin/node", "x.js"), "node", "typescript")
+    assert loadgen_argv(node, SPEC, SETTINGS)[:3] == [
+        "/usr/bin/node",
+        "--max-semi-space-size=1",
+        "x.js",
+    ]
+    assert loadgen_env(node, SETTINGS)["NODE_OPTIONS"] == "--trace-warnings"
+
+
+def test_node_options_reach_a_wrapped_node_loadgen_through_node_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NODE_OPTIONS", "--trace-warnings")
+    wrapped = Loadgen("n", ("npx", "some-loadgen"), "node", None)
+    assert loadgen_argv(wrapped, SPEC, SETTINGS)[:3] == ["npx", "some-loadgen", "--endpoint"]
+    assert loadgen_env(wrapped, SETTINGS)["NODE_OPTIONS"] == (
         "--trace-warnings --max-semi-space-size=1"
     )
     assert loadgen_env(stand_in("pass"), SETTINGS)["NODE_OPTIONS"] == "--trace-warnings"

@@ -132,7 +132,7 @@ def parser() -> argparse.ArgumentParser:
         "--node-option",
         action="append",
         default=[],
-        help="NODE_OPTIONS for the Node loadgens (repeatable), e.g. "
+        help="a flag for node in the Node loadgens (repeatable), e.g. "
         "--node-option=--max-semi-space-size=1",
     )
     add("--python-uvloop", action="store_true", help="run the Python loadgens on uvloop")

@@ -8,6 +8,7 @@ import os
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from jiffy_tune import metrics
@@ -36,9 +37,18 @@ class RunSettings:
     client_cpus: list[int] | None
 
 
+def _runs_node_directly(loadgen: Loadgen) -> bool:
+    return loadgen.runtime == "node" and Path(loadgen.command[0]).name.startswith("node")
+
+
 def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> list[str]:
+    command = list(loadgen.command)
+    if _runs_node_directly(loadgen):
+        # On node's own command line every V8 flag is allowed; NODE_OPTIONS
+        # refuses some (--single-threaded-gc), so it is only the fallback.
+        command[1:1] = settings.node_options
     argv = [
-        *loadgen.command,
+        *command,
         "--endpoint",
         settings.endpoint,
         "--json",
@@ -68,7 +78,7 @@ def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> li
 
 def loadgen_env(loadgen: Loadgen, settings: RunSettings) -> dict[str, str]:
     env = dict(os.environ)
-    if loadgen.runtime == "node" and settings.node_options:
+    if loadgen.runtime == "node" and settings.node_options and not _runs_node_directly(loadgen):
         env["NODE_OPTIONS"] = " ".join(
             filter(None, [env.get("NODE_OPTIONS", ""), *settings.node_options])
         )
