@@ -37,6 +37,13 @@ async fn start() -> (TestServer, Baseline) {
     (server, baseline)
 }
 
+/// The bad calls were answered on the baseline's connection, which is still
+/// good, and changed nothing.
+async fn assert_nothing_changed(baseline: &Baseline) {
+    baseline.assert_connection_kept().await;
+    baseline.assert_unchanged().await;
+}
+
 /// `message` as a call in the baseline's cache.
 fn r<T>(message: T) -> tonic::Request<T> {
     in_cache(CACHE, message)
@@ -178,14 +185,14 @@ async fn every_keyed_call_refuses(baseline: &Baseline, key: &[u8], words: &str) 
 async fn oversized_key_in_every_call() {
     let (_server, baseline) = start().await;
     every_keyed_call_refuses(&baseline, &[b'k'; 17], "--max-key-size").await;
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
 async fn empty_key_in_every_call() {
     let (_server, baseline) = start().await;
     every_keyed_call_refuses(&baseline, b"", "must not be empty").await;
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -212,7 +219,7 @@ async fn oversized_value_in_every_write() {
         );
         assert!(status.message().contains("--max-value-size"), "{status:?}");
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -260,7 +267,7 @@ async fn oversized_batches_and_requests() {
             "{status:?}"
         );
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -302,7 +309,7 @@ async fn invalid_cache_names_in_the_control_plane() {
             );
         }
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -332,7 +339,7 @@ async fn missing_empty_or_invalid_cache_header() {
             None,
         );
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -367,7 +374,7 @@ async fn zero_and_overflowing_ttls_in_every_call() {
             assert!(status.message().contains("TTL"), "ttl {ttl}: {status:?}");
         }
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -392,7 +399,7 @@ async fn calls_missing_their_oneof() {
         None,
     );
     assert!(status.message().contains("TTL"), "{status:?}");
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -454,7 +461,7 @@ async fn increment_of_a_value_that_is_not_an_integer() {
         .await
         .unwrap();
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -510,7 +517,7 @@ async fn increment_past_either_end_of_i64() {
         Code::FailedPrecondition,
         None,
     );
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 /// Only scalar items exist: the collection calls of the protocol answer
@@ -554,7 +561,7 @@ async fn collection_calls_on_a_scalar_key() {
         panic!("k is gone: {item_type:?}");
     };
     assert_eq!(found.item_type(), item_get_type_response::ItemType::Scalar);
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 #[tokio::test]
@@ -574,7 +581,7 @@ async fn unknown_methods_and_services() {
         let answer = raw_grpc::call(baseline.channel.clone(), path, Some(CACHE), body, false).await;
         assert_status(answer, Code::Unimplemented, None);
     }
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }
 
 /// Bodies that are not the call's protobuf message: the decoder refuses them
@@ -619,5 +626,5 @@ async fn bodies_that_are_not_the_message() {
     )
     .await;
     assert_status(empty, Code::InvalidArgument, None);
-    baseline.assert_unchanged().await;
+    assert_nothing_changed(&baseline).await;
 }

@@ -9,11 +9,14 @@ mod common;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::baseline::Baseline;
+use common::baseline::{connect, Baseline, CACHE};
 use common::raw_http2::{self as raw, frame_header, frames_until_closed, handshake};
-use common::{sample, scrape, ServerProcess};
+use common::{in_cache, sample, scrape, ServerProcess};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::cache_client::GetRequest;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
+use tonic::Code;
 
 /// Long enough for any close the server decides to make; a connection still
 /// open after it fails the test.
@@ -185,7 +188,7 @@ async fn send_framed(
         .method("POST")
         .uri(format!("http://{}{path}", server.process.addr))
         .header("te", "trailers")
-        .header("cache", common::baseline::CACHE);
+        .header("cache", CACHE);
     if !headers.iter().any(|(name, _)| *name == "content-type") {
         request = request.header("content-type", "application/grpc");
     }
@@ -331,6 +334,40 @@ async fn grpc_messages_framed_wrong() {
         );
         let reason = (case.status == "8").then_some("request_size_limit_exceeded");
         assert_eq!(answer.err.as_deref(), reason, "{what}: {answer:?}");
+    }
+    server.assert_unaffected(before).await;
+}
+
+/// Headers over the server's limit on a request's header list (16 KiB, the
+/// HTTP/2 default hyper keeps): the stream is reset with ENHANCE_YOUR_CALM,
+/// which clients read as RESOURCE_EXHAUSTED; far over, the connection goes.
+#[tokio::test]
+async fn oversized_headers() {
+    let mut server = Server::start(&[]).await;
+    let before = server.open_connections().await;
+    let get = || {
+        tonic::Request::new(GetRequest {
+            cache_key: Bytes::from_static(b"k"),
+        })
+    };
+    let big = |size: usize| "x".repeat(size).parse().unwrap();
+    for size in [100_000, 1_000_000] {
+        let mut client = ScsClient::new(connect(&server.process.url()).await);
+        let mut long_cache = get();
+        long_cache.metadata_mut().insert("cache", big(size));
+        let mut padded = in_cache(
+            CACHE,
+            GetRequest {
+                cache_key: Bytes::from_static(b"k"),
+            },
+        );
+        padded.metadata_mut().insert("x-padding", big(size));
+        for request in [long_cache, padded] {
+            let status = client.get(request).await.expect_err("should be refused");
+            if size == 100_000 {
+                assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+            }
+        }
     }
     server.assert_unaffected(before).await;
 }

@@ -33,6 +33,12 @@ pub struct Baseline {
     url: String,
     metrics: Option<SocketAddr>,
     pub channel: Channel,
+    /// `jiffy_connections_total` once the baseline was written.
+    connections: Option<f64>,
+}
+
+async fn connections_accepted(metrics: SocketAddr) -> f64 {
+    sample(&scrape(metrics).await, "jiffy_connections_total").expect("jiffy_connections_total")
 }
 
 pub async fn connect(url: &str) -> Channel {
@@ -60,11 +66,30 @@ impl Baseline {
             };
             data.set(in_cache(cache, set)).await.unwrap();
         }
+        let connections = match metrics {
+            Some(metrics) => Some(connections_accepted(metrics).await),
+            None => None,
+        };
         Baseline {
             url: url.to_owned(),
             metrics,
             channel,
+            connections,
         }
+    }
+
+    /// Panics if the server has accepted a connection since the baseline was
+    /// written: every call since came, and was answered, on the baseline's
+    /// connection, which a bad request did not break (a channel reconnects
+    /// silently, so only the server's count can tell).
+    pub async fn assert_connection_kept(&self) {
+        let metrics = self.metrics.expect("the server's metrics address");
+        let now = connections_accepted(metrics).await;
+        assert_eq!(
+            Some(now),
+            self.connections,
+            "the server accepted new connections"
+        );
     }
 
     /// A data-plane client on the baseline's connection.
