@@ -103,11 +103,14 @@ async fn no_acknowledged_write_is_lost() {
         record.failures.len(),
         &record.failures[..record.failures.len().min(5)]
     );
-    match check::check(&record.ops) {
+    let checking = Instant::now();
+    let verdict = check::check(&record.ops);
+    let checked_in = checking.elapsed();
+    match verdict {
         Ok(counts) => eprintln!(
             "no lost writes: {} calls by {} tasks over {CONNECTIONS} connections in {ran_for:.1?} \
              on {} keys; checked {} Sets, {} Deletes, {} reads ({SHORTS} after expiry), \
-             {} counters holding the sum of {} increments ({} in all)",
+             {} counters holding the sum of {} increments ({} in all); checked in {checked_in:.1?}",
             record.ops.len(),
             workload.tasks,
             counts.keys,

@@ -29,11 +29,23 @@ pub struct Counts {
     pub increment_sum: i64,
 }
 
-/// The writes (Set, Delete) of one key, by send time, and for each position
-/// the earliest answer among the writes sent from there on.
+/// The writes (Set, Delete) of one key, indexed so that each question a
+/// read asks takes a binary search: a long run checks millions of reads.
 struct Writes<'a> {
+    /// By send time.
     by_send: Vec<&'a Op>,
+    /// At `i`: the earliest answer among `by_send[i..]`.
     earliest_ack_from: Vec<Duration>,
+    /// The earliest answer of any write.
+    first_ack: Duration,
+    /// Answer times, ascending, and at `i` the latest send among the writes
+    /// answered up to `acks[i]`.
+    acks: Vec<Duration>,
+    latest_send_until: Vec<Duration>,
+    /// Deletes by send time, and at `i` the latest instant until which one
+    /// of `deletes[..=i]` is certainly not replaced.
+    deletes: Vec<Duration>,
+    delete_unreplaced_until: Vec<Duration>,
 }
 
 impl<'a> Writes<'a> {
@@ -44,10 +56,34 @@ impl<'a> Writes<'a> {
         for i in (0..by_send.len()).rev() {
             earliest_ack_from[i] = earliest_ack_from[i + 1].min(by_send[i].ack);
         }
-        Writes {
+        let mut by_ack = by_send.clone();
+        by_ack.sort_by_key(|op| op.ack);
+        let acks = by_ack.iter().map(|op| op.ack).collect();
+        let latest_send_until = by_ack
+            .iter()
+            .scan(Duration::ZERO, |latest, op| {
+                *latest = (*latest).max(op.send);
+                Some(*latest)
+            })
+            .collect();
+        let mut writes = Writes {
+            first_ack: earliest_ack_from[0],
             by_send,
             earliest_ack_from,
+            acks,
+            latest_send_until,
+            deletes: Vec::new(),
+            delete_unreplaced_until: Vec::new(),
+        };
+        let mut unreplaced = Duration::ZERO;
+        for op in &writes.by_send {
+            if matches!(op.call, Call::Delete) {
+                unreplaced = unreplaced.max(writes.earliest_ack_after(op.ack));
+                writes.deletes.push(op.send);
+                writes.delete_unreplaced_until.push(unreplaced);
+            }
         }
+        writes
     }
 
     /// The earliest answer of any write sent strictly after `instant`.
@@ -59,6 +95,21 @@ impl<'a> Writes<'a> {
     /// Whether a write answered at `ack` was certainly replaced before `read_send`.
     fn replaced(&self, ack: Duration, read_send: Duration) -> bool {
         self.earliest_ack_after(ack) < read_send
+    }
+
+    /// The latest send among writes answered strictly before `instant`.
+    fn latest_send_answered_before(&self, instant: Duration) -> Option<Duration> {
+        let count = self.acks.partition_point(|&ack| ack < instant);
+        count.checked_sub(1).map(|i| self.latest_send_until[i])
+    }
+
+    /// Whether a Delete sent before `read.ack` was not certainly replaced
+    /// when `read` was sent: then a miss may be its effect.
+    fn delete_may_be_latest(&self, read: &Op) -> bool {
+        let count = self.deletes.partition_point(|&send| send < read.ack);
+        count
+            .checked_sub(1)
+            .is_some_and(|i| self.delete_unreplaced_until[i] >= read.send)
     }
 }
 
@@ -118,25 +169,16 @@ fn check_miss(key: Key, writes: &Writes, read: &Op) -> Result<(), String> {
     match key {
         // Never deleted, all with one TTL: once a Set was answered the key
         // holds some value until SHORT_TTL after that Set was sent.
-        Key::Short(_) => match writes
-            .by_send
-            .iter()
-            .find(|w| w.ack < read.send && read.ack < w.send + SHORT_TTL)
-        {
-            Some(live) => Err(format!(
-                "lost write: a miss while this Set was live: {live:?}"
+        Key::Short(_) => match writes.latest_send_answered_before(read.send) {
+            Some(send) if read.ack < send + SHORT_TTL => Err(format!(
+                "lost write: a miss while the Set sent at {send:?} was live"
             )),
-            None => Ok(()),
+            _ => Ok(()),
         },
         // Long TTLs: a miss is the initial state or a Delete, not replaced.
         _ => {
-            let initial = writes.by_send.iter().all(|w| w.ack >= read.send);
-            let deleted = writes.by_send.iter().any(|w| {
-                matches!(w.call, Call::Delete)
-                    && w.send < read.ack
-                    && !writes.replaced(w.ack, read.send)
-            });
-            if initial || deleted {
+            let initial = writes.first_ack >= read.send;
+            if initial || writes.delete_may_be_latest(read) {
                 Ok(())
             } else {
                 Err("lost write: a miss though no Delete could be the latest write".into())
@@ -180,7 +222,14 @@ fn check_counter(key: Key, ops: &[&Op], violations: &mut Vec<String>) -> (usize,
         }
         earliest_ack_later = earliest_ack_later.min(op.ack);
     }
-    let totals: BTreeMap<i64, &Op> = increments.iter().map(|&(op, _, t)| (t, op)).collect();
+    let totals: HashMap<i64, &Op> = increments.iter().map(|&(op, _, t)| (t, op)).collect();
+    // At `i`: the earliest answer among the increments with the `i`-th
+    // smallest total and larger ones.
+    let mut earliest_ack_from = vec![Duration::MAX; increments.len() + 1];
+    for (i, (op, _, _)) in increments.iter().enumerate().rev() {
+        earliest_ack_from[i] = earliest_ack_from[i + 1].min(op.ack);
+    }
+    let first_ack = earliest_ack_from[0];
     for read in ops.iter().filter(|op| !op.is_write()) {
         let Call::Get { found } = &read.call else {
             unreachable!()
@@ -192,7 +241,7 @@ fn check_counter(key: Key, ops: &[&Op], violations: &mut Vec<String>) -> (usize,
                 .unwrap_or(i64::MIN)
         });
         let verdict = match value {
-            None if increments.iter().any(|(op, _, _)| op.ack < read.send) => {
+            None if first_ack < read.send => {
                 Err("a miss after an increment was answered".to_owned())
             }
             None => Ok(()),
@@ -201,10 +250,16 @@ fn check_counter(key: Key, ops: &[&Op], violations: &mut Vec<String>) -> (usize,
                 Some(op) if op.send >= read.ack => Err(format!(
                     "read a total before its increment was sent: {op:?}"
                 )),
-                Some(_) => match totals.range(value + 1..).find(|(_, op)| op.ack < read.send) {
-                    Some((_, later)) => Err(format!("stale read of {value}: {later:?}")),
-                    None => Ok(()),
-                },
+                Some(_) => {
+                    let larger = increments.partition_point(|&(_, _, total)| total <= value);
+                    if earliest_ack_from[larger] < read.send {
+                        Err(format!(
+                            "stale read of {value}: a larger total had been answered"
+                        ))
+                    } else {
+                        Ok(())
+                    }
+                }
             },
         };
         if let Err(why) = verdict {
@@ -315,6 +370,21 @@ mod tests {
             op(R, get(None), 20, 21),
         ];
         assert!(check(&deleted).is_ok());
+        let set_again = [
+            op(R, set("a"), 0, 10),
+            op(R, Call::Delete, 12, 14),
+            op(R, set("b"), 15, 16),
+            op(R, get(None), 20, 21),
+        ];
+        assert!(check(&set_again).is_err());
+        // The Delete and the second Set overlap: either may be the latest.
+        let overlapping = [
+            op(R, set("a"), 0, 10),
+            op(R, Call::Delete, 12, 18),
+            op(R, set("b"), 15, 16),
+            op(R, get(None), 20, 21),
+        ];
+        assert!(check(&overlapping).is_ok());
     }
 
     #[test]

@@ -52,7 +52,10 @@ impl Recorder {
         let ack = self.start.elapsed();
         match answer.map(|a| a.into_inner()) {
             Ok(answer) => {
-                let found = (answer.result() == ECacheResult::Hit).then_some(answer.cache_body);
+                // Copied: the decoded value may share (and so keep alive) the
+                // whole receive buffer, and a long run records millions.
+                let found = (answer.result() == ECacheResult::Hit)
+                    .then(|| Bytes::copy_from_slice(&answer.cache_body));
                 self.done(key, Call::Get { found }, send, ack);
             }
             Err(status) => self.failed(key, "Get", status),
