@@ -186,3 +186,14 @@ def test_beyond_3_percent_the_fastest_wins(closed_run: dict[str, Any]) -> None:
     rec = rec_for(closed_run, "jiffy-python", 20.0)
     assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (2, 10)
     assert "Chosen over" not in rec["statement"]
+
+
+def test_node_flags_measured_with_are_part_of_the_recommendation(
+    closed_run: dict[str, Any],
+) -> None:
+    flags = ["--max-semi-space-size=1"]
+    rec = recommend("jiffy-js", summarize(closed_run["points"]), 20.0, flags)
+    assert rec["statement"].endswith("; measured with node --max-semi-space-size=1")
+    assert "// Measured with node --max-semi-space-size=1" in rec["preset"]["code"]
+    plain = rec_for(closed_run, "jiffy-js", 20.0)
+    assert "node" not in plain["statement"]

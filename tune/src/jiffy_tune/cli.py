@@ -247,7 +247,11 @@ class Invocation:
 
 
 def measure_and_write(
-    inv: Invocation, server: ServerInfo, client_cpus: list[int] | None, run: PointRunner
+    inv: Invocation,
+    server: ServerInfo,
+    client_cpus: list[int] | None,
+    run: PointRunner,
+    node_sdks: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Sweep with `run`, then write results.json, also after a Ctrl-C; the results."""
     measured = sweep(inv.args, run, inv.args.quiet)
@@ -262,6 +266,7 @@ def measure_and_write(
         client_cpus=client_cpus,
         environment=environment.describe(inv.repo, measured.points),
         points=measured.points,
+        node_sdks=node_sdks,
     )
     results.write(inv.out_dir, data)
     return data
@@ -320,7 +325,11 @@ def _main(argv: Sequence[str] | None) -> int:
         console.print(f"jiffy-tune: server {server.endpoint} ({server.kind}); out {inv.out_dir}")
     try:
         data = measure_and_write(
-            inv, server, client_cpus, lambda spec: run_point(loadgens[spec.sdk], spec, run_settings)
+            inv,
+            server,
+            client_cpus,
+            lambda spec: run_point(loadgens[spec.sdk], spec, run_settings),
+            node_sdks=[name for name, lg in loadgens.items() if lg.runtime == "node"],
         )
     finally:
         if embedded is not None:

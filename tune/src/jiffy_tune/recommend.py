@@ -9,7 +9,7 @@ the better bet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jiffy_tune.snippets import preset_for
@@ -47,8 +47,17 @@ def describe(entry: dict[str, Any]) -> str:
     )
 
 
-def recommend(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> dict[str, Any]:
-    """The recommendation of one SDK for one target, from its summary entries."""
+def recommend(
+    sdk: str,
+    entries: Sequence[dict[str, Any]],
+    target_ms: float,
+    runtime_flags: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The recommendation of one SDK for one target, from its summary entries.
+
+    `runtime_flags`: the node flags the SDK was measured with; part of the
+    configuration, so the statement and the preset name them.
+    """
     mine = [entry for entry in entries if entry["sdk"] == sdk]
     chosen = pick(mine, target_ms)
     if chosen is None:
@@ -66,6 +75,8 @@ def recommend(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> 
         f"(target < {target_ms:g} ms) with {describe(chosen)}; "
         f"{workers(chosen['concurrency'])}"
     )
+    if runtime_flags:
+        statement += f"; measured with node {' '.join(runtime_flags)}"
     if chosen["rps"] < best_rps:
         statement += (
             f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% with "
@@ -77,7 +88,7 @@ def recommend(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> 
         "met": True,
         "point": chosen,
         "statement": statement,
-        "preset": preset_for(sdk, chosen, target_ms),
+        "preset": preset_for(sdk, chosen, target_ms, runtime_flags),
     }
 
 
@@ -103,6 +114,12 @@ def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> str
 
 
 def recommend_all(
-    sdks: Sequence[str], entries: Sequence[dict[str, Any]], targets_ms: Sequence[float]
+    sdks: Sequence[str],
+    entries: Sequence[dict[str, Any]],
+    targets_ms: Sequence[float],
+    runtime_flags: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
-    return [recommend(sdk, entries, target) for sdk in sdks for target in targets_ms]
+    flags = runtime_flags or {}
+    return [
+        recommend(sdk, entries, target, flags.get(sdk, ())) for sdk in sdks for target in targets_ms
+    ]

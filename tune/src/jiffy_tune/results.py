@@ -41,8 +41,12 @@ def assemble(
     client_cpus: list[int] | None,
     environment: dict[str, Any],
     points: Sequence[dict[str, Any]],
+    node_sdks: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The whole results object; summary, recommendations and open-loop results derived here."""
+    """The whole results object; summary, recommendations and open-loop results derived here.
+
+    `node_sdks`: the SDKs run on node, measured with settings["node_options"].
+    """
     summary = summarize(points)
     sdks = settings["sdks"]
     open_loop = None
@@ -50,7 +54,8 @@ def assemble(
     if mode == "open":
         open_loop = open_loop_results(summary, sdks, settings["channels"], targets_ms)
     else:
-        recommendations = recommend_all(sdks, summary, targets_ms)
+        flags = {sdk: settings["node_options"] for sdk in node_sdks}
+        recommendations = recommend_all(sdks, summary, targets_ms, flags)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "jiffy-tune", "version": __version__},

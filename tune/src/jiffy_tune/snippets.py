@@ -6,7 +6,7 @@ loadgen makes), so what is pasted is what was measured.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jiffy_tune.wording import workers
@@ -119,7 +119,9 @@ SNIPPETS: dict[str, tuple[str, Snippet]] = {
 }
 
 
-def preset_for(sdk: str, entry: dict[str, Any], target_ms: float) -> dict[str, str] | None:
+def preset_for(
+    sdk: str, entry: dict[str, Any], target_ms: float, runtime_flags: Sequence[str] = ()
+) -> dict[str, str] | None:
     """The `preset` object of a recommendation, or None for an SDK without snippets."""
     known = SNIPPETS.get(sdk)
     if known is None:
@@ -127,8 +129,7 @@ def preset_for(sdk: str, entry: dict[str, Any], target_ms: float) -> dict[str, s
     language, snippet = known
     base = base_preset(target_ms)
     comment = "#" if language == "python" else "//"
-    return {
-        "language": language,
-        "base": base,
-        "code": _header(entry, target_ms, comment) + snippet(entry, base),
-    }
+    header = _header(entry, target_ms, comment)
+    if runtime_flags:
+        header += f"{comment} Measured with node {' '.join(runtime_flags)}: start node so too.\n"
+    return {"language": language, "base": base, "code": header + snippet(entry, base)}
