@@ -230,7 +230,8 @@ def sweep(args: argparse.Namespace, run: PointRunner, quiet: bool) -> Sweep:
 
     if quiet:
         return go(None)
-    with SweepProgress() as progress:
+    # Per point: warmup + duration, plus about a second to start the process and connect.
+    with SweepProgress(args.warmup + args.duration + 1.0) as progress:
         return go(progress)
 
 

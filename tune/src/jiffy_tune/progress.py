@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
@@ -11,9 +12,10 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -34,6 +36,24 @@ def point_line(point: dict[str, Any]) -> str:
     return line
 
 
+class EtaColumn(ProgressColumn):
+    """Time left: points left x the mean time per point so far.
+
+    Before the first point ends, the caller's estimate per point stands in, so
+    the ETA shows from the start (rich's own column waits for a measured speed).
+    """
+
+    def render(self, task: Task) -> Text:
+        if task.total is None or task.elapsed is None:
+            return Text("ETA -:--:--")
+        left = task.total - task.completed
+        if task.completed:
+            seconds = task.elapsed / task.completed * left
+        else:
+            seconds = max(0.0, task.fields.get("point_s", 0.0) * left - task.elapsed)
+        return Text(f"ETA {timedelta(seconds=round(seconds))}")
+
+
 class _ProgressWithLastPoint(Progress):
     """A Progress whose bar is followed by a line with the last point's numbers."""
 
@@ -48,18 +68,18 @@ class _ProgressWithLastPoint(Progress):
 class SweepProgress:
     """Observer of a sweep (jiffy_tune.sweep.Observer) drawing with rich."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, point_s: float, console: Console | None = None) -> None:
+        """`point_s`: the expected seconds per point until one is measured."""
         self._progress = _ProgressWithLastPoint(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("elapsed"),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            EtaColumn(),
             console=console or Console(stderr=True),
         )
-        self._task = self._progress.add_task("starting", total=None)
+        self._task = self._progress.add_task("starting", total=None, point_s=point_s)
 
     def __enter__(self) -> SweepProgress:
         self._progress.start()
