@@ -28,6 +28,8 @@ export interface RunningServer {
   /** One gauge or counter value by exact name (no labels), or undefined. */
   metric(name: string): Promise<number | undefined>;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, without draining its calls. */
+  kill(): Promise<void>;
   /** Stops the process and starts a new one on the same data port. */
   restart(): Promise<void>;
 }
@@ -106,6 +108,13 @@ export async function startServer(extraArgs: readonly string[] = []): Promise<Ru
     },
     async stop() {
       await stopChild(current.child);
+    },
+    async kill() {
+      const child = current.child;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
     },
     async restart() {
       await stopChild(current.child);
