@@ -44,6 +44,18 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     }
 }
 
+/// This process's peak resident memory, from /proc: the record of a long
+/// run is large, and the README says how large.
+fn peak_resident_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0.0);
+    kib / 1024.0
+}
+
 async fn connect(url: String) -> Channel {
     Endpoint::from_shared(url).unwrap().connect().await.unwrap()
 }
@@ -110,7 +122,7 @@ async fn no_acknowledged_write_is_lost() {
         Ok(counts) => eprintln!(
             "no lost writes: {} calls by {} tasks over {CONNECTIONS} connections in {ran_for:.1?} \
              on {} keys; checked {} Sets, {} Deletes, {} reads ({SHORTS} after expiry), \
-             {} counters holding the sum of {} increments ({} in all); checked in {checked_in:.1?}",
+             {} counters holding the sum of {} increments ({} in all); checked in {checked_in:.1?}; test process peak RSS {:.0} MiB",
             record.ops.len(),
             workload.tasks,
             counts.keys,
@@ -120,6 +132,7 @@ async fn no_acknowledged_write_is_lost() {
             counts.counters,
             counts.increments,
             counts.increment_sum,
+            peak_resident_mib(),
         ),
         Err(violations) => panic!(
             "{} violations, e.g.:\n{}",
