@@ -276,6 +276,7 @@ impl Drop for ServerProcess {
     }
 }
 
+pub mod bad_calls;
 pub mod baseline;
 pub mod raw_grpc;
 pub mod raw_http2;
