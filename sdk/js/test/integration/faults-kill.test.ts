@@ -21,7 +21,8 @@ const WORKERS = 50;
 const LOAD_BEFORE_KILL_MS = 1_000;
 const DOWN_FOR_MS = 1_500;
 const RECOVERY_LIMIT_MS = 5_000;
-const LOAD_AFTER_RECOVERY_MS = 1_000;
+// Longer than the longest reconnect backoff of a channel (grpc-js: 2 s).
+const LOAD_AFTER_RECOVERY_MS = 2_500;
 const CACHE = 'faults';
 const OPS = ['set', 'get', 'increment'] as const;
 const INCREMENTS_ANSWERED = 'jiffy_request_duration_seconds_count{rpc="Increment"}';
@@ -123,10 +124,13 @@ for (const transport of TRANSPORTS) {
       assert.ok(whileDown.every((o) => o.error instanceof ConnectionError));
       assert.ok(Math.max(...whileDown.map(took)) < FAIL_FAST_MS);
 
+      // Recovered: the last failure came soon after the restart (a second
+      // channel may still sit out its reconnect backoff after the first one
+      // answers), and the load ran clean from then on.
       assert.ok(recovered - restarted < RECOVERY_LIMIT_MS);
-      const afterRecovery = outcomes.filter((o) => o.started >= recovered);
-      assert.ok(afterRecovery.length >= WORKERS);
-      assert.deepEqual(afterRecovery.filter((o) => o.error !== undefined).slice(0, 3), []);
+      const lastFailure = Math.max(...outcomes.filter((o) => o.error !== undefined).map((o) => o.ended));
+      assert.ok(lastFailure - restarted < RECOVERY_LIMIT_MS, `failures until ${lastFailure - restarted} ms after the restart`);
+      assert.ok(outcomes.filter((o) => o.started > lastFailure).length >= WORKERS);
 
       // Every Increment the new server answered was sent after it started: no
       // call from the outage was retried or replayed into it.
