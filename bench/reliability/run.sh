@@ -3,7 +3,7 @@
 # the no-lost-writes checker for CHECK_SECONDS, the property tests for
 # PROPTEST_CASES cases each, and the 10,000 idle connections, against the
 # release server. Everything printed also goes to out/reliability/.
-#   bash bench/reliability/run.sh                          ~15 minutes
+#   bash bench/reliability/run.sh                          ~11 minutes
 #   CHECK_SECONDS=60 PROPTEST_CASES=10000 bash bench/reliability/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
