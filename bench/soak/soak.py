@@ -36,6 +36,7 @@ LOADGEN = ROOT / "sdk" / "js" / "dist" / "loadgen.js"
 NODE_FLAGS = ["--max-semi-space-size=1", "--single-threaded-gc"]
 # Statuses the deadline explains; any other error fails the soak.
 EXPLAINED_BY_DEADLINE = {"DEADLINE_EXCEEDED"}
+BUCKET = re.compile(r'^jiffy_request_duration_seconds_bucket\{.*le="([^"]+)".*\} (\S+)$')
 GAUGES = ("jiffy_items", "jiffy_memory_bytes", "jiffy_open_connections", "jiffy_requests_in_flight")
 
 
@@ -68,14 +69,39 @@ def resident_kib(pid: int) -> int:
     return int(match.group(1))
 
 
-def gauges(metrics: str) -> dict[str, float]:
+def scrape(metrics: str) -> str:
     with urllib.request.urlopen(f"http://{metrics}/metrics", timeout=5) as response:
-        text = response.read().decode()
+        return str(response.read().decode())
+
+
+def gauges(text: str) -> dict[str, float]:
     found = {}
     for line in text.splitlines():
         name, _, value = line.partition(" ")
         if name in GAUGES:
             found[name] = float(value)
+    return found
+
+
+def latency_buckets(text: str) -> dict[float, float]:
+    """The server's latency histogram, every RPC summed: cumulative count by bucket bound (s)."""
+    buckets: dict[float, float] = {}
+    for line in text.splitlines():
+        if match := BUCKET.match(line):
+            bound = float(match.group(1))
+            buckets[bound] = buckets.get(bound, 0.0) + float(match.group(2))
+    return buckets
+
+
+def server_quantiles(before: dict[float, float], after: dict[float, float]) -> dict[str, float]:
+    """p50/p99/p99.9 of the calls answered between two scrapes, in ms: the upper
+    bound of the bucket holding each (buckets are 25% apart, so within 25%)."""
+    window = sorted((bound, after[bound] - before.get(bound, 0.0)) for bound in after)
+    total = window[-1][1] if window else 0.0
+    found: dict[str, float] = {}
+    for name, quantile in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999)):
+        bound = next((b for b, n in window if total and n >= quantile * total), float("nan"))
+        found[name] = round(bound * 1000, 3)
     return found
 
 
@@ -97,7 +123,11 @@ def loadgen(endpoint: str, seconds: float, warmup: float, extra: list[str]) -> d
 
 
 def minute_row(
-    minute: int, report: dict[str, Any], rss_kib: int, server: dict[str, float]
+    minute: int,
+    report: dict[str, Any],
+    rss_kib: int,
+    server: dict[str, float],
+    server_latency: dict[str, float],
 ) -> dict[str, Any]:
     latency = report["latency_ms"]
     return {
@@ -111,6 +141,7 @@ def minute_row(
         "errors": {name: n for name, n in report["errors"].items() if n},
         "server_rss_mib": round(rss_kib / 1024, 1),
         "server": server,
+        "server_latency_ms": server_latency,
         "client_cpu_percent": report.get("client_cpu_percent"),
     }
 
@@ -121,15 +152,17 @@ def markdown(result: dict[str, Any]) -> str:
         f"concurrency {result['peak_concurrency']}), target {result['target_rps']:,.0f} rps "
         f"({result['rate_fraction']:.0%}), {len(result['minutes'])} minutes.",
         "",
-        "| minute | rps | p50 ms | p99 ms | p99.9 ms | max ms | errors | server RSS MiB | items |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| minute | rps | p50 ms | p99 ms | p99.9 ms | max ms | errors | server RSS MiB | items "
+        "| client CPU % | server p99.9 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in result["minutes"]:
         errors = ", ".join(f"{k} {v}" for k, v in row["errors"].items()) or "0"
         lines.append(
             f"| {row['minute']} | {row['rps']:,.0f} | {row['p50_ms']} | {row['p99_ms']} | "
             f"{row['p999_ms']} | {row['max_ms']} | {errors} | {row['server_rss_mib']} | "
-            f"{row['server'].get('jiffy_items', 0):,.0f} |"
+            f"{row['server'].get('jiffy_items', 0):,.0f} | {row['client_cpu_percent']} | "
+            f"{row.get('server_latency_ms', {}).get('p999', 'n/a')} |"
         )
     lines += ["", *result["verdict"]]
     return "\n".join(lines) + "\n"
@@ -151,6 +184,8 @@ def verdict(result: dict[str, Any]) -> tuple[list[str], bool]:
         f"- errors beyond DEADLINE_EXCEEDED: {unexplained} (DEADLINE_EXCEEDED: {deadline})",
         f"- server RSS first -> last minute: {first} -> {last} MiB ({drift:+.1f}%)",
         f"- p99.9 per minute (ms): {p999}",
+        "- server-side p99.9 per minute (ms, bucket bound): "
+        + ", ".join(str(row.get("server_latency_ms", {}).get("p999", "n/a")) for row in minutes),
         f"- requests: {sum(row['requests'] for row in minutes):,}",
     ]
     return lines, unexplained == 0
@@ -171,8 +206,11 @@ def main() -> int:
         print(f"peak {peak['rps']:.0f} rps; soaking at {target} rps for {minutes} min", flush=True)
         rows = []
         for minute in range(1, minutes + 1):
+            before = latency_buckets(scrape(metrics))
             report = loadgen(endpoint, window, 2, ["--rate", str(target)])
-            row = minute_row(minute, report, resident_kib(server.pid), gauges(metrics))
+            text = scrape(metrics)
+            latency = server_quantiles(before, latency_buckets(text))
+            row = minute_row(minute, report, resident_kib(server.pid), gauges(text), latency)
             rows.append(row)
             print(json.dumps(row), flush=True)
             time.sleep(0.5)
