@@ -57,3 +57,14 @@ def test_the_display_follows_a_sweep() -> None:
     text = out.getvalue()
     assert "2/2" in text
     assert "last: b ch=1 c=1: 12,346 rps" in text
+
+
+def test_into_a_pipe_each_point_gets_a_line() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120, force_terminal=False)
+    plan = closed_grid(["a", "b"], [1], [1], None, rounds=1)
+    with SweepProgress(1.0, console) as progress:
+        run_closed(plan, ok_point, progress)
+    lines = out.getvalue().splitlines()
+    assert "[1/2] a ch=1 c=1: 12,346 rps, p99.9 2.5 ms (server 0.05 ms)" in lines
+    assert "[2/2] b ch=1 c=1: 12,346 rps, p99.9 2.5 ms (server 0.05 ms)" in lines

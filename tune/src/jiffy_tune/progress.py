@@ -102,3 +102,9 @@ class SweepProgress:
     def finished(self, point: dict[str, Any]) -> None:
         self._progress.last = point_line(point)
         self._progress.advance(self._task)
+        console = self._progress.console
+        if not console.is_terminal:
+            # No live display into a pipe or a log file: one line per point instead.
+            task = self._progress.tasks[0]
+            total = int(task.total) if task.total is not None else "?"
+            console.print(f"[{int(task.completed)}/{total}] {self._progress.last}", highlight=False)
