@@ -151,7 +151,10 @@ def _facts(results: dict[str, Any]) -> list[Fact]:
     facts.append(Fact("Channels", ", ".join(str(c) for c in settings["channels"])))
     caps = settings["max_concurrent_requests"]
     facts.append(
-        Fact("In-flight cap", "each preset's" if caps is None else ", ".join(map(fmt.cap, caps)))
+        Fact(
+            "In-flight cap",
+            "equal to each point's concurrency" if caps is None else ", ".join(map(fmt.cap, caps)),
+        )
     )
     facts.append(Fact("Server", _server_sentence(results)))
     facts.append(Fact("Client", fmt.cpus(results["client"]["cpus"])))
