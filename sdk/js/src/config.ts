@@ -39,12 +39,12 @@ export interface Knobs {
   /**
    * Channels, each its own TCP connection; calls go to the one with the
    * fewest calls in flight.
-   * @default 2
+   * @default 1
    */
   channels: number;
   /**
    * Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap.
-   * @default 50
+   * @default 10
    */
   maxConcurrentRequests: number;
   /**
@@ -130,12 +130,11 @@ export const DEFAULT_TRANSPORT: TransportName = 'http2';
 export const DEFAULT_ENDPOINT = '127.0.0.1:8080';
 
 export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMessageBytes: number }> = Object.freeze({
-  // Spreading: 2022 study, JS in-region gained nothing past 2 channels;
-  // 2 keep a spare connection for failover.
-  channels: 2,
-  // In-flight cap: 2022 study, JS in-region met p99.9 < 20 ms at 8,300 rps
-  // with 50 in flight.
-  maxConcurrentRequests: 50,
+  // Spreading and in-flight cap: inRegion.latest(), measured by jiffy-tune
+  // (docs/tuning/2026-11-21-localhost-2core; see presets.ts): 1 channel and
+  // 10 in flight had the most throughput under p99.9 < 20 ms.
+  channels: 1,
+  maxConcurrentRequests: 10,
   // Deadlines.
   deadlineMs: 5_000,
   eagerConnectTimeoutMs: 10_000,

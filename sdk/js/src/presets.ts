@@ -1,12 +1,28 @@
 // Versioned presets: `presets.inRegion.latest()`, spread into the options.
 //
 // Each preset has v1(), frozen forever (a unit test asserts its values), and
-// latest(), which may move to newer measurements in a later release. The
-// names and knobs are the Python SDK's (`in_region` there, `inRegion` here).
+// latest(): v1 with the knobs a jiffy-tune report measured, named by the
+// preset's `measuredIn` (a unit test checks the values against that report).
+// The names and knobs are the Python SDK's (`in_region` there, `inRegion`
+// here).
 //
-// Where the numbers come from: the 2022 Momento study of gRPC clients
-// (DESIGN.md), then bench/js/run.sh on this repository's 2-core machine
-// (bench/js/README.md):
+// latest(), from docs/tuning/2026-11-21-localhost-2core (jiffy-tune on this
+// repository's 2-core machine, server and client pinned to one core each,
+// localhost, node --max-semi-space-size=1 --single-threaded-gc, 4 SDKs x
+// concurrency 1-500 x 1/2/5 channels, medians of 3 rounds):
+// * inRegion (p99.9 < 20 ms): 1 channel, cap 10: 18,596 rps at p99.9 8.1 ms.
+//   Past 10 in flight throughput fell (c=50: 16,583 rps, p99.9 13.8 ms):
+//   one Node thread does the client's work, and more queued streams only
+//   add to its GC and scheduling.
+// * lowLatency (p99.9 < 5 ms): 1 channel, cap 5: 17,536 rps at p99.9 4.0 ms.
+// * More channels: 2 or 5 gained at most 5% at any concurrency, and less
+//   than 1% at the chosen points.
+// * laptop and lambda: not measured (they are about slow or frozen
+//   networks, which localhost is not); latest() is v1.
+// Localhost is the best network there is: on a real one, run jiffy-tune
+// (tune/README.md) from where your code runs and paste what it prints.
+//
+// v1 came from the 2022 Momento study of gRPC clients (DESIGN.md):
 // * inRegion: 2 channels, cap 50. The study's JS client met p99.9 < 20 ms
 //   at 8,300 rps with 50 in flight and gained nothing past 2 channels; the
 //   second channel is a spare for failover.
@@ -21,19 +37,25 @@ import type { Knobs } from './config.js';
 
 export interface Preset {
   readonly name: 'laptop' | 'in_region' | 'low_latency' | 'lambda';
+  /** The jiffy-tune report (a folder in docs/tuning/) latest()'s knobs came from; undefined if not measured. */
+  readonly measuredIn: string | undefined;
   /** The first version; never changes. */
   v1(): Readonly<Knobs>;
-  /** The newest version; may change in a later release. */
+  /** The newest version: v1 with the measured knobs; may change in a later release. */
   latest(): Readonly<Knobs>;
 }
+
+/** The jiffy-tune report behind the latest() values below. */
+export const TUNING_REPORT = 'docs/tuning/2026-11-21-localhost-2core';
 
 function freeze(knobs: Knobs): Readonly<Knobs> {
   return Object.freeze({ ...knobs, retry: Object.freeze({ ...knobs.retry }) });
 }
 
-function preset(name: Preset['name'], v1: Knobs): Preset {
+function preset(name: Preset['name'], v1: Knobs, measured?: Partial<Knobs>, measuredIn?: string): Preset {
   const frozen = freeze(v1);
-  return Object.freeze({ name, v1: () => frozen, latest: () => frozen });
+  const latest = freeze({ ...v1, ...measured });
+  return Object.freeze({ name, measuredIn, v1: () => frozen, latest: () => latest });
 }
 
 export const laptop: Preset = preset('laptop', {
@@ -56,7 +78,7 @@ export const inRegion: Preset = preset('in_region', {
   retry: { maxAttempts: 3, initialBackoffMs: 10, maxBackoffMs: 500, jitter: 0.5 },
   eagerConnectTimeoutMs: 10_000,
   defaultTtlMs: 60_000,
-});
+}, { channels: 1, maxConcurrentRequests: 10 }, TUNING_REPORT);
 
 export const lowLatency: Preset = preset('low_latency', {
   channels: 2,
@@ -67,7 +89,7 @@ export const lowLatency: Preset = preset('low_latency', {
   retry: { maxAttempts: 2, initialBackoffMs: 5, maxBackoffMs: 50, jitter: 0.5 },
   eagerConnectTimeoutMs: 5_000,
   defaultTtlMs: 60_000,
-});
+}, { channels: 1, maxConcurrentRequests: 5 }, TUNING_REPORT);
 
 export const lambda: Preset = preset('lambda', {
   channels: 1,

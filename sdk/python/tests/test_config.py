@@ -28,7 +28,7 @@ def test_replace_changes_one_knob() -> None:
     base = presets.in_region.latest()
     changed = base.replace(max_concurrent_requests=7)
     assert changed.max_concurrent_requests == 7
-    assert dataclasses.replace(changed, max_concurrent_requests=50) == base
+    assert changed.replace(max_concurrent_requests=base.max_concurrent_requests) == base
 
 
 @pytest.mark.parametrize(

@@ -1,54 +1,78 @@
 """Versioned presets: `jiffy.presets.in_region.latest()`.
 
 Each preset has `v1()`, frozen forever (a test asserts its values), and
-`latest()`, which may move to newer measurements in a later release. The
-names and knobs are the same in the TypeScript SDK.
+`latest()`: v1 with the knobs a jiffy-tune report measured, named by the
+preset's `measured_in` (a test checks that the values match that report).
+The names and knobs are the same in the TypeScript SDK.
 
-Where the numbers come from: the 2022 Momento study of gRPC clients, then
-`bench/python/run.sh` on this repository's 2-core machine (server and client
-pinned to one core each, localhost, 2026-11-21; bench/python/README.md):
+`latest()`, from docs/tuning/2026-11-21-localhost-2core (jiffy-tune, this
+repository's 2-core machine, server and client pinned to one core each,
+localhost, 4 SDKs x concurrency 1-500 x 1/2/5 channels, medians of 3 rounds):
 
-* in_region: cap 50. The study's Python client met p99.9 < 20 ms with 50 in
-  flight. Here our best throughput under 20 ms was at concurrency 50
-  (13,492 rps, p99.9 6.4 ms); past 50 even bare stubs lost throughput and
-  tail (c=100: p99.9 ~15 ms, c=200: ~26 ms), so the cap holds the wire at 50.
-* low_latency: cap 5, deadline 1 s. The study met p99.9 < 5 ms with 5 in
-  flight over a real network. On localhost p99.9 < 5 ms held up to 25 in
-  flight (13,201 rps, 3.5 ms); 5 keeps room for network jitter until the
-  tuner measures in a region.
+* in_region (p99.9 < 20 ms): 1 channel, cap 25: 13,249 rps at p99.9 3.3 ms.
+  More in flight bought at most 2.5% (c=50 on 2 channels: 13,578 rps, p99.9
+  6.6 ms) while the tail doubled, and past 50 it grew further (c=100: p99.9
+  15-17 ms, c=200: 23-25 ms), so the rule's tie-break (within 3%, the lower
+  concurrency) chose 25.
+* low_latency (p99.9 < 5 ms): the same point, 1 channel, cap 25.
+* More channels: 2 or 5 gained at most 4% at any concurrency, and under 1%
+  at the chosen point.
+* laptop and lambda: not measured (they are about a slow or frozen network,
+  which localhost is not); latest() is v1.
+
+Localhost is the best network there is. On a real network, run jiffy-tune
+(`tune/README.md`) from where your code runs; it prints the preset to paste.
+
+v1 came from the 2022 Momento study of gRPC clients and bench/python/run.sh:
+
+* in_region: cap 50 (the study's Python client met p99.9 < 20 ms with 50 in
+  flight). low_latency: cap 5, deadline 1 s (the study met p99.9 < 5 ms with
+  5 in flight over a real network).
 * laptop: lenient deadline (15 s) and connect timeout for slow networks and
   sleeping laptops; cap 100 (= the server's streams per connection).
 * lambda: one channel, no keepalive pings (a frozen function cannot answer
   them and the connection would be dropped on thaw), a short eager connect
   so cold starts fail fast, cap 20 (a function serves few callers).
-
-All four use one channel: the study found no gain from more with grpcio,
-and 1 vs 2 channels here was within 1% (bench/python/README.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from jiffy._config import Config, RetryPolicy
 
 __all__ = ["Preset", "laptop", "in_region", "low_latency", "lambda_", "by_name"]
 
 
+# The jiffy-tune report behind the latest() values below.
+TUNING_REPORT = "docs/tuning/2026-11-21-localhost-2core"
+
+
 class Preset:
     """A named configuration with frozen versions."""
 
-    def __init__(self, name: str, v1: Callable[[], Config]) -> None:
+    def __init__(
+        self,
+        name: str,
+        v1: Callable[[], Config],
+        *,
+        measured: Mapping[str, Any] | None = None,
+        measured_in: str | None = None,
+    ) -> None:
         self.name = name
         self._v1 = v1
+        self._measured = dict(measured or {})
+        self.measured_in = measured_in
+        """The jiffy-tune report latest()'s knobs came from; None if not measured."""
 
     def v1(self) -> Config:
         """The first version; never changes."""
         return self._v1()
 
     def latest(self) -> Config:
-        """The newest version; may change in a later release."""
-        return self._v1()
+        """The newest version: v1 with the measured knobs; may change in a later release."""
+        return self._v1().replace(**self._measured)
 
     def __repr__(self) -> str:
         return f"Preset({self.name!r})"
@@ -80,6 +104,8 @@ in_region = Preset(
         eager_connect_timeout=10.0,
         default_ttl=60.0,
     ),
+    measured={"channels": 1, "max_concurrent_requests": 25},
+    measured_in=TUNING_REPORT,
 )
 
 low_latency = Preset(
@@ -94,6 +120,8 @@ low_latency = Preset(
         eager_connect_timeout=5.0,
         default_ttl=60.0,
     ),
+    measured={"channels": 1, "max_concurrent_requests": 25},
+    measured_in=TUNING_REPORT,
 )
 
 # `lambda` is a keyword; `jiffy.presets.by_name("lambda")` also finds it.
