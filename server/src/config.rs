@@ -450,6 +450,18 @@ mod tests {
     }
 
     #[test]
+    fn auth_and_fault_settings_come_from_the_file_too() {
+        let file: Settings = toml::from_str(
+            "listen = \"0.0.0.0:0\"\ninsecure-allow-anonymous = true\n\
+             enable-fault-injection = true\nauth-secret-file = \"s\"",
+        )
+        .unwrap();
+        let merged = parse(&[]).or(file);
+        assert!(merged.insecure_allow_anonymous && merged.enable_fault_injection);
+        assert_eq!(merged.auth_secret_file, Some(PathBuf::from("s")));
+    }
+
+    #[test]
     fn the_token_subcommand_takes_the_secret_after_it() {
         let cli = Cli::try_parse_from([
             "jiffy-server",

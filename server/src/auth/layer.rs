@@ -99,7 +99,11 @@ where
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         match self.admit(&request) {
             Ok(grant) => {
-                request.extensions_mut().insert(grant);
+                // Data-plane handlers never look at the grant, so their calls
+                // skip the allocations of an extension.
+                if let Some(grant) = grant {
+                    request.extensions_mut().insert(grant);
+                }
                 Either::Right(self.inner.call(request))
             }
             // Trailers-only, as every gRPC error of ours.
@@ -109,7 +113,8 @@ where
 }
 
 impl<S> AuthService<S> {
-    fn admit<B>(&self, request: &Request<B>) -> Result<Grant, Status> {
+    /// The grant to hand on to a control-plane handler, once the call is allowed.
+    fn admit<B>(&self, request: &Request<B>) -> Result<Option<Grant>, Status> {
         let token = request
             .headers()
             .get(http::header::AUTHORIZATION)
@@ -120,9 +125,10 @@ impl<S> AuthService<S> {
             .map_err(unauthenticated)?;
         let claims = self.verifier.verify(token).map_err(unauthenticated)?;
         let path = request.uri().path();
-        let needed = match need(path) {
+        let need = need(path);
+        let needed = match need {
             Need::Data(role) | Need::Control(role) => role,
-            Need::Token => return Ok(Grant(claims)),
+            Need::Token => return Ok(Some(Grant(claims))),
         };
         let rpc = path.rsplit('/').next().unwrap_or(path);
         if claims.role < needed {
@@ -132,7 +138,7 @@ impl<S> AuthService<S> {
                 claims.role.name()
             )));
         }
-        if let Need::Data(_) = need(path) {
+        if let Need::Data(_) = need {
             // No header: the handler answers INVALID_ARGUMENT as without auth.
             let cache = request
                 .headers()
@@ -141,8 +147,9 @@ impl<S> AuthService<S> {
             if let Some(cache) = cache.filter(|cache| !claims.caches.allows(cache)) {
                 return Err(permission_denied(rpc, cache));
             }
+            return Ok(None);
         }
-        Ok(Grant(claims))
+        Ok(Some(Grant(claims)))
     }
 }
 
