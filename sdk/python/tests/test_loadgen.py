@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import jiffy
 from tests.conftest import Server
 
 PERCENTILE_KEYS = {"p50", "p90", "p99", "p999", "max"}
@@ -38,7 +39,9 @@ def test_json_schema_on_a_one_second_run(server: Server, extra: list[str]) -> No
     )
     assert set(report["latency_ms_by_op"]) == {"get", "set"}
     assert all(set(row) == PERCENTILE_KEYS for row in report["latency_ms_by_op"].values())
-    assert report["config"]["max_concurrent_requests"] == 50  # in_region's cap
+    # The preset's cap, since --max-concurrent-requests was not given.
+    in_region_cap = jiffy.presets.in_region.latest().max_concurrent_requests
+    assert report["config"]["max_concurrent_requests"] == in_region_cap
     assert report["config"]["channels"] == (2 if extra else 1)
     assert report["connections"] == report["config"]["channels"]
     assert report["client_cpu_percent"] > 0
