@@ -12,7 +12,8 @@ log=$(mktemp -t jiffy-demo.XXXXXX.log)
 
 coproc SERVER { exec "$server_bin" --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 2>"$log"; }
 server_pid=$SERVER_PID
-trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true' EXIT
+stop_server() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+trap stop_server EXIT
 
 endpoint=""
 metrics=""
@@ -39,8 +40,7 @@ step "jiffy, the TypeScript SDK"
 make -s --no-print-directory demo-js
 # Stop this server before the sweep: the tuner pins its own to one core and
 # its loadgens to the other, and an idle neighbour only adds noise.
-kill "$server_pid" 2>/dev/null
-wait "$server_pid" 2>/dev/null || true
+stop_server
 
 step "jiffy-tune: a short sweep of our SDKs and the official ones"
 make -s --no-print-directory demo-tune
