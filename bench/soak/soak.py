@@ -12,7 +12,8 @@ Run it through run.sh (which takes the benchmark lock exclusively). Steps:
 4. write out/bench/soak-<ts>.json and .md, and print the verdict.
 
 Settings (environment): MINUTES (10), RATE_FRACTION (0.8), PEAK_SECONDS
-(10), PEAK_CONCURRENCY (50), CHANNELS (2), WINDOW_SECONDS (60), VALUE_SIZE
+(10), PEAK_CONCURRENCY (50), CHANNELS (2), MAX_CONCURRENT_REQUESTS (50:
+fixed rather than the preset's, so runs stay comparable), WINDOW_SECONDS (60), VALUE_SIZE
 (100), KEYSPACE (10000), JIFFY_SERVER_BIN.
 """
 
@@ -111,6 +112,7 @@ def loadgen(endpoint: str, seconds: float, warmup: float, extra: list[str]) -> d
         "taskset", "-c", "1", "node", *NODE_FLAGS, str(LOADGEN), "--json",
         "--transport", "http2", "--endpoint", endpoint, "--cache", "soak",
         "--channels", str(int(setting("CHANNELS", 2))),
+        "--max-concurrent-requests", str(int(setting("MAX_CONCURRENT_REQUESTS", 50))),
         "--value-size", str(int(setting("VALUE_SIZE", 100))),
         "--keyspace", str(int(setting("KEYSPACE", 10000))),
         "--duration", f"{seconds:g}", "--warmup", f"{warmup:g}", *extra,
