@@ -1,4 +1,4 @@
-"""The end of a run on the terminal: recommendation table, presets, where the report is."""
+"""The end of a run on the terminal: presets, the recommendation table, where the report is."""
 
 from __future__ import annotations
 
@@ -71,13 +71,14 @@ def print_failures(console: Console, points: Sequence[dict[str, Any]]) -> None:
 
 
 def print_results(console: Console, results: dict[str, Any]) -> None:
+    """Presets first, tables last: the table is what a terminal should end on."""
     print_failures(console, results["points"])
-    if results["open_loop"] is not None:
-        console.print(open_loop_table(results["open_loop"]))
-    if results["recommendations"]:
-        console.print(recommendation_table(results["recommendations"]))
     for rec in results["recommendations"]:
         console.print(rec["statement"], highlight=False, soft_wrap=True)
         preset = rec["preset"]
         if preset is not None:
             console.print(Syntax(preset["code"], preset["language"], theme="ansi_dark"))
+    if results["open_loop"] is not None:
+        console.print(open_loop_table(results["open_loop"]))
+    if results["recommendations"]:
+        console.print(recommendation_table(results["recommendations"]))
