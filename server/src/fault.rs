@@ -226,7 +226,7 @@ fn parse_code(name: &str) -> Option<Code> {
 }
 
 /// The `grpc-timeout` header: up to 8 digits and a unit (H, M, S, m, u, n).
-fn grpc_timeout(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn grpc_timeout(headers: &HeaderMap) -> Option<Duration> {
     let value = header(headers, "grpc-timeout")?;
     let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
     if digits.is_empty() || digits.len() > 8 {

@@ -110,7 +110,7 @@ impl Metrics {
         let requests = IntCounterVec::new(
             Opts::new(
                 "requests_total",
-                "Requests answered, by RPC and gRPC status",
+                "Requests answered, or abandoned by the client, by RPC and gRPC status",
             ),
             &["rpc", "code"],
         )

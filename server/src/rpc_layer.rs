@@ -1,6 +1,11 @@
 //! A tower layer around every gRPC call: it times the call, counts its status,
 //! and gives oversized requests the status the SDKs expect.
 //!
+//! A call the client abandons (its deadline passes, or it resets the stream)
+//! is dropped by the HTTP/2 server before it answers; the guard in the future
+//! still records it, as DEADLINE_EXCEEDED or CANCELLED, so client timeouts
+//! show in the server's metrics too.
+//!
 //! tonic's decoder refuses a message over the size limit with OUT_OF_RANGE,
 //! while the Momento SDKs read RESOURCE_EXHAUSTED plus the `err` reason
 //! `request_size_limit_exceeded`. No handler of ours answers OUT_OF_RANGE, so
@@ -10,6 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http::{HeaderValue, Request, Response};
 use pin_project_lite::pin_project;
@@ -18,6 +24,7 @@ use tonic::Code;
 use tower::{Layer, Service};
 
 use crate::error::reason;
+use crate::fault::grpc_timeout;
 use crate::metrics::{InFlightGuard, Metrics, RpcId};
 
 #[derive(Clone)]
@@ -65,13 +72,18 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let rpc = self.layer.metrics.rpc_id(request.uri().path());
-        RpcFuture {
-            in_flight: self.layer.metrics.start_call(),
-            inner: self.inner.call(request),
-            layer: self.layer.clone(),
-            rpc,
+        let metrics = &self.layer.metrics;
+        let call = CallRecord {
+            rpc: metrics.rpc_id(request.uri().path()),
+            timeout: grpc_timeout(request.headers()),
             started: Instant::now(),
+            answered: false,
+            _in_flight: metrics.start_call(),
+            layer: self.layer.clone(),
+        };
+        RpcFuture {
+            inner: self.inner.call(request),
+            call,
         }
     }
 }
@@ -80,11 +92,48 @@ pin_project! {
     pub struct RpcFuture<F> {
         #[pin]
         inner: F,
-        layer: RpcLayer,
-        rpc: RpcId,
-        started: Instant,
-        // Dropped with the future, whether it finished or was cancelled.
-        in_flight: InFlightGuard,
+        call: CallRecord,
+    }
+}
+
+/// How close to its deadline an abandoned call still counts as timed out:
+/// the client's clock started before the server saw the headers, so its
+/// reset can arrive a network hop before the server's own deadline.
+const DEADLINE_SLACK: Duration = Duration::from_millis(20);
+
+/// One call's bookkeeping. It records the call when the answer is ready, or,
+/// if the future is dropped first, when it drops.
+struct CallRecord {
+    layer: RpcLayer,
+    rpc: RpcId,
+    started: Instant,
+    /// From `grpc-timeout`, to tell a passed deadline from a cancel.
+    timeout: Option<Duration>,
+    answered: bool,
+    // Fields drop after `drop` runs: the call is recorded, then leaves the gauge.
+    _in_flight: InFlightGuard,
+}
+
+impl CallRecord {
+    fn record(&mut self, code: usize) {
+        self.answered = true;
+        self.layer
+            .metrics
+            .observe(self.rpc, code, self.started.elapsed());
+    }
+}
+
+impl Drop for CallRecord {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        let elapsed = self.started.elapsed();
+        let code = match self.timeout {
+            Some(timeout) if elapsed + DEADLINE_SLACK >= timeout => Code::DeadlineExceeded,
+            _ => Code::Cancelled,
+        };
+        self.layer.metrics.observe(self.rpc, code as usize, elapsed);
     }
 }
 
@@ -98,12 +147,10 @@ where
         let this = self.project();
         let mut result = std::task::ready!(this.inner.poll(cx));
         let code = match &mut result {
-            Ok(response) => answer_code(response, this.layer.max_request_size),
+            Ok(response) => answer_code(response, this.call.layer.max_request_size),
             Err(_) => Code::Internal as usize,
         };
-        this.layer
-            .metrics
-            .observe(*this.rpc, code, this.started.elapsed());
+        this.call.record(code);
         Poll::Ready(result)
     }
 }
@@ -149,4 +196,55 @@ fn percent_encode(message: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Store, StoreConfig};
+
+    /// A service that never answers, like a handler held past the deadline.
+    fn never_answers(
+        _: Request<()>,
+    ) -> std::future::Pending<Result<Response<()>, std::convert::Infallible>> {
+        std::future::pending()
+    }
+
+    fn abandoned_get(metrics: &Arc<Metrics>, grpc_timeout: Option<&'static str>) {
+        let mut service =
+            RpcLayer::new(metrics.clone(), 1024).layer(tower::service_fn(never_answers));
+        let mut request = Request::post("/cache_client.Scs/Get").body(()).unwrap();
+        if let Some(timeout) = grpc_timeout {
+            request
+                .headers_mut()
+                .insert("grpc-timeout", HeaderValue::from_static(timeout));
+        }
+        drop(service.call(request));
+    }
+
+    fn count(metrics: &Metrics, code: &str) -> Option<String> {
+        let series = format!("jiffy_requests_total{{code=\"{code}\",rpc=\"Get\"}} ");
+        let text = metrics.render();
+        text.lines()
+            .find_map(|line| line.strip_prefix(&series).map(str::to_owned))
+    }
+
+    #[tokio::test]
+    async fn a_dropped_call_is_counted_by_whether_its_deadline_passed() {
+        let metrics = Metrics::new(
+            Store::new(StoreConfig {
+                max_memory: 1 << 20,
+                max_caches: 1,
+            }),
+            1 << 20,
+        );
+        abandoned_get(&metrics, Some("1m"));
+        assert_eq!(count(&metrics, "DEADLINE_EXCEEDED").as_deref(), Some("1"));
+        assert_eq!(count(&metrics, "CANCELLED"), None);
+        // No deadline, or one far off: the client cancelled.
+        abandoned_get(&metrics, None);
+        abandoned_get(&metrics, Some("1H"));
+        assert_eq!(count(&metrics, "CANCELLED").as_deref(), Some("2"));
+        assert!(metrics.render().contains("\njiffy_requests_in_flight 0\n"));
+    }
 }
