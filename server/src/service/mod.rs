@@ -18,7 +18,7 @@ use std::sync::Arc;
 use tonic::Request;
 
 use crate::error::Error;
-use crate::limits::Limits;
+use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
 use crate::store::{CacheId, Store};
 
 /// The header that names the cache of every data-plane call.
@@ -38,12 +38,26 @@ impl DataPlane {
 
     /// The cache named by the request's `cache` header.
     fn cache<T>(&self, request: &Request<T>) -> Result<CacheId, Error> {
-        let name = request
+        let value = request
             .metadata()
             .get(CACHE_HEADER)
-            .and_then(|value| value.to_str().ok())
-            .filter(|name| !name.is_empty())
             .ok_or(Error::MissingCacheHeader)?;
+        let name = value.to_str().map_err(|_| {
+            Error::InvalidCacheName("the `cache` header is not printable ASCII".into())
+        })?;
+        if name.is_empty() {
+            return Err(Error::MissingCacheHeader);
+        }
+        if name.len() > MAX_CACHE_NAME_LEN {
+            // No cache can have this name. Still NOT_FOUND, as for any unknown
+            // cache (the official SDKs expect it), but without echoing a header
+            // of up to 16 KiB back into the message and the client's logs.
+            return Err(Error::CacheNotFound(format!(
+                "{}... ({} bytes)",
+                &name[..32],
+                name.len()
+            )));
+        }
         self.store.cache_id(name)
     }
 }
