@@ -83,8 +83,13 @@ function tlsOption(
 
 export function resolveEndpoints(options: CacheClientOptions, env: NodeJS.ProcessEnv = process.env): Endpoints {
   const rawKey = options.apiKey ?? env.JIFFY_API_KEY ?? env.MOMENTO_API_KEY;
-  const momento = rawKey ? parseMomentoKey(rawKey, env) : undefined;
   const explicitData = options.endpoint ?? env.JIFFY_ENDPOINT;
+  // A jiffy-server token is a JWT too: a JWT pairs with MOMENTO_ENDPOINT only
+  // when it is meant for Momento, i.e. it came from MOMENTO_API_KEY, or from
+  // the apiKey option with no jiffy endpoint beside it.
+  const fromMomentoEnv = options.apiKey === undefined && env.JIFFY_API_KEY === undefined;
+  const meantForMomento = fromMomentoEnv || (options.apiKey !== undefined && explicitData === undefined);
+  const momento = rawKey ? parseMomentoKey(rawKey, meantForMomento ? env : {}) : undefined;
   if (momento !== undefined) {
     const data = explicitData ?? `cache.${momento.endpoint}:${MOMENTO_PORT}`;
     return {

@@ -40,6 +40,21 @@ describe('resolveEndpoints', () => {
     assert.equal(endpoints.authorization, jwt);
   });
 
+  test('a jiffy-server token (also a JWT) is not taken for a Momento v2 key when MOMENTO_ENDPOINT is set', () => {
+    const plain = (endpoints: ReturnType<typeof resolveEndpoints>, port: number) => {
+      assert.deepEqual(endpoints.data, { host: '127.0.0.1', port });
+      assert.deepEqual(endpoints.control, endpoints.data);
+      assert.equal(endpoints.tls, undefined);
+      assert.equal(endpoints.authorization, jwt);
+    };
+    const momentoEnv = { MOMENTO_ENDPOINT: 'cell-2.example.com' };
+    plain(resolveEndpoints({}, { ...momentoEnv, JIFFY_API_KEY: jwt }), 8080);
+    plain(resolveEndpoints({ apiKey: jwt, endpoint: '127.0.0.1:9000' }, momentoEnv), 9000);
+    plain(resolveEndpoints({ apiKey: jwt }, { ...momentoEnv, JIFFY_ENDPOINT: '127.0.0.1:9001' }), 9001);
+    // Given alone, the key is still a Momento one.
+    assert.equal(resolveEndpoints({ apiKey: jwt }, momentoEnv).data.host, 'cache.cell-2.example.com');
+  });
+
   test('TLS with a CA file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'jiffy-ca-'));
     const caFile = join(dir, 'ca.pem');
