@@ -32,6 +32,7 @@ export const USAGE = `flags (LOADGEN.md):
   --max-concurrent-requests N     in-flight cap; 0 = none (the preset's)
   --preset NAME                   laptop, in_region, low_latency, lambda (in_region)
   --duration S / --warmup S       measured / discarded seconds (10 / 2)
+                                  (open loop: the warm-up runs closed loop)
   --value-size B                  bytes per value (100)
   --keyspace N                    distinct keys (10000)
   --get-ratio F                   share of gets (0.5)
