@@ -27,27 +27,6 @@ const SPARE_FDS: u64 = 1_024;
 const PARALLEL_CONNECTS: usize = 256;
 const MIB: u64 = 1 << 20;
 
-/// Raises this process's soft RLIMIT_NOFILE (the server inherits it) to
-/// what the test needs, or says why it cannot.
-fn raise_fd_limit() -> Result<(), String> {
-    let needed = IDLE as u64 + SPARE_FDS;
-    let (_, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE).map_err(|e| e.to_string())?;
-    if hard < needed {
-        return Err(format!(
-            "the hard limit on open files is {hard}, and this test needs {needed} \
-             in the test and in the server; raise it (ulimit -Hn, or nofile in \
-             /etc/security/limits.conf) to run it"
-        ));
-    }
-    let soft = rlimit::increase_nofile_limit(needed).map_err(|e| e.to_string())?;
-    if soft < needed {
-        return Err(format!(
-            "could raise the open-file limit only to {soft} of {needed}"
-        ));
-    }
-    Ok(())
-}
-
 async fn connect(url: String) -> Channel {
     Endpoint::from_shared(url).unwrap().connect().await.unwrap()
 }
@@ -121,10 +100,8 @@ async fn open_idle(server: &ServerProcess) -> Vec<TcpStream> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_idle_connections() {
-    if let Err(why) = raise_fd_limit() {
-        // Never a silent pass: CI fails, a developer's run says why it skipped.
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("SKIPPED ten_thousand_idle_connections: {why}");
+    if !common::open_files::raise_or_skip("ten_thousand_idle_connections", IDLE as u64 + SPARE_FDS)
+    {
         return;
     }
     let server = ServerProcess::spawn(

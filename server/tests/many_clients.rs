@@ -27,20 +27,6 @@ const CACHE: &str = "c";
 const COUNTER: &[u8] = b"shared-counter";
 const MIB: f64 = (1 << 20) as f64;
 
-/// Raises this process's soft RLIMIT_NOFILE (the server inherits it) to
-/// what the test needs, or says why it cannot.
-fn raise_fd_limit() -> Result<(), String> {
-    let needed = CLIENTS as u64 + SPARE_FDS;
-    let soft = rlimit::increase_nofile_limit(needed).map_err(|e| e.to_string())?;
-    if soft < needed {
-        return Err(format!(
-            "could raise the open-file limit only to {soft} of {needed}; raise the \
-             hard limit (ulimit -Hn) to run this test"
-        ));
-    }
-    Ok(())
-}
-
 async fn metric(server: &ServerProcess, series: &str) -> f64 {
     let text = scrape(server.metrics_addr.unwrap()).await;
     sample(&text, series).unwrap_or_else(|| panic!("{series} not served"))
@@ -114,10 +100,10 @@ async fn calls(channel: Channel, client: usize, start: Arc<Barrier>) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_clients_connected_and_calling_at_once() {
-    if let Err(why) = raise_fd_limit() {
-        // Never a silent pass: CI fails, a developer's run says why it skipped.
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("SKIPPED a_thousand_clients_connected_and_calling_at_once: {why}");
+    if !common::open_files::raise_or_skip(
+        "a_thousand_clients_connected_and_calling_at_once",
+        CLIENTS as u64 + SPARE_FDS,
+    ) {
         return;
     }
     let server = ServerProcess::spawn(

@@ -278,5 +278,6 @@ impl Drop for ServerProcess {
 
 pub mod bad_calls;
 pub mod baseline;
+pub mod open_files;
 pub mod raw_grpc;
 pub mod raw_http2;
