@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::raw_http2::handshake;
-use common::{create_cache, in_cache, sample, scrape, ServerProcess};
+use common::{create_cache, in_cache, process_metric, wait_for_open_connections, ServerProcess};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
@@ -29,27 +29,6 @@ const MIB: u64 = 1 << 20;
 
 async fn connect(url: String) -> Channel {
     Endpoint::from_shared(url).unwrap().connect().await.unwrap()
-}
-
-async fn open_connections(server: &ServerProcess) -> f64 {
-    let text = scrape(server.metrics_addr.unwrap()).await;
-    sample(&text, "jiffy_open_connections").unwrap()
-}
-
-/// Waits until the server counts exactly `expected` open connections.
-async fn wait_for_open_connections(server: &ServerProcess, expected: f64) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let open = open_connections(server).await;
-        if open == expected {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the server counts {open} open connections, expected {expected}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Latencies of `calls` sequential Gets of a present key, sorted.
@@ -118,7 +97,7 @@ async fn ten_thousand_idle_connections() {
     };
     client.set(in_cache("c", set)).await.unwrap();
     let quiet = get_latencies(&mut client, 200).await;
-    let open_before = open_connections(&server).await;
+    let open_before = process_metric(&server, "jiffy_open_connections").await;
     let rss_before = server.resident_bytes();
 
     let started = Instant::now();

@@ -8,10 +8,10 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
-use common::{create_cache, in_cache, sample, scrape, ServerProcess};
+use common::{create_cache, in_cache, process_metric, wait_for_open_connections, ServerProcess};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{GetRequest, IncrementRequest, SetRequest};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
@@ -26,27 +26,6 @@ const PARALLEL_CONNECTS: usize = 256;
 const CACHE: &str = "c";
 const COUNTER: &[u8] = b"shared-counter";
 const MIB: f64 = (1 << 20) as f64;
-
-async fn metric(server: &ServerProcess, series: &str) -> f64 {
-    let text = scrape(server.metrics_addr.unwrap()).await;
-    sample(&text, series).unwrap_or_else(|| panic!("{series} not served"))
-}
-
-/// Waits until the server counts exactly `expected` open connections.
-async fn wait_for_open_connections(server: &ServerProcess, expected: f64) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let open = metric(server, "jiffy_open_connections").await;
-        if open == expected {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the server counts {open} open connections, expected {expected}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 /// `CLIENTS` channels, each connected on its own TCP connection.
 async fn connect_all(url: String) -> Vec<Channel> {
@@ -141,18 +120,18 @@ async fn a_thousand_clients_connected_and_calling_at_once() {
     counts.sort_unstable();
     assert_eq!(counts, (1..=CLIENTS as i64).collect::<Vec<_>>());
     assert_eq!(
-        metric(&server, "jiffy_open_connections").await,
+        process_metric(&server, "jiffy_open_connections").await,
         CLIENTS as f64
     );
     assert_eq!(
-        metric(
+        process_metric(
             &server,
             r#"jiffy_requests_total{code="OK",rpc="Increment"}"#
         )
         .await,
         CLIENTS as f64
     );
-    let peak_in_flight = metric(&server, "jiffy_requests_in_flight_max").await;
+    let peak_in_flight = process_metric(&server, "jiffy_requests_in_flight_max").await;
 
     drop(channels);
     wait_for_open_connections(&server, 0.0).await;

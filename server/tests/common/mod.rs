@@ -204,6 +204,33 @@ pub fn sample(text: &str, series: &str) -> Option<f64> {
         .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
+/// One series of a server process's /metrics (started with `--metrics-listen`).
+pub async fn process_metric(server: &ServerProcess, series: &str) -> f64 {
+    let text = scrape(
+        server
+            .metrics_addr
+            .expect("started without --metrics-listen"),
+    )
+    .await;
+    sample(&text, series).unwrap_or_else(|| panic!("{series} not served"))
+}
+
+/// Waits (up to 30 s) until the server counts exactly `expected` open connections.
+pub async fn wait_for_open_connections(server: &ServerProcess, expected: f64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let open = process_metric(server, "jiffy_open_connections").await;
+        if open == expected {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server counts {open} open connections, expected {expected}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// `$JIFFY_SERVER_BIN` (`make test` points it at the release build, whose
 /// memory and speed are what users get), else the binary cargo built for tests.
 pub fn server_binary() -> String {
