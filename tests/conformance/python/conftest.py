@@ -1,8 +1,12 @@
-"""Fixtures: one jiffy-server per session, a fresh cache per test.
+"""Fixtures: the session's jiffy-servers, clients on them, a fresh cache per test.
 
 The server binary comes from $JIFFY_SERVER_BIN, else the repository's
-release build. A second server with a 1 MiB value limit backs the
-size-limit tests, so they stay fast.
+release build. Servers with a 1 MiB value limit back the size-limit tests,
+so they stay fast.
+
+With JIFFY_CONFORMANCE_STORE=redis-cluster (see shared_store.py) each of
+those is two front-ends over one Redis Cluster, and every client, stub and
+channel fixture alternates between them call by call (round_robin.py).
 """
 
 from __future__ import annotations
@@ -14,21 +18,26 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
 
 import grpc
 import pytest
-from momento import CacheClient, Configurations, CredentialProvider
+import pytest_asyncio
+from momento import CacheClient, CacheClientAsync, Configurations, CredentialProvider
 from momento.responses import CreateCache
 from momento_wire_types import cacheclient_pb2_grpc
+from round_robin import round_robin
+from shared_store import EMBEDDED, Store, redis_cluster, store_mode
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_SERVER_BIN = REPO_ROOT / "target" / "release" / "jiffy-server"
 STARTUP_TIMEOUT_SECONDS = 20
 SHUTDOWN_TIMEOUT_SECONDS = 10
 LISTENING_LINE = re.compile(r"^listening on 127\.0\.0\.1:(\d+)$")
+METRICS_LINE = re.compile(r"^metrics listening on 127\.0\.0\.1:(\d+)$")
 
 DEFAULT_TTL = timedelta(seconds=60)
 
@@ -36,21 +45,29 @@ DEFAULT_TTL = timedelta(seconds=60)
 class JiffyServer:
     """A running jiffy-server child process."""
 
-    def __init__(self, log_path: Path, extra_args: list[str]) -> None:
+    def __init__(self, log_path: Path, extra_args: list[str], with_metrics: bool = False) -> None:
         binary = Path(os.environ.get("JIFFY_SERVER_BIN", DEFAULT_SERVER_BIN))
         if not binary.is_file():
             pytest.exit(
                 f"jiffy-server binary not found at {binary}; build it or set JIFFY_SERVER_BIN"
             )
+        metrics_args = ["--metrics-listen", "127.0.0.1:0"] if with_metrics else []
         self.log_path = log_path
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
-            [str(binary), "--listen", "127.0.0.1:0", *extra_args],
+            [str(binary), "--listen", "127.0.0.1:0", *metrics_args, *extra_args],
             stdout=subprocess.PIPE,
             stderr=self._log,
+            # Unbuffered, so a second line is never hidden from select() in a read buffer.
+            bufsize=0,
         )
         self.host = "127.0.0.1"
+        self.metrics_port: int | None = None
         self.port = self._wait_for_port()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.host, self.port
 
     def _wait_for_port(self) -> int:
         assert self.process.stdout is not None
@@ -59,8 +76,10 @@ class JiffyServer:
             ready, _, _ = select.select([self.process.stdout], [], [], 0.1)
             if ready:
                 line = self.process.stdout.readline().decode().strip()
-                match = LISTENING_LINE.match(line)
-                if match:
+                # The metrics line, when asked for, comes before the listening one.
+                if metrics := METRICS_LINE.match(line):
+                    self.metrics_port = int(metrics.group(1))
+                if match := LISTENING_LINE.match(line):
                     return int(match.group(1))
                 if not line and self.process.poll() is not None:
                     break
@@ -80,30 +99,63 @@ class JiffyServer:
         self._log.close()
 
 
-def _start(tmp_path_factory: pytest.TempPathFactory, name: str, args: list[str]) -> JiffyServer:
-    return JiffyServer(tmp_path_factory.mktemp(name) / "stderr.log", args)
-
-
-def _stop(server: JiffyServer) -> None:
-    server.stop()
-    # SIGTERM is the documented way to stop; a crash on it is a bug too.
-    assert server.process.returncode == 0, (
-        f"exit status {server.process.returncode}; stderr:\n{server.log_path.read_text()}"
-    )
+@contextmanager
+def _front_ends(
+    tmp_path_factory: pytest.TempPathFactory, name: str, store: Store, args: list[str]
+) -> Iterator[list[JiffyServer]]:
+    """Starts the store's front-ends; stops every one started, whatever happens."""
+    started: list[JiffyServer] = []
+    try:
+        for index in range(store.front_ends):
+            log_path = tmp_path_factory.mktemp(f"{name}-{index}") / "stderr.log"
+            # Metrics only where there is a shared store: they show the spread of calls.
+            started.append(JiffyServer(log_path, [*store.args, *args], store.shared))
+        yield started
+    finally:
+        for server in started:
+            server.stop()
+    for server in started:
+        # SIGTERM is the documented way to stop; a crash on it is a bug too.
+        assert server.process.returncode == 0, (
+            f"exit status {server.process.returncode}; stderr:\n{server.log_path.read_text()}"
+        )
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    running = _start(tmp_path_factory, "server", [])
-    yield running.host, running.port
-    _stop(running)
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The store every front-end of the session uses; a Redis Cluster if asked for."""
+    if store_mode() == "embedded":
+        yield EMBEDDED
+        return
+    with redis_cluster(tmp_path_factory.mktemp("redis-cluster")) as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="session")
-def small_limit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    running = _start(tmp_path_factory, "small-limit-server", ["--max-value-size", "1MiB"])
-    yield running.host, running.port
-    _stop(running)
+def front_ends(
+    tmp_path_factory: pytest.TempPathFactory, store: Store
+) -> Iterator[list[JiffyServer]]:
+    with _front_ends(tmp_path_factory, "server", store, []) as servers:
+        yield servers
+
+
+@pytest.fixture(scope="session")
+def small_limit_front_ends(
+    tmp_path_factory: pytest.TempPathFactory, store: Store
+) -> Iterator[list[JiffyServer]]:
+    args = ["--max-value-size", "1MiB"]
+    with _front_ends(tmp_path_factory, "small-limit-server", store, args) as servers:
+        yield servers
+
+
+@pytest.fixture(scope="session")
+def server(front_ends: list[JiffyServer]) -> tuple[str, int]:
+    return front_ends[0].address
+
+
+@pytest.fixture(scope="session")
+def small_limit_server(small_limit_front_ends: list[JiffyServer]) -> tuple[str, int]:
+    return small_limit_front_ends[0].address
 
 
 def make_client(host: str, port: int) -> CacheClient:
@@ -114,16 +166,41 @@ def make_client(host: str, port: int) -> CacheClient:
     )
 
 
-@pytest.fixture(scope="session")
-def client(server: tuple[str, int]) -> Iterator[CacheClient]:
-    with make_client(*server) as cache_client:
-        yield cache_client
+async def make_async_client(host: str, port: int) -> CacheClientAsync:
+    return await CacheClientAsync.create(
+        Configurations.Laptop.latest(),
+        CredentialProvider.for_momento_local(host, port),
+        DEFAULT_TTL,
+    )
+
+
+@contextmanager
+def _clients(servers: list[JiffyServer]) -> Iterator[list[CacheClient]]:
+    with ExitStack() as stack:
+        yield [stack.enter_context(make_client(*server.address)) for server in servers]
 
 
 @pytest.fixture(scope="session")
-def small_limit_client(small_limit_server: tuple[str, int]) -> Iterator[CacheClient]:
-    with make_client(*small_limit_server) as cache_client:
-        yield cache_client
+def client(front_ends: list[JiffyServer]) -> Iterator[CacheClient]:
+    with _clients(front_ends) as clients:
+        yield round_robin(clients)
+
+
+@pytest.fixture(scope="session")
+def small_limit_client(small_limit_front_ends: list[JiffyServer]) -> Iterator[CacheClient]:
+    with _clients(small_limit_front_ends) as clients:
+        yield round_robin(clients)
+
+
+# Function scope: the async client lives on the event loop of one test.
+@pytest_asyncio.fixture
+async def async_client(front_ends: list[JiffyServer]) -> AsyncIterator[CacheClientAsync]:
+    async with AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(await make_async_client(*server.address))
+            for server in front_ends
+        ]
+        yield round_robin(clients)
 
 
 def unique_cache_name(request: pytest.FixtureRequest) -> str:
@@ -142,16 +219,29 @@ def cache_name(client: CacheClient, request: pytest.FixtureRequest) -> Iterator[
 
 
 @pytest.fixture
-def channel(server: tuple[str, int]) -> Iterator[grpc.Channel]:
-    host, port = server
-    with grpc.insecure_channel(f"{host}:{port}") as raw_channel:
-        yield raw_channel
+def channels(front_ends: list[JiffyServer]) -> Iterator[list[grpc.Channel]]:
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(grpc.insecure_channel(f"{server.host}:{server.port}"))
+            for server in front_ends
+        ]
 
 
 @pytest.fixture
-def scs(channel: grpc.Channel) -> cacheclient_pb2_grpc.ScsStub:
+def channel(channels: list[grpc.Channel]) -> grpc.Channel:
+    return round_robin(channels)
+
+
+@pytest.fixture
+def scs(channels: list[grpc.Channel]) -> cacheclient_pb2_grpc.ScsStub:
     """Raw data-plane stub, for the RPCs the Python SDK does not expose."""
-    return cacheclient_pb2_grpc.ScsStub(channel)
+    # One stub per front-end, alternated per call: a stub built on the
+    # alternating channel would pin each RPC to one front-end for good.
+    stubs: list[cacheclient_pb2_grpc.ScsStub] = [
+        cacheclient_pb2_grpc.ScsStub(each)  # type: ignore[no-untyped-call]
+        for each in channels
+    ]
+    return round_robin(stubs)
 
 
 @pytest.fixture

@@ -1,10 +1,9 @@
 """The asyncio client (CacheClientAsync) against the same server."""
 
 import uuid
-from datetime import timedelta
 
 import pytest
-from momento import CacheClientAsync, Configurations, CredentialProvider
+from momento import CacheClientAsync
 from momento.errors import MomentoErrorCode
 from momento.responses import (
     CacheDelete,
@@ -18,41 +17,32 @@ from momento.responses import (
 pytestmark = pytest.mark.asyncio
 
 
-async def make_async_client(server: tuple[str, int]) -> CacheClientAsync:
-    host, port = server
-    return await CacheClientAsync.create(
-        Configurations.Laptop.latest(),
-        CredentialProvider.for_momento_local(host, port),
-        timedelta(seconds=60),
-    )
-
-
-async def test_async_round_trip(server: tuple[str, int]) -> None:
+async def test_async_round_trip(async_client: CacheClientAsync) -> None:
+    client = async_client
     cache_name = f"py-async-{uuid.uuid4().hex[:12]}"
-    async with await make_async_client(server) as client:
-        assert isinstance(await client.create_cache(cache_name), CreateCache.Success)
-        assert isinstance(await client.create_cache(cache_name), CreateCache.CacheAlreadyExists)
+    assert isinstance(await client.create_cache(cache_name), CreateCache.Success)
+    assert isinstance(await client.create_cache(cache_name), CreateCache.CacheAlreadyExists)
 
-        assert isinstance(await client.set(cache_name, "k", "v"), CacheSet.Success)
-        got = await client.get(cache_name, "k")
-        assert isinstance(got, CacheGet.Hit), got
-        assert got.value_string == "v"
+    assert isinstance(await client.set(cache_name, "k", "v"), CacheSet.Success)
+    got = await client.get(cache_name, "k")
+    assert isinstance(got, CacheGet.Hit), got
+    assert got.value_string == "v"
 
-        assert isinstance(await client.delete(cache_name, "k"), CacheDelete.Success)
-        assert isinstance(await client.get(cache_name, "k"), CacheGet.Miss)
+    assert isinstance(await client.delete(cache_name, "k"), CacheDelete.Success)
+    assert isinstance(await client.get(cache_name, "k"), CacheGet.Miss)
 
-        assert isinstance(await client.delete_cache(cache_name), DeleteCache.Success)
+    assert isinstance(await client.delete_cache(cache_name), DeleteCache.Success)
 
 
-async def test_async_increment_and_not_found(server: tuple[str, int]) -> None:
+async def test_async_increment_and_not_found(async_client: CacheClientAsync) -> None:
+    client = async_client
     cache_name = f"py-async-{uuid.uuid4().hex[:12]}"
-    async with await make_async_client(server) as client:
-        await client.create_cache(cache_name)
-        incremented = await client.increment(cache_name, "n", 3)
-        assert isinstance(incremented, CacheIncrement.Success), incremented
-        assert incremented.value == 3
-        await client.delete_cache(cache_name)
+    await client.create_cache(cache_name)
+    incremented = await client.increment(cache_name, "n", 3)
+    assert isinstance(incremented, CacheIncrement.Success), incremented
+    assert incremented.value == 3
+    await client.delete_cache(cache_name)
 
-        missing = await client.get(cache_name, "n")
-        assert isinstance(missing, CacheGet.Error), missing
-        assert missing.error_code == MomentoErrorCode.NOT_FOUND_ERROR
+    missing = await client.get(cache_name, "n")
+    assert isinstance(missing, CacheGet.Error), missing
+    assert missing.error_code == MomentoErrorCode.NOT_FOUND_ERROR
