@@ -12,6 +12,7 @@ import { registerItemQueryTests } from './cases/item-queries.mjs';
 import { registerPingTests } from './cases/ping.mjs';
 import { registerScalarItemTests } from './cases/scalar-items.mjs';
 import { registerSizeLimitTests } from './cases/size-limits.mjs';
+import { registerFrontEndTests } from './support/front-ends.mjs';
 import { Suite } from './support/suite.mjs';
 
 const suite = new Suite();
@@ -26,3 +27,4 @@ registerItemQueryTests(suite);
 registerBatchTests(suite);
 registerSizeLimitTests(suite);
 registerPingTests(suite);
+registerFrontEndTests(suite);

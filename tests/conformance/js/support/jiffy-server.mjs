@@ -7,11 +7,12 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const DEFAULT_SERVER_BIN = resolve(REPO_ROOT, 'target/release/jiffy-server');
 const STARTUP_TIMEOUT_MS = 20_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const LISTENING_LINE = /^listening on 127\.0\.0\.1:(\d+)$/;
+const METRICS_LINE = /^metrics listening on 127\.0\.0\.1:(\d+)$/;
 // Enough stderr to explain a failed start without holding a whole log.
 const STDERR_TAIL_CHARS = 16_384;
 
@@ -19,7 +20,10 @@ export function serverBinary() {
   return process.env.JIFFY_SERVER_BIN ?? DEFAULT_SERVER_BIN;
 }
 
-/** @returns {Promise<{host: string, port: number, stop: () => Promise<number|null>, stderr: () => string}>} */
+/**
+ * With `--metrics-listen` among `extraArgs`, `metricsPort` is the port it got.
+ * @returns {Promise<{host: string, port: number, metricsPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
+ */
 export async function startJiffyServer(extraArgs = []) {
   const binary = serverBinary();
   if (!existsSync(binary)) {
@@ -34,6 +38,7 @@ export async function startJiffyServer(extraArgs = []) {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
   });
   const exited = once(child, 'exit');
+  let metricsPort;
 
   const port = await new Promise((resolvePort, reject) => {
     const timer = setTimeout(() => fail('did not print its port in time'), STARTUP_TIMEOUT_MS);
@@ -47,6 +52,9 @@ export async function startJiffyServer(extraArgs = []) {
       reject(new Error(`jiffy-server ${why}; stderr:\n${stderrTail}`));
     }
     lines.on('line', (line) => {
+      // The metrics line, when asked for, comes before the listening one.
+      const metrics = METRICS_LINE.exec(line.trim());
+      if (metrics) metricsPort = Number(metrics[1]);
       const match = LISTENING_LINE.exec(line.trim());
       if (match && !settled) {
         settled = true;
@@ -61,6 +69,7 @@ export async function startJiffyServer(extraArgs = []) {
   return {
     host: '127.0.0.1',
     port,
+    metricsPort,
     stderr: () => stderrTail,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;

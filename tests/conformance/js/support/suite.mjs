@@ -1,5 +1,5 @@
-// Shared state of one conformance run: the servers, SDK clients on them,
-// and helpers every case file uses.
+// Shared state of one conformance run: the store, the servers, SDK clients
+// on them, and helpers every case file uses.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -12,29 +12,60 @@ import {
 } from '@gomomento/sdk';
 
 import { startJiffyServer } from './jiffy-server.mjs';
+import { roundRobin } from './round-robin.mjs';
+import { startStore } from './shared-store.mjs';
 
 export const VALUE_LIMIT_BYTES = 1024 * 1024;
 const DEFAULT_TTL_SECONDS = 60;
 
 export class Suite {
+  /** @type {Awaited<ReturnType<typeof startStore>>} */ store;
+  /** @type {Awaited<ReturnType<typeof startJiffyServer>>[]} */ frontEnds = [];
+  /** @type {Awaited<ReturnType<typeof startJiffyServer>>[]} */ smallLimitFrontEnds = [];
   /** @type {Awaited<ReturnType<typeof startJiffyServer>>} */ server;
   /** @type {Awaited<ReturnType<typeof startJiffyServer>>} */ smallLimitServer;
-  /** @type {CacheClient} */ client;
+  /** One per front-end. @type {CacheClient[]} */ clients = [];
+  /** One per small-limit front-end. @type {CacheClient[]} */ smallLimitClients = [];
+  /** Each call on the next front-end in turn (round-robin.mjs). @type {CacheClient} */ client;
   /** @type {CacheClient} */ smallLimitClient;
 
   async start() {
-    this.server = await startJiffyServer();
-    this.smallLimitServer = await startJiffyServer(['--max-value-size', '1MiB']);
-    this.client = await createClient(this.server);
-    this.smallLimitClient = await createClient(this.smallLimitServer);
+    this.store = await startStore();
+    // Metrics only over a shared store: they show the spread of calls.
+    const metrics = this.store.shared ? ['--metrics-listen', '127.0.0.1:0'] : [];
+    const args = [...this.store.args, ...metrics];
+    await this.#startFrontEnds(this.frontEnds, this.clients, args);
+    await this.#startFrontEnds(this.smallLimitFrontEnds, this.smallLimitClients, [
+      ...args,
+      '--max-value-size',
+      '1MiB',
+    ]);
+    [this.server] = this.frontEnds;
+    [this.smallLimitServer] = this.smallLimitFrontEnds;
+    this.client = roundRobin(this.clients);
+    this.smallLimitClient = roundRobin(this.smallLimitClients);
+  }
+
+  // Fills the given arrays as it goes, so that stop() finds whatever started.
+  async #startFrontEnds(servers, clients, args) {
+    for (let i = 0; i < this.store.frontEnds; i++) {
+      const server = await startJiffyServer(args);
+      servers.push(server);
+      clients.push(await createClient(server));
+    }
   }
 
   async stop() {
-    this.client?.close();
-    this.smallLimitClient?.close();
-    for (const server of [this.server, this.smallLimitServer]) {
-      if (!server) continue;
-      const code = await server.stop();
+    for (const client of [...this.clients, ...this.smallLimitClients]) client.close();
+    const exits = [];
+    try {
+      for (const server of [...this.frontEnds, ...this.smallLimitFrontEnds]) {
+        exits.push({ server, code: await server.stop() });
+      }
+    } finally {
+      await this.store?.stop();
+    }
+    for (const { server, code } of exits) {
       // SIGTERM is the documented way to stop; a crash on it is a bug too.
       assert.equal(code, 0, `jiffy-server exited with ${code}; stderr:\n${server.stderr()}`);
     }
