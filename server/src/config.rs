@@ -25,6 +25,8 @@
 //! | `--auth-secret-file FILE`   | `JIFFY_AUTH_SECRET_FILE`      | `auth-secret-file`       | none (no auth)   |
 //! | `--insecure-allow-anonymous`| `JIFFY_INSECURE_ALLOW_ANONYMOUS` | `insecure-allow-anonymous` | off        |
 //! | `--enable-fault-injection`  | `JIFFY_ENABLE_FAULT_INJECTION`| `enable-fault-injection` | off              |
+//! | `--store URL`               | `JIFFY_STORE`                 | `store`                  | embedded         |
+//! | `--store-timeout DURATION`  | `JIFFY_STORE_TIMEOUT`         | `store-timeout`          | 1s               |
 //!
 //! Sizes take units (`64MiB`, `512KiB`, `1GB`); durations take humantime forms
 //! (`500ms`, `30s`, `7days`).
@@ -45,6 +47,7 @@ use serde::Deserialize;
 
 use crate::auth::token::TokenCommand;
 use crate::auth::Secret;
+use crate::backend::redis::Target;
 use crate::limits::Limits;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -62,6 +65,9 @@ pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
 pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_LOG_LEVEL: &str = "info";
+/// Long enough for a cluster call under load, short enough that a client
+/// with the SDKs' default 5 s deadline still gets an answer and can retry.
+pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -148,6 +154,14 @@ pub struct Settings {
           value_parser = BoolishValueParser::new())]
     #[serde(default)]
     pub enable_fault_injection: bool,
+    /// Where caches live: `embedded` (this process), `redis-cluster://host:port,...`
+    /// (a Redis or Valkey Cluster) or `redis://host:port` (one node).
+    #[arg(long, env = "JIFFY_STORE")]
+    pub store: Option<String>,
+    /// The longest a call waits for a Redis store; then it is answered UNAVAILABLE.
+    #[arg(long, env = "JIFFY_STORE_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub store_timeout: Option<Duration>,
 }
 
 /// The command line: the server's settings, or a subcommand.
@@ -174,6 +188,27 @@ pub struct TlsFiles {
     pub key: PathBuf,
 }
 
+/// Where the caches live.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StoreChoice {
+    /// In this process's memory, bounded by `--max-memory`.
+    #[default]
+    Embedded,
+    /// In Redis; this process keeps nothing.
+    Redis(Target),
+}
+
+impl StoreChoice {
+    pub fn parse(value: &str) -> Result<StoreChoice, ConfigError> {
+        if value == "embedded" {
+            return Ok(StoreChoice::Embedded);
+        }
+        Target::parse(value)
+            .map(StoreChoice::Redis)
+            .map_err(|message| ConfigError::Invalid(format!("--store: {message}")))
+    }
+}
+
 /// The resolved configuration: every setting has its value.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -194,6 +229,8 @@ pub struct Config {
     pub auth: Option<Secret>,
     pub insecure_allow_anonymous: bool,
     pub fault_injection: bool,
+    pub store: StoreChoice,
+    pub store_timeout: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -265,6 +302,8 @@ impl Settings {
             insecure_allow_anonymous: self.insecure_allow_anonymous
                 || fallback.insecure_allow_anonymous,
             enable_fault_injection: self.enable_fault_injection || fallback.enable_fault_injection,
+            store: self.store.or(fallback.store),
+            store_timeout: self.store_timeout.or(fallback.store_timeout),
         }
     }
 
@@ -285,6 +324,10 @@ impl Settings {
         let auth = match &self.auth_secret_file {
             Some(path) => Some(Secret::read(path).map_err(ConfigError::Invalid)?),
             None => None,
+        };
+        let store = match &self.store {
+            Some(value) => StoreChoice::parse(value)?,
+            None => StoreChoice::Embedded,
         };
         let config = Config {
             listen: self
@@ -313,6 +356,8 @@ impl Settings {
             auth,
             insecure_allow_anonymous: self.insecure_allow_anonymous,
             fault_injection: self.enable_fault_injection,
+            store,
+            store_timeout: self.store_timeout.unwrap_or(DEFAULT_STORE_TIMEOUT),
         };
         config.check()?;
         Ok(config)
@@ -342,6 +387,9 @@ impl Config {
             return invalid(
                 "--max-caches, --max-concurrent-streams and --workers must be above zero",
             );
+        }
+        if self.store_timeout.is_zero() {
+            return invalid("--store-timeout must be above zero");
         }
         if self.auth.is_none() && !self.insecure_allow_anonymous && !is_loopback(self.listen) {
             return Err(ConfigError::Invalid(format!(
@@ -479,6 +527,20 @@ mod tests {
         .unwrap();
         assert_eq!(cli.settings.auth_secret_file, Some(PathBuf::from("s")));
         assert!(matches!(cli.command, Some(Command::Token(_))));
+    }
+
+    #[test]
+    fn the_store_is_embedded_unless_named() {
+        assert_eq!(parse(&[]).resolve().unwrap().store, StoreChoice::Embedded);
+        let config = parse(&["--store", "redis-cluster://127.0.0.1:7000,127.0.0.1:7001"])
+            .resolve()
+            .unwrap();
+        assert!(matches!(config.store, StoreChoice::Redis(Target::Cluster(ref n)) if n.len() == 2));
+        assert_eq!(config.store_timeout, DEFAULT_STORE_TIMEOUT);
+        let err = parse(&["--store", "memcached://h:1"])
+            .resolve()
+            .unwrap_err();
+        assert!(err.to_string().contains("--store"), "{err}");
     }
 
     #[test]

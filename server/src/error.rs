@@ -50,6 +50,10 @@ pub enum Error {
     IncrementOverflow,
     #[error("{0}")]
     InvalidArgument(String),
+    #[error("the store is unavailable: {0}")]
+    StoreUnavailable(String),
+    #[error("the store failed: {0}")]
+    StoreFailed(String),
 }
 
 impl Error {
@@ -68,6 +72,8 @@ impl Error {
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
             ),
             NotAnInteger | IncrementOverflow => (Code::FailedPrecondition, None),
+            StoreUnavailable(_) => (Code::Unavailable, None),
+            StoreFailed(_) => (Code::Internal, None),
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

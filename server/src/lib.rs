@@ -7,6 +7,7 @@
 //! - [`auth`] — signed tokens: who may call what on which caches.
 //! - [`fault`] — the momento-local fault headers, behind `--enable-fault-injection`.
 //! - [`service`] — the gRPC handlers, one file per group of RPCs.
+//! - [`backend`] — the [`backend::Storage`] trait: the embedded store, or a Redis Cluster.
 //! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction.
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
@@ -15,6 +16,7 @@
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
 pub mod auth;
+pub mod backend;
 pub mod config;
 pub mod connection;
 pub mod error;

@@ -14,7 +14,7 @@ use prometheus::{
     IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
 
-use crate::store::Store;
+use crate::store::StoreStats;
 
 /// Every RPC the server routes, by gRPC path; anything else counts as `unknown`.
 const RPCS: &[(&str, &str)] = &[
@@ -90,9 +90,14 @@ pub struct Metrics {
     in_flight: AtomicI64,
     in_flight_peak: AtomicI64,
     in_flight_gauges: [IntGauge; 2],
-    store: Arc<Store>,
+    /// The embedded store's figures; `None` for a Redis store, whose items
+    /// are not this process's to count.
+    store_stats: Option<StatsSource>,
     store_gauges: StoreGauges,
 }
+
+/// Reads the store's figures when `/metrics` is scraped.
+pub type StatsSource = Box<dyn Fn() -> StoreStats + Send + Sync>;
 
 /// Store figures, copied from the store when scraped.
 struct StoreGauges {
@@ -105,7 +110,7 @@ struct StoreGauges {
 }
 
 impl Metrics {
-    pub fn new(store: Arc<Store>, max_memory: u64) -> Arc<Metrics> {
+    pub fn new(store_stats: Option<StatsSource>, max_memory: u64) -> Arc<Metrics> {
         let registry = Registry::new_custom(Some("jiffy".into()), None).expect("valid prefix");
         let requests = IntCounterVec::new(
             Opts::new(
@@ -166,7 +171,7 @@ impl Metrics {
             rpc_ids,
             rpcs,
             requests,
-            store,
+            store_stats,
             store_gauges,
         };
         metrics.register_all(latency);
@@ -175,20 +180,24 @@ impl Metrics {
 
     fn register_all(&self, latency: HistogramVec) {
         let g = &self.store_gauges;
-        let collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
+        let mut collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
             Box::new(self.requests.clone()),
             Box::new(latency),
             Box::new(self.open_connections.clone()),
             Box::new(self.connections.clone()),
             Box::new(self.in_flight_gauges[0].clone()),
             Box::new(self.in_flight_gauges[1].clone()),
-            Box::new(g.items.clone()),
-            Box::new(g.bytes.clone()),
-            Box::new(g.max_bytes.clone()),
-            Box::new(g.caches.clone()),
-            Box::new(g.evictions.clone()),
-            Box::new(g.expirations.clone()),
         ];
+        if self.store_stats.is_some() {
+            collectors.extend([
+                Box::new(g.items.clone()) as Box<dyn prometheus::core::Collector>,
+                Box::new(g.bytes.clone()),
+                Box::new(g.max_bytes.clone()),
+                Box::new(g.caches.clone()),
+                Box::new(g.evictions.clone()),
+                Box::new(g.expirations.clone()),
+            ]);
+        }
         for collector in collectors {
             self.registry.register(collector).expect("unique metric");
         }
@@ -223,19 +232,21 @@ impl Metrics {
 
     /// The Prometheus text exposition of every metric.
     pub fn render(&self) -> String {
-        let stats = self.store.stats();
-        let g = &self.store_gauges;
-        g.items.set(stats.items as i64);
-        g.bytes.set(stats.bytes as i64);
-        g.caches.set(stats.caches as i64);
+        if let Some(read_stats) = &self.store_stats {
+            let stats = read_stats();
+            let g = &self.store_gauges;
+            g.items.set(stats.items as i64);
+            g.bytes.set(stats.bytes as i64);
+            g.caches.set(stats.caches as i64);
+            // Counters only go up; the store's totals are the source of truth.
+            g.evictions
+                .inc_by(stats.evictions.saturating_sub(g.evictions.get()));
+            g.expirations
+                .inc_by(stats.expirations.saturating_sub(g.expirations.get()));
+        }
         let [in_flight, peak] = &self.in_flight_gauges;
         in_flight.set(self.in_flight.load(Ordering::Relaxed));
         peak.set(self.in_flight_peak.load(Ordering::Relaxed));
-        // Counters only go up; the store's totals are the source of truth.
-        g.evictions
-            .inc_by(stats.evictions.saturating_sub(g.evictions.get()));
-        g.expirations
-            .inc_by(stats.expirations.saturating_sub(g.expirations.get()));
         let mut text = Vec::new();
         TextEncoder::new()
             .encode(&self.registry.gather(), &mut text)

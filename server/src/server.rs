@@ -8,7 +8,9 @@ use tokio::sync::watch;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use crate::auth::{AuthLayer, Verifier};
-use crate::config::{Config, TlsFiles};
+use crate::backend::redis::{redact, RedisStore, Target};
+use crate::backend::Storage;
+use crate::config::{Config, StoreChoice, TlsFiles};
 use crate::connection;
 use crate::fault::FaultLayer;
 use crate::metrics::Metrics;
@@ -32,11 +34,40 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), BoxError> {
-    let store = Store::new(StoreConfig {
-        max_memory: config.max_memory,
-        max_caches: config.max_caches,
-    });
-    let metrics = Metrics::new(store.clone(), config.max_memory);
+    match &config.store {
+        StoreChoice::Embedded => {
+            let store = Store::new(StoreConfig {
+                max_memory: config.max_memory,
+                max_caches: config.max_caches,
+            });
+            let stats = store.clone();
+            let metrics = Metrics::new(
+                Some(Box::new(move || Store::stats(&stats))),
+                config.max_memory,
+            );
+            serve(store, metrics, listener, metrics_listener, config, shutdown).await
+        }
+        StoreChoice::Redis(target) => {
+            let store = RedisStore::new(target.clone(), config.store_timeout, config.max_caches);
+            // Connect now, so the first calls do not wait; a cluster that is
+            // not up yet is retried by each call, answered UNAVAILABLE till then.
+            if let Err(error) = store.connect().await {
+                tracing::warn!(%error, "the store is not reachable yet");
+            }
+            let metrics = Metrics::new(None, config.max_memory);
+            serve(store, metrics, listener, metrics_listener, config, shutdown).await
+        }
+    }
+}
+
+async fn serve<S: Storage + Clone>(
+    store: S,
+    metrics: Arc<Metrics>,
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), BoxError> {
     let (stopping, stop_requested) = watch::channel(false);
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(
@@ -48,6 +79,7 @@ pub async fn run(
 
     let limits = config.limits;
     tracing::info!(
+        store = %describe(&config.store),
         max_memory = config.max_memory,
         max_caches = config.max_caches,
         ?limits,
@@ -111,6 +143,22 @@ pub async fn run(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The store, for the log: its kind and nodes, never a password.
+fn describe(store: &StoreChoice) -> String {
+    match store {
+        StoreChoice::Embedded => "embedded".to_owned(),
+        StoreChoice::Redis(Target::Cluster(nodes)) => format!(
+            "redis-cluster {}",
+            nodes
+                .iter()
+                .map(|node| redact(node))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        StoreChoice::Redis(Target::Single(url)) => format!("redis {}", redact(url)),
+    }
 }
 
 fn tls_config(files: &TlsFiles) -> Result<ServerTlsConfig, BoxError> {

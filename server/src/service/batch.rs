@@ -4,14 +4,17 @@
 //! is refused whole and changes nothing.
 
 use bytes::Bytes;
+use futures_util::future::try_join_all;
 use tonic::{Request, Response, Status};
 
 use super::DataPlane;
+use crate::backend::Storage;
 use crate::proto::cache_client::{
     ECacheResult, GetBatchRequest, GetResponse, SetBatchRequest, SetResponse,
 };
 
-/// Answers are computed up front (the store never blocks), then streamed.
+/// Answers are computed up front, all the items' calls in flight at once
+/// (a Redis store pipelines them), then streamed.
 pub type GetBatchStream = tokio_stream::Iter<std::vec::IntoIter<Result<GetResponse, Status>>>;
 pub type SetBatchStream = tokio_stream::Iter<std::vec::IntoIter<Result<SetResponse, Status>>>;
 
@@ -31,8 +34,8 @@ pub fn get_response(value: Option<Bytes>) -> GetResponse {
     }
 }
 
-impl DataPlane {
-    pub(super) fn batch_get(
+impl<S: Storage> DataPlane<S> {
+    pub(super) async fn batch_get(
         &self,
         request: Request<GetBatchRequest>,
     ) -> Result<Response<GetBatchStream>, Status> {
@@ -41,14 +44,18 @@ impl DataPlane {
         for item in items {
             self.limits.check_key(&item.cache_key)?;
         }
-        let answers: Vec<_> = items
+        let gets = items
             .iter()
-            .map(|item| Ok(get_response(self.store.get(cache, &item.cache_key))))
+            .map(|item| self.store.get(&cache, &item.cache_key));
+        let answers: Vec<_> = try_join_all(gets)
+            .await?
+            .into_iter()
+            .map(|value| Ok(get_response(value)))
             .collect();
         Ok(Response::new(tokio_stream::iter(answers)))
     }
 
-    pub(super) fn batch_set(
+    pub(super) async fn batch_set(
         &self,
         request: Request<SetBatchRequest>,
     ) -> Result<Response<SetBatchStream>, Status> {
@@ -61,12 +68,14 @@ impl DataPlane {
                     .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let answers: Vec<_> = items
-            .iter()
-            .zip(ttls)
-            .map(|(item, ttl)| {
-                self.store
-                    .set(cache, &item.cache_key, &item.cache_body, ttl);
+        let sets = items.iter().zip(ttls).map(|(item, ttl)| {
+            self.store
+                .set(&cache, &item.cache_key, &item.cache_body, ttl)
+        });
+        let answers: Vec<_> = try_join_all(sets)
+            .await?
+            .into_iter()
+            .map(|()| {
                 Ok(SetResponse {
                     result: ECacheResult::Ok.into(),
                     message: String::new(),

@@ -1,10 +1,9 @@
 //! `control_client.ScsControl`: create, delete, list and flush caches.
 
-use std::sync::Arc;
-
 use tonic::{Request, Response, Status};
 
 use crate::auth::{self, Grant};
+use crate::backend::Storage;
 use crate::limits::{check_cache_name, Limits};
 use crate::proto::control_client::scs_control_server::ScsControl;
 use crate::proto::control_client::{
@@ -12,18 +11,17 @@ use crate::proto::control_client::{
     DeleteCacheResponse, FlushCacheRequest, FlushCacheResponse, ListCachesRequest,
     ListCachesResponse,
 };
-use crate::store::Store;
 
 type Answer<T> = Result<Response<T>, Status>;
 
 #[derive(Clone)]
-pub struct ControlPlane {
-    store: Arc<Store>,
+pub struct ControlPlane<S> {
+    store: S,
     limits: Limits,
 }
 
-impl ControlPlane {
-    pub fn new(store: Arc<Store>, limits: Limits) -> Self {
+impl<S: Storage> ControlPlane<S> {
+    pub fn new(store: S, limits: Limits) -> Self {
         ControlPlane { store, limits }
     }
 
@@ -39,7 +37,7 @@ impl ControlPlane {
 }
 
 #[tonic::async_trait]
-impl ScsControl for ControlPlane {
+impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
     async fn create_cache(
         &self,
         request: Request<CreateCacheRequest>,
@@ -47,7 +45,7 @@ impl ScsControl for ControlPlane {
         let name = &request.get_ref().cache_name;
         auth::check_cache(request.extensions().get::<Grant>(), "CreateCache", name)?;
         check_cache_name(name)?;
-        self.store.create_cache(name)?;
+        self.store.create_cache(name).await?;
         tracing::info!(cache = %name, "cache created");
         Ok(Response::new(CreateCacheResponse {}))
     }
@@ -59,7 +57,7 @@ impl ScsControl for ControlPlane {
         let name = &request.get_ref().cache_name;
         auth::check_cache(request.extensions().get::<Grant>(), "DeleteCache", name)?;
         check_cache_name(name)?;
-        self.store.delete_cache(name)?;
+        self.store.delete_cache(name).await?;
         tracing::info!(cache = %name, "cache deleted");
         Ok(Response::new(DeleteCacheResponse {}))
     }
@@ -69,6 +67,7 @@ impl ScsControl for ControlPlane {
         let cache = self
             .store
             .list_caches()
+            .await?
             .into_iter()
             .filter(|name| auth::may_see(grant, name))
             .map(|cache_name| Cache {
@@ -87,7 +86,7 @@ impl ScsControl for ControlPlane {
         let name = &request.get_ref().cache_name;
         auth::check_cache(request.extensions().get::<Grant>(), "FlushCache", name)?;
         check_cache_name(name)?;
-        self.store.flush_cache(name)?;
+        self.store.flush_cache(name).await?;
         tracing::info!(cache = %name, "cache flushed");
         Ok(Response::new(FlushCacheResponse {}))
     }

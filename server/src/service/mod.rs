@@ -13,31 +13,29 @@ pub mod control;
 pub mod ping;
 pub mod scalar;
 
-use std::sync::Arc;
-
 use tonic::Request;
 
+use crate::backend::Storage;
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
-use crate::store::{CacheId, Store};
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";
 
 /// What every data-plane handler needs: the store and the request limits.
 #[derive(Clone)]
-pub struct DataPlane {
-    pub store: Arc<Store>,
+pub struct DataPlane<S> {
+    pub store: S,
     pub limits: Limits,
 }
 
-impl DataPlane {
-    pub fn new(store: Arc<Store>, limits: Limits) -> Self {
+impl<S: Storage> DataPlane<S> {
+    pub fn new(store: S, limits: Limits) -> Self {
         DataPlane { store, limits }
     }
 
     /// The cache named by the request's `cache` header.
-    fn cache<T>(&self, request: &Request<T>) -> Result<CacheId, Error> {
+    fn cache<T>(&self, request: &Request<T>) -> Result<S::Cache, Error> {
         let value = request
             .metadata()
             .get(CACHE_HEADER)
@@ -58,6 +56,6 @@ impl DataPlane {
                 name.len()
             )));
         }
-        self.store.cache_id(name)
+        self.store.cache(name)
     }
 }

@@ -1,8 +1,10 @@
 //! `cache_client.Scs`: the single-item calls. Batches live in `batch.rs`.
 
+use futures_util::future::try_join_all;
 use tonic::{Request, Response, Status};
 
 use super::DataPlane;
+use crate::backend::Storage;
 use crate::error::Error;
 use crate::proto::cache_client::scs_server::Scs;
 use crate::proto::cache_client::{
@@ -19,20 +21,19 @@ use crate::store::{Condition, TtlOutcome, TtlUpdate};
 type Answer<T> = Result<Response<T>, Status>;
 
 #[tonic::async_trait]
-impl Scs for DataPlane {
+impl<S: Storage + Clone> Scs for DataPlane<S> {
     async fn get(&self, request: Request<GetRequest>) -> Answer<GetResponse> {
         let cache = self.cache(&request)?;
         let key = &request.get_ref().cache_key;
         self.limits.check_key(key)?;
-        Ok(Response::new(super::batch::get_response(
-            self.store.get(cache, key),
-        )))
+        let value = self.store.get(&cache, key).await?;
+        Ok(Response::new(super::batch::get_response(value)))
     }
 
     type GetBatchStream = super::batch::GetBatchStream;
 
     async fn get_batch(&self, request: Request<GetBatchRequest>) -> Answer<Self::GetBatchStream> {
-        self.batch_get(request)
+        self.batch_get(request).await
     }
 
     async fn set(&self, request: Request<SetRequest>) -> Answer<SetResponse> {
@@ -42,7 +43,8 @@ impl Scs for DataPlane {
             self.limits
                 .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
         self.store
-            .set(cache, &item.cache_key, &item.cache_body, ttl);
+            .set(&cache, &item.cache_key, &item.cache_body, ttl)
+            .await?;
         Ok(Response::new(SetResponse {
             result: ECacheResult::Ok.into(),
             message: String::new(),
@@ -52,7 +54,7 @@ impl Scs for DataPlane {
     type SetBatchStream = super::batch::SetBatchStream;
 
     async fn set_batch(&self, request: Request<SetBatchRequest>) -> Answer<Self::SetBatchStream> {
-        self.batch_set(request)
+        self.batch_set(request).await
     }
 
     async fn set_if(&self, request: Request<SetIfRequest>) -> Answer<SetIfResponse> {
@@ -73,7 +75,8 @@ impl Scs for DataPlane {
         };
         let stored = self
             .store
-            .set_if(cache, &item.cache_key, &item.cache_body, ttl, &condition);
+            .set_if(&cache, &item.cache_key, &item.cache_body, ttl, &condition)
+            .await?;
         let result = if stored {
             set_if_response::Result::Stored(set_if_response::Stored {})
         } else {
@@ -94,13 +97,16 @@ impl Scs for DataPlane {
         let ttl =
             self.limits
                 .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
-        let stored = self.store.set_if(
-            cache,
-            &item.cache_key,
-            &item.cache_body,
-            ttl,
-            &Condition::Absent,
-        );
+        let stored = self
+            .store
+            .set_if(
+                &cache,
+                &item.cache_key,
+                &item.cache_body,
+                ttl,
+                &Condition::Absent,
+            )
+            .await?;
         let result = if stored {
             Result::Stored(Stored {})
         } else {
@@ -115,7 +121,7 @@ impl Scs for DataPlane {
         let cache = self.cache(&request)?;
         let key = &request.get_ref().cache_key;
         self.limits.check_key(key)?;
-        self.store.delete(cache, key);
+        self.store.delete(&cache, key).await?;
         Ok(Response::new(DeleteResponse {}))
     }
 
@@ -125,10 +131,8 @@ impl Scs for DataPlane {
         for key in keys {
             self.limits.check_key(key)?;
         }
-        let exists = keys
-            .iter()
-            .map(|key| self.store.contains(cache, key))
-            .collect();
+        let checks = keys.iter().map(|key| self.store.contains(&cache, key));
+        let exists = try_join_all(checks).await?;
         Ok(Response::new(KeysExistResponse { exists }))
     }
 
@@ -139,7 +143,8 @@ impl Scs for DataPlane {
         let ttl = self.limits.ttl(item.ttl_milliseconds)?;
         let value = self
             .store
-            .increment(cache, &item.cache_key, item.amount, ttl)?;
+            .increment(&cache, &item.cache_key, item.amount, ttl)
+            .await?;
         Ok(Response::new(IncrementResponse { value }))
     }
 
@@ -155,7 +160,11 @@ impl Scs for DataPlane {
             Some(Wire::OverwriteToMilliseconds(ms)) => TtlUpdate::Overwrite(self.limits.ttl(ms)?),
             None => return Err(Error::InvalidArgument("UpdateTtl needs a new TTL".into()).into()),
         };
-        let result = match self.store.update_ttl(cache, &item.cache_key, update) {
+        let result = match self
+            .store
+            .update_ttl(&cache, &item.cache_key, update)
+            .await?
+        {
             TtlOutcome::Set => Result::Set(Set {}),
             TtlOutcome::NotSet => Result::NotSet(NotSet {}),
             TtlOutcome::Missing => Result::Missing(Missing {}),
@@ -173,7 +182,7 @@ impl Scs for DataPlane {
         let cache = self.cache(&request)?;
         let key = &request.get_ref().cache_key;
         self.limits.check_key(key)?;
-        let result = match self.store.remaining_ttl(cache, key) {
+        let result = match self.store.remaining_ttl(&cache, key).await? {
             Some(left) => Result::Found(Found {
                 remaining_ttl_millis: left.as_millis() as u64,
             }),
@@ -193,7 +202,7 @@ impl Scs for DataPlane {
         let key = &request.get_ref().cache_key;
         self.limits.check_key(key)?;
         // Only scalar items exist until the collection calls are built.
-        let result = if self.store.contains(cache, key) {
+        let result = if self.store.contains(&cache, key).await? {
             Result::Found(Found {
                 item_type: ItemType::Scalar.into(),
             })

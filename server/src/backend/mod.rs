@@ -1,0 +1,96 @@
+//! Where caches and items live: the [`Storage`] trait and its two backends.
+//!
+//! - the embedded store ([`crate::store::Store`]): one process's memory, the
+//!   default, and the fastest.
+//! - [`redis::RedisStore`]: a Redis or Valkey Cluster (or one node). The
+//!   front-end keeps nothing, so any number of jiffy-servers can serve the
+//!   same caches.
+//!
+//! The gRPC handlers are generic over [`Storage`], so each backend is
+//! compiled into its own copy of them and the embedded path pays nothing
+//! for the other: no boxing, no dynamic dispatch.
+
+mod embedded;
+pub mod redis;
+
+use std::future::Future;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::error::Error;
+use crate::store::{Condition, StoreStats, TtlOutcome, TtlUpdate};
+
+/// Every call of the Momento cache protocol that touches data, with the
+/// semantics the embedded store defines (see `store/mod.rs`). Each backend
+/// must answer them identically; `tests/storage_equivalence.rs` checks it.
+pub trait Storage: Send + Sync + 'static {
+    /// A cache as the data-plane calls address it, resolved from its name.
+    type Cache: Send + Sync;
+
+    fn create_cache(&self, name: &str) -> impl Future<Output = Result<(), Error>> + Send;
+    fn delete_cache(&self, name: &str) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Empties a cache. Items written before the flush are gone for every
+    /// later call, through any front-end.
+    fn flush_cache(&self, name: &str) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Names in ascending byte order.
+    fn list_caches(&self) -> impl Future<Output = Result<Vec<String>, Error>> + Send;
+    /// Resolves a name for the data-plane calls; [`Error::CacheNotFound`]
+    /// here or from the call itself when the cache does not exist.
+    fn cache(&self, name: &str) -> Result<Self::Cache, Error>;
+
+    fn get(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<Bytes>, Error>> + Send;
+    fn set(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        value: &[u8],
+        ttl: Duration,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+    /// True if stored. The check and the write are one atomic step.
+    fn set_if(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        value: &[u8],
+        ttl: Duration,
+        condition: &Condition,
+    ) -> impl Future<Output = Result<bool, Error>> + Send;
+    fn delete(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+    fn contains(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<bool, Error>> + Send;
+    /// Adds `amount` to the base-10 integer held (absent counts as 0) and
+    /// resets the TTL; [`Error::NotAnInteger`] or [`Error::IncrementOverflow`].
+    fn increment(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        amount: i64,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<i64, Error>> + Send;
+    fn update_ttl(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        update: TtlUpdate,
+    ) -> impl Future<Output = Result<TtlOutcome, Error>> + Send;
+    fn remaining_ttl(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<Duration>, Error>> + Send;
+
+    /// Item and memory figures for `/metrics`, when this process knows them.
+    fn stats(&self) -> Option<StoreStats>;
+}

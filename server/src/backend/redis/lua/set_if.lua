@@ -1,0 +1,29 @@
+-- ARGV[1]: payload; ARGV[2]: TTL in milliseconds; ARGV[3]: the condition;
+-- ARGV[4]: the value the condition compares with, if any.
+-- Returns 1 when stored, 2 when the condition refused.
+local raw = current_raw()
+local condition = ARGV[3]
+local function equal()
+  return raw ~= nil and raw == tag .. ARGV[4]
+end
+local admitted
+if condition == 'present' then
+  admitted = raw ~= nil
+elseif condition == 'present_and_not_equal' then
+  admitted = raw ~= nil and not equal()
+elseif condition == 'absent' then
+  admitted = raw == nil
+elseif condition == 'equal' then
+  admitted = equal()
+elseif condition == 'absent_or_equal' then
+  admitted = raw == nil or equal()
+elseif condition == 'not_equal' then
+  admitted = not equal()
+else
+  return redis.error_reply('unknown condition ' .. condition)
+end
+if not admitted then
+  return 2
+end
+redis.call('SET', KEYS[2], tag .. ARGV[1], 'PX', ARGV[2])
+return 1

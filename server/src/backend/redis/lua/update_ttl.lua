@@ -1,0 +1,13 @@
+-- ARGV[1]: 'increase', 'decrease' or 'overwrite'; ARGV[2]: TTL in milliseconds.
+-- Returns 1 when set, 2 when the rule refused, 3 when the item is missing.
+if not current_raw() then
+  return 3
+end
+local ttl = tonumber(ARGV[2])
+local left = redis.call('PTTL', KEYS[2])
+local mode = ARGV[1]
+if (mode == 'increase' and ttl <= left) or (mode == 'decrease' and ttl >= left) then
+  return 2
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1

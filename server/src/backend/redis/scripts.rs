@@ -1,0 +1,34 @@
+//! The server-side scripts. Each call that reads and then writes runs as one
+//! Lua script, which Redis executes atomically; the sources are in `lua/`.
+
+use std::sync::LazyLock;
+
+use redis::Script;
+
+macro_rules! item_script {
+    ($file:literal) => {
+        LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("lua/item_prelude.lua"),
+                include_str!(concat!("lua/", $file))
+            ))
+        })
+    };
+}
+
+pub static GET: LazyLock<Script> = item_script!("get.lua");
+pub static SET: LazyLock<Script> = item_script!("set.lua");
+pub static SET_IF: LazyLock<Script> = item_script!("set_if.lua");
+pub static DELETE: LazyLock<Script> = item_script!("delete.lua");
+pub static EXISTS: LazyLock<Script> = item_script!("exists.lua");
+pub static INCREMENT: LazyLock<Script> = item_script!("increment.lua");
+pub static UPDATE_TTL: LazyLock<Script> = item_script!("update_ttl.lua");
+pub static REMAINING_TTL: LazyLock<Script> = item_script!("remaining_ttl.lua");
+
+pub static REGISTRY_CHANGE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
+pub static BUCKET_UPDATE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/bucket_update.lua")));
+
+/// What the item scripts return when the cache does not exist.
+pub const NO_CACHE: i64 = 0;
