@@ -308,3 +308,4 @@ pub mod baseline;
 pub mod open_files;
 pub mod raw_grpc;
 pub mod raw_http2;
+pub mod redis_cluster;
