@@ -34,6 +34,11 @@ impl Storage for Arc<Store> {
         self.cache_id(name)
     }
 
+    fn check_exists(&self, _: &CacheId) -> impl Future<Output = Result<(), Error>> + Send {
+        // Resolving the name in `cache` already found it.
+        ready(Ok(()))
+    }
+
     fn get(
         &self,
         cache: &CacheId,

@@ -38,6 +38,9 @@ pub trait Storage: Send + Sync + 'static {
     /// Resolves a name for the data-plane calls; [`Error::CacheNotFound`]
     /// here or from the call itself when the cache does not exist.
     fn cache(&self, name: &str) -> Result<Self::Cache, Error>;
+    /// [`Error::CacheNotFound`] unless the cache exists; for calls that
+    /// carry no key (an empty batch) and so would not otherwise check.
+    fn check_exists(&self, cache: &Self::Cache) -> impl Future<Output = Result<(), Error>> + Send;
 
     fn get(
         &self,

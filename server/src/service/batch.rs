@@ -44,6 +44,9 @@ impl<S: Storage> DataPlane<S> {
         for item in items {
             self.limits.check_key(&item.cache_key)?;
         }
+        if items.is_empty() {
+            self.store.check_exists(&cache).await?;
+        }
         let gets = items
             .iter()
             .map(|item| self.store.get(&cache, &item.cache_key));
@@ -68,6 +71,9 @@ impl<S: Storage> DataPlane<S> {
                     .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)
             })
             .collect::<Result<Vec<_>, _>>()?;
+        if items.is_empty() {
+            self.store.check_exists(&cache).await?;
+        }
         let sets = items.iter().zip(ttls).map(|(item, ttl)| {
             self.store
                 .set(&cache, &item.cache_key, &item.cache_body, ttl)

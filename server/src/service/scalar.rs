@@ -131,6 +131,9 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         for key in keys {
             self.limits.check_key(key)?;
         }
+        if keys.is_empty() {
+            self.store.check_exists(&cache).await?;
+        }
         let checks = keys.iter().map(|key| self.store.contains(&cache, key));
         let exists = try_join_all(checks).await?;
         Ok(Response::new(KeysExistResponse { exists }))

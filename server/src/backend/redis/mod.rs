@@ -182,6 +182,11 @@ impl Storage for Arc<RedisStore> {
         Ok(RedisCache(name.to_owned()))
     }
 
+    async fn check_exists(&self, cache: &RedisCache) -> Result<(), Error> {
+        // Any key's bucket knows whether the cache exists; the empty key's will do.
+        self.contains(cache, b"").await.map(drop)
+    }
+
     async fn get(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<Bytes>, Error> {
         match self.run_item(&scripts::GET, cache, key, &[]).await? {
             Value::Nil => Ok(None),

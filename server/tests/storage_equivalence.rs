@@ -1,0 +1,423 @@
+//! The Redis backend answers every call exactly as the embedded store does.
+//!
+//! Random sequences of calls (writes, conditional writes, increments around
+//! the i64 limits and on text that is not quite an integer, TTL updates,
+//! batches, flushes, deletes and re-creations of the cache) go to two real
+//! servers over gRPC: one with the embedded store, one over a real
+//! `redis-server` started here. Every answer, status code and message
+//! included, must be the same. TTLs are compared to the nearest minute; the
+//! test's TTLs are whole tens of minutes and its TTL updates fall between,
+//! so no comparison sits on a boundary.
+//!
+//! The long run: `PROPTEST_CASES=2000 cargo test --release -p jiffy-server --test storage_equivalence`.
+
+mod common;
+
+use std::cell::{Cell, RefCell};
+use std::net::TcpListener as StdListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use common::{in_cache, TestServer};
+use jiffy_server::proto::cache_client as cc;
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::common as cm;
+use jiffy_server::proto::control_client as ctl;
+use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use tonic::transport::Channel;
+
+const CACHE: &str = "equivalence";
+const TEN_MINUTES: u64 = 600_000;
+
+/// A `redis-server` on a free loopback port, killed when dropped.
+struct RedisNode {
+    port: u16,
+    child: Child,
+}
+
+impl RedisNode {
+    fn start() -> RedisNode {
+        let port = StdListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is needed (apt-get install redis-server)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        RedisNode { port, child }
+    }
+}
+
+impl Drop for RedisNode {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Call {
+    Get(usize),
+    Set(usize, usize, u64),
+    SetIf(usize, usize, usize, usize),
+    SetIfNotExists(usize, usize),
+    Delete(usize),
+    KeysExist(Vec<usize>),
+    Increment(usize, usize),
+    UpdateTtl(usize, usize, u64),
+    ItemGetTtl(usize),
+    ItemGetType(usize),
+    GetBatch(Vec<usize>),
+    SetBatch(Vec<(usize, usize)>),
+    GetFromMissingCache(usize),
+    Flush,
+    DeleteCache,
+    CreateCache,
+    ListCaches,
+}
+
+const KEYS: &[&[u8]] = &[b"a", b"b", b"counter", b"\x00\xff", b"{tag}"];
+/// Integers at and near the i64 limits, and text Rust's parser accepts or refuses.
+const VALUES: &[&[u8]] = &[
+    b"",
+    b"x",
+    b"0",
+    b"12",
+    b"-3",
+    b"+5",
+    b"007",
+    b"-0",
+    b" 1",
+    b"1.5",
+    b"9223372036854775806",
+    b"9223372036854775807",
+    b"-9223372036854775807",
+    b"-9223372036854775808",
+    b"9223372036854775808",
+    b"00000000000000000000042",
+    b"999999999",
+    b"-1000000000",
+    b"\xd9\xa1",
+];
+const AMOUNTS: &[i64] = &[1, -1, 2, 0, 999_999_999, -1_000_000_001, i64::MAX, i64::MIN];
+
+fn call() -> impl Strategy<Value = Call> {
+    let key = 0..KEYS.len();
+    let value = 0..VALUES.len();
+    let ttl = (1..=3u64).prop_map(|n| n * TEN_MINUTES);
+    // Between the set TTLs, so that no update compares equal TTLs.
+    let ttl_update = (0..=3u64).prop_map(|n| n * TEN_MINUTES + TEN_MINUTES / 2);
+    let keys = prop::collection::vec(0..KEYS.len(), 0..4);
+    prop_oneof![
+        4 => key.clone().prop_map(Call::Get),
+        4 => (key.clone(), value.clone(), ttl.clone()).prop_map(|(k, v, t)| Call::Set(k, v, t)),
+        3 => (key.clone(), value.clone(), 0..6usize, value.clone())
+            .prop_map(|(k, v, c, w)| Call::SetIf(k, v, c, w)),
+        1 => (key.clone(), value.clone()).prop_map(|(k, v)| Call::SetIfNotExists(k, v)),
+        2 => key.clone().prop_map(Call::Delete),
+        1 => keys.clone().prop_map(Call::KeysExist),
+        4 => (key.clone(), 0..AMOUNTS.len()).prop_map(|(k, a)| Call::Increment(k, a)),
+        2 => (key.clone(), 0..3usize, ttl_update).prop_map(|(k, m, t)| Call::UpdateTtl(k, m, t)),
+        2 => key.clone().prop_map(Call::ItemGetTtl),
+        1 => key.clone().prop_map(Call::ItemGetType),
+        1 => keys.prop_map(Call::GetBatch),
+        1 => prop::collection::vec((key.clone(), value), 0..4).prop_map(Call::SetBatch),
+        1 => key.prop_map(Call::GetFromMissingCache),
+        1 => Just(Call::Flush),
+        1 => Just(Call::DeleteCache),
+        1 => Just(Call::CreateCache),
+        1 => Just(Call::ListCaches),
+    ]
+}
+
+struct Clients {
+    data: ScsClient<Channel>,
+    control: ScsControlClient<Channel>,
+}
+
+impl Clients {
+    async fn of(server: &TestServer) -> Clients {
+        Clients {
+            data: server.data().await,
+            control: server.control().await,
+        }
+    }
+
+    /// The answer to `call`, as comparable text.
+    async fn answer(&mut self, call: &Call) -> String {
+        let key = |k: usize| Bytes::from_static(KEYS[k]);
+        let value = |v: usize| Bytes::from_static(VALUES[v]);
+        let data = &mut self.data;
+        let control = &mut self.control;
+        let outcome = match call.clone() {
+            Call::Get(k) => shown(
+                data.get(request(cc::GetRequest { cache_key: key(k) }))
+                    .await,
+            ),
+            Call::Set(k, v, ttl) => shown(
+                data.set(request(cc::SetRequest {
+                    cache_key: key(k),
+                    cache_body: value(v),
+                    ttl_milliseconds: ttl,
+                }))
+                .await,
+            ),
+            Call::SetIf(k, v, condition, compared) => {
+                use cc::set_if_request::Condition as C;
+                let compared = value(compared);
+                let condition = match condition {
+                    0 => C::Present(cm::Present {}),
+                    1 => C::PresentAndNotEqual(cm::PresentAndNotEqual {
+                        value_to_check: compared,
+                    }),
+                    2 => C::Absent(cm::Absent {}),
+                    3 => C::Equal(cm::Equal {
+                        value_to_check: compared,
+                    }),
+                    4 => C::AbsentOrEqual(cm::AbsentOrEqual {
+                        value_to_check: compared,
+                    }),
+                    _ => C::NotEqual(cm::NotEqual {
+                        value_to_check: compared,
+                    }),
+                };
+                shown(
+                    data.set_if(request(cc::SetIfRequest {
+                        cache_key: key(k),
+                        cache_body: value(v),
+                        ttl_milliseconds: TEN_MINUTES,
+                        condition: Some(condition),
+                    }))
+                    .await,
+                )
+            }
+            Call::SetIfNotExists(k, v) => shown(
+                data.set_if_not_exists(request(cc::SetIfNotExistsRequest {
+                    cache_key: key(k),
+                    cache_body: value(v),
+                    ttl_milliseconds: TEN_MINUTES,
+                }))
+                .await,
+            ),
+            Call::Delete(k) => shown(
+                data.delete(request(cc::DeleteRequest { cache_key: key(k) }))
+                    .await,
+            ),
+            Call::KeysExist(keys) => shown(
+                data.keys_exist(request(cc::KeysExistRequest {
+                    cache_keys: keys.into_iter().map(key).collect(),
+                }))
+                .await,
+            ),
+            Call::Increment(k, amount) => shown(
+                data.increment(request(cc::IncrementRequest {
+                    cache_key: key(k),
+                    amount: AMOUNTS[amount],
+                    ttl_milliseconds: 2 * TEN_MINUTES,
+                }))
+                .await,
+            ),
+            Call::UpdateTtl(k, mode, ttl) => {
+                use cc::update_ttl_request::UpdateTtl as U;
+                let update = match mode {
+                    0 => U::IncreaseToMilliseconds(ttl),
+                    1 => U::DecreaseToMilliseconds(ttl),
+                    _ => U::OverwriteToMilliseconds(ttl),
+                };
+                shown(
+                    data.update_ttl(request(cc::UpdateTtlRequest {
+                        cache_key: key(k),
+                        update_ttl: Some(update),
+                    }))
+                    .await,
+                )
+            }
+            Call::ItemGetTtl(k) => {
+                use cc::item_get_ttl_response::Result as R;
+                let answer = data
+                    .item_get_ttl(request(cc::ItemGetTtlRequest { cache_key: key(k) }))
+                    .await
+                    .map(|response| match response.into_inner().result {
+                        Some(R::Found(found)) => {
+                            let minutes = (found.remaining_ttl_millis + 30_000) / 60_000;
+                            format!("found, {minutes} min")
+                        }
+                        other => format!("{other:?}"),
+                    });
+                format!(
+                    "{:?}",
+                    answer.map_err(|s| (s.code(), s.message().to_owned()))
+                )
+            }
+            Call::ItemGetType(k) => shown(
+                data.item_get_type(request(cc::ItemGetTypeRequest { cache_key: key(k) }))
+                    .await,
+            ),
+            Call::GetBatch(keys) => {
+                let items = keys
+                    .into_iter()
+                    .map(|k| cc::GetRequest { cache_key: key(k) })
+                    .collect();
+                match data.get_batch(request(cc::GetBatchRequest { items })).await {
+                    Ok(stream) => collected(stream.into_inner()).await,
+                    Err(status) => format!("{:?}", (status.code(), status.message())),
+                }
+            }
+            Call::SetBatch(items) => {
+                let items = items
+                    .into_iter()
+                    .map(|(k, v)| cc::SetRequest {
+                        cache_key: key(k),
+                        cache_body: value(v),
+                        ttl_milliseconds: TEN_MINUTES,
+                    })
+                    .collect();
+                match data.set_batch(request(cc::SetBatchRequest { items })).await {
+                    Ok(stream) => collected(stream.into_inner()).await,
+                    Err(status) => format!("{:?}", (status.code(), status.message())),
+                }
+            }
+            Call::GetFromMissingCache(k) => shown(
+                data.get(in_cache(
+                    "no-such-cache",
+                    cc::GetRequest { cache_key: key(k) },
+                ))
+                .await,
+            ),
+            Call::Flush => shown(
+                control
+                    .flush_cache(ctl::FlushCacheRequest {
+                        cache_name: CACHE.into(),
+                    })
+                    .await,
+            ),
+            Call::DeleteCache => shown(
+                control
+                    .delete_cache(ctl::DeleteCacheRequest {
+                        cache_name: CACHE.into(),
+                    })
+                    .await,
+            ),
+            Call::CreateCache => shown(
+                control
+                    .create_cache(ctl::CreateCacheRequest {
+                        cache_name: CACHE.into(),
+                    })
+                    .await,
+            ),
+            Call::ListCaches => {
+                let names = control
+                    .list_caches(ctl::ListCachesRequest {
+                        next_token: String::new(),
+                    })
+                    .await
+                    .map(|r| {
+                        let caches = r.into_inner().cache;
+                        caches.into_iter().map(|c| c.cache_name).collect::<Vec<_>>()
+                    });
+                format!("{:?}", names.map_err(|s| s.code()))
+            }
+        };
+        outcome
+    }
+
+    /// Starts a sequence from the same state on both servers: the cache
+    /// exists and is empty.
+    async fn reset(&mut self) {
+        let _ = self
+            .control
+            .delete_cache(ctl::DeleteCacheRequest {
+                cache_name: CACHE.into(),
+            })
+            .await;
+        self.control
+            .create_cache(ctl::CreateCacheRequest {
+                cache_name: CACHE.into(),
+            })
+            .await
+            .unwrap();
+    }
+}
+
+fn request<T>(message: T) -> tonic::Request<T> {
+    in_cache(CACHE, message)
+}
+
+fn shown<T: std::fmt::Debug>(answer: Result<tonic::Response<T>, tonic::Status>) -> String {
+    match answer {
+        Ok(response) => format!("{:?}", response.into_inner()),
+        Err(status) => format!("{:?}", (status.code(), status.message())),
+    }
+}
+
+async fn collected<T: std::fmt::Debug>(mut stream: tonic::Streaming<T>) -> String {
+    let mut items = Vec::new();
+    loop {
+        match stream.message().await {
+            Ok(Some(item)) => items.push(format!("{item:?}")),
+            Ok(None) => return items.join("; "),
+            Err(status) => {
+                items.push(format!("{:?}", (status.code(), status.message())));
+                return items.join("; ");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let redis = RedisNode::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let (embedded, over_redis) = runtime.block_on(async {
+        (
+            TestServer::start().await,
+            TestServer::with_args(&["--store", &url]).await,
+        )
+    });
+    let (expected, actual) =
+        runtime.block_on(async { (Clients::of(&embedded).await, Clients::of(&over_redis).await) });
+    // proptest wants a `Fn`; the clients and the count change inside it.
+    let (expected, actual) = (RefCell::new(expected), RefCell::new(actual));
+    let calls = Cell::new(0);
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(48);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        // A failure prints its sequence; there is no source file to save it beside.
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let sequence = prop::collection::vec(call(), 1..40);
+    runner
+        .run(&sequence, |sequence| {
+            let (mut expected, mut actual) = (expected.borrow_mut(), actual.borrow_mut());
+            runtime.block_on(async {
+                expected.reset().await;
+                actual.reset().await;
+                for (step, call) in sequence.iter().enumerate() {
+                    let want = expected.answer(call).await;
+                    let got = actual.answer(call).await;
+                    prop_assert_eq!(&got, &want, "step {} of {:?}", step, sequence);
+                    calls.set(calls.get() + 1);
+                }
+                Ok(())
+            })
+        })
+        .unwrap();
+    println!("{} calls answered alike by both stores", calls.get());
+}
