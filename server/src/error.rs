@@ -54,6 +54,10 @@ pub enum Error {
     StoreUnavailable(String),
     #[error("the store failed: {0}")]
     StoreFailed(String),
+    #[error(
+        "the store is out of memory; give Redis a maxmemory-policy that evicts (volatile-lru): {0}"
+    )]
+    StoreFull(String),
 }
 
 impl Error {
@@ -74,6 +78,7 @@ impl Error {
             NotAnInteger | IncrementOverflow => (Code::FailedPrecondition, None),
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
+            StoreFull(_) => (Code::ResourceExhausted, None),
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

@@ -40,6 +40,10 @@ struct RedisNode {
 
 impl RedisNode {
     fn start() -> RedisNode {
+        RedisNode::with_args(&[])
+    }
+
+    fn with_args(extra: &[&str]) -> RedisNode {
         let port = StdListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -48,6 +52,7 @@ impl RedisNode {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .args(extra)
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server is needed (apt-get install redis-server)");
@@ -420,4 +425,53 @@ fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
         })
         .unwrap();
     println!("{} calls answered alike by both stores", calls.get());
+}
+
+/// A Redis that is full and may not evict refuses writes: RESOURCE_EXHAUSTED
+/// with a message that says what to change, and what was stored stays.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_redis_that_may_not_evict_is_resource_exhausted() {
+    let redis = RedisNode::with_args(&["--maxmemory", "4mb", "--maxmemory-policy", "noeviction"]);
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let server = TestServer::with_args(&["--store", &url]).await;
+    let mut clients = Clients::of(&server).await;
+    clients.reset().await;
+    let value = Bytes::from(vec![b'v'; 64 << 10]);
+    let mut stored = 0;
+    let refusal = loop {
+        let set = clients
+            .data
+            .set(request(cc::SetRequest {
+                cache_key: Bytes::from(format!("key-{stored}")),
+                cache_body: value.clone(),
+                ttl_milliseconds: TEN_MINUTES,
+            }))
+            .await;
+        match set {
+            Ok(_) => stored += 1,
+            Err(status) => break status,
+        }
+        assert!(
+            stored < 1000,
+            "4 MiB of Redis took {stored} values of 64 KiB"
+        );
+    };
+    assert_eq!(
+        refusal.code(),
+        tonic::Code::ResourceExhausted,
+        "{refusal:?}"
+    );
+    assert!(
+        refusal.message().contains("maxmemory-policy"),
+        "{refusal:?}"
+    );
+    let first = clients
+        .data
+        .get(request(cc::GetRequest {
+            cache_key: Bytes::from_static(b"key-0"),
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(first.cache_body, value);
 }

@@ -340,8 +340,12 @@ fn strip_generation(raw: Vec<u8>) -> Result<Bytes, Error> {
 }
 
 /// Failures of reaching the cluster are UNAVAILABLE (the SDKs retry those
-/// when safe); anything else is a bug or a misconfigured store: INTERNAL.
+/// when safe); a full Redis that may not evict is RESOURCE_EXHAUSTED;
+/// anything else is a bug or a misconfigured store: INTERNAL.
 fn store_error(error: RedisError) -> Error {
+    if error.code() == Some("OOM") {
+        return Error::StoreFull(error.to_string());
+    }
     let unreachable = error.is_io_error()
         || error.is_connection_dropped()
         || error.is_connection_refusal()
