@@ -43,7 +43,7 @@ demo: build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: lint test-rust test-conformance test-python test-js test-tune
+test: lint test-rust test-conformance test-conformance-redis test-python test-js test-tune
 
 .PHONY: lint
 lint: $(VENV)/.installed
@@ -64,6 +64,15 @@ test-rust: build
 test-conformance: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/.installed
 	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/conformance/python
 	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm test
+
+# The same suites through two jiffy-servers over one real Redis Cluster
+# (tests/redis-cluster.sh): every client alternates between the two, so a
+# write through one front-end is read through the other.
+.PHONY: test-conformance-redis
+test-conformance-redis: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/.installed
+	JIFFY_CONFORMANCE_STORE=redis-cluster JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) \
+		$(VENV)/bin/pytest -q tests/conformance/python
+	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm run --silent test:redis-cluster
 
 .PHONY: bench
 bench:
