@@ -151,10 +151,11 @@ async fn wrong_values(clients: &[FrontEndClient], keys: Vec<(String, String)>) -
 }
 
 /// Reads PROBE_KEYS known keys through both front-ends until every read
-/// answers; returns when that first happened. Every probe call is checked
-/// like the writers' calls.
+/// answers; returns when that first happened, failing past RECOVERY_LIMIT
+/// after `promoted`. Every probe call is checked like the writers' calls.
 async fn wait_until_serving(
     clients: &mut [FrontEndClient],
+    promoted: Instant,
     failed: &mut HashMap<Ending, usize>,
 ) -> Instant {
     loop {
@@ -174,6 +175,10 @@ async fn wait_until_serving(
         if all_answered {
             return Instant::now();
         }
+        assert!(
+            promoted.elapsed() < RECOVERY_LIMIT,
+            "not serving {RECOVERY_LIMIT:?} after the promotion; failed probes: {failed:?}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -222,7 +227,7 @@ async fn acknowledged_writes_survive_a_master_failover() {
     let promoted = Instant::now();
 
     let mut probe_failures = HashMap::new();
-    let recovered = wait_until_serving(&mut clients, &mut probe_failures).await;
+    let recovered = wait_until_serving(&mut clients, promoted, &mut probe_failures).await;
     let gap_after_promotion = recovered - promoted;
     let gap_after_kill = recovered - killed;
     tokio::time::sleep(Duration::from_millis(500)).await;
