@@ -9,6 +9,9 @@
 //! test's TTLs are whole tens of minutes and its TTL updates fall between,
 //! so no comparison sits on a boundary.
 //!
+//! Also here, the Redis store's own edges: a full Redis that may not evict,
+//! and a cache a dead front-end left half-created.
+//!
 //! The long run: `PROPTEST_CASES=2000 cargo test --release -p jiffy-server --test storage_equivalence`.
 
 mod common;
@@ -474,4 +477,44 @@ async fn a_full_redis_that_may_not_evict_is_resource_exhausted() {
         .unwrap()
         .into_inner();
     assert_eq!(first.cache_body, value);
+}
+
+/// A front-end that dies while creating a cache leaves some of its buckets
+/// unwritten (simulated here by removing them). CreateCache on the existing
+/// cache answers ALREADY_EXISTS and completes them, as applications that
+/// create their caches at start-up do anyway.
+#[tokio::test(flavor = "multi_thread")]
+async fn create_cache_completes_a_half_created_cache() {
+    let redis = RedisNode::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let server = TestServer::with_args(&["--store", &url]).await;
+    let mut clients = Clients::of(&server).await;
+    clients.reset().await;
+    // The layout of server/src/backend/redis/keys.rs: bucket generations
+    // are `jg:{<cache>/<bucket>}`.
+    let removed = Command::new("redis-cli")
+        .args(["-p", &redis.port.to_string(), "--no-raw", "EVAL"])
+        .arg(
+            "local keys = redis.call('KEYS', ARGV[1]) \
+             for _, key in ipairs(keys) do redis.call('DEL', key) end \
+             return #keys",
+        )
+        .args(["0", &format!("jg:{{{CACHE}/*")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&removed.stdout).trim(),
+        "(integer) 1024"
+    );
+    let get = Call::Get(0);
+    assert!(clients.answer(&get).await.contains("NotFound"));
+    assert!(clients
+        .answer(&Call::CreateCache)
+        .await
+        .contains("AlreadyExists"));
+    assert!(
+        clients.answer(&get).await.contains("Miss"),
+        "{}",
+        clients.answer(&get).await
+    );
 }

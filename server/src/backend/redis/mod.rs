@@ -41,6 +41,22 @@ pub struct RedisStore {
 /// A cache, by its (valid) name; whether it exists is checked by each call.
 pub struct RedisCache(String);
 
+/// What the cache list answered to a change it accepted.
+enum Registry {
+    /// The change is recorded under this fresh generation.
+    Changed(i64),
+    /// CreateCache of a cache that exists, at this generation.
+    Exists(i64),
+}
+
+impl Registry {
+    fn generation(self) -> i64 {
+        match self {
+            Registry::Changed(generation) | Registry::Exists(generation) => generation,
+        }
+    }
+}
+
 impl RedisStore {
     /// Connects on first use, so the front-end may start before the cluster.
     pub fn new(target: Target, timeout: Duration, max_caches: usize) -> Arc<RedisStore> {
@@ -100,9 +116,8 @@ impl RedisStore {
         }
     }
 
-    /// Records a create, flush or delete in the cache list; returns the
-    /// change's generation, or `None` when the list refused it.
-    async fn change_registry(&self, change: &str, name: &str) -> Result<Option<i64>, Error> {
+    /// Records a create, flush or delete in the cache list.
+    async fn change_registry(&self, change: &str, name: &str) -> Result<Registry, Error> {
         let mut invocation = scripts::REGISTRY_CHANGE.prepare_invoke();
         invocation
             .key(keys::CACHES)
@@ -110,13 +125,24 @@ impl RedisStore {
             .arg(change)
             .arg(name)
             .arg(self.max_caches);
-        match self.run(invocation).await? {
-            Value::Int(-1) => Ok(None),
-            Value::Int(-2) => Err(Error::TooManyCaches {
+        let reply = self.run(invocation).await?;
+        let (outcome, generation) = match &reply {
+            Value::Array(parts) => match parts.as_slice() {
+                [Value::BulkString(outcome), Value::Int(generation)] => {
+                    (outcome.as_slice(), *generation)
+                }
+                _ => return Err(unexpected("registry change", &reply)),
+            },
+            _ => return Err(unexpected("registry change", &reply)),
+        };
+        match outcome {
+            b"done" => Ok(Registry::Changed(generation)),
+            b"exists" => Ok(Registry::Exists(generation)),
+            b"missing" => Err(Error::CacheNotFound(name.to_owned())),
+            b"full" => Err(Error::TooManyCaches {
                 limit: self.max_caches,
             }),
-            Value::Int(generation) if generation > 0 => Ok(Some(generation)),
-            other => Err(unexpected("registry change", &other)),
+            _ => Err(unexpected("registry change", &reply)),
         }
     }
 
@@ -139,26 +165,25 @@ impl Storage for Arc<RedisStore> {
     type Cache = RedisCache;
 
     async fn create_cache(&self, name: &str) -> Result<(), Error> {
-        let generation = self
-            .change_registry("create", name)
-            .await?
-            .ok_or_else(|| Error::CacheAlreadyExists(name.to_owned()))?;
-        self.update_buckets(name, generation).await
+        match self.change_registry("create", name).await? {
+            Registry::Changed(generation) => self.update_buckets(name, generation).await,
+            Registry::Exists(generation) => {
+                // Finishes the work of a front-end that died half-way through
+                // creating or flushing this cache: buckets already at this
+                // generation (or a newer one) are left as they are.
+                self.update_buckets(name, generation).await?;
+                Err(Error::CacheAlreadyExists(name.to_owned()))
+            }
+        }
     }
 
     async fn delete_cache(&self, name: &str) -> Result<(), Error> {
-        let generation = self
-            .change_registry("delete", name)
-            .await?
-            .ok_or_else(|| Error::CacheNotFound(name.to_owned()))?;
+        let generation = self.change_registry("delete", name).await?.generation();
         self.update_buckets(name, -generation).await
     }
 
     async fn flush_cache(&self, name: &str) -> Result<(), Error> {
-        let generation = self
-            .change_registry("flush", name)
-            .await?
-            .ok_or_else(|| Error::CacheNotFound(name.to_owned()))?;
+        let generation = self.change_registry("flush", name).await?.generation();
         self.update_buckets(name, generation).await
     }
 

@@ -3,20 +3,21 @@
 -- ARGV[1]: 'create', 'flush' or 'delete'; ARGV[2]: the name;
 -- ARGV[3]: for create, the most caches allowed.
 --
--- Returns the generation this change takes (always a fresh one, so changes
--- are ordered), -1 if the cache does not exist (flush, delete) or already
--- does (create), -2 if there are already ARGV[3] caches.
+-- Returns {outcome, generation}. Outcomes: 'done', with the fresh
+-- generation the change takes (fresh every time, so changes are ordered);
+-- 'exists' (create), with the cache's current generation; 'missing'
+-- (flush, delete); 'full' (create, ARGV[3] caches already).
 local change, name = ARGV[1], ARGV[2]
-local exists = redis.call('HEXISTS', KEYS[1], name) == 1
+local current = redis.call('HGET', KEYS[1], name)
 if change == 'create' then
-  if exists then
-    return -1
+  if current then
+    return { 'exists', tonumber(current) }
   end
   if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
-    return -2
+    return { 'full', 0 }
   end
-elseif not exists then
-  return -1
+elseif not current then
+  return { 'missing', 0 }
 end
 local generation = redis.call('INCR', KEYS[2])
 if change == 'delete' then
@@ -24,4 +25,4 @@ if change == 'delete' then
 else
   redis.call('HSET', KEYS[1], name, generation)
 end
-return generation
+return { 'done', generation }
