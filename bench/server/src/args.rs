@@ -9,7 +9,9 @@ use clap::Parser;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "jiffy-bench-server", version, about)]
 pub struct Args {
-    /// Server address, HOST:PORT (or a full http:// URI).
+    /// Server address, HOST:PORT (or a full http:// URI); several,
+    /// comma-separated, spread the connections over them round robin
+    /// (connection i goes to address i % N), as a TCP load balancer would.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub endpoint: String,
 
@@ -52,8 +54,15 @@ pub struct Args {
 
     /// Process id of the server: its CPU time (utime + stime from
     /// /proc/PID/stat) is read at the start and end of the measured window.
-    #[arg(long)]
-    pub server_pid: Option<u32>,
+    /// Several, comma-separated (one per front-end), are added up.
+    #[arg(long, value_delimiter = ',')]
+    pub server_pid: Vec<u32>,
+
+    /// Process ids of the store behind the server (say, the nodes of a
+    /// Redis Cluster), read like --server-pid and reported apart, so the CPU
+    /// per request of the front-ends and of their store can be told apart.
+    #[arg(long, value_delimiter = ',')]
+    pub store_pid: Vec<u32>,
 
     /// Print the report as one JSON object instead of text.
     #[arg(long)]
@@ -65,6 +74,12 @@ impl Args {
     pub fn validate(&self) -> Result<(), String> {
         if self.concurrency == 0 || self.connections == 0 || self.keyspace == 0 {
             return Err("--concurrency, --connections and --keyspace must be > 0".into());
+        }
+        if self.endpoints().iter().any(|e| e.is_empty()) {
+            return Err("--endpoint has an empty address".into());
+        }
+        if self.connections < self.endpoints().len() {
+            return Err("--connections must be at least the number of --endpoint addresses".into());
         }
         if !(0.0..=1.0).contains(&self.get_ratio) {
             return Err("--get-ratio must be between 0 and 1".into());
@@ -83,12 +98,59 @@ impl Args {
         Duration::from_secs_f64(self.warmup)
     }
 
-    /// The endpoint as a URI tonic accepts.
-    pub fn uri(&self) -> String {
-        if self.endpoint.contains("://") {
-            self.endpoint.clone()
-        } else {
-            format!("http://{}", self.endpoint)
-        }
+    /// The addresses of `--endpoint`, as given.
+    pub fn endpoints(&self) -> Vec<&str> {
+        self.endpoint.split(',').map(str::trim).collect()
+    }
+
+    /// Each address as a URI tonic accepts.
+    pub fn uris(&self) -> Vec<String> {
+        self.endpoints()
+            .into_iter()
+            .map(|endpoint| {
+                if endpoint.contains("://") {
+                    endpoint.to_string()
+                } else {
+                    format!("http://{endpoint}")
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(flags: &[&str]) -> Args {
+        Args::try_parse_from(std::iter::once("jiffy-bench-server").chain(flags.iter().copied()))
+            .expect("flags parse")
+    }
+
+    #[test]
+    fn one_endpoint_is_one_uri() {
+        let args = parse(&["--endpoint", "127.0.0.1:8080"]);
+        assert_eq!(args.uris(), ["http://127.0.0.1:8080"]);
+        assert!(args.validate().is_ok());
+    }
+
+    #[test]
+    fn several_endpoints_need_a_connection_each() {
+        let args = parse(&["--endpoint", "a:1, http://b:2", "--connections", "2"]);
+        assert_eq!(args.uris(), ["http://a:1", "http://b:2"]);
+        assert!(args.validate().is_ok());
+        let too_few = parse(&["--endpoint", "a:1,b:2"]);
+        assert!(too_few.validate().is_err());
+        assert!(parse(&["--endpoint", "a:1,,b:2", "--connections", "3"])
+            .validate()
+            .is_err());
+    }
+
+    #[test]
+    fn pids_are_comma_separated() {
+        let args = parse(&["--server-pid", "10,11", "--store-pid", "20"]);
+        assert_eq!(args.server_pid, [10, 11]);
+        assert_eq!(args.store_pid, [20]);
+        assert!(parse(&[]).server_pid.is_empty());
     }
 }

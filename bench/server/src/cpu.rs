@@ -23,6 +23,21 @@ impl CpuTicks {
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("bad {path}")))
     }
 
+    /// The sum over several processes (front-ends, store nodes); `None` for
+    /// none.
+    pub fn of_all(pids: &[u32]) -> io::Result<Option<Self>> {
+        if pids.is_empty() {
+            return Ok(None);
+        }
+        let mut total = 0;
+        for &pid in pids {
+            total += Self::of(Some(pid))
+                .map_err(|e| io::Error::new(e.kind(), format!("pid {pid}: {e}")))?
+                .0;
+        }
+        Ok(Some(CpuTicks(total)))
+    }
+
     /// Seconds of CPU between `self` (earlier) and `later`.
     pub fn seconds_until(self, later: CpuTicks) -> f64 {
         later.0.saturating_sub(self.0) as f64 / ticks_per_second() as f64

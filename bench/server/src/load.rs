@@ -98,6 +98,8 @@ pub struct Window {
     pub elapsed: Duration,
     /// Server CPU at start and end (when `--server-pid` was given).
     pub server_cpu: Option<(CpuTicks, CpuTicks)>,
+    /// Store CPU at start and end (when `--store-pid` was given).
+    pub store_cpu: Option<(CpuTicks, CpuTicks)>,
     /// This process's CPU at start and end: a client at 100% of its core
     /// means the throughput is the client's limit, not the server's.
     pub client_cpu: (CpuTicks, CpuTicks),
@@ -168,6 +170,7 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
             end_unix_ms: end.unix_ms,
             elapsed: end.at - start.at,
             server_cpu: start.server.zip(end.server),
+            store_cpu: start.store.zip(end.store),
             client_cpu: (start.client, end.client),
             machine_cpu: (start.machine, end.machine),
         },
@@ -177,6 +180,7 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
 /// Everything read at one end of the window, with no await in between.
 struct Readings {
     server: Option<CpuTicks>,
+    store: Option<CpuTicks>,
     client: CpuTicks,
     machine: MachineTicks,
     at: Instant,
@@ -185,12 +189,11 @@ struct Readings {
 
 impl Readings {
     fn take(args: &Args) -> Result<Self, String> {
-        let server = args
-            .server_pid
-            .map(|pid| CpuTicks::of(Some(pid)).map_err(|e| format!("server pid {pid}: {e}")))
-            .transpose()?;
+        let server = CpuTicks::of_all(&args.server_pid).map_err(|e| format!("server {e}"))?;
+        let store = CpuTicks::of_all(&args.store_pid).map_err(|e| format!("store {e}"))?;
         Ok(Readings {
             server,
+            store,
             client: CpuTicks::of(None).map_err(|e| format!("/proc/self/stat: {e}"))?,
             machine: MachineTicks::read().map_err(|e| format!("/proc/stat: {e}"))?,
             at: Instant::now(),

@@ -63,17 +63,24 @@ async fn run(args: &Args) -> Result<Report, String> {
     Ok(Report::new(args, outcome))
 }
 
-/// One HTTP/2 connection per `--connections`, all open before the load.
+/// One HTTP/2 connection per `--connections`, all open before the load;
+/// connection i goes to address i % N of `--endpoint`.
 async fn connect(args: &Args) -> Result<Vec<Channel>, String> {
-    let endpoint = Channel::from_shared(args.uri())
-        .map_err(|e| format!("--endpoint {}: {e}", args.endpoint))?
-        .tcp_nodelay(true);
+    let endpoints = args
+        .uris()
+        .into_iter()
+        .map(|uri| match Channel::from_shared(uri.clone()) {
+            Ok(endpoint) => Ok((uri, endpoint.tcp_nodelay(true))),
+            Err(e) => Err(format!("--endpoint {uri}: {e}")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut channels = Vec::with_capacity(args.connections);
-    for _ in 0..args.connections {
+    for i in 0..args.connections {
+        let (uri, endpoint) = &endpoints[i % endpoints.len()];
         let channel = endpoint
             .connect()
             .await
-            .map_err(|e| format!("connecting to {}: {e}", args.endpoint))?;
+            .map_err(|e| format!("connecting to {uri}: {e}"))?;
         channels.push(channel);
     }
     Ok(channels)

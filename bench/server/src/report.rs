@@ -25,10 +25,13 @@ pub struct Report {
     pub latency_ms: Percentiles,
     pub latency_ms_by_op: BTreeMap<&'static str, Percentiles>,
     pub server_cpu: Option<CpuUse>,
+    /// The processes of `--store-pid` together, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_cpu: Option<CpuUse>,
     pub client_cpu: CpuUse,
     /// Cores busy with other processes in the window (machine busy time less
-    /// the server's and ours): the noise of a shared machine, which also
-    /// competes for the pinned cores.
+    /// the server's, the store's and ours): the noise of a shared machine,
+    /// which also competes for the pinned cores.
     pub other_processes_cores: Option<f64>,
 }
 
@@ -44,7 +47,12 @@ pub struct Config {
     pub keyspace: usize,
     pub get_ratio: f64,
     pub ttl_s: u64,
+    /// The one `--server-pid` (null without it, or with several: see `server_pids`).
     pub server_pid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_pids: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub store_pids: Vec<u32>,
 }
 
 #[derive(Serialize)]
@@ -87,6 +95,7 @@ impl Percentiles {
 
 #[derive(Serialize)]
 pub struct CpuUse {
+    /// The process, when it is one.
     pub pid: Option<u32>,
     pub cpu_seconds: f64,
     /// CPU seconds per wall second: 1.0 is one core fully busy.
@@ -111,14 +120,22 @@ impl Report {
                 clock_ticks_per_second: cpu::ticks_per_second(),
             }
         };
+        let single = |pids: &[u32]| match pids {
+            [pid] => Some(*pid),
+            _ => None,
+        };
         let server_cpu = window
             .server_cpu
-            .map(|ticks| cpu_use(args.server_pid, ticks));
+            .map(|ticks| cpu_use(single(&args.server_pid), ticks));
+        let store_cpu = window
+            .store_cpu
+            .map(|ticks| cpu_use(single(&args.store_pid), ticks));
         let client_cpu = cpu_use(None, window.client_cpu);
         let (machine_start, machine_end) = window.machine_cpu;
         let other_processes_cores = server_cpu.as_ref().map(|server| {
             let machine = machine_start.seconds_until(machine_end);
-            ((machine - server.cpu_seconds - client_cpu.cpu_seconds) / seconds).max(0.0)
+            let store = store_cpu.as_ref().map_or(0.0, |store| store.cpu_seconds);
+            ((machine - server.cpu_seconds - store - client_cpu.cpu_seconds) / seconds).max(0.0)
         });
         let mut all = stats.get_latency.clone();
         all.add(&stats.set_latency).expect("same bounds");
@@ -134,7 +151,9 @@ impl Report {
                 keyspace: args.keyspace,
                 get_ratio: args.get_ratio,
                 ttl_s: args.ttl,
-                server_pid: args.server_pid,
+                server_pid: single(&args.server_pid),
+                server_pids: (args.server_pid.len() > 1).then(|| args.server_pid.clone()),
+                store_pids: args.store_pid.clone(),
             },
             measured_window: MeasuredWindow {
                 start_unix_ms: window.start_unix_ms,
@@ -155,6 +174,7 @@ impl Report {
                 ("set", Percentiles::of(&stats.set_latency)),
             ]),
             server_cpu,
+            store_cpu,
             client_cpu,
             other_processes_cores,
             errors: stats.errors,
@@ -206,6 +226,12 @@ impl Report {
             out += &format!(
                 "server cpu: {:.2} s, {:.2} cores, {:.2} us/request\n",
                 server.cpu_seconds, server.cores, server.us_per_request
+            );
+        }
+        if let Some(store) = &self.store_cpu {
+            out += &format!(
+                "store cpu: {:.2} s, {:.2} cores, {:.2} us/request\n",
+                store.cpu_seconds, store.cores, store.us_per_request
             );
         }
         out += &format!(
