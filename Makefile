@@ -23,7 +23,7 @@ help:
 	@echo "make tune ARGS=..  jiffy-tune: sweep, chart and recommend a configuration (tune/README.md)"
 
 # Each SDK keeps its own targets (lint-X, test-X, demo-X, bench-X) in mk/X.mk.
-include mk/python.mk mk/js.mk mk/tune.mk
+include mk/python.mk mk/js.mk mk/tune.mk mk/deploy.mk
 
 .PHONY: build
 build:
@@ -44,7 +44,7 @@ demo: build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: lint test-rust test-conformance test-conformance-redis test-python test-js test-tune
+test: lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy
 
 .PHONY: lint
 lint: $(VENV)/.installed
