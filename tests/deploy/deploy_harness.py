@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from redis_cluster import redis_cluster
+
 REPO = Path(__file__).resolve().parents[2]
-CLUSTER_SCRIPT = REPO / "tests" / "redis-cluster.sh"
-CLUSTER_START_TIMEOUT_SECONDS = 60
 START_TIMEOUT_SECONDS = 15
 # HAProxy checks every 2 s and needs 2 results either way (the sample's
 # inter / rise / fall), plus a check timeout of 2 s: well within this.
@@ -45,27 +45,8 @@ class RedisCluster:
     @classmethod
     @contextmanager
     def started(cls, directory: Path) -> Iterator[RedisCluster]:
-        try:
-            result = subprocess.run(
-                ["bash", str(CLUSTER_SCRIPT), "start", str(directory)],
-                capture_output=True,
-                text=True,
-                timeout=CLUSTER_START_TIMEOUT_SECONDS,
-            )
-            if result.returncode != 0 or not result.stdout.strip():
-                raise RuntimeError(
-                    f"redis-cluster.sh start exited {result.returncode}: {result.stderr}"
-                )
-            # The script's contract: the node list is its last stdout line.
-            nodes = result.stdout.strip().splitlines()[-1].strip()
-            yield cls(store_url=f"redis-cluster://{nodes}")
-        finally:
-            subprocess.run(
-                ["bash", str(CLUSTER_SCRIPT), "stop", str(directory)],
-                capture_output=True,
-                timeout=CLUSTER_START_TIMEOUT_SECONDS,
-                check=False,
-            )
+        with redis_cluster(directory) as store_url:
+            yield cls(store_url=store_url)
 
 
 def write_secret(path: Path) -> Path:

@@ -30,7 +30,7 @@ from momento import CacheClient, CacheClientAsync, Configurations, CredentialPro
 from momento.responses import CreateCache
 from momento_wire_types import cacheclient_pb2_grpc
 from round_robin import round_robin
-from shared_store import EMBEDDED, Store, redis_cluster, store_mode
+from shared_store import EMBEDDED, Store, cluster_store, store_mode
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_SERVER_BIN = REPO_ROOT / "target" / "release" / "jiffy-server"
@@ -127,7 +127,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     if store_mode() == "embedded":
         yield EMBEDDED
         return
-    with redis_cluster(tmp_path_factory.mktemp("redis-cluster")) as cluster:
+    with cluster_store(tmp_path_factory.mktemp("redis-cluster")) as cluster:
         yield cluster
 
 

@@ -9,17 +9,14 @@ that one front-end sees what another wrote.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from redis_cluster import redis_cluster
+
 STORE_VARIABLE = "JIFFY_CONFORMANCE_STORE"
-CLUSTER_SCRIPT = Path(__file__).resolve().parents[2] / "redis-cluster.sh"
-# Creating a cluster waits for the nodes to agree on slots: seconds, not minutes.
-CLUSTER_START_TIMEOUT_SECONDS = 120
-CLUSTER_STOP_TIMEOUT_SECONDS = 60
 # Two is enough for "a write through one is read through the other".
 CLUSTER_FRONT_ENDS = 2
 
@@ -47,27 +44,7 @@ def store_mode() -> str:
 
 
 @contextmanager
-def redis_cluster(directory: Path) -> Iterator[Store]:
-    """A Redis Cluster in `directory`, stopped on exit whatever happened."""
-    try:
-        started = subprocess.run(
-            ["bash", str(CLUSTER_SCRIPT), "start", str(directory)],
-            capture_output=True,
-            text=True,
-            timeout=CLUSTER_START_TIMEOUT_SECONDS,
-        )
-        if started.returncode != 0 or not started.stdout.strip():
-            raise RuntimeError(
-                f"{CLUSTER_SCRIPT.name} start exited {started.returncode}; "
-                f"stdout:\n{started.stdout}\nstderr:\n{started.stderr}"
-            )
-        # The script's contract: the node list is its last stdout line.
-        nodes = started.stdout.strip().splitlines()[-1].strip()
-        yield Store(args=("--store", f"redis-cluster://{nodes}"), front_ends=CLUSTER_FRONT_ENDS)
-    finally:
-        subprocess.run(
-            ["bash", str(CLUSTER_SCRIPT), "stop", str(directory)],
-            capture_output=True,
-            timeout=CLUSTER_STOP_TIMEOUT_SECONDS,
-            check=False,
-        )
+def cluster_store(directory: Path) -> Iterator[Store]:
+    """The front-ends' store: a Redis Cluster in `directory`, stopped on exit."""
+    with redis_cluster(directory) as url:
+        yield Store(args=("--store", url), front_ends=CLUSTER_FRONT_ENDS)
