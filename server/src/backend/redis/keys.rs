@@ -37,17 +37,13 @@ pub fn generation_key(cache: &str, bucket: u32) -> String {
     format!("jg:{{{cache}/{bucket}}}")
 }
 
-pub fn item_key(cache: &str, key: &[u8]) -> Vec<u8> {
-    let bucket = bucket_of(key);
-    let mut name = format!("ji:{{{cache}/{bucket}}}:").into_bytes();
-    name.extend_from_slice(key);
-    name
-}
-
 /// The generation key and the item key of `key`, in the order the item
 /// scripts take them.
 pub fn item_keys(cache: &str, key: &[u8]) -> (String, Vec<u8>) {
-    (generation_key(cache, bucket_of(key)), item_key(cache, key))
+    let bucket = bucket_of(key);
+    let mut item = format!("ji:{{{cache}/{bucket}}}:").into_bytes();
+    item.extend_from_slice(key);
+    (generation_key(cache, bucket), item)
 }
 
 #[cfg(test)]
