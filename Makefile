@@ -16,6 +16,7 @@ help:
 	@echo "make demo          build jiffy-server, hello through every SDK, then a short jiffy-tune sweep and its report"
 	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
+	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
