@@ -14,6 +14,13 @@
 //! | `--max-ttl DURATION`        | `JIFFY_MAX_TTL`               | `max-ttl`                | 7 days           |
 //! | `--max-caches N`            | `JIFFY_MAX_CACHES`            | `max-caches`             | 100              |
 //! | `--max-concurrent-streams N`| `JIFFY_MAX_CONCURRENT_STREAMS`| `max-concurrent-streams` | 100              |
+//! | `--max-connections N`       | `JIFFY_MAX_CONNECTIONS`       | `max-connections`        | 16384            |
+//! | `--handshake-timeout DUR`   | `JIFFY_HANDSHAKE_TIMEOUT`     | `handshake-timeout`      | 10s              |
+//! | `--request-timeout DUR`     | `JIFFY_REQUEST_TIMEOUT`       | `request-timeout`        | 30s              |
+//! | `--send-timeout DUR`        | `JIFFY_SEND_TIMEOUT`          | `send-timeout`           | 30s              |
+//! | `--max-in-flight-bytes SIZE`| `JIFFY_MAX_IN_FLIGHT_BYTES`   | `max-in-flight-bytes`    | 256 MiB          |
+//! | `--max-header-list-size SIZE`| `JIFFY_MAX_HEADER_LIST_SIZE` | `max-header-list-size`   | 16 KiB           |
+//! | `--max-batch-items N`       | `JIFFY_MAX_BATCH_ITEMS`       | `max-batch-items`        | 10000            |
 //! | `--keepalive-interval DUR`  | `JIFFY_KEEPALIVE_INTERVAL`    | `keepalive-interval`     | 60s              |
 //! | `--keepalive-timeout DUR`   | `JIFFY_KEEPALIVE_TIMEOUT`     | `keepalive-timeout`      | 20s              |
 //! | `--tls-cert FILE`           | `JIFFY_TLS_CERT`              | `tls-cert`               | none (plaintext) |
@@ -61,6 +68,21 @@ pub const DEFAULT_MAX_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 pub const DEFAULT_MAX_CACHES: usize = 100;
 /// What the Momento service allows; the SDKs' pool sizes assume it.
 pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 100;
+/// Room for the 10,000 idle connections the tests hold and then some; the
+/// descriptor limit is raised to fit at start (`bin/server.rs`).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
+/// Ample for TLS and the preface over a slow network; short enough that
+/// silent sockets do not pile up.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longer than any client deadline the SDKs set by default.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(30);
+/// Fifty answers of the largest value at once; far above normal use, far
+/// below what exhausts a machine.
+pub const DEFAULT_MAX_IN_FLIGHT_BYTES: u64 = 256 << 20;
+/// hyper's default: room for a token, the SDK's agent headers and more.
+pub const DEFAULT_MAX_HEADER_LIST_SIZE: u64 = 16 << 10;
+pub const DEFAULT_MAX_BATCH_ITEMS: usize = 10_000;
 pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
 pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -114,6 +136,32 @@ pub struct Settings {
     /// HTTP/2 streams (requests in flight) allowed per connection.
     #[arg(long, env = "JIFFY_MAX_CONCURRENT_STREAMS")]
     pub max_concurrent_streams: Option<u32>,
+    /// Most client connections open at once; at the cap a new one replaces the
+    /// oldest still in its handshake, or is closed.
+    #[arg(long, env = "JIFFY_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+    /// How long a new connection has to finish TLS and start the HTTP/2 preface.
+    #[arg(long, env = "JIFFY_HANDSHAKE_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub handshake_timeout: Option<Duration>,
+    /// How long a request body may take to arrive; then DEADLINE_EXCEEDED.
+    #[arg(long, env = "JIFFY_REQUEST_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub request_timeout: Option<Duration>,
+    /// A connection whose waiting answers make no progress for this long is closed.
+    #[arg(long, env = "JIFFY_SEND_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub send_timeout: Option<Duration>,
+    /// Bytes of requests being received and answers not yet sent, server-wide;
+    /// past it new calls answer RESOURCE_EXHAUSTED.
+    #[arg(long, env = "JIFFY_MAX_IN_FLIGHT_BYTES")]
+    pub max_in_flight_bytes: Option<ByteSize>,
+    /// Largest HTTP/2 header list (all of a request's headers) accepted.
+    #[arg(long, env = "JIFFY_MAX_HEADER_LIST_SIZE")]
+    pub max_header_list_size: Option<ByteSize>,
+    /// Most items in one GetBatch or SetBatch.
+    #[arg(long, env = "JIFFY_MAX_BATCH_ITEMS")]
+    pub max_batch_items: Option<usize>,
     /// How often the server pings an HTTP/2 connection to check it is alive.
     #[arg(long, env = "JIFFY_KEEPALIVE_INTERVAL", value_parser = humantime::parse_duration)]
     #[serde(default, with = "humantime_serde")]
@@ -218,6 +266,15 @@ pub struct Config {
     pub max_caches: usize,
     pub limits: Limits,
     pub max_concurrent_streams: u32,
+    pub max_connections: usize,
+    /// Whether `--max-connections` was given: a default that does not fit
+    /// the descriptor limit is lowered to fit; a given one is an error.
+    pub max_connections_given: bool,
+    pub handshake_timeout: Duration,
+    pub request_timeout: Duration,
+    pub send_timeout: Duration,
+    pub max_in_flight_bytes: u64,
+    pub max_header_list_size: u64,
     pub keepalive_interval: Duration,
     pub keepalive_timeout: Duration,
     pub tls: Option<TlsFiles>,
@@ -290,6 +347,13 @@ impl Settings {
             max_concurrent_streams: self
                 .max_concurrent_streams
                 .or(fallback.max_concurrent_streams),
+            max_connections: self.max_connections.or(fallback.max_connections),
+            handshake_timeout: self.handshake_timeout.or(fallback.handshake_timeout),
+            request_timeout: self.request_timeout.or(fallback.request_timeout),
+            send_timeout: self.send_timeout.or(fallback.send_timeout),
+            max_in_flight_bytes: self.max_in_flight_bytes.or(fallback.max_in_flight_bytes),
+            max_header_list_size: self.max_header_list_size.or(fallback.max_header_list_size),
+            max_batch_items: self.max_batch_items.or(fallback.max_batch_items),
             keepalive_interval: self.keepalive_interval.or(fallback.keepalive_interval),
             keepalive_timeout: self.keepalive_timeout.or(fallback.keepalive_timeout),
             tls_cert: self.tls_cert.or(fallback.tls_cert),
@@ -315,6 +379,7 @@ impl Settings {
             max_value_size: size(self.max_value_size, DEFAULT_MAX_VALUE_SIZE) as usize,
             max_request_size: size(self.max_request_size, DEFAULT_MAX_REQUEST_SIZE) as usize,
             max_ttl: self.max_ttl.unwrap_or(DEFAULT_MAX_TTL),
+            max_batch_items: self.max_batch_items.unwrap_or(DEFAULT_MAX_BATCH_ITEMS),
         };
         let tls = match (self.tls_cert, self.tls_key) {
             (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
@@ -340,6 +405,13 @@ impl Settings {
             max_concurrent_streams: self
                 .max_concurrent_streams
                 .unwrap_or(DEFAULT_MAX_CONCURRENT_STREAMS),
+            max_connections: self.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
+            max_connections_given: self.max_connections.is_some(),
+            handshake_timeout: self.handshake_timeout.unwrap_or(DEFAULT_HANDSHAKE_TIMEOUT),
+            request_timeout: self.request_timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT),
+            send_timeout: self.send_timeout.unwrap_or(DEFAULT_SEND_TIMEOUT),
+            max_in_flight_bytes: size(self.max_in_flight_bytes, DEFAULT_MAX_IN_FLIGHT_BYTES),
+            max_header_list_size: size(self.max_header_list_size, DEFAULT_MAX_HEADER_LIST_SIZE),
             keepalive_interval: self
                 .keepalive_interval
                 .unwrap_or(DEFAULT_KEEPALIVE_INTERVAL),
@@ -390,6 +462,27 @@ impl Config {
         }
         if self.store_timeout.is_zero() {
             return invalid("--store-timeout must be above zero");
+        }
+        if self.max_connections == 0 || limits.max_batch_items == 0 {
+            return invalid("--max-connections and --max-batch-items must be above zero");
+        }
+        if [
+            self.handshake_timeout,
+            self.request_timeout,
+            self.send_timeout,
+        ]
+        .iter()
+        .any(Duration::is_zero)
+        {
+            return invalid(
+                "--handshake-timeout, --request-timeout and --send-timeout must be above zero",
+            );
+        }
+        if self.max_in_flight_bytes < limits.max_request_size as u64 {
+            return invalid("--max-in-flight-bytes must hold at least one --max-request-size");
+        }
+        if !(1024..=u32::MAX as u64).contains(&self.max_header_list_size) {
+            return invalid("--max-header-list-size must be between 1 KiB and 4 GiB");
         }
         if self.auth.is_none() && !self.insecure_allow_anonymous && !is_loopback(self.listen) {
             return Err(ConfigError::Invalid(format!(

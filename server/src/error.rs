@@ -40,6 +40,8 @@ pub enum Error {
     ValueTooLarge { size: usize, limit: usize },
     #[error("request is {size} bytes, over the limit of {limit} bytes (--max-request-size)")]
     RequestTooLarge { size: usize, limit: usize },
+    #[error("batch has {items} items, over the limit of {limit} (--max-batch-items); split it")]
+    TooManyBatchItems { items: usize, limit: usize },
     #[error("TTL must be at least 1 millisecond")]
     ZeroTtl,
     #[error("TTL of {} is over the limit of {} (--max-ttl)", humantime::format_duration(*.ttl), humantime::format_duration(*.limit))]
@@ -71,7 +73,7 @@ impl Error {
                 Code::ResourceExhausted,
                 Some(reason::ITEM_SIZE_LIMIT_EXCEEDED),
             ),
-            RequestTooLarge { .. } => (
+            RequestTooLarge { .. } | TooManyBatchItems { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
             ),

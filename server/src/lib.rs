@@ -12,16 +12,18 @@
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them.
-//! - [`connection`] — accepted sockets, counted while open.
+//! - [`listener`] — connections: handshake deadline, cap, HTTP/2 limits, send timeout.
+//! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
 pub mod auth;
 pub mod backend;
 pub mod config;
-pub mod connection;
 pub mod error;
 pub mod fault;
+pub mod in_flight;
 pub mod limits;
+pub mod listener;
 pub mod metrics;
 pub mod rpc_layer;
 pub mod server;

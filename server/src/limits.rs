@@ -20,6 +20,9 @@ pub struct Limits {
     /// request costs no more memory than this.
     pub max_request_size: usize,
     pub max_ttl: Duration,
+    /// Items in one GetBatch or SetBatch: each is a call on the store, so a
+    /// huge batch would hold a worker and memory for the whole of it.
+    pub max_batch_items: usize,
 }
 
 impl Limits {
@@ -61,6 +64,16 @@ impl Limits {
         Ok(ttl)
     }
 
+    pub fn check_batch(&self, items: usize) -> Result<(), Error> {
+        if items > self.max_batch_items {
+            return Err(Error::TooManyBatchItems {
+                items,
+                limit: self.max_batch_items,
+            });
+        }
+        Ok(())
+    }
+
     pub fn check_item(&self, key: &[u8], value: &[u8], ttl_ms: u64) -> Result<Duration, Error> {
         self.check_key(key)?;
         self.check_value(value)?;
@@ -100,6 +113,7 @@ mod tests {
         max_value_size: 8,
         max_request_size: 64,
         max_ttl: Duration::from_secs(60),
+        max_batch_items: 3,
     };
 
     #[test]
@@ -131,6 +145,15 @@ mod tests {
             LIMITS.ttl(u64::MAX),
             Err(Error::TtlTooLong { .. })
         ));
+    }
+
+    #[test]
+    fn batches_are_limited_in_items() {
+        assert!(LIMITS.check_batch(3).is_ok());
+        assert_eq!(
+            LIMITS.check_batch(4),
+            Err(Error::TooManyBatchItems { items: 4, limit: 3 })
+        );
     }
 
     #[test]

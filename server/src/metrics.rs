@@ -14,6 +14,7 @@ use prometheus::{
     IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
 
+use crate::listener::CloseReason;
 use crate::store::StoreStats;
 
 /// Every RPC the server routes, by gRPC path; anything else counts as `unknown`.
@@ -84,6 +85,10 @@ pub struct Metrics {
     requests: IntCounterVec,
     pub open_connections: IntGauge,
     pub connections: IntCounter,
+    /// Closed connections, by [`CloseReason`], in `CloseReason::ALL` order.
+    connections_closed: Vec<IntCounter>,
+    /// Bytes of requests and answers in flight (`crate::in_flight`).
+    pub in_flight_bytes: IntGauge,
     /// Calls being handled now, and the most there have been at once since
     /// start. The peak exists because a client's in-flight cap is a promise
     /// about a maximum, which a gauge sampled now and then would miss.
@@ -155,7 +160,24 @@ impl Metrics {
             expirations: counter("expirations_total", "Items freed because their TTL ran out"),
         };
         store_gauges.max_bytes.set(max_memory as i64);
+        let closed = IntCounterVec::new(
+            Opts::new(
+                "connections_closed_total",
+                "Client connections closed, by why (README, \"Connections\")",
+            ),
+            &["reason"],
+        )
+        .expect("valid metric");
+        let connections_closed = CloseReason::ALL
+            .iter()
+            .map(|reason| closed.with_label_values(&[reason.label()]))
+            .collect();
         let metrics = Metrics {
+            connections_closed,
+            in_flight_bytes: gauge(
+                "in_flight_bytes",
+                "Bytes of requests being received and answers not yet sent (--max-in-flight-bytes)",
+            ),
             open_connections: gauge("open_connections", "Client connections open now"),
             connections: counter("connections_total", "Client connections accepted"),
             in_flight: AtomicI64::new(0),
@@ -174,17 +196,19 @@ impl Metrics {
             store_stats,
             store_gauges,
         };
-        metrics.register_all(latency);
+        metrics.register_all(latency, closed);
         Arc::new(metrics)
     }
 
-    fn register_all(&self, latency: HistogramVec) {
+    fn register_all(&self, latency: HistogramVec, closed: IntCounterVec) {
         let g = &self.store_gauges;
         let mut collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
             Box::new(self.requests.clone()),
             Box::new(latency),
             Box::new(self.open_connections.clone()),
             Box::new(self.connections.clone()),
+            Box::new(closed),
+            Box::new(self.in_flight_bytes.clone()),
             Box::new(self.in_flight_gauges[0].clone()),
             Box::new(self.in_flight_gauges[1].clone()),
         ];
@@ -215,6 +239,15 @@ impl Metrics {
         let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
         self.in_flight_peak.fetch_max(now, Ordering::Relaxed);
         InFlightGuard(Arc::clone(self))
+    }
+
+    /// Counts a closed client connection.
+    pub fn connection_closed(&self, reason: CloseReason) {
+        let index = CloseReason::ALL
+            .iter()
+            .position(|r| *r == reason)
+            .expect("every reason is in ALL");
+        self.connections_closed[index].inc();
     }
 
     /// Counts one answered request and its server-side latency.

@@ -1,5 +1,7 @@
 //! A tower layer around every gRPC call: it times the call, counts its status,
-//! and gives oversized requests the status the SDKs expect.
+//! gives oversized requests the status the SDKs expect, refuses new calls
+//! while the in-flight budget is spent, and wraps each answer so its bytes
+//! are counted until sent (`crate::in_flight`).
 //!
 //! A call the client abandons (its deadline passes, or it resets the stream)
 //! is dropped by the HTTP/2 server before it answers; the guard in the future
@@ -25,19 +27,22 @@ use tower::{Layer, Service};
 
 use crate::error::reason;
 use crate::fault::grpc_timeout;
+use crate::in_flight::{AnswerBody, ConnectionState, InFlight};
 use crate::metrics::{InFlightGuard, Metrics, RpcId};
 
 #[derive(Clone)]
 pub struct RpcLayer {
     metrics: Arc<Metrics>,
     max_request_size: usize,
+    in_flight: Arc<InFlight>,
 }
 
 impl RpcLayer {
-    pub fn new(metrics: Arc<Metrics>, max_request_size: usize) -> Self {
+    pub fn new(metrics: Arc<Metrics>, max_request_size: usize, in_flight: Arc<InFlight>) -> Self {
         RpcLayer {
             metrics,
             max_request_size,
+            in_flight,
         }
     }
 }
@@ -62,10 +67,11 @@ pub struct RpcService<S> {
 impl<S, B, ResBody> Service<Request<B>> for RpcService<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>>,
+    ResBody: Default,
 {
-    type Response = S::Response;
+    type Response = Response<AnswerBody<ResBody>>;
     type Error = S::Error;
-    type Future = RpcFuture<S::Future>;
+    type Future = RpcFuture<S::Future, ResBody>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -80,18 +86,30 @@ where
             answered: false,
             _in_flight: metrics.start_call(),
             layer: self.layer.clone(),
+            connection: request.extensions().get::<Arc<ConnectionState>>().cloned(),
         };
+        if self.layer.in_flight.is_full() {
+            let refused = self.layer.in_flight.full_status().into_http();
+            return RpcFuture {
+                inner: None,
+                refused: Some(refused),
+                call,
+            };
+        }
         RpcFuture {
-            inner: self.inner.call(request),
+            inner: Some(self.inner.call(request)),
+            refused: None,
             call,
         }
     }
 }
 
 pin_project! {
-    pub struct RpcFuture<F> {
+    pub struct RpcFuture<F, ResBody> {
         #[pin]
-        inner: F,
+        inner: Option<F>,
+        // The answer of a call refused before it reached the service.
+        refused: Option<Response<ResBody>>,
         call: CallRecord,
     }
 }
@@ -110,6 +128,8 @@ struct CallRecord {
     /// From `grpc-timeout`, to tell a passed deadline from a cancel.
     timeout: Option<Duration>,
     answered: bool,
+    /// The connection the call came on, for its answer's send progress.
+    connection: Option<Arc<ConnectionState>>,
     // Fields drop after `drop` runs: the call is recorded, then leaves the gauge.
     _in_flight: InFlightGuard,
 }
@@ -137,21 +157,29 @@ impl Drop for CallRecord {
     }
 }
 
-impl<F, ResBody, E> Future for RpcFuture<F>
+impl<F, ResBody, E> Future for RpcFuture<F, ResBody>
 where
     F: Future<Output = Result<Response<ResBody>, E>>,
 {
-    type Output = F::Output;
+    type Output = Result<Response<AnswerBody<ResBody>>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let mut result = std::task::ready!(this.inner.poll(cx));
+        let mut result = match (this.inner.as_pin_mut(), this.refused.take()) {
+            (Some(inner), _) => std::task::ready!(inner.poll(cx)),
+            (None, Some(refused)) => Ok(refused),
+            (None, None) => panic!("RpcFuture polled after it answered"),
+        };
         let code = match &mut result {
             Ok(response) => answer_code(response, this.call.layer.max_request_size),
             Err(_) => Code::Internal as usize,
         };
         this.call.record(code);
-        Poll::Ready(result)
+        let in_flight = &this.call.layer.in_flight;
+        let connection = this.call.connection.take();
+        Poll::Ready(result.map(|response| {
+            response.map(|body| AnswerBody::new(body, in_flight.clone(), connection))
+        }))
     }
 }
 
@@ -210,8 +238,9 @@ mod tests {
     }
 
     fn abandoned_get(metrics: &Arc<Metrics>, grpc_timeout: Option<&'static str>) {
+        let in_flight = InFlight::new(1 << 20, metrics.in_flight_bytes.clone());
         let mut service =
-            RpcLayer::new(metrics.clone(), 1024).layer(tower::service_fn(never_answers));
+            RpcLayer::new(metrics.clone(), 1024, in_flight).layer(tower::service_fn(never_answers));
         let mut request = Request::post("/cache_client.Scs/Get").body(()).unwrap();
         if let Some(timeout) = grpc_timeout {
             request

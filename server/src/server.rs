@@ -5,14 +5,16 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tokio_rustls::TlsAcceptor;
+use tonic::service::Routes;
 
 use crate::auth::{AuthLayer, Verifier};
 use crate::backend::redis::{redact, RedisStore, Target};
 use crate::backend::Storage;
 use crate::config::{Config, StoreChoice, TlsFiles};
-use crate::connection;
 use crate::fault::FaultLayer;
+use crate::in_flight::InFlight;
+use crate::listener;
 use crate::metrics::Metrics;
 use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::scs_server::ScsServer;
@@ -84,6 +86,8 @@ async fn serve<S: Storage + Clone>(
         max_caches = config.max_caches,
         ?limits,
         max_concurrent_streams = config.max_concurrent_streams,
+        max_connections = config.max_connections,
+        max_in_flight_bytes = config.max_in_flight_bytes,
         tls = config.tls.is_some(),
         auth = config.auth.is_some(),
         fault_injection = config.fault_injection,
@@ -99,43 +103,58 @@ async fn serve<S: Storage + Clone>(
         tracing::warn!("fault injection is on: request headers can fail and delay calls");
     }
     // Metrics outermost, so refused and injected answers are counted too.
-    let layers = tower::ServiceBuilder::new()
-        .layer(RpcLayer::new(metrics.clone(), limits.max_request_size))
+    let in_flight = InFlight::new(
+        config.max_in_flight_bytes as usize,
+        metrics.in_flight_bytes.clone(),
+    );
+    let routes = Routes::new(
+        ScsServer::new(DataPlane::new(store.clone(), limits))
+            .max_decoding_message_size(limits.max_request_size),
+    )
+    .add_service(
+        ScsControlServer::new(ControlPlane::new(store, limits))
+            .max_decoding_message_size(limits.max_request_size),
+    )
+    .add_service(PingServer::new(PingService))
+    .prepare();
+    let service = tower::ServiceBuilder::new()
+        .layer(RpcLayer::new(
+            metrics.clone(),
+            limits.max_request_size,
+            in_flight.clone(),
+        ))
         .option_layer(
             config
                 .auth
                 .as_ref()
                 .map(|secret| AuthLayer::new(Arc::new(Verifier::new(secret)))),
         )
-        .option_layer(config.fault_injection.then(FaultLayer::new));
-    let data = ScsServer::new(DataPlane::new(store.clone(), limits))
-        .max_decoding_message_size(limits.max_request_size);
-    let control = ScsControlServer::new(ControlPlane::new(store, limits))
-        .max_decoding_message_size(limits.max_request_size);
-    let mut builder = Server::builder()
-        .max_concurrent_streams(config.max_concurrent_streams)
-        .http2_keepalive_interval(Some(config.keepalive_interval))
-        .http2_keepalive_timeout(Some(config.keepalive_timeout));
-    if let Some(tls) = &config.tls {
-        builder = builder.tls_config(tls_config(tls)?)?;
-    }
-    let serving = builder
-        .layer(layers)
-        .add_service(data)
-        .add_service(control)
-        .add_service(PingServer::new(PingService))
-        .serve_with_incoming_shutdown(connection::accept(listener, metrics), async move {
+        .option_layer(config.fault_injection.then(FaultLayer::new))
+        .service(routes);
+    let tls = match &config.tls {
+        Some(files) => Some(tls_acceptor(files)?),
+        None => None,
+    };
+    let serving = listener::serve(
+        listener,
+        connection_settings(&config),
+        tls,
+        service,
+        metrics,
+        in_flight,
+        async move {
             shutdown.await;
             tracing::info!("shutting down: refusing new requests, finishing in-flight ones");
             let _ = stopping.send(true);
-        });
+        },
+    );
 
     let grace_over = async {
         wait_for(stop_requested).await;
         tokio::time::sleep(config.shutdown_timeout).await;
     };
     tokio::select! {
-        served = serving => served?,
+        () = serving => {}
         () = grace_over => tracing::warn!(
             timeout = ?config.shutdown_timeout,
             "in-flight requests did not finish in time; closing their connections"
@@ -143,6 +162,21 @@ async fn serve<S: Storage + Clone>(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+fn connection_settings(config: &Config) -> listener::Settings {
+    listener::Settings {
+        max_connections: config.max_connections,
+        handshake_timeout: config.handshake_timeout,
+        send_timeout: config.send_timeout,
+        request_timeout: config.request_timeout,
+        http2: listener::http2::Settings {
+            max_concurrent_streams: config.max_concurrent_streams,
+            max_header_list_size: config.max_header_list_size as u32,
+            keepalive_interval: config.keepalive_interval,
+            keepalive_timeout: config.keepalive_timeout,
+        },
+    }
 }
 
 /// The store, for the log: its kind and nodes, never a password.
@@ -161,12 +195,25 @@ fn describe(store: &StoreChoice) -> String {
     }
 }
 
-fn tls_config(files: &TlsFiles) -> Result<ServerTlsConfig, BoxError> {
-    let read = |path: &std::path::Path| {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// The TLS side of the listener: rustls with ring (as tonic's own TLS),
+/// offering HTTP/2 only.
+fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, BoxError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let unreadable = |path: &std::path::Path, e: &dyn std::fmt::Display| {
+        format!("cannot read {}: {e}", path.display())
     };
-    let identity = Identity::from_pem(read(&files.cert)?, read(&files.key)?);
-    Ok(ServerTlsConfig::new().identity(identity))
+    let certs = CertificateDer::pem_file_iter(&files.cert)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| unreadable(&files.cert, &e))?;
+    let key = PrivateKeyDer::from_pem_file(&files.key).map_err(|e| unreadable(&files.key, &e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)?;
+    tls.alpn_protocols = vec![b"h2".to_vec()];
+    Ok(TlsAcceptor::from(Arc::new(tls)))
 }
 
 async fn wait_for(mut stop_requested: watch::Receiver<bool>) {

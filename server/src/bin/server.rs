@@ -38,6 +38,21 @@ fn main() -> ExitCode {
         return token_command(command, &config);
     }
     init_logging(&config);
+    let mut config = config;
+    match jiffy_server::listener::descriptors::fit(
+        config.max_connections,
+        config.max_connections_given,
+    ) {
+        Ok(fits) if fits < config.max_connections => {
+            tracing::warn!(
+                max_connections = fits,
+                "the file-descriptor limit is too low for the default --max-connections; lowered"
+            );
+            config.max_connections = fits;
+        }
+        Ok(_) => {}
+        Err(message) => return bad_config(ConfigError::Invalid(message)),
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.workers)
         .enable_all()

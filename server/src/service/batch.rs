@@ -41,6 +41,7 @@ impl<S: Storage> DataPlane<S> {
     ) -> Result<Response<GetBatchStream>, Status> {
         let cache = self.cache(&request)?;
         let items = &request.get_ref().items;
+        self.limits.check_batch(items.len())?;
         for item in items {
             self.limits.check_key(&item.cache_key)?;
         }
@@ -64,6 +65,7 @@ impl<S: Storage> DataPlane<S> {
     ) -> Result<Response<SetBatchStream>, Status> {
         let cache = self.cache(&request)?;
         let items = &request.get_ref().items;
+        self.limits.check_batch(items.len())?;
         let ttls = items
             .iter()
             .map(|item| {

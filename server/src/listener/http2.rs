@@ -1,0 +1,83 @@
+//! The HTTP/2 settings every connection is served with, and why each is set.
+//!
+//! These bound what one connection can make the server hold or do, whatever
+//! the client sends (docs/RELIABILITY.md, "Attacks", has the test of each):
+//!
+//! - Streams the server resets itself (a malformed frame on a stream, a
+//!   header block over the size limit...) are capped per connection; past
+//!   the cap the connection gets GOAWAY ENHANCE_YOUR_CALM. This is the fix
+//!   for "MadeYouReset" (CVE-2025-8671): a client that provokes resets keeps
+//!   the handlers running while the stream limit no longer counts them. h2
+//!   has the cap, but tonic's server builder leaves it unset and so passes
+//!   "no limit" through hyper; serving connections ourselves sets it.
+//! - Streams the client opens and resets before the server accepts them are
+//!   capped likewise (Rapid Reset, CVE-2023-44487).
+//! - The header list is capped (`--max-header-list-size`), and the streams
+//!   per connection (`--max-concurrent-streams`).
+//! - Keepalive pings find dead peers; a peer that answers pings but never
+//!   reads is found by the send timeout instead (`super::serve_connection`).
+
+use std::time::Duration;
+
+use hyper::server::conn::http2::Builder;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+/// Streams one connection may make the server reset before it is closed.
+/// A well-behaved client provokes none; h2's own default.
+pub const MAX_LOCAL_ERROR_RESETS: usize = 1024;
+
+/// Streams reset by the client while still queued for the server; h2's
+/// default, which bounds Rapid Reset to a few streams' work.
+pub const MAX_PENDING_ACCEPT_RESETS: usize = 20;
+
+/// The HTTP/2 settings of [`Settings`] as a connection builder.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub max_concurrent_streams: u32,
+    pub max_header_list_size: u32,
+    pub keepalive_interval: Duration,
+    pub keepalive_timeout: Duration,
+}
+
+pub fn builder(settings: &Settings) -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(settings.max_concurrent_streams)
+        .max_header_list_size(settings.max_header_list_size)
+        .max_local_error_reset_streams(Some(MAX_LOCAL_ERROR_RESETS))
+        .max_pending_accept_reset_streams(Some(MAX_PENDING_ACCEPT_RESETS))
+        .keep_alive_interval(Some(settings.keepalive_interval))
+        .keep_alive_timeout(settings.keepalive_timeout);
+    builder
+}
+
+/// Why a served connection ended, from hyper's answer.
+pub fn close_reason(result: &Result<(), hyper::Error>) -> super::CloseReason {
+    use super::CloseReason;
+    let Err(error) = result else {
+        return CloseReason::ClientClosed;
+    };
+    if error.is_timeout() {
+        return CloseReason::KeepaliveTimeout;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            if h2.is_io() || h2.is_remote() {
+                return CloseReason::ClientClosed;
+            }
+            return match h2.reason() {
+                Some(h2::Reason::ENHANCE_YOUR_CALM) => CloseReason::EnhanceYourCalm,
+                Some(h2::Reason::NO_ERROR) => CloseReason::ClientClosed,
+                _ => CloseReason::ProtocolError,
+            };
+        }
+        source = cause.source();
+    }
+    if error.is_closed() || error.is_incomplete_message() {
+        CloseReason::ClientClosed
+    } else {
+        CloseReason::ProtocolError
+    }
+}

@@ -1,0 +1,372 @@
+//! Client connections: accepted, handshaken within a deadline, served over
+//! HTTP/2 with bounded settings, watched for stalled answers, counted.
+//!
+//! We serve connections ourselves (hyper, with the service tonic builds)
+//! rather than through tonic's `Server` because tonic gives no handshake
+//! deadline, no connection cap, no way to see why a connection closed, and
+//! leaves h2's reset-flood limit off (see [`http2`]).
+//!
+//! - At most `--max-connections` are open. At the cap a new connection takes
+//!   the place of the oldest one still in its handshake, so silent sockets
+//!   cannot keep real clients out; with none in a handshake it is closed.
+//! - A connection must finish TLS (when on) and start the HTTP/2 preface
+//!   within `--handshake-timeout`.
+//! - A connection with answers waiting that makes no progress sending any of
+//!   them for `--send-timeout` is closed (a client that never reads still
+//!   answers keepalive pings, so keepalive does not find it).
+//! - Established idle connections are left alone: SDKs keep them and ping.
+//!
+//! Every close is counted in `jiffy_connections_closed_total{reason}`.
+
+pub mod descriptors;
+mod handshake;
+pub mod http2;
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use parking_lot::Mutex;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
+use tokio_rustls::TlsAcceptor;
+use tower::{Service, ServiceExt};
+
+use crate::in_flight::{ConnectionState, InFlight, RequestBody};
+use crate::metrics::Metrics;
+use handshake::read_preface;
+
+/// How long to wait after an accept error (out of descriptors, say) before
+/// accepting again, so the loop does not spin.
+const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Why a connection was closed, as the `reason` label shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The client closed it, or it ended without error.
+    ClientClosed,
+    /// TLS and the HTTP/2 preface were not done within `--handshake-timeout`.
+    HandshakeTimeout,
+    /// TLS failed, or the client closed before its preface.
+    HandshakeFailed,
+    /// At `--max-connections`, dropped while in its handshake for a new one.
+    Evicted,
+    /// At `--max-connections` with none in a handshake: closed at once.
+    OverLimit,
+    /// Answers waited `--send-timeout` without progress.
+    SendTimeout,
+    /// GOAWAY ENHANCE_YOUR_CALM: too many streams reset (reset floods).
+    EnhanceYourCalm,
+    /// Any other HTTP/2 error (a malformed frame, an oversized header...).
+    ProtocolError,
+    /// A keepalive ping went unanswered for `--keepalive-timeout`.
+    KeepaliveTimeout,
+    /// The server shut down.
+    Shutdown,
+}
+
+impl CloseReason {
+    pub const ALL: [CloseReason; 10] = [
+        CloseReason::ClientClosed,
+        CloseReason::HandshakeTimeout,
+        CloseReason::HandshakeFailed,
+        CloseReason::Evicted,
+        CloseReason::OverLimit,
+        CloseReason::SendTimeout,
+        CloseReason::EnhanceYourCalm,
+        CloseReason::ProtocolError,
+        CloseReason::KeepaliveTimeout,
+        CloseReason::Shutdown,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            CloseReason::ClientClosed => "client_closed",
+            CloseReason::HandshakeTimeout => "handshake_timeout",
+            CloseReason::HandshakeFailed => "handshake_failed",
+            CloseReason::Evicted => "evicted_in_handshake",
+            CloseReason::OverLimit => "max_connections",
+            CloseReason::SendTimeout => "send_timeout",
+            CloseReason::EnhanceYourCalm => "enhance_your_calm",
+            CloseReason::ProtocolError => "protocol_error",
+            CloseReason::KeepaliveTimeout => "keepalive_timeout",
+            CloseReason::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// The connection settings of the configuration.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub max_connections: usize,
+    pub handshake_timeout: Duration,
+    pub send_timeout: Duration,
+    pub request_timeout: Duration,
+    pub http2: http2::Settings,
+}
+
+/// What every connection task shares.
+struct Shared<S> {
+    settings: Settings,
+    tls: Option<TlsAcceptor>,
+    service: S,
+    metrics: Arc<Metrics>,
+    in_flight: Arc<InFlight>,
+    open: AtomicUsize,
+    next_id: AtomicU64,
+    /// Connections still in their handshake, oldest first.
+    in_handshake: Mutex<BTreeMap<u64, AbortHandle>>,
+}
+
+/// Serves `listener` until `shutdown` completes, then asks every connection
+/// to finish (GOAWAY) and returns once all have closed.
+pub async fn serve<S, B>(
+    listener: TcpListener,
+    settings: Settings,
+    tls: Option<TlsAcceptor>,
+    service: S,
+    metrics: Arc<Metrics>,
+    in_flight: Arc<InFlight>,
+    shutdown: impl Future<Output = ()>,
+) where
+    S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+{
+    let shared = Arc::new(Shared {
+        settings,
+        tls,
+        service,
+        metrics,
+        in_flight,
+        open: AtomicUsize::new(0),
+        next_id: AtomicU64::new(0),
+        in_handshake: Mutex::new(BTreeMap::new()),
+    });
+    let (stopping, stop_requested) = watch::channel(false);
+    tokio::select! {
+        () = accept_loop(&listener, &shared, &stop_requested) => {}
+        () = shutdown => {}
+    }
+    drop(listener);
+    for (_, handshake) in std::mem::take(&mut *shared.in_handshake.lock()) {
+        handshake.abort();
+    }
+    let _ = stopping.send(true);
+    drop(stop_requested);
+    // Each connection task holds a receiver; this waits for the last one.
+    stopping.closed().await;
+}
+
+async fn accept_loop<S, B>(
+    listener: &TcpListener,
+    shared: &Arc<Shared<S>>,
+    stop_requested: &watch::Receiver<bool>,
+) where
+    S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+{
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _peer)) => stream,
+            Err(error) => {
+                tracing::warn!(%error, "accept failed; retrying");
+                tokio::time::sleep(ACCEPT_ERROR_BACKOFF).await;
+                continue;
+            }
+        };
+        if !make_room(shared) {
+            shared.metrics.connection_closed(CloseReason::OverLimit);
+            continue;
+        }
+        // Requests are small and latency-bound: never wait to coalesce.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        let open = OpenGuard::new(shared.clone());
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+        // Registered under the lock, so the task cannot finish its handshake
+        // (and unregister) before it is registered.
+        let mut in_handshake = shared.in_handshake.lock();
+        let task = tokio::spawn(connection(
+            shared.clone(),
+            stream,
+            id,
+            stop_requested.clone(),
+            open,
+        ));
+        in_handshake.insert(id, task.abort_handle());
+    }
+}
+
+/// True if a new connection may open: under the cap, or the oldest one in
+/// its handshake was closed to make room.
+fn make_room<S>(shared: &Shared<S>) -> bool {
+    if shared.open.load(Ordering::Relaxed) < shared.settings.max_connections {
+        return true;
+    }
+    let oldest = shared.in_handshake.lock().pop_first();
+    match oldest {
+        Some((_, handshake)) => {
+            handshake.abort();
+            shared.metrics.connection_closed(CloseReason::Evicted);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Counts a connection as open until it drops, whatever ends it.
+struct OpenGuard<S> {
+    shared: Arc<Shared<S>>,
+}
+
+impl<S> OpenGuard<S> {
+    fn new(shared: Arc<Shared<S>>) -> Self {
+        shared.open.fetch_add(1, Ordering::Relaxed);
+        shared.metrics.open_connections.inc();
+        shared.metrics.connections.inc();
+        OpenGuard { shared }
+    }
+}
+
+impl<S> Drop for OpenGuard<S> {
+    fn drop(&mut self) {
+        self.shared.open.fetch_sub(1, Ordering::Relaxed);
+        self.shared.metrics.open_connections.dec();
+    }
+}
+
+async fn connection<S, B>(
+    shared: Arc<Shared<S>>,
+    stream: TcpStream,
+    id: u64,
+    stop_requested: watch::Receiver<bool>,
+    _open: OpenGuard<S>,
+) where
+    S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+{
+    match shared.tls.clone() {
+        Some(tls) => {
+            let handshake = async move { read_preface(tls.accept(stream).await?).await };
+            after_handshake(&shared, id, handshake, stop_requested).await
+        }
+        None => after_handshake(&shared, id, read_preface(stream), stop_requested).await,
+    }
+}
+
+async fn after_handshake<S, B, IO>(
+    shared: &Arc<Shared<S>>,
+    id: u64,
+    handshake: impl Future<Output = io::Result<IO>>,
+    stop_requested: watch::Receiver<bool>,
+) where
+    S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let result = tokio::time::timeout(shared.settings.handshake_timeout, handshake).await;
+    shared.in_handshake.lock().remove(&id);
+    let reason = match result {
+        Ok(Ok(io)) => serve_connection(shared, io, stop_requested).await,
+        Ok(Err(_)) => CloseReason::HandshakeFailed,
+        Err(_) => CloseReason::HandshakeTimeout,
+    };
+    shared.metrics.connection_closed(reason);
+}
+
+/// Serves one connection until it ends; says why it did.
+async fn serve_connection<S, B, IO>(
+    shared: &Arc<Shared<S>>,
+    io: IO,
+    mut stop_requested: watch::Receiver<bool>,
+) -> CloseReason
+where
+    S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<crate::BoxError>,
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let state = Arc::new(ConnectionState::default());
+    let service = {
+        let shared = shared.clone();
+        let state = state.clone();
+        hyper::service::service_fn(move |request: Request<Incoming>| {
+            let mut request = request.map(|body| {
+                tonic::body::Body::new(RequestBody::new(
+                    body,
+                    shared.in_flight.clone(),
+                    shared.settings.request_timeout,
+                ))
+            });
+            request.extensions_mut().insert(state.clone());
+            shared.service.clone().oneshot(request)
+        })
+    };
+    let builder = http2::builder(&shared.settings.http2);
+    let connection = builder.serve_connection(TokioIo::new(io), service);
+    tokio::pin!(connection);
+
+    let send_timeout = shared.settings.send_timeout;
+    let mut watchdog = tokio::time::interval(send_timeout / 2);
+    watchdog.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut shutting_down = false;
+    loop {
+        tokio::select! {
+            result = &mut connection => {
+                if shutting_down {
+                    return CloseReason::Shutdown;
+                }
+                return http2::close_reason(&result);
+            }
+            _ = stop_requested.changed(), if !shutting_down => {
+                shutting_down = true;
+                connection.as_mut().graceful_shutdown();
+            }
+            _ = watchdog.tick() => {
+                if state.is_stalled(send_timeout) {
+                    return CloseReason::SendTimeout;
+                }
+            }
+        }
+    }
+}
