@@ -14,7 +14,7 @@ use prometheus::{
     IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
 
-use crate::store::StoreStats;
+use crate::backend::StoreStats;
 
 /// Every RPC the server routes, by gRPC path; anything else counts as `unknown`.
 const RPCS: &[(&str, &str)] = &[

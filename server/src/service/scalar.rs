@@ -5,6 +5,7 @@ use tonic::{Request, Response, Status};
 
 use super::DataPlane;
 use crate::backend::Storage;
+use crate::backend::{Condition, TtlOutcome, TtlUpdate};
 use crate::error::Error;
 use crate::proto::cache_client::scs_server::Scs;
 use crate::proto::cache_client::{
@@ -16,7 +17,6 @@ use crate::proto::cache_client::{
     SetIfNotExistsResponse, SetIfRequest, SetIfResponse, SetRequest, SetResponse, UpdateTtlRequest,
     UpdateTtlResponse,
 };
-use crate::store::{Condition, TtlOutcome, TtlUpdate};
 
 type Answer<T> = Result<Response<T>, Status>;
 
