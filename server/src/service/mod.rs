@@ -1,5 +1,6 @@
 //! gRPC services: thin handlers that validate, call the store and map the result.
 //!
+//! - [`scs`] — `cache_client.Scs`: routes each data-plane call to its file.
 //! - [`scalar`] — `cache_client.Scs`, single-item calls.
 //! - [`batch`] — `cache_client.Scs`, GetBatch and SetBatch (server streams).
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
@@ -12,12 +13,16 @@ pub mod batch;
 pub mod control;
 pub mod ping;
 pub mod scalar;
+pub mod scs;
 
-use tonic::Request;
+use tonic::{Request, Response, Status};
 
 use crate::backend::Storage;
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
+
+/// What every handler answers.
+pub(crate) type Answer<T> = Result<Response<T>, Status>;
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";
