@@ -6,7 +6,7 @@
 //!
 //! A path that is not in the table is no call of ours: it counts as
 //! `unknown` in the metrics, needs only a valid token, and answers
-//! UNIMPLEMENTED.
+//! UNIMPLEMENTED naming the path.
 
 use std::sync::LazyLock;
 

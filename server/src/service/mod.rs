@@ -6,8 +6,8 @@
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
 //!
-//! Calls of the Momento protocol that are not declared in `proto/` never reach
-//! a handler: the router answers them UNIMPLEMENTED.
+//! A path that is not declared in `proto/` never reaches a handler: the
+//! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
 
 pub mod batch;
 pub mod control;
