@@ -77,6 +77,49 @@ pub static RPCS: &[Rpc] = catalogue! {
         UpdateTtl:              DataWrite,  false,      true;
         ItemGetTtl:             DataRead,   true,       true;
         ItemGetType:            DataRead,   true,       true;
+
+        GetWithHash:            DataRead,   true,       false;
+        SetIfHash:              DataWrite,  false,      false;
+
+        DictionaryGet:          DataRead,   true,       false;
+        DictionaryFetch:        DataRead,   true,       false;
+        DictionarySet:          DataWrite,  true,       false;
+        DictionaryIncrement:    DataWrite,  false,      false;
+        DictionaryDelete:       DataWrite,  true,       false;
+        DictionaryLength:       DataRead,   true,       false;
+
+        SetFetch:               DataRead,   true,       false;
+        SetSample:              DataRead,   true,       false;
+        SetUnion:               DataWrite,  true,       false;
+        SetDifference:          DataWrite,  true,       false;
+        SetContains:            DataRead,   true,       false;
+        SetLength:              DataRead,   true,       false;
+        SetPop:                 DataWrite,  false,      false;
+
+        ListPushFront:          DataWrite,  false,      false;
+        ListPushBack:           DataWrite,  false,      false;
+        ListPopFront:           DataWrite,  false,      false;
+        ListPopBack:            DataWrite,  false,      false;
+        // By index: a second erase of the same ranges removes other values.
+        ListErase:              DataWrite,  false,      false;
+        // All occurrences of a value: twice removes nothing more.
+        ListRemove:             DataWrite,  true,       false;
+        ListFetch:              DataRead,   true,       false;
+        ListLength:             DataRead,   true,       false;
+        ListConcatenateFront:   DataWrite,  false,      false;
+        ListConcatenateBack:    DataWrite,  false,      false;
+        ListRetain:             DataWrite,  false,      false;
+
+        SortedSetPut:           DataWrite,  true,       false;
+        SortedSetFetch:         DataRead,   true,       false;
+        SortedSetGetScore:      DataRead,   true,       false;
+        SortedSetRemove:        DataWrite,  true,       false;
+        SortedSetIncrement:     DataWrite,  false,      false;
+        SortedSetGetRank:       DataRead,   true,       false;
+        SortedSetLength:        DataRead,   true,       false;
+        SortedSetLengthByScore: DataRead,   true,       false;
+        // The destination may be one of its sources: a repeat weighs it again.
+        SortedSetUnionStore:    DataWrite,  false,      false;
     }
     "control_client.ScsControl" {
         // A repeat after a lost answer reports ALREADY_EXISTS or NOT_FOUND

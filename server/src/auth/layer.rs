@@ -33,7 +33,9 @@ pub enum Need {
     Token,
 }
 
-/// The need of each gRPC path, from its access class in the catalogue.
+/// The need of each gRPC path, from its access class in the catalogue. A
+/// call not served yet is checked like the served calls of its class, so
+/// its answer is the same with auth on before and after it is built.
 pub fn need(path: &str) -> Need {
     match rpcs::find(path).map(|rpc| rpc.access) {
         Some(Access::DataRead) => Need::Data(Role::Read),
@@ -150,7 +152,7 @@ mod tests {
     use super::*;
 
     /// The needs of the scalar and control calls, as they were before the
-    /// catalogue, and of unknown paths.
+    /// catalogue, and of a few collection calls and unknown paths.
     #[test]
     fn each_path_needs_what_its_class_says() {
         let read = Need::Data(Role::Read);
@@ -174,6 +176,11 @@ mod tests {
             ("/control_client.ScsControl/FlushCache", admin),
             ("/control_client.ScsControl/ListCaches", Need::Token),
             ("/cache_client.Ping/Ping", Need::Token),
+            ("/cache_client.Scs/DictionaryFetch", read),
+            ("/cache_client.Scs/GetWithHash", read),
+            ("/cache_client.Scs/DictionarySet", write),
+            ("/cache_client.Scs/SetPop", write),
+            ("/cache_client.Scs/SortedSetUnionStore", write),
             ("/cache_client.pubsub.Pubsub/Publish", Need::Token),
             ("/cache_client.Scs/get", Need::Token),
         ];
