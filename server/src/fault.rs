@@ -13,9 +13,10 @@
 //! | `delay-count`  | only the first N matching calls are held; all if absent  |
 //! | `request-id`   | counts are kept per value (calls without one share one count) |
 //!
-//! RPC names are kebab case (`get`, `set-batch`, `item-get-ttl`,
-//! `create-cache`, `ping`); as in momento-local, `set-if` names both SetIf
-//! and SetIfNotExists. A call that is both held and failed fails after the
+//! RPC names are the catalogue's (`rpcs.rs`) in kebab case (`get`,
+//! `set-batch`, `item-get-ttl`, `dictionary-set`, `create-cache`, `ping`); a
+//! path outside it goes by its last part. As in momento-local, `set-if`
+//! names both SetIf and SetIfNotExists. A call that is both held and failed fails after the
 //! delay. A delay never outlives the call's deadline (`grpc-timeout`): when
 //! the deadline comes first the call answers DEADLINE_EXCEEDED at that moment.
 
@@ -33,6 +34,8 @@ use parking_lot::Mutex;
 use tokio::time::Instant;
 use tonic::{Code, Status};
 use tower::{Layer, Service};
+
+use crate::rpcs;
 
 /// Distinct (request id, fault) counters kept; past it they start over.
 const MAX_COUNTERS: usize = 10_000;
@@ -189,7 +192,10 @@ impl RpcName {
 }
 
 fn rpc_name(path: &str) -> RpcName {
-    let method = path.rsplit('/').next().unwrap_or(path);
+    let method = match rpcs::find(path) {
+        Some(rpc) => rpc.name,
+        None => path.rsplit('/').next().unwrap_or(path),
+    };
     let mut name = String::with_capacity(method.len() + 4);
     for (i, c) in method.chars().enumerate() {
         if c.is_ascii_uppercase() && i > 0 {
@@ -255,6 +261,11 @@ mod tests {
         assert!(rpc_name("/cache_client.Scs/SetIfNotExists").listed_in("get set-if"));
         assert!(rpc_name("/control_client.ScsControl/ListCaches").listed_in("get,list-caches"));
         assert!(!rpc_name("/cache_client.Scs/SetBatch").listed_in("set"));
+        assert_eq!(
+            rpc_name("/cache_client.Scs/SortedSetLengthByScore").0,
+            "sorted-set-length-by-score"
+        );
+        assert_eq!(rpc_name("/cache_client.pubsub.Pubsub/Publish").0, "publish");
     }
 
     #[test]

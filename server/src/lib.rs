@@ -3,6 +3,8 @@
 //! # Layout
 //!
 //! - [`server`] — wiring; [`run`] serves until a shutdown future completes.
+//! - [`rpcs`] — the catalogue of calls (path, name, auth class, idempotence)
+//!   that metrics, auth and fault injection read.
 //! - [`config`] — flags, environment variables and the TOML file.
 //! - [`auth`] — signed tokens: who may call what on which caches.
 //! - [`fault`] — the momento-local fault headers, behind `--enable-fault-injection`.
@@ -26,6 +28,7 @@ pub mod limits;
 pub mod listener;
 pub mod metrics;
 pub mod rpc_layer;
+pub mod rpcs;
 pub mod server;
 pub mod service;
 pub mod store;

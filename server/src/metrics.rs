@@ -4,7 +4,6 @@
 //! Per-request counters are resolved once and kept in plain arrays, so the
 //! hot path is an index and an atomic add, never a label-map lookup.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -14,29 +13,11 @@ use prometheus::{
     IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
 
+use crate::backend::StoreStats;
 use crate::listener::CloseReason;
-use crate::store::StoreStats;
+use crate::rpcs::{self, RPCS};
 
-/// Every RPC the server routes, by gRPC path; anything else counts as `unknown`.
-const RPCS: &[(&str, &str)] = &[
-    ("/cache_client.Scs/Get", "Get"),
-    ("/cache_client.Scs/GetBatch", "GetBatch"),
-    ("/cache_client.Scs/Set", "Set"),
-    ("/cache_client.Scs/SetBatch", "SetBatch"),
-    ("/cache_client.Scs/SetIf", "SetIf"),
-    ("/cache_client.Scs/SetIfNotExists", "SetIfNotExists"),
-    ("/cache_client.Scs/Delete", "Delete"),
-    ("/cache_client.Scs/KeysExist", "KeysExist"),
-    ("/cache_client.Scs/Increment", "Increment"),
-    ("/cache_client.Scs/UpdateTtl", "UpdateTtl"),
-    ("/cache_client.Scs/ItemGetTtl", "ItemGetTtl"),
-    ("/cache_client.Scs/ItemGetType", "ItemGetType"),
-    ("/control_client.ScsControl/CreateCache", "CreateCache"),
-    ("/control_client.ScsControl/DeleteCache", "DeleteCache"),
-    ("/control_client.ScsControl/ListCaches", "ListCaches"),
-    ("/control_client.ScsControl/FlushCache", "FlushCache"),
-    ("/cache_client.Ping/Ping", "Ping"),
-];
+/// The `rpc` label of calls outside the catalogue.
 const UNKNOWN_RPC: &str = "unknown";
 
 /// gRPC status names by code, as the `code` label shows them.
@@ -68,21 +49,34 @@ fn latency_buckets() -> Vec<f64> {
 
 /// The metrics of one RPC.
 struct RpcMetrics {
-    latency: Histogram,
+    name: &'static str,
+    /// Made at start for served calls, so tools that read their count see 0
+    /// before the first call; on first use for the others, which would
+    /// otherwise add an empty histogram each to every scrape.
+    latency: OnceLock<Histogram>,
     /// Resolved on first use: most RPCs only ever see a few codes, and an
     /// unused code should not appear as a zero series.
     by_code: [OnceLock<IntCounter>; 17],
 }
 
-/// Which RPC a request is, as an index into the metric arrays.
+/// Which RPC a request is: its position in the catalogue, or past its end
+/// for a path outside it.
 #[derive(Clone, Copy, Debug)]
 pub struct RpcId(usize);
 
+impl RpcId {
+    /// Whether the path is no call of the catalogue.
+    pub fn is_unknown(self) -> bool {
+        self.0 >= RPCS.len()
+    }
+}
+
 pub struct Metrics {
     registry: Registry,
-    rpc_ids: HashMap<&'static str, RpcId>,
+    /// One per RPC of the catalogue, in its order, then `unknown`.
     rpcs: Vec<RpcMetrics>,
     requests: IntCounterVec,
+    latency: HistogramVec,
     pub open_connections: IntGauge,
     pub connections: IntCounter,
     /// Closed connections, by [`CloseReason`], in `CloseReason::ALL` order.
@@ -134,17 +128,19 @@ impl Metrics {
             &["rpc"],
         )
         .expect("valid metric");
-        let names = RPCS.iter().map(|(_, name)| *name).chain([UNKNOWN_RPC]);
-        let rpcs = names
-            .map(|name| RpcMetrics {
-                latency: latency.with_label_values(&[name]),
+        let rpcs = RPCS
+            .iter()
+            .map(|rpc| (rpc.name, rpc.served))
+            .chain([(UNKNOWN_RPC, true)])
+            .map(|(name, eager)| RpcMetrics {
+                name,
+                latency: if eager {
+                    OnceLock::from(latency.with_label_values(&[name]))
+                } else {
+                    OnceLock::new()
+                },
                 by_code: Default::default(),
             })
-            .collect();
-        let rpc_ids = RPCS
-            .iter()
-            .enumerate()
-            .map(|(index, (path, _))| (*path, RpcId(index)))
             .collect();
         let gauge = |name: &str, help: &str| IntGauge::new(name, help).expect("valid metric");
         let counter = |name: &str, help: &str| IntCounter::new(name, help).expect("valid metric");
@@ -190,21 +186,21 @@ impl Metrics {
                 ),
             ],
             registry,
-            rpc_ids,
             rpcs,
             requests,
+            latency,
             store_stats,
             store_gauges,
         };
-        metrics.register_all(latency, closed);
+        metrics.register_all(closed);
         Arc::new(metrics)
     }
 
-    fn register_all(&self, latency: HistogramVec, closed: IntCounterVec) {
+    fn register_all(&self, closed: IntCounterVec) {
         let g = &self.store_gauges;
         let mut collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
             Box::new(self.requests.clone()),
-            Box::new(latency),
+            Box::new(self.latency.clone()),
             Box::new(self.open_connections.clone()),
             Box::new(self.connections.clone()),
             Box::new(closed),
@@ -228,10 +224,7 @@ impl Metrics {
     }
 
     pub fn rpc_id(&self, path: &str) -> RpcId {
-        self.rpc_ids
-            .get(path)
-            .copied()
-            .unwrap_or(RpcId(self.rpcs.len() - 1))
+        RpcId(rpcs::index(path).unwrap_or(RPCS.len()))
     }
 
     /// Counts a call as started; it counts as finished when the guard drops.
@@ -253,12 +246,15 @@ impl Metrics {
     /// Counts one answered request and its server-side latency.
     pub fn observe(&self, rpc: RpcId, code: usize, elapsed: Duration) {
         let metrics = &self.rpcs[rpc.0];
-        metrics.latency.observe(elapsed.as_secs_f64());
+        metrics
+            .latency
+            .get_or_init(|| self.latency.with_label_values(&[metrics.name]))
+            .observe(elapsed.as_secs_f64());
         let code = code.min(CODES.len() - 1);
         metrics.by_code[code]
             .get_or_init(|| {
-                let name = RPCS.get(rpc.0).map_or(UNKNOWN_RPC, |(_, name)| *name);
-                self.requests.with_label_values(&[name, CODES[code]])
+                self.requests
+                    .with_label_values(&[metrics.name, CODES[code]])
             })
             .inc();
     }

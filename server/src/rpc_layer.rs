@@ -12,6 +12,10 @@
 //! while the Momento SDKs read RESOURCE_EXHAUSTED plus the `err` reason
 //! `request_size_limit_exceeded`. No handler of ours answers OUT_OF_RANGE, so
 //! the layer can rewrite that status alone without hiding anything else.
+//!
+//! tonic answers a path it does not route UNIMPLEMENTED with no message,
+//! which some SDKs show as a bare "bad request"; the layer adds one naming
+//! the path. (Calls of the catalogue not served yet name themselves.)
 
 use std::future::Future;
 use std::pin::Pin;
@@ -79,8 +83,11 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let metrics = &self.layer.metrics;
+        let path = request.uri().path();
+        let rpc = metrics.rpc_id(path);
         let call = CallRecord {
-            rpc: metrics.rpc_id(request.uri().path()),
+            rpc,
+            unknown_path: rpc.is_unknown().then(|| path.into()),
             timeout: grpc_timeout(request.headers()),
             started: Instant::now(),
             answered: false,
@@ -124,6 +131,8 @@ const DEADLINE_SLACK: Duration = Duration::from_millis(20);
 struct CallRecord {
     layer: RpcLayer,
     rpc: RpcId,
+    /// Kept only for a path outside the catalogue, to name it in the answer.
+    unknown_path: Option<Box<str>>,
     started: Instant,
     /// From `grpc-timeout`, to tell a passed deadline from a cancel.
     timeout: Option<Duration>,
@@ -171,7 +180,12 @@ where
             (None, None) => panic!("RpcFuture polled after it answered"),
         };
         let code = match &mut result {
-            Ok(response) => answer_code(response, this.call.layer.max_request_size),
+            Ok(response) => {
+                if let Some(path) = &this.call.unknown_path {
+                    name_unknown_path(response, path);
+                }
+                answer_code(response, this.call.layer.max_request_size)
+            }
             Err(_) => Code::Internal as usize,
         };
         this.call.record(code);
@@ -212,6 +226,36 @@ fn answer_code<B>(response: &mut Response<B>, max_request_size: usize) -> usize 
         HeaderValue::from_static(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
     );
     Code::ResourceExhausted as usize
+}
+
+/// Longest part of an unknown path echoed back: enough for any real
+/// `/package.Service/Method`, not a way to bounce a 16 KiB header.
+const MAX_PATH_ECHO: usize = 200;
+
+/// Gives tonic's UNIMPLEMENTED for a path it does not route a message
+/// naming the path; any other answer is left alone.
+fn name_unknown_path<B>(response: &mut Response<B>, path: &str) {
+    let headers = response.headers_mut();
+    let unimplemented = headers
+        .get("grpc-status")
+        .is_some_and(|code| code.as_bytes() == b"12");
+    let has_message = headers
+        .get("grpc-message")
+        .is_some_and(|message| !message.is_empty());
+    if !unimplemented || has_message {
+        return;
+    }
+    // A URI path is ASCII, so any byte is a character boundary.
+    let shown = if path.len() > MAX_PATH_ECHO {
+        format!("{}...", &path[..MAX_PATH_ECHO])
+    } else {
+        path.to_owned()
+    };
+    let message = format!("{shown} is not served by this jiffy-server");
+    headers.insert(
+        "grpc-message",
+        HeaderValue::from_str(&percent_encode(&message)).expect("ASCII message"),
+    );
 }
 
 /// gRPC percent-encodes `grpc-message`; ours is ASCII, so only `%` and
@@ -255,6 +299,26 @@ mod tests {
         let text = metrics.render();
         text.lines()
             .find_map(|line| line.strip_prefix(&series).map(str::to_owned))
+    }
+
+    #[test]
+    fn an_unrouted_path_is_named_in_the_answer() {
+        let answer = |status: tonic::Status| {
+            let mut response = status.into_http::<()>();
+            name_unknown_path(&mut response, "/cache_client.pubsub.Pubsub/Publish");
+            tonic::Status::from_header_map(response.headers()).unwrap()
+        };
+        let named = answer(tonic::Status::unimplemented(""));
+        assert_eq!(named.code(), Code::Unimplemented);
+        assert_eq!(
+            named.message(),
+            "/cache_client.pubsub.Pubsub/Publish is not served by this jiffy-server"
+        );
+        // A message already there, or another status, is left alone.
+        let own = answer(tonic::Status::unimplemented("not here"));
+        assert_eq!(own.message(), "not here");
+        let other = answer(tonic::Status::not_found(""));
+        assert_eq!((other.code(), other.message()), (Code::NotFound, ""));
     }
 
     #[tokio::test]

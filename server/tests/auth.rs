@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use common::{sample, server_binary, ServerProcess};
 use jiffy_server::proto::cache_client::ping_client::PingClient;
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
-use jiffy_server::proto::cache_client::{GetRequest, PingRequest, SetRequest};
+use jiffy_server::proto::cache_client::{
+    DictionaryFetchRequest, DictionarySetRequest, GetRequest, PingRequest, SetRequest,
+};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::{
     CreateCacheRequest, DeleteCacheRequest, FlushCacheRequest, ListCachesRequest,
@@ -329,6 +331,48 @@ async fn each_role_against_each_call_class() {
         assert_eq!(server.list(token).await.unwrap(), ["c"]);
         server.ping(Some(token)).await.unwrap();
     }
+}
+
+/// A call not served yet is checked like the served calls of its class, then
+/// answers UNIMPLEMENTED naming itself.
+#[tokio::test]
+async fn calls_not_served_yet_need_the_role_of_their_class() {
+    let server = AuthServer::start(&["c"]).await;
+    let read = server.token("all", "read");
+    let write = server.token("all", "write");
+    let dictionary_set = |token: &str| {
+        let set = DictionarySetRequest {
+            dictionary_name: "d".into(),
+            ..Default::default()
+        };
+        let request = authorized(Some(token), Some("c"), set);
+        let mut client = ScsClient::new(server.channel.clone());
+        async move { client.dictionary_set(request).await.map(drop) }
+    };
+    let denied = assert_code(dictionary_set(&read).await, Code::PermissionDenied);
+    assert!(
+        denied.message().contains("DictionarySet") && denied.message().contains("`write`"),
+        "{denied:?}"
+    );
+    let unserved = assert_code(dictionary_set(&write).await, Code::Unimplemented);
+    assert!(unserved.message().contains("DictionarySet"), "{unserved:?}");
+    let fetch = authorized(
+        Some(&read),
+        Some("c"),
+        DictionaryFetchRequest {
+            dictionary_name: "d".into(),
+        },
+    );
+    let unserved = assert_code(
+        ScsClient::new(server.channel.clone())
+            .dictionary_fetch(fetch)
+            .await,
+        Code::Unimplemented,
+    );
+    assert!(
+        unserved.message().contains("DictionaryFetch"),
+        "{unserved:?}"
+    );
 }
 
 #[tokio::test]

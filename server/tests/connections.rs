@@ -216,7 +216,7 @@ async fn a_request_body_that_stops_arriving_fails_after_the_request_timeout() {
     let mut c = server.cache("c").await;
     c.put(b"k", b"old").await;
 
-    let mut client = h2_client(server.addr, 65_535).await;
+    let client = h2_client(server.addr, 65_535).await;
     let mut ready = client.clone().ready().await.unwrap();
     let (response, mut body) = ready
         .send_request(grpc_request(server.addr, "/cache_client.Scs/Set"), false)

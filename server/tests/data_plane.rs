@@ -389,7 +389,8 @@ async fn calls_not_built_answer_unimplemented() {
     let path = http::uri::PathAndQuery::from_static("/cache_client.Scs/DictionaryFetch");
     let codec = tonic_prost::ProstCodec::<GetRequest, GetResponse>::default();
     let answer = grpc.unary(in_cache("c", get("k")), path, codec).await;
-    assert_status(answer, Code::Unimplemented, None);
+    let status = assert_status(answer, Code::Unimplemented, None);
+    assert!(status.message().contains("DictionaryFetch"), "{status:?}");
 }
 
 #[tokio::test]

@@ -162,7 +162,9 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     }),
 ];
 
-/// Calls of the protocol that are not served: always UNIMPLEMENTED.
+/// Calls that are not served: UNIMPLEMENTED naming the call (or the path,
+/// outside the catalogue). A call of the catalogue decodes its message first,
+/// so a body that is not its message is refused as for a served call.
 const NOT_SERVED: &[&str] = &[
     "/cache_client.Scs/DictionarySet",
     "/cache_client.Scs/SetUnion",
@@ -320,8 +322,14 @@ fn any_bytes_as_any_message() {
                     );
                 }
                 (None, answer) => {
-                    let code = answer.err().map(|s| s.code());
-                    prop_assert_eq!(code, Some(Code::Unimplemented), "{}", path);
+                    let status = answer.expect_err(path);
+                    let name = path.rsplit('/').next().unwrap();
+                    let named =
+                        status.code() == Code::Unimplemented && status.message().contains(name);
+                    let undecodable = status.code() == Code::Internal
+                        && status.message().contains("decode")
+                        && jiffy_server::rpcs::find(path).is_some();
+                    prop_assert!(named || undecodable, "{path}: {status:?}");
                 }
             }
             reset_caches(&channel).await;

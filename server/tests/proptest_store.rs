@@ -20,8 +20,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use jiffy_server::backend::{Condition, TtlOutcome, TtlUpdate};
 use jiffy_server::error::Error;
-use jiffy_server::store::{CacheId, Condition, Store, StoreConfig, TtlOutcome, TtlUpdate};
+use jiffy_server::store::{CacheId, Store, StoreConfig};
 use proptest::prelude::*;
 
 const CACHES: [&str; 2] = ["a", "b"];

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::Storage;
+use super::{Condition, Storage, StoreStats, TtlOutcome, TtlUpdate};
 use crate::error::Error;
-use crate::store::{CacheId, Condition, Store, StoreStats, TtlOutcome, TtlUpdate};
+use crate::store::{CacheId, Store};
 
 impl Storage for Arc<Store> {
     type Cache = CacheId;

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures_util::future::try_join_all;
 use tonic::{Request, Response, Status};
 
-use super::DataPlane;
+use super::{Answer, DataPlane};
 use crate::backend::Storage;
 use crate::proto::cache_client::{
     ECacheResult, GetBatchRequest, GetResponse, SetBatchRequest, SetResponse,
@@ -34,62 +34,62 @@ pub fn get_response(value: Option<Bytes>) -> GetResponse {
     }
 }
 
-impl<S: Storage> DataPlane<S> {
-    pub(super) async fn batch_get(
-        &self,
-        request: Request<GetBatchRequest>,
-    ) -> Result<Response<GetBatchStream>, Status> {
-        let cache = self.cache(&request)?;
-        let items = &request.get_ref().items;
-        self.limits.check_batch(items.len())?;
-        for item in items {
-            self.limits.check_key(&item.cache_key)?;
-        }
-        if items.is_empty() {
-            self.store.check_exists(&cache).await?;
-        }
-        let gets = items
-            .iter()
-            .map(|item| self.store.get(&cache, &item.cache_key));
-        let answers: Vec<_> = try_join_all(gets)
-            .await?
-            .into_iter()
-            .map(|value| Ok(get_response(value)))
-            .collect();
-        Ok(Response::new(tokio_stream::iter(answers)))
+pub(super) async fn get_batch<S: Storage>(
+    plane: &DataPlane<S>,
+    request: Request<GetBatchRequest>,
+) -> Answer<GetBatchStream> {
+    let cache = plane.cache(&request)?;
+    let items = &request.get_ref().items;
+    plane.limits.check_batch(items.len())?;
+    for item in items {
+        plane.limits.check_key(&item.cache_key)?;
     }
+    if items.is_empty() {
+        plane.store.check_exists(&cache).await?;
+    }
+    let gets = items
+        .iter()
+        .map(|item| plane.store.get(&cache, &item.cache_key));
+    let answers: Vec<_> = try_join_all(gets)
+        .await?
+        .into_iter()
+        .map(|value| Ok(get_response(value)))
+        .collect();
+    Ok(Response::new(tokio_stream::iter(answers)))
+}
 
-    pub(super) async fn batch_set(
-        &self,
-        request: Request<SetBatchRequest>,
-    ) -> Result<Response<SetBatchStream>, Status> {
-        let cache = self.cache(&request)?;
-        let items = &request.get_ref().items;
-        self.limits.check_batch(items.len())?;
-        let ttls = items
-            .iter()
-            .map(|item| {
-                self.limits
-                    .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        if items.is_empty() {
-            self.store.check_exists(&cache).await?;
-        }
-        let sets = items.iter().zip(ttls).map(|(item, ttl)| {
-            self.store
-                .set(&cache, &item.cache_key, &item.cache_body, ttl)
-        });
-        let answers: Vec<_> = try_join_all(sets)
-            .await?
-            .into_iter()
-            .map(|()| {
-                Ok(SetResponse {
-                    result: ECacheResult::Ok.into(),
-                    message: String::new(),
-                })
-            })
-            .collect();
-        Ok(Response::new(tokio_stream::iter(answers)))
+pub(super) async fn set_batch<S: Storage>(
+    plane: &DataPlane<S>,
+    request: Request<SetBatchRequest>,
+) -> Answer<SetBatchStream> {
+    let cache = plane.cache(&request)?;
+    let items = &request.get_ref().items;
+    plane.limits.check_batch(items.len())?;
+    let ttls = items
+        .iter()
+        .map(|item| {
+            plane
+                .limits
+                .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if items.is_empty() {
+        plane.store.check_exists(&cache).await?;
     }
+    let sets = items.iter().zip(ttls).map(|(item, ttl)| {
+        plane
+            .store
+            .set(&cache, &item.cache_key, &item.cache_body, ttl)
+    });
+    let answers: Vec<_> = try_join_all(sets)
+        .await?
+        .into_iter()
+        .map(|()| {
+            Ok(SetResponse {
+                result: ECacheResult::Ok.into(),
+                message: String::new(),
+            })
+        })
+        .collect();
+    Ok(Response::new(tokio_stream::iter(answers)))
 }

@@ -1,23 +1,41 @@
 //! gRPC services: thin handlers that validate, call the store and map the result.
 //!
+//! - [`scs`] — `cache_client.Scs`: routes each data-plane call to its file.
 //! - [`scalar`] — `cache_client.Scs`, single-item calls.
 //! - [`batch`] — `cache_client.Scs`, GetBatch and SetBatch (server streams).
+//! - [`collections`] — `cache_client.Scs`, the calls not served yet.
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
 //!
-//! Calls of the Momento protocol that are not declared in `proto/` never reach
-//! a handler: the router answers them UNIMPLEMENTED.
+//! A path that is not declared in `proto/` never reaches a handler: the
+//! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
 
 pub mod batch;
+pub mod collections;
 pub mod control;
 pub mod ping;
 pub mod scalar;
+pub mod scs;
 
-use tonic::Request;
+use tonic::{Request, Response, Status};
 
 use crate::backend::Storage;
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
+use crate::rpcs::RPCS;
+
+/// What every handler answers.
+pub(crate) type Answer<T> = Result<Response<T>, Status>;
+
+/// The answer of a call of the catalogue that has no handler yet, naming it
+/// (a bare UNIMPLEMENTED reads as "bad request" in some SDKs).
+pub(crate) fn not_served(name: &str) -> Status {
+    debug_assert!(
+        RPCS.iter().any(|rpc| rpc.name == name && !rpc.served),
+        "{name} is not a call the catalogue lists as not served"
+    );
+    Status::unimplemented(format!("{name} is not served by this jiffy-server yet"))
+}
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";

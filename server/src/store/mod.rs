@@ -39,6 +39,7 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use crate::backend::{Condition, StoreStats, TtlOutcome, TtlUpdate};
 use crate::error::Error;
 use expiry::Pending;
 use registry::Registry;
@@ -61,58 +62,6 @@ pub struct StoreConfig {
 /// old items are unreachable before they are purged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CacheId(u64);
-
-/// When [`Store::set_if`] stores.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Condition {
-    Present,
-    /// Only when the key is present and holds a different value.
-    PresentAndNotEqual(Bytes),
-    Absent,
-    Equal(Bytes),
-    AbsentOrEqual(Bytes),
-    /// When the key is absent or holds a different value.
-    NotEqual(Bytes),
-}
-
-impl Condition {
-    fn admits(&self, current: Option<&[u8]>) -> bool {
-        match self {
-            Condition::Present => current.is_some(),
-            Condition::PresentAndNotEqual(v) => current.is_some_and(|c| c != v),
-            Condition::Absent => current.is_none(),
-            Condition::Equal(v) => current == Some(v),
-            Condition::AbsentOrEqual(v) => current.is_none_or(|c| c == v),
-            Condition::NotEqual(v) => current != Some(v),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TtlUpdate {
-    /// Applied only if longer than the TTL left.
-    IncreaseTo(Duration),
-    /// Applied only if shorter than the TTL left.
-    DecreaseTo(Duration),
-    Overwrite(Duration),
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub enum TtlOutcome {
-    Set,
-    NotSet,
-    Missing,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StoreStats {
-    pub items: u64,
-    /// Accounted bytes, including the per-item overhead.
-    pub bytes: u64,
-    pub evictions: u64,
-    pub expirations: u64,
-    pub caches: u64,
-}
 
 /// A shard's lock and its expiry task's wake-up, on their own cache lines so
 /// neighbouring shards' locks do not share one.

@@ -22,10 +22,9 @@ use redis::{ErrorKind, RedisError, ScriptInvocation, ServerErrorKind, Value};
 use connection::LazyConnection;
 pub use connection::{redact, Target};
 
-use super::Storage;
+use super::{Condition, Storage, StoreStats, TtlOutcome, TtlUpdate};
 use crate::error::Error;
 use crate::limits::check_cache_name;
-use crate::store::{Condition, StoreStats, TtlOutcome, TtlUpdate};
 
 /// How long a deleted cache's bucket markers stay. They only have to outlive
 /// a slower front-end's update of the same cache, which `--store-timeout`

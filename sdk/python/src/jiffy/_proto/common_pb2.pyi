@@ -35,3 +35,35 @@ class NotEqual(_message.Message):
     VALUE_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     value_to_check: bytes
     def __init__(self, value_to_check: _Optional[bytes] = ...) -> None: ...
+
+class PresentAndHashEqual(_message.Message):
+    __slots__ = ("hash_to_check",)
+    HASH_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
+    hash_to_check: bytes
+    def __init__(self, hash_to_check: _Optional[bytes] = ...) -> None: ...
+
+class PresentAndNotHashEqual(_message.Message):
+    __slots__ = ("hash_to_check",)
+    HASH_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
+    hash_to_check: bytes
+    def __init__(self, hash_to_check: _Optional[bytes] = ...) -> None: ...
+
+class AbsentOrHashEqual(_message.Message):
+    __slots__ = ("hash_to_check",)
+    HASH_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
+    hash_to_check: bytes
+    def __init__(self, hash_to_check: _Optional[bytes] = ...) -> None: ...
+
+class AbsentOrNotHashEqual(_message.Message):
+    __slots__ = ("hash_to_check",)
+    HASH_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
+    hash_to_check: bytes
+    def __init__(self, hash_to_check: _Optional[bytes] = ...) -> None: ...
+
+class Unconditional(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class _Unbounded(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

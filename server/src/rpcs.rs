@@ -1,0 +1,297 @@
+//! The catalogue of RPCs: every call declared in `proto/`, with the facts the
+//! layers around the handlers need. Metrics (the `rpc` label), auth (the
+//! token a call needs) and fault injection (the names its headers use) all
+//! read this one table, so adding a call is one row here and its handler.
+//! A test checks the table against the `.proto` files, both ways.
+//!
+//! A path that is not in the table is no call of ours: it counts as
+//! `unknown` in the metrics, needs only a valid token, and answers
+//! UNIMPLEMENTED naming the path.
+
+use std::sync::LazyLock;
+
+use hashbrown::HashMap;
+
+/// What a call touches, which decides the token it needs (`auth::layer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reads items of the cache named by the `cache` header: a `read` token
+    /// whose scope includes that cache.
+    DataRead,
+    /// Writes items of the cache named by the `cache` header: a `write` token
+    /// whose scope includes that cache.
+    DataWrite,
+    /// Creates, deletes or flushes the cache named in the message: an `admin`
+    /// token; the handler checks the scope, as only it decodes the message.
+    Control,
+    /// Any valid token: Ping, and ListCaches, which lists only the caches in
+    /// the token's scope.
+    AnyToken,
+}
+
+/// One call of the catalogue.
+#[derive(Debug)]
+pub struct Rpc {
+    /// The gRPC path, `/package.Service/Method`.
+    pub path: &'static str,
+    /// The method: the `rpc` label of the metrics, and the name messages use.
+    pub name: &'static str,
+    pub access: Access,
+    /// Safe to send again after a lost answer: the same call twice leaves
+    /// what once leaves. The official SDKs retry only these (on UNAVAILABLE
+    /// and INTERNAL), and so do ours.
+    pub idempotent: bool,
+    /// Has a handler. One that has none yet answers UNIMPLEMENTED naming
+    /// itself; its metrics series appear when it is first called.
+    pub served: bool,
+}
+
+/// Rows of `Name: access, idempotent, served;` grouped by service.
+macro_rules! catalogue {
+    ($($service:literal {
+        $($name:ident: $access:ident, $idempotent:literal, $served:literal;)*
+    })*) => {
+        &[$($(Rpc {
+            path: concat!("/", $service, "/", stringify!($name)),
+            name: stringify!($name),
+            access: Access::$access,
+            idempotent: $idempotent,
+            served: $served,
+        },)*)*]
+    };
+}
+
+/// Every RPC, grouped as `proto/` declares them.
+pub static RPCS: &[Rpc] = catalogue! {
+    //  name:                   access,     idempotent, served;
+    "cache_client.Scs" {
+        Get:                    DataRead,   true,       true;
+        GetBatch:               DataRead,   true,       true;
+        Set:                    DataWrite,  true,       true;
+        SetBatch:               DataWrite,  true,       true;
+        SetIf:                  DataWrite,  false,      true;
+        SetIfNotExists:         DataWrite,  false,      true;
+        Delete:                 DataWrite,  true,       true;
+        KeysExist:              DataRead,   true,       true;
+        Increment:              DataWrite,  false,      true;
+        UpdateTtl:              DataWrite,  false,      true;
+        ItemGetTtl:             DataRead,   true,       true;
+        ItemGetType:            DataRead,   true,       true;
+
+        GetWithHash:            DataRead,   true,       false;
+        SetIfHash:              DataWrite,  false,      false;
+
+        DictionaryGet:          DataRead,   true,       false;
+        DictionaryFetch:        DataRead,   true,       false;
+        DictionarySet:          DataWrite,  true,       false;
+        DictionaryIncrement:    DataWrite,  false,      false;
+        DictionaryDelete:       DataWrite,  true,       false;
+        DictionaryLength:       DataRead,   true,       false;
+
+        SetFetch:               DataRead,   true,       false;
+        SetSample:              DataRead,   true,       false;
+        SetUnion:               DataWrite,  true,       false;
+        SetDifference:          DataWrite,  true,       false;
+        SetContains:            DataRead,   true,       false;
+        SetLength:              DataRead,   true,       false;
+        SetPop:                 DataWrite,  false,      false;
+
+        ListPushFront:          DataWrite,  false,      false;
+        ListPushBack:           DataWrite,  false,      false;
+        ListPopFront:           DataWrite,  false,      false;
+        ListPopBack:            DataWrite,  false,      false;
+        // By index: a second erase of the same ranges removes other values.
+        ListErase:              DataWrite,  false,      false;
+        // All occurrences of a value: twice removes nothing more.
+        ListRemove:             DataWrite,  true,       false;
+        ListFetch:              DataRead,   true,       false;
+        ListLength:             DataRead,   true,       false;
+        ListConcatenateFront:   DataWrite,  false,      false;
+        ListConcatenateBack:    DataWrite,  false,      false;
+        ListRetain:             DataWrite,  false,      false;
+
+        SortedSetPut:           DataWrite,  true,       false;
+        SortedSetFetch:         DataRead,   true,       false;
+        SortedSetGetScore:      DataRead,   true,       false;
+        SortedSetRemove:        DataWrite,  true,       false;
+        SortedSetIncrement:     DataWrite,  false,      false;
+        SortedSetGetRank:       DataRead,   true,       false;
+        SortedSetLength:        DataRead,   true,       false;
+        SortedSetLengthByScore: DataRead,   true,       false;
+        // The destination may be one of its sources: a repeat weighs it again.
+        SortedSetUnionStore:    DataWrite,  false,      false;
+    }
+    "control_client.ScsControl" {
+        // A repeat after a lost answer reports ALREADY_EXISTS or NOT_FOUND
+        // for the client's own success; a second flush would also erase
+        // what others wrote after the first.
+        CreateCache:            Control,    false,      true;
+        DeleteCache:            Control,    false,      true;
+        ListCaches:             AnyToken,   true,       true;
+        FlushCache:             Control,    false,      true;
+    }
+    "cache_client.Ping" {
+        Ping:                   AnyToken,   true,       true;
+    }
+};
+
+/// Positions in [`RPCS`] by path. A hash of the path per call, which the
+/// metrics layer needs anyway; foldhash keeps it to a few nanoseconds.
+static BY_PATH: LazyLock<HashMap<&'static str, usize>> = LazyLock::new(|| {
+    RPCS.iter()
+        .enumerate()
+        .map(|(index, rpc)| (rpc.path, index))
+        .collect()
+});
+
+/// The position of the call at `path` in [`RPCS`].
+pub fn index(path: &str) -> Option<usize> {
+    BY_PATH.get(path).copied()
+}
+
+/// The call at `path`, if it is one of the catalogue.
+pub fn find(path: &str) -> Option<&'static Rpc> {
+    index(path).map(|index| &RPCS[index])
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use super::*;
+
+    /// Every `rpc` of the .proto files under `proto/`, as its gRPC path.
+    fn declared_paths() -> BTreeSet<String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto");
+        let mut paths = BTreeSet::new();
+        let mut pending = vec![dir];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "proto") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    paths.extend(rpcs_of(&text));
+                }
+            }
+        }
+        paths
+    }
+
+    /// The paths of one .proto file's `rpc`s: `package`, `service` and `rpc`
+    /// each open a line of their own in our files.
+    fn rpcs_of(text: &str) -> Vec<String> {
+        let mut paths = Vec::new();
+        let mut package = "";
+        let mut service = "";
+        for line in text.lines().map(str::trim) {
+            let word = |keyword: &str| {
+                line.strip_prefix(keyword)
+                    .and_then(|rest| rest.split([' ', ';', '{', '(']).next())
+            };
+            if let Some(name) = word("package ") {
+                package = name;
+            } else if let Some(name) = word("service ") {
+                service = name;
+            } else if let Some(name) = word("rpc ") {
+                assert!(!service.is_empty(), "rpc {name} outside a service");
+                let prefix = if package.is_empty() {
+                    String::new()
+                } else {
+                    format!("{package}.")
+                };
+                paths.push(format!("/{prefix}{service}/{name}"));
+            }
+        }
+        paths
+    }
+
+    #[test]
+    fn the_catalogue_is_what_proto_declares() {
+        let declared = declared_paths();
+        let catalogued: BTreeSet<String> = RPCS.iter().map(|rpc| rpc.path.to_owned()).collect();
+        assert_eq!(catalogued.len(), RPCS.len(), "a path is listed twice");
+        let missing: Vec<_> = declared.difference(&catalogued).collect();
+        let extra: Vec<_> = catalogued.difference(&declared).collect();
+        assert!(
+            missing.is_empty(),
+            "declared in proto/, not catalogued: {missing:?}"
+        );
+        assert!(
+            extra.is_empty(),
+            "catalogued, not declared in proto/: {extra:?}"
+        );
+    }
+
+    #[test]
+    fn the_parser_reads_packages_services_and_rpcs() {
+        let text = "package a.b;\nservice S {\n  rpc One (_R) returns (_A) {}\n  \
+                    rpc Two(_R) returns (stream _A) {}\n}\nservice T {\n  rpc Three (_R) returns (_A);\n}\n";
+        assert_eq!(rpcs_of(text), ["/a.b.S/One", "/a.b.S/Two", "/a.b.T/Three"]);
+    }
+
+    #[test]
+    fn paths_find_their_rows() {
+        for (position, rpc) in RPCS.iter().enumerate() {
+            assert_eq!(index(rpc.path), Some(position));
+            assert_eq!(rpc.path.rsplit('/').next(), Some(rpc.name));
+        }
+        assert_eq!(
+            find("/cache_client.Scs/ItemGetTtl").unwrap().name,
+            "ItemGetTtl"
+        );
+        assert!(
+            find("/cache_client.Scs/get").is_none(),
+            "paths are case-sensitive"
+        );
+        assert!(find("/cache_client.pubsub.Pubsub/Publish").is_none());
+    }
+
+    /// The README's list of served calls and its table of roles name every
+    /// served call, and claim none that is not served.
+    #[test]
+    fn the_readme_names_what_is_served() {
+        let readme =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+                .unwrap();
+        let section = |start: &str, end: &str| {
+            let from = readme.find(start).unwrap_or_else(|| panic!("no `{start}`"));
+            let rest = &readme[from..];
+            let to = rest
+                .find(end)
+                .unwrap_or_else(|| panic!("no `{end}` after `{start}`"));
+            words(&rest[..to])
+        };
+        let served_list = section("- `cache_client.Scs`:", "\n\n");
+        let role = |role: &str| section(&format!("| `{role}` |"), "\n");
+        let (read, write, admin) = (role("read"), role("write"), role("admin"));
+        let any_role = section("Every role may", ";");
+        for rpc in RPCS {
+            let listed = served_list.contains(rpc.name);
+            assert_eq!(
+                listed, rpc.served,
+                "{}: in the README's list of served calls",
+                rpc.name
+            );
+            let in_role = match rpc.access {
+                Access::DataRead => read.contains(rpc.name),
+                Access::DataWrite => write.contains(rpc.name),
+                Access::Control => admin.contains(rpc.name),
+                Access::AnyToken => any_role.contains(rpc.name),
+            };
+            assert_eq!(
+                in_role, rpc.served,
+                "{}: in the README's table of roles",
+                rpc.name
+            );
+        }
+    }
+
+    fn words(text: &str) -> BTreeSet<&str> {
+        text.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .collect()
+    }
+}

@@ -1,0 +1,290 @@
+//! `cache_client.Scs`: the dispatch of the data-plane calls. tonic wants
+//! every call of the service in one `impl`, so this file is that impl and
+//! nothing more: each call goes to its group's file (`scalar.rs`,
+//! `batch.rs`, `collections.rs`), where the handler is.
+
+use tonic::Request;
+
+use super::{batch, collections, scalar, Answer, DataPlane};
+use crate::backend::Storage;
+use crate::proto::cache_client::scs_server::Scs;
+// The request and response messages of every call.
+use crate::proto::cache_client::*;
+
+#[tonic::async_trait]
+impl<S: Storage + Clone> Scs for DataPlane<S> {
+    async fn get(&self, request: Request<GetRequest>) -> Answer<GetResponse> {
+        scalar::get(self, request).await
+    }
+
+    type GetBatchStream = batch::GetBatchStream;
+
+    async fn get_batch(&self, request: Request<GetBatchRequest>) -> Answer<Self::GetBatchStream> {
+        batch::get_batch(self, request).await
+    }
+
+    async fn set(&self, request: Request<SetRequest>) -> Answer<SetResponse> {
+        scalar::set(self, request).await
+    }
+
+    type SetBatchStream = batch::SetBatchStream;
+
+    async fn set_batch(&self, request: Request<SetBatchRequest>) -> Answer<Self::SetBatchStream> {
+        batch::set_batch(self, request).await
+    }
+
+    async fn set_if(&self, request: Request<SetIfRequest>) -> Answer<SetIfResponse> {
+        scalar::set_if(self, request).await
+    }
+
+    async fn set_if_not_exists(
+        &self,
+        request: Request<SetIfNotExistsRequest>,
+    ) -> Answer<SetIfNotExistsResponse> {
+        scalar::set_if_not_exists(self, request).await
+    }
+
+    async fn delete(&self, request: Request<DeleteRequest>) -> Answer<DeleteResponse> {
+        scalar::delete(self, request).await
+    }
+
+    async fn keys_exist(&self, request: Request<KeysExistRequest>) -> Answer<KeysExistResponse> {
+        scalar::keys_exist(self, request).await
+    }
+
+    async fn increment(&self, request: Request<IncrementRequest>) -> Answer<IncrementResponse> {
+        scalar::increment(self, request).await
+    }
+
+    async fn update_ttl(&self, request: Request<UpdateTtlRequest>) -> Answer<UpdateTtlResponse> {
+        scalar::update_ttl(self, request).await
+    }
+
+    async fn item_get_ttl(
+        &self,
+        request: Request<ItemGetTtlRequest>,
+    ) -> Answer<ItemGetTtlResponse> {
+        scalar::item_get_ttl(self, request).await
+    }
+
+    async fn item_get_type(
+        &self,
+        request: Request<ItemGetTypeRequest>,
+    ) -> Answer<ItemGetTypeResponse> {
+        scalar::item_get_type(self, request).await
+    }
+
+    // Declared, not served yet: each stub answers UNIMPLEMENTED naming its call.
+
+    async fn get_with_hash(
+        &self,
+        request: Request<GetWithHashRequest>,
+    ) -> Answer<GetWithHashResponse> {
+        collections::get_with_hash(request)
+    }
+
+    async fn set_if_hash(&self, request: Request<SetIfHashRequest>) -> Answer<SetIfHashResponse> {
+        collections::set_if_hash(request)
+    }
+
+    async fn dictionary_get(
+        &self,
+        request: Request<DictionaryGetRequest>,
+    ) -> Answer<DictionaryGetResponse> {
+        collections::dictionary_get(request)
+    }
+
+    async fn dictionary_fetch(
+        &self,
+        request: Request<DictionaryFetchRequest>,
+    ) -> Answer<DictionaryFetchResponse> {
+        collections::dictionary_fetch(request)
+    }
+
+    async fn dictionary_set(
+        &self,
+        request: Request<DictionarySetRequest>,
+    ) -> Answer<DictionarySetResponse> {
+        collections::dictionary_set(request)
+    }
+
+    async fn dictionary_increment(
+        &self,
+        request: Request<DictionaryIncrementRequest>,
+    ) -> Answer<DictionaryIncrementResponse> {
+        collections::dictionary_increment(request)
+    }
+
+    async fn dictionary_delete(
+        &self,
+        request: Request<DictionaryDeleteRequest>,
+    ) -> Answer<DictionaryDeleteResponse> {
+        collections::dictionary_delete(request)
+    }
+
+    async fn dictionary_length(
+        &self,
+        request: Request<DictionaryLengthRequest>,
+    ) -> Answer<DictionaryLengthResponse> {
+        collections::dictionary_length(request)
+    }
+
+    async fn set_fetch(&self, request: Request<SetFetchRequest>) -> Answer<SetFetchResponse> {
+        collections::set_fetch(request)
+    }
+
+    async fn set_sample(&self, request: Request<SetSampleRequest>) -> Answer<SetSampleResponse> {
+        collections::set_sample(request)
+    }
+
+    async fn set_union(&self, request: Request<SetUnionRequest>) -> Answer<SetUnionResponse> {
+        collections::set_union(request)
+    }
+
+    async fn set_difference(
+        &self,
+        request: Request<SetDifferenceRequest>,
+    ) -> Answer<SetDifferenceResponse> {
+        collections::set_difference(request)
+    }
+
+    async fn set_contains(
+        &self,
+        request: Request<SetContainsRequest>,
+    ) -> Answer<SetContainsResponse> {
+        collections::set_contains(request)
+    }
+
+    async fn set_length(&self, request: Request<SetLengthRequest>) -> Answer<SetLengthResponse> {
+        collections::set_length(request)
+    }
+
+    async fn set_pop(&self, request: Request<SetPopRequest>) -> Answer<SetPopResponse> {
+        collections::set_pop(request)
+    }
+
+    async fn list_push_front(
+        &self,
+        request: Request<ListPushFrontRequest>,
+    ) -> Answer<ListPushFrontResponse> {
+        collections::list_push_front(request)
+    }
+
+    async fn list_push_back(
+        &self,
+        request: Request<ListPushBackRequest>,
+    ) -> Answer<ListPushBackResponse> {
+        collections::list_push_back(request)
+    }
+
+    async fn list_pop_front(
+        &self,
+        request: Request<ListPopFrontRequest>,
+    ) -> Answer<ListPopFrontResponse> {
+        collections::list_pop_front(request)
+    }
+
+    async fn list_pop_back(
+        &self,
+        request: Request<ListPopBackRequest>,
+    ) -> Answer<ListPopBackResponse> {
+        collections::list_pop_back(request)
+    }
+
+    async fn list_erase(&self, request: Request<ListEraseRequest>) -> Answer<ListEraseResponse> {
+        collections::list_erase(request)
+    }
+
+    async fn list_remove(&self, request: Request<ListRemoveRequest>) -> Answer<ListRemoveResponse> {
+        collections::list_remove(request)
+    }
+
+    async fn list_fetch(&self, request: Request<ListFetchRequest>) -> Answer<ListFetchResponse> {
+        collections::list_fetch(request)
+    }
+
+    async fn list_length(&self, request: Request<ListLengthRequest>) -> Answer<ListLengthResponse> {
+        collections::list_length(request)
+    }
+
+    async fn list_concatenate_front(
+        &self,
+        request: Request<ListConcatenateFrontRequest>,
+    ) -> Answer<ListConcatenateFrontResponse> {
+        collections::list_concatenate_front(request)
+    }
+
+    async fn list_concatenate_back(
+        &self,
+        request: Request<ListConcatenateBackRequest>,
+    ) -> Answer<ListConcatenateBackResponse> {
+        collections::list_concatenate_back(request)
+    }
+
+    async fn list_retain(&self, request: Request<ListRetainRequest>) -> Answer<ListRetainResponse> {
+        collections::list_retain(request)
+    }
+
+    async fn sorted_set_put(
+        &self,
+        request: Request<SortedSetPutRequest>,
+    ) -> Answer<SortedSetPutResponse> {
+        collections::sorted_set_put(request)
+    }
+
+    async fn sorted_set_fetch(
+        &self,
+        request: Request<SortedSetFetchRequest>,
+    ) -> Answer<SortedSetFetchResponse> {
+        collections::sorted_set_fetch(request)
+    }
+
+    async fn sorted_set_get_score(
+        &self,
+        request: Request<SortedSetGetScoreRequest>,
+    ) -> Answer<SortedSetGetScoreResponse> {
+        collections::sorted_set_get_score(request)
+    }
+
+    async fn sorted_set_remove(
+        &self,
+        request: Request<SortedSetRemoveRequest>,
+    ) -> Answer<SortedSetRemoveResponse> {
+        collections::sorted_set_remove(request)
+    }
+
+    async fn sorted_set_increment(
+        &self,
+        request: Request<SortedSetIncrementRequest>,
+    ) -> Answer<SortedSetIncrementResponse> {
+        collections::sorted_set_increment(request)
+    }
+
+    async fn sorted_set_get_rank(
+        &self,
+        request: Request<SortedSetGetRankRequest>,
+    ) -> Answer<SortedSetGetRankResponse> {
+        collections::sorted_set_get_rank(request)
+    }
+
+    async fn sorted_set_length(
+        &self,
+        request: Request<SortedSetLengthRequest>,
+    ) -> Answer<SortedSetLengthResponse> {
+        collections::sorted_set_length(request)
+    }
+
+    async fn sorted_set_length_by_score(
+        &self,
+        request: Request<SortedSetLengthByScoreRequest>,
+    ) -> Answer<SortedSetLengthByScoreResponse> {
+        collections::sorted_set_length_by_score(request)
+    }
+
+    async fn sorted_set_union_store(
+        &self,
+        request: Request<SortedSetUnionStoreRequest>,
+    ) -> Answer<SortedSetUnionStoreResponse> {
+        collections::sorted_set_union_store(request)
+    }
+}

@@ -1,0 +1,121 @@
+//! The RPC catalogue as clients see it: every call it lists as served has a
+//! handler, every other call answers UNIMPLEMENTED naming itself, and the
+//! metrics count each under its own name; paths outside it name the path.
+
+mod common;
+
+use bytes::Bytes;
+use common::{raw_grpc, sample, TestServer};
+use jiffy_server::rpcs::RPCS;
+use tonic::Code;
+
+/// The calls answered as a stream.
+const STREAMING: [&str; 2] = ["GetBatch", "SetBatch"];
+
+async fn server_with_cache() -> TestServer {
+    let server = TestServer::start().await;
+    common::create_cache(&mut server.control().await, "c").await;
+    server
+}
+
+/// Each call of the catalogue, with an empty message (every field at its
+/// default), in cache `c`.
+#[tokio::test]
+async fn each_call_is_served_or_names_itself() {
+    let server = server_with_cache().await;
+    let channel = server.channel().await;
+    for rpc in RPCS {
+        let streaming = STREAMING.contains(&rpc.name);
+        let answer = raw_grpc::call(
+            channel.clone(),
+            rpc.path,
+            Some("c"),
+            Bytes::new(),
+            streaming,
+        )
+        .await;
+        let status = answer.err();
+        let code = status.as_ref().map(|status| status.code());
+        if rpc.served {
+            assert_ne!(code, Some(Code::Unimplemented), "{}: {status:?}", rpc.name);
+        } else {
+            let status = status.unwrap_or_else(|| panic!("{} answered", rpc.name));
+            assert_eq!(
+                status.code(),
+                Code::Unimplemented,
+                "{}: {status:?}",
+                rpc.name
+            );
+            assert_eq!(
+                status.message(),
+                format!("{} is not served by this jiffy-server yet", rpc.name)
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_call_not_served_is_counted_under_its_own_name() {
+    let server = server_with_cache().await;
+    let before = server.metrics().await;
+    // Served calls have their series from the start; the others from their first call.
+    let get_latency = "jiffy_request_duration_seconds_count{rpc=\"Get\"}";
+    let set_latency = "jiffy_request_duration_seconds_count{rpc=\"DictionarySet\"}";
+    assert_eq!(sample(&before, get_latency), Some(0.0), "{before}");
+    assert_eq!(sample(&before, set_latency), None, "{before}");
+
+    let channel = server.channel().await;
+    for _ in 0..2 {
+        let answer = raw_grpc::call(
+            channel.clone(),
+            "/cache_client.Scs/DictionarySet",
+            Some("c"),
+            Bytes::new(),
+            false,
+        )
+        .await;
+        let status = answer.unwrap_err();
+        assert_eq!(status.code(), Code::Unimplemented);
+        assert!(status.message().contains("DictionarySet"), "{status:?}");
+    }
+
+    let after = server.metrics().await;
+    let count = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"DictionarySet\"}";
+    assert_eq!(sample(&after, count), Some(2.0), "{after}");
+    assert_eq!(sample(&after, set_latency), Some(2.0), "{after}");
+    let unknown = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"unknown\"}";
+    assert_eq!(sample(&after, unknown), None, "{after}");
+}
+
+#[tokio::test]
+async fn a_path_outside_the_catalogue_is_named() {
+    let server = server_with_cache().await;
+    let channel = server.channel().await;
+    let paths = [
+        "/cache_client.pubsub.Pubsub/Publish", // a service not declared
+        "/control_client.ScsControl/CreateSigningKey", // a call not declared
+        "/cache_client.Scs/dictionarySet",     // names are case-sensitive
+    ];
+    for path in paths {
+        let answer = raw_grpc::call(channel.clone(), path, Some("c"), Bytes::new(), false).await;
+        let status = answer.unwrap_err();
+        assert_eq!(status.code(), Code::Unimplemented, "{path}: {status:?}");
+        assert_eq!(
+            status.message(),
+            format!("{path} is not served by this jiffy-server")
+        );
+    }
+    // A path too long to echo whole is cut.
+    let long = format!("/cache_client.Scs/{}", "x".repeat(4000));
+    let answer = raw_grpc::call(channel.clone(), &long, Some("c"), Bytes::new(), false).await;
+    let status = answer.unwrap_err();
+    assert_eq!(status.code(), Code::Unimplemented);
+    assert!(
+        status.message().len() < 300 && status.message().contains("/cache_client.Scs/xxx"),
+        "{status:?}"
+    );
+
+    let metrics = server.metrics().await;
+    let unknown = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"unknown\"}";
+    assert_eq!(sample(&metrics, unknown), Some(4.0), "{metrics}");
+}
