@@ -212,7 +212,7 @@ fn answer_code<B>(response: &mut Response<B>, max_request_size: usize) -> usize 
         return code;
     }
     let message =
-        format!("request is over the limit of {max_request_size} bytes (--max-request-size)");
+        format!("request limit exceeded: the request is over {max_request_size} bytes (--max-request-size)");
     headers.insert(
         "grpc-status",
         HeaderValue::from(Code::ResourceExhausted as u16),
