@@ -13,6 +13,7 @@
 pub mod batch;
 pub mod collections;
 pub mod control;
+pub mod hash;
 pub mod ping;
 pub mod scalar;
 pub mod scs;
