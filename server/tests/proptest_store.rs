@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use jiffy_server::backend::{Condition, TtlOutcome, TtlUpdate};
+use jiffy_server::backend::{value_hash, Condition, TtlOutcome, TtlUpdate};
 use jiffy_server::error::Error;
 use jiffy_server::store::{CacheId, Store, StoreConfig};
 use proptest::prelude::*;
@@ -344,5 +344,11 @@ fn condition_admits(condition: &Condition, current: Option<&[u8]>) -> bool {
         Condition::Equal(v) => current == Some(v),
         Condition::AbsentOrEqual(v) => current.is_none() || current == Some(v),
         Condition::NotEqual(v) => current != Some(v),
+        // The hash conditions: a model of SetIfHash, by the hash function.
+        Condition::PresentAndHashEqual(h) => current.map(value_hash).as_ref() == Some(h),
+        Condition::PresentAndNotHashEqual(h) => current.is_some_and(|c| value_hash(c) != h),
+        Condition::AbsentOrHashEqual(h) => current.is_none_or(|c| value_hash(c) == h),
+        Condition::AbsentOrNotHashEqual(h) => current.map(value_hash).as_ref() != Some(h),
+        Condition::Always => true,
     }
 }
