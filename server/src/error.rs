@@ -52,6 +52,8 @@ pub enum Error {
     IncrementOverflow,
     #[error("{0}")]
     InvalidArgument(String),
+    #[error("collection would hold over {limit} elements")]
+    CollectionTooLarge { limit: usize },
     #[error("the store is unavailable: {0}")]
     StoreUnavailable(String),
     #[error("the store failed: {0}")]
@@ -81,6 +83,7 @@ impl Error {
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
             StoreFull(_) => (Code::ResourceExhausted, None),
+            CollectionTooLarge { .. } => (Code::ResourceExhausted, None),
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

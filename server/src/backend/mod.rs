@@ -49,6 +49,7 @@
 //!   calls per data type, every answer compared across the two backends.
 
 mod embedded;
+mod list;
 pub mod redis;
 mod types;
 
@@ -58,6 +59,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::error::Error;
+pub use list::{End, ListErase, ListRange, ListSlice};
 pub use types::{Condition, StoreStats, TtlOutcome, TtlUpdate};
 
 /// The calls of the Momento cache protocol that touch data (caches and

@@ -23,6 +23,7 @@
 //! the shard it already holds, then from the others in turn.
 
 mod expiry;
+mod list;
 mod registry;
 mod shard;
 mod sieve;

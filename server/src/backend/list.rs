@@ -1,0 +1,74 @@
+//! Lists: the calls both stores serve, and the arguments they take.
+//!
+//! A list is a sequence of values, at least one: the write that empties a
+//! list removes it, so a read never finds an empty list. Writes answer the
+//! list's length afterwards.
+
+use std::ops::Range;
+
+/// The end of a list a call works at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Front,
+    Back,
+}
+
+/// The values ListFetch and ListRetain select, as a Python slice does:
+/// `start` inclusive (unbounded: 0), `end` exclusive (unbounded: the
+/// length), a negative index counting back from the end. Indices past
+/// either end are clipped, and a slice that ends where or before it starts
+/// selects nothing; neither is an error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListSlice {
+    pub start: Option<i32>,
+    pub end: Option<i32>,
+}
+
+impl ListSlice {
+    /// The positions the slice selects in a list of `len` values.
+    pub fn bounds(self, len: usize) -> Range<usize> {
+        let position = |index: i32| {
+            if index < 0 {
+                len.saturating_sub(index.unsigned_abs() as usize)
+            } else {
+                (index as usize).min(len)
+            }
+        };
+        let start = self.start.map_or(0, position);
+        let end = self.end.map_or(len, position);
+        start..end.max(start)
+    }
+}
+
+/// `count` positions from `begin`, as ListErase names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListRange {
+    pub begin: u32,
+    pub count: u32,
+}
+
+/// What ListErase removes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListErase {
+    All,
+    /// Positions in the list as it was before the call; ranges may overlap,
+    /// come in any order, and reach past the end (nothing is there to erase).
+    Ranges(Vec<ListRange>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slice_bounds_clip_and_never_invert() {
+        let bounds = |start, end, len| ListSlice { start, end }.bounds(len);
+        assert_eq!(bounds(None, None, 4), 0..4);
+        assert_eq!(bounds(Some(-1), None, 4), 3..4);
+        assert_eq!(bounds(Some(-9), Some(-2), 4), 0..2);
+        assert_eq!(bounds(Some(3), Some(1), 4), 3..3);
+        assert_eq!(bounds(Some(9), None, 4), 4..4);
+        assert_eq!(bounds(None, None, 0), 0..0);
+        assert_eq!(bounds(Some(i32::MIN), Some(i32::MAX), 4), 0..4);
+    }
+}
