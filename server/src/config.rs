@@ -20,7 +20,8 @@
 //! | `--send-timeout DUR`        | `JIFFY_SEND_TIMEOUT`          | `send-timeout`           | 30s              |
 //! | `--max-in-flight-bytes SIZE`| `JIFFY_MAX_IN_FLIGHT_BYTES`   | `max-in-flight-bytes`    | 256 MiB          |
 //! | `--max-header-list-size SIZE`| `JIFFY_MAX_HEADER_LIST_SIZE` | `max-header-list-size`   | 16 KiB           |
-//! | `--max-batch-items N`       | `JIFFY_MAX_BATCH_ITEMS`       | `max-batch-items`        | 10000            |
+//! | `--max-request-items N`     | `JIFFY_MAX_REQUEST_ITEMS`     | `max-request-items`      | 10000            |
+//! | `--max-collection-elements N`| `JIFFY_MAX_COLLECTION_ELEMENTS` | `max-collection-elements` | 1000000   |
 //! | `--keepalive-interval DUR`  | `JIFFY_KEEPALIVE_INTERVAL`    | `keepalive-interval`     | 60s              |
 //! | `--keepalive-timeout DUR`   | `JIFFY_KEEPALIVE_TIMEOUT`     | `keepalive-timeout`      | 20s              |
 //! | `--tls-cert FILE`           | `JIFFY_TLS_CERT`              | `tls-cert`               | none (plaintext) |
@@ -82,7 +83,10 @@ pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_IN_FLIGHT_BYTES: u64 = 256 << 20;
 /// hyper's default: room for a token, the SDK's agent headers and more.
 pub const DEFAULT_MAX_HEADER_LIST_SIZE: u64 = 16 << 10;
-pub const DEFAULT_MAX_BATCH_ITEMS: usize = 10_000;
+pub const DEFAULT_MAX_REQUEST_ITEMS: usize = 10_000;
+/// A leaderboard of a million players fits; a runaway writer is stopped
+/// long before one collection holds a worker for seconds.
+pub const DEFAULT_MAX_COLLECTION_ELEMENTS: usize = 1_000_000;
 pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
 pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -159,9 +163,12 @@ pub struct Settings {
     /// Largest HTTP/2 header list (all of a request's headers) accepted.
     #[arg(long, env = "JIFFY_MAX_HEADER_LIST_SIZE")]
     pub max_header_list_size: Option<ByteSize>,
-    /// Most items in one GetBatch or SetBatch.
-    #[arg(long, env = "JIFFY_MAX_BATCH_ITEMS")]
-    pub max_batch_items: Option<usize>,
+    /// Most items in one GetBatch or SetBatch, or elements in one collection call.
+    #[arg(long, env = "JIFFY_MAX_REQUEST_ITEMS")]
+    pub max_request_items: Option<usize>,
+    /// Most elements one collection (dictionary, list, set, sorted set) may hold.
+    #[arg(long, env = "JIFFY_MAX_COLLECTION_ELEMENTS")]
+    pub max_collection_elements: Option<usize>,
     /// How often the server pings an HTTP/2 connection to check it is alive.
     #[arg(long, env = "JIFFY_KEEPALIVE_INTERVAL", value_parser = humantime::parse_duration)]
     #[serde(default, with = "humantime_serde")]
@@ -353,7 +360,10 @@ impl Settings {
             send_timeout: self.send_timeout.or(fallback.send_timeout),
             max_in_flight_bytes: self.max_in_flight_bytes.or(fallback.max_in_flight_bytes),
             max_header_list_size: self.max_header_list_size.or(fallback.max_header_list_size),
-            max_batch_items: self.max_batch_items.or(fallback.max_batch_items),
+            max_request_items: self.max_request_items.or(fallback.max_request_items),
+            max_collection_elements: self
+                .max_collection_elements
+                .or(fallback.max_collection_elements),
             keepalive_interval: self.keepalive_interval.or(fallback.keepalive_interval),
             keepalive_timeout: self.keepalive_timeout.or(fallback.keepalive_timeout),
             tls_cert: self.tls_cert.or(fallback.tls_cert),
@@ -379,7 +389,10 @@ impl Settings {
             max_value_size: size(self.max_value_size, DEFAULT_MAX_VALUE_SIZE) as usize,
             max_request_size: size(self.max_request_size, DEFAULT_MAX_REQUEST_SIZE) as usize,
             max_ttl: self.max_ttl.unwrap_or(DEFAULT_MAX_TTL),
-            max_batch_items: self.max_batch_items.unwrap_or(DEFAULT_MAX_BATCH_ITEMS),
+            max_request_items: self.max_request_items.unwrap_or(DEFAULT_MAX_REQUEST_ITEMS),
+            max_collection_elements: self
+                .max_collection_elements
+                .unwrap_or(DEFAULT_MAX_COLLECTION_ELEMENTS),
         };
         let tls = match (self.tls_cert, self.tls_key) {
             (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
@@ -463,8 +476,13 @@ impl Config {
         if self.store_timeout.is_zero() {
             return invalid("--store-timeout must be above zero");
         }
-        if self.max_connections == 0 || limits.max_batch_items == 0 {
-            return invalid("--max-connections and --max-batch-items must be above zero");
+        if self.max_connections == 0
+            || limits.max_request_items == 0
+            || limits.max_collection_elements == 0
+        {
+            return invalid(
+                "--max-connections, --max-request-items and --max-collection-elements must be above zero",
+            );
         }
         if [
             self.handshake_timeout,

@@ -17,6 +17,7 @@ use tonic::{Code, Status};
 pub mod reason {
     pub const ITEM_SIZE_LIMIT_EXCEEDED: &str = "item_size_limit_exceeded";
     pub const REQUEST_SIZE_LIMIT_EXCEEDED: &str = "request_size_limit_exceeded";
+    pub const ELEMENT_SIZE_LIMIT_EXCEEDED: &str = "element_size_limit_exceeded";
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -40,8 +41,21 @@ pub enum Error {
     ValueTooLarge { size: usize, limit: usize },
     #[error("request is {size} bytes, over the limit of {limit} bytes (--max-request-size)")]
     RequestTooLarge { size: usize, limit: usize },
-    #[error("batch has {items} items, over the limit of {limit} (--max-batch-items); split it")]
-    TooManyBatchItems { items: usize, limit: usize },
+    #[error("request has {items} items or elements, over the limit of {limit} (--max-request-items); split it")]
+    TooManyItems { items: usize, limit: usize },
+    #[error("the collection would hold {elements} elements, over the limit of {limit} (--max-collection-elements)")]
+    CollectionTooLarge { elements: usize, limit: usize },
+    #[error("element size limit exceeded: {what} is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
+    ElementTooLarge {
+        what: &'static str,
+        size: usize,
+        limit: usize,
+    },
+    #[error("the item is {found}, not {expected}; delete it first to use its key for {expected}")]
+    WrongType {
+        expected: &'static str,
+        found: &'static str,
+    },
     #[error("TTL must be at least 1 millisecond")]
     ZeroTtl,
     #[error("TTL of {} is over the limit of {} (--max-ttl)", humantime::format_duration(*.ttl), humantime::format_duration(*.limit))]
@@ -52,8 +66,6 @@ pub enum Error {
     IncrementOverflow,
     #[error("{0}")]
     InvalidArgument(String),
-    #[error("collection would hold over {limit} elements")]
-    CollectionTooLarge { limit: usize },
     #[error("the store is unavailable: {0}")]
     StoreUnavailable(String),
     #[error("the store failed: {0}")]
@@ -75,15 +87,19 @@ impl Error {
                 Code::ResourceExhausted,
                 Some(reason::ITEM_SIZE_LIMIT_EXCEEDED),
             ),
-            RequestTooLarge { .. } | TooManyBatchItems { .. } => (
+            RequestTooLarge { .. } | TooManyItems { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
             ),
-            NotAnInteger | IncrementOverflow => (Code::FailedPrecondition, None),
+            ElementTooLarge { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::ELEMENT_SIZE_LIMIT_EXCEEDED),
+            ),
+            CollectionTooLarge { .. } => (Code::ResourceExhausted, None),
+            NotAnInteger | IncrementOverflow | WrongType { .. } => (Code::FailedPrecondition, None),
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
             StoreFull(_) => (Code::ResourceExhausted, None),
-            CollectionTooLarge { .. } => (Code::ResourceExhausted, None),
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

@@ -20,9 +20,12 @@ pub struct Limits {
     /// request costs no more memory than this.
     pub max_request_size: usize,
     pub max_ttl: Duration,
-    /// Items in one GetBatch or SetBatch: each is a call on the store, so a
-    /// huge batch would hold a worker and memory for the whole of it.
-    pub max_batch_items: usize,
+    /// Items in one GetBatch or SetBatch, or elements (fields, values) in
+    /// one collection call: each is work under a lock or a call on the
+    /// store, so a huge request would hold a worker for the whole of it.
+    pub max_request_items: usize,
+    /// Elements one collection may hold.
+    pub max_collection_elements: usize,
 }
 
 impl Limits {
@@ -64,11 +67,34 @@ impl Limits {
         Ok(ttl)
     }
 
-    pub fn check_batch(&self, items: usize) -> Result<(), Error> {
-        if items > self.max_batch_items {
-            return Err(Error::TooManyBatchItems {
+    pub fn check_request_items(&self, items: usize) -> Result<(), Error> {
+        if items > self.max_request_items {
+            return Err(Error::TooManyItems {
                 items,
-                limit: self.max_batch_items,
+                limit: self.max_request_items,
+            });
+        }
+        Ok(())
+    }
+
+    /// A field, element or value of a collection: at most `--max-value-size`.
+    pub fn check_element(&self, what: &'static str, element: &[u8]) -> Result<(), Error> {
+        if element.len() > self.max_value_size {
+            return Err(Error::ElementTooLarge {
+                what,
+                size: element.len(),
+                limit: self.max_value_size,
+            });
+        }
+        Ok(())
+    }
+
+    /// A write that leaves a collection holding `elements`.
+    pub fn check_collection_size(&self, elements: usize) -> Result<(), Error> {
+        if elements > self.max_collection_elements {
+            return Err(Error::CollectionTooLarge {
+                elements,
+                limit: self.max_collection_elements,
             });
         }
         Ok(())
@@ -113,7 +139,8 @@ mod tests {
         max_value_size: 8,
         max_request_size: 64,
         max_ttl: Duration::from_secs(60),
-        max_batch_items: 3,
+        max_request_items: 3,
+        max_collection_elements: 5,
     };
 
     #[test]
@@ -149,11 +176,18 @@ mod tests {
 
     #[test]
     fn batches_are_limited_in_items() {
-        assert!(LIMITS.check_batch(3).is_ok());
+        assert!(LIMITS.check_request_items(3).is_ok());
         assert_eq!(
-            LIMITS.check_batch(4),
-            Err(Error::TooManyBatchItems { items: 4, limit: 3 })
+            LIMITS.check_request_items(4),
+            Err(Error::TooManyItems { items: 4, limit: 3 })
         );
+        assert!(LIMITS.check_collection_size(5).is_ok());
+        assert!(LIMITS.check_collection_size(6).is_err());
+        assert!(LIMITS.check_element("field", &[0; 8]).is_ok());
+        assert!(matches!(
+            LIMITS.check_element("field", &[0; 9]),
+            Err(Error::ElementTooLarge { .. })
+        ));
     }
 
     #[test]

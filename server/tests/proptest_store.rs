@@ -243,14 +243,14 @@ proptest! {
                     Op::SetIf(c, k, v, t, condition) => {
                         let current = model.value(c, k);
                         let expected = condition_admits(&condition, current.as_deref());
-                        let stored = store.set_if(ids[c], &key_bytes(k), &v, Duration::from_millis(t), &condition);
+                        let stored = store.set_if(ids[c], &key_bytes(k), &v, Duration::from_millis(t), &condition).unwrap();
                         prop_assert_eq!(stored, expected, "SetIf {:?} on {:?}", condition, current);
                         if stored {
                             model.set(c, k, v, t);
                         }
                     }
                     Op::Get(c, k) => {
-                        prop_assert_eq!(store.get(ids[c], &key_bytes(k)), model.value(c, k));
+                        prop_assert_eq!(store.get(ids[c], &key_bytes(k)).unwrap(), model.value(c, k));
                     }
                     Op::Contains(c, k) => {
                         prop_assert_eq!(store.contains(ids[c], &key_bytes(k)), model.value(c, k).is_some());
@@ -323,7 +323,7 @@ proptest! {
                         last.insert(k, Some(Bytes::from(value)));
                     }
                     None => {
-                        let got = store.get(ids[0], &key_bytes(k));
+                        let got = store.get(ids[0], &key_bytes(k)).unwrap();
                         let expected = last.get(&k).cloned().flatten();
                         prop_assert!(got.is_none() || got == expected, "key {}: {:?}", k, got);
                     }

@@ -1,5 +1,6 @@
 //! The embedded store behind [`Storage`]: each call is the store's own,
-//! synchronous and lock-bounded, answered as a ready future.
+//! synchronous and lock-bounded, answered as a ready future. The
+//! collection calls' impls are beside each type, in `store/<type>.rs`.
 
 use std::future::{ready, Future};
 use std::sync::Arc;
@@ -7,11 +8,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::{Condition, Storage, StoreStats, TtlOutcome, TtlUpdate};
+use super::{
+    Caches, Condition, ItemStorage, ItemType, ScalarStorage, StoreStats, TtlOutcome, TtlUpdate,
+};
 use crate::error::Error;
 use crate::store::{CacheId, Store};
 
-impl Storage for Arc<Store> {
+impl Caches for Arc<Store> {
     type Cache = CacheId;
 
     fn create_cache(&self, name: &str) -> impl Future<Output = Result<(), Error>> + Send {
@@ -39,12 +42,18 @@ impl Storage for Arc<Store> {
         ready(Ok(()))
     }
 
+    fn stats(&self) -> Option<StoreStats> {
+        Some(Store::stats(self))
+    }
+}
+
+impl ScalarStorage for Arc<Store> {
     fn get(
         &self,
         cache: &CacheId,
         key: &[u8],
     ) -> impl Future<Output = Result<Option<Bytes>, Error>> + Send {
-        ready(Ok(Store::get(self, *cache, key)))
+        ready(Store::get(self, *cache, key))
     }
 
     fn set(
@@ -66,9 +75,21 @@ impl Storage for Arc<Store> {
         ttl: Duration,
         condition: &Condition,
     ) -> impl Future<Output = Result<bool, Error>> + Send {
-        ready(Ok(Store::set_if(self, *cache, key, value, ttl, condition)))
+        ready(Store::set_if(self, *cache, key, value, ttl, condition))
     }
 
+    fn increment(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        amount: i64,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<i64, Error>> + Send {
+        ready(Store::increment(self, *cache, key, amount, ttl))
+    }
+}
+
+impl ItemStorage for Arc<Store> {
     fn delete(
         &self,
         cache: &CacheId,
@@ -86,14 +107,12 @@ impl Storage for Arc<Store> {
         ready(Ok(Store::contains(self, *cache, key)))
     }
 
-    fn increment(
+    fn item_type(
         &self,
         cache: &CacheId,
         key: &[u8],
-        amount: i64,
-        ttl: Duration,
-    ) -> impl Future<Output = Result<i64, Error>> + Send {
-        ready(Store::increment(self, *cache, key, amount, ttl))
+    ) -> impl Future<Output = Result<Option<ItemType>, Error>> + Send {
+        ready(Ok(Store::item_type(self, *cache, key)))
     }
 
     fn update_ttl(
@@ -111,9 +130,5 @@ impl Storage for Arc<Store> {
         key: &[u8],
     ) -> impl Future<Output = Result<Option<Duration>, Error>> + Send {
         ready(Ok(Store::remaining_ttl(self, *cache, key)))
-    }
-
-    fn stats(&self) -> Option<StoreStats> {
-        Some(Store::stats(self))
     }
 }

@@ -1,10 +1,30 @@
-//! Lists: the calls both stores serve, and the arguments they take.
+//! The list calls, implemented by the embedded store in `store/list.rs`
+//! and by the Redis store in `backend/redis/list.rs`, and the arguments
+//! they take.
 //!
-//! A list is a sequence of values, at least one: the write that empties a
-//! list removes it, so a read never finds an empty list. Writes answer the
-//! list's length afterwards.
+//! A list holds at least one value: the write that empties a list removes
+//! it, so no call ever finds an empty list. Calls answer `None` for a
+//! missing list (none creates one but a push), and lengths after the call.
 
 use std::ops::Range;
+
+use bytes::Bytes;
+
+use super::Caches;
+
+pub trait ListStorage: Caches {}
+
+/// What the pushes and concatenations add.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListPush {
+    pub end: End,
+    /// At least one, added in this order: a front push of `[a, b]` onto
+    /// `[x]` makes `[a, b, x]`.
+    pub values: Vec<Bytes>,
+    /// After the write, values are dropped from the other end until at
+    /// most this many remain; 0: no cap.
+    pub truncate_to: u32,
+}
 
 /// The end of a list a call works at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,9 +48,12 @@
 //! - `tests/storage_equivalence.rs` grows the same way, one generator of
 //!   calls per data type, every answer compared across the two backends.
 
+mod dictionary;
 mod embedded;
 mod list;
 pub mod redis;
+mod set;
+mod sorted_set;
 mod types;
 
 use std::future::Future;
@@ -59,14 +62,15 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::error::Error;
-pub use list::{End, ListErase, ListRange, ListSlice};
-pub use types::{Condition, StoreStats, TtlOutcome, TtlUpdate};
+pub use dictionary::DictionaryStorage;
+pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
+pub use set::SetStorage;
+pub use sorted_set::SortedSetStorage;
+pub use types::{CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate};
 
-/// The calls of the Momento cache protocol that touch data (caches and
-/// scalar items so far), with the semantics the embedded store defines (see
-/// `store/mod.rs`). Each backend must answer them identically;
-/// `tests/storage_equivalence.rs` checks it.
-pub trait Storage: Send + Sync + 'static {
+/// Caches: create, delete, flush, list, and resolving a name for the
+/// data-plane calls. Every other trait builds on this one.
+pub trait Caches: Send + Sync + 'static {
     /// A cache as the data-plane calls address it, resolved from its name.
     type Cache: Send + Sync;
 
@@ -83,7 +87,44 @@ pub trait Storage: Send + Sync + 'static {
     /// [`Error::CacheNotFound`] unless the cache exists; for calls that
     /// carry no key (an empty batch) and so would not otherwise check.
     fn check_exists(&self, cache: &Self::Cache) -> impl Future<Output = Result<(), Error>> + Send;
+    /// Item and memory figures for `/metrics`, when this process knows them.
+    fn stats(&self) -> Option<StoreStats>;
+}
 
+/// The calls on any item, whatever it holds: a scalar or a collection.
+pub trait ItemStorage: Caches {
+    fn delete(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+    fn contains(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<bool, Error>> + Send;
+    /// What the item holds; `None` when it does not exist.
+    fn item_type(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<ItemType>, Error>> + Send;
+    fn update_ttl(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        update: TtlUpdate,
+    ) -> impl Future<Output = Result<TtlOutcome, Error>> + Send;
+    fn remaining_ttl(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<Duration>, Error>> + Send;
+}
+
+/// The calls on scalar items. Set replaces whatever the key held; the
+/// others answer [`Error::WrongType`] for a collection.
+pub trait ScalarStorage: Caches {
     fn get(
         &self,
         cache: &Self::Cache,
@@ -105,16 +146,6 @@ pub trait Storage: Send + Sync + 'static {
         ttl: Duration,
         condition: &Condition,
     ) -> impl Future<Output = Result<bool, Error>> + Send;
-    fn delete(
-        &self,
-        cache: &Self::Cache,
-        key: &[u8],
-    ) -> impl Future<Output = Result<(), Error>> + Send;
-    fn contains(
-        &self,
-        cache: &Self::Cache,
-        key: &[u8],
-    ) -> impl Future<Output = Result<bool, Error>> + Send;
     /// Adds `amount` to the base-10 integer held (absent counts as 0) and
     /// resets the TTL; [`Error::NotAnInteger`] or [`Error::IncrementOverflow`].
     fn increment(
@@ -124,18 +155,22 @@ pub trait Storage: Send + Sync + 'static {
         amount: i64,
         ttl: Duration,
     ) -> impl Future<Output = Result<i64, Error>> + Send;
-    fn update_ttl(
-        &self,
-        cache: &Self::Cache,
-        key: &[u8],
-        update: TtlUpdate,
-    ) -> impl Future<Output = Result<TtlOutcome, Error>> + Send;
-    fn remaining_ttl(
-        &self,
-        cache: &Self::Cache,
-        key: &[u8],
-    ) -> impl Future<Output = Result<Option<Duration>, Error>> + Send;
+}
 
-    /// Item and memory figures for `/metrics`, when this process knows them.
-    fn stats(&self) -> Option<StoreStats>;
+/// Every call of the Momento cache protocol that touches data, with the
+/// semantics the embedded store defines (see `store/mod.rs`). Each backend
+/// must answer them identically; `tests/storage_equivalence.rs` checks it.
+pub trait Storage:
+    ItemStorage + ScalarStorage + DictionaryStorage + SetStorage + ListStorage + SortedSetStorage
+{
+}
+
+impl<T> Storage for T where
+    T: ItemStorage
+        + ScalarStorage
+        + DictionaryStorage
+        + SetStorage
+        + ListStorage
+        + SortedSetStorage
+{
 }

@@ -59,3 +59,45 @@ pub struct StoreStats {
     pub expirations: u64,
     pub caches: u64,
 }
+
+/// The TTL of a collection write (the wire's `ttl_milliseconds` and
+/// `refresh_ttl`): a write that creates the collection always gives it
+/// `ttl`; a write to an existing one resets its TTL to `ttl` only when
+/// `refresh` is set, and otherwise leaves the TTL it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CollectionTtl {
+    pub ttl: Duration,
+    pub refresh: bool,
+}
+
+/// What an item holds; ItemGetType answers it, and a call of one type on
+/// an item of another is refused with [`crate::error::Error::WrongType`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ItemType {
+    Scalar,
+    Dictionary,
+    Set,
+    List,
+    SortedSet,
+}
+
+impl ItemType {
+    /// The name the wrong-type message uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemType::Scalar => "a scalar value",
+            ItemType::Dictionary => "a dictionary",
+            ItemType::Set => "a set",
+            ItemType::List => "a list",
+            ItemType::SortedSet => "a sorted set",
+        }
+    }
+
+    /// The error for a call of type `self` on an item of type `found`.
+    pub fn mismatch(self, found: ItemType) -> crate::error::Error {
+        crate::error::Error::WrongType {
+            expected: self.name(),
+            found: found.name(),
+        }
+    }
+}

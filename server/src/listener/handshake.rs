@@ -23,10 +23,30 @@ pub struct Prefixed<IO> {
     io: IO,
 }
 
-/// Reads the start of the client's HTTP/2 preface; fails at end of stream.
+/// The client connection preface (RFC 9113 §3.4).
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Reads the start of the client's HTTP/2 preface. Fails at end of stream,
+/// and as soon as a byte differs from the preface: a client speaking
+/// another protocol (HTTP/1.1, TLS on the plaintext port) is closed at
+/// once rather than at the deadline.
 pub async fn read_preface<IO: AsyncRead + Unpin>(mut io: IO) -> io::Result<Prefixed<IO>> {
     let mut prefix = vec![0; PREFACE_AND_SETTINGS_HEADER];
-    io.read_exact(&mut prefix).await?;
+    let mut filled = 0;
+    while filled < prefix.len() {
+        let read = io.read(&mut prefix[filled..]).await?;
+        if read == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        filled += read;
+        let checked = filled.min(PREFACE.len());
+        if prefix[..checked] != PREFACE[..checked] {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not the HTTP/2 client preface",
+            ));
+        }
+    }
     Ok(Prefixed {
         prefix,
         consumed: 0,
@@ -101,6 +121,16 @@ mod tests {
         let mut all = Vec::new();
         prefixed.read_to_end(&mut all).await.unwrap();
         assert_eq!(all, sent);
+    }
+
+    #[tokio::test]
+    async fn another_protocol_fails_at_its_first_wrong_byte() {
+        let (mut client, server) = tokio::io::duplex(1024);
+        client.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+        // The client stays connected: the handshake fails on the bytes alone.
+        let error = read_preface(server).await.err().unwrap();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        drop(client);
     }
 
     #[tokio::test]

@@ -40,7 +40,7 @@ pub(super) async fn get_batch<S: Storage>(
 ) -> Answer<GetBatchStream> {
     let cache = plane.cache(&request)?;
     let items = &request.get_ref().items;
-    plane.limits.check_batch(items.len())?;
+    plane.limits.check_request_items(items.len())?;
     for item in items {
         plane.limits.check_key(&item.cache_key)?;
     }
@@ -64,7 +64,7 @@ pub(super) async fn set_batch<S: Storage>(
 ) -> Answer<SetBatchStream> {
     let cache = plane.cache(&request)?;
     let items = &request.get_ref().items;
-    plane.limits.check_batch(items.len())?;
+    plane.limits.check_request_items(items.len())?;
     let ttls = items
         .iter()
         .map(|item| {

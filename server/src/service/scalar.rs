@@ -204,19 +204,29 @@ pub(super) async fn item_get_type<S: Storage>(
     plane: &DataPlane<S>,
     request: Request<ItemGetTypeRequest>,
 ) -> Answer<ItemGetTypeResponse> {
-    use item_get_type_response::{Found, ItemType, Missing, Result};
+    use item_get_type_response::{Found, Missing, Result};
     let cache = plane.cache(&request)?;
     let key = &request.get_ref().cache_key;
     plane.limits.check_key(key)?;
-    // Only scalar items exist until the collection calls are built.
-    let result = if plane.store.contains(&cache, key).await? {
-        Result::Found(Found {
-            item_type: ItemType::Scalar.into(),
-        })
-    } else {
-        Result::Missing(Missing {})
+    let result = match plane.store.item_type(&cache, key).await? {
+        Some(found) => Result::Found(Found {
+            item_type: wire_item_type(found).into(),
+        }),
+        None => Result::Missing(Missing {}),
     };
     Ok(Response::new(ItemGetTypeResponse {
         result: Some(result),
     }))
+}
+
+fn wire_item_type(found: crate::backend::ItemType) -> item_get_type_response::ItemType {
+    use crate::backend::ItemType as Stored;
+    use item_get_type_response::ItemType as Wire;
+    match found {
+        Stored::Scalar => Wire::Scalar,
+        Stored::Dictionary => Wire::Dictionary,
+        Stored::Set => Wire::Set,
+        Stored::List => Wire::List,
+        Stored::SortedSet => Wire::SortedSet,
+    }
 }

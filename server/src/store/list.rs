@@ -6,24 +6,18 @@
 //! refused call leaves the list as it was.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::shard::allocation_size;
-use crate::backend::{End, ListErase, ListSlice};
+use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::Store;
+use crate::backend::{End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
-
-/// Bytes charged per element on top of its value's allocation:
-///
-/// - its slot in the queue, a `Bytes` (32 bytes), times 4/3 because a
-///   doubling buffer is on average three quarters full: 43;
-/// - the header `bytes` allocates (24 bytes, 32-byte class) when a stored
-///   value is first cloned out by a read: 32.
-pub(crate) const LIST_ELEMENT_OVERHEAD: u64 = (size_of::<Bytes>() * 4 / 3 + 32) as u64;
 
 /// The charge of one element holding `value`.
 fn element_cost(value: &[u8]) -> u64 {
-    allocation_size(value.len()) as u64 + LIST_ELEMENT_OVERHEAD
+    part_cost(value.len()) + ELEMENT_OVERHEAD
 }
 
 #[derive(Debug, Default)]
@@ -47,25 +41,27 @@ impl ListValue {
         self.cost
     }
 
-    /// Adds `values` at `end`, keeping their order (a front concatenation of
-    /// `[a, b]` to `[x]` is `[a, b, x]`), then drops values from the other end
-    /// until at most `truncate` remain (0: no cap). Answers the length after.
+    /// Adds the values of `push` at its end, keeping their order, then
+    /// drops values from the other end down to its `truncate_to`. Answers
+    /// the length after.
     ///
     /// [`Error::CollectionTooLarge`], and nothing changes, when that length
     /// would be over `max_len`.
-    pub fn concatenate(
-        &mut self,
-        end: End,
-        values: Vec<Bytes>,
-        truncate: u32,
-        max_len: usize,
-    ) -> Result<usize, Error> {
+    pub fn push(&mut self, push: ListPush, max_len: usize) -> Result<usize, Error> {
+        let ListPush {
+            end,
+            values,
+            truncate_to,
+        } = push;
         let mut len = self.values.len() + values.len();
-        if truncate > 0 {
-            len = len.min(truncate as usize);
+        if truncate_to > 0 {
+            len = len.min(truncate_to as usize);
         }
         if len > max_len {
-            return Err(Error::CollectionTooLarge { limit: max_len });
+            return Err(Error::CollectionTooLarge {
+                elements: len,
+                limit: max_len,
+            });
         }
         self.cost += values.iter().map(|value| element_cost(value)).sum::<u64>();
         match end {
@@ -99,7 +95,10 @@ impl ListValue {
 
     /// The values of the slice, in order; empty when it selects none.
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
-        self.values.range(slice.bounds(self.len())).cloned().collect()
+        self.values
+            .range(slice.bounds(self.len()))
+            .cloned()
+            .collect()
     }
 
     /// Keeps only the values of the slice; answers how many remain.
@@ -144,7 +143,9 @@ impl ListValue {
         let mut erased = vec![false; len];
         for range in ranges {
             let start = (range.begin as usize).min(len);
-            let end = (range.begin as usize).saturating_add(range.count as usize).min(len);
+            let end = (range.begin as usize)
+                .saturating_add(range.count as usize)
+                .min(len);
             erased[start..end].fill(true);
         }
         let (mut index, mut freed) = (0, 0);
@@ -168,6 +169,10 @@ impl ListValue {
     }
 }
 
+collection!(ListValue, List);
+
+impl ListStorage for Arc<Store> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,16 +182,20 @@ mod tests {
 
     fn list(values: &[&str]) -> ListValue {
         let mut list = ListValue::default();
-        list.concatenate(End::Back, bytes(values), 0, NO_LIMIT)
-            .unwrap();
+        list.push(push(End::Back, values, 0), NO_LIMIT).unwrap();
         list
     }
 
-    fn bytes(values: &[&str]) -> Vec<Bytes> {
-        values
+    fn push(end: End, values: &[&str], truncate_to: u32) -> ListPush {
+        let values = values
             .iter()
             .map(|v| Bytes::copy_from_slice(v.as_bytes()))
-            .collect()
+            .collect();
+        ListPush {
+            end,
+            values,
+            truncate_to,
+        }
     }
 
     fn contents(list: &ListValue) -> Vec<String> {
@@ -209,8 +218,8 @@ mod tests {
     #[test]
     fn concatenation_keeps_the_order_of_the_values_at_either_end() {
         let mut l = list(&["x"]);
-        assert_eq!(l.concatenate(End::Front, bytes(&["a", "b"]), 0, NO_LIMIT), Ok(3));
-        assert_eq!(l.concatenate(End::Back, bytes(&["c", "d"]), 0, NO_LIMIT), Ok(5));
+        assert_eq!(l.push(push(End::Front, &["a", "b"], 0), NO_LIMIT), Ok(3));
+        assert_eq!(l.push(push(End::Back, &["c", "d"], 0), NO_LIMIT), Ok(5));
         assert_eq!(contents(&l), ["a", "b", "x", "c", "d"]);
         assert_cost_is_exact(&l);
     }
@@ -221,14 +230,14 @@ mod tests {
         let mut back = ListValue::default();
         let mut front = ListValue::default();
         for v in ["one", "two", "three"] {
-            back.concatenate(End::Back, bytes(&[v]), 2, NO_LIMIT).unwrap();
-            front.concatenate(End::Front, bytes(&[v]), 2, NO_LIMIT).unwrap();
+            back.push(push(End::Back, &[v], 2), NO_LIMIT).unwrap();
+            front.push(push(End::Front, &[v], 2), NO_LIMIT).unwrap();
         }
         assert_eq!(contents(&back), ["two", "three"]);
         assert_eq!(contents(&front), ["three", "two"]);
 
         let mut l = list(&["one", "two", "three"]);
-        let len = l.concatenate(End::Front, bytes(&["four", "five", "six"]), 4, NO_LIMIT);
+        let len = l.push(push(End::Front, &["four", "five", "six"], 4), NO_LIMIT);
         assert_eq!(len, Ok(4));
         assert_eq!(contents(&l), ["four", "five", "six", "one"]);
         assert_cost_is_exact(&l);
@@ -237,7 +246,7 @@ mod tests {
     #[test]
     fn truncation_below_the_values_written_keeps_the_last_written() {
         let mut l = list(&["old"]);
-        let len = l.concatenate(End::Back, bytes(&["a", "b", "c"]), 2, NO_LIMIT);
+        let len = l.push(push(End::Back, &["a", "b", "c"], 2), NO_LIMIT);
         assert_eq!(len, Ok(2));
         assert_eq!(contents(&l), ["b", "c"]);
         assert_cost_is_exact(&l);
@@ -248,13 +257,16 @@ mod tests {
         let mut l = list(&["a", "b"]);
         let before = l.cost();
         assert_eq!(
-            l.concatenate(End::Back, bytes(&["c", "d"]), 0, 3),
-            Err(Error::CollectionTooLarge { limit: 3 })
+            l.push(push(End::Back, &["c", "d"], 0), 3),
+            Err(Error::CollectionTooLarge {
+                elements: 4,
+                limit: 3
+            })
         );
         assert_eq!(contents(&l), ["a", "b"]);
         assert_eq!(l.cost(), before);
         // Capped by truncation, the same write fits.
-        assert_eq!(l.concatenate(End::Back, bytes(&["c", "d"]), 3, 3), Ok(3));
+        assert_eq!(l.push(push(End::Back, &["c", "d"], 3), 3), Ok(3));
         assert_eq!(contents(&l), ["b", "c", "d"]);
     }
 
@@ -339,7 +351,10 @@ mod tests {
         assert_eq!(l.erase(&erase), 2);
         assert_eq!(contents(&l), ["0", "4"]);
         assert_cost_is_exact(&l);
-        assert_eq!(l.erase(&ListErase::Ranges(vec![range(u32::MAX, u32::MAX)])), 2);
+        assert_eq!(
+            l.erase(&ListErase::Ranges(vec![range(u32::MAX, u32::MAX)])),
+            2
+        );
         assert_eq!(l.erase(&ListErase::All), 0);
         assert_eq!(l.cost(), 0);
     }
@@ -347,6 +362,6 @@ mod tests {
     #[test]
     fn each_element_is_charged_its_allocation_and_the_overhead() {
         let l = list(&["", "x", &"y".repeat(17)]);
-        assert_eq!(l.cost(), 16 + 32 + 3 * LIST_ELEMENT_OVERHEAD);
+        assert_eq!(l.cost(), 16 + 32 + 3 * ELEMENT_OVERHEAD);
     }
 }

@@ -8,6 +8,9 @@
 //! - `shard`: a hash table over a slab of entries, the per-shard operations.
 //! - `sieve`: the SIEVE eviction queue over slab slots.
 //! - `expiry`: the background tasks that free expired items.
+//! - `value`: what an item holds (a scalar or a collection) and the
+//!   [`value::Collection`] interface every collection type implements.
+//! - `dictionary`, `set`, `list`, `sorted_set`: the collection types.
 //!
 //! # Why this shape
 //!
@@ -22,13 +25,17 @@
 //! global count; a write that takes it over `max_memory` evicts, first from
 //! the shard it already holds, then from the others in turn.
 
+pub mod dictionary;
 mod expiry;
-mod list;
+pub mod list;
 mod registry;
+pub mod set;
 mod shard;
 mod sieve;
+pub mod sorted_set;
 #[cfg(test)]
 mod tests;
+pub mod value;
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -40,11 +47,12 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::backend::{Condition, StoreStats, TtlOutcome, TtlUpdate};
+use crate::backend::{CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate};
 use crate::error::Error;
 use expiry::Pending;
 use registry::Registry;
 use shard::{hash_key, Counters, Shard};
+use value::{Collection, Value};
 
 /// A power of two, so the shard is a mask of the hash; 64 keeps contention
 /// low on many cores while each shard's fixed cost stays negligible.
@@ -126,16 +134,111 @@ impl Store {
         self.registry.id(name)
     }
 
-    pub fn get(&self, cache: CacheId, key: &[u8]) -> Option<Bytes> {
+    /// The scalar value of `key`; [`Error::WrongType`] for a collection.
+    pub fn get(&self, cache: CacheId, key: &[u8]) -> Result<Option<Bytes>, Error> {
+        let (index, hash) = self.locate(cache, key);
+        let mut shard = self.shards[index].state.lock();
+        let Some(slot) = shard.live(hash, cache, key, Instant::now(), &self.counters) else {
+            return Ok(None);
+        };
+        shard.visit(slot);
+        shard.value(slot).scalar().map(|value| Some(value.clone()))
+    }
+
+    /// What the item of `key` holds, if it exists.
+    pub fn item_type(&self, cache: CacheId, key: &[u8]) -> Option<ItemType> {
         let (index, hash) = self.locate(cache, key);
         let mut shard = self.shards[index].state.lock();
         let slot = shard.live(hash, cache, key, Instant::now(), &self.counters)?;
-        shard.visit(slot);
-        Some(shard.value(slot).clone())
+        Some(shard.value(slot).item_type())
     }
 
+    /// Reads the collection of type `T` at `key` under its shard's lock.
+    /// `Ok(None)`: missing (or expired); [`Error::WrongType`]: another type.
+    pub fn read<T: Collection, R>(
+        &self,
+        cache: CacheId,
+        key: &[u8],
+        read: impl FnOnce(&T) -> R,
+    ) -> Result<Option<R>, Error> {
+        let (index, hash) = self.locate(cache, key);
+        let mut shard = self.shards[index].state.lock();
+        let Some(slot) = shard.live(hash, cache, key, Instant::now(), &self.counters) else {
+            return Ok(None);
+        };
+        shard.visit(slot);
+        let value = shard.value(slot);
+        let collection = T::of(value).ok_or_else(|| T::TYPE.mismatch(value.item_type()))?;
+        Ok(Some(read(collection)))
+    }
+
+    /// Changes the collection of type `T` at `key` under its shard's lock.
+    ///
+    /// With `ttl`, a missing collection is created empty, `write` runs on
+    /// it, and it is stored if `write` succeeded and left it non-empty, with
+    /// `ttl.ttl`; an existing one's TTL is reset only if `ttl.refresh`.
+    /// Without `ttl`, a missing collection is `Ok(None)` (`write` is not
+    /// called) and the TTL is left alone.
+    ///
+    /// `write` must check everything before it changes anything: on `Err`
+    /// the collection must be as it was. An emptied collection is removed.
+    pub fn write<T: Collection, R>(
+        &self,
+        cache: CacheId,
+        key: &[u8],
+        ttl: Option<CollectionTtl>,
+        write: impl FnOnce(&mut T) -> Result<R, Error>,
+    ) -> Result<Option<R>, Error> {
+        let (index, hash) = self.locate(cache, key);
+        let now = Instant::now();
+        let mut shard = self.shards[index].state.lock();
+        let found = shard.live(hash, cache, key, now, &self.counters);
+        let (slot, answer, wake) = match (found, ttl) {
+            (None, None) => return Ok(None),
+            (None, Some(ttl)) => {
+                let mut created = T::default();
+                let answer = write(&mut created)?;
+                if created.is_empty() {
+                    return Ok(Some(answer));
+                }
+                let (slot, wake) = shard.upsert(
+                    hash,
+                    cache,
+                    key,
+                    created.into_value(),
+                    deadline(now, ttl.ttl),
+                    &self.counters,
+                );
+                (slot, answer, wake)
+            }
+            (Some(slot), ttl) => {
+                let old = shard.cost(slot);
+                let value = shard.value_mut(slot);
+                let found_type = value.item_type();
+                let collection = T::of_mut(value).ok_or_else(|| T::TYPE.mismatch(found_type))?;
+                let answer = write(collection)?;
+                if collection.is_empty() {
+                    shard.remove(slot, &self.counters);
+                    return Ok(Some(answer));
+                }
+                shard.recharge(slot, old, &self.counters);
+                let wake = match ttl {
+                    Some(ttl) if ttl.refresh => shard.set_expiry(slot, deadline(now, ttl.ttl)),
+                    _ => false,
+                };
+                (slot, answer, wake)
+            }
+        };
+        shard.evict_until(self.max_memory, now, Some(slot), &self.counters);
+        drop(shard);
+        self.after_write(index, wake, now);
+        Ok(Some(answer))
+    }
+
+    /// Stores a scalar value, replacing whatever the key held.
     pub fn set(&self, cache: CacheId, key: &[u8], value: &[u8], ttl: Duration) {
-        self.set_if_inner(cache, key, value, ttl, None);
+        let stored = self.set_if_inner(cache, key, value, ttl, None);
+        debug_assert_eq!(stored, Ok(true), "an unconditional set always stores");
     }
 
     /// True if stored. The check and the write happen under one shard lock.
@@ -146,7 +249,7 @@ impl Store {
         value: &[u8],
         ttl: Duration,
         condition: &Condition,
-    ) -> bool {
+    ) -> Result<bool, Error> {
         self.set_if_inner(cache, key, value, ttl, Some(condition))
     }
 
@@ -182,7 +285,7 @@ impl Store {
         let mut shard = self.shards[index].state.lock();
         let total = match shard.live(hash, cache, key, now, &self.counters) {
             None => amount,
-            Some(slot) => std::str::from_utf8(shard.value(slot))
+            Some(slot) => std::str::from_utf8(shard.value(slot).scalar()?)
                 .ok()
                 .and_then(|text| text.parse::<i64>().ok())
                 .ok_or(Error::NotAnInteger)?
@@ -193,7 +296,7 @@ impl Store {
             hash,
             cache,
             key,
-            Bytes::from(total.to_string()),
+            Value::Scalar(Bytes::from(total.to_string())),
             deadline(now, ttl),
             &self.counters,
         );
@@ -259,7 +362,7 @@ impl Store {
         value: &[u8],
         ttl: Duration,
         condition: Option<&Condition>,
-    ) -> bool {
+    ) -> Result<bool, Error> {
         let (index, hash) = self.locate(cache, key);
         // Copied before the lock: a large value's allocation and copy should
         // not hold up the other keys of the shard. A fresh allocation also
@@ -269,16 +372,26 @@ impl Store {
         let mut shard = self.shards[index].state.lock();
         if let Some(condition) = condition {
             let slot = shard.live(hash, cache, key, now, &self.counters);
-            if !condition.admits(slot.map(|slot| &shard.value(slot)[..])) {
-                return false;
+            let current = match slot {
+                Some(slot) => Some(&shard.value(slot).scalar()?[..]),
+                None => None,
+            };
+            if !condition.admits(current) {
+                return Ok(false);
             }
         }
-        let (slot, wake) =
-            shard.upsert(hash, cache, key, value, deadline(now, ttl), &self.counters);
+        let (slot, wake) = shard.upsert(
+            hash,
+            cache,
+            key,
+            Value::Scalar(value),
+            deadline(now, ttl),
+            &self.counters,
+        );
         shard.evict_until(self.max_memory, now, Some(slot), &self.counters);
         drop(shard);
         self.after_write(index, wake, now);
-        true
+        Ok(true)
     }
 
     /// Wakes the shard's expiry task if needed, then, with no lock held,

@@ -17,6 +17,7 @@ use tokio::time::Instant;
 
 use super::expiry::Pending;
 use super::sieve::{Arena, Links, Sieve};
+use super::value::Value;
 use super::CacheId;
 
 /// Bytes charged per item on top of its key and value, so that the cap
@@ -41,7 +42,8 @@ pub(super) const ITEM_OVERHEAD: u64 = (size_of::<Option<Entry>>() * 4 / 3
 const TABLE_SLOT: usize = 8;
 const SHARED_HEADER: usize = 32;
 
-/// What an item of this key and value length is charged against the cap.
+/// What a scalar item of this key and value length is charged against the cap.
+#[cfg(test)]
 pub(super) fn charge(key_len: usize, value_len: usize) -> u64 {
     (allocation_size(key_len) + allocation_size(value_len)) as u64 + ITEM_OVERHEAD
 }
@@ -75,7 +77,7 @@ pub(super) struct Entry {
     /// Copied out of the request: a slice of it would pin the whole receive
     /// buffer and make the accounting a lie.
     key: Bytes,
-    value: Bytes,
+    value: Value,
     expires_at: Instant,
     /// Part of the item's identity, so caches share the table yet never see
     /// each other's keys.
@@ -85,7 +87,7 @@ pub(super) struct Entry {
 
 impl Entry {
     fn cost(&self) -> u64 {
-        charge(self.key.len(), self.value.len())
+        allocation_size(self.key.len()) as u64 + self.value.cost() + ITEM_OVERHEAD
     }
 }
 
@@ -160,8 +162,32 @@ impl Shard {
         Some(slot)
     }
 
-    pub(super) fn value(&self, slot: u32) -> &Bytes {
+    pub(super) fn value(&self, slot: u32) -> &Value {
         &occupied(&self.slab, slot).value
+    }
+
+    /// The value, to change in place; the caller then calls [`Self::recharge`]
+    /// with the cost it had before.
+    pub(super) fn value_mut(&mut self, slot: u32) -> &mut Value {
+        &mut occupied_mut(&mut self.slab, slot).value
+    }
+
+    /// The accounted cost of the item now.
+    pub(super) fn cost(&self, slot: u32) -> u64 {
+        occupied(&self.slab, slot).cost()
+    }
+
+    /// Brings the memory count in line after an in-place change of `slot`,
+    /// which cost `old` before it; a write is a hit too.
+    pub(super) fn recharge(&mut self, slot: u32, old: u64, counters: &Counters) {
+        let entry = occupied_mut(&mut self.slab, slot);
+        entry.links.visit();
+        let new = entry.cost();
+        if new >= old {
+            counters.bytes.fetch_add(new - old, Relaxed);
+        } else {
+            counters.bytes.fetch_sub(old - new, Relaxed);
+        }
     }
 
     pub(super) fn expires_at(&self, slot: u32) -> Instant {
@@ -179,7 +205,7 @@ impl Shard {
         hash: u64,
         cache: CacheId,
         key: &[u8],
-        value: Bytes,
+        value: Value,
         expires_at: Instant,
         counters: &Counters,
     ) -> (u32, bool) {

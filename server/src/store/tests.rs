@@ -34,12 +34,12 @@ async fn settle() {
 #[tokio::test]
 async fn set_get_delete() {
     let (store, c) = store();
-    assert_eq!(store.get(c, b"k"), None);
+    assert_eq!(store.get(c, b"k").unwrap(), None);
     store.set(c, b"k", b"v", MINUTE);
-    assert_eq!(store.get(c, b"k"), Some(Bytes::from_static(b"v")));
+    assert_eq!(store.get(c, b"k").unwrap(), Some(Bytes::from_static(b"v")));
     assert!(store.contains(c, b"k"));
     store.delete(c, b"k");
-    assert_eq!(store.get(c, b"k"), None);
+    assert_eq!(store.get(c, b"k").unwrap(), None);
     assert!(!store.contains(c, b"k"));
     assert_eq!(store.stats().items, 0);
     assert_eq!(store.stats().bytes, 0);
@@ -55,7 +55,7 @@ async fn overwrite_replaces_in_place_and_adjusts_bytes() {
     store.set(c, b"k", b"", MINUTE);
     assert_eq!(store.stats().bytes, shard::charge(1, 0));
     assert_eq!(store.stats().items, 1);
-    assert_eq!(store.get(c, b"k"), Some(Bytes::new()));
+    assert_eq!(store.get(c, b"k").unwrap(), Some(Bytes::new()));
 }
 
 #[tokio::test]
@@ -76,15 +76,15 @@ async fn each_condition_stores_or_not() {
     ];
     for (condition, if_absent, if_old) in cases {
         let (store, c) = store();
-        let stored = store.set_if(c, b"k", b"new", MINUTE, &condition);
+        let stored = store.set_if(c, b"k", b"new", MINUTE, &condition).unwrap();
         assert_eq!(stored, if_absent, "{condition:?} on an absent key");
         assert_eq!(store.contains(c, b"k"), if_absent);
 
         store.set(c, b"k", b"old", MINUTE);
-        let stored = store.set_if(c, b"k", b"new", MINUTE, &condition);
+        let stored = store.set_if(c, b"k", b"new", MINUTE, &condition).unwrap();
         assert_eq!(stored, if_old, "{condition:?} on a key holding `old`");
         let expected = if if_old { "new" } else { "old" };
-        assert_eq!(store.get(c, b"k"), Some(v(expected)));
+        assert_eq!(store.get(c, b"k").unwrap(), Some(v(expected)));
     }
 }
 
@@ -94,7 +94,7 @@ async fn increment_counts_in_text() {
     assert_eq!(store.increment(c, b"n", 5, MINUTE), Ok(5));
     assert_eq!(store.increment(c, b"n", 3, MINUTE), Ok(8));
     assert_eq!(store.increment(c, b"n", -10, MINUTE), Ok(-2));
-    assert_eq!(store.get(c, b"n"), Some(Bytes::from_static(b"-2")));
+    assert_eq!(store.get(c, b"n").unwrap(), Some(Bytes::from_static(b"-2")));
     assert_eq!(store.increment(c, b"m", -7, MINUTE), Ok(-7));
 
     store.set(c, b"n", b"41", MINUTE);
@@ -122,7 +122,7 @@ async fn increment_counts_in_text() {
         Err(Error::IncrementOverflow)
     );
     assert_eq!(
-        store.get(c, b"max"),
+        store.get(c, b"max").unwrap(),
         Some(Bytes::from(i64::MAX.to_string()))
     );
 }
@@ -199,10 +199,12 @@ async fn expired_items_are_never_returned() {
     assert!(store.contains(c, b"k"));
     tokio::time::advance(Duration::from_millis(1)).await;
     // Checked before the expiry task has had a chance to run.
-    assert_eq!(store.get(c, b"k"), None);
+    assert_eq!(store.get(c, b"k").unwrap(), None);
     assert!(!store.contains(c, b"k"));
     assert_eq!(store.remaining_ttl(c, b"k"), None);
-    assert!(store.set_if(c, b"k", b"w", MINUTE, &Condition::Absent));
+    assert!(store
+        .set_if(c, b"k", b"w", MINUTE, &Condition::Absent)
+        .unwrap());
     assert_eq!(store.increment(c, b"n", 5, MINUTE), Ok(5));
 }
 
@@ -249,7 +251,7 @@ async fn the_memory_cap_holds_by_eviction() {
     let stats = store.stats();
     assert!(stats.evictions > 0);
     assert_eq!(stats.items + stats.evictions, 10_240);
-    assert_eq!(store.get(c, &last).as_deref(), Some(&value[..]));
+    assert_eq!(store.get(c, &last).unwrap().as_deref(), Some(&value[..]));
 }
 
 #[tokio::test]
@@ -261,12 +263,12 @@ async fn sieve_keeps_a_hot_key_through_a_scan() {
     for i in 0..5000u32 {
         store.set(c, format!("scan-{i}").as_bytes(), &value, MINUTE);
         assert!(
-            store.get(c, b"hot").is_some(),
+            store.get(c, b"hot").unwrap().is_some(),
             "hot key evicted at scan {i}"
         );
     }
     assert!(store.stats().evictions > 1000);
-    assert_eq!(store.get(c, b"cold"), None);
+    assert_eq!(store.get(c, b"cold").unwrap(), None);
 }
 
 #[tokio::test]
@@ -279,11 +281,11 @@ async fn flush_and_delete_free_items_and_caches_are_isolated() {
         store.set(b, &i.to_be_bytes(), b"in b", MINUTE);
     }
     assert_eq!(
-        store.get(a, &7u32.to_be_bytes()),
+        store.get(a, &7u32.to_be_bytes()).unwrap(),
         Some(Bytes::from_static(b"in a"))
     );
     assert_eq!(
-        store.get(b, &7u32.to_be_bytes()),
+        store.get(b, &7u32.to_be_bytes()).unwrap(),
         Some(Bytes::from_static(b"in b"))
     );
     assert_eq!(store.stats().items, 2000);
@@ -292,12 +294,12 @@ async fn flush_and_delete_free_items_and_caches_are_isolated() {
     store.flush_cache("c").unwrap();
     assert_eq!(store.stats().items, 1000);
     assert_eq!(store.stats().bytes, one_cache);
-    assert_eq!(store.get(a, &7u32.to_be_bytes()), None);
+    assert_eq!(store.get(a, &7u32.to_be_bytes()).unwrap(), None);
     let fresh = store.cache_id("c").unwrap();
     assert_ne!(fresh, a);
-    assert_eq!(store.get(fresh, &7u32.to_be_bytes()), None);
+    assert_eq!(store.get(fresh, &7u32.to_be_bytes()).unwrap(), None);
     assert_eq!(
-        store.get(b, &7u32.to_be_bytes()),
+        store.get(b, &7u32.to_be_bytes()).unwrap(),
         Some(Bytes::from_static(b"in b"))
     );
 
@@ -351,7 +353,7 @@ async fn two_threads_share_the_store() {
                 for i in 0..ROUNDS {
                     let key = format!("k{}", i % 97);
                     store.set(c, key.as_bytes(), &i.to_le_bytes(), MINUTE);
-                    store.get(c, key.as_bytes());
+                    store.get(c, key.as_bytes()).unwrap();
                     store.increment(c, b"counter", thread + 1, MINUTE).unwrap();
                 }
             });

@@ -3,7 +3,10 @@
 //! - `{jiffy}:caches`: hash of cache name -> generation (the cache list).
 //! - `{jiffy}:generations`: the counter generations are drawn from.
 //! - `jg:{<cache>/<bucket>}`: a bucket's current generation.
-//! - `ji:{<cache>/<bucket>}:<key>`: an item.
+//! - `ji:{<cache>/<bucket>}:<key>`: an item: a scalar's value, or the
+//!   marker of a collection.
+//! - `jd:{<cache>/<bucket>}:<key>`: a collection's data (a Redis hash, set,
+//!   list or sorted set), beside its marker.
 //!
 //! A cache is split into [`BUCKETS`] buckets by a hash of the key. The hash
 //! tag `{<cache>/<bucket>}` puts a bucket's generation key and its items in
@@ -37,13 +40,16 @@ pub fn generation_key(cache: &str, bucket: u32) -> String {
     format!("jg:{{{cache}/{bucket}}}")
 }
 
-/// The generation key and the item key of `key`, in the order the item
-/// scripts take them.
-pub fn item_keys(cache: &str, key: &[u8]) -> (String, Vec<u8>) {
+/// The generation key, the item key and the collection data key of `key`,
+/// in the order the item scripts take them.
+pub fn item_keys(cache: &str, key: &[u8]) -> (String, Vec<u8>, Vec<u8>) {
     let bucket = bucket_of(key);
-    let mut item = format!("ji:{{{cache}/{bucket}}}:").into_bytes();
-    item.extend_from_slice(key);
-    (generation_key(cache, bucket), item)
+    let named = |prefix: &str| {
+        let mut name = format!("{prefix}:{{{cache}/{bucket}}}:").into_bytes();
+        name.extend_from_slice(key);
+        name
+    };
+    (generation_key(cache, bucket), named("ji"), named("jd"))
 }
 
 #[cfg(test)]
@@ -52,13 +58,14 @@ mod tests {
 
     #[test]
     fn an_item_and_its_generation_share_a_hash_tag() {
-        let (generation, item) = item_keys("users", b"alice");
+        let (generation, item, data) = item_keys("users", b"alice");
         let tag = |name: &[u8]| {
             let open = name.iter().position(|&b| b == b'{').unwrap();
             let close = name.iter().position(|&b| b == b'}').unwrap();
             name[open..=close].to_vec()
         };
         assert_eq!(tag(generation.as_bytes()), tag(&item));
+        assert_eq!(tag(&item), tag(&data));
         assert!(item.ends_with(b":alice"));
     }
 

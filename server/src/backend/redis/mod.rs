@@ -4,13 +4,21 @@
 //! - `keys`: the key layout (buckets, generations, the cache list).
 //! - `scripts` and `lua/`: one atomic script per call that reads and writes.
 //! - `connection`: `--store` parsing, and the connection opened on first use.
+//! - `items` (calls on any item), `scalar`, and one file per collection
+//!   type: the trait impls, each a thin call of its script.
 //!
 //! Every call is bounded by `--store-timeout`; a cluster that is down, hung
 //! or failing over is answered UNAVAILABLE, which the SDKs retry when safe.
 
 mod connection;
+mod dictionary;
+mod items;
 mod keys;
+mod list;
+mod scalar;
 mod scripts;
+mod set;
+mod sorted_set;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +30,7 @@ use redis::{ErrorKind, RedisError, ScriptInvocation, ServerErrorKind, Value};
 use connection::LazyConnection;
 pub use connection::{redact, Target};
 
-use super::{Condition, Storage, StoreStats, TtlOutcome, TtlUpdate};
+use super::{Caches, ItemStorage, ItemType, StoreStats};
 use crate::error::Error;
 use crate::limits::check_cache_name;
 
@@ -103,9 +111,9 @@ impl RedisStore {
         key: &[u8],
         args: &[&[u8]],
     ) -> Result<Value, Error> {
-        let (generation, item) = keys::item_keys(&cache.0, key);
+        let (generation, item, data) = keys::item_keys(&cache.0, key);
         let mut invocation = script.prepare_invoke();
-        invocation.key(generation).key(item);
+        invocation.key(generation).key(item).key(data);
         for arg in args {
             invocation.arg(*arg);
         }
@@ -160,7 +168,7 @@ impl RedisStore {
     }
 }
 
-impl Storage for Arc<RedisStore> {
+impl Caches for Arc<RedisStore> {
     type Cache = RedisCache;
 
     async fn create_cache(&self, name: &str) -> Result<(), Error> {
@@ -211,139 +219,6 @@ impl Storage for Arc<RedisStore> {
         self.contains(cache, b"").await.map(drop)
     }
 
-    async fn get(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<Bytes>, Error> {
-        match self.run_item(&scripts::GET, cache, key, &[]).await? {
-            Value::Nil => Ok(None),
-            Value::BulkString(raw) => strip_generation(raw).map(Some),
-            other => Err(unexpected("get", &other)),
-        }
-    }
-
-    async fn set(
-        &self,
-        cache: &RedisCache,
-        key: &[u8],
-        value: &[u8],
-        ttl: Duration,
-    ) -> Result<(), Error> {
-        let ttl = millis(ttl);
-        match self
-            .run_item(&scripts::SET, cache, key, &[value, ttl.as_bytes()])
-            .await?
-        {
-            Value::Int(1) => Ok(()),
-            other => Err(unexpected("set", &other)),
-        }
-    }
-
-    async fn set_if(
-        &self,
-        cache: &RedisCache,
-        key: &[u8],
-        value: &[u8],
-        ttl: Duration,
-        condition: &Condition,
-    ) -> Result<bool, Error> {
-        let (name, compared): (&str, &[u8]) = match condition {
-            Condition::Present => ("present", b""),
-            Condition::PresentAndNotEqual(v) => ("present_and_not_equal", v),
-            Condition::Absent => ("absent", b""),
-            Condition::Equal(v) => ("equal", v),
-            Condition::AbsentOrEqual(v) => ("absent_or_equal", v),
-            Condition::NotEqual(v) => ("not_equal", v),
-        };
-        let ttl = millis(ttl);
-        let args = [value, ttl.as_bytes(), name.as_bytes(), compared];
-        match self.run_item(&scripts::SET_IF, cache, key, &args).await? {
-            Value::Int(1) => Ok(true),
-            Value::Int(2) => Ok(false),
-            other => Err(unexpected("set_if", &other)),
-        }
-    }
-
-    async fn delete(&self, cache: &RedisCache, key: &[u8]) -> Result<(), Error> {
-        match self.run_item(&scripts::DELETE, cache, key, &[]).await? {
-            Value::Int(1) => Ok(()),
-            other => Err(unexpected("delete", &other)),
-        }
-    }
-
-    async fn contains(&self, cache: &RedisCache, key: &[u8]) -> Result<bool, Error> {
-        match self.run_item(&scripts::EXISTS, cache, key, &[]).await? {
-            Value::Int(1) => Ok(true),
-            Value::Int(2) => Ok(false),
-            other => Err(unexpected("exists", &other)),
-        }
-    }
-
-    async fn increment(
-        &self,
-        cache: &RedisCache,
-        key: &[u8],
-        amount: i64,
-        ttl: Duration,
-    ) -> Result<i64, Error> {
-        let amount = amount.to_string();
-        let ttl = millis(ttl);
-        let args = [amount.as_bytes(), ttl.as_bytes()];
-        match self
-            .run_item(&scripts::INCREMENT, cache, key, &args)
-            .await?
-        {
-            Value::BulkString(total) => std::str::from_utf8(&total)
-                .ok()
-                .and_then(|text| text.parse().ok())
-                .ok_or_else(|| unexpected("increment", &Value::BulkString(total))),
-            Value::Int(2) => Err(Error::NotAnInteger),
-            Value::Int(3) => Err(Error::IncrementOverflow),
-            other => Err(unexpected("increment", &other)),
-        }
-    }
-
-    async fn update_ttl(
-        &self,
-        cache: &RedisCache,
-        key: &[u8],
-        update: TtlUpdate,
-    ) -> Result<TtlOutcome, Error> {
-        let (mode, ttl) = match update {
-            TtlUpdate::IncreaseTo(ttl) => ("increase", ttl),
-            TtlUpdate::DecreaseTo(ttl) => ("decrease", ttl),
-            TtlUpdate::Overwrite(ttl) => ("overwrite", ttl),
-        };
-        let ttl = millis(ttl);
-        let args = [mode.as_bytes(), ttl.as_bytes()];
-        match self
-            .run_item(&scripts::UPDATE_TTL, cache, key, &args)
-            .await?
-        {
-            Value::Int(1) => Ok(TtlOutcome::Set),
-            Value::Int(2) => Ok(TtlOutcome::NotSet),
-            Value::Int(3) => Ok(TtlOutcome::Missing),
-            other => Err(unexpected("update_ttl", &other)),
-        }
-    }
-
-    async fn remaining_ttl(
-        &self,
-        cache: &RedisCache,
-        key: &[u8],
-    ) -> Result<Option<Duration>, Error> {
-        match self
-            .run_item(&scripts::REMAINING_TTL, cache, key, &[])
-            .await?
-        {
-            Value::Int(2) => Ok(None),
-            Value::Array(left) => match left.as_slice() {
-                // The item expired between the check and PTTL: gone.
-                [Value::Int(ms)] if *ms < 0 => Ok(None),
-                [Value::Int(ms)] => Ok(Some(Duration::from_millis(*ms as u64))),
-                _ => Err(unexpected("remaining_ttl", &Value::Array(left))),
-            },
-            other => Err(unexpected("remaining_ttl", &other)),
-        }
-    }
-
     fn stats(&self) -> Option<StoreStats> {
         None
     }
@@ -370,6 +245,15 @@ fn store_error(error: RedisError) -> Error {
     if error.code() == Some("OOM") {
         return Error::StoreFull(error.to_string());
     }
+    if error.code() == Some(scripts::WRONG_TYPE) {
+        let mut names = error.detail().unwrap_or_default().split_whitespace();
+        if let (Some(expected), Some(found)) = (
+            names.next().and_then(|n| item_type_named(n.as_bytes())),
+            names.next().and_then(|n| item_type_named(n.as_bytes())),
+        ) {
+            return expected.mismatch(found);
+        }
+    }
     let unreachable = error.is_io_error()
         || error.is_connection_dropped()
         || error.is_connection_refusal()
@@ -389,6 +273,18 @@ fn store_error(error: RedisError) -> Error {
     } else {
         Error::StoreFailed(error.to_string())
     }
+}
+
+/// The item type a script names (`item_type.lua`, the wrong-type error).
+fn item_type_named(name: &[u8]) -> Option<ItemType> {
+    Some(match name {
+        b"scalar" => ItemType::Scalar,
+        b"dictionary" => ItemType::Dictionary,
+        b"set" => ItemType::Set,
+        b"list" => ItemType::List,
+        b"sorted_set" => ItemType::SortedSet,
+        _ => return None,
+    })
 }
 
 fn unexpected(call: &str, value: &Value) -> Error {

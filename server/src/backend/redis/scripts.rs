@@ -16,6 +16,21 @@ macro_rules! item_script {
     };
 }
 
+/// A collection script: the item prelude, the collection prelude, the call.
+/// The collection types' scripts are declared with it (`collection_script!`).
+#[allow(unused_macros)]
+macro_rules! collection_script {
+    ($file:literal) => {
+        LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("lua/item_prelude.lua"),
+                include_str!("lua/collection_prelude.lua"),
+                include_str!(concat!("lua/", $file))
+            ))
+        })
+    };
+}
+
 pub static GET: LazyLock<Script> = item_script!("get.lua");
 pub static SET: LazyLock<Script> = item_script!("set.lua");
 pub static SET_IF: LazyLock<Script> = item_script!("set_if.lua");
@@ -24,6 +39,7 @@ pub static EXISTS: LazyLock<Script> = item_script!("exists.lua");
 pub static INCREMENT: LazyLock<Script> = item_script!("increment.lua");
 pub static UPDATE_TTL: LazyLock<Script> = item_script!("update_ttl.lua");
 pub static REMAINING_TTL: LazyLock<Script> = item_script!("remaining_ttl.lua");
+pub static ITEM_TYPE: LazyLock<Script> = item_script!("item_type.lua");
 
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
@@ -32,3 +48,7 @@ pub static BUCKET_UPDATE: LazyLock<Script> =
 
 /// What the item scripts return when the cache does not exist.
 pub const NO_CACHE: i64 = 0;
+
+/// The code of the error reply an item script gives for a call on an item
+/// of another type: `JIFFYTYPE <expected> <found>`.
+pub const WRONG_TYPE: &str = "JIFFYTYPE";

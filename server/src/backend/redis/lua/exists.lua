@@ -1,5 +1,5 @@
--- 1 when present, 2 when absent.
-if current_raw() then
+-- 1 when present (scalar or collection), 2 when absent.
+if item_kind() then
   return 1
 end
 return 2

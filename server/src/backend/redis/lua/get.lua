@@ -1,2 +1,9 @@
 -- The raw value ("<generation>:<payload>", the caller strips the tag), or nil.
-return current_raw() or false
+local kind, raw = item_kind()
+if kind == nil then
+  return false
+end
+if kind ~= 'scalar' then
+  return wrong_type('scalar', kind)
+end
+return raw

@@ -30,6 +30,10 @@ local function parse(text)
   return high, low
 end
 
+local kind = item_kind()
+if kind ~= nil and kind ~= 'scalar' then
+  return wrong_type('scalar', kind)
+end
 local raw = current_raw()
 local high, low = 0, 0
 if raw then
@@ -66,4 +70,5 @@ if negative then
   text = '-' .. text
 end
 redis.call('SET', KEYS[2], tag .. text, 'PX', ARGV[2])
+redis.call('DEL', KEYS[3]) -- a stale collection of an older generation
 return text

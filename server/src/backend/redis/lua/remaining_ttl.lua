@@ -1,5 +1,5 @@
 -- {milliseconds left} when present, 2 when absent.
-if current_raw() then
+if item_kind() then
   return { redis.call('PTTL', KEYS[2]) }
 end
 return 2

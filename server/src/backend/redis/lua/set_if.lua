@@ -1,6 +1,10 @@
 -- ARGV[1]: payload; ARGV[2]: TTL in milliseconds; ARGV[3]: the condition;
 -- ARGV[4]: the value the condition compares with, if any.
 -- Returns 1 when stored, 2 when the condition refused.
+local kind = item_kind()
+if kind ~= nil and kind ~= 'scalar' then
+  return wrong_type('scalar', kind)
+end
 local raw = current_raw()
 local condition = ARGV[3]
 local function equal()
@@ -26,4 +30,5 @@ if not admitted then
   return 2
 end
 redis.call('SET', KEYS[2], tag .. ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[3]) -- a stale collection of an older generation
 return 1

@@ -1,0 +1,28 @@
+//! The sorted set type of the embedded store (placeholder: its operations
+//! arrive with its calls).
+
+use super::value::collection;
+
+#[derive(Default)]
+pub struct SortedSetValue {
+    len: usize,
+    cost: u64,
+}
+
+impl SortedSetValue {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn cost(&self) -> u64 {
+        self.cost
+    }
+}
+
+collection!(SortedSetValue, SortedSet);
+
+impl crate::backend::SortedSetStorage for std::sync::Arc<super::Store> {}
