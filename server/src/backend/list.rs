@@ -6,13 +6,69 @@
 //! it, so no call ever finds an empty list. Calls answer `None` for a
 //! missing list (none creates one but a push), and lengths after the call.
 
+use std::future::Future;
 use std::ops::Range;
 
 use bytes::Bytes;
 
-use super::Caches;
+use super::{Caches, CollectionTtl};
+use crate::error::Error;
 
-pub trait ListStorage: Caches {}
+pub trait ListStorage: Caches {
+    /// Adds the values, creating the list; answers its length after.
+    /// [`Error::CollectionTooLarge`], and nothing changes, when that length
+    /// would be over `max_len`.
+    fn list_push(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        push: ListPush,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<usize, Error>> + Send;
+    /// The value taken from `end`, and the length after.
+    fn list_pop(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        end: End,
+    ) -> impl Future<Output = Result<Option<(Bytes, usize)>, Error>> + Send;
+    /// The values of the slice, in order; empty when it selects none.
+    fn list_fetch(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        slice: ListSlice,
+    ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send;
+    fn list_length(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send;
+    /// Keeps only the slice (none of it: the list is removed); the TTL
+    /// follows `ttl.refresh`. Answers the length after.
+    fn list_retain(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        slice: ListSlice,
+        ttl: CollectionTtl,
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send;
+    /// Removes every value equal to `value`; answers the length after.
+    fn list_remove(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        value: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send;
+    /// Answers the length after.
+    fn list_erase(
+        &self,
+        cache: &Self::Cache,
+        key: &[u8],
+        erase: &ListErase,
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send;
+}
 
 /// What the pushes and concatenations add.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,13 +6,14 @@
 //! refused call leaves the list as it was.
 
 use std::collections::VecDeque;
+use std::future::{ready, Future};
 use std::sync::Arc;
 
 use bytes::Bytes;
 
 use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
-use super::Store;
-use crate::backend::{End, ListErase, ListPush, ListSlice, ListStorage};
+use super::{CacheId, Store};
+use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
 
 /// The charge of one element holding `value`.
@@ -171,7 +172,96 @@ impl ListValue {
 
 collection!(ListValue, List);
 
-impl ListStorage for Arc<Store> {}
+impl ListStorage for Arc<Store> {
+    fn list_push(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        push: ListPush,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<usize, Error>> + Send {
+        // Copied before the lock: a large value's copy should not hold up
+        // the shard, and a copy keeps the request's buffer from being pinned.
+        let values = push
+            .values
+            .iter()
+            .map(|v| Bytes::copy_from_slice(v))
+            .collect();
+        let push = ListPush { values, ..push };
+        let pushed = self.write(*cache, key, Some(ttl), |list: &mut ListValue| {
+            list.push(push, max_len)
+        });
+        ready(pushed.map(Option::unwrap_or_default))
+    }
+
+    fn list_pop(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        end: End,
+    ) -> impl Future<Output = Result<Option<(Bytes, usize)>, Error>> + Send {
+        let popped = self.write(*cache, key, None, |list: &mut ListValue| {
+            Ok(list.pop(end).map(|value| (value, list.len())))
+        });
+        ready(popped.map(Option::flatten))
+    }
+
+    fn list_fetch(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        slice: ListSlice,
+    ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
+        ready(self.read(*cache, key, |list: &ListValue| list.fetch(slice)))
+    }
+
+    fn list_length(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.read(*cache, key, ListValue::len))
+    }
+
+    fn list_retain(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        slice: ListSlice,
+        ttl: CollectionTtl,
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        // With a TTL, `write` hands a missing list over empty (and stores
+        // nothing if it stays so): that is how the refresh applies to an
+        // existing list while a missing one stays missing.
+        let retained = self.write(*cache, key, Some(ttl), |list: &mut ListValue| {
+            Ok((!list.is_empty()).then(|| list.retain(slice)))
+        });
+        ready(retained.map(Option::flatten))
+    }
+
+    fn list_remove(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        value: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.write(*cache, key, None, |list: &mut ListValue| {
+            Ok(list.remove_value(value))
+        }))
+    }
+
+    fn list_erase(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        erase: &ListErase,
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.write(*cache, key, None, |list: &mut ListValue| {
+            Ok(list.erase(erase))
+        }))
+    }
+}
 
 #[cfg(test)]
 mod tests {
