@@ -59,10 +59,11 @@ def test_pushes_answer_the_new_length_and_keep_order(client: CacheClient, cache_
 
 
 def test_values_are_bytes_and_may_be_empty(client: CacheClient, cache_name: str) -> None:
-    client.list_push_back(cache_name, b"\x00\xff", ALL_BYTES)
-    client.list_push_back(cache_name, b"\x00\xff", b"")
+    # List names are strings in this SDK; values may be any bytes.
+    client.list_push_back(cache_name, "l", ALL_BYTES)
+    client.list_push_back(cache_name, "l", b"")
 
-    answer = client.list_fetch(cache_name, b"\x00\xff")
+    answer = client.list_fetch(cache_name, "l")
     assert isinstance(answer, CacheListFetch.Hit), answer
     assert answer.value_list_bytes == [ALL_BYTES, b""]
 
@@ -218,13 +219,13 @@ def test_an_empty_list_name_is_refused(client: CacheClient, cache_name: str) -> 
 
 def test_a_missing_cache_is_not_found(client: CacheClient) -> None:
     answer = client.list_push_back("no-such-cache", "l", "v")
-    assert error_code(answer) == MomentoErrorCode.CACHE_NOT_FOUND_ERROR
+    assert error_code(answer) == MomentoErrorCode.NOT_FOUND_ERROR
 
 
-def test_a_value_over_the_limit_is_refused_whole(
-    small_limit_client: CacheClient, cache_name: str
-) -> None:
+def test_a_value_over_the_limit_is_refused_whole(small_limit_client: CacheClient) -> None:
     client = small_limit_client
+    cache_name = "py-list-limit"
+    client.create_cache(cache_name)
     client.list_push_back(cache_name, "l", "kept")
     too_large = b"x" * (1024 * 1024 + 1)
 
@@ -319,7 +320,7 @@ def test_retain_keeps_the_slice(scs, cache_metadata) -> None:
     assert retain(scs, cache_metadata, None, None) == 10
     assert retain(scs, cache_metadata, 1, 8) == 7
     assert retain(scs, cache_metadata, -3, None) == 3
-    assert fetch(scs, cache_metadata, None, None) == [b"6", b"7", b"8"]
+    assert fetch(scs, cache_metadata, None, None) == [b"5", b"6", b"7"]
 
 
 def test_retain_of_nothing_removes_the_list(scs, cache_metadata) -> None:
