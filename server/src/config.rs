@@ -10,7 +10,7 @@
 //! | `--max-memory SIZE`         | `JIFFY_MAX_MEMORY`            | `max-memory`             | 1 GiB            |
 //! | `--max-key-size SIZE`       | `JIFFY_MAX_KEY_SIZE`          | `max-key-size`           | 4 KiB            |
 //! | `--max-value-size SIZE`     | `JIFFY_MAX_VALUE_SIZE`        | `max-value-size`         | 5 MiB            |
-//! | `--max-request-size SIZE`   | `JIFFY_MAX_REQUEST_SIZE`      | `max-request-size`       | 8 MiB            |
+//! | `--max-request-size SIZE`   | `JIFFY_MAX_REQUEST_SIZE`      | `max-request-size`       | 5 MiB            |
 //! | `--max-ttl DURATION`        | `JIFFY_MAX_TTL`               | `max-ttl`                | 7 days           |
 //! | `--max-caches N`            | `JIFFY_MAX_CACHES`            | `max-caches`             | 100              |
 //! | `--max-concurrent-streams N`| `JIFFY_MAX_CONCURRENT_STREAMS`| `max-concurrent-streams` | 100              |
@@ -63,8 +63,13 @@ pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
 pub const DEFAULT_MAX_KEY_SIZE: u64 = 4 << 10;
 /// The item size limit of the Momento service, so code moves between the two unchanged.
 pub const DEFAULT_MAX_VALUE_SIZE: u64 = 5 << 20;
-/// Room for one maximal value plus its key and a batch of small items.
-pub const DEFAULT_MAX_REQUEST_SIZE: u64 = 8 << 20;
+/// The request limit of the Momento service, so the SDKs see the same
+/// error for the same request: a Set of 5.3 MB is over the request limit
+/// (its value alone would be over the item limit too, but the request is
+/// refused first, as the service does).
+pub const DEFAULT_MAX_REQUEST_SIZE: u64 = 5 << 20;
+/// What a request must hold beyond its largest key, for any call to fit.
+const MIN_REQUEST_ROOM: usize = 1 << 10;
 pub const DEFAULT_MAX_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 pub const DEFAULT_MAX_CACHES: usize = 100;
 /// What the Momento service allows; the SDKs' pool sizes assume it.
@@ -455,8 +460,8 @@ impl Config {
         if limits.max_key_size == 0 || limits.max_value_size == 0 {
             return invalid("--max-key-size and --max-value-size must be above zero");
         }
-        if limits.max_request_size < limits.max_key_size + limits.max_value_size {
-            return invalid("--max-request-size must hold at least one largest key and value");
+        if limits.max_request_size < limits.max_key_size + MIN_REQUEST_ROOM {
+            return invalid("--max-request-size must hold at least one largest key and 1 KiB more");
         }
         // An item may not take more than half the memory, or storing it would
         // evict everything else, and then itself.

@@ -39,7 +39,8 @@ pub enum Error {
     // "item size" is the phrase the JS SDK looks for to word its error.
     #[error("item size limit exceeded: value is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
     ValueTooLarge { size: usize, limit: usize },
-    #[error("request is {size} bytes, over the limit of {limit} bytes (--max-request-size)")]
+    // "request limit" is the phrase the JS SDK looks for to word its error.
+    #[error("request limit exceeded: the request is {size} bytes, over {limit} bytes (--max-request-size)")]
     RequestTooLarge { size: usize, limit: usize },
     #[error("request has {items} items or elements, over the limit of {limit} (--max-request-items); split it")]
     TooManyItems { items: usize, limit: usize },

@@ -211,8 +211,9 @@ fn answer_code<B>(response: &mut Response<B>, max_request_size: usize) -> usize 
     if code != Code::OutOfRange as usize {
         return code;
     }
-    let message =
-        format!("request is over the limit of {max_request_size} bytes (--max-request-size)");
+    let message = format!(
+        "request limit exceeded: the request is over {max_request_size} bytes (--max-request-size)"
+    );
     headers.insert(
         "grpc-status",
         HeaderValue::from(Code::ResourceExhausted as u16),

@@ -78,8 +78,8 @@ pub static RPCS: &[Rpc] = catalogue! {
         ItemGetTtl:             DataRead,   true,       true;
         ItemGetType:            DataRead,   true,       true;
 
-        GetWithHash:            DataRead,   true,       false;
-        SetIfHash:              DataWrite,  false,      false;
+        GetWithHash:            DataRead,   true,       true;
+        SetIfHash:              DataWrite,  false,      true;
 
         DictionaryGet:          DataRead,   true,       false;
         DictionaryFetch:        DataRead,   true,       false;

@@ -251,8 +251,6 @@ async fn collection_calls_on_a_scalar_key() {
         "SetFetch",
         "SortedSetPut",
         "SortedSetFetch",
-        "GetWithHash",
-        "SetIfHash",
     ] {
         // Field 1 of every collection request is the collection's name: "k".
         let body = Bytes::from_static(b"\x0a\x01k");

@@ -81,6 +81,9 @@ enum Call {
     Set(usize, usize, u64),
     SetIf(usize, usize, usize, usize),
     SetIfNotExists(usize, usize),
+    GetWithHash(usize),
+    /// Key, value, condition, and the value whose hash the condition checks.
+    SetIfHash(usize, usize, usize, usize),
     Delete(usize),
     KeysExist(Vec<usize>),
     Increment(usize, usize),
@@ -135,6 +138,9 @@ fn call() -> impl Strategy<Value = Call> {
         3 => (key.clone(), value.clone(), 0..6usize, value.clone())
             .prop_map(|(k, v, c, w)| Call::SetIf(k, v, c, w)),
         1 => (key.clone(), value.clone()).prop_map(|(k, v)| Call::SetIfNotExists(k, v)),
+        1 => key.clone().prop_map(Call::GetWithHash),
+        2 => (key.clone(), value.clone(), 0..5usize, value.clone())
+            .prop_map(|(k, v, c, w)| Call::SetIfHash(k, v, c, w)),
         2 => key.clone().prop_map(Call::Delete),
         1 => keys.clone().prop_map(Call::KeysExist),
         4 => (key.clone(), 0..AMOUNTS.len()).prop_map(|(k, a)| Call::Increment(k, a)),
@@ -205,6 +211,30 @@ impl Clients {
                 };
                 shown(
                     data.set_if(request(cc::SetIfRequest {
+                        cache_key: key(k),
+                        cache_body: value(v),
+                        ttl_milliseconds: TEN_MINUTES,
+                        condition: Some(condition),
+                    }))
+                    .await,
+                )
+            }
+            Call::GetWithHash(k) => shown(
+                data.get_with_hash(request(cc::GetWithHashRequest { cache_key: key(k) }))
+                    .await,
+            ),
+            Call::SetIfHash(k, v, condition, compared) => {
+                use cc::set_if_hash_request::Condition as C;
+                let hash_to_check = jiffy_server::backend::value_hash(VALUES[compared]);
+                let condition = match condition {
+                    0 => C::PresentAndHashEqual(cm::PresentAndHashEqual { hash_to_check }),
+                    1 => C::PresentAndNotHashEqual(cm::PresentAndNotHashEqual { hash_to_check }),
+                    2 => C::AbsentOrHashEqual(cm::AbsentOrHashEqual { hash_to_check }),
+                    3 => C::AbsentOrNotHashEqual(cm::AbsentOrNotHashEqual { hash_to_check }),
+                    _ => C::Unconditional(cm::Unconditional {}),
+                };
+                shown(
+                    data.set_if_hash(request(cc::SetIfHashRequest {
                         cache_key: key(k),
                         cache_body: value(v),
                         ttl_milliseconds: TEN_MINUTES,

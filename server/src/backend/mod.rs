@@ -66,7 +66,9 @@ pub use dictionary::DictionaryStorage;
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::SetStorage;
 pub use sorted_set::SortedSetStorage;
-pub use types::{CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate};
+pub use types::{
+    value_hash, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,
+};
 
 /// Caches: create, delete, flush, list, and resolving a name for the
 /// data-plane calls. Every other trait builds on this one.

@@ -17,6 +17,14 @@ pub enum Condition {
     AbsentOrEqual(Bytes),
     /// When the key is absent or holds a different value.
     NotEqual(Bytes),
+    /// The hash conditions of SetIfHash: each compares [`value_hash`] of
+    /// the value held with the hash given.
+    PresentAndHashEqual(Bytes),
+    PresentAndNotHashEqual(Bytes),
+    AbsentOrHashEqual(Bytes),
+    AbsentOrNotHashEqual(Bytes),
+    /// Always stores (SetIfHash's `unconditional`, the SDKs' setWithHash).
+    Always,
 }
 
 impl Condition {
@@ -29,8 +37,28 @@ impl Condition {
             Condition::Equal(v) => current == Some(v),
             Condition::AbsentOrEqual(v) => current.is_none_or(|c| c == v),
             Condition::NotEqual(v) => current != Some(v),
+            Condition::PresentAndHashEqual(h) => current.is_some_and(|c| value_hash(c) == h),
+            Condition::PresentAndNotHashEqual(h) => current.is_some_and(|c| value_hash(c) != h),
+            Condition::AbsentOrHashEqual(h) => current.is_none_or(|c| value_hash(c) == h),
+            Condition::AbsentOrNotHashEqual(h) => current.is_none_or(|c| value_hash(c) != h),
+            Condition::Always => true,
         }
     }
+}
+
+/// The hash of a value, as GetWithHash and SetIfHash answer it and the hash
+/// conditions compare it: SHA-1, as 40 lowercase hex digits. SHA-1 because
+/// Redis's Lua has it built in (`redis.sha1hex`), so both stores compute
+/// the same hash where the value is; the SDKs only hand the hash back, so
+/// any stable function would do, and this one is not used for security.
+pub fn value_hash(value: &[u8]) -> Bytes {
+    use std::fmt::Write;
+    let digest = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, value);
+    let mut hex = String::with_capacity(40);
+    for byte in digest.as_ref() {
+        write!(hex, "{byte:02x}").expect("writing to a String cannot fail");
+    }
+    Bytes::from(hex)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! The calls of `cache_client.Scs` that are declared but not served yet:
-//! the hash calls and the collection calls (dictionaries, sets, lists,
+//! the collection calls (dictionaries, sets, lists,
 //! sorted sets). Each answers UNIMPLEMENTED naming itself, so a client sees
 //! which call is missing rather than a bare status.
 //!
@@ -23,9 +23,6 @@ macro_rules! not_served_yet {
 }
 
 not_served_yet! {
-    get_with_hash(GetWithHashRequest) -> GetWithHashResponse = "GetWithHash";
-    set_if_hash(SetIfHashRequest) -> SetIfHashResponse = "SetIfHash";
-
     dictionary_get(DictionaryGetRequest) -> DictionaryGetResponse = "DictionaryGet";
     dictionary_fetch(DictionaryFetchRequest) -> DictionaryFetchResponse = "DictionaryFetch";
     dictionary_set(DictionarySetRequest) -> DictionarySetResponse = "DictionarySet";

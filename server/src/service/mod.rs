@@ -14,6 +14,7 @@
 pub mod batch;
 pub mod collections;
 pub mod control;
+pub mod hash;
 pub mod list;
 pub mod ping;
 pub mod scalar;

@@ -5,7 +5,7 @@
 
 use tonic::Request;
 
-use super::{batch, collections, scalar, Answer, DataPlane};
+use super::{batch, collections, hash, scalar, Answer, DataPlane};
 use crate::backend::Storage;
 use crate::proto::cache_client::scs_server::Scs;
 // The request and response messages of every call.
@@ -74,18 +74,18 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         scalar::item_get_type(self, request).await
     }
 
-    // Declared, not served yet: each stub answers UNIMPLEMENTED naming its call.
-
     async fn get_with_hash(
         &self,
         request: Request<GetWithHashRequest>,
     ) -> Answer<GetWithHashResponse> {
-        collections::get_with_hash(request)
+        hash::get_with_hash(self, request).await
     }
 
     async fn set_if_hash(&self, request: Request<SetIfHashRequest>) -> Answer<SetIfHashResponse> {
-        collections::set_if_hash(request)
+        hash::set_if_hash(self, request).await
     }
+
+    // Declared, not served yet: each stub answers UNIMPLEMENTED naming its call.
 
     async fn dictionary_get(
         &self,

@@ -250,7 +250,9 @@ impl Store {
         ttl: Duration,
         condition: &Condition,
     ) -> Result<bool, Error> {
-        self.set_if_inner(cache, key, value, ttl, Some(condition))
+        // `Always` replaces whatever the key held, as `set` does.
+        let condition = Some(condition).filter(|c| **c != Condition::Always);
+        self.set_if_inner(cache, key, value, ttl, condition)
     }
 
     pub fn delete(&self, cache: CacheId, key: &[u8]) {

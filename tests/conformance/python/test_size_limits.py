@@ -1,4 +1,5 @@
-"""Value size limit, against a server started with --max-value-size 1MiB."""
+"""Value size limit, against a server started with --max-value-size 1MiB, and
+the request size limit of a server with the defaults."""
 
 from momento import CacheClient
 from momento.errors import MomentoErrorCode
@@ -20,6 +21,16 @@ def test_value_over_the_limit_is_rejected(small_limit_client: CacheClient) -> No
         LimitExceededMessageWrapper.ITEM_SIZE_LIMIT_EXCEEDED.value
     )
     assert isinstance(small_limit_client.get("py-size-limit-over", "big"), CacheGet.Miss)
+
+
+def test_a_set_of_5_3_mb_is_refused_as_limit_exceeded(client: CacheClient, cache_name: str) -> None:
+    # This SDK caps what it sends (about 5 MB) and refuses the request
+    # itself, as it would against the Momento service; nothing is stored.
+    stored = client.set(cache_name, "huge", b"z" * 5_300_000)
+
+    assert isinstance(stored, CacheSet.Error), stored
+    assert stored.error_code == MomentoErrorCode.LIMIT_EXCEEDED_ERROR
+    assert isinstance(client.get(cache_name, "huge"), CacheGet.Miss)
 
 
 def test_value_under_the_limit_is_stored(small_limit_client: CacheClient) -> None:

@@ -51,6 +51,11 @@ impl ScalarStorage for Arc<RedisStore> {
             Condition::Equal(v) => ("equal", v),
             Condition::AbsentOrEqual(v) => ("absent_or_equal", v),
             Condition::NotEqual(v) => ("not_equal", v),
+            Condition::PresentAndHashEqual(h) => ("present_and_hash_equal", h),
+            Condition::PresentAndNotHashEqual(h) => ("present_and_not_hash_equal", h),
+            Condition::AbsentOrHashEqual(h) => ("absent_or_hash_equal", h),
+            Condition::AbsentOrNotHashEqual(h) => ("absent_or_not_hash_equal", h),
+            Condition::Always => ("always", b""),
         };
         let ttl = millis(ttl);
         let args = [value, ttl.as_bytes(), name.as_bytes(), compared];

@@ -1,4 +1,5 @@
-// The value size limit, against the server started with --max-value-size 1MiB.
+// The value size limit, against the server started with --max-value-size 1MiB,
+// and the request size limit of a server with the defaults.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -26,6 +27,18 @@ export function registerSizeLimitTests(suite) {
       // it, an SDK bug in this version, and falls back to the status details.)
       assert.equal(stored.innerException().errCause, 'item_size_limit_exceeded');
       assertIs(await suite.smallLimitClient.get(name, 'big'), CacheGet.Miss);
+    });
+
+    test('a Set of 5.3 MB is the request-size error, as on the Momento service', async () => {
+      const name = await suite.newCache('request-limit');
+      const value = new Uint8Array(5_300_000).fill(0x7a);
+
+      const stored = assertIs(await suite.client.set(name, 'huge', value), CacheSet.Error);
+
+      assert.equal(stored.errorCode(), MomentoErrorCode.LIMIT_EXCEEDED_ERROR);
+      // This SDK words the error from the status message ("request limit").
+      assert.match(stored.message(), /Request size limit exceeded for this account/);
+      assertIs(await suite.client.get(name, 'huge'), CacheGet.Miss);
     });
 
     test('a value under the limit is stored', async () => {
