@@ -163,6 +163,8 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         collections::set_pop(request)
     }
 
+    // Lists: served, in list.rs.
+
     async fn list_push_front(
         &self,
         request: Request<ListPushFrontRequest>,
