@@ -96,19 +96,19 @@ pub static RPCS: &[Rpc] = catalogue! {
         SetLength:              DataRead,   true,       false;
         SetPop:                 DataWrite,  false,      false;
 
-        ListPushFront:          DataWrite,  false,      false;
-        ListPushBack:           DataWrite,  false,      false;
-        ListPopFront:           DataWrite,  false,      false;
-        ListPopBack:            DataWrite,  false,      false;
+        ListPushFront:          DataWrite,  false,      true;
+        ListPushBack:           DataWrite,  false,      true;
+        ListPopFront:           DataWrite,  false,      true;
+        ListPopBack:            DataWrite,  false,      true;
         // By index: a second erase of the same ranges removes other values.
-        ListErase:              DataWrite,  false,      false;
+        ListErase:              DataWrite,  false,      true;
         // All occurrences of a value: twice removes nothing more.
-        ListRemove:             DataWrite,  true,       false;
-        ListFetch:              DataRead,   true,       false;
-        ListLength:             DataRead,   true,       false;
-        ListConcatenateFront:   DataWrite,  false,      false;
-        ListConcatenateBack:    DataWrite,  false,      false;
-        ListRetain:             DataWrite,  false,      false;
+        ListRemove:             DataWrite,  true,       true;
+        ListFetch:              DataRead,   true,       true;
+        ListLength:             DataRead,   true,       true;
+        ListConcatenateFront:   DataWrite,  false,      true;
+        ListConcatenateBack:    DataWrite,  false,      true;
+        ListRetain:             DataWrite,  false,      true;
 
         SortedSetPut:           DataWrite,  true,       false;
         SortedSetFetch:         DataRead,   true,       false;

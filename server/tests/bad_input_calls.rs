@@ -249,9 +249,6 @@ async fn collection_calls_on_a_scalar_key() {
         "DictionaryFetch",
         "SetUnion",
         "SetFetch",
-        "ListPushFront",
-        "ListConcatenateBack",
-        "ListFetch",
         "SortedSetPut",
         "SortedSetFetch",
     ] {

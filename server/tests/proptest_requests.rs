@@ -145,6 +145,39 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/ItemGetType", false, |b| {
         cc::ItemGetTypeResponse::decode(b).is_ok()
     }),
+    ("/cache_client.Scs/ListPushFront", false, |b| {
+        cc::ListPushFrontResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListPushBack", false, |b| {
+        cc::ListPushBackResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListConcatenateFront", false, |b| {
+        cc::ListConcatenateFrontResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListConcatenateBack", false, |b| {
+        cc::ListConcatenateBackResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListPopFront", false, |b| {
+        cc::ListPopFrontResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListPopBack", false, |b| {
+        cc::ListPopBackResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListFetch", false, |b| {
+        cc::ListFetchResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListLength", false, |b| {
+        cc::ListLengthResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListRetain", false, |b| {
+        cc::ListRetainResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListRemove", false, |b| {
+        cc::ListRemoveResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/ListErase", false, |b| {
+        cc::ListEraseResponse::decode(b).is_ok()
+    }),
     ("/control_client.ScsControl/CreateCache", false, |b| {
         ctl::CreateCacheResponse::decode(b).is_ok()
     }),
@@ -168,7 +201,6 @@ const CALLS: &[(&str, bool, Decodes)] = &[
 const NOT_SERVED: &[&str] = &[
     "/cache_client.Scs/DictionarySet",
     "/cache_client.Scs/SetUnion",
-    "/cache_client.Scs/ListPushFront",
     "/no.such.Service/Call",
 ];
 

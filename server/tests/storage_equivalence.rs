@@ -97,6 +97,7 @@ enum Call {
     DeleteCache,
     CreateCache,
     ListCaches,
+    List(ListCall),
 }
 
 const KEYS: &[&[u8]] = &[b"a", b"b", b"counter", b"\x00\xff", b"{tag}"];
@@ -153,6 +154,7 @@ fn call() -> impl Strategy<Value = Call> {
         1 => Just(Call::DeleteCache),
         1 => Just(Call::CreateCache),
         1 => Just(Call::ListCaches),
+        8 => list_call().prop_map(Call::List),
     ]
 }
 
@@ -367,6 +369,7 @@ impl Clients {
                     });
                 format!("{:?}", names.map_err(|s| s.code()))
             }
+            Call::List(call) => list_answer(data, call).await,
         };
         outcome
     }
@@ -547,4 +550,150 @@ async fn create_cache_completes_a_half_created_cache() {
         "{}",
         clients.answer(&get).await
     );
+}
+
+/// List calls on the same keys as the scalar ones (so on scalars too):
+/// pushes and concatenations with and without truncation, pops, slices in
+/// and past range, retains, removes, erases. Only valid arguments: the
+/// handlers refuse bad ones before either store sees them (`tests/list.rs`
+/// checks that on both), and on a deleted cache the embedded store, which
+/// resolves the cache first, answers NOT_FOUND where Redis finds the bad
+/// argument first.
+#[derive(Clone, Debug)]
+enum ListCall {
+    /// Key, front, values, truncate to, TTL, refresh.
+    Push(usize, bool, Vec<usize>, u32, u64, bool),
+    Pop(usize, bool),
+    Fetch(usize, Option<i32>, Option<i32>),
+    Length(usize),
+    Retain(usize, Option<i32>, Option<i32>, u64, bool),
+    Remove(usize, usize),
+    /// Key, and the (first position, count) ranges; none: erase all.
+    Erase(usize, Option<Vec<(u32, u32)>>),
+}
+
+/// Few, so that lists repeat values for ListRemove to find.
+const LIST_VALUES: &[&[u8]] = &[b"", b"x", b"y", b"\x00\xff"];
+
+fn list_call() -> impl Strategy<Value = ListCall> {
+    let key = 0..KEYS.len();
+    let front = any::<bool>();
+    let values = prop::collection::vec(0..LIST_VALUES.len(), 1..5);
+    let ttl = (1..=3u64).prop_map(|n| n * TEN_MINUTES);
+    let index = prop::option::of(-6..6i32);
+    let ranges = prop::option::of(prop::collection::vec((0..6u32, 1..4u32), 1..3));
+    prop_oneof![
+        6 => (key.clone(), front, values, 0..4u32, ttl.clone(), any::<bool>())
+            .prop_map(|(k, f, v, t, ttl, r)| ListCall::Push(k, f, v, t, ttl, r)),
+        2 => (key.clone(), front).prop_map(|(k, f)| ListCall::Pop(k, f)),
+        3 => (key.clone(), index.clone(), index.clone())
+            .prop_map(|(k, s, e)| ListCall::Fetch(k, s, e)),
+        1 => key.clone().prop_map(ListCall::Length),
+        1 => (key.clone(), index.clone(), index, ttl, any::<bool>())
+            .prop_map(|(k, s, e, ttl, r)| ListCall::Retain(k, s, e, ttl, r)),
+        1 => (key.clone(), 0..LIST_VALUES.len()).prop_map(|(k, v)| ListCall::Remove(k, v)),
+        1 => (key, ranges).prop_map(|(k, r)| ListCall::Erase(k, r)),
+    ]
+}
+
+async fn list_answer(data: &mut ScsClient<Channel>, call: ListCall) -> String {
+    use cc::list_erase_request::{All, Erase, ListRanges};
+    let name = |k: usize| Bytes::from_static(KEYS[k]);
+    let value = |v: usize| Bytes::from_static(LIST_VALUES[v]);
+    let unbounded = cm::Unbounded {};
+    match call {
+        ListCall::Push(k, true, values, truncate, ttl, refresh) => shown(
+            data.list_concatenate_front(request(cc::ListConcatenateFrontRequest {
+                list_name: name(k),
+                values: values.into_iter().map(value).collect(),
+                ttl_milliseconds: ttl,
+                refresh_ttl: refresh,
+                truncate_back_to_size: truncate,
+            }))
+            .await,
+        ),
+        ListCall::Push(k, false, values, truncate, ttl, refresh) => shown(
+            data.list_concatenate_back(request(cc::ListConcatenateBackRequest {
+                list_name: name(k),
+                values: values.into_iter().map(value).collect(),
+                ttl_milliseconds: ttl,
+                refresh_ttl: refresh,
+                truncate_front_to_size: truncate,
+            }))
+            .await,
+        ),
+        ListCall::Pop(k, true) => shown(
+            data.list_pop_front(request(cc::ListPopFrontRequest { list_name: name(k) }))
+                .await,
+        ),
+        ListCall::Pop(k, false) => shown(
+            data.list_pop_back(request(cc::ListPopBackRequest { list_name: name(k) }))
+                .await,
+        ),
+        ListCall::Fetch(k, start, end) => {
+            use cc::list_fetch_request::{EndIndex, StartIndex};
+            shown(
+                data.list_fetch(request(cc::ListFetchRequest {
+                    list_name: name(k),
+                    start_index: Some(start.map_or(
+                        StartIndex::UnboundedStart(unbounded),
+                        StartIndex::InclusiveStart,
+                    )),
+                    end_index: Some(
+                        end.map_or(EndIndex::UnboundedEnd(unbounded), EndIndex::ExclusiveEnd),
+                    ),
+                }))
+                .await,
+            )
+        }
+        ListCall::Length(k) => shown(
+            data.list_length(request(cc::ListLengthRequest { list_name: name(k) }))
+                .await,
+        ),
+        ListCall::Retain(k, start, end, ttl, refresh) => {
+            use cc::list_retain_request::{EndIndex, StartIndex};
+            shown(
+                data.list_retain(request(cc::ListRetainRequest {
+                    list_name: name(k),
+                    start_index: Some(start.map_or(
+                        StartIndex::UnboundedStart(unbounded),
+                        StartIndex::InclusiveStart,
+                    )),
+                    end_index: Some(
+                        end.map_or(EndIndex::UnboundedEnd(unbounded), EndIndex::ExclusiveEnd),
+                    ),
+                    ttl_milliseconds: ttl,
+                    refresh_ttl: refresh,
+                }))
+                .await,
+            )
+        }
+        ListCall::Remove(k, v) => shown(
+            data.list_remove(request(cc::ListRemoveRequest {
+                list_name: name(k),
+                remove: Some(cc::list_remove_request::Remove::AllElementsWithValue(
+                    value(v),
+                )),
+            }))
+            .await,
+        ),
+        ListCall::Erase(k, ranges) => {
+            let erase = match ranges {
+                None => Erase::All(All {}),
+                Some(ranges) => Erase::Some(ListRanges {
+                    ranges: ranges
+                        .into_iter()
+                        .map(|(begin_index, count)| cc::ListRange { begin_index, count })
+                        .collect(),
+                }),
+            };
+            shown(
+                data.list_erase(request(cc::ListEraseRequest {
+                    list_name: name(k),
+                    erase: Some(erase),
+                }))
+                .await,
+            )
+        }
+    }
 }

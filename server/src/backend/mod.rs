@@ -63,7 +63,7 @@ use bytes::Bytes;
 
 use crate::error::Error;
 pub use dictionary::DictionaryStorage;
-pub use list::ListStorage;
+pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::SetStorage;
 pub use sorted_set::SortedSetStorage;
 pub use types::{

@@ -38,18 +38,6 @@ not_served_yet! {
     set_length(SetLengthRequest) -> SetLengthResponse = "SetLength";
     set_pop(SetPopRequest) -> SetPopResponse = "SetPop";
 
-    list_push_front(ListPushFrontRequest) -> ListPushFrontResponse = "ListPushFront";
-    list_push_back(ListPushBackRequest) -> ListPushBackResponse = "ListPushBack";
-    list_pop_front(ListPopFrontRequest) -> ListPopFrontResponse = "ListPopFront";
-    list_pop_back(ListPopBackRequest) -> ListPopBackResponse = "ListPopBack";
-    list_erase(ListEraseRequest) -> ListEraseResponse = "ListErase";
-    list_remove(ListRemoveRequest) -> ListRemoveResponse = "ListRemove";
-    list_fetch(ListFetchRequest) -> ListFetchResponse = "ListFetch";
-    list_length(ListLengthRequest) -> ListLengthResponse = "ListLength";
-    list_concatenate_front(ListConcatenateFrontRequest) -> ListConcatenateFrontResponse = "ListConcatenateFront";
-    list_concatenate_back(ListConcatenateBackRequest) -> ListConcatenateBackResponse = "ListConcatenateBack";
-    list_retain(ListRetainRequest) -> ListRetainResponse = "ListRetain";
-
     sorted_set_put(SortedSetPutRequest) -> SortedSetPutResponse = "SortedSetPut";
     sorted_set_fetch(SortedSetFetchRequest) -> SortedSetFetchResponse = "SortedSetFetch";
     sorted_set_get_score(SortedSetGetScoreRequest) -> SortedSetGetScoreResponse = "SortedSetGetScore";

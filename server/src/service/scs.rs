@@ -163,66 +163,68 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         collections::set_pop(request)
     }
 
+    // Lists: served, in list.rs.
+
     async fn list_push_front(
         &self,
         request: Request<ListPushFrontRequest>,
     ) -> Answer<ListPushFrontResponse> {
-        collections::list_push_front(request)
+        super::list::list_push_front(self, request).await
     }
 
     async fn list_push_back(
         &self,
         request: Request<ListPushBackRequest>,
     ) -> Answer<ListPushBackResponse> {
-        collections::list_push_back(request)
+        super::list::list_push_back(self, request).await
     }
 
     async fn list_pop_front(
         &self,
         request: Request<ListPopFrontRequest>,
     ) -> Answer<ListPopFrontResponse> {
-        collections::list_pop_front(request)
+        super::list::list_pop_front(self, request).await
     }
 
     async fn list_pop_back(
         &self,
         request: Request<ListPopBackRequest>,
     ) -> Answer<ListPopBackResponse> {
-        collections::list_pop_back(request)
+        super::list::list_pop_back(self, request).await
     }
 
     async fn list_erase(&self, request: Request<ListEraseRequest>) -> Answer<ListEraseResponse> {
-        collections::list_erase(request)
+        super::list::list_erase(self, request).await
     }
 
     async fn list_remove(&self, request: Request<ListRemoveRequest>) -> Answer<ListRemoveResponse> {
-        collections::list_remove(request)
+        super::list::list_remove(self, request).await
     }
 
     async fn list_fetch(&self, request: Request<ListFetchRequest>) -> Answer<ListFetchResponse> {
-        collections::list_fetch(request)
+        super::list::list_fetch(self, request).await
     }
 
     async fn list_length(&self, request: Request<ListLengthRequest>) -> Answer<ListLengthResponse> {
-        collections::list_length(request)
+        super::list::list_length(self, request).await
     }
 
     async fn list_concatenate_front(
         &self,
         request: Request<ListConcatenateFrontRequest>,
     ) -> Answer<ListConcatenateFrontResponse> {
-        collections::list_concatenate_front(request)
+        super::list::list_concatenate_front(self, request).await
     }
 
     async fn list_concatenate_back(
         &self,
         request: Request<ListConcatenateBackRequest>,
     ) -> Answer<ListConcatenateBackResponse> {
-        collections::list_concatenate_back(request)
+        super::list::list_concatenate_back(self, request).await
     }
 
     async fn list_retain(&self, request: Request<ListRetainRequest>) -> Answer<ListRetainResponse> {
-        collections::list_retain(request)
+        super::list::list_retain(self, request).await
     }
 
     async fn sorted_set_put(

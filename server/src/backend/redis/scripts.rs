@@ -18,13 +18,26 @@ macro_rules! item_script {
 
 /// A collection script: the item prelude, the collection prelude, the call.
 /// The collection types' scripts are declared with it (`collection_script!`).
-#[allow(unused_macros)]
 macro_rules! collection_script {
     ($file:literal) => {
         LazyLock::new(|| {
             Script::new(concat!(
                 include_str!("lua/item_prelude.lua"),
                 include_str!("lua/collection_prelude.lua"),
+                include_str!(concat!("lua/", $file))
+            ))
+        })
+    };
+}
+
+/// A list script that takes a slice: `list_slice.lua` before the call.
+macro_rules! list_slice_script {
+    ($file:literal) => {
+        LazyLock::new(|| {
+            Script::new(concat!(
+                include_str!("lua/item_prelude.lua"),
+                include_str!("lua/collection_prelude.lua"),
+                include_str!("lua/list_slice.lua"),
                 include_str!(concat!("lua/", $file))
             ))
         })
@@ -40,6 +53,14 @@ pub static INCREMENT: LazyLock<Script> = item_script!("increment.lua");
 pub static UPDATE_TTL: LazyLock<Script> = item_script!("update_ttl.lua");
 pub static REMAINING_TTL: LazyLock<Script> = item_script!("remaining_ttl.lua");
 pub static ITEM_TYPE: LazyLock<Script> = item_script!("item_type.lua");
+
+pub static LIST_CONCATENATE: LazyLock<Script> = collection_script!("list_concatenate.lua");
+pub static LIST_POP: LazyLock<Script> = collection_script!("list_pop.lua");
+pub static LIST_FETCH: LazyLock<Script> = list_slice_script!("list_fetch.lua");
+pub static LIST_LENGTH: LazyLock<Script> = collection_script!("list_length.lua");
+pub static LIST_RETAIN: LazyLock<Script> = list_slice_script!("list_retain.lua");
+pub static LIST_REMOVE: LazyLock<Script> = collection_script!("list_remove.lua");
+pub static LIST_ERASE: LazyLock<Script> = collection_script!("list_erase.lua");
 
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));

@@ -1,0 +1,5 @@
+-- ListLength. Returns 2 if the list is missing, else {length}.
+if open('list') == 'missing' then
+  return 2
+end
+return {redis.call('LLEN', KEYS[3])}
