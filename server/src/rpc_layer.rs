@@ -31,7 +31,7 @@ use tower::{Layer, Service};
 
 use crate::error::reason;
 use crate::fault::grpc_timeout;
-use crate::in_flight::{AnswerBody, ConnectionState, InFlight};
+use crate::in_flight::{AnswerBody, ConnectionState, InFlight, CALL_OVERHEAD};
 use crate::metrics::{InFlightGuard, Metrics, RpcId};
 
 #[derive(Clone)]
@@ -85,6 +85,11 @@ where
         let metrics = &self.layer.metrics;
         let path = request.uri().path();
         let rpc = metrics.rpc_id(path);
+        let connection = request.extensions().get::<Arc<ConnectionState>>().cloned();
+        let admitted = self
+            .layer
+            .in_flight
+            .admit(CALL_OVERHEAD, connection.as_deref());
         let call = CallRecord {
             rpc,
             unknown_path: rpc.is_unknown().then(|| path.into()),
@@ -93,9 +98,10 @@ where
             answered: false,
             _in_flight: metrics.start_call(),
             layer: self.layer.clone(),
-            connection: request.extensions().get::<Arc<ConnectionState>>().cloned(),
+            overhead: if admitted { CALL_OVERHEAD } else { 0 },
+            connection,
         };
-        if self.layer.in_flight.is_full() {
+        if !admitted {
             let refused = self.layer.in_flight.full_status().into_http();
             return RpcFuture {
                 inner: None,
@@ -139,6 +145,9 @@ struct CallRecord {
     answered: bool,
     /// The connection the call came on, for its answer's send progress.
     connection: Option<Arc<ConnectionState>>,
+    /// [`CALL_OVERHEAD`] charged to the in-flight budget while the call is
+    /// handled (0 if it was refused).
+    overhead: usize,
     // Fields drop after `drop` runs: the call is recorded, then leaves the gauge.
     _in_flight: InFlightGuard,
 }
@@ -154,6 +163,8 @@ impl CallRecord {
 
 impl Drop for CallRecord {
     fn drop(&mut self) {
+        let connection = self.connection.as_deref();
+        self.layer.in_flight.release(self.overhead, connection);
         if self.answered {
             return;
         }
@@ -190,7 +201,7 @@ where
         };
         this.call.record(code);
         let in_flight = &this.call.layer.in_flight;
-        let connection = this.call.connection.take();
+        let connection = this.call.connection.clone();
         Poll::Ready(result.map(|response| {
             response.map(|body| AnswerBody::new(body, in_flight.clone(), connection))
         }))

@@ -42,7 +42,7 @@ use tokio::task::AbortHandle;
 use tokio_rustls::TlsAcceptor;
 use tower::{Service, ServiceExt};
 
-use crate::in_flight::{ConnectionState, InFlight, RequestBody};
+use crate::in_flight::{InFlight, RequestBody};
 use crate::metrics::Metrics;
 use handshake::read_preface;
 
@@ -73,10 +73,12 @@ pub enum CloseReason {
     KeepaliveTimeout,
     /// The server shut down.
     Shutdown,
+    /// It held the most of the in-flight bytes when they ran out.
+    InFlightLimit,
 }
 
 impl CloseReason {
-    pub const ALL: [CloseReason; 10] = [
+    pub const ALL: [CloseReason; 11] = [
         CloseReason::ClientClosed,
         CloseReason::HandshakeTimeout,
         CloseReason::HandshakeFailed,
@@ -87,6 +89,7 @@ impl CloseReason {
         CloseReason::ProtocolError,
         CloseReason::KeepaliveTimeout,
         CloseReason::Shutdown,
+        CloseReason::InFlightLimit,
     ];
 
     pub fn label(self) -> &'static str {
@@ -101,6 +104,7 @@ impl CloseReason {
             CloseReason::ProtocolError => "protocol_error",
             CloseReason::KeepaliveTimeout => "keepalive_timeout",
             CloseReason::Shutdown => "shutdown",
+            CloseReason::InFlightLimit => "in_flight_limit",
         }
     }
 }
@@ -302,7 +306,9 @@ async fn after_handshake<S, B, IO>(
     let result = tokio::time::timeout(shared.settings.handshake_timeout, handshake).await;
     shared.in_handshake.lock().remove(&id);
     let reason = match result {
-        Ok(Ok(io)) => serve_connection(shared, io, stop_requested).await,
+        // Boxed: the serving state is large, and a connection still in its
+        // handshake should not carry it (silent sockets cost little then).
+        Ok(Ok(io)) => Box::pin(serve_connection(shared, io, stop_requested)).await,
         Ok(Err(_)) => CloseReason::HandshakeFailed,
         Err(_) => CloseReason::HandshakeTimeout,
     };
@@ -326,7 +332,7 @@ where
     B::Error: Into<crate::BoxError>,
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let state = Arc::new(ConnectionState::default());
+    let state = shared.in_flight.connection();
     let service = {
         let shared = shared.clone();
         let state = state.clone();
@@ -335,6 +341,7 @@ where
                 tonic::body::Body::new(RequestBody::new(
                     body,
                     shared.in_flight.clone(),
+                    state.clone(),
                     shared.settings.request_timeout,
                 ))
             });
@@ -362,6 +369,7 @@ where
                 shutting_down = true;
                 connection.as_mut().graceful_shutdown();
             }
+            () = state.close.notified() => return CloseReason::InFlightLimit,
             _ = watchdog.tick() => {
                 if state.is_stalled(send_timeout) {
                     return CloseReason::SendTimeout;
