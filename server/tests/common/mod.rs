@@ -303,6 +303,7 @@ impl Drop for ServerProcess {
     }
 }
 
+pub mod attack;
 pub mod bad_calls;
 pub mod baseline;
 pub mod open_files;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The long version of the attack suite (server/tests/attacks.rs and
+# attacks_tls.rs): every attack for ATTACK_SECONDS (30 by default) instead
+# of the 5 s of `make test`, against the release server, one at a time.
+# Each attack prints one `ATTACK` line (idle and peak resident memory,
+# normal-call p50/p99/max, newcomers, what the attacker saw); the log and
+# those lines go to out/reliability/.
+#   bash bench/reliability/attacks.sh                    ~15 minutes
+#   ATTACK_SECONDS=60 bash bench/reliability/attacks.sh
+#   bash bench/reliability/attacks.sh rapid_reset        only tests matching a filter
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ATTACK_SECONDS=${ATTACK_SECONDS:-30}
+LOCK=${LOCK:-/tmp/jiffy-bench.lock}
+mkdir -p out/reliability
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+log="out/reliability/attacks-$stamp.log"
+
+# Not a timing run of the server alone, so the lock is shared: it only must
+# not overlap a benchmark that holds it exclusively.
+run() { flock -s "$LOCK" "$@"; }
+
+run cargo build --release -p jiffy-server
+export JIFFY_SERVER_BIN="$PWD/target/release/jiffy-server"
+export JIFFY_ATTACK_SECONDS=$ATTACK_SECONDS
+set +e
+{
+  echo "jiffy attack suite, $(date -u +%FT%TZ), $(git rev-parse --short HEAD), ${ATTACK_SECONDS}s per attack"
+  run cargo test --release --no-fail-fast -p jiffy-server --test attacks --test attacks_tls \
+    -- --ignored --nocapture --test-threads 1 "$@"
+} 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+grep -h '^ATTACK\|ATTACK ' "$log" | sed 's/^test [a-z_0-9]* \.\.\. //' > "out/reliability/attacks-$stamp.txt" || true
+echo "log: $log"
+echo "one line per attack: out/reliability/attacks-$stamp.txt"
+exit "$status"

@@ -1,0 +1,477 @@
+//! The HTTP/2 and connection attacks used against real servers, against the
+//! server binary on loopback, each for a bounded time (`JIFFY_ATTACK_SECONDS`,
+//! 5 s by default; `bench/reliability/attacks.sh` runs them for 30 s).
+//!
+//! For each, while it runs, a well-behaved client keeps calling and new
+//! clients keep connecting; the server must stay up, its resident memory
+//! must stay within `RSS_BOUND_ABOVE_IDLE` of what it was idle, every
+//! well-behaved call must succeed with p99 under `NORMAL_P99_BOUND`, and a
+//! new client must be answered within `NEWCOMER_LIMIT` (common/attack.rs
+//! says how it is measured). Where the server must close the attacker's
+//! connections (a handshake never completed, answers never read, reset
+//! limits passed), that is checked too, and counted in
+//! `jiffy_connections_closed_total`.
+//!
+//! `-- --nocapture` prints one `ATTACK` line per attack with the figures.
+//! The same attacks over TLS are in attacks_tls.rs.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use common::attack::{self, attack_time, Outcome, ServerReset, Setup, Stats};
+use common::raw_http2 as raw;
+use common::redis_cluster::RedisCluster;
+
+/// Timeouts short enough to act within an attack of a few seconds.
+const HANDSHAKE_TIMEOUT: &str = "2s";
+const REQUEST_TIMEOUT: &str = "2s";
+const SEND_TIMEOUT: &str = "3s";
+
+/// The `reason` labels (substrings) of `jiffy_connections_closed_total`
+/// under which a connection closed for passing a reset limit is counted.
+const RESET_LIMIT_REASONS: &[&str] = &["calm", "protocol"];
+
+/// Whether the attack lasts long enough for a timeout of `seconds` to act.
+fn outlasts(seconds: f64) -> bool {
+    attack_time() >= Duration::from_secs_f64(seconds + 1.5)
+}
+
+fn closed(stats: &Stats) -> u64 {
+    stats.closed_by_server.load(Ordering::Relaxed)
+}
+
+/// A server that enforces a limit on the streams it resets closes a
+/// connection that passes it with GOAWAY (ENHANCE_YOUR_CALM from h2's
+/// limit; PROTOCOL_ERROR where h2 finds the client at fault first), and
+/// counts it.
+fn require_reset_limit_closes(outcome: &mut Outcome) {
+    let goaways: u64 = outcome.stats.goaways.lock().unwrap().values().sum();
+    let closed = closed(&outcome.stats);
+    outcome.require(
+        goaways > 0 && closed > 0,
+        format!(
+            "the server never closed a connection that kept making it reset streams ({closed} closed, {goaways} GOAWAY)"
+        ),
+    );
+    outcome.require_closes_counted(RESET_LIMIT_REASONS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn rapid_reset_on_one_connection() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "rapid reset, 1 connection", |ctx| {
+        attack::rapid_reset(ctx, 1)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn rapid_reset_on_four_connections() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "rapid reset, 4 connections", |ctx| {
+        attack::rapid_reset(ctx, 4)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn server_resets_by_zero_window_update_client_reading() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let mut outcome = attack::run(
+        &mut target,
+        "MadeYouReset WINDOW_UPDATE 0, reading",
+        |ctx| attack::made_you_reset(ctx, ServerReset::ZeroWindowUpdate, true, 1),
+    )
+    .await;
+    require_reset_limit_closes(&mut outcome);
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn server_resets_by_zero_window_update_client_not_reading() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(
+        &mut target,
+        "MadeYouReset WINDOW_UPDATE 0, not reading",
+        |ctx| attack::made_you_reset(ctx, ServerReset::ZeroWindowUpdate, false, 1),
+    )
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn server_resets_by_self_priority_client_reading() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let mut outcome = attack::run(&mut target, "MadeYouReset PRIORITY self, reading", |ctx| {
+        attack::made_you_reset(ctx, ServerReset::SelfPriority, true, 1)
+    })
+    .await;
+    require_reset_limit_closes(&mut outcome);
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn server_resets_by_self_priority_client_not_reading() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(
+        &mut target,
+        "MadeYouReset PRIORITY self, not reading",
+        |ctx| attack::made_you_reset(ctx, ServerReset::SelfPriority, false, 1),
+    )
+    .await;
+    outcome.assert_bounded();
+}
+
+/// The worst case: PRIORITY frames alone, no stream ever opened,
+/// from a client that never reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn self_priority_frames_alone_client_not_reading() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "PRIORITY-only self, not reading", |ctx| {
+        attack::self_priority_only(ctx, false, 1)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn continuation_flood() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "CONTINUATION flood", |ctx| {
+        attack::continuation_flood(ctx, 4)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn settings_flood() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let frame = raw::settings(&[(raw::SETTINGS_ENABLE_PUSH, 0)]);
+    let outcome = attack::run(&mut target, "SETTINGS flood", |ctx| {
+        attack::frame_flood(ctx, 2, frame)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn ping_flood() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let frame = raw::ping(*b"pingpong", false);
+    let outcome = attack::run(&mut target, "PING flood", |ctx| {
+        attack::frame_flood(ctx, 2, frame)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn window_update_flood() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let frame = raw::window_update(0, 1);
+    let outcome = attack::run(&mut target, "WINDOW_UPDATE flood", |ctx| {
+        attack::frame_flood(ctx, 2, frame)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn hpack_expansion_bomb() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "HPACK bomb", |ctx| attack::hpack_bomb(ctx, 2)).await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn headers_over_the_list_size_limit() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "64 KiB header, repeated", |ctx| {
+        attack::oversized_headers(ctx, 2, 64 << 10)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+/// 1,000 clients sending the preface a byte a second: the handshake
+/// deadline closes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn slow_preface() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&["--handshake-timeout", HANDSHAKE_TIMEOUT])).await;
+    let mut outcome = attack::run(&mut target, "slow preface x1000", |ctx| {
+        attack::slow_preface(ctx, 1_000)
+    })
+    .await;
+    if outlasts(2.0) {
+        let closed = closed(&outcome.stats);
+        outcome.require(
+            closed >= 900,
+            format!("the server closed {closed} of the 1,000 slow-preface connections within the handshake timeout"),
+        );
+        outcome.require_closes_counted(&["handshake_timeout"]);
+    }
+    outcome.assert_bounded();
+}
+
+/// 200 connections x 100 streams of a Set whose body never starts: the
+/// request timeout ends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn headers_without_data() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&["--request-timeout", REQUEST_TIMEOUT])).await;
+    let outcome = attack::run(&mut target, "HEADERS, no DATA, 200x100", |ctx| {
+        attack::headers_without_data(ctx, 200, 100)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+/// Silent connections the test keeps open; with the server's, within the
+/// hard open-files limit of 20,000 of the build machine.
+const SILENT: usize = 15_000;
+/// The soft open-files limit many systems give a service: the server must
+/// raise its own to fit `--max-connections` (or refuse to start).
+const SERVICE_NOFILE: u64 = 1_024;
+/// Slack on the handshake timeout before a silent connection still open
+/// counts against the server.
+const CLOSE_SLACK: Duration = Duration::from_millis(1_500);
+
+/// 15,000 TCP connections that never send a byte, each replaced when the
+/// server closes it: new clients must still connect and be answered, and
+/// the handshake deadline must close every silent one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn silent_connections() {
+    let _serial = attack::serialize().await;
+    if !common::open_files::raise_or_skip("silent_connections", SILENT as u64 + 1_024) {
+        return;
+    }
+    let mut setup = Setup::new(&["--handshake-timeout", HANDSHAKE_TIMEOUT]);
+    setup.server_nofile = Some(SERVICE_NOFILE);
+    let mut target = attack::start(setup).await;
+    let close_within = Duration::from_secs(2) + CLOSE_SLACK;
+    let mut outcome = attack::run(&mut target, "15,000 silent connections", |ctx| {
+        attack::silent_connections(ctx, SILENT, Some(close_within))
+    })
+    .await;
+    // Enough of them past the service's soft limit to need the raised one.
+    // How many a few seconds allow depends on how fast the server accepts
+    // and on the kernel's SYN handling (a listen backlog of 128 overflows
+    // and drops SYNs, each sent again a second later), so only that much
+    // is required.
+    let opened = outcome.stats.connections.load(Ordering::Relaxed);
+    outcome.require(
+        opened >= SERVICE_NOFILE + 200,
+        format!("only {opened} silent connections could be opened: the server stopped accepting"),
+    );
+    let outlived = outcome.stats.outlived.load(Ordering::Relaxed);
+    outcome.require(
+        outlived == 0,
+        format!(
+            "{outlived} silent connections were still open {close_within:?} after they were opened"
+        ),
+    );
+    if outlasts(2.0) {
+        outcome.require(
+            closed(&outcome.stats) > 0,
+            "the server closed no silent connection",
+        );
+        outcome.require_closes_counted(&["handshake_timeout"]);
+    }
+    outcome.assert_bounded();
+}
+
+/// More silent connections than `--max-connections`, with a handshake
+/// deadline too long to help: at the cap the server drops the oldest
+/// connection still in its handshake for the new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn silent_connections_past_the_connection_cap() {
+    const CAP: u64 = 500;
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[
+        "--max-connections",
+        "500",
+        "--handshake-timeout",
+        "60s",
+    ]))
+    .await;
+    let mut outcome = attack::run(&mut target, "2,000 silent connections, cap 500", |ctx| {
+        attack::silent_connections(ctx, 2_000, None)
+    })
+    .await;
+    let opened = outcome.stats.connections.load(Ordering::Relaxed);
+    let closed = closed(&outcome.stats);
+    // The normal client, newcomers and a few in flight besides.
+    let held = opened.saturating_sub(closed);
+    outcome.require(
+        held <= CAP + 100,
+        format!("the server held {held} silent connections ({opened} opened, {closed} closed) with a cap of {CAP}"),
+    );
+    outcome.require(
+        opened > CAP + 100,
+        format!("only {opened} silent connections could be opened"),
+    );
+    outcome.require_closes_counted(&["evict", "max_conn"]);
+    outcome.assert_bounded();
+}
+
+/// 4 connections x 100 Gets of a 4 MiB value, with SETTINGS_INITIAL_WINDOW_SIZE
+/// 0: no answer can be sent. The send timeout closes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn zero_window_clients() {
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&["--send-timeout", SEND_TIMEOUT]);
+    setup.big_value = true;
+    let mut target = attack::start(setup).await;
+    let mut outcome = attack::run(&mut target, "zero window, 4x100 Gets of 4 MiB", |ctx| {
+        attack::zero_window(ctx, 4, 100, 0)
+    })
+    .await;
+    require_send_timeout_closes(&mut outcome);
+    outcome.assert_bounded();
+}
+
+/// The same with the default 65,535-byte window, never raised.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn default_window_never_updated() {
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&["--send-timeout", SEND_TIMEOUT]);
+    setup.big_value = true;
+    let mut target = attack::start(setup).await;
+    let mut outcome = attack::run(
+        &mut target,
+        "window never updated, 4x100 Gets of 4 MiB",
+        |ctx| attack::zero_window(ctx, 4, 100, 65_535),
+    )
+    .await;
+    require_send_timeout_closes(&mut outcome);
+    outcome.assert_bounded();
+}
+
+fn require_send_timeout_closes(outcome: &mut Outcome) {
+    if outlasts(3.0) {
+        let closed = closed(&outcome.stats);
+        outcome.require(
+            closed > 0,
+            "no connection whose client never reads its answers was closed after the send timeout",
+        );
+        outcome.require_closes_counted(&["send"]);
+    }
+}
+
+/// 4 connections x 100 Sets of 1 MiB, each sending half its body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn half_sent_request_bodies() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&["--request-timeout", REQUEST_TIMEOUT])).await;
+    let outcome = attack::run(&mut target, "half-sent 1 MiB bodies, 4x100", |ctx| {
+        attack::half_sent_bodies(ctx, 4, 100, 1 << 20)
+    })
+    .await;
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn connection_churn() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let outcome = attack::run(&mut target, "connection churn", |ctx| attack::churn(ctx, 4)).await;
+    outcome.assert_bounded();
+}
+
+/// The worst attacks against a front-end of the Redis store: the HTTP/2
+/// side is the same, and answers come from Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attack suite runs on demand: bash bench/reliability/attacks.sh"]
+async fn redis_store_front_end_under_attack() {
+    let _serial = attack::serialize().await;
+    let cluster = RedisCluster::start().await;
+    let mut outcomes = Vec::new();
+
+    let mut setup = Setup::new(&[]);
+    setup.redis = Some(&cluster);
+    let mut target = attack::start(setup).await;
+    outcomes.push(
+        attack::run(
+            &mut target,
+            "redis store: PRIORITY self, not reading",
+            |ctx| attack::made_you_reset(ctx, ServerReset::SelfPriority, false, 1),
+        )
+        .await,
+    );
+    drop(target);
+
+    let mut setup = Setup::new(&[]);
+    setup.redis = Some(&cluster);
+    let mut target = attack::start(setup).await;
+    let mut reading = attack::run(&mut target, "redis store: PRIORITY self, reading", |ctx| {
+        attack::made_you_reset(ctx, ServerReset::SelfPriority, true, 1)
+    })
+    .await;
+    require_reset_limit_closes(&mut reading);
+    outcomes.push(reading);
+    drop(target);
+
+    let mut setup = Setup::new(&["--send-timeout", SEND_TIMEOUT]);
+    setup.redis = Some(&cluster);
+    setup.big_value = true;
+    let mut target = attack::start(setup).await;
+    let mut zero = attack::run(
+        &mut target,
+        "redis store: zero window, 4x100 Gets of 4 MiB",
+        |ctx| attack::zero_window(ctx, 4, 100, 0),
+    )
+    .await;
+    require_send_timeout_closes(&mut zero);
+    outcomes.push(zero);
+    drop(target);
+
+    let failed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| !o.problems.is_empty())
+        .map(|o| format!("{}: {}", o.name, o.problems.join("; ")))
+        .collect();
+    for outcome in &outcomes {
+        eprintln!("{}", outcome.line());
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
