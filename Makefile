@@ -40,12 +40,18 @@ $(CONFORMANCE_JS)/node_modules/.installed: $(CONFORMANCE_JS)/package-lock.json
 	cd $(CONFORMANCE_JS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# System packages (redis-server, haproxy, chromium...): installed when
+# missing, or the one command that installs them is named.
+.PHONY: system-packages
+system-packages:
+	@bash mk/system-packages.sh
+
 .PHONY: demo
-demo: build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
+demo: system-packages build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy
+test: system-packages lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy
 
 .PHONY: lint
 lint: $(VENV)/.installed
