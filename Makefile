@@ -19,6 +19,7 @@ help:
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
+	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
 	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
 	@echo "make bench-js      TypeScript SDK vs the official @gomomento/sdk (bench/js)"
 	@echo "make tune ARGS=..  jiffy-tune: sweep, chart and recommend a configuration (tune/README.md)"
@@ -82,9 +83,12 @@ test-conformance-redis: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/
 		$(VENV)/bin/pytest -q tests/conformance/python
 	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm run --silent test:redis-cluster
 
-.PHONY: bench
+.PHONY: bench bench-collections
 bench:
 	bash bench/server/run.sh
+
+bench-collections:
+	bash bench/collections/run.sh
 
 .PHONY: clean
 clean:

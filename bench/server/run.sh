@@ -20,6 +20,10 @@
 # Environment (defaults):
 #   ROUNDS=3 DURATION=10 WARMUP=2 CONCURRENCY=50 VALUE_SIZE=100 KEYSPACE=10000
 #   SERVER_CORE=0 CLIENT_CORE=1
+#   CALL=get-set   or a collection call beside the redis-server command doing
+#                  the same work (bench/server/src/calls.rs has the table);
+#                  bench/collections/run.sh runs them all
+#   OUT=out/bench/server-<time>.json
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
@@ -28,6 +32,7 @@ WARMUP=${WARMUP:-2}
 CONCURRENCY=${CONCURRENCY:-50}
 VALUE_SIZE=${VALUE_SIZE:-100}
 KEYSPACE=${KEYSPACE:-10000}
+CALL=${CALL:-get-set}
 SERVER_CORE=${SERVER_CORE:-0}
 CLIENT_CORE=${CLIENT_CORE:-1}
 # Requests per test of the redis warmup run, which also sizes the measured
@@ -121,21 +126,68 @@ run_jiffy() {
     taskset -c "$CLIENT_CORE" target/release/jiffy-bench-server \
         --endpoint "127.0.0.1:$port" --server-pid "$pid" \
         --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup "$WARMUP" \
-        --value-size "$VALUE_SIZE" --keyspace "$KEYSPACE" --get-ratio 0.5 \
+        --value-size "$VALUE_SIZE" --keyspace "$KEYSPACE" --get-ratio 0.5 --call "$CALL" \
         --json >"$out"
     stop_server
 }
 
 # "test","rps",... lines of redis-benchmark --csv as JSON
-# {"SET": {"rps":..,"p50_ms":..,"p99_ms":..}, "GET": {...}}.
+# {"SET": {"rps":..,"p50_ms":..,"p99_ms":..}, "GET": {...}}, one key per test
+# (a custom command is named by its command line).
 redis_csv_to_json() {
     jq -R -s '
-        [split("\n")[] | select(startswith("\"SET\"") or startswith("\"GET\""))
+        [split("\n")[] | select(length > 0 and (startswith("\"test\"") | not))
          | gsub("\""; "") | split(",")
          | {key: .[0], value: {rps: (.[1] | tonumber),
                                p50_ms: (.[4] | tonumber),
                                p99_ms: (.[6] | tonumber)}}]
         | from_entries'
+}
+
+# The redis-server command doing the work of --call $CALL (the table in
+# bench/server/src/calls.rs), as redis-benchmark arguments: keys
+# key:<12 digits>, like the client's, from -r KEYSPACE.
+redis_command() {
+    local v
+    v=$(head -c "$VALUE_SIZE" /dev/zero | tr '\0' x)
+    case $CALL in
+    get-set) echo "-t set,get" ;;
+    dictionary-set) echo "HSET key:__rand_int__ $(for i in $(seq 0 9); do printf 'f%d %s ' "$i" "$v"; done)" ;;
+    dictionary-get) echo "HMGET key:__rand_int__ f0 f1 f2 f3 f4 f5 f6 f7 f8 f9" ;;
+    list-push-back) echo "RPUSH key:__rand_int__ $v" ;;
+    list-fetch) echo "LRANGE key:__rand_int__ 0 99" ;;
+    set-union) echo "SADD key:__rand_int__ __rand_int__" ;;
+    sorted-set-put) echo "ZADD key:__rand_int__ __rand_int__ __rand_int__" ;;
+    sorted-set-fetch) echo "ZREVRANGE key:__rand_int__ 0 9 WITHSCORES" ;;
+    *) log "unknown CALL $CALL"; exit 2 ;;
+    esac
+}
+
+# Writes, for the reads, the collections the client's prefill writes.
+redis_prefill() {
+    local port=$1 v i
+    v=$(head -c "$VALUE_SIZE" /dev/zero | tr '\0' x)
+    case $CALL in
+    dictionary-get)
+        for ((i = 0; i < KEYSPACE; i++)); do
+            printf 'HSET key:%012d' "$i"
+            for f in $(seq 0 9); do printf ' f%d %s' "$f" "$v"; done
+            echo
+        done ;;
+    list-fetch)
+        for ((i = 0; i < KEYSPACE; i++)); do
+            printf 'RPUSH key:%012d' "$i"
+            for _ in $(seq 100); do printf ' %s' "$v"; done
+            echo
+        done ;;
+    sorted-set-fetch)
+        local members
+        members=$(for m in $(seq 0 999); do printf ' %d %012d' "$m" "$m"; done)
+        for ((i = 0; i < KEYSPACE; i++)); do
+            printf 'ZADD key:%012d%s\n' "$i" "$members"
+        done ;;
+    *) return 0 ;;
+    esac | redis-cli -p "$port" >/dev/null
 }
 
 # One round of redis-server under redis-benchmark: writes JSON to $1.
@@ -146,7 +198,7 @@ redis_csv_to_json() {
 # for CPU per request that makes no difference worth the name, as both are
 # counted and their total divides the CPU time of both.
 run_redis() {
-    local out=$1 port pid warm per_test t0 t1 c0 c1 m0 m1 ticks_per_s
+    local out=$1 port pid warm tests per_test t0 t1 c0 c1 m0 m1 ticks_per_s
     port=$(free_port)
     taskset -c "$SERVER_CORE" redis-server --port "$port" --bind 127.0.0.1 \
         --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &
@@ -162,14 +214,19 @@ run_redis() {
         cat "$WORK/redis.log" >&2
         exit 1
     fi
+    redis_prefill "$port"
+    local command
+    read -r -a command <<<"$(redis_command)"
     local bench=(taskset -c "$CLIENT_CORE" redis-benchmark -p "$port"
-        -c "$CONCURRENCY" -d "$VALUE_SIZE" -r "$KEYSPACE" -t set,get --csv)
+        -c "$CONCURRENCY" -d "$VALUE_SIZE" -r "$KEYSPACE" --csv)
 
     # Warmup, not measured: fills the keyspace, and its rate sizes the
-    # measured run (two tests of per_test requests each, ~DURATION seconds).
-    warm=$("${bench[@]}" -n "$REDIS_WARMUP_REQUESTS" | redis_csv_to_json)
-    per_test=$(jq -r --argjson d "$DURATION" \
-        '[.SET.rps, .GET.rps] | min * $d / 2 | floor' <<<"$warm")
+    # measured run (one or two tests of per_test requests each, ~DURATION
+    # seconds in all).
+    warm=$("${bench[@]}" -n "$REDIS_WARMUP_REQUESTS" "${command[@]}" | redis_csv_to_json)
+    tests=$(jq -r 'length' <<<"$warm")
+    per_test=$(jq -r --argjson d "$DURATION" --argjson t "$tests" \
+        '[.[].rps] | min * $d / $t | floor' <<<"$warm")
 
     # GNU time, when present, gives redis-benchmark's own CPU: near one core
     # means redis-benchmark, not redis-server, set the pace.
@@ -180,7 +237,7 @@ run_redis() {
     m0=$(machine_ticks)
     c0=$(cpu_ticks "$pid")
     t0=$(date +%s.%N)
-    "${timed[@]}" "${bench[@]}" -n "$per_test" >"$WORK/redis.csv"
+    "${timed[@]}" "${bench[@]}" -n "$per_test" "${command[@]}" >"$WORK/redis.csv"
     t1=$(date +%s.%N)
     c1=$(cpu_ticks "$pid")
     m1=$(machine_ticks)
@@ -190,7 +247,7 @@ run_redis() {
 
     ticks_per_s=$(getconf CLK_TCK)
     redis_csv_to_json <"$WORK/redis.csv" | jq \
-        --argjson n "$((2 * per_test))" --argjson t0 "$t0" --argjson t1 "$t1" \
+        --argjson n "$((tests * per_test))" --argjson t0 "$t0" --argjson t1 "$t1" \
         --argjson ticks "$((c1 - c0))" --argjson hz "$ticks_per_s" \
         --argjson client "$client_cpu" --argjson machine "$((m1 - m0))" '
         {requests: $n, seconds: ($t1 - $t0), rps: ($n / ($t1 - $t0)),
@@ -222,13 +279,13 @@ main() {
     local stamp out
     stamp=$(date -u +%Y%m%dT%H%M%SZ)
     mkdir -p out/bench
-    out="out/bench/server-$stamp.json"
+    out=${OUT:-out/bench/server-$stamp.json}
     jq -n --slurpfile jiffy <(cat "$WORK"/jiffy-*.json) \
         --slurpfile redis <(cat "$WORK"/redis-*.json) \
         --arg stamp "$stamp" --arg redis_version "$(redis-server --version)" \
         --argjson rounds "$ROUNDS" --argjson duration "$DURATION" \
         --argjson concurrency "$CONCURRENCY" --argjson value_size "$VALUE_SIZE" \
-        --argjson keyspace "$KEYSPACE" "$(summary_jq)" >"$out"
+        --argjson keyspace "$KEYSPACE" --arg call "$CALL" "$(summary_jq)" >"$out"
     print_table "$out"
     log "written to $out"
 }
@@ -241,7 +298,7 @@ def median: sort | if length % 2 == 1 then .[length / 2 | floor]
 {
   timestamp: $stamp,
   config: {rounds: $rounds, duration_s: $duration, concurrency: $concurrency,
-           value_size: $value_size, keyspace: $keyspace, get_ratio: 0.5,
+           value_size: $value_size, keyspace: $keyspace, call: $call, get_ratio: 0.5,
            redis: $redis_version},
   median: {
     jiffy_us_per_request: ([$jiffy[].server_cpu.us_per_request] | median),

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use crate::calls::Call;
+
 /// Closed-loop load against jiffy-server: N tasks, one request in flight each,
 /// on one thread, so the client fits on the one core the benchmark gives it.
 #[derive(Debug, Clone, Parser)]
@@ -44,7 +46,12 @@ pub struct Args {
     #[arg(long, default_value_t = 10_000)]
     pub keyspace: usize,
 
-    /// Fraction of requests that are gets; the rest are sets.
+    /// What each request is: Get/Set, or one collection call beside the
+    /// redis-server command doing the same work (see `calls.rs`).
+    #[arg(long, value_enum, default_value = "get-set")]
+    pub call: Call,
+
+    /// Fraction of requests that are gets; the rest are sets (`get-set`).
     #[arg(long, default_value_t = 0.5)]
     pub get_ratio: f64,
 

@@ -22,6 +22,7 @@ use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
 
 use crate::{
     args::Args,
+    calls::{Answer, Call, Inputs},
     cpu::{CpuTicks, MachineTicks},
 };
 
@@ -121,6 +122,7 @@ struct Shared {
     cache: AsciiMetadataValue,
     get_ratio: f64,
     ttl_ms: u64,
+    call: Call,
 }
 
 /// Runs warmup then the measured window; must be called inside a `LocalSet`.
@@ -138,7 +140,9 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
         cache,
         get_ratio: args.get_ratio,
         ttl_ms: args.ttl.saturating_mul(1000),
+        call: args.call,
     });
+    prefill(&shared, &channels).await?;
 
     let workers: Vec<_> = (0..args.concurrency)
         .map(|i| {
@@ -214,13 +218,25 @@ async fn worker(mut client: ScsClient<Channel>, shared: Rc<Shared>, seed: u64) {
     let mut rng = SplitMix64(seed);
     while shared.phase.get() != Phase::Done {
         let key = shared.keys[rng.below(shared.keys.len())].clone();
-        let op = if rng.unit() < shared.get_ratio {
-            Op::Get
-        } else {
-            Op::Set
+        let op = match shared.call {
+            Call::GetSet if rng.unit() < shared.get_ratio => Op::Get,
+            Call::GetSet => Op::Set,
+            call if call.is_read() => Op::Get,
+            _ => Op::Set,
         };
+        let member = rng.below(shared.keys.len());
         let sent = Instant::now();
-        let answer = call(&mut client, &shared, op, key).await;
+        let answer = match shared.call {
+            Call::GetSet => get_or_set(&mut client, &shared, op, key).await,
+            call => {
+                let inputs = Inputs {
+                    value: &shared.value,
+                    member,
+                    ttl_ms: shared.ttl_ms,
+                };
+                call.send(&mut client, &shared.cache, key, inputs).await
+            }
+        };
         let latency = sent.elapsed();
         if shared.phase.get() != Phase::Measuring {
             continue;
@@ -238,29 +254,47 @@ async fn worker(mut client: ScsClient<Channel>, shared: Rc<Shared>, seed: u64) {
             Op::Get => stats.get_latency.saturating_record(nanos),
             Op::Set => stats.set_latency.saturating_record(nanos),
         }
+        let expected_len = match shared.call {
+            Call::GetSet => shared.value.len(),
+            call => call.expected_hit_len(),
+        };
         match answer {
-            Answer::Hit(len) if len == shared.value.len() => stats.hits += 1,
+            Answer::Hit(len) if len == expected_len => stats.hits += 1,
             Answer::Hit(_) => stats.wrong_size_hits += 1,
             Answer::Miss => stats.misses += 1,
             Answer::Stored => {}
             Answer::Unexpected(call, result) => {
-                let what = format!("{call} answered ECacheResult {result}");
+                let what = format!("{call} answered {result}");
                 *stats.unexpected_results.entry(what).or_default() += 1;
             }
         }
     }
 }
 
-enum Answer {
-    /// A hit, with the length of the value.
-    Hit(usize),
-    Miss,
-    Stored,
-    /// The call and the `ECacheResult` it answered.
-    Unexpected(&'static str, i32),
+/// Writes the collections the reads expect, for every key, before the
+/// warmup, one call at a time: a second or two, not measured.
+async fn prefill(shared: &Shared, channels: &[Channel]) -> Result<(), String> {
+    if !shared.call.is_read() {
+        return Ok(());
+    }
+    let mut client = ScsClient::new(channels[0].clone());
+    for key in &shared.keys {
+        shared
+            .call
+            .prefill(
+                &mut client,
+                &shared.cache,
+                key.clone(),
+                &shared.value,
+                shared.ttl_ms,
+            )
+            .await
+            .map_err(|status| format!("prefill: {status}"))?;
+    }
+    Ok(())
 }
 
-async fn call(
+async fn get_or_set(
     client: &mut ScsClient<Channel>,
     shared: &Shared,
     op: Op,
@@ -274,7 +308,10 @@ async fn call(
             match ECacheResult::try_from(reply.result) {
                 Ok(ECacheResult::Hit) => Ok(Answer::Hit(reply.cache_body.len())),
                 Ok(ECacheResult::Miss) => Ok(Answer::Miss),
-                _ => Ok(Answer::Unexpected("get", reply.result)),
+                _ => Ok(Answer::Unexpected(
+                    "get",
+                    format!("ECacheResult {}", reply.result),
+                )),
             }
         }
         Op::Set => {
@@ -287,7 +324,10 @@ async fn call(
             let reply = client.set(request).await?.into_inner();
             match ECacheResult::try_from(reply.result) {
                 Ok(ECacheResult::Ok) => Ok(Answer::Stored),
-                _ => Ok(Answer::Unexpected("set", reply.result)),
+                _ => Ok(Answer::Unexpected(
+                    "set",
+                    format!("ECacheResult {}", reply.result),
+                )),
             }
         }
     }

@@ -5,6 +5,7 @@
 //! # Layout
 //!
 //! - [`args`]: the flags.
+//! - [`calls`]: the collection calls a run can be made of, and their prefill.
 //! - [`load`]: connections, the worker tasks, the measured window.
 //! - [`cpu`]: CPU time of a process from /proc/PID/stat.
 //! - [`report`]: the JSON / text report.
@@ -13,6 +14,7 @@
 //! pinned to another, and compares with redis-server in the same run.
 
 mod args;
+mod calls;
 mod cpu;
 mod load;
 mod report;

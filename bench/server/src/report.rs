@@ -45,6 +45,7 @@ pub struct Config {
     pub warmup_s: f64,
     pub value_size: usize,
     pub keyspace: usize,
+    pub call: crate::calls::Call,
     pub get_ratio: f64,
     pub ttl_s: u64,
     /// The one `--server-pid` (null without it, or with several: see `server_pids`).
@@ -149,6 +150,7 @@ impl Report {
                 warmup_s: args.warmup,
                 value_size: args.value_size,
                 keyspace: args.keyspace,
+                call: args.call,
                 get_ratio: args.get_ratio,
                 ttl_s: args.ttl,
                 server_pid: single(&args.server_pid),
