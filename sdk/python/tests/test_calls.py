@@ -140,5 +140,36 @@ async def test_missing_cache_name_is_invalid_argument(server: Any) -> None:
 
 
 async def test_keys_and_values_must_be_str_or_bytes(client: Any) -> None:
-    with pytest.raises(TypeError, match="str or bytes"):
+    with pytest.raises(jiffy.InvalidArgumentError, match="str or bytes"):
         await client.set("k", 42)
+
+
+async def test_misuse_raises_from_the_error_tree_and_changes_nothing(client: Any) -> None:
+    await client.set("misuse", "kept")
+    with pytest.raises(jiffy.InvalidArgumentError, match="SetIf.equal"):
+        await client.set_if("misuse", "new", "equal")
+    with pytest.raises(jiffy.InvalidArgumentError, match="at least 1 ms"):
+        await client.set("misuse", "new", ttl=0)
+    with pytest.raises(jiffy.InvalidArgumentError, match="a duration is seconds"):
+        await client.set("misuse", "new", ttl="30")
+    with pytest.raises(jiffy.InvalidArgumentError, match="str or bytes"):
+        await client.set("misuse", None)
+    with pytest.raises(jiffy.InvalidArgumentError, match="mode"):
+        await client.update_ttl("misuse", 10, mode="longer")
+    assert await client.get("misuse") == b"kept"
+
+
+@pytest.mark.parametrize("kind", ["async", "sync"])
+async def test_a_call_after_close_is_a_connection_error(server: Any, kind: str) -> None:
+    if kind == "async":
+        closed = jiffy.AsyncCacheClient(server.endpoint, default_cache="c")
+        await closed.aclose()
+        with pytest.raises(jiffy.ConnectionError, match="client is closed"):
+            await closed.get("k")
+        with pytest.raises(jiffy.ConnectionError, match="client is closed"):
+            await closed.list_caches()
+    else:
+        closed_sync = jiffy.CacheClient(server.endpoint, default_cache="c")
+        closed_sync.close()
+        with pytest.raises(jiffy.ConnectionError, match="client is closed"):
+            closed_sync.get("k")

@@ -109,6 +109,19 @@ def test_messages_name_what_to_change() -> None:
     assert "max_concurrent_requests" in str(queued)
 
 
+def test_errors_that_shadow_builtins_inherit_them() -> None:
+    assert issubclass(jiffy.TimeoutError, TimeoutError)
+    assert issubclass(jiffy.ConnectionError, ConnectionError)
+    assert issubclass(jiffy.PermissionError, PermissionError)
+    assert issubclass(jiffy.InvalidArgumentError, ValueError)
+    error = jiffy.TimeoutError("Get failed", status="DEADLINE_EXCEEDED")
+    assert (str(error), error.status) == ("Get failed", "DEADLINE_EXCEEDED")
+    try:
+        raise queue_timeout("Get", 2.0, 100)
+    except TimeoutError as caught:  # the builtin, unqualified
+        assert isinstance(caught, jiffy.CacheError)
+
+
 def test_wrong_type_is_an_invalid_argument() -> None:
     assert issubclass(jiffy.WrongTypeError, jiffy.InvalidArgumentError)
     assert issubclass(jiffy.CacheNotFoundError, jiffy.NotFoundError)

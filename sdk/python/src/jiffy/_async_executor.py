@@ -16,7 +16,7 @@ from jiffy._async_transport import AsyncTransport
 from jiffy._calls import Rpc
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import error_from_rpc, queue_timeout, status_name
+from jiffy._exceptions import client_closed, error_from_rpc, queue_timeout, status_name
 from jiffy._io import metadata_async, sleep_async
 from jiffy._limiter import AsyncLimiter
 from jiffy._retry import backoff_delay, may_retry
@@ -32,6 +32,9 @@ class AsyncExecutor:
         self.limiter = AsyncLimiter(config.max_concurrent_requests, config.deadline)
         self._deadline = config.deadline
         self._connected = config.eager_connect_timeout is None
+        # Closing clears `_connected`, so the hot path's one check sends a
+        # call on a closed client to connect(), which refuses it.
+        self._closed = False
         auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
         self._control_metadata: Metadata = metadata_async(auth)
         self._auth = auth
@@ -46,6 +49,8 @@ class AsyncExecutor:
         return found
 
     async def connect(self) -> None:
+        if self._closed:
+            raise client_closed("connect")
         timeout = self.config.eager_connect_timeout or self._deadline
         await self.transport.connect(timeout)
         self._connected = True
@@ -57,6 +62,8 @@ class AsyncExecutor:
         call fails.
         """
         if not self._connected:
+            if self._closed:
+                raise client_closed(rpc.name)
             await self.connect()
         started = time.monotonic()
         limiter = self.limiter
@@ -73,6 +80,8 @@ class AsyncExecutor:
 
     async def control(self, rpc: Rpc, request: Any) -> Any:
         """Control calls skip the cap: they are rare and must not queue behind data."""
+        if self._closed:
+            raise client_closed(rpc.name)
         started = time.monotonic()
         try:
             return await self._send(rpc, request, self._control_metadata, self._deadline)
@@ -115,4 +124,6 @@ class AsyncExecutor:
                 exc = failed
 
     async def aclose(self) -> None:
+        self._closed = True
+        self._connected = False
         await self.transport.aclose()

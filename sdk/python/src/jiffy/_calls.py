@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from jiffy._config import seconds
+from jiffy._exceptions import InvalidArgumentError
 from jiffy._proto import cacheclient_pb2 as cache_pb
 from jiffy._proto import cacheping_pb2 as ping_pb
 from jiffy._proto import common_pb2 as common_pb
@@ -115,7 +116,7 @@ def as_bytes(data: Key | Value) -> bytes:
         return data.encode()
     if isinstance(data, bytes | bytearray | memoryview):
         return bytes(data)
-    raise TypeError(f"keys and values are str or bytes, not {type(data).__name__}")
+    raise InvalidArgumentError(f"keys and values are str or bytes, not {type(data).__name__}")
 
 
 def ttl_ms(ttl: Ttl | None, default_ms: int) -> int:
@@ -123,7 +124,7 @@ def ttl_ms(ttl: Ttl | None, default_ms: int) -> int:
         return default_ms
     ms = round(seconds(ttl) * 1000)
     if ms <= 0:
-        raise ValueError(f"ttl must be at least 1 ms, got {ttl!r}")
+        raise InvalidArgumentError(f"ttl must be at least 1 ms, got {ttl!r}")
     return ms
 
 
@@ -171,6 +172,10 @@ UPDATE_TTL_MODES = ("overwrite", "increase", "decrease")
 
 
 def set_if_request(key: Key, value: Value, condition: SetIf, ttl: int) -> Any:
+    if not isinstance(condition, SetIf):
+        raise InvalidArgumentError(
+            f"condition is a SetIf, e.g. SetIf.equal(b'old'), not {condition!r}"
+        )
     message = _CONDITION_MESSAGES[condition.field]
     plain = condition.field in ("present", "absent")
     argument = message() if plain else message(value_to_check=condition.value)
@@ -184,7 +189,7 @@ def set_if_request(key: Key, value: Value, condition: SetIf, ttl: int) -> Any:
 
 def update_ttl_request(key: Key, ttl: int, mode: str) -> Any:
     if mode not in UPDATE_TTL_MODES:
-        raise ValueError(f"mode is one of {', '.join(UPDATE_TTL_MODES)}; got {mode!r}")
+        raise InvalidArgumentError(f"mode is one of {', '.join(UPDATE_TTL_MODES)}; got {mode!r}")
     return cache_pb._UpdateTtlRequest(cache_key=as_bytes(key), **{f"{mode}_to_milliseconds": ttl})
 
 

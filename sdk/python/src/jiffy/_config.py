@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from jiffy._exceptions import InvalidArgumentError
+
 # Retry: three attempts of an idempotent call, backoff 10 ms doubling up to
 # 500 ms. Enough to ride out a connection reset, short enough that a dead
 # server fails inside a second.
@@ -38,7 +40,13 @@ DEFAULT_TTL = 60.0
 
 def seconds(value: float | timedelta) -> float:
     """Accept seconds or a timedelta wherever a duration is taken."""
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise InvalidArgumentError(
+        f"a duration is seconds (int or float) or a timedelta, not {value!r}"
+    )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -56,11 +64,11 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
-            raise ValueError("RetryPolicy.max_attempts must be at least 1")
+            raise InvalidArgumentError("RetryPolicy.max_attempts must be at least 1")
         if not 0.0 <= self.jitter <= 1.0:
-            raise ValueError("RetryPolicy.jitter must be between 0 and 1")
+            raise InvalidArgumentError("RetryPolicy.jitter must be between 0 and 1")
         if self.initial_backoff < 0 or self.max_backoff < self.initial_backoff:
-            raise ValueError("RetryPolicy needs 0 <= initial_backoff <= max_backoff")
+            raise InvalidArgumentError("RetryPolicy needs 0 <= initial_backoff <= max_backoff")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -86,11 +94,11 @@ class Config:
 
     def __post_init__(self) -> None:
         if self.channels < 1:
-            raise ValueError("Config.channels must be at least 1")
+            raise InvalidArgumentError("Config.channels must be at least 1")
         if self.max_concurrent_requests < 0:
-            raise ValueError("Config.max_concurrent_requests must be 0 (no cap) or more")
+            raise InvalidArgumentError("Config.max_concurrent_requests must be 0 (no cap) or more")
         if self.deadline <= 0 or self.default_ttl <= 0:
-            raise ValueError("Config.deadline and Config.default_ttl must be positive")
+            raise InvalidArgumentError("Config.deadline and Config.default_ttl must be positive")
 
     def replace(self, **changes: Any) -> Config:
         """A copy with the given knobs changed."""

@@ -18,6 +18,8 @@ import json
 import os
 from dataclasses import dataclass
 
+from jiffy._exceptions import InvalidArgumentError
+
 DEFAULT_LOCAL_HOST = "127.0.0.1"
 DEFAULT_LOCAL_PORT = 8080
 TLS_PORT = 443
@@ -26,7 +28,7 @@ TLS_PORT = 443
 def _parse_host_port(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
     if not sep or not host or not port.isdigit():
-        raise ValueError(f"expected HOST:PORT, got {text!r}")
+        raise InvalidArgumentError(f"expected HOST:PORT, got {text!r}")
     return host.strip("[]"), int(port)
 
 
@@ -93,7 +95,7 @@ class Endpoint:
         elif endpoint:
             token = api_key
         else:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "this Momento API key carries no endpoint (a v2 key): pass `endpoint`"
                 " or set MOMENTO_ENDPOINT"
             )
@@ -113,7 +115,7 @@ class Endpoint:
         momento_key = os.environ.get("MOMENTO_API_KEY")
         if momento_key:
             return cls.momento(momento_key, os.environ.get("MOMENTO_ENDPOINT") or None)
-        raise ValueError("no endpoint: set JIFFY_ENDPOINT=host:port (or MOMENTO_API_KEY)")
+        raise InvalidArgumentError("no endpoint: set JIFFY_ENDPOINT=host:port (or MOMENTO_API_KEY)")
 
 
 def _decode_v1_key(api_key: str) -> tuple[str, str] | None:

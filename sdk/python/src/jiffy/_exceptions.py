@@ -1,7 +1,7 @@
 """Every error the clients raise, and the one place gRPC failures become them.
 
     CacheError
-    ├── ConnectionError          UNAVAILABLE; eager connection that timed out
+    ├── ConnectionError          UNAVAILABLE; eager connection that timed out; client closed
     ├── TimeoutError             DEADLINE_EXCEEDED; the in-flight queue outlasted `deadline`
     ├── AuthenticationError      UNAUTHENTICATED
     ├── PermissionError          PERMISSION_DENIED
@@ -9,7 +9,8 @@
     │   └── CacheNotFoundError   NOT_FOUND for the cache (err: store_not_found, or none)
     ├── AlreadyExistsError       ALREADY_EXISTS
     ├── LimitExceededError       RESOURCE_EXHAUSTED (`reason` holds the err trailer)
-    ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE
+    ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE; a call or config the
+    │   │                        client refuses before sending (wrong type, TTL 0, ...)
     │   └── WrongTypeError       FAILED_PRECONDITION
     └── ServerError              INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, ABORTED, CANCELLED
 
@@ -19,13 +20,16 @@ InvalidArgumentError because, like a bad argument, sending the same request
 again cannot succeed: the caller has to change the request or the item. It
 gets its own class so that code can tell "wrong item" from "malformed call".
 
-The names shadow three builtins on purpose (the TypeScript SDK uses the same
-names); use them qualified, `jiffy.TimeoutError`. They do not inherit from
-the builtins, so `except TimeoutError:` without the prefix does not catch them.
+Three names are the builtins' on purpose (the TypeScript SDK uses the same
+names), and each also inherits the builtin it shadows, so both
+`except jiffy.TimeoutError:` and a plain `except TimeoutError:` catch it;
+likewise InvalidArgumentError is a ValueError, so code written for the
+builtin exceptions keeps working.
 """
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import grpc
@@ -44,11 +48,11 @@ class CacheError(Exception):
         self.reason = reason
 
 
-class ConnectionError(CacheError):  # noqa: A001 - same name in every jiffy SDK
-    """The server could not be reached."""
+class ConnectionError(CacheError, builtins.ConnectionError):  # noqa: A001 - every SDK's name
+    """The server could not be reached, or the client is closed."""
 
 
-class TimeoutError(CacheError):  # noqa: A001
+class TimeoutError(CacheError, builtins.TimeoutError):  # noqa: A001
     """The call did not finish within the configured deadline."""
 
 
@@ -56,7 +60,7 @@ class AuthenticationError(CacheError):
     """The API key is missing, malformed or expired."""
 
 
-class PermissionError(CacheError):  # noqa: A001
+class PermissionError(CacheError, builtins.PermissionError):  # noqa: A001
     """The API key does not allow this call."""
 
 
@@ -76,8 +80,9 @@ class LimitExceededError(CacheError):
     """A server limit was hit: item size, request size, rate, number of caches."""
 
 
-class InvalidArgumentError(CacheError):
-    """The server refused the request as malformed (bad key, TTL, cache name)."""
+class InvalidArgumentError(CacheError, ValueError):
+    """The request is malformed (bad key, TTL, cache name): refused by the
+    server, or by the client before sending it."""
 
 
 class WrongTypeError(InvalidArgumentError):
@@ -167,6 +172,11 @@ def error_from_rpc(
     if advice:
         parts.append(advice)
     return cls(": ".join(parts), status=status.name, reason=reason)
+
+
+def client_closed(call: str) -> ConnectionError:
+    """A call on a client after `close()` / `aclose()`."""
+    return ConnectionError(f"{call} failed: the client is closed; create a new client")
 
 
 def queue_timeout(call: str, deadline: float, cap: int) -> TimeoutError:

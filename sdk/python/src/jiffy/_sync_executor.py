@@ -16,7 +16,7 @@ import grpc
 from jiffy._calls import Rpc
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import error_from_rpc, queue_timeout, status_name
+from jiffy._exceptions import client_closed, error_from_rpc, queue_timeout, status_name
 from jiffy._io import metadata_sync, sleep_sync
 from jiffy._limiter import SyncLimiter
 from jiffy._retry import backoff_delay, may_retry
@@ -33,6 +33,9 @@ class SyncExecutor:
         self.limiter = SyncLimiter(config.max_concurrent_requests, config.deadline)
         self._deadline = config.deadline
         self._connected = config.eager_connect_timeout is None
+        # Closing clears `_connected`, so the hot path's one check sends a
+        # call on a closed client to connect(), which refuses it.
+        self._closed = False
         auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
         self._control_metadata: Metadata = metadata_sync(auth)
         self._auth = auth
@@ -47,6 +50,8 @@ class SyncExecutor:
         return found
 
     def connect(self) -> None:
+        if self._closed:
+            raise client_closed("connect")
         timeout = self.config.eager_connect_timeout or self._deadline
         self.transport.connect(timeout)
         self._connected = True
@@ -58,6 +63,8 @@ class SyncExecutor:
         call fails.
         """
         if not self._connected:
+            if self._closed:
+                raise client_closed(rpc.name)
             self.connect()
         started = time.monotonic()
         limiter = self.limiter
@@ -72,6 +79,8 @@ class SyncExecutor:
 
     def control(self, rpc: Rpc, request: Any) -> Any:
         """Control calls skip the cap: they are rare and must not queue behind data."""
+        if self._closed:
+            raise client_closed(rpc.name)
         started = time.monotonic()
         try:
             return self._send(rpc, request, self._control_metadata, self._deadline)
@@ -114,4 +123,6 @@ class SyncExecutor:
                 exc = failed
 
     def close(self) -> None:
+        self._closed = True
+        self._connected = False
         self.transport.close()

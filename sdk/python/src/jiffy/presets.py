@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from jiffy._config import Config, RetryPolicy
+from jiffy._exceptions import InvalidArgumentError
 
 __all__ = ["Preset", "laptop", "in_region", "low_latency", "lambda_", "by_name"]
 
@@ -148,4 +149,4 @@ def by_name(name: str) -> Preset:
         return _BY_NAME[name.replace("-", "_")]
     except KeyError:
         known = ", ".join(_BY_NAME)
-        raise ValueError(f"unknown preset {name!r}; known presets: {known}") from None
+        raise InvalidArgumentError(f"unknown preset {name!r}; known presets: {known}") from None
