@@ -12,7 +12,7 @@ import { ChannelPool } from './channel-pool.js';
 import { type Bytes, int64ToWire, toBytes, toUtf8, ttlToWire } from './codec.js';
 import { type CacheClientOptions, type ResolvedKnobs, resolveKnobs } from './config.js';
 import { resolveEndpoints } from './endpoints.js';
-import { ConnectionError } from './errors.js';
+import { ConnectionError, InvalidArgumentError } from './errors.js';
 import type { ChannelTarget } from './transport/channel.js';
 import { channelFactoryFor } from './transport/index.js';
 
@@ -191,15 +191,37 @@ export class CacheClient {
   /**
    * Adds `amount` to the integer stored at `key` (a missing key counts as 0)
    * and resolves to the new value; the TTL is reset. Never retried.
+   *
+   * The server counts in signed 64 bits, past what a `number` holds exactly
+   * (2^53). With a `number` amount the result is a `number`, and a result
+   * past `Number.MAX_SAFE_INTEGER` rejects with an InvalidArgumentError that
+   * gives the exact value (the increment did happen) rather than resolving
+   * to a rounded one. Pass a `bigint` amount (`1n`) for a `bigint` result,
+   * always exact.
    */
-  async increment(cacheName: string, key: Bytes, amount = 1, options: WriteOptions = {}): Promise<number> {
+  async increment(cacheName: string, key: Bytes, amount?: number, options?: WriteOptions): Promise<number>;
+  async increment(cacheName: string, key: Bytes, amount: bigint, options?: WriteOptions): Promise<bigint>;
+  async increment(
+    cacheName: string,
+    key: Bytes,
+    amount: number | bigint = 1,
+    options: WriteOptions = {},
+  ): Promise<number | bigint> {
     const request = encode(scs._IncrementRequestSchema, {
       cacheKey: toBytes(key),
       amount: int64ToWire(amount, 'amount'),
       ttlMilliseconds: this.ttl(options),
     });
     const response = fromBinary(scs._IncrementResponseSchema, await this.data(RPC.increment, cacheName, request));
-    return Number(response.value);
+    if (typeof amount === 'bigint') return response.value;
+    const value = Number(response.value);
+    if (!Number.isSafeInteger(value)) {
+      throw new InvalidArgumentError(
+        `increment stored ${response.value}, past Number.MAX_SAFE_INTEGER: pass the amount as a bigint (e.g. 1n) for exact results`,
+        { status: 'OUT_OF_RANGE' },
+      );
+    }
+    return value;
   }
 
   /** Which of `keys` exist, in order. */

@@ -5,8 +5,28 @@ import { InvalidArgumentError } from './errors.js';
 /** A key or value: a string (sent as UTF-8) or bytes. */
 export type Bytes = string | Uint8Array;
 
+/**
+ * A key or value as wire bytes. Checked here, not left to the protobuf
+ * encoder: it would send `null` or `undefined` as an empty value (a `set`
+ * that silently empties an item) and fail on a number with its own error.
+ */
 export function toBytes(value: Bytes): Uint8Array {
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+  if (typeof value === 'string') return Buffer.from(value, 'utf8');
+  if (value instanceof Uint8Array) return value;
+  throw new InvalidArgumentError(`keys and values are a string or a Uint8Array; got ${describe(value)}`, {
+    status: 'INVALID_ARGUMENT',
+  });
+}
+
+/** What a caller passed, for a message: the value and, when it helps, its type. */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return `'${value}' (a string)`;
+  if (typeof value === 'object') return `an instance of ${value.constructor?.name ?? 'Object'}`;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') {
+    return `${value} (a ${typeof value})`;
+  }
+  return `a ${typeof value}`;
 }
 
 export function toUtf8(bytes: Uint8Array): string {
@@ -15,15 +35,31 @@ export function toUtf8(bytes: Uint8Array): string {
 
 /** A TTL in ms as the wire's uint64; rejects what the server would refuse anyway. */
 export function ttlToWire(ttlMs: number, option = 'ttlMs'): bigint {
+  if (typeof ttlMs !== 'number') {
+    throw new InvalidArgumentError(`\`${option}\` is a number of milliseconds; got ${describe(ttlMs)}`, {
+      status: 'INVALID_ARGUMENT',
+    });
+  }
   if (!Number.isFinite(ttlMs) || ttlMs < 1) {
     throw new InvalidArgumentError(`\`${option}\` must be at least 1 ms; got ${ttlMs}`, { status: 'INVALID_ARGUMENT' });
   }
   return BigInt(Math.round(ttlMs));
 }
 
-export function int64ToWire(value: number, option: string): bigint {
-  if (!Number.isSafeInteger(value)) {
-    throw new InvalidArgumentError(`\`${option}\` must be a safe integer; got ${value}`, { status: 'INVALID_ARGUMENT' });
+export function int64ToWire(value: number | bigint, option: string): bigint {
+  if (typeof value === 'bigint') {
+    if (BigInt.asIntN(64, value) !== value) {
+      throw new InvalidArgumentError(`\`${option}\` must fit in a signed 64-bit integer; got ${value}`, {
+        status: 'INVALID_ARGUMENT',
+      });
+    }
+    return value;
+  }
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw new InvalidArgumentError(
+      `\`${option}\` must be a safe integer (or a bigint); got ${describe(value)}`,
+      { status: 'INVALID_ARGUMENT' },
+    );
   }
   return BigInt(value);
 }

@@ -87,6 +87,40 @@ for (const transport of TRANSPORTS) {
       await assert.rejects(client.increment(cache, 'text'), WrongTypeError);
     });
 
+    test('increment past 2^53: exact as a bigint, refused (not rounded) as a number', async () => {
+      const big = 2n ** 60n;
+      assert.equal(await client.increment(cache, 'big', big), big);
+      assert.equal(await client.increment(cache, 'big', 1n), big + 1n);
+      await assert.rejects(client.increment(cache, 'big', 1), (error: unknown) => {
+        assert.ok(error instanceof InvalidArgumentError);
+        assert.match(error.message, new RegExp(`stored ${big + 2n}.*bigint`));
+        return true;
+      });
+      await assert.rejects(client.increment(cache, 'big', 2n ** 64n), InvalidArgumentError);
+    });
+
+    test('misuse is an InvalidArgumentError and changes nothing', async () => {
+      await client.set(cache, 'misuse', 'kept');
+      const misuse: Array<[string, () => Promise<unknown>, RegExp]> = [
+        ['null value', () => client.set(cache, 'misuse', null as unknown as string), /got null/],
+        ['undefined value', () => client.set(cache, 'misuse', undefined as unknown as string), /got undefined/],
+        ['number value', () => client.set(cache, 'misuse', 42 as unknown as string), /got 42 \(a number\)/],
+        ['object key', () => client.set(cache, {} as unknown as string, 'v'), /got an instance of Object/],
+        ['string TTL', () => client.set(cache, 'misuse', 'v', { ttlMs: '30' as unknown as number }), /`ttlMs` is a number of milliseconds; got '30'/],
+        ['TTL 0', () => client.set(cache, 'misuse', 'v', { ttlMs: 0 }), /at least 1 ms/],
+        ['fractional amount', () => client.increment(cache, 'misuse-n', 1.5), /safe integer/],
+      ];
+      for (const [what, call, message] of misuse) {
+        await assert.rejects(call(), (error: unknown) => {
+          assert.ok(error instanceof InvalidArgumentError, what);
+          assert.match(error.message, message, what);
+          return true;
+        });
+      }
+      assert.equal(await client.getString(cache, 'misuse'), 'kept');
+      assert.equal(await client.get(cache, 'misuse-n'), undefined);
+    });
+
     test('keysExist', async () => {
       await client.set(cache, 'e1', 'x');
       assert.deepEqual(await client.keysExist(cache, ['e1', 'e2', 'e1']), [true, false, true]);
