@@ -1,21 +1,45 @@
-"""The loadgen's --json output follows LOADGEN.md on a short real run."""
+"""The loadgen's --json output follows docs/LOADGEN.md on a short real run.
+
+The report is checked against docs/loadgen-report.schema.json, the contract
+every loadgen and jiffy-tune share: a field renamed, dropped or added here
+without the schema (and the doc) fails.
+"""
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
+from functools import cache
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 import jiffy
-from tests.conftest import Server
+from tests.conftest import REPO_ROOT, Server
+
+SCHEMA_PATH = REPO_ROOT / "docs" / "loadgen-report.schema.json"
 
 PERCENTILE_KEYS = {"p50", "p90", "p99", "p999", "max"}
 CONFIG_KEYS = {"concurrency", "rate", "channels", "max_concurrent_requests", "preset",
                "duration_s", "warmup_s", "value_size", "keyspace", "get_ratio"}  # fmt: skip
 TOP_KEYS = {"sdk", "sdk_version", "runtime", "config", "requests", "rps", "errors",
             "latency_ms", "latency_ms_by_op", "connections", "client_cpu_percent"}  # fmt: skip
+
+
+@cache
+def report_validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def schema_errors(report: dict[str, Any]) -> list[str]:
+    return [
+        f"{error.json_path}: {error.message}" for error in report_validator().iter_errors(report)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -26,6 +50,7 @@ def test_json_schema_on_a_one_second_run(server: Server, extra: list[str]) -> No
                "--duration", "1", "--warmup", "0.2", "--concurrency", "4", *extra]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     report = json.loads(done.stdout)  # one object and nothing else
+    assert schema_errors(report) == []
     assert set(report) == TOP_KEYS
     assert set(report["config"]) == CONFIG_KEYS
     assert report["sdk"] == "jiffy-python"
@@ -54,3 +79,35 @@ def test_flags_are_validated(server: Server) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stdout == ""
+
+
+def test_the_schema_refuses_renamed_missing_and_unknown_fields() -> None:
+    """The schema is strict enough that the test above catches a renamed field."""
+    percentiles = {"p50": 0.5, "p90": 0.8, "p99": 1.2, "p999": 2.0, "max": 3.1}
+    report: dict[str, Any] = {
+        "sdk": "jiffy-python", "sdk_version": jiffy.__version__, "runtime": "cpython 3.11.7",
+        "config": {"concurrency": 4, "rate": 0.0, "channels": 1, "max_concurrent_requests": 25,
+                   "preset": "in_region", "duration_s": 1.0, "warmup_s": 0.2,
+                   "value_size": 100, "keyspace": 10000, "get_ratio": 0.5},
+        "requests": 1000, "rps": 1000.0, "errors": {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0},
+        "latency_ms": percentiles, "latency_ms_by_op": {"get": percentiles, "set": percentiles},
+        "connections": 1, "client_cpu_percent": 50.0,
+    }  # fmt: skip
+    assert schema_errors(report) == []
+
+    renamed = copy.deepcopy(report)
+    renamed["requests_per_s"] = renamed.pop("rps")
+    assert schema_errors(renamed), "a renamed top-level field passed"
+
+    renamed_config = copy.deepcopy(report)
+    renamed_config["config"]["duration"] = renamed_config["config"].pop("duration_s")
+    assert schema_errors(renamed_config), "a renamed config field passed"
+
+    renamed_percentile = copy.deepcopy(report)
+    renamed_percentile["latency_ms"] = dict(percentiles, p99_9=2.0)
+    del renamed_percentile["latency_ms"]["p999"]
+    assert schema_errors(renamed_percentile), "a renamed percentile passed"
+
+    wrong_type = copy.deepcopy(report)
+    wrong_type["errors"] = {"UNAVAILABLE": "3"}
+    assert schema_errors(wrong_type), "an error count that is a string passed"

@@ -1,10 +1,14 @@
-// The built load generator (dist/loadgen.js) prints the JSON of LOADGEN.md.
+// The built load generator (dist/loadgen.js) prints the JSON of docs/LOADGEN.md.
+// Every report is checked against docs/loadgen-report.schema.json, the
+// contract the Python loadgen and jiffy-tune share: a field renamed, dropped
+// or added here without the schema (and the doc) fails.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
 import { TRANSPORTS } from '../support/transports.js';
 
@@ -12,6 +16,17 @@ const LOADGEN = fileURLToPath(new URL('../../dist/loadgen.js', import.meta.url))
 const run = promisify(execFile);
 
 const PERCENTILES = ['p50', 'p90', 'p99', 'p999', 'max'];
+
+const SCHEMA_PATH = fileURLToPath(new URL('../../../../docs/loadgen-report.schema.json', import.meta.url));
+const validateReport = new Ajv2020({ allErrors: true, strict: true }).compile(
+  JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object,
+);
+
+/** What the schema finds wrong with `report`, one line per problem. */
+function schemaErrors(report: unknown): string[] {
+  if (validateReport(report)) return [];
+  return (validateReport.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+}
 
 function assertPercentiles(value: unknown, where: string): void {
   assert.deepEqual(Object.keys(value as object).sort(), [...PERCENTILES].sort(), where);
@@ -42,6 +57,7 @@ describe('loadgen --json', () => {
       const lines = stdout.trim().split('\n');
       assert.equal(lines.length, 1, 'exactly one line on stdout');
       const report = JSON.parse(lines[0]!) as Record<string, unknown>;
+      assert.deepEqual(schemaErrors(report), []);
       assert.deepEqual(Object.keys(report).sort(), [
         'client_cpu_percent', 'config', 'connections', 'errors', 'latency_ms', 'latency_ms_by_op', 'requests', 'rps',
         'runtime', 'sdk', 'sdk_version',
@@ -67,9 +83,30 @@ describe('loadgen --json', () => {
     const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', server.endpoint, '--duration', '1',
       '--warmup', '0', '--rate', '200', '--json']);
     const report = JSON.parse(stdout) as { rps: number; config: { rate: number } };
+    assert.deepEqual(schemaErrors(report), []);
     assert.equal(report.config.rate, 200);
     assert.ok(report.rps > 100 && report.rps < 300, `rps ${report.rps} at --rate 200`);
     await assert.rejects(run(process.execPath, [LOADGEN, '--concurrency', 'many']), (err: { code: number; stderr: string }) =>
       err.code === 2 && /--concurrency/.test(err.stderr));
+  });
+
+  test('the schema refuses renamed, missing and unknown fields', () => {
+    const percentiles = { p50: 0.5, p90: 0.8, p99: 1.2, p999: 2, max: 3.1 };
+    const report = {
+      sdk: 'jiffy-js', sdk_version: '0.1.0', runtime: 'node 20.20.2 transport=http2',
+      config: { concurrency: 4, rate: 0, channels: 1, max_concurrent_requests: 10, preset: 'in_region', duration_s: 1,
+        warmup_s: 0.2, value_size: 100, keyspace: 10_000, get_ratio: 0.5, transport: 'http2' },
+      requests: 1000, rps: 1000, errors: {}, latency_ms: percentiles,
+      latency_ms_by_op: { get: percentiles, set: percentiles }, connections: 1, client_cpu_percent: 50,
+    };
+    assert.deepEqual(schemaErrors(report), []);
+    const { rps, ...withoutRps } = report;
+    assert.notDeepEqual(schemaErrors({ ...withoutRps, requests_per_s: rps }), [], 'a renamed top-level field passed');
+    const { duration_s: duration, ...config } = report.config;
+    assert.notDeepEqual(schemaErrors({ ...report, config: { ...config, duration } }), [], 'a renamed config field passed');
+    const { p999, ...withoutP999 } = percentiles;
+    assert.notDeepEqual(schemaErrors({ ...report, latency_ms: { ...withoutP999, p99_9: p999 } }), [],
+      'a renamed percentile passed');
+    assert.notDeepEqual(schemaErrors({ ...report, errors: { UNAVAILABLE: '3' } }), [], 'a string error count passed');
   });
 });
