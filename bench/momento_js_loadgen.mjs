@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The LOADGEN.md contract driving the official Momento JS SDK
+// The docs/LOADGEN.md contract driving the official Momento JS SDK
 // (@gomomento/sdk, pinned in bench/package.json), against jiffy-server or
 // any Momento-protocol server. The loop, histograms and JSON come from the
 // jiffy SDK's loadgen library (sdk/js/dist/loadgen), so every client is

@@ -1,6 +1,6 @@
 """Loadgen driver for the official Momento Python SDK (PyPI `momento`).
 
-Same flags and JSON as every loadgen (LOADGEN.md), through jiffy's harness,
+Same flags and JSON as every loadgen (docs/LOADGEN.md), through jiffy's harness,
 so the numbers compare with jiffy's own loadgen run for run.
 
 - `--preset`: laptop -> Configurations.Laptop, in_region ->

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The LOADGEN.md contract over bare @grpc/grpc-js stubs (proto-loader, no
+// The docs/LOADGEN.md contract over bare @grpc/grpc-js stubs (proto-loader, no
 // SDK): the raw ceiling an SDK built on grpc-js can approach. One stub per
 // channel (local subchannel pool, so each is its own connection), calls
 // spread round robin, no in-flight cap, no retries; --preset and

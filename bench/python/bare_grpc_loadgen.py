@@ -1,6 +1,6 @@
 """Loadgen driver on bare grpc.aio multicallables: the raw ceiling, no SDK.
 
-Same flags and JSON as every loadgen (LOADGEN.md), through jiffy's harness.
+Same flags and JSON as every loadgen (docs/LOADGEN.md), through jiffy's harness.
 No cap, no retries, no deadline: one channel per --channels, multicallables
 made once, metadata built once as a grpc.aio.Metadata (the fastest form).
 Only the protobuf messages come from jiffy (jiffy._proto); they are

@@ -4,7 +4,7 @@ Run through bench/python/run.sh (which takes the machine-wide benchmark lock).
 The server runs on core 0, every loadgen on core 1. For each round, for each
 concurrency, each client runs once (A B C A B C ...), so drift in the machine
 hits all clients alike; each point is the median over the rounds. Every run
-is a fresh process with the same LOADGEN.md flags and JSON.
+is a fresh process with the same docs/LOADGEN.md flags and JSON.
 
     run.py                 the comparison: 8 concurrencies x 3 clients x 3 rounds
     run.py --variants      ours only: uvloop off/on x 1/2 channels

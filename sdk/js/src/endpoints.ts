@@ -8,7 +8,7 @@
 // | MOMENTO_API_KEY    | Momento API key, when JIFFY_API_KEY is not set     |
 // | MOMENTO_ENDPOINT   | base endpoint that goes with a v2 (JWT) Momento key |
 //
-// Momento keys (PROTOCOL.md "Cloud credentials"): a v1 key is base64 JSON
+// Momento keys (docs/PROTOCOL.md, "Momento API keys"): a v1 key is base64 JSON
 // {api_key, endpoint}; a v2 key is a JWT given with its endpoint. Either
 // way data goes to cache.<endpoint>:443 and control to control.<endpoint>:443
 // over TLS, with the bare key as `authorization`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Load generator for this SDK (LOADGEN.md): `node dist/loadgen.js --help`.
+// Load generator for this SDK (docs/LOADGEN.md): `node dist/loadgen.js --help`.
 //   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
 import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
 import { type CacheClientOptions, type TransportName } from './config.js';

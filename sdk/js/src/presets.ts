@@ -22,7 +22,7 @@
 // Localhost is the best network there is: on a real one, run jiffy-tune
 // (tune/README.md) from where your code runs and paste what it prints.
 //
-// v1 came from the 2022 Momento study of gRPC clients (DESIGN.md):
+// v1 came from the 2022 Momento study of gRPC clients (docs/DESIGN.md):
 // * inRegion: 2 channels, cap 50. The study's JS client met p99.9 < 20 ms
 //   at 8,300 rps with 50 in flight and gained nothing past 2 channels; the
 //   second channel is a spare for failover.

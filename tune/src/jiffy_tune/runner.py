@@ -122,7 +122,7 @@ def client_share(client_p999: float | None, server_p999: float | None) -> float 
 
 
 def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
-    """The point's fields from the loadgen's JSON (LOADGEN.md)."""
+    """The point's fields from the loadgen's JSON (docs/LOADGEN.md)."""
     latency = report["latency_ms"]
     errors = {name: int(count) for name, count in report.get("errors", {}).items() if count}
     config = report.get("config", {})

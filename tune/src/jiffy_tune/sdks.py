@@ -1,6 +1,6 @@
-"""The load generators jiffy-tune can drive (LOADGEN.md), by SDK name.
+"""The load generators jiffy-tune can drive (docs/LOADGEN.md), by SDK name.
 
-Each is a command line; the sweep adds the LOADGEN.md flags. `--loadgen
+Each is a command line; the sweep adds the docs/LOADGEN.md flags. `--loadgen
 NAME=COMMAND` replaces or adds one, so a loadgen outside this repository can
 be swept too.
 """

@@ -1,4 +1,4 @@
-// The load generator's flags (LOADGEN.md), shared by every driver so that
+// The load generator's flags (docs/LOADGEN.md), shared by every driver so that
 // ours, the official SDK's and the bare grpc-js one read the same command line.
 import { parseArgs } from 'node:util';
 
@@ -23,7 +23,7 @@ export interface LoadgenConfig {
   transport: string | undefined;
 }
 
-export const USAGE = `flags (LOADGEN.md):
+export const USAGE = `flags (docs/LOADGEN.md):
   --endpoint HOST:PORT            server (127.0.0.1:8080)
   --cache NAME                    cache, created if missing (loadgen)
   --concurrency N                 closed-loop workers (50)

@@ -1,4 +1,4 @@
-// The one JSON object of LOADGEN.md, and the readable summary.
+// The one JSON object of docs/LOADGEN.md, and the readable summary.
 import type { Histogram } from 'hdr-histogram-js';
 import type { Driver, RunResult } from './harness.js';
 import type { LoadgenConfig } from './options.js';

@@ -1,4 +1,4 @@
-"""Load generator with the LOADGEN.md contract: `python -m jiffy.loadgen --help`.
+"""Load generator with the docs/LOADGEN.md contract: `python -m jiffy.loadgen --help`.
 
 Other clients plug in through `Driver` and `main` (see bench/).
 """

@@ -1,4 +1,4 @@
-"""The loadgen's flags (LOADGEN.md): the same for every driver."""
+"""The loadgen's flags (docs/LOADGEN.md): the same for every driver."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ def _summary(report: dict[str, Any]) -> str:
 def main(
     make_driver: Callable[[], Driver], argv: list[str] | None = None, description: str = ""
 ) -> int:
-    options = parse_options(argv, description or "Load generator (LOADGEN.md contract)")
+    options = parse_options(argv, description or "Load generator (docs/LOADGEN.md contract)")
     driver = make_driver()
     with _progress_bar(options) as progress:
         measured = _run_loop(measure(driver, options, progress), options.uvloop)
