@@ -457,6 +457,64 @@ mod tests {
         assert_consistent(&s);
     }
 
+    fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
+        let store = Store::new(crate::store::StoreConfig {
+            max_memory,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let cache = store.cache_id("c").unwrap();
+        (store, cache)
+    }
+
+    const MINUTE: CollectionTtl = CollectionTtl {
+        ttl: std::time::Duration::from_secs(60),
+        refresh: false,
+    };
+
+    #[tokio::test]
+    async fn the_store_charges_each_element_and_frees_an_emptied_set() {
+        let (store, c) = store_with(1 << 30);
+        store
+            .set_union(&c, b"s", bytes(&["a"]), MINUTE, NO_LIMIT)
+            .await
+            .unwrap();
+        let one = store.stats().bytes;
+        assert!(one > element_cost(b"a"));
+        let added = store.set_union(&c, b"s", bytes(&["a", "b", "c"]), MINUTE, NO_LIMIT);
+        assert_eq!(added.await, Ok(3));
+        assert_eq!(store.stats().bytes, one + 2 * element_cost(b"b"));
+        let popped = store.set_pop(&c, b"s", 1).await.unwrap().unwrap();
+        assert_eq!(popped.len(), 1);
+        assert_eq!(store.stats().bytes, one + element_cost(b"b"));
+        let refused = store.set_union(&c, b"s", bytes(&["x", "y"]), MINUTE, 3);
+        assert!(refused.await.is_err());
+        assert_eq!(store.stats().bytes, one + element_cost(b"b"));
+        assert_eq!(
+            store.set_difference(&c, b"s", &SetRemove::All).await,
+            Ok(true)
+        );
+        assert_eq!((store.stats().items, store.stats().bytes), (0, 0));
+        assert_eq!(store.set_fetch(&c, b"s").await, Ok(None));
+    }
+
+    #[tokio::test]
+    async fn sets_are_evicted_under_the_memory_cap() {
+        let cap = 256 << 10;
+        let (store, c) = store_with(cap);
+        let elements: Vec<String> = (0..100).map(|n| format!("element {n:>40}")).collect();
+        let elements: Vec<&str> = elements.iter().map(String::as_str).collect();
+        for n in 0..200 {
+            let key = format!("set-{n}");
+            let union = store.set_union(&c, key.as_bytes(), bytes(&elements), MINUTE, NO_LIMIT);
+            union.await.unwrap();
+            assert!(store.stats().bytes <= cap, "{:?}", store.stats());
+        }
+        assert!(store.stats().evictions > 0);
+        let last = store.set_length(&c, b"set-199").await;
+        assert_eq!(last, Ok(Some(100)), "the set just written stays");
+    }
+
     #[test]
     fn each_element_is_charged_its_allocation_and_the_overhead() {
         let s = set(&["", "x", &"y".repeat(17)]);
