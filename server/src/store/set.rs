@@ -140,6 +140,12 @@ impl SetValue {
         }
         let removed = elements.swap_remove(at);
         *cost -= element_cost(&removed);
+        // A set that shrank to a quarter of its room gives half of it back,
+        // so its real size stays near what it is charged.
+        if elements.capacity() > 64 && elements.len() * 4 < elements.capacity() {
+            elements.shrink_to(elements.len() * 2);
+            positions.shrink_to(elements.len() * 2, |&p| hash(&elements[p]));
+        }
         removed
     }
 
@@ -394,6 +400,28 @@ mod tests {
         assert_eq!(s.difference(&SetRemove::All), 0);
         assert_eq!(s.cost(), 0);
         assert_consistent(&s);
+    }
+
+    #[test]
+    fn a_set_emptied_bit_by_bit_gives_its_room_back() {
+        let all: Vec<String> = (0..1000).map(|n| n.to_string()).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let mut s = set(&all);
+        let room = s.elements.capacity();
+        let popped = s.pop(990);
+        assert_eq!((popped.len(), s.len()), (990, 10));
+        assert!(
+            s.elements.capacity() < room / 4,
+            "{}",
+            s.elements.capacity()
+        );
+        assert_consistent(&s);
+        for element in &all {
+            assert_eq!(
+                s.contains(element.as_bytes()),
+                !contents(&popped).contains(*element)
+            );
+        }
     }
 
     #[test]
