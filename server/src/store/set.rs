@@ -543,6 +543,93 @@ mod tests {
         assert_eq!(last, Ok(Some(100)), "the set just written stays");
     }
 
+    #[derive(Clone, Debug)]
+    enum Op {
+        Union(Vec<u8>, usize),
+        Remove(Vec<u8>),
+        RemoveAll,
+        Pop(usize),
+        Sample(u64),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        // Few distinct elements, so unions and removals meet them again.
+        let elements = prop::collection::vec(0u8..24, 0..12);
+        prop_oneof![
+            6 => (elements.clone(), 0usize..30).prop_map(|(e, max)| Op::Union(e, max)),
+            3 => elements.prop_map(Op::Remove),
+            1 => Just(Op::RemoveAll),
+            2 => (1usize..10).prop_map(Op::Pop),
+            2 => (0u64..12).prop_map(Op::Sample),
+        ]
+    }
+
+    /// Random sequences of changes keep the set what a plain model set
+    /// holds, its positions dense and its cost exact.
+    #[test]
+    fn the_set_follows_a_model_under_random_changes() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let element = |n: u8| Bytes::from(format!("element {n}"));
+        let mut runner = TestRunner::new(Config {
+            failure_persistence: None,
+            ..Config::with_cases(256)
+        });
+        let ops = prop::collection::vec(op(), 1..60);
+        runner
+            .run(&ops, |ops| {
+                let mut s = SetValue::default();
+                let mut model: BTreeSet<Bytes> = BTreeSet::new();
+                for op in ops {
+                    match op {
+                        Op::Union(elements, max) => {
+                            let elements: Vec<Bytes> = elements.into_iter().map(element).collect();
+                            let after: BTreeSet<Bytes> =
+                                model.iter().chain(&elements).cloned().collect();
+                            let answer = s.union(elements, max);
+                            if after.len() > max {
+                                prop_assert!(answer.is_err());
+                            } else {
+                                prop_assert_eq!(answer, Ok(after.len()));
+                                model = after;
+                            }
+                        }
+                        Op::Remove(elements) => {
+                            let elements: Vec<Bytes> = elements.into_iter().map(element).collect();
+                            for e in &elements {
+                                model.remove(e);
+                            }
+                            s.difference(&SetRemove::Elements(elements));
+                        }
+                        Op::RemoveAll => {
+                            model.clear();
+                            s.difference(&SetRemove::All);
+                        }
+                        Op::Pop(count) => {
+                            let popped = s.pop(count);
+                            prop_assert_eq!(popped.len(), count.min(model.len()));
+                            for e in &popped {
+                                prop_assert!(model.remove(e), "popped {:?} twice", e);
+                            }
+                        }
+                        Op::Sample(limit) => {
+                            let sample = s.sample(limit);
+                            let distinct: BTreeSet<Bytes> = sample.iter().cloned().collect();
+                            prop_assert_eq!(sample.len(), distinct.len());
+                            prop_assert_eq!(sample.len() as u64, limit.min(model.len() as u64));
+                            prop_assert!(distinct.is_subset(&model));
+                        }
+                    }
+                    let held: BTreeSet<Bytes> = s.fetch().into_iter().collect();
+                    prop_assert_eq!(&held, &model);
+                    assert_consistent(&s);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
     #[test]
     fn each_element_is_charged_its_allocation_and_the_overhead() {
         let s = set(&["", "x", &"y".repeat(17)]);
