@@ -88,13 +88,13 @@ pub static RPCS: &[Rpc] = catalogue! {
         DictionaryDelete:       DataWrite,  true,       false;
         DictionaryLength:       DataRead,   true,       false;
 
-        SetFetch:               DataRead,   true,       false;
-        SetSample:              DataRead,   true,       false;
-        SetUnion:               DataWrite,  true,       false;
-        SetDifference:          DataWrite,  true,       false;
-        SetContains:            DataRead,   true,       false;
-        SetLength:              DataRead,   true,       false;
-        SetPop:                 DataWrite,  false,      false;
+        SetFetch:               DataRead,   true,       true;
+        SetSample:              DataRead,   true,       true;
+        SetUnion:               DataWrite,  true,       true;
+        SetDifference:          DataWrite,  true,       true;
+        SetContains:            DataRead,   true,       true;
+        SetLength:              DataRead,   true,       true;
+        SetPop:                 DataWrite,  false,      true;
 
         ListPushFront:          DataWrite,  false,      true;
         ListPushBack:           DataWrite,  false,      true;

@@ -247,8 +247,6 @@ async fn collection_calls_on_a_scalar_key() {
         "DictionarySet",
         "DictionaryIncrement",
         "DictionaryFetch",
-        "SetUnion",
-        "SetFetch",
         "SortedSetPut",
         "SortedSetFetch",
     ] {

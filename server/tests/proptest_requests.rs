@@ -178,6 +178,27 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/ListErase", false, |b| {
         cc::ListEraseResponse::decode(b).is_ok()
     }),
+    ("/cache_client.Scs/SetUnion", false, |b| {
+        cc::SetUnionResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SetDifference", false, |b| {
+        cc::SetDifferenceResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SetFetch", false, |b| {
+        cc::SetFetchResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SetContains", false, |b| {
+        cc::SetContainsResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SetLength", false, |b| {
+        cc::SetLengthResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SetPop", false, |b| {
+        cc::SetPopResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SetSample", false, |b| {
+        cc::SetSampleResponse::decode(b).is_ok()
+    }),
     ("/control_client.ScsControl/CreateCache", false, |b| {
         ctl::CreateCacheResponse::decode(b).is_ok()
     }),
@@ -198,11 +219,7 @@ const CALLS: &[(&str, bool, Decodes)] = &[
 /// Calls that are not served: UNIMPLEMENTED naming the call (or the path,
 /// outside the catalogue). A call of the catalogue decodes its message first,
 /// so a body that is not its message is refused as for a served call.
-const NOT_SERVED: &[&str] = &[
-    "/cache_client.Scs/DictionarySet",
-    "/cache_client.Scs/SetUnion",
-    "/no.such.Service/Call",
-];
+const NOT_SERVED: &[&str] = &["/cache_client.Scs/DictionarySet", "/no.such.Service/Call"];
 
 /// Whether field `number` is sent length-delimited (bytes, strings and
 /// messages) rather than as a varint, given a roll of 0..10. Biased towards

@@ -64,7 +64,7 @@ use bytes::Bytes;
 use crate::error::Error;
 pub use dictionary::DictionaryStorage;
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
-pub use set::SetStorage;
+pub use set::{SetRemove, SetStorage};
 pub use sorted_set::SortedSetStorage;
 pub use types::{
     value_hash, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,

@@ -30,14 +30,6 @@ not_served_yet! {
     dictionary_delete(DictionaryDeleteRequest) -> DictionaryDeleteResponse = "DictionaryDelete";
     dictionary_length(DictionaryLengthRequest) -> DictionaryLengthResponse = "DictionaryLength";
 
-    set_fetch(SetFetchRequest) -> SetFetchResponse = "SetFetch";
-    set_sample(SetSampleRequest) -> SetSampleResponse = "SetSample";
-    set_union(SetUnionRequest) -> SetUnionResponse = "SetUnion";
-    set_difference(SetDifferenceRequest) -> SetDifferenceResponse = "SetDifference";
-    set_contains(SetContainsRequest) -> SetContainsResponse = "SetContains";
-    set_length(SetLengthRequest) -> SetLengthResponse = "SetLength";
-    set_pop(SetPopRequest) -> SetPopResponse = "SetPop";
-
     sorted_set_put(SortedSetPutRequest) -> SortedSetPutResponse = "SortedSetPut";
     sorted_set_fetch(SortedSetFetchRequest) -> SortedSetFetchResponse = "SortedSetFetch";
     sorted_set_get_score(SortedSetGetScoreRequest) -> SortedSetGetScoreResponse = "SortedSetGetScore";

@@ -129,38 +129,40 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         collections::dictionary_length(request)
     }
 
+    // Sets: served, in set.rs.
+
     async fn set_fetch(&self, request: Request<SetFetchRequest>) -> Answer<SetFetchResponse> {
-        collections::set_fetch(request)
+        super::set::set_fetch(self, request).await
     }
 
     async fn set_sample(&self, request: Request<SetSampleRequest>) -> Answer<SetSampleResponse> {
-        collections::set_sample(request)
+        super::set::set_sample(self, request).await
     }
 
     async fn set_union(&self, request: Request<SetUnionRequest>) -> Answer<SetUnionResponse> {
-        collections::set_union(request)
+        super::set::set_union(self, request).await
     }
 
     async fn set_difference(
         &self,
         request: Request<SetDifferenceRequest>,
     ) -> Answer<SetDifferenceResponse> {
-        collections::set_difference(request)
+        super::set::set_difference(self, request).await
     }
 
     async fn set_contains(
         &self,
         request: Request<SetContainsRequest>,
     ) -> Answer<SetContainsResponse> {
-        collections::set_contains(request)
+        super::set::set_contains(self, request).await
     }
 
     async fn set_length(&self, request: Request<SetLengthRequest>) -> Answer<SetLengthResponse> {
-        collections::set_length(request)
+        super::set::set_length(self, request).await
     }
 
     async fn set_pop(&self, request: Request<SetPopRequest>) -> Answer<SetPopResponse> {
-        collections::set_pop(request)
+        super::set::set_pop(self, request).await
     }
 
     // Lists: served, in list.rs.

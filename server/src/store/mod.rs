@@ -217,11 +217,13 @@ impl Store {
                 let found_type = value.item_type();
                 let collection = T::of_mut(value).ok_or_else(|| T::TYPE.mismatch(found_type))?;
                 let answer = write(collection)?;
-                if collection.is_empty() {
+                let emptied = collection.is_empty();
+                // Before a removal too: it uncharges what the item costs now.
+                shard.recharge(slot, old, &self.counters);
+                if emptied {
                     shard.remove(slot, &self.counters);
                     return Ok(Some(answer));
                 }
-                shard.recharge(slot, old, &self.counters);
                 let wake = match ttl {
                     Some(ttl) if ttl.refresh => shard.set_expiry(slot, deadline(now, ttl.ttl)),
                     _ => false,

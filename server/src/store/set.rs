@@ -1,28 +1,638 @@
-//! The set type of the embedded store (placeholder: its operations
-//! arrive with its calls).
+//! Sets in the embedded store: the elements in a vector, and a hash table of
+//! their positions in it. Membership is a hash lookup; a removal moves the
+//! last element into the hole (so positions stay dense), which is what lets
+//! pops and samples pick `k` random elements in O(k) rather than walking
+//! the set. The cost of the elements is kept up to date by every change.
+//!
+//! Every method checks what can fail before it changes anything, so a
+//! refused call leaves the set as it was.
 
-use super::value::collection;
+use std::cell::Cell;
+use std::future::{ready, Future};
+use std::hash::BuildHasher;
+use std::sync::{Arc, LazyLock};
+
+use bytes::Bytes;
+use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
+
+use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::{CacheId, Store};
+use crate::backend::{CollectionTtl, SetRemove, SetStorage};
+use crate::error::Error;
+
+/// One randomly seeded hasher for every set: clients cannot aim elements at
+/// one bucket, and a set carries no hasher of its own.
+static HASHER: LazyLock<DefaultHashBuilder> = LazyLock::new(DefaultHashBuilder::default);
+
+fn hash(element: &[u8]) -> u64 {
+    HASHER.hash_one(element)
+}
+
+/// The charge of one element.
+fn element_cost(element: &[u8]) -> u64 {
+    part_cost(element.len()) + ELEMENT_OVERHEAD
+}
 
 #[derive(Default)]
 pub struct SetValue {
-    len: usize,
+    /// The elements, distinct, in no meaningful order.
+    elements: Vec<Bytes>,
+    /// The position in `elements` of each element, by its [`hash`].
+    positions: HashTable<usize>,
+    /// The sum of [`element_cost`] over `elements`: every mutator keeps it,
+    /// so the store reads the set's charge in O(1).
     cost: u64,
 }
 
 impl SetValue {
     pub fn len(&self) -> usize {
-        self.len
+        self.elements.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.elements.is_empty()
     }
 
     pub fn cost(&self) -> u64 {
         self.cost
     }
+
+    pub fn contains(&self, element: &[u8]) -> bool {
+        self.position(element).is_some()
+    }
+
+    fn position(&self, element: &[u8]) -> Option<usize> {
+        self.positions
+            .find(hash(element), |&at| self.elements[at] == element)
+            .copied()
+    }
+
+    /// Adds the elements; answers the length after. [`Error::CollectionTooLarge`],
+    /// and nothing changes, when that length would be over `max_len`.
+    pub fn union(&mut self, elements: Vec<Bytes>, max_len: usize) -> Result<usize, Error> {
+        if self.len() + elements.len() > max_len {
+            // Only when the limit may be at stake: what the union really adds.
+            let new: HashSet<&[u8]> = elements
+                .iter()
+                .map(|element| &element[..])
+                .filter(|element| !self.contains(element))
+                .collect();
+            let len = self.len() + new.len();
+            if len > max_len {
+                return Err(Error::CollectionTooLarge {
+                    elements: len,
+                    limit: max_len,
+                });
+            }
+        }
+        for element in elements {
+            self.insert(element);
+        }
+        Ok(self.len())
+    }
+
+    /// Adds one element; false if it was there already.
+    fn insert(&mut self, element: Bytes) -> bool {
+        let hashed = hash(&element);
+        let Self {
+            elements,
+            positions,
+            cost,
+        } = self;
+        if positions
+            .find(hashed, |&at| elements[at] == element)
+            .is_some()
+        {
+            return false;
+        }
+        *cost += element_cost(&element);
+        positions.insert_unique(hashed, elements.len(), |&at| hash(&elements[at]));
+        elements.push(element);
+        true
+    }
+
+    /// Removes the element, if present.
+    pub fn remove(&mut self, element: &[u8]) -> bool {
+        match self.position(element) {
+            Some(at) => {
+                self.remove_at(at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes the element at `at`, moving the last one into its place.
+    fn remove_at(&mut self, at: usize) -> Bytes {
+        let Self {
+            elements,
+            positions,
+            cost,
+        } = self;
+        let last = elements.len() - 1;
+        if let Ok(entry) = positions.find_entry(hash(&elements[at]), |&p| p == at) {
+            entry.remove();
+        }
+        if at != last {
+            if let Some(moved) = positions.find_mut(hash(&elements[last]), |&p| p == last) {
+                *moved = at;
+            }
+        }
+        let removed = elements.swap_remove(at);
+        *cost -= element_cost(&removed);
+        // A set that shrank to a quarter of its room gives half of it back,
+        // so its real size stays near what it is charged.
+        if elements.capacity() > 64 && elements.len() * 4 < elements.capacity() {
+            elements.shrink_to(elements.len() * 2);
+            positions.shrink_to(elements.len() * 2, |&p| hash(&elements[p]));
+        }
+        removed
+    }
+
+    /// Removes what `remove` names; answers how many elements remain.
+    pub fn difference(&mut self, remove: &SetRemove) -> usize {
+        match remove {
+            SetRemove::All => {
+                self.clear();
+            }
+            SetRemove::Elements(elements) => {
+                for element in elements {
+                    self.remove(element);
+                }
+            }
+        }
+        self.len()
+    }
+
+    fn clear(&mut self) -> Vec<Bytes> {
+        self.positions.clear();
+        self.cost = 0;
+        std::mem::take(&mut self.elements)
+    }
+
+    /// Every element.
+    pub fn fetch(&self) -> Vec<Bytes> {
+        self.elements.clone()
+    }
+
+    /// Whether the set holds each of `elements`, in their order.
+    pub fn contains_each(&self, elements: &[Bytes]) -> Vec<bool> {
+        elements.iter().map(|e| self.contains(e)).collect()
+    }
+
+    /// Removes and answers `count` elements chosen at random (all of them
+    /// when there are no more).
+    pub fn pop(&mut self, count: usize) -> Vec<Bytes> {
+        if count >= self.len() {
+            return self.clear();
+        }
+        let mut chosen = random_positions(count, self.len());
+        // From the highest position down: the last element, moved into each
+        // hole, is never one still to be taken.
+        chosen.sort_unstable_by(|a, b| b.cmp(a));
+        chosen.into_iter().map(|at| self.remove_at(at)).collect()
+    }
+
+    /// Up to `limit` distinct elements chosen at random.
+    pub fn sample(&self, limit: u64) -> Vec<Bytes> {
+        let len = self.len();
+        if limit >= len as u64 {
+            return self.fetch();
+        }
+        random_positions(limit as usize, len)
+            .into_iter()
+            .map(|at| self.elements[at].clone())
+            .collect()
+    }
 }
 
 collection!(SetValue, Set);
 
-impl crate::backend::SetStorage for std::sync::Arc<super::Store> {}
+/// `k` distinct positions below `n` (`k <= n`), uniformly: Floyd's
+/// algorithm, O(k) whatever `n`.
+fn random_positions(k: usize, n: usize) -> Vec<usize> {
+    let mut chosen = HashSet::with_capacity(k);
+    for j in n - k..n {
+        let t = random_below(j + 1);
+        if !chosen.insert(t) {
+            chosen.insert(j);
+        }
+    }
+    chosen.into_iter().collect()
+}
+
+/// A number below `bound` (> 0) from a per-thread xorshift generator, seeded
+/// at random. Picks need to be spread, not secret.
+fn random_below(bound: usize) -> usize {
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(
+            std::collections::hash_map::RandomState::new().hash_one(0x5e7) | 1,
+        );
+    }
+    STATE.with(|state| {
+        let mut x = state.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        state.set(x);
+        ((u128::from(x) * bound as u128) >> 64) as usize
+    })
+}
+
+impl SetStorage for Arc<Store> {
+    fn set_union(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        elements: Vec<Bytes>,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<usize, Error>> + Send {
+        // Copied before the lock: a large element's copy should not hold up
+        // the shard, and a copy keeps the request's buffer from being pinned.
+        let elements = elements.iter().map(|e| Bytes::copy_from_slice(e)).collect();
+        let added = self.write(*cache, key, Some(ttl), |set: &mut SetValue| {
+            set.union(elements, max_len)
+        });
+        ready(added.map(Option::unwrap_or_default))
+    }
+
+    fn set_difference(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        remove: &SetRemove,
+    ) -> impl Future<Output = Result<bool, Error>> + Send {
+        let removed = self.write(*cache, key, None, |set: &mut SetValue| {
+            Ok(set.difference(remove))
+        });
+        ready(removed.map(|found| found.is_some()))
+    }
+
+    fn set_fetch(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
+        ready(self.read(*cache, key, SetValue::fetch))
+    }
+
+    fn set_contains(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        elements: &[Bytes],
+    ) -> impl Future<Output = Result<Option<Vec<bool>>, Error>> + Send {
+        ready(self.read(*cache, key, |set: &SetValue| set.contains_each(elements)))
+    }
+
+    fn set_length(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.read(*cache, key, SetValue::len))
+    }
+
+    fn set_pop(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        count: u32,
+    ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
+        ready(self.write(*cache, key, None, |set: &mut SetValue| {
+            Ok(set.pop(count as usize))
+        }))
+    }
+
+    fn set_sample(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        limit: u64,
+    ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
+        ready(self.read(*cache, key, |set: &SetValue| set.sample(limit)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    const NO_LIMIT: usize = usize::MAX;
+
+    fn bytes(values: &[&str]) -> Vec<Bytes> {
+        values
+            .iter()
+            .map(|v| Bytes::copy_from_slice(v.as_bytes()))
+            .collect()
+    }
+
+    fn set(values: &[&str]) -> SetValue {
+        let mut set = SetValue::default();
+        set.union(bytes(values), NO_LIMIT).unwrap();
+        set
+    }
+
+    fn contents(elements: &[Bytes]) -> BTreeSet<String> {
+        elements
+            .iter()
+            .map(|v| String::from_utf8(v.to_vec()).unwrap())
+            .collect()
+    }
+
+    fn strings(values: &[&str]) -> BTreeSet<String> {
+        values.iter().map(|v| v.to_string()).collect()
+    }
+
+    /// The cost and the positions kept incrementally match the elements.
+    fn assert_consistent(set: &SetValue) {
+        let recomputed: u64 = set.elements.iter().map(|e| element_cost(e)).sum();
+        assert_eq!(set.cost(), recomputed);
+        assert_eq!(set.positions.len(), set.elements.len());
+        for (at, element) in set.elements.iter().enumerate() {
+            assert_eq!(set.position(element), Some(at));
+        }
+    }
+
+    #[test]
+    fn union_adds_each_element_once() {
+        let mut s = set(&["a", "b"]);
+        assert_eq!(s.union(bytes(&["b", "c", "c", ""]), NO_LIMIT), Ok(4));
+        assert_eq!(contents(&s.fetch()), strings(&["a", "b", "c", ""]));
+        assert_eq!(s.union(vec![], NO_LIMIT), Ok(4));
+        assert_consistent(&s);
+    }
+
+    #[test]
+    fn a_union_past_the_element_limit_changes_nothing() {
+        let mut s = set(&["a", "b"]);
+        let before = s.cost();
+        assert_eq!(
+            s.union(bytes(&["c", "d", "a"]), 3),
+            Err(Error::CollectionTooLarge {
+                elements: 4,
+                limit: 3
+            })
+        );
+        assert_eq!(contents(&s.fetch()), strings(&["a", "b"]));
+        assert_eq!(s.cost(), before);
+        // Elements already there, or repeated, do not count.
+        assert_eq!(s.union(bytes(&["a", "b", "c", "c"]), 3), Ok(3));
+        assert_consistent(&s);
+    }
+
+    #[test]
+    fn removals_keep_the_positions_dense() {
+        let mut s = set(&["0", "1", "2", "3", "4", "5"]);
+        assert!(s.remove(b"0"));
+        assert!(!s.remove(b"0"));
+        assert!(s.remove(b"5"));
+        assert_consistent(&s);
+        assert_eq!(
+            s.difference(&SetRemove::Elements(bytes(&["2", "x", "3"]))),
+            2
+        );
+        assert_eq!(contents(&s.fetch()), strings(&["1", "4"]));
+        assert_consistent(&s);
+        assert_eq!(s.difference(&SetRemove::All), 0);
+        assert_eq!(s.cost(), 0);
+        assert_consistent(&s);
+    }
+
+    #[test]
+    fn a_set_emptied_bit_by_bit_gives_its_room_back() {
+        let all: Vec<String> = (0..1000).map(|n| n.to_string()).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let mut s = set(&all);
+        let room = s.elements.capacity();
+        let popped = s.pop(990);
+        assert_eq!((popped.len(), s.len()), (990, 10));
+        assert!(
+            s.elements.capacity() < room / 4,
+            "{}",
+            s.elements.capacity()
+        );
+        assert_consistent(&s);
+        for element in &all {
+            assert_eq!(
+                s.contains(element.as_bytes()),
+                !contents(&popped).contains(*element)
+            );
+        }
+    }
+
+    #[test]
+    fn contains_answers_in_the_order_asked() {
+        let s = set(&["a", "c"]);
+        assert_eq!(
+            s.contains_each(&bytes(&["c", "b", "a", "a"])),
+            [true, false, true, true]
+        );
+        assert!(s.contains_each(&[]).is_empty());
+    }
+
+    #[test]
+    fn pop_takes_distinct_elements_until_empty() {
+        let all = ["a", "b", "c", "d", "e", "f", "g"];
+        let mut s = set(&all);
+        let mut taken = BTreeSet::new();
+        for (count, answered, left) in [(1, 1, 6), (4, 4, 2), (5, 2, 0)] {
+            let popped = s.pop(count);
+            assert_eq!(popped.len(), answered);
+            assert_eq!(s.len(), left);
+            for element in contents(&popped) {
+                assert!(taken.insert(element), "popped twice");
+            }
+            for element in contents(&s.fetch()) {
+                assert!(!taken.contains(&element), "popped, still there");
+            }
+            assert_consistent(&s);
+        }
+        assert_eq!(taken, strings(&all));
+        assert_eq!(s.cost(), 0);
+    }
+
+    #[test]
+    fn pops_and_samples_reach_every_element() {
+        let all: Vec<String> = (0..20).map(|n| n.to_string()).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let s = set(&all);
+        let (mut sampled, mut popped) = (BTreeSet::new(), BTreeSet::new());
+        for _ in 0..500 {
+            sampled.extend(contents(&s.sample(3)));
+            let mut copy = set(&all);
+            popped.extend(contents(&copy.pop(2)));
+        }
+        assert_eq!(sampled, strings(&all));
+        assert_eq!(popped, strings(&all));
+    }
+
+    #[test]
+    fn sample_answers_distinct_elements_and_leaves_the_set() {
+        let s = set(&["a", "b", "c", "d", "e"]);
+        assert!(s.sample(0).is_empty());
+        for limit in [1, 3, 5] {
+            let sample = s.sample(limit);
+            assert_eq!(sample.len(), limit as usize);
+            assert_eq!(contents(&sample).len(), limit as usize, "distinct");
+            assert!(contents(&sample).is_subset(&contents(&s.fetch())));
+        }
+        assert_eq!(s.sample(u64::MAX).len(), 5);
+        assert_eq!(s.len(), 5);
+        assert_consistent(&s);
+    }
+
+    fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
+        let store = Store::new(crate::store::StoreConfig {
+            max_memory,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let cache = store.cache_id("c").unwrap();
+        (store, cache)
+    }
+
+    const MINUTE: CollectionTtl = CollectionTtl {
+        ttl: std::time::Duration::from_secs(60),
+        refresh: false,
+    };
+
+    #[tokio::test]
+    async fn the_store_charges_each_element_and_frees_an_emptied_set() {
+        let (store, c) = store_with(1 << 30);
+        store
+            .set_union(&c, b"s", bytes(&["a"]), MINUTE, NO_LIMIT)
+            .await
+            .unwrap();
+        let one = store.stats().bytes;
+        assert!(one > element_cost(b"a"));
+        let added = store.set_union(&c, b"s", bytes(&["a", "b", "c"]), MINUTE, NO_LIMIT);
+        assert_eq!(added.await, Ok(3));
+        assert_eq!(store.stats().bytes, one + 2 * element_cost(b"b"));
+        let popped = store.set_pop(&c, b"s", 1).await.unwrap().unwrap();
+        assert_eq!(popped.len(), 1);
+        assert_eq!(store.stats().bytes, one + element_cost(b"b"));
+        let refused = store.set_union(&c, b"s", bytes(&["x", "y"]), MINUTE, 3);
+        assert!(refused.await.is_err());
+        assert_eq!(store.stats().bytes, one + element_cost(b"b"));
+        assert_eq!(
+            store.set_difference(&c, b"s", &SetRemove::All).await,
+            Ok(true)
+        );
+        assert_eq!((store.stats().items, store.stats().bytes), (0, 0));
+        assert_eq!(store.set_fetch(&c, b"s").await, Ok(None));
+    }
+
+    #[tokio::test]
+    async fn sets_are_evicted_under_the_memory_cap() {
+        let cap = 256 << 10;
+        let (store, c) = store_with(cap);
+        let elements: Vec<String> = (0..100).map(|n| format!("element {n:>40}")).collect();
+        let elements: Vec<&str> = elements.iter().map(String::as_str).collect();
+        for n in 0..200 {
+            let key = format!("set-{n}");
+            let union = store.set_union(&c, key.as_bytes(), bytes(&elements), MINUTE, NO_LIMIT);
+            union.await.unwrap();
+            assert!(store.stats().bytes <= cap, "{:?}", store.stats());
+        }
+        assert!(store.stats().evictions > 0);
+        let last = store.set_length(&c, b"set-199").await;
+        assert_eq!(last, Ok(Some(100)), "the set just written stays");
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Union(Vec<u8>, usize),
+        Remove(Vec<u8>),
+        RemoveAll,
+        Pop(usize),
+        Sample(u64),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        // Few distinct elements, so unions and removals meet them again.
+        let elements = prop::collection::vec(0u8..24, 0..12);
+        prop_oneof![
+            6 => (elements.clone(), 0usize..30).prop_map(|(e, max)| Op::Union(e, max)),
+            3 => elements.prop_map(Op::Remove),
+            1 => Just(Op::RemoveAll),
+            2 => (1usize..10).prop_map(Op::Pop),
+            2 => (0u64..12).prop_map(Op::Sample),
+        ]
+    }
+
+    /// Random sequences of changes keep the set what a plain model set
+    /// holds, its positions dense and its cost exact.
+    #[test]
+    fn the_set_follows_a_model_under_random_changes() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let element = |n: u8| Bytes::from(format!("element {n}"));
+        let mut runner = TestRunner::new(Config {
+            failure_persistence: None,
+            ..Config::with_cases(256)
+        });
+        let ops = prop::collection::vec(op(), 1..60);
+        runner
+            .run(&ops, |ops| {
+                let mut s = SetValue::default();
+                let mut model: BTreeSet<Bytes> = BTreeSet::new();
+                for op in ops {
+                    match op {
+                        Op::Union(elements, max) => {
+                            let elements: Vec<Bytes> = elements.into_iter().map(element).collect();
+                            let after: BTreeSet<Bytes> =
+                                model.iter().chain(&elements).cloned().collect();
+                            let answer = s.union(elements, max);
+                            if after.len() > max {
+                                prop_assert!(answer.is_err());
+                            } else {
+                                prop_assert_eq!(answer, Ok(after.len()));
+                                model = after;
+                            }
+                        }
+                        Op::Remove(elements) => {
+                            let elements: Vec<Bytes> = elements.into_iter().map(element).collect();
+                            for e in &elements {
+                                model.remove(e);
+                            }
+                            s.difference(&SetRemove::Elements(elements));
+                        }
+                        Op::RemoveAll => {
+                            model.clear();
+                            s.difference(&SetRemove::All);
+                        }
+                        Op::Pop(count) => {
+                            let popped = s.pop(count);
+                            prop_assert_eq!(popped.len(), count.min(model.len()));
+                            for e in &popped {
+                                prop_assert!(model.remove(e), "popped {:?} twice", e);
+                            }
+                        }
+                        Op::Sample(limit) => {
+                            let sample = s.sample(limit);
+                            let distinct: BTreeSet<Bytes> = sample.iter().cloned().collect();
+                            prop_assert_eq!(sample.len(), distinct.len());
+                            prop_assert_eq!(sample.len() as u64, limit.min(model.len() as u64));
+                            prop_assert!(distinct.is_subset(&model));
+                        }
+                    }
+                    let held: BTreeSet<Bytes> = s.fetch().into_iter().collect();
+                    prop_assert_eq!(&held, &model);
+                    assert_consistent(&s);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn each_element_is_charged_its_allocation_and_the_overhead() {
+        let s = set(&["", "x", &"y".repeat(17)]);
+        assert_eq!(s.cost(), 16 + 32 + 3 * ELEMENT_OVERHEAD);
+    }
+}

@@ -62,6 +62,14 @@ pub static LIST_RETAIN: LazyLock<Script> = list_slice_script!("list_retain.lua")
 pub static LIST_REMOVE: LazyLock<Script> = collection_script!("list_remove.lua");
 pub static LIST_ERASE: LazyLock<Script> = collection_script!("list_erase.lua");
 
+pub static SET_UNION: LazyLock<Script> = collection_script!("set_collection_union.lua");
+pub static SET_DIFFERENCE: LazyLock<Script> = collection_script!("set_collection_difference.lua");
+pub static SET_FETCH: LazyLock<Script> = collection_script!("set_collection_fetch.lua");
+pub static SET_CONTAINS: LazyLock<Script> = collection_script!("set_collection_contains.lua");
+pub static SET_LENGTH: LazyLock<Script> = collection_script!("set_collection_length.lua");
+pub static SET_POP: LazyLock<Script> = collection_script!("set_collection_pop.lua");
+pub static SET_SAMPLE: LazyLock<Script> = collection_script!("set_collection_sample.lua");
+
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
 pub static BUCKET_UPDATE: LazyLock<Script> =

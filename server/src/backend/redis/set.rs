@@ -1,8 +1,155 @@
-//! The set calls of the Redis store.
+//! The set calls of the Redis store: each one script (`lua/set_collection_*.lua`)
+//! on a Redis set, so the type check, the change and the TTL are one atomic
+//! step. Pops and samples are Redis's own SPOP and SRANDMEMBER.
+//!
+//! Scripts answer 2 for a missing set, else an array: `{length}`, the
+//! elements, or one 1 or 0 per element asked about; SetDifference answers 1.
 
 use std::sync::Arc;
 
-use super::RedisStore;
-use crate::backend::SetStorage;
+use bytes::Bytes;
+use redis::Value;
 
-impl SetStorage for Arc<RedisStore> {}
+use super::{millis, scripts, unexpected, RedisCache, RedisStore};
+use crate::backend::{CollectionTtl, SetRemove, SetStorage};
+use crate::error::Error;
+
+const MISSING: i64 = 2;
+
+impl SetStorage for Arc<RedisStore> {
+    async fn set_union(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        elements: Vec<Bytes>,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> Result<usize, Error> {
+        let (max, ttl_ms) = (max_len.to_string(), millis(ttl.ttl));
+        let refresh: &[u8] = if ttl.refresh { b"1" } else { b"0" };
+        let mut args: Vec<&[u8]> = vec![max.as_bytes(), ttl_ms.as_bytes(), refresh];
+        args.extend(elements.iter().map(|element| &element[..]));
+        let reply = self
+            .run_item(&scripts::SET_UNION, cache, key, &args)
+            .await?;
+        if let Value::Array(parts) = &reply {
+            match parts.as_slice() {
+                [Value::Int(len)] => return Ok(*len as usize),
+                [Value::BulkString(answer), Value::Int(elements)] if answer == b"too_large" => {
+                    return Err(Error::CollectionTooLarge {
+                        elements: *elements as usize,
+                        limit: max_len,
+                    })
+                }
+                _ => {}
+            }
+        }
+        Err(unexpected("set_union", &reply))
+    }
+
+    async fn set_difference(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        remove: &SetRemove,
+    ) -> Result<bool, Error> {
+        let args: Vec<&[u8]> = match remove {
+            SetRemove::All => vec![b"all"],
+            SetRemove::Elements(elements) => std::iter::once(&b"elements"[..])
+                .chain(elements.iter().map(|element| &element[..]))
+                .collect(),
+        };
+        match self
+            .run_item(&scripts::SET_DIFFERENCE, cache, key, &args)
+            .await?
+        {
+            Value::Int(1) => Ok(true),
+            Value::Int(MISSING) => Ok(false),
+            other => Err(unexpected("set_difference", &other)),
+        }
+    }
+
+    async fn set_fetch(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<Vec<Bytes>>, Error> {
+        let reply = self.run_item(&scripts::SET_FETCH, cache, key, &[]).await?;
+        elements("set_fetch", reply)
+    }
+
+    async fn set_contains(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        elements: &[Bytes],
+    ) -> Result<Option<Vec<bool>>, Error> {
+        let args: Vec<&[u8]> = elements.iter().map(|element| &element[..]).collect();
+        match self
+            .run_item(&scripts::SET_CONTAINS, cache, key, &args)
+            .await?
+        {
+            Value::Int(MISSING) => Ok(None),
+            Value::Array(answers) => answers
+                .into_iter()
+                .map(|answer| match answer {
+                    Value::Int(member) => Ok(member == 1),
+                    other => Err(unexpected("set_contains", &other)),
+                })
+                .collect::<Result<_, _>>()
+                .map(Some),
+            other => Err(unexpected("set_contains", &other)),
+        }
+    }
+
+    async fn set_length(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<usize>, Error> {
+        let reply = self.run_item(&scripts::SET_LENGTH, cache, key, &[]).await?;
+        match &reply {
+            Value::Int(MISSING) => Ok(None),
+            Value::Array(parts) => match parts.as_slice() {
+                [Value::Int(len)] => Ok(Some(*len as usize)),
+                _ => Err(unexpected("set_length", &reply)),
+            },
+            _ => Err(unexpected("set_length", &reply)),
+        }
+    }
+
+    async fn set_pop(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        count: u32,
+    ) -> Result<Option<Vec<Bytes>>, Error> {
+        let count = count.to_string();
+        let reply = self
+            .run_item(&scripts::SET_POP, cache, key, &[count.as_bytes()])
+            .await?;
+        elements("set_pop", reply)
+    }
+
+    async fn set_sample(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        limit: u64,
+    ) -> Result<Option<Vec<Bytes>>, Error> {
+        // SRANDMEMBER takes a signed count; no set comes near either limit.
+        let limit = limit.min(i64::MAX as u64).to_string();
+        let reply = self
+            .run_item(&scripts::SET_SAMPLE, cache, key, &[limit.as_bytes()])
+            .await?;
+        elements("set_sample", reply)
+    }
+}
+
+/// A reply of elements, or 2 for a missing set.
+fn elements(call: &str, reply: Value) -> Result<Option<Vec<Bytes>>, Error> {
+    match reply {
+        Value::Int(MISSING) => Ok(None),
+        Value::Array(elements) => elements
+            .into_iter()
+            .map(|element| match element {
+                Value::BulkString(element) => Ok(Bytes::from(element)),
+                other => Err(unexpected(call, &other)),
+            })
+            .collect::<Result<_, _>>()
+            .map(Some),
+        other => Err(unexpected(call, &other)),
+    }
+}

@@ -1,0 +1,12 @@
+-- SetSample. ARGV[1]: the most elements to answer (0 and up, at most the
+-- largest signed 64-bit integer).
+-- Returns 2 if the set is missing, else up to that many distinct elements,
+-- at random, left in the set.
+if open('set') == 'missing' then
+  return 2
+end
+if ARGV[1] == '0' then
+  return {}
+end
+-- A positive count: distinct elements, the whole set when it holds no more.
+return redis.call('SRANDMEMBER', KEYS[3], ARGV[1])

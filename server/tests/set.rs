@@ -1,0 +1,421 @@
+//! The set calls over a real socket: every call, its edges (duplicates,
+//! emptied sets, random pops and samples), the collection TTL, wrong types,
+//! and bad input of each call (its status, and that nothing changed, in
+//! `set/bad_input.rs`). Every test runs on both stores.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use common::assert_status;
+use jiffy_server::proto::cache_client::*;
+use support::*;
+use tonic::{Code, Status};
+
+/// Runs each test once on the embedded store and once over a real
+/// redis-server: the two must answer every set call alike.
+macro_rules! on_both_stores {
+    ($($test:ident),* $(,)?) => {
+        mod embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread")]
+                async fn $test() {
+                    super::$test(super::Store::Embedded).await
+                }
+            )*
+        }
+        mod over_redis {
+            $(
+                #[tokio::test(flavor = "multi_thread")]
+                async fn $test() {
+                    super::$test(super::Store::Redis).await
+                }
+            )*
+        }
+    };
+}
+
+mod common;
+// After the macro, which it uses.
+#[path = "set/bad_input.rs"]
+mod bad_input;
+#[path = "set/support.rs"]
+mod support;
+
+on_both_stores!(
+    union_adds_each_element_once_and_fetch_answers_them_all,
+    a_union_of_nothing_creates_nothing,
+    difference_removes_elements_or_the_whole_set,
+    contains_answers_each_element_in_the_order_asked,
+    pop_takes_random_elements_until_the_set_is_gone,
+    sample_answers_distinct_elements_and_leaves_them,
+    a_new_set_gets_the_ttl_and_a_union_refreshes_it_only_when_asked,
+    set_calls_on_other_types_fail_the_precondition_and_change_nothing,
+    item_calls_see_a_set,
+    a_flushed_cache_has_no_sets,
+);
+
+const FIVE: &[&str] = &["apples", "bananas", "carrots", "dates", "elderberries"];
+
+async fn union_adds_each_element_once_and_fetch_answers_them_all(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    assert_eq!(sets.fetch("s").await, None);
+    assert_eq!(sets.length("s").await, None);
+    sets.union("s", &["a", "b", "a"]).await;
+    assert_eq!(sets.fetch("s").await, strings(&["a", "b"]));
+    sets.union("s", &["b", "c", ""]).await;
+    assert_eq!(sets.fetch("s").await, strings(&["a", "b", "c", ""]));
+    assert_eq!(sets.length("s").await, Some(4));
+
+    // Any bytes.
+    let all: Vec<u8> = (0..=255).collect();
+    let c = &mut sets.0;
+    let binary = SetUnionRequest {
+        set_name: bytes("binary"),
+        elements: vec![all.clone().into(), vec![0xff, 0].into()],
+        ttl_milliseconds: MINUTE_MS,
+        refresh_ttl: false,
+    };
+    c.client.set_union(c.request(binary)).await.unwrap();
+    let fetched = c
+        .client
+        .set_fetch(c.request(SetFetchRequest {
+            set_name: bytes("binary"),
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(set_fetch_response::Set::Found(found)) = fetched.set else {
+        panic!("{fetched:?}")
+    };
+    let found: BTreeSet<Vec<u8>> = found.elements.iter().map(|e| e.to_vec()).collect();
+    assert_eq!(found, BTreeSet::from([all, vec![0xff, 0]]));
+}
+
+async fn a_union_of_nothing_creates_nothing(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    sets.union("none", &[]).await;
+    assert_eq!(sets.fetch("none").await, None);
+    assert_eq!(sets.remaining_ttl("none").await, None);
+    sets.union("s", &["a"]).await;
+    sets.union("s", &[]).await;
+    assert_eq!(sets.fetch("s").await, strings(&["a"]));
+}
+
+async fn difference_removes_elements_or_the_whole_set(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    assert!(!sets.difference(remove("s", &["a"])).await);
+    assert!(!sets.difference(remove_all("s")).await);
+    assert_eq!(sets.fetch("s").await, None, "difference creates nothing");
+
+    sets.union("s", FIVE).await;
+    assert!(
+        sets.difference(remove("s", &["bananas", "figs", "dates"]))
+            .await
+    );
+    assert_eq!(
+        sets.fetch("s").await,
+        strings(&["apples", "carrots", "elderberries"])
+    );
+    assert!(sets.difference(remove("s", &[])).await);
+    assert_eq!(sets.length("s").await, Some(3));
+    // Removing the last elements removes the set.
+    assert!(
+        sets.difference(remove("s", &["apples", "carrots", "elderberries"]))
+            .await
+    );
+    assert_eq!(sets.fetch("s").await, None);
+    assert_eq!(sets.remaining_ttl("s").await, None);
+    assert!(!sets.difference(remove("s", &["apples"])).await);
+
+    sets.union("s", FIVE).await;
+    assert!(sets.difference(remove_all("s")).await);
+    assert_eq!(sets.length("s").await, None);
+}
+
+async fn contains_answers_each_element_in_the_order_asked(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    assert_eq!(sets.contains("s", &["a"]).await, None);
+    sets.union("s", &["a", "c", ""]).await;
+    assert_eq!(
+        sets.contains("s", &["c", "b", "", "a", "a"]).await,
+        Some(vec![true, false, true, true, true])
+    );
+    assert_eq!(sets.contains("s", &[]).await, Some(vec![]));
+}
+
+async fn pop_takes_random_elements_until_the_set_is_gone(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    assert_eq!(sets.pop("s", 1).await, None);
+    let ten: Vec<String> = (0..10).map(|n| format!("#{n}")).collect();
+    let ten: Vec<&str> = ten.iter().map(String::as_str).collect();
+    sets.union("s", &ten).await;
+    let mut taken = BTreeSet::new();
+    for (count, answered, left) in [(1, 1, 9), (4, 4, 5), (9, 5, 0)] {
+        let popped = sets.pop("s", count).await.unwrap();
+        assert_eq!(popped.len(), answered);
+        assert_eq!(sets.length("s").await.unwrap_or(0), left);
+        let rest = sets.fetch("s").await.unwrap_or_default();
+        for element in popped {
+            assert!(!rest.contains(&element), "{element} popped, still there");
+            assert!(taken.insert(element), "popped twice");
+        }
+    }
+    assert_eq!(Some(taken), strings(&ten));
+    assert_eq!(sets.pop("s", 1).await, None);
+    assert_eq!(sets.remaining_ttl("s").await, None);
+}
+
+async fn sample_answers_distinct_elements_and_leaves_them(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    assert_eq!(sets.sample("s", 10).await, None);
+    assert_eq!(sets.sample("s", 0).await, None);
+    sets.union("s", FIVE).await;
+    assert_eq!(sets.sample("s", 0).await, Some(vec![]));
+    let mut seen = BTreeSet::new();
+    for _ in 0..50 {
+        for (limit, answered) in [(1, 1), (3, 3), (5, 5), (10, 5), (u64::MAX, 5)] {
+            let sample = sets.sample("s", limit).await.unwrap();
+            assert_eq!(sample.len(), answered, "limit {limit}");
+            let distinct: BTreeSet<String> = sample.into_iter().collect();
+            assert_eq!(distinct.len(), answered, "distinct");
+            assert!(strings(FIVE).unwrap().is_superset(&distinct));
+            if limit == 1 {
+                seen.extend(distinct);
+            }
+        }
+    }
+    assert_eq!(
+        Some(seen),
+        strings(FIVE),
+        "samples of one reach each element"
+    );
+    assert_eq!(sets.fetch("s").await, strings(FIVE));
+}
+
+async fn a_new_set_gets_the_ttl_and_a_union_refreshes_it_only_when_asked(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    let mut first = union("s", &["a"]);
+    first.ttl_milliseconds = 200;
+    first.refresh_ttl = false;
+    sets.try_union(first).await.unwrap();
+    let left = sets.remaining_ttl("s").await.unwrap();
+    assert!(left <= Duration::from_millis(200), "{left:?}");
+
+    // Without refresh the TTL stays; with it, it becomes the request's.
+    let mut kept = union("s", &["b"]);
+    kept.refresh_ttl = false;
+    sets.try_union(kept).await.unwrap();
+    assert!(sets.remaining_ttl("s").await.unwrap() <= Duration::from_millis(200));
+    sets.union("s", &["c"]).await;
+    assert!(sets.remaining_ttl("s").await.unwrap() > Duration::from_secs(50));
+
+    // Removals and pops keep the TTL.
+    let mut short = union("short", &["a", "b", "c"]);
+    short.ttl_milliseconds = 300;
+    sets.try_union(short).await.unwrap();
+    sets.difference(remove("short", &["a"])).await;
+    sets.pop("short", 1).await.unwrap();
+    assert!(sets.remaining_ttl("short").await.unwrap() <= Duration::from_millis(300));
+
+    // A set past its TTL is a miss.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(sets.fetch("short").await, None);
+    assert_eq!(sets.length("short").await, None);
+    assert_eq!(sets.contains("short", &["c"]).await, None);
+    assert_eq!(sets.sample("short", 1).await, None);
+}
+
+async fn set_calls_on_other_types_fail_the_precondition_and_change_nothing(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    sets.0.put(b"k", b"v").await;
+    let c = &mut sets.0;
+    c.client
+        .list_push_back(c.request(ListPushBackRequest {
+            list_name: bytes("l"),
+            value: bytes("x"),
+            ttl_milliseconds: MINUTE_MS,
+            refresh_ttl: false,
+            truncate_front_to_size: 0,
+        }))
+        .await
+        .unwrap();
+    for key in ["k", "l"] {
+        let failed = |result: Result<(), Status>| {
+            let status = assert_status(result, Code::FailedPrecondition, None);
+            assert!(status.message().contains("not a set"), "{status:?}");
+        };
+        failed(
+            c.client
+                .set_union(c.request(union(key, &["x"])))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_union(c.request(union(key, &[])))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_difference(c.request(remove(key, &["v"])))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_difference(c.request(remove_all(key)))
+                .await
+                .map(drop),
+        );
+        let name = bytes(key);
+        failed(
+            c.client
+                .set_fetch(c.request(SetFetchRequest {
+                    set_name: name.clone(),
+                }))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_contains(c.request(contains(key, &["v"])))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_length(c.request(SetLengthRequest {
+                    set_name: name.clone(),
+                }))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_pop(c.request(SetPopRequest {
+                    set_name: name.clone(),
+                    count: 1,
+                }))
+                .await
+                .map(drop),
+        );
+        failed(
+            c.client
+                .set_sample(c.request(SetSampleRequest {
+                    set_name: name,
+                    limit: 1,
+                }))
+                .await
+                .map(drop),
+        );
+    }
+    assert_eq!(c.value_of(b"k").await, "v");
+    let list = c
+        .client
+        .list_length(c.request(ListLengthRequest {
+            list_name: bytes("l"),
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(matches!(list.list, Some(list_length_response::List::Found(f)) if f.length == 1));
+
+    // And the other way: a list call on a set.
+    sets.union("s", &["a"]).await;
+    let c = &mut sets.0;
+    let status = assert_status(
+        c.client
+            .list_length(c.request(ListLengthRequest {
+                list_name: bytes("s"),
+            }))
+            .await,
+        Code::FailedPrecondition,
+        None,
+    );
+    assert!(status.message().contains("is a set"), "{status:?}");
+    let status = assert_status(
+        c.client
+            .get(c.request(GetRequest {
+                cache_key: bytes("s"),
+            }))
+            .await,
+        Code::FailedPrecondition,
+        None,
+    );
+    assert!(status.message().contains("is a set"), "{status:?}");
+    assert_eq!(sets.fetch("s").await, strings(&["a"]));
+}
+
+async fn item_calls_see_a_set(store: Store) {
+    use item_get_type_response::{ItemType, Result};
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    sets.union("s", &["a"]).await;
+    let c = &mut sets.0;
+    let kind = c
+        .client
+        .item_get_type(c.request(ItemGetTypeRequest {
+            cache_key: bytes("s"),
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(matches!(kind.result, Some(Result::Found(f)) if f.item_type == ItemType::Set as i32));
+    let exists = c
+        .client
+        .keys_exist(c.request(KeysExistRequest {
+            cache_keys: vec![bytes("s"), bytes("t")],
+        }))
+        .await
+        .unwrap();
+    assert_eq!(exists.into_inner().exists, [true, false]);
+    let left = sets.remaining_ttl("s").await.unwrap();
+    assert!(left > Duration::from_secs(50) && left <= Duration::from_secs(60));
+    let c = &mut sets.0;
+    let update = UpdateTtlRequest {
+        cache_key: bytes("s"),
+        update_ttl: Some(update_ttl_request::UpdateTtl::OverwriteToMilliseconds(
+            10 * MINUTE_MS,
+        )),
+    };
+    c.client.update_ttl(c.request(update)).await.unwrap();
+    assert!(sets.remaining_ttl("s").await.unwrap() > Duration::from_secs(500));
+    let c = &mut sets.0;
+    c.client
+        .delete(c.request(DeleteRequest {
+            cache_key: bytes("s"),
+        }))
+        .await
+        .unwrap();
+    assert_eq!(sets.fetch("s").await, None);
+    // A set at the key of a deleted one starts afresh.
+    sets.union("s", &["b"]).await;
+    assert_eq!(sets.fetch("s").await, strings(&["b"]));
+}
+
+async fn a_flushed_cache_has_no_sets(store: Store) {
+    use jiffy_server::proto::control_client::FlushCacheRequest;
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    sets.union("s", FIVE).await;
+    let flush = FlushCacheRequest {
+        cache_name: "c".into(),
+    };
+    server.control().await.flush_cache(flush).await.unwrap();
+    assert_eq!(sets.fetch("s").await, None);
+    assert_eq!(sets.length("s").await, None);
+    assert!(!sets.difference(remove_all("s")).await);
+    // What the flushed set held does not come back with the next union.
+    sets.union("s", &["new"]).await;
+    assert_eq!(sets.fetch("s").await, strings(&["new"]));
+    assert_eq!(sets.length("s").await, Some(1));
+}
