@@ -1,6 +1,5 @@
 //! The calls of `cache_client.Scs` that are declared but not served yet:
-//! the collection calls (dictionaries, sets, lists,
-//! sorted sets). Each answers UNIMPLEMENTED naming itself, so a client sees
+//! the collection calls (sets, sorted sets). Each answers UNIMPLEMENTED naming itself, so a client sees
 //! which call is missing rather than a bare status.
 //!
 //! As a data type is built, its rows leave this table for a file of real
@@ -23,13 +22,6 @@ macro_rules! not_served_yet {
 }
 
 not_served_yet! {
-    dictionary_get(DictionaryGetRequest) -> DictionaryGetResponse = "DictionaryGet";
-    dictionary_fetch(DictionaryFetchRequest) -> DictionaryFetchResponse = "DictionaryFetch";
-    dictionary_set(DictionarySetRequest) -> DictionarySetResponse = "DictionarySet";
-    dictionary_increment(DictionaryIncrementRequest) -> DictionaryIncrementResponse = "DictionaryIncrement";
-    dictionary_delete(DictionaryDeleteRequest) -> DictionaryDeleteResponse = "DictionaryDelete";
-    dictionary_length(DictionaryLengthRequest) -> DictionaryLengthResponse = "DictionaryLength";
-
     set_fetch(SetFetchRequest) -> SetFetchResponse = "SetFetch";
     set_sample(SetSampleRequest) -> SetSampleResponse = "SetSample";
     set_union(SetUnionRequest) -> SetUnionResponse = "SetUnion";
