@@ -218,6 +218,9 @@ impl Store {
                 let collection = T::of_mut(value).ok_or_else(|| T::TYPE.mismatch(found_type))?;
                 let answer = write(collection)?;
                 if collection.is_empty() {
+                    // Counted at its cost now, so that the removal, which
+                    // subtracts the cost now, frees all that was counted.
+                    shard.recharge(slot, old, &self.counters);
                     shard.remove(slot, &self.counters);
                     return Ok(Some(answer));
                 }
