@@ -178,6 +178,24 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/ListErase", false, |b| {
         cc::ListEraseResponse::decode(b).is_ok()
     }),
+    ("/cache_client.Scs/DictionaryGet", false, |b| {
+        cc::DictionaryGetResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryFetch", false, |b| {
+        cc::DictionaryFetchResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionarySet", false, |b| {
+        cc::DictionarySetResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryIncrement", false, |b| {
+        cc::DictionaryIncrementResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryDelete", false, |b| {
+        cc::DictionaryDeleteResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryLength", false, |b| {
+        cc::DictionaryLengthResponse::decode(b).is_ok()
+    }),
     ("/control_client.ScsControl/CreateCache", false, |b| {
         ctl::CreateCacheResponse::decode(b).is_ok()
     }),
@@ -199,7 +217,7 @@ const CALLS: &[(&str, bool, Decodes)] = &[
 /// outside the catalogue). A call of the catalogue decodes its message first,
 /// so a body that is not its message is refused as for a served call.
 const NOT_SERVED: &[&str] = &[
-    "/cache_client.Scs/DictionarySet",
+    "/cache_client.Scs/SortedSetUnionStore",
     "/cache_client.Scs/SetUnion",
     "/no.such.Service/Call",
 ];

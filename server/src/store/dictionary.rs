@@ -345,4 +345,58 @@ mod tests {
         let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);
         assert_eq!(d.cost(), 16 + 16 + 32 + 2 * ELEMENT_OVERHEAD);
     }
+
+    /// Through the store: each write charges the dictionary's entries, the
+    /// memory cap evicts whole dictionaries, and emptying one frees it all.
+    #[tokio::test]
+    async fn the_store_charges_entries_and_frees_an_emptied_dictionary() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 20,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: std::time::Duration::from_secs(60),
+            refresh: false,
+        };
+        let items = |n: usize| -> Vec<(Bytes, Bytes)> {
+            (0..n)
+                .map(|i| (Bytes::from(format!("field-{i}")), Bytes::from(vec![1; 100])))
+                .collect()
+        };
+        store
+            .dictionary_set(&c, b"d", items(1), ttl, NO_LIMIT)
+            .await
+            .unwrap();
+        let one = store.stats().bytes;
+        store
+            .dictionary_set(&c, b"d", items(2), ttl, NO_LIMIT)
+            .await
+            .unwrap();
+        assert_eq!(store.stats().bytes - one, entry_cost(b"field-1", &[1; 100]));
+        let fields = vec![bytes("field-0"), bytes("field-1")];
+        store
+            .dictionary_delete(&c, b"d", &DictionaryDelete::Fields(fields))
+            .await
+            .unwrap();
+        assert_eq!(store.stats().items, 0);
+        assert_eq!(store.stats().bytes, 0);
+
+        // 100 dictionaries of 100 entries of about 200 bytes: twice the cap.
+        for i in 0..100 {
+            let name = format!("d{i}");
+            store
+                .dictionary_set(&c, name.as_bytes(), items(100), ttl, NO_LIMIT)
+                .await
+                .unwrap();
+            assert!(store.stats().bytes <= 1 << 20, "over the cap after {i}");
+        }
+        assert!(store.stats().evictions > 0);
+        assert_eq!(
+            store.dictionary_length(&c, b"d99").await.unwrap(),
+            Some(100)
+        );
+    }
 }
