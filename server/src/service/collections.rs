@@ -1,6 +1,7 @@
 //! The calls of `cache_client.Scs` that are declared but not served yet:
-//! the collection calls (sets, sorted sets). Each answers UNIMPLEMENTED naming itself, so a client sees
-//! which call is missing rather than a bare status.
+//! the collection calls (sets, sorted sets). Each answers UNIMPLEMENTED
+//! naming itself, so a client sees which call is missing rather than a bare
+//! status.
 //!
 //! As a data type is built, its rows leave this table for a file of real
 //! handlers (`dictionary.rs`, `set.rs`, `list.rs`, `sorted_set.rs`,
