@@ -81,12 +81,12 @@ pub static RPCS: &[Rpc] = catalogue! {
         GetWithHash:            DataRead,   true,       true;
         SetIfHash:              DataWrite,  false,      true;
 
-        DictionaryGet:          DataRead,   true,       false;
-        DictionaryFetch:        DataRead,   true,       false;
-        DictionarySet:          DataWrite,  true,       false;
-        DictionaryIncrement:    DataWrite,  false,      false;
-        DictionaryDelete:       DataWrite,  true,       false;
-        DictionaryLength:       DataRead,   true,       false;
+        DictionaryGet:          DataRead,   true,       true;
+        DictionaryFetch:        DataRead,   true,       true;
+        DictionarySet:          DataWrite,  true,       true;
+        DictionaryIncrement:    DataWrite,  false,      true;
+        DictionaryDelete:       DataWrite,  true,       true;
+        DictionaryLength:       DataRead,   true,       true;
 
         SetFetch:               DataRead,   true,       true;
         SetSample:              DataRead,   true,       true;

@@ -13,7 +13,7 @@ use common::{sample, server_binary, ServerProcess};
 use jiffy_server::proto::cache_client::ping_client::PingClient;
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
-    DictionaryFetchRequest, DictionarySetRequest, GetRequest, PingRequest, SetRequest,
+    GetRequest, PingRequest, SetRequest, SortedSetFetchRequest, SortedSetPutRequest,
 };
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::{
@@ -340,37 +340,38 @@ async fn calls_not_served_yet_need_the_role_of_their_class() {
     let server = AuthServer::start(&["c"]).await;
     let read = server.token("all", "read");
     let write = server.token("all", "write");
-    let dictionary_set = |token: &str| {
-        let set = DictionarySetRequest {
-            dictionary_name: "d".into(),
+    let sorted_set_put = |token: &str| {
+        let put = SortedSetPutRequest {
+            set_name: "s".into(),
             ..Default::default()
         };
-        let request = authorized(Some(token), Some("c"), set);
+        let request = authorized(Some(token), Some("c"), put);
         let mut client = ScsClient::new(server.channel.clone());
-        async move { client.dictionary_set(request).await.map(drop) }
+        async move { client.sorted_set_put(request).await.map(drop) }
     };
-    let denied = assert_code(dictionary_set(&read).await, Code::PermissionDenied);
+    let denied = assert_code(sorted_set_put(&read).await, Code::PermissionDenied);
     assert!(
-        denied.message().contains("DictionarySet") && denied.message().contains("`write`"),
+        denied.message().contains("SortedSetPut") && denied.message().contains("`write`"),
         "{denied:?}"
     );
-    let unserved = assert_code(dictionary_set(&write).await, Code::Unimplemented);
-    assert!(unserved.message().contains("DictionarySet"), "{unserved:?}");
+    let unserved = assert_code(sorted_set_put(&write).await, Code::Unimplemented);
+    assert!(unserved.message().contains("SortedSetPut"), "{unserved:?}");
     let fetch = authorized(
         Some(&read),
         Some("c"),
-        DictionaryFetchRequest {
-            dictionary_name: "d".into(),
+        SortedSetFetchRequest {
+            set_name: "s".into(),
+            ..Default::default()
         },
     );
     let unserved = assert_code(
         ScsClient::new(server.channel.clone())
-            .dictionary_fetch(fetch)
+            .sorted_set_fetch(fetch)
             .await,
         Code::Unimplemented,
     );
     assert!(
-        unserved.message().contains("DictionaryFetch"),
+        unserved.message().contains("SortedSetFetch"),
         "{unserved:?}"
     );
 }

@@ -60,7 +60,7 @@ async fn a_call_not_served_is_counted_under_its_own_name() {
     let before = server.metrics().await;
     // Served calls have their series from the start; the others from their first call.
     let get_latency = "jiffy_request_duration_seconds_count{rpc=\"Get\"}";
-    let set_latency = "jiffy_request_duration_seconds_count{rpc=\"DictionarySet\"}";
+    let set_latency = "jiffy_request_duration_seconds_count{rpc=\"SortedSetUnionStore\"}";
     assert_eq!(sample(&before, get_latency), Some(0.0), "{before}");
     assert_eq!(sample(&before, set_latency), None, "{before}");
 
@@ -68,7 +68,7 @@ async fn a_call_not_served_is_counted_under_its_own_name() {
     for _ in 0..2 {
         let answer = raw_grpc::call(
             channel.clone(),
-            "/cache_client.Scs/DictionarySet",
+            "/cache_client.Scs/SortedSetUnionStore",
             Some("c"),
             Bytes::new(),
             false,
@@ -76,11 +76,14 @@ async fn a_call_not_served_is_counted_under_its_own_name() {
         .await;
         let status = answer.unwrap_err();
         assert_eq!(status.code(), Code::Unimplemented);
-        assert!(status.message().contains("DictionarySet"), "{status:?}");
+        assert!(
+            status.message().contains("SortedSetUnionStore"),
+            "{status:?}"
+        );
     }
 
     let after = server.metrics().await;
-    let count = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"DictionarySet\"}";
+    let count = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"SortedSetUnionStore\"}";
     assert_eq!(sample(&after, count), Some(2.0), "{after}");
     assert_eq!(sample(&after, set_latency), Some(2.0), "{after}");
     let unknown = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"unknown\"}";

@@ -199,6 +199,24 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/SetSample", false, |b| {
         cc::SetSampleResponse::decode(b).is_ok()
     }),
+    ("/cache_client.Scs/DictionaryGet", false, |b| {
+        cc::DictionaryGetResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryFetch", false, |b| {
+        cc::DictionaryFetchResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionarySet", false, |b| {
+        cc::DictionarySetResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryIncrement", false, |b| {
+        cc::DictionaryIncrementResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryDelete", false, |b| {
+        cc::DictionaryDeleteResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/DictionaryLength", false, |b| {
+        cc::DictionaryLengthResponse::decode(b).is_ok()
+    }),
     ("/control_client.ScsControl/CreateCache", false, |b| {
         ctl::CreateCacheResponse::decode(b).is_ok()
     }),
@@ -219,7 +237,10 @@ const CALLS: &[(&str, bool, Decodes)] = &[
 /// Calls that are not served: UNIMPLEMENTED naming the call (or the path,
 /// outside the catalogue). A call of the catalogue decodes its message first,
 /// so a body that is not its message is refused as for a served call.
-const NOT_SERVED: &[&str] = &["/cache_client.Scs/DictionarySet", "/no.such.Service/Call"];
+const NOT_SERVED: &[&str] = &[
+    "/cache_client.Scs/SortedSetUnionStore",
+    "/no.such.Service/Call",
+];
 
 /// Whether field `number` is sent length-delimited (bytes, strings and
 /// messages) rather than as a varint, given a roll of 0..10. Biased towards

@@ -15,6 +15,8 @@
 //! The long run: `PROPTEST_CASES=2000 cargo test --release -p jiffy-server --test storage_equivalence`.
 
 mod common;
+#[path = "storage_equivalence/dictionary.rs"]
+mod dictionary;
 
 use std::cell::{Cell, RefCell};
 use std::net::TcpListener as StdListener;
@@ -31,6 +33,8 @@ use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use tonic::transport::Channel;
+
+use dictionary::{dictionary_answer, dictionary_call, DictionaryCall};
 
 const CACHE: &str = "equivalence";
 const TEN_MINUTES: u64 = 600_000;
@@ -99,6 +103,7 @@ enum Call {
     ListCaches,
     List(ListCall),
     SetCollection(SetCall),
+    Dictionary(DictionaryCall),
 }
 
 const KEYS: &[&[u8]] = &[b"a", b"b", b"counter", b"\x00\xff", b"{tag}"];
@@ -157,6 +162,7 @@ fn call() -> impl Strategy<Value = Call> {
         1 => Just(Call::ListCaches),
         8 => list_call().prop_map(Call::List),
         8 => set_call().prop_map(Call::SetCollection),
+        6 => dictionary_call().prop_map(Call::Dictionary),
     ]
 }
 
@@ -373,6 +379,7 @@ impl Clients {
             }
             Call::List(call) => list_answer(data, call).await,
             Call::SetCollection(call) => set_answer(data, call).await,
+            Call::Dictionary(call) => dictionary_answer(data, call).await,
         };
         outcome
     }

@@ -62,7 +62,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::error::Error;
-pub use dictionary::DictionaryStorage;
+pub use dictionary::{DictionaryDelete, DictionaryStorage};
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::{SetRemove, SetStorage};
 pub use sorted_set::SortedSetStorage;

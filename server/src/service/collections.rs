@@ -1,7 +1,7 @@
 //! The calls of `cache_client.Scs` that are declared but not served yet:
-//! the collection calls (dictionaries, sets, lists,
-//! sorted sets). Each answers UNIMPLEMENTED naming itself, so a client sees
-//! which call is missing rather than a bare status.
+//! the collection calls (sets, sorted sets). Each answers UNIMPLEMENTED
+//! naming itself, so a client sees which call is missing rather than a bare
+//! status.
 //!
 //! As a data type is built, its rows leave this table for a file of real
 //! handlers (`dictionary.rs`, `set.rs`, `list.rs`, `sorted_set.rs`,
@@ -23,12 +23,6 @@ macro_rules! not_served_yet {
 }
 
 not_served_yet! {
-    dictionary_get(DictionaryGetRequest) -> DictionaryGetResponse = "DictionaryGet";
-    dictionary_fetch(DictionaryFetchRequest) -> DictionaryFetchResponse = "DictionaryFetch";
-    dictionary_set(DictionarySetRequest) -> DictionarySetResponse = "DictionarySet";
-    dictionary_increment(DictionaryIncrementRequest) -> DictionaryIncrementResponse = "DictionaryIncrement";
-    dictionary_delete(DictionaryDeleteRequest) -> DictionaryDeleteResponse = "DictionaryDelete";
-    dictionary_length(DictionaryLengthRequest) -> DictionaryLengthResponse = "DictionaryLength";
 
     sorted_set_put(SortedSetPutRequest) -> SortedSetPutResponse = "SortedSetPut";
     sorted_set_fetch(SortedSetFetchRequest) -> SortedSetFetchResponse = "SortedSetFetch";

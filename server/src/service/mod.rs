@@ -3,6 +3,7 @@
 //! - [`scs`] — `cache_client.Scs`: routes each data-plane call to its file.
 //! - [`scalar`] — `cache_client.Scs`, single-item calls.
 //! - [`batch`] — `cache_client.Scs`, GetBatch and SetBatch (server streams).
+//! - [`dictionary`] — `cache_client.Scs`, the dictionary calls.
 //! - [`list`] — `cache_client.Scs`, the list calls.
 //! - [`set`] — `cache_client.Scs`, the set calls.
 //! - [`collections`] — `cache_client.Scs`, the calls not served yet.
@@ -15,6 +16,7 @@
 pub mod batch;
 pub mod collections;
 pub mod control;
+pub mod dictionary;
 pub mod hash;
 pub mod list;
 pub mod ping;

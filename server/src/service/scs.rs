@@ -85,48 +85,48 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         hash::set_if_hash(self, request).await
     }
 
-    // Declared, not served yet: each stub answers UNIMPLEMENTED naming its call.
+    // Dictionaries: served, in dictionary.rs.
 
     async fn dictionary_get(
         &self,
         request: Request<DictionaryGetRequest>,
     ) -> Answer<DictionaryGetResponse> {
-        collections::dictionary_get(request)
+        super::dictionary::dictionary_get(self, request).await
     }
 
     async fn dictionary_fetch(
         &self,
         request: Request<DictionaryFetchRequest>,
     ) -> Answer<DictionaryFetchResponse> {
-        collections::dictionary_fetch(request)
+        super::dictionary::dictionary_fetch(self, request).await
     }
 
     async fn dictionary_set(
         &self,
         request: Request<DictionarySetRequest>,
     ) -> Answer<DictionarySetResponse> {
-        collections::dictionary_set(request)
+        super::dictionary::dictionary_set(self, request).await
     }
 
     async fn dictionary_increment(
         &self,
         request: Request<DictionaryIncrementRequest>,
     ) -> Answer<DictionaryIncrementResponse> {
-        collections::dictionary_increment(request)
+        super::dictionary::dictionary_increment(self, request).await
     }
 
     async fn dictionary_delete(
         &self,
         request: Request<DictionaryDeleteRequest>,
     ) -> Answer<DictionaryDeleteResponse> {
-        collections::dictionary_delete(request)
+        super::dictionary::dictionary_delete(self, request).await
     }
 
     async fn dictionary_length(
         &self,
         request: Request<DictionaryLengthRequest>,
     ) -> Answer<DictionaryLengthResponse> {
-        collections::dictionary_length(request)
+        super::dictionary::dictionary_length(self, request).await
     }
 
     // Sets: served, in set.rs.

@@ -1,28 +1,402 @@
-//! The dictionary type of the embedded store (placeholder: its operations
-//! arrive with its calls).
+//! Dictionaries in the embedded store: a hash map of field to value, with
+//! the cost of its entries kept up to date by every change.
+//!
+//! Every method checks what can fail before it changes anything, so a
+//! refused call leaves the dictionary as it was.
 
-use super::value::collection;
+use std::collections::{HashMap, HashSet};
+use std::future::{ready, Future};
+use std::sync::Arc;
 
-#[derive(Default)]
+use bytes::Bytes;
+
+use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::{CacheId, Store};
+use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
+use crate::error::Error;
+
+/// The charge of one entry holding `field` and `value`.
+fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
+    part_cost(field.len()) + part_cost(value.len()) + ELEMENT_OVERHEAD
+}
+
+#[derive(Debug, Default)]
 pub struct Dictionary {
-    len: usize,
+    entries: HashMap<Bytes, Bytes>,
+    /// The sum of [`entry_cost`] over `entries`: every mutator keeps it, so
+    /// the store reads the dictionary's charge in O(1).
     cost: u64,
 }
 
 impl Dictionary {
     pub fn len(&self) -> usize {
-        self.len
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.entries.is_empty()
     }
 
     pub fn cost(&self) -> u64 {
         self.cost
     }
+
+    /// Sets each field to its value, in order (so a repeated field keeps
+    /// its last value). [`Error::CollectionTooLarge`], and nothing changes,
+    /// when the dictionary would then hold more than `max_len` fields.
+    pub fn set(&mut self, items: Vec<(Bytes, Bytes)>, max_len: usize) -> Result<(), Error> {
+        let new: HashSet<&[u8]> = items
+            .iter()
+            .map(|(field, _)| &field[..])
+            .filter(|field| !self.entries.contains_key(*field))
+            .collect();
+        let len = self.entries.len() + new.len();
+        if len > max_len {
+            return Err(Error::CollectionTooLarge {
+                elements: len,
+                limit: max_len,
+            });
+        }
+        for (field, value) in items {
+            self.insert(field, value);
+        }
+        Ok(())
+    }
+
+    /// Adds `amount` to the base-10 i64 the field holds (absent: 0) and
+    /// stores the sum back as text; answers it.
+    pub fn increment(&mut self, field: &[u8], amount: i64, max_len: usize) -> Result<i64, Error> {
+        let total = match self.entries.get(field) {
+            Some(value) => std::str::from_utf8(value)
+                .ok()
+                .and_then(|text| text.parse::<i64>().ok())
+                .ok_or(Error::NotAnInteger)?
+                .checked_add(amount)
+                .ok_or(Error::IncrementOverflow)?,
+            None => {
+                let len = self.entries.len() + 1;
+                if len > max_len {
+                    return Err(Error::CollectionTooLarge {
+                        elements: len,
+                        limit: max_len,
+                    });
+                }
+                amount
+            }
+        };
+        self.insert(
+            Bytes::copy_from_slice(field),
+            Bytes::from(total.to_string()),
+        );
+        Ok(total)
+    }
+
+    /// The value of each field, in the order given.
+    pub fn get(&self, fields: &[Bytes]) -> Vec<Option<Bytes>> {
+        fields
+            .iter()
+            .map(|field| self.entries.get(field).cloned())
+            .collect()
+    }
+
+    /// Every entry, in ascending byte order of the fields.
+    pub fn fetch(&self) -> Vec<(Bytes, Bytes)> {
+        let mut entries: Vec<(Bytes, Bytes)> = self
+            .entries
+            .iter()
+            .map(|(field, value)| (field.clone(), value.clone()))
+            .collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        entries
+    }
+
+    pub fn delete(&mut self, delete: &DictionaryDelete) {
+        match delete {
+            DictionaryDelete::All => {
+                self.entries.clear();
+                self.cost = 0;
+            }
+            DictionaryDelete::Fields(fields) => {
+                for field in fields {
+                    if let Some((field, value)) = self.entries.remove_entry(&field[..]) {
+                        self.cost -= entry_cost(&field, &value);
+                    }
+                }
+            }
+        }
+    }
+
+    fn insert(&mut self, field: Bytes, value: Bytes) {
+        self.cost += entry_cost(&field, &value);
+        if let Some(old) = self.entries.get_mut(&field) {
+            self.cost -= entry_cost(&field, old);
+            *old = value;
+        } else {
+            self.entries.insert(field, value);
+        }
+    }
 }
 
 collection!(Dictionary, Dictionary);
 
-impl crate::backend::DictionaryStorage for std::sync::Arc<super::Store> {}
+impl DictionaryStorage for Arc<Store> {
+    fn dictionary_set(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        items: Vec<(Bytes, Bytes)>,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        // Copied before the lock: a large value's copy should not hold up
+        // the shard, and a copy keeps the request's buffer from being pinned.
+        let items = items
+            .iter()
+            .map(|(f, v)| (Bytes::copy_from_slice(f), Bytes::copy_from_slice(v)))
+            .collect();
+        let set = self.write(*cache, key, Some(ttl), |dictionary: &mut Dictionary| {
+            dictionary.set(items, max_len)
+        });
+        ready(set.map(drop))
+    }
+
+    fn dictionary_increment(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        field: &[u8],
+        amount: i64,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<i64, Error>> + Send {
+        let total = self.write(*cache, key, Some(ttl), |dictionary: &mut Dictionary| {
+            dictionary.increment(field, amount, max_len)
+        });
+        // With a TTL, `write` always runs the closure, so there is a total.
+        ready(total.map(|total| total.unwrap_or(amount)))
+    }
+
+    fn dictionary_get(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        fields: &[Bytes],
+    ) -> impl Future<Output = Result<Option<Vec<Option<Bytes>>>, Error>> + Send {
+        ready(self.read(*cache, key, |dictionary: &Dictionary| {
+            dictionary.get(fields)
+        }))
+    }
+
+    fn dictionary_fetch(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<Vec<(Bytes, Bytes)>>, Error>> + Send {
+        ready(self.read(*cache, key, Dictionary::fetch))
+    }
+
+    fn dictionary_delete(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        delete: &DictionaryDelete,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let deleted = self.write(*cache, key, None, |dictionary: &mut Dictionary| {
+            dictionary.delete(delete);
+            Ok(())
+        });
+        ready(deleted.map(drop))
+    }
+
+    fn dictionary_length(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.read(*cache, key, Dictionary::len))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_LIMIT: usize = usize::MAX;
+
+    fn bytes(text: &str) -> Bytes {
+        Bytes::copy_from_slice(text.as_bytes())
+    }
+
+    fn dictionary(items: &[(&str, &str)]) -> Dictionary {
+        let mut d = Dictionary::default();
+        d.set(pairs(items), NO_LIMIT).unwrap();
+        d
+    }
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(Bytes, Bytes)> {
+        items.iter().map(|(f, v)| (bytes(f), bytes(v))).collect()
+    }
+
+    fn contents(d: &Dictionary) -> Vec<(String, String)> {
+        d.fetch()
+            .into_iter()
+            .map(|(f, v)| {
+                (
+                    String::from_utf8(f.to_vec()).unwrap(),
+                    String::from_utf8(v.to_vec()).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// The cost kept incrementally equals the cost recomputed from scratch.
+    fn assert_cost_is_exact(d: &Dictionary) {
+        let recomputed: u64 = d.entries.iter().map(|(f, v)| entry_cost(f, v)).sum();
+        assert_eq!(d.cost(), recomputed);
+    }
+
+    #[test]
+    fn set_adds_and_replaces_and_a_repeated_field_keeps_its_last_value() {
+        let mut d = dictionary(&[("a", "1"), ("b", "2")]);
+        d.set(pairs(&[("b", "two"), ("c", "3"), ("c", "three")]), NO_LIMIT)
+            .unwrap();
+        let expected =
+            [("a", "1"), ("b", "two"), ("c", "three")].map(|(f, v)| (f.to_string(), v.to_string()));
+        assert_eq!(contents(&d), expected);
+        assert_cost_is_exact(&d);
+    }
+
+    #[test]
+    fn a_set_past_the_element_limit_changes_nothing() {
+        let mut d = dictionary(&[("a", "1"), ("b", "2")]);
+        let before = d.cost();
+        assert_eq!(
+            d.set(pairs(&[("c", "3"), ("d", "4"), ("c", "5")]), 3),
+            Err(Error::CollectionTooLarge {
+                elements: 4,
+                limit: 3
+            })
+        );
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.cost(), before);
+        // Fields already there do not count again.
+        d.set(pairs(&[("a", "x"), ("b", "y"), ("c", "z")]), 3)
+            .unwrap();
+        assert_eq!(d.len(), 3);
+        assert_eq!(
+            d.increment(b"d", 1, 3),
+            Err(Error::CollectionTooLarge {
+                elements: 4,
+                limit: 3
+            })
+        );
+        d.set(pairs(&[("c", "7")]), 3).unwrap();
+        assert_eq!(d.increment(b"c", 1, 3), Ok(8));
+    }
+
+    #[test]
+    fn increment_counts_an_absent_field_as_zero_and_refuses_text() {
+        let mut d = Dictionary::default();
+        assert_eq!(d.increment(b"n", 5, NO_LIMIT), Ok(5));
+        assert_eq!(d.increment(b"n", -7, NO_LIMIT), Ok(-2));
+        assert_eq!(d.get(&[bytes("n")]), [Some(bytes("-2"))]);
+        d.set(
+            pairs(&[("t", "abcxyz"), ("max", "9223372036854775807")]),
+            NO_LIMIT,
+        )
+        .unwrap();
+        let before = d.cost();
+        assert_eq!(d.increment(b"t", 1, NO_LIMIT), Err(Error::NotAnInteger));
+        assert_eq!(
+            d.increment(b"max", 1, NO_LIMIT),
+            Err(Error::IncrementOverflow)
+        );
+        assert_eq!(d.cost(), before);
+        assert_eq!(d.increment(b"max", 0, NO_LIMIT), Ok(i64::MAX));
+        assert_cost_is_exact(&d);
+    }
+
+    #[test]
+    fn get_answers_in_the_order_asked() {
+        let d = dictionary(&[("a", "1"), ("b", "2")]);
+        assert_eq!(
+            d.get(&[bytes("b"), bytes("x"), bytes("a"), bytes("b")]),
+            [Some(bytes("2")), None, Some(bytes("1")), Some(bytes("2"))]
+        );
+    }
+
+    #[test]
+    fn delete_removes_fields_or_everything() {
+        let mut d = dictionary(&[("a", "1"), ("b", "2"), ("c", "3")]);
+        d.delete(&DictionaryDelete::Fields(vec![
+            bytes("a"),
+            bytes("x"),
+            bytes("a"),
+        ]));
+        assert_eq!(d.len(), 2);
+        assert_cost_is_exact(&d);
+        d.delete(&DictionaryDelete::All);
+        assert!(d.is_empty());
+        assert_eq!(d.cost(), 0);
+    }
+
+    #[test]
+    fn each_entry_is_charged_its_allocations_and_the_overhead() {
+        let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);
+        assert_eq!(d.cost(), 16 + 16 + 32 + 2 * ELEMENT_OVERHEAD);
+    }
+
+    /// Through the store: each write charges the dictionary's entries, the
+    /// memory cap evicts whole dictionaries, and emptying one frees it all.
+    #[tokio::test]
+    async fn the_store_charges_entries_and_frees_an_emptied_dictionary() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 20,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: std::time::Duration::from_secs(60),
+            refresh: false,
+        };
+        let items = |n: usize| -> Vec<(Bytes, Bytes)> {
+            (0..n)
+                .map(|i| (Bytes::from(format!("field-{i}")), Bytes::from(vec![1; 100])))
+                .collect()
+        };
+        store
+            .dictionary_set(&c, b"d", items(1), ttl, NO_LIMIT)
+            .await
+            .unwrap();
+        let one = store.stats().bytes;
+        store
+            .dictionary_set(&c, b"d", items(2), ttl, NO_LIMIT)
+            .await
+            .unwrap();
+        assert_eq!(store.stats().bytes - one, entry_cost(b"field-1", &[1; 100]));
+        let fields = vec![bytes("field-0"), bytes("field-1")];
+        store
+            .dictionary_delete(&c, b"d", &DictionaryDelete::Fields(fields))
+            .await
+            .unwrap();
+        assert_eq!(store.stats().items, 0);
+        assert_eq!(store.stats().bytes, 0);
+
+        // 100 dictionaries of 100 entries of about 200 bytes: twice the cap.
+        for i in 0..100 {
+            let name = format!("d{i}");
+            store
+                .dictionary_set(&c, name.as_bytes(), items(100), ttl, NO_LIMIT)
+                .await
+                .unwrap();
+            assert!(store.stats().bytes <= 1 << 20, "over the cap after {i}");
+        }
+        assert!(store.stats().evictions > 0);
+        assert_eq!(
+            store.dictionary_length(&c, b"d99").await.unwrap(),
+            Some(100)
+        );
+    }
+}

@@ -83,7 +83,7 @@ def test_oversized_value_is_resource_exhausted_with_trailer(small_limit_server) 
 
 
 def test_unimplemented_rpc_is_unimplemented(channel, cache_name) -> None:
-    fetch = raw_call(channel, "/cache_client.Scs/DictionaryFetch")
+    fetch = raw_call(channel, "/cache_client.Scs/SortedSetFetch")
     error = rpc_error(fetch, b"", metadata=[("cache", cache_name)])
     assert error.code() == grpc.StatusCode.UNIMPLEMENTED
 

@@ -1,8 +1,197 @@
-//! The dictionary calls of the Redis store.
+//! The dictionary calls of the Redis store: each one script
+//! (`lua/dictionary_*.lua`) on a Redis hash, so the type check, the element
+//! limit, the change and the TTL are one atomic step.
+//!
+//! Scripts answer 2 for a missing dictionary; the increment answers its
+//! total as text (Lua's numbers are doubles), 2 for a value that is not an
+//! integer and 3 on overflow.
 
 use std::sync::Arc;
 
-use super::RedisStore;
-use crate::backend::DictionaryStorage;
+use bytes::Bytes;
+use redis::Value;
 
-impl DictionaryStorage for Arc<RedisStore> {}
+use super::{millis, scripts, unexpected, RedisCache, RedisStore};
+use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
+use crate::error::Error;
+
+const MISSING: i64 = 2;
+const NOT_AN_INTEGER: i64 = 2;
+const OVERFLOW: i64 = 3;
+
+impl DictionaryStorage for Arc<RedisStore> {
+    async fn dictionary_set(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        items: Vec<(Bytes, Bytes)>,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> Result<(), Error> {
+        let (max, ttl_ms) = (max_len.to_string(), millis(ttl.ttl));
+        let mut args: Vec<&[u8]> = vec![max.as_bytes(), ttl_ms.as_bytes(), flag(ttl.refresh)];
+        for (field, value) in &items {
+            args.push(field);
+            args.push(value);
+        }
+        let reply = self
+            .run_item(&scripts::DICTIONARY_SET, cache, key, &args)
+            .await?;
+        too_large(&reply, max_len)?;
+        match reply {
+            Value::Array(ref parts) if matches!(parts.as_slice(), [Value::Int(_)]) => Ok(()),
+            other => Err(unexpected("dictionary_set", &other)),
+        }
+    }
+
+    async fn dictionary_increment(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        field: &[u8],
+        amount: i64,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> Result<i64, Error> {
+        let (amount, max, ttl_ms) = (amount.to_string(), max_len.to_string(), millis(ttl.ttl));
+        let args = [
+            field,
+            amount.as_bytes(),
+            max.as_bytes(),
+            ttl_ms.as_bytes(),
+            flag(ttl.refresh),
+        ];
+        let reply = self
+            .run_item(&scripts::DICTIONARY_INCREMENT, cache, key, &args)
+            .await?;
+        too_large(&reply, max_len)?;
+        match reply {
+            Value::BulkString(total) => std::str::from_utf8(&total)
+                .ok()
+                .and_then(|text| text.parse().ok())
+                .ok_or_else(|| unexpected("dictionary_increment", &Value::BulkString(total))),
+            Value::Int(NOT_AN_INTEGER) => Err(Error::NotAnInteger),
+            Value::Int(OVERFLOW) => Err(Error::IncrementOverflow),
+            other => Err(unexpected("dictionary_increment", &other)),
+        }
+    }
+
+    async fn dictionary_get(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        fields: &[Bytes],
+    ) -> Result<Option<Vec<Option<Bytes>>>, Error> {
+        let args: Vec<&[u8]> = fields.iter().map(|field| &field[..]).collect();
+        match self
+            .run_item(&scripts::DICTIONARY_GET, cache, key, &args)
+            .await?
+        {
+            Value::Int(MISSING) => Ok(None),
+            Value::Array(values) if values.len() == fields.len() => values
+                .into_iter()
+                .map(|value| match value {
+                    Value::BulkString(value) => Ok(Some(Bytes::from(value))),
+                    Value::Nil => Ok(None),
+                    other => Err(unexpected("dictionary_get", &other)),
+                })
+                .collect::<Result<_, _>>()
+                .map(Some),
+            other => Err(unexpected("dictionary_get", &other)),
+        }
+    }
+
+    async fn dictionary_fetch(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+    ) -> Result<Option<Vec<(Bytes, Bytes)>>, Error> {
+        let flat = match self
+            .run_item(&scripts::DICTIONARY_FETCH, cache, key, &[])
+            .await?
+        {
+            Value::Int(MISSING) => return Ok(None),
+            Value::Array(flat) if flat.len() % 2 == 0 => flat,
+            other => return Err(unexpected("dictionary_fetch", &other)),
+        };
+        let mut entries = Vec::with_capacity(flat.len() / 2);
+        let mut parts = flat.into_iter();
+        while let (Some(field), Some(value)) = (parts.next(), parts.next()) {
+            match (field, value) {
+                (Value::BulkString(field), Value::BulkString(value)) => {
+                    entries.push((Bytes::from(field), Bytes::from(value)));
+                }
+                (field, _) => return Err(unexpected("dictionary_fetch", &field)),
+            }
+        }
+        // Redis's order is its hash table's; both stores answer by field.
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(Some(entries))
+    }
+
+    async fn dictionary_delete(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        delete: &DictionaryDelete,
+    ) -> Result<(), Error> {
+        let args: Vec<&[u8]> = match delete {
+            DictionaryDelete::All => vec![b"all"],
+            DictionaryDelete::Fields(fields) => std::iter::once(&b"some"[..])
+                .chain(fields.iter().map(|field| &field[..]))
+                .collect(),
+        };
+        match self
+            .run_item(&scripts::DICTIONARY_DELETE, cache, key, &args)
+            .await?
+        {
+            Value::Int(MISSING) => Ok(()),
+            Value::Array(ref parts) if matches!(parts.as_slice(), [Value::Int(_)]) => Ok(()),
+            other => Err(unexpected("dictionary_delete", &other)),
+        }
+    }
+
+    async fn dictionary_length(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+    ) -> Result<Option<usize>, Error> {
+        match self
+            .run_item(&scripts::DICTIONARY_LENGTH, cache, key, &[])
+            .await?
+        {
+            Value::Int(MISSING) => Ok(None),
+            Value::Array(ref parts) => match parts.as_slice() {
+                [Value::Int(len)] => Ok(Some(*len as usize)),
+                _ => Err(unexpected(
+                    "dictionary_length",
+                    &Value::Array(parts.clone()),
+                )),
+            },
+            other => Err(unexpected("dictionary_length", &other)),
+        }
+    }
+}
+
+fn flag(on: bool) -> &'static [u8] {
+    if on {
+        b"1"
+    } else {
+        b"0"
+    }
+}
+
+/// The `{'too_large', length}` reply of a write past the element limit.
+fn too_large(reply: &Value, max_len: usize) -> Result<(), Error> {
+    if let Value::Array(parts) = reply {
+        if let [Value::BulkString(answer), Value::Int(elements)] = parts.as_slice() {
+            if answer == b"too_large" {
+                return Err(Error::CollectionTooLarge {
+                    elements: *elements as usize,
+                    limit: max_len,
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -49,7 +49,13 @@ pub static SET: LazyLock<Script> = item_script!("set.lua");
 pub static SET_IF: LazyLock<Script> = item_script!("set_if.lua");
 pub static DELETE: LazyLock<Script> = item_script!("delete.lua");
 pub static EXISTS: LazyLock<Script> = item_script!("exists.lua");
-pub static INCREMENT: LazyLock<Script> = item_script!("increment.lua");
+pub static INCREMENT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(
+        include_str!("lua/item_prelude.lua"),
+        include_str!("lua/integer.lua"),
+        include_str!("lua/increment.lua")
+    ))
+});
 pub static UPDATE_TTL: LazyLock<Script> = item_script!("update_ttl.lua");
 pub static REMAINING_TTL: LazyLock<Script> = item_script!("remaining_ttl.lua");
 pub static ITEM_TYPE: LazyLock<Script> = item_script!("item_type.lua");
@@ -69,6 +75,19 @@ pub static SET_CONTAINS: LazyLock<Script> = collection_script!("set_collection_c
 pub static SET_LENGTH: LazyLock<Script> = collection_script!("set_collection_length.lua");
 pub static SET_POP: LazyLock<Script> = collection_script!("set_collection_pop.lua");
 pub static SET_SAMPLE: LazyLock<Script> = collection_script!("set_collection_sample.lua");
+pub static DICTIONARY_SET: LazyLock<Script> = collection_script!("dictionary_set.lua");
+pub static DICTIONARY_INCREMENT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(
+        include_str!("lua/item_prelude.lua"),
+        include_str!("lua/collection_prelude.lua"),
+        include_str!("lua/integer.lua"),
+        include_str!("lua/dictionary_increment.lua")
+    ))
+});
+pub static DICTIONARY_GET: LazyLock<Script> = collection_script!("dictionary_get.lua");
+pub static DICTIONARY_FETCH: LazyLock<Script> = collection_script!("dictionary_fetch.lua");
+pub static DICTIONARY_DELETE: LazyLock<Script> = collection_script!("dictionary_delete.lua");
+pub static DICTIONARY_LENGTH: LazyLock<Script> = collection_script!("dictionary_length.lua");
 
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));

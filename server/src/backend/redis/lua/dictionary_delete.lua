@@ -1,0 +1,19 @@
+-- DictionaryDelete. ARGV[1]: 'all', or 'some' followed by the fields.
+-- Returns 2 if the dictionary is missing, else {length after}.
+-- Fields per HDEL: `unpack` is bounded by Lua's C stack.
+local CHUNK = 1000
+
+local state = open('dictionary')
+if state == 'missing' then
+  return 2
+end
+if ARGV[1] == 'all' then
+  redis.call('DEL', KEYS[3])
+else
+  for from = 2, #ARGV, CHUNK do
+    redis.call('HDEL', KEYS[3], unpack(ARGV, from, math.min(from + CHUNK - 1, #ARGV)))
+  end
+end
+local len = redis.call('HLEN', KEYS[3])
+close('dictionary', state)
+return {len}

@@ -1,0 +1,6 @@
+-- DictionaryFetch. Returns 2 if the dictionary is missing, else field,
+-- value, field, value, ... (in Redis's order; the front-end sorts them).
+if open('dictionary') == 'missing' then
+  return 2
+end
+return redis.call('HGETALL', KEYS[3])
