@@ -37,14 +37,4 @@ not_served_yet! {
     set_contains(SetContainsRequest) -> SetContainsResponse = "SetContains";
     set_length(SetLengthRequest) -> SetLengthResponse = "SetLength";
     set_pop(SetPopRequest) -> SetPopResponse = "SetPop";
-
-    sorted_set_put(SortedSetPutRequest) -> SortedSetPutResponse = "SortedSetPut";
-    sorted_set_fetch(SortedSetFetchRequest) -> SortedSetFetchResponse = "SortedSetFetch";
-    sorted_set_get_score(SortedSetGetScoreRequest) -> SortedSetGetScoreResponse = "SortedSetGetScore";
-    sorted_set_remove(SortedSetRemoveRequest) -> SortedSetRemoveResponse = "SortedSetRemove";
-    sorted_set_increment(SortedSetIncrementRequest) -> SortedSetIncrementResponse = "SortedSetIncrement";
-    sorted_set_get_rank(SortedSetGetRankRequest) -> SortedSetGetRankResponse = "SortedSetGetRank";
-    sorted_set_length(SortedSetLengthRequest) -> SortedSetLengthResponse = "SortedSetLength";
-    sorted_set_length_by_score(SortedSetLengthByScoreRequest) -> SortedSetLengthByScoreResponse = "SortedSetLengthByScore";
-    sorted_set_union_store(SortedSetUnionStoreRequest) -> SortedSetUnionStoreResponse = "SortedSetUnionStore";
 }

@@ -4,6 +4,7 @@
 //! - [`scalar`] — `cache_client.Scs`, single-item calls.
 //! - [`batch`] — `cache_client.Scs`, GetBatch and SetBatch (server streams).
 //! - [`list`] — `cache_client.Scs`, the list calls.
+//! - [`sorted_set`] — `cache_client.Scs`, the sorted set calls.
 //! - [`collections`] — `cache_client.Scs`, the calls not served yet.
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
@@ -19,6 +20,7 @@ pub mod list;
 pub mod ping;
 pub mod scalar;
 pub mod scs;
+pub mod sorted_set;
 
 use tonic::{Request, Response, Status};
 

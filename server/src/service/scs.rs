@@ -227,66 +227,68 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         super::list::list_retain(self, request).await
     }
 
+    // Sorted sets: served, in sorted_set.rs.
+
     async fn sorted_set_put(
         &self,
         request: Request<SortedSetPutRequest>,
     ) -> Answer<SortedSetPutResponse> {
-        collections::sorted_set_put(request)
+        super::sorted_set::sorted_set_put(self, request).await
     }
 
     async fn sorted_set_fetch(
         &self,
         request: Request<SortedSetFetchRequest>,
     ) -> Answer<SortedSetFetchResponse> {
-        collections::sorted_set_fetch(request)
+        super::sorted_set::sorted_set_fetch(self, request).await
     }
 
     async fn sorted_set_get_score(
         &self,
         request: Request<SortedSetGetScoreRequest>,
     ) -> Answer<SortedSetGetScoreResponse> {
-        collections::sorted_set_get_score(request)
+        super::sorted_set::sorted_set_get_score(self, request).await
     }
 
     async fn sorted_set_remove(
         &self,
         request: Request<SortedSetRemoveRequest>,
     ) -> Answer<SortedSetRemoveResponse> {
-        collections::sorted_set_remove(request)
+        super::sorted_set::sorted_set_remove(self, request).await
     }
 
     async fn sorted_set_increment(
         &self,
         request: Request<SortedSetIncrementRequest>,
     ) -> Answer<SortedSetIncrementResponse> {
-        collections::sorted_set_increment(request)
+        super::sorted_set::sorted_set_increment(self, request).await
     }
 
     async fn sorted_set_get_rank(
         &self,
         request: Request<SortedSetGetRankRequest>,
     ) -> Answer<SortedSetGetRankResponse> {
-        collections::sorted_set_get_rank(request)
+        super::sorted_set::sorted_set_get_rank(self, request).await
     }
 
     async fn sorted_set_length(
         &self,
         request: Request<SortedSetLengthRequest>,
     ) -> Answer<SortedSetLengthResponse> {
-        collections::sorted_set_length(request)
+        super::sorted_set::sorted_set_length(self, request).await
     }
 
     async fn sorted_set_length_by_score(
         &self,
         request: Request<SortedSetLengthByScoreRequest>,
     ) -> Answer<SortedSetLengthByScoreResponse> {
-        collections::sorted_set_length_by_score(request)
+        super::sorted_set::sorted_set_length_by_score(self, request).await
     }
 
     async fn sorted_set_union_store(
         &self,
         request: Request<SortedSetUnionStoreRequest>,
     ) -> Answer<SortedSetUnionStoreResponse> {
-        collections::sorted_set_union_store(request)
+        super::sorted_set::sorted_set_union_store(self, request).await
     }
 }

@@ -62,6 +62,20 @@ pub static LIST_RETAIN: LazyLock<Script> = list_slice_script!("list_retain.lua")
 pub static LIST_REMOVE: LazyLock<Script> = collection_script!("list_remove.lua");
 pub static LIST_ERASE: LazyLock<Script> = collection_script!("list_erase.lua");
 
+pub static SORTED_SET_PUT: LazyLock<Script> = collection_script!("sorted_set_put.lua");
+pub static SORTED_SET_FETCH: LazyLock<Script> = list_slice_script!("sorted_set_fetch.lua");
+pub static SORTED_SET_GET_SCORES: LazyLock<Script> =
+    collection_script!("sorted_set_get_scores.lua");
+pub static SORTED_SET_GET_RANK: LazyLock<Script> = collection_script!("sorted_set_get_rank.lua");
+pub static SORTED_SET_INCREMENT: LazyLock<Script> =
+    collection_script!("sorted_set_increment.lua");
+pub static SORTED_SET_REMOVE: LazyLock<Script> = collection_script!("sorted_set_remove.lua");
+pub static SORTED_SET_LENGTH: LazyLock<Script> = collection_script!("sorted_set_length.lua");
+pub static SORTED_SET_LENGTH_BY_SCORE: LazyLock<Script> =
+    collection_script!("sorted_set_length_by_score.lua");
+pub static SORTED_SET_UNION_STORE: LazyLock<Script> =
+    collection_script!("sorted_set_union_store.lua");
+
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
 pub static BUCKET_UPDATE: LazyLock<Script> =
