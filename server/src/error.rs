@@ -65,7 +65,9 @@ pub enum Error {
     NotAnInteger,
     #[error("increment would overflow a signed 64-bit integer")]
     IncrementOverflow,
-    #[error("the resulting score would not be a finite number, so the sorted set is left as it was")]
+    #[error(
+        "the resulting score would not be a finite number, so the sorted set is left as it was"
+    )]
     ScoreNotFinite,
     #[error("{0}")]
     InvalidArgument(String),

@@ -66,8 +66,8 @@ pub use dictionary::DictionaryStorage;
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::SetStorage;
 pub use sorted_set::{
-    canonical, union, Aggregate, ScoreBound, ScoreRange, ScoredValue, SortOrder, SortedSetRange, SortedSetRemove,
-    SortedSetStorage, SortedSetUnion,
+    canonical, union, Aggregate, ScoreBound, ScoreRange, ScoredValue, SortOrder, SortedSetRange,
+    SortedSetRemove, SortedSetStorage, SortedSetUnion,
 };
 pub use types::{
     value_hash, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,

@@ -20,8 +20,8 @@ use tonic::{Request, Response};
 
 use super::{Answer, DataPlane};
 use crate::backend::{
-    canonical, Aggregate, CollectionTtl, ScoreBound, ScoreRange, SortOrder, SortedSetRange, SortedSetRemove,
-    SortedSetUnion, Storage,
+    canonical, Aggregate, CollectionTtl, ScoreBound, ScoreRange, SortOrder, SortedSetRange,
+    SortedSetRemove, SortedSetUnion, Storage,
 };
 use crate::error::Error;
 use crate::proto::cache_client::*;
@@ -36,7 +36,9 @@ pub(super) async fn sorted_set_put<S: Storage>(
     let limits = &plane.limits;
     limits.check_key(&r.set_name)?;
     if r.elements.is_empty() {
-        return Err(Error::InvalidArgument("SortedSetPut needs at least one element".into()).into());
+        return Err(
+            Error::InvalidArgument("SortedSetPut needs at least one element".into()).into(),
+        );
     }
     limits.check_request_items(r.elements.len())?;
     for element in &r.elements {
@@ -212,9 +214,7 @@ pub(super) async fn sorted_set_get_rank<S: Storage>(
     let cache = plane.cache(&request)?;
     let r = request.get_ref();
     plane.limits.check_key(&r.set_name)?;
-    plane
-        .limits
-        .check_element("a sorted set value", &r.value)?;
+    plane.limits.check_element("a sorted set value", &r.value)?;
     let order = match Order::try_from(r.order) {
         Ok(Order::Ascending) => SortOrder::Ascending,
         Ok(Order::Descending) => SortOrder::Descending,

@@ -32,8 +32,8 @@ use hashbrown::HashMap;
 use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{
-    canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder, SortedSetRange,
-    SortedSetRemove, SortedSetStorage, SortedSetUnion,
+    canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
+    SortedSetRange, SortedSetRemove, SortedSetStorage, SortedSetUnion,
 };
 use crate::error::Error;
 
@@ -124,13 +124,15 @@ impl SortedSetValue {
     /// twice); answers the length after, or [`Error::CollectionTooLarge`]
     /// and changes nothing when it would be over `max_len`.
     pub fn put(&mut self, elements: Vec<ScoredValue>, max_len: usize) -> Result<usize, Error> {
-        let mut new: hashbrown::HashSet<&Bytes> = hashbrown::HashSet::new();
-        for (value, _) in &elements {
-            if !self.scores.contains_key(value) {
-                new.insert(value);
+        let added = {
+            let mut new: hashbrown::HashSet<&Bytes> = hashbrown::HashSet::new();
+            for (value, _) in &elements {
+                if !self.scores.contains_key(value) {
+                    new.insert(value);
+                }
             }
-        }
-        let added = new.len();
+            new.len()
+        };
         let len = self.len() + added;
         if len > max_len {
             return Err(Error::CollectionTooLarge {
@@ -337,9 +339,7 @@ impl SortedSetStorage for Arc<Store> {
         range: SortedSetRange,
         order: SortOrder,
     ) -> impl Future<Output = Result<Option<Vec<ScoredValue>>, Error>> + Send {
-        ready(self.read(*cache, key, |set: &SortedSetValue| {
-            set.fetch(range, order)
-        }))
+        ready(self.read(*cache, key, |set: &SortedSetValue| set.fetch(range, order)))
     }
 
     fn sorted_set_get_scores(
@@ -360,9 +360,7 @@ impl SortedSetStorage for Arc<Store> {
         value: &[u8],
         order: SortOrder,
     ) -> impl Future<Output = Result<Option<Option<u64>>, Error>> + Send {
-        ready(self.read(*cache, key, |set: &SortedSetValue| {
-            set.rank(value, order)
-        }))
+        ready(self.read(*cache, key, |set: &SortedSetValue| set.rank(value, order)))
     }
 
     fn sorted_set_increment(
@@ -438,10 +436,7 @@ fn union_store(
             .unwrap_or_default();
         sources.push((*weight, elements));
     }
-    let elements = union(
-        sources.iter().map(|(w, e)| (*w, &e[..])),
-        spec.aggregate,
-    )?;
+    let elements = union(sources.iter().map(|(w, e)| (*w, &e[..])), spec.aggregate)?;
     let ttl = CollectionTtl { ttl, refresh: true };
     let stored = store.write(cache, key, Some(ttl), |set: &mut SortedSetValue| {
         set.replace(elements, max_len)
@@ -503,7 +498,12 @@ mod tests {
         SortedSetRange::ByIndex { start, end }
     }
 
-    fn by_score(min: ScoreBound, max: ScoreBound, offset: u32, count: Option<u32>) -> SortedSetRange {
+    fn by_score(
+        min: ScoreBound,
+        max: ScoreBound,
+        offset: u32,
+        count: Option<u32>,
+    ) -> SortedSetRange {
         SortedSetRange::ByScore {
             scores: ScoreRange { min, max },
             offset,
@@ -554,7 +554,13 @@ mod tests {
         assert!(fetch(by_score(Inclusive(2e6), Unbounded, 0, None), asc).is_empty());
         assert!(fetch(by_score(Exclusive(1.0), Exclusive(1.0), 0, None), asc).is_empty());
         assert!(fetch(by_score(Inclusive(5.0), Inclusive(1.0), 0, None), asc).is_empty());
-        assert_eq!(s.count(ScoreRange { min: Inclusive(2.0), max: Inclusive(68.0) }), 3);
+        assert_eq!(
+            s.count(ScoreRange {
+                min: Inclusive(2.0),
+                max: Inclusive(68.0)
+            }),
+            3
+        );
     }
 
     #[test]
@@ -573,7 +579,10 @@ mod tests {
     #[test]
     fn put_replaces_scores_and_the_last_of_a_value_wins() {
         let mut s = set(&[("a", 1.0), ("b", 2.0)]);
-        assert_eq!(s.put(elements(&[("a", 5.0), ("c", 0.0), ("c", 3.0)]), NO_LIMIT), Ok(3));
+        assert_eq!(
+            s.put(elements(&[("a", 5.0), ("c", 0.0), ("c", 3.0)]), NO_LIMIT),
+            Ok(3)
+        );
         assert_eq!(s.score(b"a"), Some(5.0));
         assert_eq!(s.score(b"c"), Some(3.0));
         assert_consistent(&s);
@@ -591,8 +600,14 @@ mod tests {
     #[test]
     fn increment_counts_absent_as_zero_and_refuses_overflow() {
         let mut s = set(&[("a", 1.0)]);
-        assert_eq!(s.increment(Bytes::from_static(b"a"), 2.5, NO_LIMIT), Ok(3.5));
-        assert_eq!(s.increment(Bytes::from_static(b"b"), -1.0, NO_LIMIT), Ok(-1.0));
+        assert_eq!(
+            s.increment(Bytes::from_static(b"a"), 2.5, NO_LIMIT),
+            Ok(3.5)
+        );
+        assert_eq!(
+            s.increment(Bytes::from_static(b"b"), -1.0, NO_LIMIT),
+            Ok(-1.0)
+        );
         assert_eq!(
             s.increment(Bytes::from_static(b"c"), 1.0, 2),
             Err(Error::CollectionTooLarge {

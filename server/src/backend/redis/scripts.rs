@@ -67,8 +67,7 @@ pub static SORTED_SET_FETCH: LazyLock<Script> = list_slice_script!("sorted_set_f
 pub static SORTED_SET_GET_SCORES: LazyLock<Script> =
     collection_script!("sorted_set_get_scores.lua");
 pub static SORTED_SET_GET_RANK: LazyLock<Script> = collection_script!("sorted_set_get_rank.lua");
-pub static SORTED_SET_INCREMENT: LazyLock<Script> =
-    collection_script!("sorted_set_increment.lua");
+pub static SORTED_SET_INCREMENT: LazyLock<Script> = collection_script!("sorted_set_increment.lua");
 pub static SORTED_SET_REMOVE: LazyLock<Script> = collection_script!("sorted_set_remove.lua");
 pub static SORTED_SET_LENGTH: LazyLock<Script> = collection_script!("sorted_set_length.lua");
 pub static SORTED_SET_LENGTH_BY_SCORE: LazyLock<Script> =
