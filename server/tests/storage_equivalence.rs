@@ -15,6 +15,8 @@
 //! The long run: `PROPTEST_CASES=2000 cargo test --release -p jiffy-server --test storage_equivalence`.
 
 mod common;
+#[path = "storage_equivalence/sorted_set.rs"]
+mod sorted_set;
 
 use std::cell::{Cell, RefCell};
 use std::net::TcpListener as StdListener;
@@ -98,6 +100,7 @@ enum Call {
     CreateCache,
     ListCaches,
     List(ListCall),
+    SortedSet(sorted_set::SortedSetCall),
 }
 
 const KEYS: &[&[u8]] = &[b"a", b"b", b"counter", b"\x00\xff", b"{tag}"];
@@ -155,6 +158,7 @@ fn call() -> impl Strategy<Value = Call> {
         1 => Just(Call::CreateCache),
         1 => Just(Call::ListCaches),
         8 => list_call().prop_map(Call::List),
+        8 => sorted_set::sorted_set_call().prop_map(Call::SortedSet),
     ]
 }
 
@@ -370,6 +374,7 @@ impl Clients {
                 format!("{:?}", names.map_err(|s| s.code()))
             }
             Call::List(call) => list_answer(data, call).await,
+            Call::SortedSet(call) => sorted_set::sorted_set_answer(data, call).await,
         };
         outcome
     }
