@@ -249,8 +249,6 @@ async fn collection_calls_on_a_scalar_key() {
         "DictionaryFetch",
         "SetUnion",
         "SetFetch",
-        "SortedSetPut",
-        "SortedSetFetch",
     ] {
         // Field 1 of every collection request is the collection's name: "k".
         let body = Bytes::from_static(b"\x0a\x01k");

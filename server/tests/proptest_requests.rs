@@ -178,6 +178,33 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/ListErase", false, |b| {
         cc::ListEraseResponse::decode(b).is_ok()
     }),
+    ("/cache_client.Scs/SortedSetPut", false, |b| {
+        cc::SortedSetPutResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetFetch", false, |b| {
+        cc::SortedSetFetchResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetGetScore", false, |b| {
+        cc::SortedSetGetScoreResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetGetRank", false, |b| {
+        cc::SortedSetGetRankResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetIncrement", false, |b| {
+        cc::SortedSetIncrementResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetRemove", false, |b| {
+        cc::SortedSetRemoveResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetLength", false, |b| {
+        cc::SortedSetLengthResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetLengthByScore", false, |b| {
+        cc::SortedSetLengthByScoreResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetUnionStore", false, |b| {
+        cc::SortedSetUnionStoreResponse::decode(b).is_ok()
+    }),
     ("/control_client.ScsControl/CreateCache", false, |b| {
         ctl::CreateCacheResponse::decode(b).is_ok()
     }),
