@@ -13,7 +13,9 @@
 //!   FAILED_PRECONDITION (the store checks it, see `Error::ScoreNotFinite`).
 //!
 //! A range that selects nothing in an existing set answers it found with
-//! no elements, as the official suites expect; a missing set is missing.
+//! no elements, as the official suites expect; a missing set is missing,
+//! but for SortedSetGetRank, which answers a MISS part for a missing set as
+//! for a missing value (the official Python SDK reads only the part).
 //! Scores are stored with -0.0 as 0.0.
 
 use tonic::{Request, Response};
@@ -210,7 +212,7 @@ pub(super) async fn sorted_set_get_rank<S: Storage>(
     request: Request<SortedSetGetRankRequest>,
 ) -> Answer<SortedSetGetRankResponse> {
     use sorted_set_get_rank_request::Order;
-    use sorted_set_get_rank_response::{Rank, RankResponsePart, SortedSetMissing};
+    use sorted_set_get_rank_response::{Rank, RankResponsePart};
     let cache = plane.cache(&request)?;
     let r = request.get_ref();
     plane.limits.check_key(&r.set_name)?;
@@ -229,11 +231,12 @@ pub(super) async fn sorted_set_get_rank<S: Storage>(
             result: ECacheResult::Hit as i32,
             rank,
         }),
-        Some(None) => Rank::ElementRank(RankResponsePart {
+        // A missing set answers a MISS part too, not `missing`: the official
+        // Python SDK reads only the part, and errs on `missing`.
+        Some(None) | None => Rank::ElementRank(RankResponsePart {
             result: ECacheResult::Miss as i32,
             rank: 0,
         }),
-        None => Rank::Missing(SortedSetMissing {}),
     };
     Ok(Response::new(SortedSetGetRankResponse { rank: Some(rank) }))
 }
