@@ -14,6 +14,7 @@ import { registerListTests } from './cases/list.mjs';
 import { registerPingTests } from './cases/ping.mjs';
 import { registerScalarItemTests } from './cases/scalar-items.mjs';
 import { registerSizeLimitTests } from './cases/size-limits.mjs';
+import { registerSortedSetTests } from './cases/sorted-set.mjs';
 import { registerFrontEndTests } from './support/front-ends.mjs';
 import { Suite } from './support/suite.mjs';
 
@@ -29,6 +30,7 @@ registerHashCallTests(suite);
 registerItemQueryTests(suite);
 registerBatchTests(suite);
 registerListTests(suite);
+registerSortedSetTests(suite);
 registerSizeLimitTests(suite);
 registerPingTests(suite);
 registerFrontEndTests(suite);
