@@ -73,7 +73,11 @@ fn in_order(min: Bound, max: Bound) -> bool {
 /// The index ranges the handler accepts (see `service/sorted_set.rs`).
 fn ranks_in_order(start: Option<i32>, end: Option<i32>) -> bool {
     match (start, end) {
-        (Some(s), Some(e)) => !(s > 0 && e > 0 && s > e) && !(s < 0 && e < 0 && s >= e),
+        (Some(s), Some(e)) => {
+            let positive_inverted = s > 0 && e > 0 && s > e;
+            let negative_inverted = s < 0 && e < 0 && s >= e;
+            !(positive_inverted || negative_inverted)
+        }
         _ => true,
     }
 }

@@ -333,7 +333,7 @@ fn parse_score(call: &str, value: &Value) -> Result<f64, Error> {
 
 /// A flat `value, score, ...` reply as pairs.
 fn pairs(call: &str, flat: Vec<Value>) -> Result<Vec<ScoredValue>, Error> {
-    if flat.len() % 2 != 0 {
+    if !flat.len().is_multiple_of(2) {
         return Err(unexpected(call, &Value::Array(flat)));
     }
     let mut elements = Vec::with_capacity(flat.len() / 2);
