@@ -218,6 +218,9 @@ impl Store {
                 let collection = T::of_mut(value).ok_or_else(|| T::TYPE.mismatch(found_type))?;
                 let answer = write(collection)?;
                 if collection.is_empty() {
+                    // The count still holds the cost before the write; `remove`
+                    // takes off the cost now, so bring the count to it first.
+                    shard.recharge(slot, old, &self.counters);
                     shard.remove(slot, &self.counters);
                     return Ok(Some(answer));
                 }
