@@ -645,4 +645,170 @@ mod tests {
             ["a", "b"]
         );
     }
+    /// The structure against a plain model: a list of (value, score)
+    /// sorted by score then value bytes, rebuilt by brute force each step.
+    mod model {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        const VALUES: &[&[u8]] = &[b"", b"a", b"b", b"B", b"\xff", b"ab"];
+        const SCORES: &[f64] = &[0.0, -0.0, 1.0, -1.0, 0.5, 1e300, f64::MAX, -f64::MAX];
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Put(Vec<(usize, usize)>),
+            Increment(usize, usize),
+            Remove(Option<Vec<usize>>),
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            let value = 0..VALUES.len();
+            prop_oneof![
+                3 => prop::collection::vec((value.clone(), 0..SCORES.len()), 1..4).prop_map(Op::Put),
+                2 => (value.clone(), 0..SCORES.len()).prop_map(|(v, a)| Op::Increment(v, a)),
+                1 => prop::option::of(prop::collection::vec(value, 0..3)).prop_map(Op::Remove),
+            ]
+        }
+
+        fn bound() -> impl Strategy<Value = ScoreBound> {
+            prop_oneof![
+                Just(ScoreBound::Unbounded),
+                (0..SCORES.len()).prop_map(|s| ScoreBound::Inclusive(canonical(SCORES[s]))),
+                (0..SCORES.len()).prop_map(|s| ScoreBound::Exclusive(canonical(SCORES[s]))),
+            ]
+        }
+
+        fn sorted(model: &[(Bytes, f64)]) -> Vec<ScoredValue> {
+            let mut all = model.to_vec();
+            all.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+            all
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_a_sorted_list(
+                ops in prop::collection::vec(op(), 1..30),
+                min in bound(),
+                max in bound(),
+                offset in 0..4u32,
+                count in prop::option::of(0..4u32),
+                start in prop::option::of(-8..8i32),
+                end in prop::option::of(-8..8i32),
+            ) {
+                let mut set = SortedSetValue::default();
+                let mut model: Vec<(Bytes, f64)> = Vec::new();
+                for op in ops {
+                    match op {
+                        Op::Put(elements) => {
+                            let elements: Vec<ScoredValue> = elements
+                                .into_iter()
+                                .map(|(v, s)| (Bytes::from_static(VALUES[v]), canonical(SCORES[s])))
+                                .collect();
+                            for (value, score) in &elements {
+                                model.retain(|(v, _)| v != value);
+                                model.push((value.clone(), *score));
+                            }
+                            prop_assert_eq!(set.put(elements, NO_LIMIT), Ok(model.len()));
+                        }
+                        Op::Increment(v, a) => {
+                            let value = Bytes::from_static(VALUES[v]);
+                            let held = model.iter().find(|(m, _)| *m == value).map(|(_, s)| *s);
+                            let sum = canonical(held.unwrap_or(0.0) + SCORES[a]);
+                            let answer = set.increment(value.clone(), canonical(SCORES[a]), NO_LIMIT);
+                            if sum.is_finite() {
+                                prop_assert_eq!(answer, Ok(sum));
+                                model.retain(|(m, _)| *m != value);
+                                model.push((value, sum));
+                            } else {
+                                prop_assert_eq!(answer, Err(Error::ScoreNotFinite));
+                            }
+                        }
+                        Op::Remove(None) => {
+                            model.clear();
+                            prop_assert_eq!(set.remove(&SortedSetRemove::All), 0);
+                        }
+                        Op::Remove(Some(values)) => {
+                            let values: Vec<Bytes> =
+                                values.into_iter().map(|v| Bytes::from_static(VALUES[v])).collect();
+                            model.retain(|(m, _)| !values.contains(m));
+                            prop_assert_eq!(set.remove(&SortedSetRemove::Values(values)), model.len());
+                        }
+                    }
+                    assert_consistent(&set);
+                }
+                let ascending = sorted(&model);
+                prop_assert_eq!(set.elements(), ascending.clone());
+                let descending: Vec<ScoredValue> = ascending.iter().rev().cloned().collect();
+                for (i, (value, _)) in ascending.iter().enumerate() {
+                    prop_assert_eq!(set.rank(value, SortOrder::Ascending), Some(i as u64));
+                    let reversed = (ascending.len() - 1 - i) as u64;
+                    prop_assert_eq!(set.rank(value, SortOrder::Descending), Some(reversed));
+                }
+                let scores = ScoreRange { min, max };
+                let within: Vec<ScoredValue> =
+                    ascending.iter().filter(|(_, s)| scores.contains(*s)).cloned().collect();
+                prop_assert_eq!(set.count(scores), within.len());
+                let count = count.filter(|c| *c > 0);
+                for (order, all) in [(SortOrder::Ascending, &ascending), (SortOrder::Descending, &descending)] {
+                    let picked: Vec<ScoredValue> = all
+                        .iter()
+                        .filter(|(_, s)| scores.contains(*s))
+                        .skip(offset as usize)
+                        .take(count.map_or(usize::MAX, |c| c as usize))
+                        .cloned()
+                        .collect();
+                    let range = SortedSetRange::ByScore { scores, offset, count };
+                    prop_assert_eq!(set.fetch(range, order), picked);
+                    let bounds = SortedSetRange::index_bounds(start, end, all.len());
+                    let range = SortedSetRange::ByIndex { start, end };
+                    prop_assert_eq!(set.fetch(range, order), all[bounds].to_vec());
+                }
+            }
+        }
+    }
+
+    /// The store charges a sorted set's elements, frees them with it, and
+    /// a sorted set past its TTL is missing.
+    #[tokio::test]
+    async fn the_store_charges_and_frees_a_sorted_set() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 26,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: Duration::from_secs(60),
+            refresh: false,
+        };
+        let put = |values: &[(&str, f64)]| {
+            store.sorted_set_put(&c, b"z", elements(values), ttl, NO_LIMIT)
+        };
+        assert_eq!(put(&[("a", 1.0), ("bb", 2.0)]).await, Ok(2));
+        let two = store.stats().bytes;
+        assert_eq!(put(&[("ccc", 3.0)]).await, Ok(3));
+        let three = store.stats().bytes;
+        assert_eq!(three - two, element_cost(b"ccc"));
+        // A new score for a value held costs nothing more.
+        assert_eq!(put(&[("a", 9.0)]).await, Ok(3));
+        assert_eq!(store.stats().bytes, three);
+        let all = SortedSetRemove::All;
+        assert_eq!(store.sorted_set_remove(&c, b"z", &all).await, Ok(Some(0)));
+        assert_eq!(store.stats().items, 0);
+        assert_eq!(store.stats().bytes, 0);
+
+        let short = CollectionTtl {
+            ttl: Duration::from_millis(20),
+            refresh: false,
+        };
+        let one = elements(&[("a", 1.0)]);
+        store
+            .sorted_set_put(&c, b"z", one, short, NO_LIMIT)
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert_eq!(store.sorted_set_length(&c, b"z").await, Ok(None));
+    }
 }
