@@ -65,6 +65,10 @@ pub enum Error {
     NotAnInteger,
     #[error("increment would overflow a signed 64-bit integer")]
     IncrementOverflow,
+    #[error(
+        "the resulting score would not be a finite number, so the sorted set is left as it was"
+    )]
+    ScoreNotFinite,
     #[error("{0}")]
     InvalidArgument(String),
     #[error("the store is unavailable: {0}")]
@@ -97,7 +101,9 @@ impl Error {
                 Some(reason::ELEMENT_SIZE_LIMIT_EXCEEDED),
             ),
             CollectionTooLarge { .. } => (Code::ResourceExhausted, None),
-            NotAnInteger | IncrementOverflow | WrongType { .. } => (Code::FailedPrecondition, None),
+            NotAnInteger | IncrementOverflow | ScoreNotFinite | WrongType { .. } => {
+                (Code::FailedPrecondition, None)
+            }
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
             StoreFull(_) => (Code::ResourceExhausted, None),

@@ -110,16 +110,16 @@ pub static RPCS: &[Rpc] = catalogue! {
         ListConcatenateBack:    DataWrite,  false,      true;
         ListRetain:             DataWrite,  false,      true;
 
-        SortedSetPut:           DataWrite,  true,       false;
-        SortedSetFetch:         DataRead,   true,       false;
-        SortedSetGetScore:      DataRead,   true,       false;
-        SortedSetRemove:        DataWrite,  true,       false;
-        SortedSetIncrement:     DataWrite,  false,      false;
-        SortedSetGetRank:       DataRead,   true,       false;
-        SortedSetLength:        DataRead,   true,       false;
-        SortedSetLengthByScore: DataRead,   true,       false;
+        SortedSetPut:           DataWrite,  true,       true;
+        SortedSetFetch:         DataRead,   true,       true;
+        SortedSetGetScore:      DataRead,   true,       true;
+        SortedSetRemove:        DataWrite,  true,       true;
+        SortedSetIncrement:     DataWrite,  false,      true;
+        SortedSetGetRank:       DataRead,   true,       true;
+        SortedSetLength:        DataRead,   true,       true;
+        SortedSetLengthByScore: DataRead,   true,       true;
         // The destination may be one of its sources: a repeat weighs it again.
-        SortedSetUnionStore:    DataWrite,  false,      false;
+        SortedSetUnionStore:    DataWrite,  false,      true;
     }
     "control_client.ScsControl" {
         // A repeat after a lost answer reports ALREADY_EXISTS or NOT_FOUND

@@ -13,7 +13,8 @@ use common::{sample, server_binary, ServerProcess};
 use jiffy_server::proto::cache_client::ping_client::PingClient;
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
-    GetRequest, PingRequest, SetRequest, SortedSetFetchRequest, SortedSetPutRequest,
+    sorted_set_length_response, GetRequest, PingRequest, SetRequest, SortedSetElement,
+    SortedSetLengthRequest, SortedSetPutRequest,
 };
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::{
@@ -333,17 +334,22 @@ async fn each_role_against_each_call_class() {
     }
 }
 
-/// A call not served yet is checked like the served calls of its class, then
-/// answers UNIMPLEMENTED naming itself.
+/// The collection calls are checked by the class of the catalogue: a write
+/// needs `write`, a read `read`.
 #[tokio::test]
-async fn calls_not_served_yet_need_the_role_of_their_class() {
+async fn collection_calls_need_the_role_of_their_class() {
     let server = AuthServer::start(&["c"]).await;
     let read = server.token("all", "read");
     let write = server.token("all", "write");
     let sorted_set_put = |token: &str| {
         let put = SortedSetPutRequest {
             set_name: "s".into(),
-            ..Default::default()
+            elements: vec![SortedSetElement {
+                value: "v".into(),
+                score: 1.0,
+            }],
+            ttl_milliseconds: 60_000,
+            refresh_ttl: true,
         };
         let request = authorized(Some(token), Some("c"), put);
         let mut client = ScsClient::new(server.channel.clone());
@@ -354,25 +360,25 @@ async fn calls_not_served_yet_need_the_role_of_their_class() {
         denied.message().contains("SortedSetPut") && denied.message().contains("`write`"),
         "{denied:?}"
     );
-    let unserved = assert_code(sorted_set_put(&write).await, Code::Unimplemented);
-    assert!(unserved.message().contains("SortedSetPut"), "{unserved:?}");
-    let fetch = authorized(
+    sorted_set_put(&write).await.unwrap();
+    let length = authorized(
         Some(&read),
         Some("c"),
-        SortedSetFetchRequest {
+        SortedSetLengthRequest {
             set_name: "s".into(),
-            ..Default::default()
         },
     );
-    let unserved = assert_code(
-        ScsClient::new(server.channel.clone())
-            .sorted_set_fetch(fetch)
-            .await,
-        Code::Unimplemented,
-    );
+    let answer = ScsClient::new(server.channel.clone())
+        .sorted_set_length(length)
+        .await
+        .unwrap()
+        .into_inner();
     assert!(
-        unserved.message().contains("SortedSetFetch"),
-        "{unserved:?}"
+        matches!(
+            answer.sorted_set,
+            Some(sorted_set_length_response::SortedSet::Found(ref found)) if found.length == 1
+        ),
+        "{answer:?}"
     );
 }
 

@@ -217,6 +217,33 @@ const CALLS: &[(&str, bool, Decodes)] = &[
     ("/cache_client.Scs/DictionaryLength", false, |b| {
         cc::DictionaryLengthResponse::decode(b).is_ok()
     }),
+    ("/cache_client.Scs/SortedSetPut", false, |b| {
+        cc::SortedSetPutResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetFetch", false, |b| {
+        cc::SortedSetFetchResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetGetScore", false, |b| {
+        cc::SortedSetGetScoreResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetGetRank", false, |b| {
+        cc::SortedSetGetRankResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetIncrement", false, |b| {
+        cc::SortedSetIncrementResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetRemove", false, |b| {
+        cc::SortedSetRemoveResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetLength", false, |b| {
+        cc::SortedSetLengthResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetLengthByScore", false, |b| {
+        cc::SortedSetLengthByScoreResponse::decode(b).is_ok()
+    }),
+    ("/cache_client.Scs/SortedSetUnionStore", false, |b| {
+        cc::SortedSetUnionStoreResponse::decode(b).is_ok()
+    }),
     ("/control_client.ScsControl/CreateCache", false, |b| {
         ctl::CreateCacheResponse::decode(b).is_ok()
     }),
@@ -237,10 +264,7 @@ const CALLS: &[(&str, bool, Decodes)] = &[
 /// Calls that are not served: UNIMPLEMENTED naming the call (or the path,
 /// outside the catalogue). A call of the catalogue decodes its message first,
 /// so a body that is not its message is refused as for a served call.
-const NOT_SERVED: &[&str] = &[
-    "/cache_client.Scs/SortedSetUnionStore",
-    "/no.such.Service/Call",
-];
+const NOT_SERVED: &[&str] = &["/no.such.Service/Call"];
 
 /// Whether field `number` is sent length-delimited (bytes, strings and
 /// messages) rather than as a varint, given a roll of 0..10. Biased towards

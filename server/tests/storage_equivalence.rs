@@ -17,6 +17,8 @@
 mod common;
 #[path = "storage_equivalence/dictionary.rs"]
 mod dictionary;
+#[path = "storage_equivalence/sorted_set.rs"]
+mod sorted_set;
 
 use std::cell::{Cell, RefCell};
 use std::net::TcpListener as StdListener;
@@ -104,6 +106,7 @@ enum Call {
     List(ListCall),
     SetCollection(SetCall),
     Dictionary(DictionaryCall),
+    SortedSet(sorted_set::SortedSetCall),
 }
 
 const KEYS: &[&[u8]] = &[b"a", b"b", b"counter", b"\x00\xff", b"{tag}"];
@@ -163,6 +166,7 @@ fn call() -> impl Strategy<Value = Call> {
         8 => list_call().prop_map(Call::List),
         8 => set_call().prop_map(Call::SetCollection),
         6 => dictionary_call().prop_map(Call::Dictionary),
+        8 => sorted_set::sorted_set_call().prop_map(Call::SortedSet),
     ]
 }
 
@@ -380,6 +384,7 @@ impl Clients {
             Call::List(call) => list_answer(data, call).await,
             Call::SetCollection(call) => set_answer(data, call).await,
             Call::Dictionary(call) => dictionary_answer(data, call).await,
+            Call::SortedSet(call) => sorted_set::sorted_set_answer(data, call).await,
         };
         outcome
     }

@@ -65,7 +65,10 @@ use crate::error::Error;
 pub use dictionary::{DictionaryDelete, DictionaryStorage};
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::{SetRemove, SetStorage};
-pub use sorted_set::SortedSetStorage;
+pub use sorted_set::{
+    canonical, union, Aggregate, ScoreBound, ScoreRange, ScoredValue, SortOrder, SortedSetRange,
+    SortedSetRemove, SortedSetStorage, SortedSetUnion,
+};
 pub use types::{
     value_hash, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,
 };

@@ -6,7 +6,7 @@
 //! - [`dictionary`] — `cache_client.Scs`, the dictionary calls.
 //! - [`list`] — `cache_client.Scs`, the list calls.
 //! - [`set`] — `cache_client.Scs`, the set calls.
-//! - [`collections`] — `cache_client.Scs`, the calls not served yet.
+//! - [`sorted_set`] — `cache_client.Scs`, the sorted set calls.
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
 //!
@@ -14,7 +14,6 @@
 //! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
 
 pub mod batch;
-pub mod collections;
 pub mod control;
 pub mod dictionary;
 pub mod hash;
@@ -23,26 +22,16 @@ pub mod ping;
 pub mod scalar;
 pub mod scs;
 pub mod set;
+pub mod sorted_set;
 
 use tonic::{Request, Response, Status};
 
 use crate::backend::Storage;
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
-use crate::rpcs::RPCS;
 
 /// What every handler answers.
 pub(crate) type Answer<T> = Result<Response<T>, Status>;
-
-/// The answer of a call of the catalogue that has no handler yet, naming it
-/// (a bare UNIMPLEMENTED reads as "bad request" in some SDKs).
-pub(crate) fn not_served(name: &str) -> Status {
-    debug_assert!(
-        RPCS.iter().any(|rpc| rpc.name == name && !rpc.served),
-        "{name} is not a call the catalogue lists as not served"
-    );
-    Status::unimplemented(format!("{name} is not served by this jiffy-server yet"))
-}
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";

@@ -1,11 +1,12 @@
 //! `cache_client.Scs`: the dispatch of the data-plane calls. tonic wants
 //! every call of the service in one `impl`, so this file is that impl and
 //! nothing more: each call goes to its group's file (`scalar.rs`,
-//! `batch.rs`, `collections.rs`), where the handler is.
+//! `batch.rs`, `hash.rs`, `list.rs`, `dictionary.rs`, `set.rs`,
+//! `sorted_set.rs`), where the handler is.
 
 use tonic::Request;
 
-use super::{batch, collections, hash, scalar, Answer, DataPlane};
+use super::{batch, hash, scalar, Answer, DataPlane};
 use crate::backend::Storage;
 use crate::proto::cache_client::scs_server::Scs;
 // The request and response messages of every call.
@@ -129,7 +130,7 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         super::dictionary::dictionary_length(self, request).await
     }
 
-    // Sets: served, in set.rs.
+    // Sets, in set.rs.
 
     async fn set_fetch(&self, request: Request<SetFetchRequest>) -> Answer<SetFetchResponse> {
         super::set::set_fetch(self, request).await
@@ -165,7 +166,7 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         super::set::set_pop(self, request).await
     }
 
-    // Lists: served, in list.rs.
+    // Lists, in list.rs.
 
     async fn list_push_front(
         &self,
@@ -229,66 +230,68 @@ impl<S: Storage + Clone> Scs for DataPlane<S> {
         super::list::list_retain(self, request).await
     }
 
+    // Sorted sets: served, in sorted_set.rs.
+
     async fn sorted_set_put(
         &self,
         request: Request<SortedSetPutRequest>,
     ) -> Answer<SortedSetPutResponse> {
-        collections::sorted_set_put(request)
+        super::sorted_set::sorted_set_put(self, request).await
     }
 
     async fn sorted_set_fetch(
         &self,
         request: Request<SortedSetFetchRequest>,
     ) -> Answer<SortedSetFetchResponse> {
-        collections::sorted_set_fetch(request)
+        super::sorted_set::sorted_set_fetch(self, request).await
     }
 
     async fn sorted_set_get_score(
         &self,
         request: Request<SortedSetGetScoreRequest>,
     ) -> Answer<SortedSetGetScoreResponse> {
-        collections::sorted_set_get_score(request)
+        super::sorted_set::sorted_set_get_score(self, request).await
     }
 
     async fn sorted_set_remove(
         &self,
         request: Request<SortedSetRemoveRequest>,
     ) -> Answer<SortedSetRemoveResponse> {
-        collections::sorted_set_remove(request)
+        super::sorted_set::sorted_set_remove(self, request).await
     }
 
     async fn sorted_set_increment(
         &self,
         request: Request<SortedSetIncrementRequest>,
     ) -> Answer<SortedSetIncrementResponse> {
-        collections::sorted_set_increment(request)
+        super::sorted_set::sorted_set_increment(self, request).await
     }
 
     async fn sorted_set_get_rank(
         &self,
         request: Request<SortedSetGetRankRequest>,
     ) -> Answer<SortedSetGetRankResponse> {
-        collections::sorted_set_get_rank(request)
+        super::sorted_set::sorted_set_get_rank(self, request).await
     }
 
     async fn sorted_set_length(
         &self,
         request: Request<SortedSetLengthRequest>,
     ) -> Answer<SortedSetLengthResponse> {
-        collections::sorted_set_length(request)
+        super::sorted_set::sorted_set_length(self, request).await
     }
 
     async fn sorted_set_length_by_score(
         &self,
         request: Request<SortedSetLengthByScoreRequest>,
     ) -> Answer<SortedSetLengthByScoreResponse> {
-        collections::sorted_set_length_by_score(request)
+        super::sorted_set::sorted_set_length_by_score(self, request).await
     }
 
     async fn sorted_set_union_store(
         &self,
         request: Request<SortedSetUnionStoreRequest>,
     ) -> Answer<SortedSetUnionStoreResponse> {
-        collections::sorted_set_union_store(request)
+        super::sorted_set::sorted_set_union_store(self, request).await
     }
 }

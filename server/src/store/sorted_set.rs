@@ -1,28 +1,815 @@
-//! The sorted set type of the embedded store (placeholder: its operations
-//! arrive with its calls).
+//! Sorted sets in the embedded store: a hash map from value to score, for
+//! the score of a value in O(1), beside a B-tree of (score, value) in the
+//! set's order, for ordered walks both ways. Both share each value's bytes
+//! (a `Bytes` clone), and every change keeps the two and the cost in step.
+//!
+//! What each call costs, for a set of n elements:
+//! - Put: O(k log n) for k elements; Increment: O(log n).
+//! - GetScore: O(k) for k values; Length: O(1).
+//! - Fetch by index: O(start + m) for m answered (a B-tree has no
+//!   positions, so the walk counts from the nearer end: the start in the
+//!   fetch's order); by score: O(log n + offset + m).
+//! - GetRank: O(rank) in the order asked, at most O(n): the walk counts the
+//!   elements before the value. Acceptable for the sizes
+//!   `--max-collection-elements` allows (a B-tree keeping subtree sizes
+//!   would make it O(log n), at the cost of a tree of our own).
+//! - LengthByScore: O(log n + the count).
+//! - Remove: O(k log n); UnionStore: O(total elements of the sources).
+//!
+//! Every method checks what can fail before it changes anything, so a
+//! refused call leaves the set as it was.
 
-use super::value::collection;
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::future::{ready, Future};
+use std::ops::Bound;
+use std::sync::Arc;
+use std::time::Duration;
 
-#[derive(Default)]
+use bytes::Bytes;
+use hashbrown::HashMap;
+
+use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::{CacheId, Store};
+use crate::backend::{
+    canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
+    SortedSetRange, SortedSetRemove, SortedSetStorage, SortedSetUnion,
+};
+use crate::error::Error;
+
+/// The charge of one element holding `value`: its bytes once (shared by
+/// both structures) and a slot in each, a hash-map entry and a B-tree key.
+fn element_cost(value: &[u8]) -> u64 {
+    part_cost(value.len()) + 2 * ELEMENT_OVERHEAD
+}
+
+/// A key of the B-tree: the score, then the value. `Low` and `High` are
+/// never stored: they bound a walk to the scores of a range, before and
+/// after every value of their score.
+#[derive(Clone, Debug)]
+struct Key {
+    score: f64,
+    tail: Tail,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Tail {
+    Low,
+    Value(Bytes),
+    High,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    /// Scores are finite and never -0.0 (see `backend::sorted_set`), so
+    /// `total_cmp` is the numeric order.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then_with(|| self.tail.cmp(&other.tail))
+    }
+}
+
+impl Key {
+    fn element(value: &Bytes, score: f64) -> Key {
+        Key {
+            score,
+            tail: Tail::Value(value.clone()),
+        }
+    }
+
+    fn scored(&self) -> ScoredValue {
+        match &self.tail {
+            Tail::Value(value) => (value.clone(), self.score),
+            Tail::Low | Tail::High => unreachable!("bounds are never stored"),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
 pub struct SortedSetValue {
-    len: usize,
+    scores: HashMap<Bytes, f64>,
+    order: BTreeSet<Key>,
+    /// The sum of [`element_cost`] over the elements.
     cost: u64,
 }
 
 impl SortedSetValue {
     pub fn len(&self) -> usize {
-        self.len
+        self.scores.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.scores.is_empty()
     }
 
     pub fn cost(&self) -> u64 {
         self.cost
     }
+
+    /// Sets the score of each value (the last wins for a value given
+    /// twice); answers the length after, or [`Error::CollectionTooLarge`]
+    /// and changes nothing when it would be over `max_len`.
+    pub fn put(&mut self, elements: Vec<ScoredValue>, max_len: usize) -> Result<usize, Error> {
+        let added = {
+            let mut new: hashbrown::HashSet<&Bytes> = hashbrown::HashSet::new();
+            for (value, _) in &elements {
+                if !self.scores.contains_key(value) {
+                    new.insert(value);
+                }
+            }
+            new.len()
+        };
+        let len = self.len() + added;
+        if len > max_len {
+            return Err(Error::CollectionTooLarge {
+                elements: len,
+                limit: max_len,
+            });
+        }
+        for (value, score) in elements {
+            self.set(value, score);
+        }
+        Ok(len)
+    }
+
+    /// Adds `amount` to the score of `value` (absent: 0); answers the new
+    /// score. Refused, changing nothing, when the sum is not finite or a
+    /// new value would take the set over `max_len`.
+    pub fn increment(&mut self, value: Bytes, amount: f64, max_len: usize) -> Result<f64, Error> {
+        let held = self.scores.get(&value).copied();
+        let score = canonical(held.unwrap_or(0.0) + amount);
+        if !score.is_finite() {
+            return Err(Error::ScoreNotFinite);
+        }
+        if held.is_none() && self.len() + 1 > max_len {
+            return Err(Error::CollectionTooLarge {
+                elements: self.len() + 1,
+                limit: max_len,
+            });
+        }
+        self.set(value, score);
+        Ok(score)
+    }
+
+    /// Makes the set hold exactly `elements` (distinct values); answers
+    /// its length, or [`Error::CollectionTooLarge`] and changes nothing.
+    pub fn replace(&mut self, elements: Vec<ScoredValue>, max_len: usize) -> Result<usize, Error> {
+        if elements.len() > max_len {
+            return Err(Error::CollectionTooLarge {
+                elements: elements.len(),
+                limit: max_len,
+            });
+        }
+        self.scores.clear();
+        self.order.clear();
+        self.cost = 0;
+        for (value, score) in elements {
+            self.set(value, score);
+        }
+        Ok(self.len())
+    }
+
+    pub fn score(&self, value: &[u8]) -> Option<f64> {
+        self.scores.get(value).copied()
+    }
+
+    /// Every element, ascending.
+    pub fn elements(&self) -> Vec<ScoredValue> {
+        self.order.iter().map(Key::scored).collect()
+    }
+
+    pub fn fetch(&self, range: SortedSetRange, order: SortOrder) -> Vec<ScoredValue> {
+        match range {
+            SortedSetRange::ByIndex { start, end } => {
+                let bounds = SortedSetRange::index_bounds(start, end, self.len());
+                let walk = self.walk(ScoreRange::ALL, order);
+                walk.skip(bounds.start)
+                    .take(bounds.len())
+                    .map(Key::scored)
+                    .collect()
+            }
+            SortedSetRange::ByScore {
+                scores,
+                offset,
+                count,
+            } => {
+                let walk = self.walk(scores, order).skip(offset as usize);
+                match count {
+                    Some(count) => walk.take(count as usize).map(Key::scored).collect(),
+                    None => walk.map(Key::scored).collect(),
+                }
+            }
+        }
+    }
+
+    pub fn rank(&self, value: &[u8], order: SortOrder) -> Option<u64> {
+        let score = self.score(value)?;
+        let key = Key::element(&Bytes::copy_from_slice(value), score);
+        let rank = match order {
+            SortOrder::Ascending => self.order.range(..key).count(),
+            SortOrder::Descending => self
+                .order
+                .range((Bound::Excluded(key), Bound::Unbounded))
+                .count(),
+        };
+        Some(rank as u64)
+    }
+
+    pub fn count(&self, scores: ScoreRange) -> usize {
+        self.walk(scores, SortOrder::Ascending).count()
+    }
+
+    /// Removes the values named, or all; answers the length after.
+    pub fn remove(&mut self, remove: &SortedSetRemove) -> usize {
+        match remove {
+            SortedSetRemove::All => {
+                self.scores.clear();
+                self.order.clear();
+                self.cost = 0;
+            }
+            SortedSetRemove::Values(values) => {
+                for value in values {
+                    if let Some((value, score)) = self.scores.remove_entry(&value[..]) {
+                        self.order.remove(&Key::element(&value, score));
+                        self.cost -= element_cost(&value);
+                    }
+                }
+            }
+        }
+        self.len()
+    }
+
+    /// The elements with a score in `scores`, in `order`. A bound of -0.0
+    /// is 0.0 here, as stored scores are, so it compares as a number does.
+    fn walk(&self, scores: ScoreRange, order: SortOrder) -> Box<dyn Iterator<Item = &Key> + '_> {
+        let low = match scores.min {
+            ScoreBound::Unbounded => Bound::Unbounded,
+            ScoreBound::Inclusive(min) => Bound::Included(Key {
+                score: canonical(min),
+                tail: Tail::Low,
+            }),
+            ScoreBound::Exclusive(min) => Bound::Included(Key {
+                score: canonical(min),
+                tail: Tail::High,
+            }),
+        };
+        let high = match scores.max {
+            ScoreBound::Unbounded => Bound::Unbounded,
+            ScoreBound::Inclusive(max) => Bound::Included(Key {
+                score: canonical(max),
+                tail: Tail::High,
+            }),
+            ScoreBound::Exclusive(max) => Bound::Included(Key {
+                score: canonical(max),
+                tail: Tail::Low,
+            }),
+        };
+        // BTreeSet::range panics on bounds the wrong way round; such a
+        // range (refused by the handler, or empty by exclusion) holds none.
+        if let (Bound::Included(low), Bound::Included(high)) = (&low, &high) {
+            if low > high {
+                return Box::new(std::iter::empty());
+            }
+        }
+        let range = self.order.range((low, high));
+        match order {
+            SortOrder::Ascending => Box::new(range),
+            SortOrder::Descending => Box::new(range.rev()),
+        }
+    }
+
+    fn set(&mut self, value: Bytes, score: f64) {
+        let score = canonical(score);
+        match self.scores.get_mut(&value) {
+            Some(held) => {
+                if *held != score {
+                    self.order.remove(&Key::element(&value, *held));
+                    *held = score;
+                    self.order.insert(Key::element(&value, score));
+                }
+            }
+            None => {
+                self.cost += element_cost(&value);
+                self.order.insert(Key::element(&value, score));
+                self.scores.insert(value, score);
+            }
+        }
+    }
 }
 
 collection!(SortedSetValue, SortedSet);
 
-impl crate::backend::SortedSetStorage for std::sync::Arc<super::Store> {}
+impl SortedSetStorage for Arc<Store> {
+    fn sorted_set_put(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        elements: Vec<ScoredValue>,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<usize, Error>> + Send {
+        // Copied before the lock, as the list's values are.
+        let elements = elements
+            .into_iter()
+            .map(|(value, score)| (Bytes::copy_from_slice(&value), score))
+            .collect();
+        let put = self.write(*cache, key, Some(ttl), |set: &mut SortedSetValue| {
+            set.put(elements, max_len)
+        });
+        ready(put.map(Option::unwrap_or_default))
+    }
+
+    fn sorted_set_fetch(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        range: SortedSetRange,
+        order: SortOrder,
+    ) -> impl Future<Output = Result<Option<Vec<ScoredValue>>, Error>> + Send {
+        ready(self.read(*cache, key, |set: &SortedSetValue| set.fetch(range, order)))
+    }
+
+    fn sorted_set_get_scores(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        values: &[Bytes],
+    ) -> impl Future<Output = Result<Option<Vec<Option<f64>>>, Error>> + Send {
+        ready(self.read(*cache, key, |set: &SortedSetValue| {
+            values.iter().map(|value| set.score(value)).collect()
+        }))
+    }
+
+    fn sorted_set_get_rank(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        value: &[u8],
+        order: SortOrder,
+    ) -> impl Future<Output = Result<Option<Option<u64>>, Error>> + Send {
+        ready(self.read(*cache, key, |set: &SortedSetValue| set.rank(value, order)))
+    }
+
+    fn sorted_set_increment(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        value: Bytes,
+        amount: f64,
+        ttl: CollectionTtl,
+        max_len: usize,
+    ) -> impl Future<Output = Result<f64, Error>> + Send {
+        let value = Bytes::copy_from_slice(&value);
+        let score = self.write(*cache, key, Some(ttl), |set: &mut SortedSetValue| {
+            set.increment(value, amount, max_len)
+        });
+        ready(score.map(Option::unwrap_or_default))
+    }
+
+    fn sorted_set_remove(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        remove: &SortedSetRemove,
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.write(*cache, key, None, |set: &mut SortedSetValue| {
+            Ok(set.remove(remove))
+        }))
+    }
+
+    fn sorted_set_length(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.read(*cache, key, SortedSetValue::len))
+    }
+
+    fn sorted_set_length_by_score(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        range: ScoreRange,
+    ) -> impl Future<Output = Result<Option<usize>, Error>> + Send {
+        ready(self.read(*cache, key, |set: &SortedSetValue| set.count(range)))
+    }
+
+    fn sorted_set_union_store(
+        &self,
+        cache: &CacheId,
+        key: &[u8],
+        spec: &SortedSetUnion,
+        ttl: Duration,
+        max_len: usize,
+    ) -> impl Future<Output = Result<usize, Error>> + Send {
+        ready(union_store(self, *cache, key, spec, ttl, max_len))
+    }
+}
+
+/// Reads each source under its own shard's lock, in the request's order,
+/// then writes the destination under its own: not one atomic step.
+fn union_store(
+    store: &Store,
+    cache: CacheId,
+    key: &[u8],
+    spec: &SortedSetUnion,
+    ttl: Duration,
+    max_len: usize,
+) -> Result<usize, Error> {
+    let mut sources = Vec::with_capacity(spec.sources.len());
+    for (name, weight) in &spec.sources {
+        let elements = store
+            .read(cache, name, SortedSetValue::elements)?
+            .unwrap_or_default();
+        sources.push((*weight, elements));
+    }
+    let elements = union(sources.iter().map(|(w, e)| (*w, &e[..])), spec.aggregate)?;
+    let ttl = CollectionTtl { ttl, refresh: true };
+    let stored = store.write(cache, key, Some(ttl), |set: &mut SortedSetValue| {
+        set.replace(elements, max_len)
+    })?;
+    Ok(stored.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_LIMIT: usize = usize::MAX;
+
+    fn set(pairs: &[(&str, f64)]) -> SortedSetValue {
+        let mut set = SortedSetValue::default();
+        set.put(elements(pairs), NO_LIMIT).unwrap();
+        set
+    }
+
+    fn elements(pairs: &[(&str, f64)]) -> Vec<ScoredValue> {
+        pairs
+            .iter()
+            .map(|(v, s)| (Bytes::copy_from_slice(v.as_bytes()), *s))
+            .collect()
+    }
+
+    fn names(elements: &[ScoredValue]) -> Vec<String> {
+        elements
+            .iter()
+            .map(|(v, _)| String::from_utf8(v.to_vec()).unwrap())
+            .collect()
+    }
+
+    fn assert_consistent(set: &SortedSetValue) {
+        assert_eq!(set.scores.len(), set.order.len());
+        let cost: u64 = set.scores.keys().map(|v| element_cost(v)).sum();
+        assert_eq!(set.cost(), cost);
+        for key in &set.order {
+            let (value, score) = key.scored();
+            assert_eq!(set.scores[&value], score);
+        }
+    }
+
+    /// The set of the official suites' examples.
+    fn menu() -> SortedSetValue {
+        set(&[
+            ("bam", 1000.0),
+            ("foo", 1.0),
+            ("taco", 90210.0),
+            ("bar", 2.0),
+            ("burrito", 9000.0),
+            ("baz", 42.0),
+            ("habanero", 68.0),
+            ("jalapeno", 1_000_000.0),
+        ])
+    }
+
+    fn by_index(start: Option<i32>, end: Option<i32>) -> SortedSetRange {
+        SortedSetRange::ByIndex { start, end }
+    }
+
+    fn by_score(
+        min: ScoreBound,
+        max: ScoreBound,
+        offset: u32,
+        count: Option<u32>,
+    ) -> SortedSetRange {
+        SortedSetRange::ByScore {
+            scores: ScoreRange { min, max },
+            offset,
+            count,
+        }
+    }
+
+    #[test]
+    fn fetch_by_index_both_ways() {
+        let s = menu();
+        let asc = |start, end| names(&s.fetch(by_index(start, end), SortOrder::Ascending));
+        let desc = |start, end| names(&s.fetch(by_index(start, end), SortOrder::Descending));
+        assert_eq!(asc(Some(4), None), ["bam", "burrito", "taco", "jalapeno"]);
+        assert_eq!(asc(None, Some(3)), ["foo", "bar", "baz"]);
+        assert_eq!(asc(Some(1), Some(5)), ["bar", "baz", "habanero", "bam"]);
+        assert!(asc(Some(10), None).is_empty());
+        assert_eq!(asc(Some(-5), Some(-2)), ["habanero", "bam", "burrito"]);
+        assert_eq!(desc(Some(5), None), ["baz", "bar", "foo"]);
+        assert_eq!(desc(None, Some(3)), ["jalapeno", "taco", "burrito"]);
+        assert_eq!(desc(Some(3), Some(5)), ["bam", "habanero"]);
+    }
+
+    #[test]
+    fn fetch_by_score_with_offset_and_count() {
+        use ScoreBound::*;
+        let s = menu();
+        let fetch = |range, order| names(&s.fetch(range, order));
+        let asc = SortOrder::Ascending;
+        assert_eq!(
+            fetch(by_score(Inclusive(100.0), Unbounded, 0, None), asc),
+            ["bam", "burrito", "taco", "jalapeno"]
+        );
+        assert_eq!(
+            fetch(by_score(Inclusive(10.0), Unbounded, 2, Some(3)), asc),
+            ["bam", "burrito", "taco"]
+        );
+        assert_eq!(
+            fetch(
+                by_score(Inclusive(20.0), Inclusive(100_000.0), 2, Some(2)),
+                SortOrder::Descending
+            ),
+            ["bam", "habanero"]
+        );
+        assert_eq!(
+            fetch(by_score(Exclusive(2.0), Exclusive(1000.0), 0, None), asc),
+            ["baz", "habanero"]
+        );
+        assert!(fetch(by_score(Inclusive(2e6), Unbounded, 0, None), asc).is_empty());
+        assert!(fetch(by_score(Exclusive(1.0), Exclusive(1.0), 0, None), asc).is_empty());
+        assert!(fetch(by_score(Inclusive(5.0), Inclusive(1.0), 0, None), asc).is_empty());
+        assert_eq!(
+            s.count(ScoreRange {
+                min: Inclusive(2.0),
+                max: Inclusive(68.0)
+            }),
+            3
+        );
+    }
+
+    #[test]
+    fn ties_order_by_value_bytes_and_rank_counts_them() {
+        let s = set(&[("b", 1.0), ("a", 1.0), ("c", 0.5), ("d", 1.0)]);
+        assert_eq!(
+            names(&s.fetch(by_index(None, None), SortOrder::Ascending)),
+            ["c", "a", "b", "d"]
+        );
+        assert_eq!(s.rank(b"a", SortOrder::Ascending), Some(1));
+        assert_eq!(s.rank(b"a", SortOrder::Descending), Some(2));
+        assert_eq!(s.rank(b"d", SortOrder::Descending), Some(0));
+        assert_eq!(s.rank(b"zz", SortOrder::Ascending), None);
+    }
+
+    #[test]
+    fn put_replaces_scores_and_the_last_of_a_value_wins() {
+        let mut s = set(&[("a", 1.0), ("b", 2.0)]);
+        assert_eq!(
+            s.put(elements(&[("a", 5.0), ("c", 0.0), ("c", 3.0)]), NO_LIMIT),
+            Ok(3)
+        );
+        assert_eq!(s.score(b"a"), Some(5.0));
+        assert_eq!(s.score(b"c"), Some(3.0));
+        assert_consistent(&s);
+        assert_eq!(
+            s.put(elements(&[("a", 0.0), ("d", 1.0), ("e", 1.0)]), 4),
+            Err(Error::CollectionTooLarge {
+                elements: 5,
+                limit: 4
+            })
+        );
+        assert_eq!(s.score(b"a"), Some(5.0));
+        assert_consistent(&s);
+    }
+
+    #[test]
+    fn increment_counts_absent_as_zero_and_refuses_overflow() {
+        let mut s = set(&[("a", 1.0)]);
+        assert_eq!(
+            s.increment(Bytes::from_static(b"a"), 2.5, NO_LIMIT),
+            Ok(3.5)
+        );
+        assert_eq!(
+            s.increment(Bytes::from_static(b"b"), -1.0, NO_LIMIT),
+            Ok(-1.0)
+        );
+        assert_eq!(
+            s.increment(Bytes::from_static(b"c"), 1.0, 2),
+            Err(Error::CollectionTooLarge {
+                elements: 3,
+                limit: 2
+            })
+        );
+        s.put(elements(&[("big", f64::MAX)]), NO_LIMIT).unwrap();
+        assert_eq!(
+            s.increment(Bytes::from_static(b"big"), f64::MAX, NO_LIMIT),
+            Err(Error::ScoreNotFinite)
+        );
+        assert_eq!(s.score(b"big"), Some(f64::MAX));
+        assert_consistent(&s);
+    }
+
+    #[test]
+    fn remove_some_or_all() {
+        let mut s = menu();
+        let values = vec![Bytes::from_static(b"foo"), Bytes::from_static(b"nope")];
+        assert_eq!(s.remove(&SortedSetRemove::Values(values)), 7);
+        assert_eq!(s.score(b"foo"), None);
+        assert_consistent(&s);
+        assert_eq!(s.remove(&SortedSetRemove::All), 0);
+        assert_eq!(s.cost(), 0);
+        assert!(s.order.is_empty());
+    }
+
+    #[test]
+    fn minus_zero_is_zero() {
+        let s = set(&[("a", -0.0), ("b", 0.0)]);
+        assert_eq!(s.score(b"a").unwrap().to_bits(), 0.0f64.to_bits());
+        assert_eq!(
+            names(&s.fetch(by_index(None, None), SortOrder::Ascending)),
+            ["a", "b"]
+        );
+    }
+    /// The structure against a plain model: a list of (value, score)
+    /// sorted by score then value bytes, rebuilt by brute force each step.
+    mod model {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        const VALUES: &[&[u8]] = &[b"", b"a", b"b", b"B", b"\xff", b"ab"];
+        const SCORES: &[f64] = &[0.0, -0.0, 1.0, -1.0, 0.5, 1e300, f64::MAX, -f64::MAX];
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Put(Vec<(usize, usize)>),
+            Increment(usize, usize),
+            Remove(Option<Vec<usize>>),
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            let value = 0..VALUES.len();
+            prop_oneof![
+                3 => prop::collection::vec((value.clone(), 0..SCORES.len()), 1..4).prop_map(Op::Put),
+                2 => (value.clone(), 0..SCORES.len()).prop_map(|(v, a)| Op::Increment(v, a)),
+                1 => prop::option::of(prop::collection::vec(value, 0..3)).prop_map(Op::Remove),
+            ]
+        }
+
+        fn bound() -> impl Strategy<Value = ScoreBound> {
+            prop_oneof![
+                Just(ScoreBound::Unbounded),
+                (0..SCORES.len()).prop_map(|s| ScoreBound::Inclusive(SCORES[s])),
+                (0..SCORES.len()).prop_map(|s| ScoreBound::Exclusive(SCORES[s])),
+            ]
+        }
+
+        fn sorted(model: &[(Bytes, f64)]) -> Vec<ScoredValue> {
+            let mut all = model.to_vec();
+            all.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+            all
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_a_sorted_list(
+                ops in prop::collection::vec(op(), 1..30),
+                min in bound(),
+                max in bound(),
+                offset in 0..4u32,
+                count in prop::option::of(0..4u32),
+                start in prop::option::of(-8..8i32),
+                end in prop::option::of(-8..8i32),
+            ) {
+                let mut set = SortedSetValue::default();
+                let mut model: Vec<(Bytes, f64)> = Vec::new();
+                for op in ops {
+                    match op {
+                        Op::Put(elements) => {
+                            let elements: Vec<ScoredValue> = elements
+                                .into_iter()
+                                .map(|(v, s)| (Bytes::from_static(VALUES[v]), canonical(SCORES[s])))
+                                .collect();
+                            for (value, score) in &elements {
+                                model.retain(|(v, _)| v != value);
+                                model.push((value.clone(), *score));
+                            }
+                            prop_assert_eq!(set.put(elements, NO_LIMIT), Ok(model.len()));
+                        }
+                        Op::Increment(v, a) => {
+                            let value = Bytes::from_static(VALUES[v]);
+                            let held = model.iter().find(|(m, _)| *m == value).map(|(_, s)| *s);
+                            let sum = canonical(held.unwrap_or(0.0) + SCORES[a]);
+                            let answer = set.increment(value.clone(), canonical(SCORES[a]), NO_LIMIT);
+                            if sum.is_finite() {
+                                prop_assert_eq!(answer, Ok(sum));
+                                model.retain(|(m, _)| *m != value);
+                                model.push((value, sum));
+                            } else {
+                                prop_assert_eq!(answer, Err(Error::ScoreNotFinite));
+                            }
+                        }
+                        Op::Remove(None) => {
+                            model.clear();
+                            prop_assert_eq!(set.remove(&SortedSetRemove::All), 0);
+                        }
+                        Op::Remove(Some(values)) => {
+                            let values: Vec<Bytes> =
+                                values.into_iter().map(|v| Bytes::from_static(VALUES[v])).collect();
+                            model.retain(|(m, _)| !values.contains(m));
+                            prop_assert_eq!(set.remove(&SortedSetRemove::Values(values)), model.len());
+                        }
+                    }
+                    assert_consistent(&set);
+                }
+                let ascending = sorted(&model);
+                prop_assert_eq!(set.elements(), ascending.clone());
+                let descending: Vec<ScoredValue> = ascending.iter().rev().cloned().collect();
+                for (i, (value, _)) in ascending.iter().enumerate() {
+                    prop_assert_eq!(set.rank(value, SortOrder::Ascending), Some(i as u64));
+                    let reversed = (ascending.len() - 1 - i) as u64;
+                    prop_assert_eq!(set.rank(value, SortOrder::Descending), Some(reversed));
+                }
+                let scores = ScoreRange { min, max };
+                let within: Vec<ScoredValue> =
+                    ascending.iter().filter(|(_, s)| scores.contains(*s)).cloned().collect();
+                prop_assert_eq!(set.count(scores), within.len());
+                let count = count.filter(|c| *c > 0);
+                for (order, all) in [(SortOrder::Ascending, &ascending), (SortOrder::Descending, &descending)] {
+                    let picked: Vec<ScoredValue> = all
+                        .iter()
+                        .filter(|(_, s)| scores.contains(*s))
+                        .skip(offset as usize)
+                        .take(count.map_or(usize::MAX, |c| c as usize))
+                        .cloned()
+                        .collect();
+                    let range = SortedSetRange::ByScore { scores, offset, count };
+                    prop_assert_eq!(set.fetch(range, order), picked);
+                    let bounds = SortedSetRange::index_bounds(start, end, all.len());
+                    let range = SortedSetRange::ByIndex { start, end };
+                    prop_assert_eq!(set.fetch(range, order), all[bounds].to_vec());
+                }
+            }
+        }
+    }
+
+    /// The store charges a sorted set's elements, frees them with it, and
+    /// a sorted set past its TTL is missing.
+    #[tokio::test]
+    async fn the_store_charges_and_frees_a_sorted_set() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 26,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: Duration::from_secs(60),
+            refresh: false,
+        };
+        let put = |values: &[(&str, f64)]| {
+            store.sorted_set_put(&c, b"z", elements(values), ttl, NO_LIMIT)
+        };
+        assert_eq!(put(&[("a", 1.0), ("bb", 2.0)]).await, Ok(2));
+        let two = store.stats().bytes;
+        assert_eq!(put(&[("ccc", 3.0)]).await, Ok(3));
+        let three = store.stats().bytes;
+        assert_eq!(three - two, element_cost(b"ccc"));
+        // A new score for a value held costs nothing more.
+        assert_eq!(put(&[("a", 9.0)]).await, Ok(3));
+        assert_eq!(store.stats().bytes, three);
+        let all = SortedSetRemove::All;
+        assert_eq!(store.sorted_set_remove(&c, b"z", &all).await, Ok(Some(0)));
+        assert_eq!(store.stats().items, 0);
+        assert_eq!(store.stats().bytes, 0);
+
+        let short = CollectionTtl {
+            ttl: Duration::from_millis(20),
+            refresh: false,
+        };
+        let one = elements(&[("a", 1.0)]);
+        store
+            .sorted_set_put(&c, b"z", one, short, NO_LIMIT)
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert_eq!(store.sorted_set_length(&c, b"z").await, Ok(None));
+    }
+}

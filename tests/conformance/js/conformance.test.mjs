@@ -16,6 +16,7 @@ import { registerPingTests } from './cases/ping.mjs';
 import { registerScalarItemTests } from './cases/scalar-items.mjs';
 import { registerSetCollectionTests } from './cases/set-collection.mjs';
 import { registerSizeLimitTests } from './cases/size-limits.mjs';
+import { registerSortedSetTests } from './cases/sorted-set.mjs';
 import { registerFrontEndTests } from './support/front-ends.mjs';
 import { Suite } from './support/suite.mjs';
 
@@ -33,6 +34,7 @@ registerBatchTests(suite);
 registerListTests(suite);
 registerSetCollectionTests(suite);
 registerDictionaryTests(suite);
+registerSortedSetTests(suite);
 registerSizeLimitTests(suite);
 registerPingTests(suite);
 registerFrontEndTests(suite);

@@ -88,6 +88,18 @@ pub static DICTIONARY_GET: LazyLock<Script> = collection_script!("dictionary_get
 pub static DICTIONARY_FETCH: LazyLock<Script> = collection_script!("dictionary_fetch.lua");
 pub static DICTIONARY_DELETE: LazyLock<Script> = collection_script!("dictionary_delete.lua");
 pub static DICTIONARY_LENGTH: LazyLock<Script> = collection_script!("dictionary_length.lua");
+pub static SORTED_SET_PUT: LazyLock<Script> = collection_script!("sorted_set_put.lua");
+pub static SORTED_SET_FETCH: LazyLock<Script> = list_slice_script!("sorted_set_fetch.lua");
+pub static SORTED_SET_GET_SCORES: LazyLock<Script> =
+    collection_script!("sorted_set_get_scores.lua");
+pub static SORTED_SET_GET_RANK: LazyLock<Script> = collection_script!("sorted_set_get_rank.lua");
+pub static SORTED_SET_INCREMENT: LazyLock<Script> = collection_script!("sorted_set_increment.lua");
+pub static SORTED_SET_REMOVE: LazyLock<Script> = collection_script!("sorted_set_remove.lua");
+pub static SORTED_SET_LENGTH: LazyLock<Script> = collection_script!("sorted_set_length.lua");
+pub static SORTED_SET_LENGTH_BY_SCORE: LazyLock<Script> =
+    collection_script!("sorted_set_length_by_score.lua");
+pub static SORTED_SET_UNION_STORE: LazyLock<Script> =
+    collection_script!("sorted_set_union_store.lua");
 
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
