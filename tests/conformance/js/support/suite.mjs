@@ -33,7 +33,10 @@ export class Suite {
     this.store = await startStore();
     // Metrics only over a shared store: they show the spread of calls.
     const metrics = this.store.shared ? ['--metrics-listen', '127.0.0.1:0'] : [];
-    const args = [...this.store.args, ...metrics];
+    // Each test makes caches of its own and the run keeps them: over a shared
+    // store all front-ends count them against one cluster-wide --max-caches,
+    // whose default (100) the whole suite outgrows.
+    const args = [...this.store.args, ...metrics, '--max-caches', '1000'];
     await this.#startFrontEnds(this.frontEnds, this.clients, args);
     await this.#startFrontEnds(this.smallLimitFrontEnds, this.smallLimitClients, [
       ...args,
