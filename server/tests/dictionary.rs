@@ -11,41 +11,13 @@ use jiffy_server::proto::cache_client::*;
 use support::*;
 use tonic::{Code, Status};
 
-/// Runs each test once on the embedded store and once over a real
-/// redis-server: the two must answer every dictionary call alike.
-macro_rules! on_both_stores {
-    ($($test:ident),* $(,)?) => {
-        mod embedded {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $test() {
-                    super::$test(super::Store::Embedded).await
-                }
-            )*
-        }
-        mod over_redis {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $test() {
-                    super::$test(super::Store::Redis).await
-                }
-            )*
-        }
-    };
-}
-
 mod common;
-// After the macro, which it uses.
+use common::stores::on_both_stores;
 #[path = "dictionary/bad_input.rs"]
 mod bad_input;
 #[path = "dictionary/support.rs"]
 mod support;
-// The stores a test runs on (the list helpers there go unused here).
-#[allow(dead_code)]
-#[path = "list/support.rs"]
-mod stores;
-
-use stores::Store;
+use common::stores::Store;
 
 on_both_stores!(
     set_get_and_fetch_answer_the_fields,

@@ -10,31 +10,8 @@ use jiffy_server::proto::cache_client::*;
 use support::*;
 use tonic::{Code, Status};
 
-/// Runs each test once on the embedded store and once over a real
-/// redis-server: the two must answer every list call alike.
-macro_rules! on_both_stores {
-    ($($test:ident),* $(,)?) => {
-        mod embedded {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $test() {
-                    super::$test(super::Store::Embedded).await
-                }
-            )*
-        }
-        mod over_redis {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $test() {
-                    super::$test(super::Store::Redis).await
-                }
-            )*
-        }
-    };
-}
-
 mod common;
-// After the macro, which it uses.
+use common::stores::on_both_stores;
 #[path = "list/bad_input.rs"]
 mod bad_input;
 #[path = "list/support.rs"]

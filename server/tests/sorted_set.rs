@@ -11,35 +11,8 @@ use jiffy_server::proto::cache_client::*;
 use support::*;
 use tonic::Code;
 
-/// Runs each test once on the embedded store and once over a real
-/// redis-server: the two must answer every sorted set call alike.
-macro_rules! on_both_stores {
-    ($($test:ident),* $(,)?) => {
-        mod embedded {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $test() {
-                    super::$test(super::Store::Embedded).await
-                }
-            )*
-        }
-        mod over_redis {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $test() {
-                    super::$test(super::Store::Redis).await
-                }
-            )*
-        }
-    };
-}
-
 mod common;
-// The stores a test runs on, shared with the list tests.
-#[allow(dead_code)]
-#[path = "list/support.rs"]
-mod list_support;
-// After the macro, which it uses.
+use common::stores::on_both_stores;
 #[path = "sorted_set/bad_input.rs"]
 mod bad_input;
 #[path = "sorted_set/support.rs"]

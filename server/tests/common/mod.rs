@@ -310,3 +310,4 @@ pub mod open_files;
 pub mod raw_grpc;
 pub mod raw_http2;
 pub mod redis_cluster;
+pub mod stores;

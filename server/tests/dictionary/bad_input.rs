@@ -5,8 +5,9 @@ use std::time::Duration;
 use jiffy_server::proto::cache_client::*;
 use tonic::{Code, Status};
 
+use crate::common::stores::on_both_stores;
+use crate::common::stores::{RedisNode, Store};
 use crate::common::{self, assert_status, TestServer};
-use crate::stores::{RedisNode, Store};
 use crate::support::*;
 
 on_both_stores!(

@@ -5,6 +5,7 @@ use std::time::Duration;
 use jiffy_server::proto::cache_client::*;
 use tonic::{Code, Status};
 
+use crate::common::stores::on_both_stores;
 use crate::common::{self, assert_status, TestServer};
 use crate::support::*;
 

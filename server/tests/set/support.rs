@@ -2,14 +2,13 @@
 //! answer to what the tests check, and the two stores a test runs on.
 
 use std::collections::BTreeSet;
-use std::net::TcpListener as StdListener;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use jiffy_server::proto::cache_client::*;
 use tonic::Status;
 
+pub use crate::common::stores::{RedisNode, Store};
 use crate::common::{Data, TestServer};
 
 pub const MINUTE_MS: u64 = 60_000;
@@ -186,59 +185,6 @@ impl Sets {
         match answer.into_inner().result {
             Some(Result::Found(found)) => Some(Duration::from_millis(found.remaining_ttl_millis)),
             _ => None,
-        }
-    }
-}
-
-/// A `redis-server` on a free loopback port, killed when dropped.
-pub struct RedisNode {
-    child: Child,
-}
-
-impl Drop for RedisNode {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The store a test's server runs on.
-#[derive(Clone, Copy)]
-pub enum Store {
-    Embedded,
-    Redis,
-}
-
-impl Store {
-    /// A server with `args` on this store, and the Redis it uses, if any.
-    pub async fn start(self, args: &[&str]) -> (TestServer, Option<RedisNode>) {
-        match self {
-            Store::Embedded => (TestServer::with_args(args).await, None),
-            Store::Redis => {
-                let port = StdListener::bind("127.0.0.1:0")
-                    .unwrap()
-                    .local_addr()
-                    .unwrap()
-                    .port();
-                let child = Command::new("redis-server")
-                    .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                    .args(["--save", "", "--appendonly", "no"])
-                    .stdout(Stdio::null())
-                    .spawn()
-                    .expect("redis-server is needed (apt-get install redis-server)");
-                let redis = RedisNode { child };
-                let deadline = Instant::now() + Duration::from_secs(10);
-                while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                    assert!(Instant::now() < deadline, "redis-server did not start");
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-                let url = format!("redis://127.0.0.1:{port}");
-                let args: Vec<&str> = ["--store", &url]
-                    .into_iter()
-                    .chain(args.iter().copied())
-                    .collect();
-                (TestServer::with_args(&args).await, Some(redis))
-            }
         }
     }
 }

@@ -7,7 +7,7 @@ use jiffy_server::proto::common::Unbounded;
 
 use crate::common::{Data, TestServer};
 
-pub use crate::list_support::{RedisNode, Store};
+pub use crate::common::stores::{RedisNode, Store};
 
 pub const MINUTE_MS: u64 = 60_000;
 
