@@ -2,7 +2,9 @@
 //!
 //! Each attack runs against a fresh server process (the release build under
 //! `make test`, `$JIFFY_SERVER_BIN`) for a bounded time on loopback:
-//! `JIFFY_ATTACK_SECONDS` (5 by default; 30 in bench/reliability/attacks.sh).
+//! `JIFFY_ATTACK_SECONDS` (2 by default, the short version `make test`
+//! runs; 30 in bench/reliability/attacks.sh). One attack runs at a time
+//! ([`serialize`]): each measures its own server's memory and latency.
 //! Meanwhile
 //! - a well-behaved tonic client, on its own thread and runtime so that the
 //!   attack's tasks cannot delay it, makes sequential Gets of a small value
@@ -80,12 +82,16 @@ pub const BIG_KEY: &[u8] = b"big";
 /// The large value the zero-window attacks ask for.
 pub const BIG_VALUE_SIZE: usize = 4 << 20;
 
-/// The attack's length: `JIFFY_ATTACK_SECONDS`, 5 by default.
+/// The attack's length by default: the short version, in `make test`.
+pub const SHORT_ATTACK_SECONDS: f64 = 2.0;
+
+/// The attack's length: `JIFFY_ATTACK_SECONDS`, `SHORT_ATTACK_SECONDS` by
+/// default.
 pub fn attack_time() -> Duration {
     let seconds: f64 = std::env::var("JIFFY_ATTACK_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(5.0);
+        .unwrap_or(SHORT_ATTACK_SECONDS);
     Duration::from_secs_f64(seconds)
 }
 
