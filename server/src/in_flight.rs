@@ -426,7 +426,13 @@ impl<B> AnswerBody<B> {
     /// status goes in the trailers, as for any streamed call that fails.
     fn refuse(&mut self) -> Frame<Bytes> {
         self.ended = true;
-        let mut trailers = self.budget.full_status().into_http::<()>().into_parts().0.headers;
+        let mut trailers = self
+            .budget
+            .full_status()
+            .into_http::<()>()
+            .into_parts()
+            .0
+            .headers;
         trailers.remove(http::header::CONTENT_TYPE);
         Frame::trailers(trailers)
     }
@@ -614,7 +620,13 @@ mod tests {
         // The hog's second one would pass the bound: it ends at once with
         // RESOURCE_EXHAUSTED in its trailers, and nothing of it is held.
         let mut second = answer(&hog);
-        let trailers = second.frame().await.unwrap().unwrap().into_trailers().unwrap();
+        let trailers = second
+            .frame()
+            .await
+            .unwrap()
+            .unwrap()
+            .into_trailers()
+            .unwrap();
         assert_eq!(trailers["grpc-status"], "8");
         assert!(second.is_end_stream());
         assert!(second.frame().await.is_none());
