@@ -110,13 +110,13 @@ impl InFlight {
         state
     }
 
-    /// Charges `bytes` if they fit, or if room is being made for them. When
-    /// they do not fit, the connection holding the most is closed to make
-    /// room (unless that is `own`, which is then refused), and the charge is
-    /// taken anyway: that connection's memory is freed as its streams are
+    /// Charges `bytes` if they fit, or if room is being made for them
+    /// ([`Self::make_room`]): then the charge is taken at once, and the
+    /// memory of the connections closing is freed as their streams are
     /// dropped, a moment later. Bytes of connections already closing count
     /// as room coming, but only that much: while one closes, the others
-    /// cannot charge past the bound by more than it held.
+    /// cannot charge past the bound by more than it held. False (nothing
+    /// charged) if no room is coming, or `own` holds the most.
     pub fn admit(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
         if self.used() + bytes > self.limit && !self.make_room(bytes, own) {
             return false;
