@@ -12,12 +12,26 @@
 //!   RESOURCE_EXHAUSTED; a body still incomplete after `--request-timeout`
 //!   fails with DEADLINE_EXCEEDED.
 //! - [`AnswerBody`] charges the answer frame it is handing to HTTP/2 and
-//!   releases it when HTTP/2 asks for the next one, or the answer is done. It also cuts frames into [`CHUNK`]s, so that
-//!   HTTP/2 takes one chunk at a time as the client's window allows: "the
-//!   answer body is dropped" then means "sent", and a stalled answer is seen
-//!   as no progress on its connection ([`ConnectionState`]).
-//! - New calls are refused with RESOURCE_EXHAUSTED while the total is over
-//!   the budget (`RpcLayer`).
+//!   releases it when HTTP/2 asks for the next one, or the answer is done.
+//!   A frame is only made (encoded: tonic copies the message into a new
+//!   buffer) while the budget has room: HTTP/2 asks for every stream's
+//!   first frame before the client's window allows sending it, so the
+//!   answers of a client that never reads would otherwise all be encoded
+//!   and held. With the budget spent an answer waits for room (the
+//!   connection holding the most being closed to make it), or, if its own
+//!   connection holds the most or is closing, ends RESOURCE_EXHAUSTED.
+//!   It also cuts frames into [`CHUNK`]s, so that HTTP/2 takes one chunk at
+//!   a time as the client's window allows: "the answer body is dropped"
+//!   then means "sent", and a stalled answer is seen as no progress on its
+//!   connection ([`ConnectionState`]).
+//! - Each call is charged [`CALL_OVERHEAD`] from its HEADERS until it is
+//!   answered (`RpcLayer`); past the bound the connection holding the most
+//!   is closed, or, if that is the caller's, the call is refused with
+//!   RESOURCE_EXHAUSTED.
+//!
+//! Past the bound, what connections already told to close still hold
+//! counts as room coming: the others may use that much, no more, while
+//! those connections' streams are dropped.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -39,10 +53,19 @@ use tonic::Status;
 pub const CHUNK: usize = 64 << 10;
 
 /// What one call costs before any body byte: its stream, headers and
-/// handler state (measured at about 6 KiB with 20,000 streams held open).
-/// Charged while the call is handled, so that streams that send HEADERS and
-/// then nothing are bounded by the budget too.
-pub const CALL_OVERHEAD: usize = 8 << 10;
+/// handler state. Charged from its HEADERS while the call is handled, so
+/// that streams that send HEADERS and then nothing are bounded by the
+/// budget too. Measured at about 6 KiB with 20,000 streams held open; a
+/// client that opens streams as fast as the bound lets it (a new one for
+/// each refused or closed) keeps streams whose charge is released but
+/// whose state is not yet freed, so each is charged more than it holds at
+/// rest (tests/attacks.rs, `headers_without_data`). 100 calls of one
+/// connection are 1.6 MiB; the default bound fits 16,000 at once.
+pub const CALL_OVERHEAD: usize = 16 << 10;
+
+/// A connection holding less than this of the budget is not made to wait
+/// for room to encode an answer (see [`AnswerBody`]).
+pub const LIGHT_CONNECTION: usize = 1 << 20;
 
 /// The process-wide count of bytes in flight, and its bound.
 pub struct InFlight {
@@ -52,6 +75,9 @@ pub struct InFlight {
     /// Every open connection, to find the one holding the most when the
     /// budget is spent. Dead entries are dropped as the list grows.
     connections: Mutex<Vec<Weak<ConnectionState>>>,
+    /// Woken when the total falls back under the bound: answers waiting for
+    /// room to be encoded in ([`AnswerBody`]).
+    room: Arc<tokio::sync::Notify>,
 }
 
 impl InFlight {
@@ -61,6 +87,7 @@ impl InFlight {
             limit,
             gauge,
             connections: Mutex::new(Vec::new()),
+            room: Arc::new(tokio::sync::Notify::new()),
         })
     }
 
@@ -83,40 +110,62 @@ impl InFlight {
         state
     }
 
-    /// Charges `bytes` if they fit. When they do not, the connection holding
-    /// the most is closed to make room (unless that is `own`, which is then
-    /// refused), and the charge is taken anyway: its memory is freed as that
-    /// connection's streams are dropped, a moment later.
+    /// Charges `bytes` if they fit, or if room is being made for them
+    /// ([`Self::make_room`]): then the charge is taken at once, and the
+    /// memory of the connections closing is freed as their streams are
+    /// dropped, a moment later. Bytes of connections already closing count
+    /// as room coming, but only that much: while one closes, the others
+    /// cannot charge past the bound by more than it held. False (nothing
+    /// charged) if no room is coming, or `own` holds the most.
     pub fn admit(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
-        if self.used() + bytes > self.limit && !self.close_worst(own) {
+        if self.used() + bytes > self.limit && !self.make_room(bytes, own) {
             return false;
         }
         self.charge(bytes, own);
         true
     }
 
-    /// Makes room: closes the connection holding the most bytes, unless
-    /// that is `own`. True if room is coming, also when the one holding the
-    /// most is already closing (its streams are being dropped).
-    fn close_worst(&self, own: Option<&ConnectionState>) -> bool {
-        let worst = self
-            .connections
-            .lock()
-            .iter()
-            .filter_map(Weak::upgrade)
-            .max_by_key(|c| c.held.load(Ordering::Relaxed));
+    /// True if the budget is spent: a caller about to make bytes (encode an
+    /// answer) should make room first, or give up.
+    pub fn is_spent(&self) -> bool {
+        self.used() >= self.limit
+    }
+
+    /// Makes room for `bytes`: true if the connections already closing
+    /// will free enough, or will once the connection holding the most of
+    /// the others is told to close. That one is closed unless it is `own`
+    /// (refused then: the caller is the one holding the most); a single one
+    /// per call, so that a budget spent by many small calls refuses a large
+    /// one rather than closing many connections for it.
+    pub fn make_room(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
+        let connections = self.connections.lock();
+        let mut coming = 0;
+        let mut worst: Option<Arc<ConnectionState>> = None;
+        for connection in connections.iter().filter_map(Weak::upgrade) {
+            let held = connection.held.load(Ordering::Relaxed);
+            if connection.closing.load(Ordering::Relaxed) {
+                coming += held;
+            } else if worst
+                .as_ref()
+                .is_none_or(|w| held > w.held.load(Ordering::Relaxed))
+            {
+                worst = Some(connection);
+            }
+        }
+        drop(connections);
+        if self.used().saturating_sub(coming) + bytes <= self.limit {
+            return true;
+        }
         let Some(worst) = worst else {
             return false;
         };
-        if worst.closing.load(Ordering::Relaxed) {
-            return true;
-        }
         if own.is_some_and(|own| std::ptr::eq(own, &*worst)) {
             return false;
         }
         worst.closing.store(true, Ordering::Relaxed);
         worst.close.notify_one();
-        true
+        coming += worst.held.load(Ordering::Relaxed);
+        self.used().saturating_sub(coming) + bytes <= self.limit
     }
 
     fn charge(&self, bytes: usize, connection: Option<&ConnectionState>) {
@@ -129,7 +178,10 @@ impl InFlight {
 
     pub fn release(&self, bytes: usize, connection: Option<&ConnectionState>) {
         if bytes > 0 {
-            self.used.fetch_sub(bytes, Ordering::Relaxed);
+            let before = self.used.fetch_sub(bytes, Ordering::Relaxed);
+            if before >= self.limit && before - bytes < self.limit {
+                self.room.notify_waiters();
+            }
             self.gauge.sub(bytes as i64);
             if let Some(connection) = connection {
                 connection.held.fetch_sub(bytes, Ordering::Relaxed);
@@ -299,6 +351,10 @@ pub struct AnswerBody<B> {
     /// Chunks handed to HTTP/2; the first one proves nothing about the
     /// client (HTTP/2 takes it before it has window to send it).
     chunks: u64,
+    /// Ended early by [`Self::refuse`]: the rest is never asked for.
+    ended: bool,
+    /// Set while the answer waits for the budget to have room.
+    room: Option<Pin<Box<tokio::sync::futures::OwnedNotified>>>,
 }
 
 impl<B> AnswerBody<B> {
@@ -311,7 +367,74 @@ impl<B> AnswerBody<B> {
             rest: Bytes::new(),
             waiting: false,
             chunks: 0,
+            ended: false,
+            room: None,
         }
+    }
+
+    /// Ready once the budget has room for this answer to be encoded; an
+    /// error (a refusal) if the answer should give way instead.
+    ///
+    /// Asking the inner body for its next frame encodes it: tonic copies
+    /// the message, value and all, into a new buffer. HTTP/2 asks for every
+    /// stream's first frame before it has any window to send it, so without
+    /// this wait a client that never reads could have every one of its
+    /// streams' answers encoded and held, whatever the bound. With the
+    /// budget spent, the connection holding the most is closed to make room
+    /// and the answer waits for it; an answer of a connection that is
+    /// closing, or that holds the most itself, is refused at once.
+    fn poll_room(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
+        loop {
+            let connection = self.connection.as_deref();
+            if connection.is_some_and(|c| c.closing.load(Ordering::Relaxed)) {
+                return Poll::Ready(Err(()));
+            }
+            if !self.budget.is_spent() {
+                self.room = None;
+                return Poll::Ready(Ok(()));
+            }
+            if !self.budget.make_room(0, connection) {
+                return Poll::Ready(Err(()));
+            }
+            // A connection holding next to nothing (a client making small
+            // calls) goes ahead: its answer is small or, if large, is
+            // counted before it is kept (`admit`). Waiting it for the
+            // bound to clear could starve it while others keep the total
+            // up.
+            if connection.is_none_or(|c| c.held.load(Ordering::Relaxed) < LIGHT_CONNECTION) {
+                return Poll::Ready(Ok(()));
+            }
+            let room = self.budget.room.clone();
+            let waiter = self
+                .room
+                .get_or_insert_with(|| Box::pin(room.notified_owned()));
+            // Registered before the check again, so a release in between
+            // still wakes this one.
+            waiter.as_mut().enable();
+            if !self.budget.is_spent() {
+                self.room = None;
+                return Poll::Ready(Ok(()));
+            }
+            std::task::ready!(waiter.as_mut().poll(cx));
+            self.room = None;
+        }
+    }
+
+    /// Ends the answer with RESOURCE_EXHAUSTED in its trailers: the budget
+    /// is spent and this connection holds the most of it. The headers are
+    /// sent already (HTTP/2 sends them before asking for the body), so the
+    /// status goes in the trailers, as for any streamed call that fails.
+    fn refuse(&mut self) -> Frame<Bytes> {
+        self.ended = true;
+        let mut trailers = self
+            .budget
+            .full_status()
+            .into_http::<()>()
+            .into_parts()
+            .0
+            .headers;
+        trailers.remove(http::header::CONTENT_TYPE);
+        Frame::trailers(trailers)
     }
 
     fn next_chunk(&mut self) -> Frame<Bytes> {
@@ -354,19 +477,32 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let this = &mut *self;
+        if this.ended {
+            return Poll::Ready(None);
+        }
         if !this.rest.is_empty() {
             return Poll::Ready(Some(Ok(this.next_chunk())));
+        }
+        // The frame before this one has been taken whole by HTTP/2, which
+        // asks for more only once it could send.
+        let connection = this.connection.as_deref();
+        this.budget.release(this.charged, connection);
+        this.charged = 0;
+        if std::task::ready!(this.poll_room(cx)).is_err() {
+            return Poll::Ready(Some(Ok(this.refuse())));
         }
         match std::task::ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
             Some(Ok(frame)) => match frame.into_data() {
                 Ok(mut data) => {
-                    // The frame before this one has been taken whole by
-                    // HTTP/2, which asks for more only once it could send.
                     let bytes = data.remaining();
                     let connection = this.connection.as_deref();
-                    this.budget.release(this.charged, connection);
+                    if !this.budget.admit(bytes, connection) {
+                        // This connection holds the most: its answer gives
+                        // way, and the memory just encoded goes at once.
+                        drop(data);
+                        return Poll::Ready(Some(Ok(this.refuse())));
+                    }
                     this.charged = bytes;
-                    this.budget.charge(bytes, connection);
                     this.rest = data.copy_to_bytes(bytes);
                     Poll::Ready(Some(Ok(this.next_chunk())))
                 }
@@ -377,7 +513,7 @@ where
     }
 
     fn is_end_stream(&self) -> bool {
-        self.rest.is_empty() && self.inner.is_end_stream()
+        self.ended || (self.rest.is_empty() && self.inner.is_end_stream())
     }
 
     fn size_hint(&self) -> SizeHint {
@@ -463,6 +599,50 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(1), hog.close.notified())
             .await
             .expect("the hog is notified");
+    }
+
+    #[tokio::test]
+    async fn an_answer_past_the_bound_is_counted_before_it_waits_or_refused() {
+        let budget = budget(10 * CHUNK);
+        let (hog, other) = (budget.connection(), budget.connection());
+        let value = Bytes::from(vec![3u8; 6 * CHUNK]);
+        let answer = |connection: &Arc<ConnectionState>| {
+            AnswerBody::new(
+                Full::new(value.clone()),
+                budget.clone(),
+                Some(connection.clone()),
+            )
+        };
+        // The first answer fits, and waits (its first chunk taken, no more).
+        let mut first = answer(&hog);
+        first.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(budget.used(), 6 * CHUNK);
+        // The hog's second one would pass the bound: it ends at once with
+        // RESOURCE_EXHAUSTED in its trailers, and nothing of it is held.
+        let mut second = answer(&hog);
+        let trailers = second
+            .frame()
+            .await
+            .unwrap()
+            .unwrap()
+            .into_trailers()
+            .unwrap();
+        assert_eq!(trailers["grpc-status"], "8");
+        assert!(second.is_end_stream());
+        assert!(second.frame().await.is_none());
+        assert_eq!(budget.used(), 6 * CHUNK);
+        // Another connection's answer closes the hog and goes ahead.
+        let mut third = answer(&other);
+        third.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert!(hog.closing.load(Ordering::Relaxed));
+        assert_eq!(budget.used(), 12 * CHUNK);
+        // While the hog closes, the others may not pass the bound by more
+        // than it holds: a fourth answer gives way.
+        let mut fourth = answer(&other);
+        let refused = fourth.frame().await.unwrap().unwrap();
+        assert!(refused.is_trailers());
+        drop((first, second, third, fourth));
+        assert_eq!(budget.used(), 0);
     }
 
     #[tokio::test(start_paused = true)]

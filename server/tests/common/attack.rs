@@ -2,7 +2,9 @@
 //!
 //! Each attack runs against a fresh server process (the release build under
 //! `make test`, `$JIFFY_SERVER_BIN`) for a bounded time on loopback:
-//! `JIFFY_ATTACK_SECONDS` (5 by default; 30 in bench/reliability/attacks.sh).
+//! `JIFFY_ATTACK_SECONDS` (2 by default, the short version `make test`
+//! runs; 30 in bench/reliability/attacks.sh). One attack runs at a time
+//! ([`serialize`]): each measures its own server's memory and latency.
 //! Meanwhile
 //! - a well-behaved tonic client, on its own thread and runtime so that the
 //!   attack's tasks cannot delay it, makes sequential Gets of a small value
@@ -54,8 +56,10 @@ pub const RSS_BOUND_ABOVE_IDLE: u64 = 64 * MIB;
 /// way, at its own level.
 pub const IN_FLIGHT_BOUND: &str = "32MiB";
 /// The normal client's p99 during an attack. Generous: the machine has two
-/// cores, shared by the server, the attacker, the client and other work.
-pub const NORMAL_P99_BOUND: Duration = Duration::from_millis(250);
+/// cores, shared by the server, the attacker, the client and other work
+/// (the attacks that make the server close connections by the thousand
+/// measure 100-200 ms on a loaded 2-core machine; 1-10 ms otherwise).
+pub const NORMAL_P99_BOUND: Duration = Duration::from_millis(500);
 /// The longest a normal call may take before it counts as failed.
 pub const NORMAL_CALL_TIMEOUT: Duration = Duration::from_secs(2);
 /// The pause between two normal calls.
@@ -80,12 +84,16 @@ pub const BIG_KEY: &[u8] = b"big";
 /// The large value the zero-window attacks ask for.
 pub const BIG_VALUE_SIZE: usize = 4 << 20;
 
-/// The attack's length: `JIFFY_ATTACK_SECONDS`, 5 by default.
+/// The attack's length by default: the short version, in `make test`.
+pub const SHORT_ATTACK_SECONDS: f64 = 2.0;
+
+/// The attack's length: `JIFFY_ATTACK_SECONDS`, `SHORT_ATTACK_SECONDS` by
+/// default.
 pub fn attack_time() -> Duration {
     let seconds: f64 = std::env::var("JIFFY_ATTACK_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(5.0);
+        .unwrap_or(SHORT_ATTACK_SECONDS);
     Duration::from_secs_f64(seconds)
 }
 
@@ -208,6 +216,9 @@ impl<'a> Setup<'a> {
 pub struct Target {
     pub server: ServerProcess,
     pub transport: Transport,
+    /// The resident memory the attacks may add: `RSS_BOUND_ABOVE_IDLE`
+    /// unless a test documents another.
+    pub rss_bound: u64,
 }
 
 /// The `--help` of the server binary, read once.
@@ -311,6 +322,7 @@ pub async fn start(setup: Setup<'_>) -> Target {
     Target {
         server,
         transport: setup.transport,
+        rss_bound: RSS_BOUND_ABOVE_IDLE,
     }
 }
 
@@ -1114,6 +1126,21 @@ where
     F: FnOnce(Ctx) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    run_for(target, name, attack_time(), attack).await
+}
+
+/// [`run`] for `length` instead of `attack_time()`: for an attack whose
+/// checks need more time than the short version gives.
+pub async fn run_for<F, Fut>(
+    target: &mut Target,
+    name: &str,
+    length: Duration,
+    attack: F,
+) -> Outcome
+where
+    F: FnOnce(Ctx) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let recording = Arc::new(AtomicBool::new(false));
     let normal = Client::normal(
         target.transport.endpoint(target.server.addr),
@@ -1134,7 +1161,7 @@ where
         addr: target.server.addr,
         scheme: target.transport.scheme,
         connect: target.transport.raw.clone(),
-        deadline: tokio::time::Instant::now() + attack_time(),
+        deadline: tokio::time::Instant::now() + length,
         stop: stop.clone(),
         stats: stats.clone(),
     };
@@ -1145,7 +1172,7 @@ where
     let mut problems = Vec::new();
     let attacking = tokio::spawn(attack(ctx));
     let abort = attacking.abort_handle();
-    if tokio::time::timeout(attack_time() + Duration::from_secs(20), attacking)
+    if tokio::time::timeout(length + Duration::from_secs(20), attacking)
         .await
         .is_err()
     {
@@ -1188,11 +1215,11 @@ where
         ),
     );
     outcome.require(
-        peak <= idle + RSS_BOUND_ABOVE_IDLE,
+        peak <= idle + target.rss_bound,
         format!(
             "peak resident memory {:.1} MiB is more than {} MiB above idle ({:.1} MiB)",
             mib(peak),
-            RSS_BOUND_ABOVE_IDLE / MIB,
+            target.rss_bound / MIB,
             mib(idle)
         ),
     );
