@@ -382,18 +382,6 @@ async fn batches_answer_in_request_order() {
 }
 
 #[tokio::test]
-async fn calls_not_built_answer_unimplemented() {
-    let server = TestServer::start().await;
-    let mut grpc = tonic::client::Grpc::new(server.channel().await);
-    grpc.ready().await.unwrap();
-    let path = http::uri::PathAndQuery::from_static("/cache_client.Scs/SortedSetFetch");
-    let codec = tonic_prost::ProstCodec::<GetRequest, GetResponse>::default();
-    let answer = grpc.unary(in_cache("c", get("k")), path, codec).await;
-    let status = assert_status(answer, Code::Unimplemented, None);
-    assert!(status.message().contains("SortedSetFetch"), "{status:?}");
-}
-
-#[tokio::test]
 async fn ping_answers() {
     let server = TestServer::start().await;
     let mut ping = ping_client::PingClient::new(server.channel().await);
