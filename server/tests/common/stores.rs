@@ -35,6 +35,21 @@ macro_rules! on_both_stores {
 #[allow(unused_imports)] // only the collection tests use it
 pub(crate) use on_both_stores;
 
+/// The small limits the collection types' bad-input tests run under, each
+/// low enough for a test to pass it with a few elements.
+pub const SMALL_LIMITS: &[&str] = &[
+    "--max-key-size",
+    "16B",
+    "--max-value-size",
+    "1KiB",
+    "--max-ttl",
+    "1h",
+    "--max-collection-elements",
+    "5",
+    "--max-request-items",
+    "4",
+];
+
 /// A `redis-server` on a free loopback port, killed when dropped.
 pub struct RedisNode {
     child: Child,

@@ -5,7 +5,7 @@ use std::time::Duration;
 use jiffy_server::proto::cache_client::*;
 use tonic::{Code, Status};
 
-use crate::common::stores::on_both_stores;
+use crate::common::stores::{on_both_stores, SMALL_LIMITS};
 use crate::common::{self, assert_status, TestServer};
 use crate::support::*;
 
@@ -19,21 +19,8 @@ on_both_stores!(
     a_missing_cache_is_not_found,
 );
 
-const LIMITS: &[&str] = &[
-    "--max-key-size",
-    "16B",
-    "--max-value-size",
-    "1KiB",
-    "--max-ttl",
-    "1h",
-    "--max-collection-elements",
-    "5",
-    "--max-request-items",
-    "4",
-];
-
 async fn start(store: Store) -> (TestServer, Option<RedisNode>, Sets) {
-    let (server, redis) = store.start(LIMITS).await;
+    let (server, redis) = store.start(SMALL_LIMITS).await;
     let mut sets = Sets::new(&server).await;
     sets.union("s", &["a", "b", "c"]).await;
     (server, redis, sets)
