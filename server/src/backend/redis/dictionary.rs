@@ -11,11 +11,11 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redis::Value;
 
+use super::replies::{too_large, MISSING};
 use super::{millis, scripts, unexpected, RedisCache, RedisStore};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
 
-const MISSING: i64 = 2;
 const NOT_AN_INTEGER: i64 = 2;
 const OVERFLOW: i64 = 3;
 
@@ -179,19 +179,4 @@ fn flag(on: bool) -> &'static [u8] {
     } else {
         b"0"
     }
-}
-
-/// The `{'too_large', length}` reply of a write past the element limit.
-fn too_large(reply: &Value, max_len: usize) -> Result<(), Error> {
-    if let Value::Array(parts) = reply {
-        if let [Value::BulkString(answer), Value::Int(elements)] = parts.as_slice() {
-            if answer == b"too_large" {
-                return Err(Error::CollectionTooLarge {
-                    elements: *elements as usize,
-                    limit: max_len,
-                });
-            }
-        }
-    }
-    Ok(())
 }

@@ -10,11 +10,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redis::Value;
 
+use super::replies::{length, optional_length, too_large, MISSING};
 use super::{millis, scripts, unexpected, RedisCache, RedisStore};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
-
-const MISSING: i64 = 2;
 
 impl ListStorage for Arc<RedisStore> {
     async fn list_push(
@@ -41,16 +40,7 @@ impl ListStorage for Arc<RedisStore> {
         let reply = self
             .run_item(&scripts::LIST_CONCATENATE, cache, key, &args)
             .await?;
-        if let Value::Array(parts) = &reply {
-            if let [Value::BulkString(answer), Value::Int(elements)] = parts.as_slice() {
-                if answer == b"too_large" {
-                    return Err(Error::CollectionTooLarge {
-                        elements: *elements as usize,
-                        limit: max_len,
-                    });
-                }
-            }
-        }
+        too_large(&reply, max_len)?;
         length("list_push", reply)
     }
 
@@ -190,23 +180,4 @@ fn flag(on: bool) -> &'static [u8] {
 fn slice_args(slice: ListSlice) -> (String, String) {
     let text = |index: Option<i32>| index.map(|i| i.to_string()).unwrap_or_default();
     (text(slice.start), text(slice.end))
-}
-
-/// A `{length}` reply.
-fn length(call: &str, reply: Value) -> Result<usize, Error> {
-    match reply {
-        Value::Array(ref parts) => match parts.as_slice() {
-            [Value::Int(len)] => Ok(*len as usize),
-            _ => Err(unexpected(call, &reply)),
-        },
-        other => Err(unexpected(call, &other)),
-    }
-}
-
-/// A `{length}` reply, or 2 for a missing list.
-fn optional_length(call: &str, reply: Value) -> Result<Option<usize>, Error> {
-    match reply {
-        Value::Int(MISSING) => Ok(None),
-        reply => length(call, reply).map(Some),
-    }
 }

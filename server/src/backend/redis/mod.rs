@@ -15,6 +15,7 @@ mod dictionary;
 mod items;
 mod keys;
 mod list;
+mod replies;
 mod scalar;
 mod scripts;
 mod set;

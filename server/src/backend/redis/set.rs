@@ -10,11 +10,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use redis::Value;
 
+use super::replies::{length, too_large, MISSING};
 use super::{millis, scripts, unexpected, RedisCache, RedisStore};
 use crate::backend::{CollectionTtl, SetRemove, SetStorage};
 use crate::error::Error;
-
-const MISSING: i64 = 2;
 
 impl SetStorage for Arc<RedisStore> {
     async fn set_union(
@@ -32,19 +31,8 @@ impl SetStorage for Arc<RedisStore> {
         let reply = self
             .run_item(&scripts::SET_UNION, cache, key, &args)
             .await?;
-        if let Value::Array(parts) = &reply {
-            match parts.as_slice() {
-                [Value::Int(len)] => return Ok(*len as usize),
-                [Value::BulkString(answer), Value::Int(elements)] if answer == b"too_large" => {
-                    return Err(Error::CollectionTooLarge {
-                        elements: *elements as usize,
-                        limit: max_len,
-                    })
-                }
-                _ => {}
-            }
-        }
-        Err(unexpected("set_union", &reply))
+        too_large(&reply, max_len)?;
+        length("set_union", reply)
     }
 
     async fn set_difference(

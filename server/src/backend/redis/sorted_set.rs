@@ -21,14 +21,13 @@ use std::time::Duration;
 use bytes::Bytes;
 use redis::Value;
 
+use super::replies::{length, optional_length, too_large, MISSING};
 use super::{keys, millis, scripts, unexpected, RedisCache, RedisStore};
 use crate::backend::{
     Aggregate, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder, SortedSetRange,
     SortedSetRemove, SortedSetStorage, SortedSetUnion,
 };
 use crate::error::Error;
-
-const MISSING: i64 = 2;
 
 impl SortedSetStorage for Arc<RedisStore> {
     async fn sorted_set_put(
@@ -346,38 +345,4 @@ fn pairs(call: &str, flat: Vec<Value>) -> Result<Vec<ScoredValue>, Error> {
         }
     }
     Ok(elements)
-}
-
-/// [`Error::CollectionTooLarge`] for a `{'too_large', length}` reply.
-fn too_large(reply: &Value, max_len: usize) -> Result<(), Error> {
-    if let Value::Array(parts) = reply {
-        if let [Value::BulkString(answer), Value::Int(elements)] = parts.as_slice() {
-            if answer == b"too_large" {
-                return Err(Error::CollectionTooLarge {
-                    elements: *elements as usize,
-                    limit: max_len,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A `{length}` reply.
-fn length(call: &str, reply: Value) -> Result<usize, Error> {
-    match reply {
-        Value::Array(ref parts) => match parts.as_slice() {
-            [Value::Int(len)] => Ok(*len as usize),
-            _ => Err(unexpected(call, &reply)),
-        },
-        other => Err(unexpected(call, &other)),
-    }
-}
-
-/// A `{length}` reply, or 2 for a missing set.
-fn optional_length(call: &str, reply: Value) -> Result<Option<usize>, Error> {
-    match reply {
-        Value::Int(MISSING) => Ok(None),
-        reply => length(call, reply).map(Some),
-    }
 }
