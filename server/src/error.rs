@@ -71,6 +71,9 @@ pub enum Error {
     ScoreNotFinite,
     #[error("{0}")]
     InvalidArgument(String),
+    /// An answer refused by the in-flight bound (`crate::in_flight`).
+    #[error("{0}")]
+    InFlightFull(String),
     #[error("the store is unavailable: {0}")]
     StoreUnavailable(String),
     #[error("the store failed: {0}")]
@@ -106,7 +109,7 @@ impl Error {
             }
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
-            StoreFull(_) => (Code::ResourceExhausted, None),
+            StoreFull(_) | InFlightFull(_) => (Code::ResourceExhausted, None),
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

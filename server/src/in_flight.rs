@@ -29,6 +29,16 @@
 //!   is closed, or, if that is the caller's, the call is refused with
 //!   RESOURCE_EXHAUSTED.
 //!
+//! - An answer read from a store that copies it (Redis) is charged before
+//!   its bytes leave the store: a reply over [`SMALL_ANSWER`] is first
+//!   announced by its size, charged to the call's connection
+//!   ([`reserve_answer`], through [`CallCharges`] the call carries), then
+//!   fetched. Past the bound it is refused like a call's overhead. The
+//!   charge moves to the encoded frames as the answer is encoded. Without
+//!   it, 400 Gets of 4 MiB from clients that never read pulled 1.6 GB from
+//!   Redis before any answer was counted, and queued every other call
+//!   behind it on the connection to Redis.
+//!
 //! Past the bound, what connections already told to close still hold
 //! counts as room coming: the others may use that much, no more, while
 //! those connections' streams are dropped.
@@ -62,6 +72,10 @@ pub const CHUNK: usize = 64 << 10;
 /// rest (tests/attacks.rs, `headers_without_data`). 100 calls of one
 /// connection are 1.6 MiB; the default bound fits 16,000 at once.
 pub const CALL_OVERHEAD: usize = 16 << 10;
+
+/// An answer this small is not reserved before it is read from the store:
+/// the call's [`CALL_OVERHEAD`] already pays for it.
+pub const SMALL_ANSWER: usize = CALL_OVERHEAD;
 
 /// A connection holding less than this of the budget is not made to wait
 /// for room to encode an answer (see [`AnswerBody`]).
@@ -119,6 +133,15 @@ impl InFlight {
     /// charged) if no room is coming, or `own` holds the most.
     pub fn admit(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
         if self.used() + bytes > self.limit && !self.make_room(bytes, own) {
+            return false;
+        }
+        self.charge(bytes, own);
+        true
+    }
+
+    /// Charges `bytes` if they fit under the bound as it is; closes nothing.
+    pub fn admit_if_room(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
+        if self.used() + bytes > self.limit {
             return false;
         }
         self.charge(bytes, own);
@@ -198,6 +221,88 @@ impl InFlight {
             self.limit
         ))
     }
+}
+
+tokio::task_local! {
+    /// The charges of the call being handled. A task-local, not an argument:
+    /// the store reads it deep under a handler, and no storage trait should
+    /// grow a parameter that only the Redis store needs.
+    static CALL: Arc<CallCharges>;
+}
+
+/// What one call has charged for its answer before encoding it (answers a
+/// store reads into new memory), released as the answer is encoded or, the
+/// rest, when the call and its answer are dropped.
+pub struct CallCharges {
+    budget: Arc<InFlight>,
+    connection: Option<Arc<ConnectionState>>,
+    held: AtomicUsize,
+}
+
+impl CallCharges {
+    pub fn new(budget: Arc<InFlight>, connection: Option<Arc<ConnectionState>>) -> Arc<Self> {
+        Arc::new(CallCharges {
+            budget,
+            connection,
+            held: AtomicUsize::new(0),
+        })
+    }
+
+    /// Runs `poll` (a step of the call's handler) with these charges as the
+    /// ones [`reserve_answer`] adds to.
+    pub fn scope<R>(self: &Arc<Self>, poll: impl FnOnce() -> R) -> R {
+        CALL.sync_scope(Arc::clone(self), poll)
+    }
+
+    /// A connection holding next to nothing (a client making small calls)
+    /// is charged as a call is, other connections being closed to make
+    /// room. One that holds more only while the budget has room: otherwise
+    /// clients that never read, each read of theirs closing another of
+    /// them, kept megabytes streaming out of the store as fast as they
+    /// could reconnect.
+    fn reserve(&self, bytes: usize) -> Result<(), Status> {
+        let connection = self.connection.as_deref();
+        let light = connection.is_none_or(|c| c.held.load(Ordering::Relaxed) < LIGHT_CONNECTION);
+        let admitted = if light {
+            self.budget.admit(bytes, connection)
+        } else {
+            self.budget.admit_if_room(bytes, connection)
+        };
+        if !admitted {
+            return Err(self.budget.full_status());
+        }
+        self.held.fetch_add(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Releases up to `bytes` of what is held: that much of the answer has
+    /// been encoded (and the encoded frame is charged instead).
+    fn release_up_to(&self, bytes: usize) {
+        let mut released = 0;
+        let _ = self
+            .held
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                released = held.min(bytes);
+                Some(held - released)
+            });
+        self.budget.release(released, self.connection.as_deref());
+    }
+}
+
+impl Drop for CallCharges {
+    fn drop(&mut self) {
+        let held = *self.held.get_mut();
+        self.budget.release(held, self.connection.as_deref());
+    }
+}
+
+/// Charges `bytes` of an answer the store is about to read into new memory
+/// to the call being handled; RESOURCE_EXHAUSTED (the message of
+/// [`InFlight::full_status`]) if the budget is spent and this call's
+/// connection holds the most of it. Outside a call (a store used directly)
+/// there is nothing to charge.
+pub fn reserve_answer(bytes: usize) -> Result<(), Status> {
+    CALL.try_with(|call| call.reserve(bytes)).unwrap_or(Ok(()))
 }
 
 /// What one connection holds and how its answers move: for the send
@@ -355,6 +460,8 @@ pub struct AnswerBody<B> {
     ended: bool,
     /// Set while the answer waits for the budget to have room.
     room: Option<Pin<Box<tokio::sync::futures::OwnedNotified>>>,
+    /// What the call charged for its answer before encoding it.
+    call: Option<Arc<CallCharges>>,
 }
 
 impl<B> AnswerBody<B> {
@@ -369,7 +476,14 @@ impl<B> AnswerBody<B> {
             chunks: 0,
             ended: false,
             room: None,
+            call: None,
         }
+    }
+
+    /// Carries the call's charges until the answer is encoded.
+    pub fn with_call_charges(mut self, call: Option<Arc<CallCharges>>) -> Self {
+        self.call = call;
+        self
     }
 
     /// Ready once the budget has room for this answer to be encoded; an
@@ -495,6 +609,9 @@ where
             Some(Ok(frame)) => match frame.into_data() {
                 Ok(mut data) => {
                     let bytes = data.remaining();
+                    if let Some(call) = &this.call {
+                        call.release_up_to(bytes);
+                    }
                     let connection = this.connection.as_deref();
                     if !this.budget.admit(bytes, connection) {
                         // This connection holds the most: its answer gives

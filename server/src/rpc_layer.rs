@@ -31,7 +31,7 @@ use tower::{Layer, Service};
 
 use crate::error::reason;
 use crate::fault::grpc_timeout;
-use crate::in_flight::{AnswerBody, ConnectionState, InFlight, CALL_OVERHEAD};
+use crate::in_flight::{AnswerBody, CallCharges, ConnectionState, InFlight, CALL_OVERHEAD};
 use crate::metrics::{InFlightGuard, Metrics, RpcId};
 
 #[derive(Clone)]
@@ -106,12 +106,15 @@ where
             return RpcFuture {
                 inner: None,
                 refused: Some(refused),
+                charges: None,
                 call,
             };
         }
+        let charges = CallCharges::new(self.layer.in_flight.clone(), call.connection.clone());
         RpcFuture {
             inner: Some(self.inner.call(request)),
             refused: None,
+            charges: Some(charges),
             call,
         }
     }
@@ -123,6 +126,9 @@ pin_project! {
         inner: Option<F>,
         // The answer of a call refused before it reached the service.
         refused: Option<Response<ResBody>>,
+        // What the handler charges for its answer before encoding it; it
+        // moves to the answer body.
+        charges: Option<Arc<CallCharges>>,
         call: CallRecord,
     }
 }
@@ -186,7 +192,10 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let mut result = match (this.inner.as_pin_mut(), this.refused.take()) {
-            (Some(inner), _) => std::task::ready!(inner.poll(cx)),
+            (Some(inner), _) => match this.charges {
+                Some(charges) => std::task::ready!(charges.scope(|| inner.poll(cx))),
+                None => std::task::ready!(inner.poll(cx)),
+            },
             (None, Some(refused)) => Ok(refused),
             (None, None) => panic!("RpcFuture polled after it answered"),
         };
@@ -202,8 +211,11 @@ where
         this.call.record(code);
         let in_flight = &this.call.layer.in_flight;
         let connection = this.call.connection.clone();
+        let charges = this.charges.take();
         Poll::Ready(result.map(|response| {
-            response.map(|body| AnswerBody::new(body, in_flight.clone(), connection))
+            response.map(|body| {
+                AnswerBody::new(body, in_flight.clone(), connection).with_call_charges(charges)
+            })
         }))
     }
 }

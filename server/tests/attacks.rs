@@ -458,13 +458,12 @@ async fn redis_store_front_end_under_attack() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-/// Zero-window clients against a front-end of the Redis store. Open: the
-/// server's memory stays bounded (+10 MiB), but 400 Gets of 4 MiB at once
-/// queue 1.6 GB behind one another on the connection to Redis, so every
-/// call, the normal client's too, waits past `--store-timeout` and fails
-/// UNAVAILABLE until the queue drains. Run it with `-- --ignored`.
+/// Zero-window clients against a front-end of the Redis store: each Get of
+/// 4 MiB is charged before its value leaves Redis, so the 400 of them
+/// cannot queue 1.6 GB on the connection to Redis ahead of other clients'
+/// calls (they did, and every call failed UNAVAILABLE past
+/// `--store-timeout`, before `RedisStore::run_read`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "open: large Gets saturate the connection to Redis (docs/RELIABILITY.md, Attacks)"]
 async fn redis_store_zero_window_clients() {
     let _serial = attack::serialize().await;
     let cluster = RedisCluster::start().await;

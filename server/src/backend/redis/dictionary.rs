@@ -84,7 +84,7 @@ impl DictionaryStorage for Arc<RedisStore> {
     ) -> Result<Option<Vec<Option<Bytes>>>, Error> {
         let args: Vec<&[u8]> = fields.iter().map(|field| &field[..]).collect();
         match self
-            .run_item(&scripts::DICTIONARY_GET, cache, key, &args)
+            .run_read(&scripts::DICTIONARY_GET, cache, key, &args)
             .await?
         {
             Value::Int(MISSING) => Ok(None),
@@ -107,7 +107,7 @@ impl DictionaryStorage for Arc<RedisStore> {
         key: &[u8],
     ) -> Result<Option<Vec<(Bytes, Bytes)>>, Error> {
         let flat = match self
-            .run_item(&scripts::DICTIONARY_FETCH, cache, key, &[])
+            .run_read(&scripts::DICTIONARY_FETCH, cache, key, &[])
             .await?
         {
             Value::Int(MISSING) => return Ok(None),

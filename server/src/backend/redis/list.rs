@@ -74,7 +74,7 @@ impl ListStorage for Arc<RedisStore> {
     ) -> Result<Option<Vec<Bytes>>, Error> {
         let (start, end) = slice_args(slice);
         match self
-            .run_item(
+            .run_read(
                 &scripts::LIST_FETCH,
                 cache,
                 key,

@@ -33,6 +33,7 @@ pub use connection::{redact, Target};
 
 use super::{Caches, ItemStorage, ItemType, StoreStats};
 use crate::error::Error;
+use crate::in_flight::{reserve_answer, SMALL_ANSWER};
 use crate::limits::check_cache_name;
 
 /// How long a deleted cache's bucket markers stay. They only have to outlive
@@ -42,6 +43,11 @@ const DELETED_MARKER_TTL_MS: u64 = 3_600_000;
 
 pub struct RedisStore {
     connection: LazyConnection,
+    /// Answers over [`SMALL_ANSWER`] travel on a connection of their own:
+    /// calls are pipelined on one socket per node, and a small call queued
+    /// behind megabytes of answers waited for all of them (past
+    /// `--store-timeout`, when clients asked for hundreds of 4 MiB values).
+    large_answers: LazyConnection,
     timeout: Duration,
     max_caches: usize,
 }
@@ -69,7 +75,8 @@ impl RedisStore {
     /// Connects on first use, so the front-end may start before the cluster.
     pub fn new(target: Target, timeout: Duration, max_caches: usize) -> Arc<RedisStore> {
         Arc::new(RedisStore {
-            connection: LazyConnection::new(target, timeout),
+            connection: LazyConnection::new(target.clone(), timeout),
+            large_answers: LazyConnection::new(target, timeout),
             timeout,
             max_caches,
         })
@@ -97,8 +104,16 @@ impl RedisStore {
     }
 
     async fn run(&self, invocation: ScriptInvocation<'_>) -> Result<Value, Error> {
+        self.run_on(&self.connection, invocation).await
+    }
+
+    async fn run_on(
+        &self,
+        connection: &LazyConnection,
+        invocation: ScriptInvocation<'_>,
+    ) -> Result<Value, Error> {
         self.bounded(async {
-            let mut connection = self.connection.get().await?;
+            let mut connection = connection.get().await?;
             invocation.invoke_async(&mut connection).await
         })
         .await
@@ -112,16 +127,65 @@ impl RedisStore {
         key: &[u8],
         args: &[&[u8]],
     ) -> Result<Value, Error> {
+        self.run_item_on(&self.connection, script, cache, key, args)
+            .await
+    }
+
+    async fn run_item_on(
+        &self,
+        connection: &LazyConnection,
+        script: &'static redis::Script,
+        cache: &RedisCache,
+        key: &[u8],
+        args: &[&[u8]],
+    ) -> Result<Value, Error> {
         let (generation, item, data) = keys::item_keys(&cache.0, key);
         let mut invocation = script.prepare_invoke();
         invocation.key(generation).key(item).key(data);
         for arg in args {
             invocation.arg(*arg);
         }
-        match self.run(invocation).await? {
+        match self.run_on(connection, invocation).await? {
             Value::Int(scripts::NO_CACHE) => Err(Error::CacheNotFound(cache.0.clone())),
             value => Ok(value),
         }
+    }
+
+    /// Runs a read script (one with `read_prelude.lua`) whose answer may be
+    /// large. An answer over [`SMALL_ANSWER`] is first announced by its size,
+    /// charged to the call's in-flight budget, then asked for again: so 400
+    /// Gets of 4 MiB from clients that never read cannot pull 1.6 GB out of
+    /// Redis before anything counts it (docs/RELIABILITY.md, Attacks). An
+    /// answer that grew in between is charged again, a few times at most.
+    async fn run_read(
+        &self,
+        script: &'static redis::Script,
+        cache: &RedisCache,
+        key: &[u8],
+        args: &[&[u8]],
+    ) -> Result<Value, Error> {
+        let mut cap = SMALL_ANSWER;
+        let mut charged = 0;
+        let mut connection = &self.connection;
+        for _ in 0..READ_ATTEMPTS {
+            let cap_arg = cap.to_string();
+            let mut all = args.to_vec();
+            all.push(cap_arg.as_bytes());
+            let reply = self
+                .run_item_on(connection, script, cache, key, &all)
+                .await?;
+            let Some(size) = announced_size(&reply) else {
+                return Ok(reply);
+            };
+            reserve_answer(size.saturating_sub(charged))
+                .map_err(|refused| Error::InFlightFull(refused.message().to_owned()))?;
+            charged = charged.max(size);
+            cap = size;
+            connection = &self.large_answers;
+        }
+        Err(Error::StoreFailed(format!(
+            "the answer kept growing while it was read ({READ_ATTEMPTS} attempts)"
+        )))
     }
 
     /// Records a create, flush or delete in the cache list.
@@ -232,6 +296,18 @@ fn millis(ttl: Duration) -> String {
 }
 
 /// The payload of a stored `"<generation>:<payload>"`, without copying it.
+/// How many times [`RedisStore::run_read`] asks for an answer that keeps
+/// growing past what it charged.
+const READ_ATTEMPTS: usize = 4;
+
+/// The size in a read script's `SIZE <bytes>` status reply.
+fn announced_size(reply: &Value) -> Option<usize> {
+    match reply {
+        Value::SimpleString(status) => status.strip_prefix("SIZE ")?.parse().ok(),
+        _ => None,
+    }
+}
+
 fn strip_generation(raw: Vec<u8>) -> Result<Bytes, Error> {
     let Some(colon) = raw.iter().position(|&b| b == b':') else {
         return Err(unexpected("get", &Value::BulkString(raw)));

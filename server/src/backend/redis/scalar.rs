@@ -12,7 +12,7 @@ use crate::error::Error;
 
 impl ScalarStorage for Arc<RedisStore> {
     async fn get(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<Bytes>, Error> {
-        match self.run_item(&scripts::GET, cache, key, &[]).await? {
+        match self.run_read(&scripts::GET, cache, key, &[]).await? {
             Value::Nil => Ok(None),
             Value::BulkString(raw) => strip_generation(raw).map(Some),
             other => Err(unexpected("get", &other)),

@@ -44,7 +44,16 @@ macro_rules! list_slice_script {
     };
 }
 
-pub static GET: LazyLock<Script> = item_script!("get.lua");
+/// A script of the given sources of `lua/`, in order: for the read scripts,
+/// whose answers can be large, `read_prelude.lua` first. Their callers go
+/// through `RedisStore::run_read`, which passes the cap it expects.
+macro_rules! script {
+    ($($file:literal),+) => {
+        LazyLock::new(|| Script::new(concat!($(include_str!(concat!("lua/", $file))),+)))
+    };
+}
+
+pub static GET: LazyLock<Script> = script!("read_prelude.lua", "item_prelude.lua", "get.lua");
 pub static SET: LazyLock<Script> = item_script!("set.lua");
 pub static SET_IF: LazyLock<Script> = item_script!("set_if.lua");
 pub static DELETE: LazyLock<Script> = item_script!("delete.lua");
@@ -62,7 +71,13 @@ pub static ITEM_TYPE: LazyLock<Script> = item_script!("item_type.lua");
 
 pub static LIST_CONCATENATE: LazyLock<Script> = collection_script!("list_concatenate.lua");
 pub static LIST_POP: LazyLock<Script> = collection_script!("list_pop.lua");
-pub static LIST_FETCH: LazyLock<Script> = list_slice_script!("list_fetch.lua");
+pub static LIST_FETCH: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "list_slice.lua",
+    "list_fetch.lua"
+);
 pub static LIST_LENGTH: LazyLock<Script> = collection_script!("list_length.lua");
 pub static LIST_RETAIN: LazyLock<Script> = list_slice_script!("list_retain.lua");
 pub static LIST_REMOVE: LazyLock<Script> = collection_script!("list_remove.lua");
@@ -70,11 +85,21 @@ pub static LIST_ERASE: LazyLock<Script> = collection_script!("list_erase.lua");
 
 pub static SET_UNION: LazyLock<Script> = collection_script!("set_collection_union.lua");
 pub static SET_DIFFERENCE: LazyLock<Script> = collection_script!("set_collection_difference.lua");
-pub static SET_FETCH: LazyLock<Script> = collection_script!("set_collection_fetch.lua");
+pub static SET_FETCH: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "set_collection_fetch.lua"
+);
 pub static SET_CONTAINS: LazyLock<Script> = collection_script!("set_collection_contains.lua");
 pub static SET_LENGTH: LazyLock<Script> = collection_script!("set_collection_length.lua");
 pub static SET_POP: LazyLock<Script> = collection_script!("set_collection_pop.lua");
-pub static SET_SAMPLE: LazyLock<Script> = collection_script!("set_collection_sample.lua");
+pub static SET_SAMPLE: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "set_collection_sample.lua"
+);
 pub static DICTIONARY_SET: LazyLock<Script> = collection_script!("dictionary_set.lua");
 pub static DICTIONARY_INCREMENT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(concat!(
@@ -84,12 +109,28 @@ pub static DICTIONARY_INCREMENT: LazyLock<Script> = LazyLock::new(|| {
         include_str!("lua/dictionary_increment.lua")
     ))
 });
-pub static DICTIONARY_GET: LazyLock<Script> = collection_script!("dictionary_get.lua");
-pub static DICTIONARY_FETCH: LazyLock<Script> = collection_script!("dictionary_fetch.lua");
+pub static DICTIONARY_GET: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "dictionary_get.lua"
+);
+pub static DICTIONARY_FETCH: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "dictionary_fetch.lua"
+);
 pub static DICTIONARY_DELETE: LazyLock<Script> = collection_script!("dictionary_delete.lua");
 pub static DICTIONARY_LENGTH: LazyLock<Script> = collection_script!("dictionary_length.lua");
 pub static SORTED_SET_PUT: LazyLock<Script> = collection_script!("sorted_set_put.lua");
-pub static SORTED_SET_FETCH: LazyLock<Script> = list_slice_script!("sorted_set_fetch.lua");
+pub static SORTED_SET_FETCH: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "list_slice.lua",
+    "sorted_set_fetch.lua"
+);
 pub static SORTED_SET_GET_SCORES: LazyLock<Script> =
     collection_script!("sorted_set_get_scores.lua");
 pub static SORTED_SET_GET_RANK: LazyLock<Script> = collection_script!("sorted_set_get_rank.lua");

@@ -58,7 +58,7 @@ impl SetStorage for Arc<RedisStore> {
     }
 
     async fn set_fetch(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<Vec<Bytes>>, Error> {
-        let reply = self.run_item(&scripts::SET_FETCH, cache, key, &[]).await?;
+        let reply = self.run_read(&scripts::SET_FETCH, cache, key, &[]).await?;
         elements("set_fetch", reply)
     }
 
@@ -120,7 +120,7 @@ impl SetStorage for Arc<RedisStore> {
         // SRANDMEMBER takes a signed count; no set comes near either limit.
         let limit = limit.min(i64::MAX as u64).to_string();
         let reply = self
-            .run_item(&scripts::SET_SAMPLE, cache, key, &[limit.as_bytes()])
+            .run_read(&scripts::SET_SAMPLE, cache, key, &[limit.as_bytes()])
             .await?;
         elements("set_sample", reply)
     }

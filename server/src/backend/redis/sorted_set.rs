@@ -83,7 +83,7 @@ impl SortedSetStorage for Arc<RedisStore> {
         let mut args: Vec<&[u8]> = vec![order_name(order)];
         args.extend(texts.iter().map(|t| t.as_bytes()));
         match self
-            .run_item(&scripts::SORTED_SET_FETCH, cache, key, &args)
+            .run_read(&scripts::SORTED_SET_FETCH, cache, key, &args)
             .await?
         {
             Value::Int(MISSING) => Ok(None),

@@ -3,4 +3,4 @@
 if open('dictionary') == 'missing' then
   return 2
 end
-return redis.call('HGETALL', KEYS[3])
+return within_cap(redis.call('HGETALL', KEYS[3]))

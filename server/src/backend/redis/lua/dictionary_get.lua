@@ -15,4 +15,4 @@ for from = 1, #ARGV, CHUNK do
     values[from + i - 1] = chunk[i]
   end
 end
-return values
+return within_cap(values)

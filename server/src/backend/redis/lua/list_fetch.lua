@@ -7,4 +7,4 @@ local first, last = slice(1, redis.call('LLEN', KEYS[3]))
 if not first then
   return {}
 end
-return redis.call('LRANGE', KEYS[3], first, last)
+return within_cap(redis.call('LRANGE', KEYS[3], first, last))

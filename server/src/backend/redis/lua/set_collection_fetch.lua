@@ -2,4 +2,4 @@
 if open('set') == 'missing' then
   return 2
 end
-return redis.call('SMEMBERS', KEYS[3])
+return within_cap(redis.call('SMEMBERS', KEYS[3]))

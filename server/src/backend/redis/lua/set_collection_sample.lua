@@ -9,4 +9,4 @@ if ARGV[1] == '0' then
   return {}
 end
 -- A positive count: distinct elements, the whole set when it holds no more.
-return redis.call('SRANDMEMBER', KEYS[3], ARGV[1])
+return within_cap(redis.call('SRANDMEMBER', KEYS[3], ARGV[1]))

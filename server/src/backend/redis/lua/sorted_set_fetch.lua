@@ -31,4 +31,4 @@ if ARGV[2] == 'score' then
   args[#args + 1] = ARGV[6]
 end
 args[#args + 1] = 'WITHSCORES'
-return redis.call('ZRANGE', unpack(args))
+return within_cap(redis.call('ZRANGE', unpack(args)))

@@ -1,0 +1,26 @@
+-- Head of every read script whose answer can be large (prepended first, in
+-- scripts.rs). Its last argument is the largest answer the front-end has
+-- room for in its in-flight budget (server/src/in_flight.rs): a larger
+-- answer is not sent; its size is, as the status reply 'SIZE <bytes>', and
+-- the front-end charges that much and asks again. So the bytes an answer
+-- occupies in the front-end are counted before they leave Redis.
+local answer_cap = tonumber(table.remove(ARGV))
+
+-- The answer (a string, or a table of strings and falses), or its size
+-- alone if it is larger than the cap.
+local function within_cap(answer)
+  local size = 0
+  if type(answer) == 'string' then
+    size = #answer
+  elseif type(answer) == 'table' then
+    for i = 1, #answer do
+      if type(answer[i]) == 'string' then
+        size = size + #answer[i]
+      end
+    end
+  end
+  if size > answer_cap then
+    return redis.status_reply('SIZE ' .. size)
+  end
+  return answer
+end
