@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use prost::Message;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../proto");
     let files = [
@@ -13,6 +15,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cacheping.proto",
     ];
     let descriptors = protox::compile(files, [&proto_dir])?;
+    // The same descriptors, encoded, for the reflection service.
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(
+        out_dir.join("jiffy_descriptors.bin"),
+        descriptors.encode_to_vec(),
+    )?;
     tonic_prost_build::configure()
         // Values arrive as `Bytes` so batches can be handed on without copying.
         .bytes(".")

@@ -117,11 +117,15 @@ pub struct Settings {
     #[arg(long, env = "JIFFY_CONFIG", global = true)]
     #[serde(skip)]
     pub config: Option<PathBuf>,
-    /// Address of the gRPC listener; port 0 picks a free port.
-    #[arg(long, env = "JIFFY_LISTEN")]
+    /// Address of the gRPC listener (IP:PORT, localhost:PORT, or :PORT for
+    /// every interface); port 0 picks a free port.
+    #[arg(long, env = "JIFFY_LISTEN", value_parser = parse_listen)]
+    #[serde(default, deserialize_with = "deserialize_listen")]
     pub listen: Option<SocketAddr>,
-    /// Address of the Prometheus endpoint (GET /metrics); off when absent.
-    #[arg(long, env = "JIFFY_METRICS_LISTEN")]
+    /// Address of the Prometheus endpoint (GET /metrics, /healthz, /readyz),
+    /// in the forms of --listen; off when absent.
+    #[arg(long, env = "JIFFY_METRICS_LISTEN", value_parser = parse_listen)]
+    #[serde(default, deserialize_with = "deserialize_listen")]
     pub metrics_listen: Option<SocketAddr>,
     /// Memory for items (keys, values and per-item overhead); past it the store evicts.
     #[arg(long, env = "JIFFY_MAX_MEMORY")]
@@ -222,6 +226,102 @@ pub struct Settings {
     #[arg(long, env = "JIFFY_STORE_TIMEOUT", value_parser = humantime::parse_duration)]
     #[serde(default, with = "humantime_serde")]
     pub store_timeout: Option<Duration>,
+}
+
+/// A listen address: `IP:PORT`, `[IPv6]:PORT`, `localhost:PORT` (the IPv4
+/// loopback, without asking a resolver) or `:PORT` (every IPv4 interface).
+/// Host names other than localhost are refused: a listener binds an
+/// address, and a name can stand for several.
+pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    let text = text.trim();
+    let (host, port) = text
+        .rsplit_once(':')
+        .ok_or_else(|| format!("`{text}` is not HOST:PORT (e.g. 127.0.0.1:8080 or :8080)"))?;
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("`{port}` in `{text}` is not a port number (0 to 65535)"))?;
+    let ip = match host {
+        "" => std::net::Ipv4Addr::UNSPECIFIED.into(),
+        "localhost" => std::net::Ipv4Addr::LOCALHOST.into(),
+        host => host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .map_err(|_| {
+                format!("`{host}` in `{text}` is not an IP address, `localhost`, or empty (every interface)")
+            })?,
+    };
+    Ok(SocketAddr::new(ip, port))
+}
+
+fn deserialize_listen<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<SocketAddr>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_listen(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+/// The defaults `--help` shows, from the constants [`Settings::resolve`]
+/// uses: clap's own `default_value` would shadow the TOML file, which only
+/// fills what flags and environment leave unset.
+fn help_defaults() -> Vec<(&'static str, String)> {
+    let size = |bytes: u64| ByteSize::b(bytes).display().iec().to_string();
+    let time = |duration: Duration| humantime::format_duration(duration).to_string();
+    vec![
+        ("listen", DEFAULT_LISTEN.to_owned()),
+        ("max_memory", size(DEFAULT_MAX_MEMORY)),
+        ("max_key_size", size(DEFAULT_MAX_KEY_SIZE)),
+        ("max_value_size", size(DEFAULT_MAX_VALUE_SIZE)),
+        ("max_request_size", size(DEFAULT_MAX_REQUEST_SIZE)),
+        ("max_ttl", time(DEFAULT_MAX_TTL)),
+        ("max_caches", DEFAULT_MAX_CACHES.to_string()),
+        (
+            "max_concurrent_streams",
+            DEFAULT_MAX_CONCURRENT_STREAMS.to_string(),
+        ),
+        ("max_connections", DEFAULT_MAX_CONNECTIONS.to_string()),
+        ("handshake_timeout", time(DEFAULT_HANDSHAKE_TIMEOUT)),
+        ("request_timeout", time(DEFAULT_REQUEST_TIMEOUT)),
+        ("send_timeout", time(DEFAULT_SEND_TIMEOUT)),
+        ("max_in_flight_bytes", size(DEFAULT_MAX_IN_FLIGHT_BYTES)),
+        ("max_header_list_size", size(DEFAULT_MAX_HEADER_LIST_SIZE)),
+        ("max_request_items", DEFAULT_MAX_REQUEST_ITEMS.to_string()),
+        (
+            "max_collection_elements",
+            DEFAULT_MAX_COLLECTION_ELEMENTS.to_string(),
+        ),
+        ("keepalive_interval", time(DEFAULT_KEEPALIVE_INTERVAL)),
+        ("keepalive_timeout", time(DEFAULT_KEEPALIVE_TIMEOUT)),
+        ("shutdown_timeout", time(DEFAULT_SHUTDOWN_TIMEOUT)),
+        ("log_level", DEFAULT_LOG_LEVEL.to_owned()),
+        ("store_timeout", time(DEFAULT_STORE_TIMEOUT)),
+        ("store", "embedded".to_owned()),
+        ("workers", "one per core".to_owned()),
+    ]
+}
+
+impl Cli {
+    /// The command line, with each setting's default in `--help`.
+    pub fn command_with_defaults() -> clap::Command {
+        use clap::CommandFactory;
+        let mut command = Cli::command();
+        for (id, default) in help_defaults() {
+            command = command.mut_arg(id, |arg| {
+                let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                arg.help(format!("{help} [default: {default}]"))
+            });
+        }
+        command
+    }
+
+    /// Parses the process's command line (exits with usage on bad flags).
+    pub fn parse_with_defaults() -> Cli {
+        use clap::FromArgMatches;
+        let matches = Cli::command_with_defaults().get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+    }
 }
 
 /// The command line: the server's settings, or a subcommand.
@@ -543,6 +643,37 @@ mod tests {
     fn parse(args: &[&str]) -> Settings {
         Settings::try_parse_from(std::iter::once("jiffy-server").chain(args.iter().copied()))
             .unwrap()
+    }
+
+    #[test]
+    fn listen_takes_ip_localhost_and_port_alone() {
+        let parse = |text: &str| parse_listen(text).map(|addr| addr.to_string());
+        assert_eq!(parse("127.0.0.1:8080").unwrap(), "127.0.0.1:8080");
+        assert_eq!(parse("localhost:9000").unwrap(), "127.0.0.1:9000");
+        assert_eq!(parse(":8080").unwrap(), "0.0.0.0:8080");
+        assert_eq!(parse("[::1]:0").unwrap(), "[::1]:0");
+        for bad in [
+            "8080",
+            "example.com:80",
+            "127.0.0.1:http",
+            "127.0.0.1:70000",
+        ] {
+            let error = parse(bad).unwrap_err();
+            assert!(
+                error.contains(bad) || error.contains("port"),
+                "{bad}: {error}"
+            );
+        }
+        let settings: Settings = toml::from_str("listen = \"localhost:7000\"").unwrap();
+        assert_eq!(settings.listen.unwrap().to_string(), "127.0.0.1:7000");
+    }
+
+    #[test]
+    fn help_shows_every_default() {
+        let help = Cli::command_with_defaults().render_long_help().to_string();
+        for (_, default) in help_defaults() {
+            assert!(help.contains(&format!("[default: {default}]")), "{default}");
+        }
     }
 
     #[test]

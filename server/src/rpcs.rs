@@ -27,6 +27,10 @@ pub enum Access {
     /// Any valid token: Ping, and ListCaches, which lists only the caches in
     /// the token's scope.
     AnyToken,
+    /// No token at all: the gRPC health service, which load balancers and
+    /// orchestrators call without credentials. It tells only whether the
+    /// server serves.
+    Public,
 }
 
 /// One call of the catalogue.
@@ -133,7 +137,22 @@ pub static RPCS: &[Rpc] = catalogue! {
     "cache_client.Ping" {
         Ping:                   AnyToken,   true,       true;
     }
+    // The standard services, from their crates rather than `proto/`.
+    "grpc.health.v1.Health" {
+        Check:                  Public,     true,       true;
+        Watch:                  Public,     true,       true;
+    }
+    "grpc.reflection.v1.ServerReflection" {
+        ServerReflectionInfo:   AnyToken,   true,       true;
+    }
 };
+
+/// The services of the catalogue that come from the tonic crates (health,
+/// reflection), not from `proto/`.
+pub const STANDARD_SERVICES: [&str; 2] = [
+    "grpc.health.v1.Health",
+    "grpc.reflection.v1.ServerReflection",
+];
 
 /// Positions in [`RPCS`] by path. A hash of the path per call, which the
 /// metrics layer needs anyway; foldhash keeps it to a few nanoseconds.
@@ -211,8 +230,22 @@ mod tests {
     #[test]
     fn the_catalogue_is_what_proto_declares() {
         let declared = declared_paths();
-        let catalogued: BTreeSet<String> = RPCS.iter().map(|rpc| rpc.path.to_owned()).collect();
-        assert_eq!(catalogued.len(), RPCS.len(), "a path is listed twice");
+        let standard = |path: &str| {
+            STANDARD_SERVICES
+                .iter()
+                .any(|service| path.starts_with(&format!("/{service}/")))
+        };
+        let catalogued: BTreeSet<String> = RPCS
+            .iter()
+            .map(|rpc| rpc.path.to_owned())
+            .filter(|path| !standard(path))
+            .collect();
+        let standard_rows = RPCS.iter().filter(|rpc| standard(rpc.path)).count();
+        assert_eq!(
+            catalogued.len() + standard_rows,
+            RPCS.len(),
+            "a path is listed twice"
+        );
         let missing: Vec<_> = declared.difference(&catalogued).collect();
         let extra: Vec<_> = catalogued.difference(&declared).collect();
         assert!(
@@ -268,6 +301,7 @@ mod tests {
         let role = |role: &str| section(&format!("| `{role}` |"), "\n");
         let (read, write, admin) = (role("read"), role("write"), role("admin"));
         let any_role = section("Every role may", ";");
+        let public = section("Health checks (", ";");
         for rpc in RPCS {
             let listed = served_list.contains(rpc.name);
             assert_eq!(
@@ -280,6 +314,7 @@ mod tests {
                 Access::DataWrite => write.contains(rpc.name),
                 Access::Control => admin.contains(rpc.name),
                 Access::AnyToken => any_role.contains(rpc.name),
+                Access::Public => public.contains(rpc.name),
             };
             assert_eq!(
                 in_role, rpc.served,

@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
@@ -27,6 +28,12 @@ use crate::store::{Store, StoreConfig};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Whether the store answers, for `/readyz`: the error says why not.
+type ReadyCheck = Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+
+/// The descriptors of `proto/`, encoded by build.rs, for the reflection service.
+const DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jiffy_descriptors.bin"));
+
 /// Serves gRPC on `listener` (and metrics on `metrics_listener`) until
 /// `shutdown` completes, then lets in-flight requests finish for up to
 /// `config.shutdown_timeout`.
@@ -47,7 +54,9 @@ pub async fn run(
                 Some(Box::new(move || Store::stats(&stats))),
                 config.max_memory,
             );
-            serve(store, metrics, listener, metrics_listener, config, shutdown).await
+            let ready: ReadyCheck = Arc::new(|| Box::pin(async { Ok(()) }));
+            let served = (listener, metrics_listener, ready);
+            serve(store, metrics, served, config, shutdown).await
         }
         StoreChoice::Redis(target) => {
             let store = RedisStore::new(target.clone(), config.store_timeout, config.max_caches);
@@ -57,7 +66,13 @@ pub async fn run(
                 tracing::warn!(%error, "the store is not reachable yet");
             }
             let metrics = Metrics::new(None, config.max_memory);
-            serve(store, metrics, listener, metrics_listener, config, shutdown).await
+            let probe = store.clone();
+            let ready: ReadyCheck = Arc::new(move || {
+                let probe = probe.clone();
+                Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
+            });
+            let served = (listener, metrics_listener, ready);
+            serve(store, metrics, served, config, shutdown).await
         }
     }
 }
@@ -65,8 +80,7 @@ pub async fn run(
 async fn serve<S: Storage + Clone>(
     store: S,
     metrics: Arc<Metrics>,
-    listener: TcpListener,
-    metrics_listener: Option<TcpListener>,
+    (listener, metrics_listener, ready): (TcpListener, Option<TcpListener>, ReadyCheck),
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), BoxError> {
@@ -75,6 +89,7 @@ async fn serve<S: Storage + Clone>(
         tokio::spawn(serve_metrics(
             listener,
             metrics.clone(),
+            ready,
             stop_requested.clone(),
         ));
     }
@@ -84,7 +99,12 @@ async fn serve<S: Storage + Clone>(
         store = %describe(&config.store),
         max_memory = config.max_memory,
         max_caches = config.max_caches,
-        ?limits,
+        max_key_size = limits.max_key_size,
+        max_value_size = limits.max_value_size,
+        max_request_size = limits.max_request_size,
+        max_ttl = %humantime::format_duration(limits.max_ttl),
+        max_request_items = limits.max_request_items,
+        max_collection_elements = limits.max_collection_elements,
         max_concurrent_streams = config.max_concurrent_streams,
         max_connections = config.max_connections,
         max_in_flight_bytes = config.max_in_flight_bytes,
@@ -102,13 +122,20 @@ async fn serve<S: Storage + Clone>(
     if config.fault_injection {
         tracing::warn!("fault injection is on: request headers can fail and delay calls");
     }
+    // grpc.health.v1: "" (the server) and each service SERVING until shutdown.
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    for service in SERVICES {
+        health_reporter
+            .set_service_status(service, tonic_health::ServingStatus::Serving)
+            .await;
+    }
     // Metrics outermost, so refused and injected answers are counted too.
     let in_flight = InFlight::new(
         config.max_in_flight_bytes as usize,
         metrics.in_flight_bytes.clone(),
     );
     let routes = Routes::new(
-        ScsServer::new(DataPlane::new(store.clone(), limits))
+        ScsServer::new(DataPlane::new(store.clone(), limits, metrics.lookups()))
             .max_decoding_message_size(limits.max_request_size),
     )
     .add_service(
@@ -116,6 +143,8 @@ async fn serve<S: Storage + Clone>(
             .max_decoding_message_size(limits.max_request_size),
     )
     .add_service(PingServer::new(PingService))
+    .add_service(health.clone())
+    .add_service(reflection()?)
     .prepare();
     let service = tower::ServiceBuilder::new()
         .layer(RpcLayer::new(
@@ -145,6 +174,11 @@ async fn serve<S: Storage + Clone>(
         async move {
             shutdown.await;
             tracing::info!("shutting down: refusing new requests, finishing in-flight ones");
+            for service in SERVICES {
+                health_reporter
+                    .set_service_status(service, tonic_health::ServingStatus::NotServing)
+                    .await;
+            }
             let _ = stopping.send(true);
         },
     );
@@ -162,6 +196,29 @@ async fn serve<S: Storage + Clone>(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The names the health service answers for: "" (the whole server) and
+/// each service of `proto/`.
+const SERVICES: [&str; 4] = [
+    "",
+    "cache_client.Scs",
+    "control_client.ScsControl",
+    "cache_client.Ping",
+];
+
+/// grpc.reflection.v1 over the descriptors of `proto/` and of the health
+/// service, so that grpcurl and similar tools list and call every method.
+fn reflection() -> Result<
+    tonic_reflection::server::v1::ServerReflectionServer<
+        impl tonic_reflection::server::v1::ServerReflection,
+    >,
+    BoxError,
+> {
+    Ok(tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(DESCRIPTORS)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?)
 }
 
 fn connection_settings(config: &Config) -> listener::Settings {
@@ -222,23 +279,51 @@ async fn wait_for(mut stop_requested: watch::Receiver<bool>) {
 
 /// `GET /metrics` in the Prometheus text format, on its own listener so that
 /// scraping never competes with the cache port's HTTP/2 settings.
+///
+/// `GET /healthz`: 200 while the process serves (liveness). `GET /readyz`:
+/// 200 when the store answers (embedded: always; Redis: a PING within
+/// `--store-timeout`), 503 with the reason otherwise and once shutdown has
+/// begun (readiness: a load balancer stops sending new calls).
 async fn serve_metrics(
     listener: TcpListener,
     metrics: Arc<Metrics>,
+    ready: ReadyCheck,
     stop_requested: watch::Receiver<bool>,
 ) {
-    let app = axum::Router::new().route(
-        "/metrics",
-        axum::routing::get(move || {
-            let metrics = metrics.clone();
-            async move {
-                (
-                    [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-                    metrics.render(),
-                )
-            }
-        }),
-    );
+    use axum::http::StatusCode;
+    let stopping = stop_requested.clone();
+    let app = axum::Router::new()
+        .route(
+            "/metrics",
+            axum::routing::get(move || {
+                let metrics = metrics.clone();
+                async move {
+                    (
+                        [(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+                        metrics.render(),
+                    )
+                }
+            }),
+        )
+        .route("/healthz", axum::routing::get(|| async { "ok\n" }))
+        .route(
+            "/readyz",
+            axum::routing::get(move || {
+                let (ready, stopping) = (ready.clone(), stopping.clone());
+                async move {
+                    if *stopping.borrow() {
+                        return (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            "shutting down\n".to_owned(),
+                        );
+                    }
+                    match ready().await {
+                        Ok(()) => (StatusCode::OK, "ready\n".to_owned()),
+                        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")),
+                    }
+                }
+            }),
+        );
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(wait_for(stop_requested))
         .await;

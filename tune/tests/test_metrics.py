@@ -70,4 +70,4 @@ def test_server_ms_is_in_milliseconds_with_its_resolution() -> None:
     summary = latency_ms(window)
     assert summary["p50"] == pytest.approx(1.0)
     assert summary["count"] == 100
-    assert summary["resolution"] == "histogram buckets, +-12%"
+    assert summary["resolution"] == "histogram buckets 1-1.5-2-3-5-7.5 per decade, up to +-25%"

@@ -31,6 +31,8 @@ pub enum Need {
     /// A valid token only: Ping, ListCaches (which lists only caches in
     /// scope), and paths outside the catalogue (answered UNIMPLEMENTED).
     Token,
+    /// Nothing: the health service.
+    Nothing,
 }
 
 /// The need of each gRPC path, from its access class in the catalogue. A
@@ -42,6 +44,7 @@ pub fn need(path: &str) -> Need {
         Some(Access::DataWrite) => Need::Data(Role::Write),
         Some(Access::Control) => Need::Control(Role::Admin),
         Some(Access::AnyToken) | None => Need::Token,
+        Some(Access::Public) => Need::Nothing,
     }
 }
 
@@ -105,6 +108,11 @@ where
 impl<S> AuthService<S> {
     /// The grant to hand on to a control-plane handler, once the call is allowed.
     fn admit<B>(&self, request: &Request<B>) -> Result<Option<Grant>, Status> {
+        let path = request.uri().path();
+        let need = need(path);
+        if need == Need::Nothing {
+            return Ok(None);
+        }
         let token = request
             .headers()
             .get(http::header::AUTHORIZATION)
@@ -114,11 +122,9 @@ impl<S> AuthService<S> {
             .ok_or(Rejection::Missing)
             .map_err(unauthenticated)?;
         let claims = self.verifier.verify(token).map_err(unauthenticated)?;
-        let path = request.uri().path();
-        let need = need(path);
         let needed = match need {
             Need::Data(role) | Need::Control(role) => role,
-            Need::Token => return Ok(Some(Grant(claims))),
+            Need::Token | Need::Nothing => return Ok(Some(Grant(claims))),
         };
         let rpc = path.rsplit('/').next().unwrap_or(path);
         if claims.role < needed {
@@ -190,12 +196,18 @@ mod tests {
     }
 
     #[test]
-    fn only_ping_and_list_caches_need_just_a_token() {
-        let token_only: Vec<_> = rpcs::RPCS
-            .iter()
-            .filter(|rpc| need(rpc.path) == Need::Token)
-            .map(|rpc| rpc.name)
-            .collect();
-        assert_eq!(token_only, ["ListCaches", "Ping"]);
+    fn only_ping_list_caches_and_reflection_need_just_a_token_and_health_none() {
+        let with = |wanted: Need| -> Vec<_> {
+            rpcs::RPCS
+                .iter()
+                .filter(|rpc| need(rpc.path) == wanted)
+                .map(|rpc| rpc.name)
+                .collect()
+        };
+        assert_eq!(
+            with(Need::Token),
+            ["ListCaches", "Ping", "ServerReflectionInfo"]
+        );
+        assert_eq!(with(Need::Nothing), ["Check", "Watch"]);
     }
 }

@@ -4,7 +4,6 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
 use jiffy_server::auth::token::{self, TokenCommand};
 use jiffy_server::config::{Cli, Command, Config, ConfigError, LogFormat};
 use tokio::net::TcpListener;
@@ -25,7 +24,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 pub static JEMALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_with_defaults();
     let config = match cli
         .settings
         .with_file()

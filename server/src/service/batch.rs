@@ -49,7 +49,7 @@ pub(super) async fn get_batch<S: Storage>(
     }
     let gets = items
         .iter()
-        .map(|item| plane.store.get(&cache, &item.cache_key));
+        .map(|item| plane.lookup(&cache, &item.cache_key));
     let answers: Vec<_> = try_join_all(gets)
         .await?
         .into_iter()

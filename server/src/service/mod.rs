@@ -24,11 +24,13 @@ pub mod scs;
 pub mod set;
 pub mod sorted_set;
 
+use bytes::Bytes;
 use tonic::{Request, Response, Status};
 
 use crate::backend::Storage;
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
+use crate::metrics::Lookups;
 
 /// What every handler answers.
 pub(crate) type Answer<T> = Result<Response<T>, Status>;
@@ -41,11 +43,23 @@ pub const CACHE_HEADER: &str = "cache";
 pub struct DataPlane<S> {
     pub store: S,
     pub limits: Limits,
+    lookups: Lookups,
 }
 
 impl<S: Storage> DataPlane<S> {
-    pub fn new(store: S, limits: Limits) -> Self {
-        DataPlane { store, limits }
+    pub fn new(store: S, limits: Limits, lookups: Lookups) -> Self {
+        DataPlane {
+            store,
+            limits,
+            lookups,
+        }
+    }
+
+    /// The item under `key`, counted as a hit or a miss.
+    async fn lookup(&self, cache: &S::Cache, key: &[u8]) -> Result<Option<Bytes>, Error> {
+        let value = self.store.get(cache, key).await?;
+        self.lookups.record(value.is_some());
+        Ok(value)
     }
 
     /// The cache named by the request's `cache` header.

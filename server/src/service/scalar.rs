@@ -23,7 +23,7 @@ pub(super) async fn get<S: Storage>(
     let cache = plane.cache(&request)?;
     let key = &request.get_ref().cache_key;
     plane.limits.check_key(key)?;
-    let value = plane.store.get(&cache, key).await?;
+    let value = plane.lookup(&cache, key).await?;
     Ok(Response::new(super::batch::get_response(value)))
 }
 

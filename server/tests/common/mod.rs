@@ -183,19 +183,29 @@ pub fn assert_status<T: std::fmt::Debug>(
 
 /// GET /metrics over a plain TCP socket (HTTP/1.0 keeps the test dependency-free).
 pub async fn scrape(addr: SocketAddr) -> String {
+    let (status, body) = http_get(addr, "/metrics").await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// GET `path` of the metrics listener: the status code and the body.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream
-        .write_all(b"GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n")
-        .await
-        .unwrap();
+    let request = format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).await.unwrap();
-    assert!(response.starts_with("HTTP/1.0 200"), "{response}");
-    response
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {response}"));
+    let body = response
         .split_once("\r\n\r\n")
         .map(|(_, body)| body.to_owned())
-        .unwrap()
+        .unwrap();
+    (status, body)
 }
 
 /// The value of one sample line (`name{labels} value`) in a Prometheus text.

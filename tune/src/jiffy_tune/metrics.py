@@ -1,12 +1,13 @@
 """Server-side latency from jiffy-server's /metrics.
 
 jiffy-server exports `jiffy_request_duration_seconds` (a Prometheus histogram,
-label `rpc`, buckets 10 us x 1.25^n). A point's server latency is the
-difference of two scrapes, before and after the loadgen ran, summed over the
-data RPCs, and its quantiles are interpolated linearly inside a bucket the way
-Prometheus' histogram_quantile() does, so they are only as fine as a bucket
-(+-12%). The parsing is prometheus_client's; the diff and the quantile are
-written here because that library only exposes metrics, it does not query them.
+label `rpc`, 24 round buckets from 25 us to 10 s: 1, 1.5, 2, 3, 5, 7.5 per
+decade). A point's server latency is the difference of two scrapes, before and
+after the loadgen ran, summed over the data RPCs, and its quantiles are
+interpolated linearly inside a bucket the way Prometheus' histogram_quantile()
+does, so they are only as fine as a bucket (up to +-25%). The parsing is
+prometheus_client's; the diff and the quantile are written here because that
+library only exposes metrics, it does not query them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 DURATION_METRIC = "jiffy_request_duration_seconds"
 # Control and health RPCs are not the load: the loadgen creates its cache once.
 NON_DATA_RPCS = frozenset({"CreateCache", "DeleteCache", "FlushCache", "ListCaches", "Ping"})
-RESOLUTION = "histogram buckets, +-12%"
+RESOLUTION = "histogram buckets 1-1.5-2-3-5-7.5 per decade, up to +-25%"
 SCRAPE_TIMEOUT_S = 5.0
 
 

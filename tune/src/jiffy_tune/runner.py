@@ -114,7 +114,7 @@ def client_share(client_p999: float | None, server_p999: float | None) -> float 
     """The client's share of p99.9: 1 - server / client, at least 0.
 
     Clamped because the server's quantile is only as fine as its buckets
-    (+-12%) and can come out a little above a fast client's.
+    (up to +-25%) and can come out a little above a fast client's.
     """
     if client_p999 is None or server_p999 is None or client_p999 <= 0:
         return None

@@ -82,6 +82,18 @@ impl RedisStore {
         })
     }
 
+    /// A PING of the store within `--store-timeout`, for `/readyz`.
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.bounded(async {
+            let mut connection = self.connection.get().await?;
+            redis::cmd("PING")
+                .query_async::<String>(&mut connection)
+                .await
+                .map(drop)
+        })
+        .await
+    }
+
     /// Opens the connection now, so the first call does not wait for it.
     pub async fn connect(&self) -> Result<(), Error> {
         self.bounded(async { self.connection.get().await.map(drop) })
