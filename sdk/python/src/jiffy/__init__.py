@@ -19,6 +19,7 @@ from jiffy._async_client import AsyncCacheClient
 from jiffy._calls import SetIf
 from jiffy._config import Config, RetryPolicy
 from jiffy._endpoint import Endpoint
+from jiffy._hash import SetIfHash
 from jiffy._exceptions import (
     AlreadyExistsError,
     AuthenticationError,
@@ -53,6 +54,7 @@ __all__ = [
     "RetryPolicy",
     "ServerError",
     "SetIf",
+    "SetIfHash",
     "TimeoutError",
     "WrongTypeError",
     "__version__",
