@@ -19,7 +19,6 @@ from jiffy._async_client import AsyncCacheClient
 from jiffy._calls import SetIf
 from jiffy._config import Config, RetryPolicy
 from jiffy._endpoint import Endpoint
-from jiffy._hash import SetIfHash
 from jiffy._exceptions import (
     AlreadyExistsError,
     AuthenticationError,
@@ -34,6 +33,7 @@ from jiffy._exceptions import (
     TimeoutError,
     WrongTypeError,
 )
+from jiffy._hash import SetIfHash
 from jiffy._sync_client import CacheClient
 from jiffy._version import __version__
 

@@ -49,9 +49,7 @@ def byte_list(items: Iterable[Key], what: str, *, allow_empty: bool = False) -> 
     return encoded
 
 
-def pairs(
-    items: Mapping[Any, T] | Iterable[tuple[Any, T]], what: str
-) -> list[tuple[Any, T]]:
+def pairs(items: Mapping[Any, T] | Iterable[tuple[Any, T]], what: str) -> list[tuple[Any, T]]:
     """A mapping's items, or an iterable of 2-tuples, as a list of pairs (at least one)."""
     _one_not_many(items, what)
     if isinstance(items, Mapping):
@@ -109,7 +107,9 @@ def flag(value: object, what: str) -> bool:
 def choice(value: object, what: str, options: Mapping[str, T]) -> T:
     """One of a few named options, e.g. order="ascending"."""
     if not isinstance(value, str) or value not in options:
-        raise InvalidArgumentError(f"{what} is one of {', '.join(map(repr, options))}; got {value!r}")
+        raise InvalidArgumentError(
+            f"{what} is one of {', '.join(map(repr, options))}; got {value!r}"
+        )
     return options[value]
 
 

@@ -23,9 +23,7 @@ from jiffy._hash import SetIfHash
 from jiffy.presets import in_region
 
 
-class AsyncCacheClient(
-    AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, AsyncSortedSetCalls
-):
+class AsyncCacheClient(AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, AsyncSortedSetCalls):
     """A cache client; every call may raise a jiffy.CacheError.
 
     `endpoint` defaults to `Endpoint.from_env()`, `config` to

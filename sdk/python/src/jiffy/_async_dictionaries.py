@@ -94,9 +94,7 @@ class AsyncDictionaryCalls(AsyncClientBase):
         integer or the sum overflows 64 bits. TTL as `dictionary_set_field`.
         """
         request = d.increment_request(name, field, amount, self._ttl(ttl), refresh_ttl)
-        response = await self._executor.call(
-            c.DICTIONARY_INCREMENT, request, self._metadata(cache)
-        )
+        response = await self._executor.call(c.DICTIONARY_INCREMENT, request, self._metadata(cache))
         return int(response.value)
 
     async def dictionary_remove_fields(

@@ -131,9 +131,7 @@ class AsyncListCalls(AsyncClientBase):
         response = await self._executor.call(c.LIST_POP_BACK, request, self._metadata(cache))
         return li.read_popped(response, "back")
 
-    async def list_remove_value(
-        self, name: Key, value: Value, *, cache: str | None = None
-    ) -> None:
+    async def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> None:
         """Remove every value of list `name` equal to `value`; the TTL is kept."""
         request = li.remove_request(name, value)
         await self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))

@@ -66,18 +66,14 @@ class AsyncSetCalls(AsyncClientBase):
         response = await self._executor.call(c.SET_LENGTH, request, self._metadata(cache))
         return c.read_length(response, s.GROUP)
 
-    async def set_pop(
-        self, name: Key, count: int = 1, *, cache: str | None = None
-    ) -> list[bytes]:
+    async def set_pop(self, name: Key, count: int = 1, *, cache: str | None = None) -> list[bytes]:
         """Remove and return up to `count` (>= 1) elements chosen at random; [] when
         the set is missing. Taking the last element removes the set."""
         request = s.pop_request(name, count)
         response = await self._executor.call(c.SET_POP, request, self._metadata(cache))
         return s.read_elements(response)
 
-    async def set_sample(
-        self, name: Key, limit: int, *, cache: str | None = None
-    ) -> list[bytes]:
+    async def set_sample(self, name: Key, limit: int, *, cache: str | None = None) -> list[bytes]:
         """Up to `limit` (>= 0) distinct elements chosen at random, left in the set;
         [] when it is missing."""
         request = s.sample_request(name, limit)

@@ -108,9 +108,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
     ) -> list[float | None]:
         """The scores of `values` (at least one) in order, None for each not held."""
         request = z.get_score_request(name, values)
-        response = await self._executor.call(
-            c.SORTED_SET_GET_SCORE, request, self._metadata(cache)
-        )
+        response = await self._executor.call(c.SORTED_SET_GET_SCORE, request, self._metadata(cache))
         return z.read_scores(response, len(request.values))
 
     async def sorted_set_get_rank(
@@ -135,9 +133,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
         the new score. WrongTypeError when the sum overflows to infinity. TTL
         as `sorted_set_put_element`."""
         request = z.increment_request(name, value, amount, self._ttl(ttl), refresh_ttl)
-        response = await self._executor.call(
-            c.SORTED_SET_INCREMENT, request, self._metadata(cache)
-        )
+        response = await self._executor.call(c.SORTED_SET_INCREMENT, request, self._metadata(cache))
         return float(response.score)
 
     async def sorted_set_remove_elements(

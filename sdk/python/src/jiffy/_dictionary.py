@@ -51,9 +51,7 @@ def read_fetch(response: Any) -> dict[bytes, bytes]:
     return {} if found is None else {pair.field: pair.value for pair in found.items}
 
 
-def increment_request(
-    name: Key, field: Key, amount: int, ttl_ms: int, refresh_ttl: bool
-) -> Any:
+def increment_request(name: Key, field: Key, amount: int, ttl_ms: int, refresh_ttl: bool) -> Any:
     return cache_pb._DictionaryIncrementRequest(
         dictionary_name=a.value(name, "name"),
         field=a.value(field, "field"),

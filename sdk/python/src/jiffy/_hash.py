@@ -79,7 +79,9 @@ def set_if_hash_request(key: Key, value: Value, condition: SetIfHash, ttl_ms: in
             f" not {condition!r}"
         )
     message = _CONDITION_MESSAGES[condition.field]
-    argument = message() if condition.field == "unconditional" else message(hash_to_check=condition.hash)
+    argument = (
+        message() if condition.field == "unconditional" else message(hash_to_check=condition.hash)
+    )
     return cache_pb._SetIfHashRequest(
         cache_key=a.value(key, "key"),
         cache_body=a.value(value, "value"),

@@ -133,7 +133,9 @@ def erase_request(name: Key, start: int | None, end: int | None) -> Any | None:
             f" got start={start!r}, end={end!r}. From the back, use list_retain"
         )
     if first is None and last is None:
-        return cache_pb._ListEraseRequest(list_name=list_name, all=cache_pb._ListEraseRequest._All())
+        return cache_pb._ListEraseRequest(
+            list_name=list_name, all=cache_pb._ListEraseRequest._All()
+        )
     begin = first or 0
     # An open end is every position from `begin` on; a range may reach past the end.
     count = a.UINT32_MAX if last is None else last - begin

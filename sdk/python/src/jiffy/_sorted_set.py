@@ -22,7 +22,10 @@ _Fetch = cache_pb._SortedSetFetchRequest
 _Union = cache_pb._SortedSetUnionStoreRequest
 
 # GetRank has its own Order enum, numbered as Fetch's.
-ORDERS = {"ascending": _Fetch.Order.Value("ASCENDING"), "descending": _Fetch.Order.Value("DESCENDING")}
+ORDERS = {
+    "ascending": _Fetch.Order.Value("ASCENDING"),
+    "descending": _Fetch.Order.Value("DESCENDING"),
+}
 AGGREGATES = {
     "sum": _Union.AggregateFunction.Value("SUM"),
     "min": _Union.AggregateFunction.Value("MIN"),
@@ -63,9 +66,7 @@ def fetch_by_rank_request(name: Key, start: int | None, end: int | None, order: 
     return _Fetch(set_name=set_name, order=direction, with_scores=True, by_index=by_index)
 
 
-def _bounds(
-    min_score: float | None, max_score: float | None
-) -> tuple[float | None, float | None]:
+def _bounds(min_score: float | None, max_score: float | None) -> tuple[float | None, float | None]:
     low = None if min_score is None else a.number(min_score, "min_score", allow_infinite=True)
     high = None if max_score is None else a.number(max_score, "max_score", allow_infinite=True)
     if low is not None and high is not None and low > high:
