@@ -29,9 +29,7 @@ BAD_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], str]] = [
     ("dictionary_set_fields", ("d", {}), {}, "items is empty"),
     ("dictionary_remove_fields", ("d", []), {}, "fields is empty"),
     ("list_concatenate_front", ("l", []), {}, "values is empty"),
-    ("set_contains_elements", ("s", []), {}, "elements is empty"),
     ("sorted_set_put_elements", ("z", []), {}, "elements is empty"),
-    ("sorted_set_get_scores", ("z", []), {}, "values is empty"),
     ("sorted_set_union_store", ("z", {}), {}, "sources is empty"),
     # Types.
     ("dictionary_set_field", ("d", "f", 3), {}, "value is str or bytes"),

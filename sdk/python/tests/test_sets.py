@@ -18,6 +18,7 @@ async def test_smoke_both_clients(client: Any) -> None:
     assert await client.set_fetch("s") == {b"a", b"b", b"c"}
     assert await client.set_contains_element("s", "a") is True
     assert await client.set_contains_elements("s", ["c", "z", "b"]) == [True, False, True]
+    assert await client.set_contains_elements("s", []) == []
     await client.set_remove_elements("s", ["a", "absent"])
     assert await client.set_length("s") == 2
     assert set(await client.set_sample("s", 5)) == {b"b", b"c"}
@@ -69,6 +70,8 @@ async def test_removing_every_element_removes_the_set(
 ) -> None:
     client = async_client
     await client.set_add_elements("s", ["a", "b"])
+    await client.set_remove_elements("s", [])
+    assert await client.set_length("s") == 2
     await client.set_remove_elements("s", ["a", "b"])
     assert await client.get_type("s") is None
 

@@ -28,6 +28,7 @@ async def test_smoke_both_clients(client: Any) -> None:
     ]
     assert await client.sorted_set_get_score("z", "b") == 2.5
     assert await client.sorted_set_get_scores("z", ["a", "x"]) == [1.0, None]
+    assert await client.sorted_set_get_scores("z", []) == []
     assert await client.sorted_set_get_rank("z", "a") == 1
     assert await client.sorted_set_increment_score("z", "a", 0.5) == 1.5
     await client.sorted_set_remove_elements("z", ["c"])
@@ -127,6 +128,8 @@ async def test_removing_every_element_removes_the_set(
 ) -> None:
     client = async_client
     await client.sorted_set_put_elements("z", {"a": 1, "b": 2})
+    await client.sorted_set_remove_elements("z", [])
+    assert await client.sorted_set_length("z") == 2
     await client.sorted_set_remove_elements("z", ["a", "b", "absent"])
     assert await client.get_type("z") is None
 

@@ -106,7 +106,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
     async def sorted_set_get_scores(
         self, name: Key, values: Iterable[Value], *, cache: str | None = None
     ) -> list[float | None]:
-        """The scores of `values` (at least one) in order, None for each not held."""
+        """The scores of `values` in order, None for each not held."""
         request = z.get_score_request(name, values)
         response = await self._executor.call(c.SORTED_SET_GET_SCORE, request, self._metadata(cache))
         return z.read_scores(response, len(request.values))
@@ -139,7 +139,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
     async def sorted_set_remove_elements(
         self, name: Key, values: Iterable[Value], *, cache: str | None = None
     ) -> None:
-        """Remove `values` (at least one; those not held are ignored); the TTL is kept."""
+        """Remove `values` (those not held are ignored); the TTL is kept."""
         request = z.remove_request(name, values)
         await self._executor.call(c.SORTED_SET_REMOVE, request, self._metadata(cache))
 

@@ -42,7 +42,8 @@ def read_elements(response: Any) -> list[bytes]:
 
 def contains_request(name: Key, elements: Iterable[Value]) -> Any:
     return cache_pb._SetContainsRequest(
-        set_name=a.value(name, "name"), elements=a.byte_list(elements, "elements")
+        set_name=a.value(name, "name"),
+        elements=a.byte_list(elements, "elements", allow_empty=True),
     )
 
 

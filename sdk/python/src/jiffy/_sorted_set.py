@@ -118,7 +118,7 @@ def read_fetch(response: Any) -> list[tuple[bytes, float]]:
 
 def get_score_request(name: Key, values: Iterable[Value]) -> Any:
     return cache_pb._SortedSetGetScoreRequest(
-        set_name=a.value(name, "name"), values=a.byte_list(values, "values")
+        set_name=a.value(name, "name"), values=a.byte_list(values, "values", allow_empty=True)
     )
 
 
@@ -158,7 +158,8 @@ def increment_request(
 
 
 def remove_request(name: Key, values: Iterable[Value]) -> Any:
-    some = cache_pb._SortedSetRemoveRequest._Some(values=a.byte_list(values, "values"))
+    values_given = a.byte_list(values, "values", allow_empty=True)
+    some = cache_pb._SortedSetRemoveRequest._Some(values=values_given)
     return cache_pb._SortedSetRemoveRequest(set_name=a.value(name, "name"), some=some)
 
 

@@ -54,7 +54,7 @@ class SyncSetCalls(SyncClientBase):
     def set_contains_elements(
         self, name: Key, elements: Iterable[Value], *, cache: str | None = None
     ) -> list[bool]:
-        """For each of `elements` (at least one), in order, whether set `name` holds it."""
+        """For each of `elements`, in order, whether set `name` holds it."""
         request = s.contains_request(name, elements)
         response = self._executor.call(c.SET_CONTAINS, request, self._metadata(cache))
         return s.read_contains(response, len(request.elements))

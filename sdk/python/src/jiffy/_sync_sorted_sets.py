@@ -107,7 +107,7 @@ class SyncSortedSetCalls(SyncClientBase):
     def sorted_set_get_scores(
         self, name: Key, values: Iterable[Value], *, cache: str | None = None
     ) -> list[float | None]:
-        """The scores of `values` (at least one) in order, None for each not held."""
+        """The scores of `values` in order, None for each not held."""
         request = z.get_score_request(name, values)
         response = self._executor.call(c.SORTED_SET_GET_SCORE, request, self._metadata(cache))
         return z.read_scores(response, len(request.values))
@@ -140,7 +140,7 @@ class SyncSortedSetCalls(SyncClientBase):
     def sorted_set_remove_elements(
         self, name: Key, values: Iterable[Value], *, cache: str | None = None
     ) -> None:
-        """Remove `values` (at least one; those not held are ignored); the TTL is kept."""
+        """Remove `values` (those not held are ignored); the TTL is kept."""
         request = z.remove_request(name, values)
         self._executor.call(c.SORTED_SET_REMOVE, request, self._metadata(cache))
 
