@@ -1,7 +1,9 @@
 """The calls, without I/O: the RPC table, request builders, response readers.
 
 Both clients (async and sync) build every request and read every response
-here, so the two differ only in how they wait.
+here, or in the module of its kind (_hash, _dictionary, _list, _set,
+_sorted_set), so the two differ only in how they wait. Every RPC is in the
+one table below.
 """
 
 from __future__ import annotations

@@ -110,8 +110,13 @@ class SyncListCalls(SyncClientBase):
         *,
         cache: str | None = None,
     ) -> list[bytes]:
-        """The values of list `name` in the slice [start:end] (Python's slice rules,
-        see the module docstring); the whole list by default, [] when missing."""
+        """The values of list `name` that `values[start:end]` would select.
+
+        `start` is inclusive, `end` exclusive; a negative position counts from
+        the end (-1 is the last value), None leaves that side open (both
+        None: the whole list), and positions past either end are clipped.
+        [] when the slice selects nothing or the list is missing.
+        """
         request = li.fetch_request(name, start, end)
         response = self._executor.call(c.LIST_FETCH, request, self._metadata(cache))
         return li.read_fetch(response)
