@@ -21,16 +21,10 @@ _UNBOUNDED = common_pb._Unbounded()
 _Fetch = cache_pb._SortedSetFetchRequest
 _Union = cache_pb._SortedSetUnionStoreRequest
 
-# GetRank has its own Order enum, numbered as Fetch's.
-ORDERS = {
-    "ascending": _Fetch.Order.Value("ASCENDING"),
-    "descending": _Fetch.Order.Value("DESCENDING"),
-}
-AGGREGATES = {
-    "sum": _Union.AggregateFunction.Value("SUM"),
-    "min": _Union.AggregateFunction.Value("MIN"),
-    "max": _Union.AggregateFunction.Value("MAX"),
-}
+# The proto's enum names (Fetch and GetRank each have an Order enum, both
+# ASCENDING / DESCENDING); messages take the name as a str.
+ORDERS = {"ascending": "ASCENDING", "descending": "DESCENDING"}
+AGGREGATES = {"sum": "SUM", "min": "MIN", "max": "MAX"}
 
 Scores = Mapping[Value, float] | Iterable[tuple[Value, float]]
 Weights = Mapping[Key, float] | Iterable[tuple[Key, float]]
