@@ -38,7 +38,7 @@ def public_calls(client_class: type) -> set[str]:
 
 
 def required_arguments(method: Any, call: str) -> list[Any]:
-    parameters = list(inspect.signature(method).parameters.values())[1:]  # after self
+    parameters = inspect.signature(method).parameters.values()  # bound: no self
     return [
         ARGUMENTS_BY_CALL.get((call, p.name), ARGUMENTS.get(p.name))
         for p in parameters
