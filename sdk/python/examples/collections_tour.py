@@ -54,11 +54,11 @@ async def main() -> int:
 
         # Hashes: write only if the value is still the one read.
         await client.set("config", "v1")
-        found = await client.get_with_hash("config")
-        assert found is not None
-        unchanged = jiffy.SetIfHash.present_and_hash_equal(found[1])
-        print("stored:", await client.set_if_hash("config", "v2", unchanged))
-        print("stored again:", await client.set_if_hash("config", "v3", unchanged))
+        found = await client.get_with_hash("config")  # (value, hash), or None on a miss
+        if found is not None:
+            unchanged = jiffy.SetIfHash.present_and_hash_equal(found[1])
+            print("stored:", await client.set_if_hash("config", "v2", unchanged))
+            print("stored again:", await client.set_if_hash("config", "v3", unchanged))
     return 0
 
 

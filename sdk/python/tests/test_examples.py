@@ -28,6 +28,22 @@ stored again: False
 """
 
 
+def code_lines(text: str) -> list[str]:
+    """Lines of code, stripped of indentation and of comments after them."""
+    lines = (line.split("  # ")[0].strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def test_readme_collections_snippet_is_from_the_tour() -> None:
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme.split("## Collections", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+    tour = set(code_lines((EXAMPLES / "collections_tour.py").read_text()))
+    stray = [line for line in code_lines(snippet) if line not in tour]
+    assert code_lines(snippet)
+    assert not stray, f"README lines not in examples/collections_tour.py: {stray}"
+
+
 def test_collections_example(server: Server) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JIFFY_", "MOMENTO_"))}
     env["JIFFY_ENDPOINT"] = server.address
