@@ -26,8 +26,9 @@ _Union = cache_pb._SortedSetUnionStoreRequest
 ORDERS = {"ascending": "ASCENDING", "descending": "DESCENDING"}
 AGGREGATES = {"sum": "SUM", "min": "MIN", "max": "MAX"}
 
-Scores = Mapping[Value, float] | Iterable[tuple[Value, float]]
-Weights = Mapping[Key, float] | Iterable[tuple[Key, float]]
+# Each key type on its own, as _dictionary.FieldValues explains.
+Scores = Mapping[str, float] | Mapping[bytes, float] | Iterable[tuple[Value, float]]
+Weights = Mapping[str, float] | Mapping[bytes, float] | Iterable[tuple[Key, float]]
 
 
 def put_request(name: Key, elements: Scores, ttl_ms: int, refresh_ttl: bool) -> Any:
