@@ -19,7 +19,16 @@ import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "jiffy"
-MODULES = ("_async_transport.py", "_async_executor.py", "_async_client.py")
+MODULES = (
+    "_async_transport.py",
+    "_async_executor.py",
+    "_async_base.py",
+    "_async_dictionaries.py",
+    "_async_lists.py",
+    "_async_sets.py",
+    "_async_sorted_sets.py",
+    "_async_client.py",
+)
 
 # Order matters: specific names before the general patterns.
 REWRITES: tuple[tuple[str, str], ...] = (

@@ -163,3 +163,14 @@ async def client(
         yield ThreadedSync(sync_client)
         await asyncio.to_thread(sync_client.delete_cache, cache_name)
         await asyncio.to_thread(sync_client.close)
+
+
+@pytest.fixture
+async def async_client(server: Server, cache_name: str) -> AsyncIterator[jiffy.AsyncCacheClient]:
+    """The async client alone, with a fresh default cache: the thorough suites
+    use it (the sync client is generated from it and gets a smoke test each)."""
+    config = jiffy.presets.in_region.latest()
+    async with jiffy.AsyncCacheClient(server.endpoint, config, default_cache=cache_name) as made:
+        await made.create_cache(cache_name)
+        yield made
+        await made.delete_cache(cache_name)

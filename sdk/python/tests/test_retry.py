@@ -7,11 +7,13 @@ import pytest
 from jiffy import RetryPolicy
 from jiffy import _calls as c
 from jiffy._retry import backoff_delay, may_retry
+from tests.recording import load_spec
 
-RETRIED = {c.GET, c.GET_BATCH, c.SET, c.SET_BATCH, c.DELETE, c.KEYS_EXIST, c.ITEM_GET_TTL,
-           c.ITEM_GET_TYPE, c.LIST_CACHES, c.PING}  # fmt: skip
-NEVER_RETRIED = {c.SET_IF, c.SET_IF_NOT_EXISTS, c.INCREMENT, c.UPDATE_TTL, c.CREATE_CACHE,
-                 c.DELETE_CACHE, c.FLUSH_CACHE}  # fmt: skip
+# sdk/spec.json is the one source of which RPCs are retried (test_spec.py
+# holds the RPC table to it); here, that retries do what the table says.
+RETRY_BY_RPC = {call["rpc"]: call["retry"] for call in load_spec()["calls"]}
+RETRIED = {rpc for rpc in c.ALL_RPCS if RETRY_BY_RPC.get(rpc.name) is True}
+NEVER_RETRIED = {rpc for rpc in c.ALL_RPCS if RETRY_BY_RPC.get(rpc.name) is False}
 POLICY = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_backoff=0.05, jitter=0.5)
 
 

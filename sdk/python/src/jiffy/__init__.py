@@ -33,6 +33,7 @@ from jiffy._exceptions import (
     TimeoutError,
     WrongTypeError,
 )
+from jiffy._hash import SetIfHash
 from jiffy._sync_client import CacheClient
 from jiffy._version import __version__
 
@@ -53,6 +54,7 @@ __all__ = [
     "RetryPolicy",
     "ServerError",
     "SetIf",
+    "SetIfHash",
     "TimeoutError",
     "WrongTypeError",
     "__version__",

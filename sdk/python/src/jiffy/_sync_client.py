@@ -5,23 +5,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
 
 from jiffy import _calls as c
+from jiffy import _hash as h
 from jiffy._calls import Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import InvalidArgumentError
+from jiffy._hash import SetIfHash
+from jiffy._sync_dictionaries import SyncDictionaryCalls
 from jiffy._sync_executor import SyncExecutor
+from jiffy._sync_lists import SyncListCalls
+from jiffy._sync_sets import SyncSetCalls
+from jiffy._sync_sorted_sets import SyncSortedSetCalls
 from jiffy.presets import in_region
 
 
-class CacheClient:
+class CacheClient(SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSetCalls):
     """A cache client; every call may raise a jiffy.CacheError.
 
     `endpoint` defaults to `Endpoint.from_env()`, `config` to
     `presets.in_region.latest()`. Data calls use `cache=` when given, else
-    `default_cache`. Durations are seconds (float) or timedelta.
+    `default_cache`. Durations are seconds (float) or timedelta. The
+    collection calls (dictionary_*, list_*, set_*, sorted_set_*) are in
+    one module per type beside this one.
     """
 
     def __init__(
@@ -65,17 +71,6 @@ class CacheClient:
     def in_flight_high_water(self) -> int:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
-
-    def _metadata(self, cache: str | None) -> Any:
-        name = cache or self.default_cache
-        if not name:
-            raise InvalidArgumentError(
-                "no cache named: pass cache=... or create the client with default_cache=..."
-            )
-        return self._executor.metadata(name)
-
-    def _ttl(self, ttl: Ttl | None) -> int:
-        return self._default_ttl_ms if ttl is None else c.ttl_ms(ttl, self._default_ttl_ms)
 
     # Data plane.
 
@@ -177,6 +172,27 @@ class CacheClient:
         """Store every (key, value) pair; all or none are written."""
         request = c.set_batch_request(items, self._ttl(ttl))
         self._executor.call(c.SET_BATCH, request, self._metadata(cache))
+
+    def get_with_hash(self, key: Key, *, cache: str | None = None) -> tuple[bytes, bytes] | None:
+        """(value, hash) of `key`, or None on a miss; pass the hash to `set_if_hash`."""
+        request = h.get_with_hash_request(key)
+        response = self._executor.call(c.GET_WITH_HASH, request, self._metadata(cache))
+        return h.read_with_hash(response)
+
+    def set_if_hash(
+        self,
+        key: Key,
+        value: Value,
+        condition: SetIfHash,
+        *,
+        ttl: Ttl | None = None,
+        cache: str | None = None,
+    ) -> bool:
+        """Store `value` if `condition` (e.g. `SetIfHash.present_and_hash_equal(hash)`,
+        with a hash from `get_with_hash`) holds; True if stored."""
+        request = h.set_if_hash_request(key, value, condition, self._ttl(ttl))
+        response = self._executor.call(c.SET_IF_HASH, request, self._metadata(cache))
+        return h.read_stored(response)
 
     def ping(self) -> None:
         """One round trip to the server."""

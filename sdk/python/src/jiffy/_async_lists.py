@@ -1,0 +1,178 @@
+"""The list calls of AsyncCacheClient.
+
+A list holds values (str or bytes; answers are bytes) in order. A missing
+list reads as empty: no values, length 0, a pop gives None.
+
+Positions are Python's slice positions, `list_fetch(name, start, end)`
+answering what `values[start:end]` would: `start` inclusive, `end`
+exclusive, a negative position counts from the end (-1 is the last value),
+None leaves that side open, positions past either end are clipped, and a
+slice that selects nothing gives []. No step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from jiffy import _calls as c
+from jiffy import _list as li
+from jiffy._async_base import AsyncClientBase
+from jiffy._calls import Key, Ttl, Value
+
+
+class AsyncListCalls(AsyncClientBase):
+    async def list_push_front(
+        self,
+        name: Key,
+        value: Value,
+        *,
+        truncate_back_to_size: int | None = None,
+        ttl: Ttl | None = None,
+        refresh_ttl: bool = True,
+        cache: str | None = None,
+    ) -> int:
+        """Put `value` first in list `name` (created if missing); the new length.
+
+        `truncate_back_to_size` then drops values from the back down to that
+        many, in the same atomic step. `ttl` (default: the config's
+        default_ttl) is given to a new list, and to an existing one too
+        unless `refresh_ttl=False`.
+        """
+        request = li.push_request(
+            "front", name, value, truncate_back_to_size, self._ttl(ttl), refresh_ttl
+        )
+        response = await self._executor.call(c.LIST_PUSH_FRONT, request, self._metadata(cache))
+        return li.read_pushed(response)
+
+    async def list_push_back(
+        self,
+        name: Key,
+        value: Value,
+        *,
+        truncate_front_to_size: int | None = None,
+        ttl: Ttl | None = None,
+        refresh_ttl: bool = True,
+        cache: str | None = None,
+    ) -> int:
+        """Put `value` last in list `name` (created if missing); the new length.
+
+        `truncate_front_to_size` then drops values from the front down to that
+        many. TTL as `list_push_front`.
+        """
+        request = li.push_request(
+            "back", name, value, truncate_front_to_size, self._ttl(ttl), refresh_ttl
+        )
+        response = await self._executor.call(c.LIST_PUSH_BACK, request, self._metadata(cache))
+        return li.read_pushed(response)
+
+    async def list_concatenate_front(
+        self,
+        name: Key,
+        values: Iterable[Value],
+        *,
+        truncate_back_to_size: int | None = None,
+        ttl: Ttl | None = None,
+        refresh_ttl: bool = True,
+        cache: str | None = None,
+    ) -> int:
+        """Put `values` (at least one), in their order, before the list's first value;
+        the new length. Truncation and TTL as `list_push_front`."""
+        request = li.concatenate_request(
+            "front", name, values, truncate_back_to_size, self._ttl(ttl), refresh_ttl
+        )
+        response = await self._executor.call(
+            c.LIST_CONCATENATE_FRONT, request, self._metadata(cache)
+        )
+        return li.read_pushed(response)
+
+    async def list_concatenate_back(
+        self,
+        name: Key,
+        values: Iterable[Value],
+        *,
+        truncate_front_to_size: int | None = None,
+        ttl: Ttl | None = None,
+        refresh_ttl: bool = True,
+        cache: str | None = None,
+    ) -> int:
+        """Put `values` (at least one), in their order, after the list's last value;
+        the new length. Truncation and TTL as `list_push_back`."""
+        request = li.concatenate_request(
+            "back", name, values, truncate_front_to_size, self._ttl(ttl), refresh_ttl
+        )
+        response = await self._executor.call(
+            c.LIST_CONCATENATE_BACK, request, self._metadata(cache)
+        )
+        return li.read_pushed(response)
+
+    async def list_fetch(
+        self,
+        name: Key,
+        start: int | None = None,
+        end: int | None = None,
+        *,
+        cache: str | None = None,
+    ) -> list[bytes]:
+        """The values of list `name` that `values[start:end]` would select.
+
+        `start` is inclusive, `end` exclusive; a negative position counts from
+        the end (-1 is the last value), None leaves that side open (both
+        None: the whole list), and positions past either end are clipped.
+        [] when the slice selects nothing or the list is missing.
+        """
+        request = li.fetch_request(name, start, end)
+        response = await self._executor.call(c.LIST_FETCH, request, self._metadata(cache))
+        return li.read_fetch(response)
+
+    async def list_pop_front(self, name: Key, *, cache: str | None = None) -> bytes | None:
+        """Remove and return the first value of list `name`; None when it is missing."""
+        request = li.pop_request("front", name)
+        response = await self._executor.call(c.LIST_POP_FRONT, request, self._metadata(cache))
+        return li.read_popped(response, "front")
+
+    async def list_pop_back(self, name: Key, *, cache: str | None = None) -> bytes | None:
+        """Remove and return the last value of list `name`; None when it is missing."""
+        request = li.pop_request("back", name)
+        response = await self._executor.call(c.LIST_POP_BACK, request, self._metadata(cache))
+        return li.read_popped(response, "back")
+
+    async def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> None:
+        """Remove every value of list `name` equal to `value`; the TTL is kept."""
+        request = li.remove_request(name, value)
+        await self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))
+
+    async def list_retain(
+        self,
+        name: Key,
+        start: int | None = None,
+        end: int | None = None,
+        *,
+        ttl: Ttl | None = None,
+        refresh_ttl: bool = True,
+        cache: str | None = None,
+    ) -> None:
+        """Keep only the slice [start:end] of list `name` (as `list_fetch` selects it);
+        keeping nothing removes the list. Resets the TTL unless `refresh_ttl=False`."""
+        request = li.retain_request(name, start, end, self._ttl(ttl), refresh_ttl)
+        await self._executor.call(c.LIST_RETAIN, request, self._metadata(cache))
+
+    async def list_erase(
+        self,
+        name: Key,
+        start: int | None = None,
+        end: int | None = None,
+        *,
+        cache: str | None = None,
+    ) -> None:
+        """Remove the slice [start:end] of list `name`, as `del values[start:end]`;
+        by default every value. `start` and `end` are >= 0 (InvalidArgumentError
+        otherwise); an empty slice sends nothing. The TTL is kept."""
+        request = li.erase_request(name, start, end)
+        if request is not None:
+            await self._executor.call(c.LIST_ERASE, request, self._metadata(cache))
+
+    async def list_length(self, name: Key, *, cache: str | None = None) -> int:
+        """How many values list `name` holds; 0 when it is missing."""
+        request = li.length_request(name)
+        response = await self._executor.call(c.LIST_LENGTH, request, self._metadata(cache))
+        return c.read_length(response, li.GROUP)

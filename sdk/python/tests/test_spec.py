@@ -1,0 +1,86 @@
+"""Both clients agree with sdk/spec.json: the same calls, each sending the
+spec's RPC, each RPC retried exactly when the spec says."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+import jiffy
+from jiffy import SetIf, SetIfHash
+from jiffy import _calls as c
+from tests.recording import load_spec, recording_async_client, recording_sync_client
+
+SPEC_CALLS: list[dict[str, Any]] = load_spec()["calls"]
+SPEC_NAMES = {call["python"] for call in SPEC_CALLS}
+RPC_BY_NAME = {rpc.name: rpc for rpc in c.ALL_RPCS}
+# Public attributes that are the client's lifecycle, not calls of the protocol.
+LIFECYCLE = {"connect", "aclose", "close", "in_flight_high_water"}
+
+# A valid argument per parameter name, to run every call once.
+ARGUMENTS: dict[str, Any] = {
+    "key": "k", "keys": ["k"], "value": "v", "values": ["v"], "name": "n", "field": "f",
+    "fields": ["f"], "element": "e", "elements": ["e"], "items": {"f": "v"}, "amount": 1,
+    "score": 1.5, "ttl": 1, "limit": 1, "destination": "d", "sources": {"s": 1.0},
+}  # fmt: skip
+ARGUMENTS_BY_CALL: dict[tuple[str, str], Any] = {
+    ("set_if", "condition"): SetIf.present(),
+    ("set_if_hash", "condition"): SetIfHash.unconditional(),
+    ("set_many", "items"): {"k": "v"},
+    ("sorted_set_put_elements", "elements"): {"v": 1.5},
+}
+
+
+def public_calls(client_class: type) -> set[str]:
+    return {name for name in dir(client_class) if not name.startswith("_")} - LIFECYCLE
+
+
+def required_arguments(method: Any, call: str) -> list[Any]:
+    parameters = inspect.signature(method).parameters.values()  # bound: no self
+    return [
+        ARGUMENTS_BY_CALL.get((call, p.name), ARGUMENTS.get(p.name))
+        for p in parameters
+        if p.default is inspect.Parameter.empty and p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+
+
+def test_spec_names_each_call_once() -> None:
+    assert len(SPEC_NAMES) == len(SPEC_CALLS)
+
+
+@pytest.mark.parametrize("client_class", [jiffy.AsyncCacheClient, jiffy.CacheClient])
+def test_every_spec_call_is_on_the_client(client_class: type) -> None:
+    missing = SPEC_NAMES - public_calls(client_class)
+    assert not missing, f"{client_class.__name__} lacks {sorted(missing)}"
+
+
+@pytest.mark.parametrize("client_class", [jiffy.AsyncCacheClient, jiffy.CacheClient])
+def test_every_public_call_is_in_the_spec(client_class: type) -> None:
+    extra = public_calls(client_class) - SPEC_NAMES
+    assert not extra, f"{client_class.__name__} has calls the spec lacks: {sorted(extra)}"
+
+
+def test_every_rpc_is_in_the_spec() -> None:
+    assert set(RPC_BY_NAME) == {call["rpc"] for call in SPEC_CALLS}
+
+
+@pytest.mark.parametrize("call", SPEC_CALLS, ids=lambda call: call["python"])
+def test_retry_flag_follows_the_spec(call: dict[str, Any]) -> None:
+    assert RPC_BY_NAME[call["rpc"]].idempotent is call["retry"]
+
+
+@pytest.mark.parametrize("call", SPEC_CALLS, ids=lambda call: call["python"])
+async def test_each_call_sends_its_rpc(call: dict[str, Any]) -> None:
+    # The retry flag is the RPC's, so the flag check above only holds if each
+    # call really sends the RPC the spec names: both clients, one call each.
+    name = call["python"]
+    async_client, async_recorder = await recording_async_client()
+    method = getattr(async_client, name)
+    await method(*required_arguments(method, name))
+    sync_client, sync_recorder = recording_sync_client()
+    sync_method = getattr(sync_client, name)
+    sync_method(*required_arguments(sync_method, name))
+    for recorder in (async_recorder, sync_recorder):
+        assert [rpc.name for rpc, _ in recorder.sent] == [call["rpc"]]
