@@ -29,6 +29,11 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** Values decoded as UTF-8, e.g. `decodeUtf8(await client.setFetch(cache, 'tags'))`. */
+export function decodeUtf8(values: Iterable<Uint8Array>): string[] {
+  return Array.from(values, toUtf8);
+}
+
 export function toUtf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
@@ -62,4 +67,20 @@ export function int64ToWire(value: number | bigint, option: string): bigint {
     );
   }
   return BigInt(value);
+}
+
+/**
+ * An int64 answer as a `number`. One past Number.MAX_SAFE_INTEGER rejects
+ * with the exact value rather than resolving to a rounded one: the call did
+ * happen, and the caller can pass a bigint amount next time.
+ */
+export function safeNumberFromWire(value: bigint, call: string): number {
+  const result = Number(value);
+  if (!Number.isSafeInteger(result)) {
+    throw new InvalidArgumentError(
+      `${call} stored ${value}, past Number.MAX_SAFE_INTEGER: pass the amount as a bigint (e.g. 1n) for exact results`,
+      { status: 'OUT_OF_RANGE' },
+    );
+  }
+  return result;
 }
