@@ -590,8 +590,8 @@ export class CacheClient {
   /**
    * The elements at ranks `start` (inclusive) to `end` (exclusive) in
    * `order`, as listFetch's slice (negatives count from the end, omitted =
-   * open); `{}` is the whole set. A positive start after a positive end,
-   * or a negative start not before a negative end, rejects.
+   * open, clipped); `{}` is the whole set, and a start not before the end
+   * selects nothing.
    */
   async sortedSetFetchByRank(cacheName: string, setName: Bytes, range: SortedSetRankRange = {}): Promise<SortedSetElement[]> {
     return this.#run(cacheName, sortedSet.fetchByRank(setName, range));

@@ -132,16 +132,21 @@ export function putElements(setName: Bytes, entries: SortedSetEntries, ttl: Wire
   };
 }
 
-/** The mirror of the server's check: ranks the wrong way round (mixed signs depend on the length). */
-function checkRanks({ start, end }: Slice): void {
-  if (start === undefined || end === undefined) return;
-  if (start > 0 && end > 0 && start > end) throw invalid(`start (${start}) must not be after end (${end})`);
-  if (start < 0 && end < 0 && start >= end) throw invalid(`a negative start (${start}) must be before a negative end (${end})`);
+/**
+ * Ranks the wrong way round (both from the front or both from the back,
+ * start not before end) select nothing, as a Python slice would; the server
+ * refuses them instead, so they are sent as the empty slice [0:0]. The call
+ * still goes out, so a missing cache or an item of another type is still
+ * reported. Mixed signs depend on the length: the server resolves those.
+ */
+function sendableRanks({ start, end }: Slice): Slice {
+  if (start === undefined || end === undefined) return { start, end };
+  const sameSide = (start >= 0 && end >= 0) || (start < 0 && end < 0);
+  return sameSide && start >= end ? { start: 0, end: 0 } : { start, end };
 }
 
 export function fetchByRank(setName: Bytes, range: SortedSetRankRange): Operation<SortedSetElement[]> {
-  const { start, end } = checkedSlice(range);
-  checkRanks({ start, end });
+  const { start, end } = sendableRanks(checkedSlice(range));
   const byIndex = {
     start:
       start === undefined

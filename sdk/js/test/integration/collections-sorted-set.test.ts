@@ -52,6 +52,7 @@ for (const transport of TRANSPORTS) {
       const { client } = fixture;
       const cases: [number | undefined, number | undefined][] = [
         [0, 2], [1, undefined], [undefined, -2], [-3, -1], [-3, undefined], [2, 100], [-100, 2], [4, 4], [-2, 2],
+        [4, 1], [0, 0], [-1, -3], [-2, -2], [3, -3], [-9, 9],
       ];
       for (const [start, end] of cases) {
         const n = ASCENDING.length;
@@ -222,7 +223,6 @@ for (const transport of TRANSPORTS) {
     test('bad arguments reject before the call', async () => {
       const { client } = fixture;
       await assert.rejects(client.sortedSetPutElement(cache, 'z1', 'v', Number.NaN), InvalidArgumentError);
-      await assert.rejects(client.sortedSetFetchByRank(cache, 'z1', { start: 3, end: 1 }), InvalidArgumentError);
       await assert.rejects(client.sortedSetFetchByScore(cache, 'z1', { minScore: 3, maxScore: 1 }), InvalidArgumentError);
     });
   });
