@@ -19,7 +19,7 @@ export function toBytes(value: Bytes): Uint8Array {
 }
 
 /** What a caller passed, for a message: the value and, when it helps, its type. */
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value === 'string') return `'${value}' (a string)`;
   if (typeof value === 'object') return `an instance of ${value.constructor?.name ?? 'Object'}`;

@@ -3,7 +3,7 @@
 // and the argument checks that reject before any RPC is sent.
 import { create, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import type { Rpc } from '../call-runner.js';
-import { type Bytes, toBytes, ttlToWire } from '../codec.js';
+import { type Bytes, describe, toBytes, ttlToWire } from '../codec.js';
 import { InvalidArgumentError } from '../errors.js';
 import * as common from '../gen/common_pb.js';
 
@@ -43,14 +43,14 @@ export function invalid(message: string): InvalidArgumentError {
 
 export function wireTtl(options: CollectionOptions, defaultTtlMs: number): WireTtl {
   const refreshTtl = options.refreshTtl ?? true;
-  if (typeof refreshTtl !== 'boolean') throw invalid(`\`refreshTtl\` is a boolean; got ${String(refreshTtl)}`);
+  if (typeof refreshTtl !== 'boolean') throw invalid(`\`refreshTtl\` is a boolean; got ${describe(refreshTtl)}`);
   return { ttlMilliseconds: ttlToWire(options.ttlMs ?? defaultTtlMs), refreshTtl };
 }
 
 /** An integer option within [min, max] (the wire field's range). */
 export function integerIn(value: unknown, option: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`\`${option}\` must be an integer from ${min} to ${max}; got ${String(value)}`);
+    throw invalid(`\`${option}\` must be an integer from ${min} to ${max}; got ${describe(value)}`);
   }
   return value;
 }
@@ -65,14 +65,14 @@ export const sint32 = (value: unknown, option: string): number => integerIn(valu
 /** A finite double (scores, amounts): NaN and infinities are refused by the server too. */
 export function finite(value: unknown, option: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw invalid(`\`${option}\` must be a finite number; got ${String(value)}`);
+    throw invalid(`\`${option}\` must be a finite number; got ${describe(value)}`);
   }
   return value;
 }
 
 /** A list of keys or values as wire bytes; a non-array is refused here, not deep in the encoder. */
 export function bytesList(values: readonly Bytes[], what: string, { nonEmpty = false } = {}): Uint8Array[] {
-  if (!Array.isArray(values)) throw invalid(`${what} are an array; got ${String(values)}`);
+  if (!Array.isArray(values)) throw invalid(`${what} are an array; got ${describe(values)}`);
   if (nonEmpty && values.length === 0) throw invalid(`${what}: give at least one`);
   return values.map(toBytes);
 }
@@ -100,7 +100,7 @@ export function unbounded(): common._Unbounded {
 /** A slice's ends, checked: integers in the wire's sint32 range, or undefined for open. */
 export function checkedSlice(slice: Slice | undefined): Slice {
   if (slice === undefined) return {};
-  if (slice === null || typeof slice !== 'object') throw invalid(`a slice is { start?, end? }; got ${String(slice)}`);
+  if (slice === null || typeof slice !== 'object') throw invalid(`a slice is { start?, end? }; got ${describe(slice)}`);
   return {
     start: slice.start === undefined ? undefined : sint32(slice.start, 'start'),
     end: slice.end === undefined ? undefined : sint32(slice.end, 'end'),
@@ -112,7 +112,7 @@ export function pairsOf<K, V>(
   entries: ReadonlyMap<K, V> | Readonly<Record<string, V>> | readonly (readonly [K, V])[],
   what: string,
 ): (readonly [K | string, V])[] {
-  if (entries === null || typeof entries !== 'object') throw invalid(`${what} are a Map, a Record or an array of pairs; got ${String(entries)}`);
+  if (entries === null || typeof entries !== 'object') throw invalid(`${what} are a Map, a Record or an array of pairs; got ${describe(entries)}`);
   const pairs: (readonly [K | string, V])[] =
     entries instanceof Map || Array.isArray(entries)
       ? [...(entries as Iterable<readonly [K, V]>)]

@@ -4,7 +4,7 @@
 // Request builders and answer readers; CacheClient sends them.
 import { fromBinary } from '@bufbuild/protobuf';
 import { scsRpc } from '../call-runner.js';
-import { type Bytes, toBytes } from '../codec.js';
+import { type Bytes, describe, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
 import { encode, invalid, type Operation } from './common.js';
 
@@ -47,7 +47,7 @@ export function getWithHash(key: Bytes): Operation<ValueWithHash | undefined> {
 }
 
 function conditionToWire(condition: SetIfHashCondition) {
-  if (condition === null || typeof condition !== 'object') throw invalid(`a setIfHash condition is an object; got ${String(condition)}`);
+  if (condition === null || typeof condition !== 'object') throw invalid(`a setIfHash condition is an object; got ${describe(condition)}`);
   const hashToCheck = (hash: Bytes) => ({ hashToCheck: toBytes(hash) });
   if ('presentAndHashEqual' in condition) return { case: 'presentAndHashEqual' as const, value: hashToCheck(condition.presentAndHashEqual) };
   if ('presentAndNotHashEqual' in condition) {

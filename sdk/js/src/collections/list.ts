@@ -3,7 +3,7 @@
 // empty one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
 import { scsRpc } from '../call-runner.js';
-import { type Bytes, toBytes } from '../codec.js';
+import { type Bytes, describe, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
 import {
   bytesList,
@@ -186,7 +186,7 @@ function eraseRanges(ranges: readonly ListEraseRange[]): { beginIndex: number; c
     throw invalid('listErase ranges: give at least one, or leave them out to erase every value');
   }
   return ranges.map((range: ListEraseRange) => {
-    if (range === null || typeof range !== 'object') throw invalid(`a listErase range is { start, count }; got ${String(range)}`);
+    if (range === null || typeof range !== 'object') throw invalid(`a listErase range is { start, count }; got ${describe(range)}`);
     return { beginIndex: uint32(range.start, 'start'), count: uint32(range.count, 'count', 1) };
   });
 }

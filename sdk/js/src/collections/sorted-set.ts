@@ -4,7 +4,7 @@
 // one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
 import { scsRpc } from '../call-runner.js';
-import { type Bytes, toBytes } from '../codec.js';
+import { type Bytes, describe, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
 import {
   bytesList,
@@ -107,7 +107,7 @@ const AGGREGATES: Readonly<Record<SortedSetAggregate, scs._SortedSetUnionStoreRe
 function oneOf<K extends string, V>(table: Readonly<Record<K, V>>, key: K | undefined, fallback: K, option: string): V {
   const chosen = key ?? fallback;
   if (!Object.hasOwn(table, chosen)) {
-    throw invalid(`\`${option}\` is one of ${Object.keys(table).map((k) => `'${k}'`).join(', ')}; got ${String(key)}`);
+    throw invalid(`\`${option}\` is one of ${Object.keys(table).map((k) => `'${k}'`).join(', ')}; got ${describe(key)}`);
   }
   return table[chosen];
 }
@@ -170,7 +170,7 @@ export function fetchByRank(setName: Bytes, range: SortedSetRankRange): Operatio
 function checkedBounds(bounds: SortedSetScoreBounds): { min: number | undefined; max: number | undefined } {
   const bound = (value: unknown, option: string): number | undefined => {
     if (value === undefined) return undefined;
-    if (typeof value !== 'number' || Number.isNaN(value)) throw invalid(`\`${option}\` must be a number; got ${String(value)}`);
+    if (typeof value !== 'number' || Number.isNaN(value)) throw invalid(`\`${option}\` must be a number; got ${describe(value)}`);
     return value;
   };
   const min = bound(bounds.minScore, 'minScore');
@@ -297,7 +297,7 @@ export type SortedSetUnionSources = Readonly<Record<string, number>> | ReadonlyM
 /** The weight as the wire's 32-bit float: one that overflows it to infinity is refused, as NaN is. */
 function weight(value: number): number {
   if (typeof value !== 'number' || !Number.isFinite(Math.fround(value))) {
-    throw invalid(`a source's weight must be a finite 32-bit float; got ${String(value)}`);
+    throw invalid(`a source's weight must be a finite 32-bit float; got ${describe(value)}`);
   }
   return value;
 }

@@ -134,7 +134,7 @@ describe('sdk/spec.json agreement', () => {
         const channel = factory.channels[0]!;
         const before = channel.calls.length;
         const method = (client as unknown as Record<string, AnyMethod>)[call.js]!;
-        await assert.rejects(method.apply(client, args), (err: Error) => err.name === 'ConnectionError', call.js);
+        await assert.rejects(method.apply(client, [...args]), (err: Error) => err.name === 'ConnectionError', call.js);
         const sent = channel.calls.slice(before).map((sentCall) => sentCall.path);
         const expected = call.retry ? MAX_ATTEMPTS : 1;
         assert.equal(sent.length, expected, `${call.js}: ${sent.length} attempts, spec says retry=${call.retry}`);
