@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { LimitExceededError, type SetIfHashCondition } from '../../src/index.js';
+import { LimitExceededError, type SetIfHashCondition, WrongTypeError } from '../../src/index.js';
 import { LIMITS, text, useServer } from '../support/collection-fixture.js';
 import { TRANSPORTS } from '../support/transports.js';
 
@@ -62,6 +62,14 @@ for (const transport of TRANSPORTS) {
       assert.ok(left !== undefined && left <= 5_000, `ttl ${left}`);
       assert.equal(await client.setIfHash(cache, 'h3', 'v', { unconditional: true }), true);
       assert.ok((await client.getTtl(cache, 'h3'))! > 5_000);
+    });
+
+    test('on a collection: reads and conditional writes reject with WrongTypeError', async () => {
+      const { client } = fixture;
+      await client.listPushBack(cache, 'h-list', 'v');
+      await assert.rejects(client.getWithHash(cache, 'h-list'), WrongTypeError);
+      await assert.rejects(client.setIfHash(cache, 'h-list', 'x', { presentAndHashEqual: sha1Hex('v') }), WrongTypeError);
+      assert.equal(await client.listLength(cache, 'h-list'), 1);
     });
 
     test('a value over --max-value-size is refused and leaves the old one', async () => {
