@@ -9,12 +9,31 @@ import * as control from './gen/controlclient_pb.js';
 import { _PingRequestSchema } from './gen/cacheping_pb.js';
 import { CallRunner, controlRpc, scsRpc, type Rpc } from './call-runner.js';
 import { ChannelPool } from './channel-pool.js';
-import { type Bytes, int64ToWire, toBytes, toUtf8, ttlToWire } from './codec.js';
+import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlToWire } from './codec.js';
 import { type CacheClientOptions, type ResolvedKnobs, resolveKnobs } from './config.js';
 import { resolveEndpoints } from './endpoints.js';
-import { ConnectionError, InvalidArgumentError } from './errors.js';
+import { ConnectionError } from './errors.js';
 import type { ChannelTarget } from './transport/channel.js';
 import { channelFactoryFor } from './transport/index.js';
+import { type CollectionOptions, type Operation, type Slice, type WireTtl, wireTtl } from './collections/common.js';
+import * as dictionary from './collections/dictionary.js';
+import { type DictionaryEntries } from './collections/dictionary.js';
+import * as hash from './collections/hash.js';
+import { type SetIfHashCondition, type ValueWithHash } from './collections/hash.js';
+import * as list from './collections/list.js';
+import { type ListEraseRange, type ListPushBackOptions, type ListPushFrontOptions, type ListRetainOptions } from './collections/list.js';
+import * as sets from './collections/set.js';
+import * as sortedSet from './collections/sorted-set.js';
+import type {
+  SortedSetElement,
+  SortedSetEntries,
+  SortedSetOrder,
+  SortedSetRankRange,
+  SortedSetScoreBounds,
+  SortedSetScoreRange,
+  SortedSetUnionSources,
+  SortedSetUnionStoreOptions,
+} from './collections/sorted-set.js';
 
 /** Condition of setIf: the six of the protocol. */
 export type SetIfCondition =
@@ -142,7 +161,7 @@ export class CacheClient {
   /** The value of `key`, or undefined on a miss. */
   async get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
     const request = encode(scs._GetRequestSchema, { cacheKey: toBytes(key) });
-    const response = fromBinary(scs._GetResponseSchema, await this.data(RPC.get, cacheName, request));
+    const response = fromBinary(scs._GetResponseSchema, await this.#data(RPC.get, cacheName, request));
     return response.result === scs.ECacheResult.Hit ? response.cacheBody : undefined;
   }
 
@@ -156,13 +175,13 @@ export class CacheClient {
     const request = encode(scs._SetRequestSchema, {
       cacheKey: toBytes(key),
       cacheBody: toBytes(value),
-      ttlMilliseconds: this.ttl(options),
+      ttlMilliseconds: this.#ttl(options),
     });
-    await this.data(RPC.set, cacheName, request);
+    await this.#data(RPC.set, cacheName, request);
   }
 
   async delete(cacheName: string, key: Bytes): Promise<void> {
-    await this.data(RPC.delete, cacheName, encode(scs._DeleteRequestSchema, { cacheKey: toBytes(key) }));
+    await this.#data(RPC.delete, cacheName, encode(scs._DeleteRequestSchema, { cacheKey: toBytes(key) }));
   }
 
   /** Stores `value` only if `condition` holds; resolves to whether it was stored. Never retried. */
@@ -170,10 +189,10 @@ export class CacheClient {
     const request = encode(scs._SetIfRequestSchema, {
       cacheKey: toBytes(key),
       cacheBody: toBytes(value),
-      ttlMilliseconds: this.ttl(options),
+      ttlMilliseconds: this.#ttl(options),
       condition: conditionToWire(condition),
     });
-    const response = fromBinary(scs._SetIfResponseSchema, await this.data(RPC.setIf, cacheName, request));
+    const response = fromBinary(scs._SetIfResponseSchema, await this.#data(RPC.setIf, cacheName, request));
     return response.result.case === 'stored';
   }
 
@@ -182,9 +201,9 @@ export class CacheClient {
     const request = encode(scs._SetIfNotExistsRequestSchema, {
       cacheKey: toBytes(key),
       cacheBody: toBytes(value),
-      ttlMilliseconds: this.ttl(options),
+      ttlMilliseconds: this.#ttl(options),
     });
-    const response = fromBinary(scs._SetIfNotExistsResponseSchema, await this.data(RPC.setIfNotExists, cacheName, request));
+    const response = fromBinary(scs._SetIfNotExistsResponseSchema, await this.#data(RPC.setIfNotExists, cacheName, request));
     return response.result.case === 'stored';
   }
 
@@ -210,24 +229,16 @@ export class CacheClient {
     const request = encode(scs._IncrementRequestSchema, {
       cacheKey: toBytes(key),
       amount: int64ToWire(amount, 'amount'),
-      ttlMilliseconds: this.ttl(options),
+      ttlMilliseconds: this.#ttl(options),
     });
-    const response = fromBinary(scs._IncrementResponseSchema, await this.data(RPC.increment, cacheName, request));
-    if (typeof amount === 'bigint') return response.value;
-    const value = Number(response.value);
-    if (!Number.isSafeInteger(value)) {
-      throw new InvalidArgumentError(
-        `increment stored ${response.value}, past Number.MAX_SAFE_INTEGER: pass the amount as a bigint (e.g. 1n) for exact results`,
-        { status: 'OUT_OF_RANGE' },
-      );
-    }
-    return value;
+    const response = fromBinary(scs._IncrementResponseSchema, await this.#data(RPC.increment, cacheName, request));
+    return typeof amount === 'bigint' ? response.value : safeNumberFromWire(response.value, 'increment');
   }
 
   /** Which of `keys` exist, in order. */
   async keysExist(cacheName: string, keys: readonly Bytes[]): Promise<boolean[]> {
     const request = encode(scs._KeysExistRequestSchema, { cacheKeys: keys.map(toBytes) });
-    return fromBinary(scs._KeysExistResponseSchema, await this.data(RPC.keysExist, cacheName, request)).exists;
+    return fromBinary(scs._KeysExistResponseSchema, await this.#data(RPC.keysExist, cacheName, request)).exists;
   }
 
   /**
@@ -244,28 +255,28 @@ export class CacheClient {
           ? { case: 'decreaseToMilliseconds' as const, value }
           : { case: 'overwriteToMilliseconds' as const, value };
     const request = encode(scs._UpdateTtlRequestSchema, { cacheKey: toBytes(key), updateTtl });
-    const response = fromBinary(scs._UpdateTtlResponseSchema, await this.data(RPC.updateTtl, cacheName, request));
+    const response = fromBinary(scs._UpdateTtlResponseSchema, await this.#data(RPC.updateTtl, cacheName, request));
     return response.result.case === 'set';
   }
 
   /** Milliseconds `key` has left, or undefined on a miss. */
   async getTtl(cacheName: string, key: Bytes): Promise<number | undefined> {
     const request = encode(scs._ItemGetTtlRequestSchema, { cacheKey: toBytes(key) });
-    const response = fromBinary(scs._ItemGetTtlResponseSchema, await this.data(RPC.itemGetTtl, cacheName, request));
+    const response = fromBinary(scs._ItemGetTtlResponseSchema, await this.#data(RPC.itemGetTtl, cacheName, request));
     return response.result.case === 'found' ? Number(response.result.value.remainingTtlMillis) : undefined;
   }
 
   /** The type of the item at `key`, or undefined on a miss. */
   async getType(cacheName: string, key: Bytes): Promise<ItemType | undefined> {
     const request = encode(scs._ItemGetTypeRequestSchema, { cacheKey: toBytes(key) });
-    const response = fromBinary(scs._ItemGetTypeResponseSchema, await this.data(RPC.itemGetType, cacheName, request));
+    const response = fromBinary(scs._ItemGetTypeResponseSchema, await this.#data(RPC.itemGetType, cacheName, request));
     return response.result.case === 'found' ? (ITEM_TYPES[response.result.value.itemType] ?? 'scalar') : undefined;
   }
 
   /** The values of `keys` in order, undefined for each miss; one call. */
   async getMany(cacheName: string, keys: readonly Bytes[]): Promise<(Uint8Array | undefined)[]> {
     const request = encode(scs._GetBatchRequestSchema, { items: keys.map((key) => ({ cacheKey: toBytes(key) })) });
-    const messages = await this.runner.serverStream(this.dataPool, RPC.getBatch, request, this.metadataFor(cacheName));
+    const messages = await this.runner.serverStream(this.dataPool, RPC.getBatch, request, this.#metadataFor(cacheName));
     return messages.map((bytes) => {
       const response = fromBinary(scs._GetResponseSchema, bytes);
       return response.result === scs.ECacheResult.Hit ? response.cacheBody : undefined;
@@ -279,19 +290,398 @@ export class CacheClient {
     options: WriteOptions = {},
   ): Promise<void> {
     const pairs = Symbol.iterator in entries ? [...entries] : Object.entries(entries);
-    const ttlMilliseconds = this.ttl(options);
+    const ttlMilliseconds = this.#ttl(options);
     const items = pairs.map(([key, value]) => ({ cacheKey: toBytes(key), cacheBody: toBytes(value), ttlMilliseconds }));
-    await this.runner.serverStream(this.dataPool, RPC.setBatch, encode(scs._SetBatchRequestSchema, { items }), this.metadataFor(cacheName));
+    await this.runner.serverStream(this.dataPool, RPC.setBatch, encode(scs._SetBatchRequestSchema, { items }), this.#metadataFor(cacheName));
+  }
+
+  // ---------------------------------------------------------------------
+  // Hash calls: src/collections/hash.ts builds and reads them.
+
+  /**
+   * The value of `key` with the server's hash of it, or undefined on a miss.
+   * Hand the hash back to setIfHash to write only if the value is (or is
+   * not) still the one read.
+   */
+  async getWithHash(cacheName: string, key: Bytes): Promise<ValueWithHash | undefined> {
+    return this.#run(cacheName, hash.getWithHash(key));
+  }
+
+  /**
+   * Stores `value` only if `condition` on the hash of the stored value
+   * holds (see SetIfHashCondition); resolves to whether it was stored.
+   * Never retried.
+   */
+  async setIfHash(
+    cacheName: string,
+    key: Bytes,
+    value: Bytes,
+    condition: SetIfHashCondition,
+    options: WriteOptions = {},
+  ): Promise<boolean> {
+    return this.#run(cacheName, hash.setIfHash(key, value, condition, this.#ttl(options)));
+  }
+
+  // ---------------------------------------------------------------------
+  // Dictionaries: src/collections/dictionary.ts. A missing dictionary reads
+  // as empty; writes take CollectionOptions ({ ttlMs, refreshTtl }).
+
+  /** The value of one field, or undefined if the field (or the dictionary) is absent. */
+  async dictionaryGetField(cacheName: string, dictionaryName: Bytes, field: Bytes): Promise<Uint8Array | undefined> {
+    const [value] = await this.#run(cacheName, dictionary.getFields(dictionaryName, [field]));
+    return value;
+  }
+
+  /** The values of `fields` in order (at least one), undefined for each absent one; one call. */
+  async dictionaryGetFields(cacheName: string, dictionaryName: Bytes, fields: readonly Bytes[]): Promise<(Uint8Array | undefined)[]> {
+    return this.#run(cacheName, dictionary.getFields(dictionaryName, fields));
+  }
+
+  /**
+   * Every field and value, fields in ascending byte order. Field names are
+   * decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD, so two such
+   * fields could share a name: use string fields to avoid it); empty Map for
+   * a missing dictionary.
+   */
+  async dictionaryFetch(cacheName: string, dictionaryName: Bytes): Promise<Map<string, Uint8Array>> {
+    return this.#run(cacheName, dictionary.fetch(dictionaryName));
+  }
+
+  /** As dictionaryFetch, with the values decoded as UTF-8 too. */
+  async dictionaryFetchStrings(cacheName: string, dictionaryName: Bytes): Promise<Map<string, string>> {
+    const fields = await this.#run(cacheName, dictionary.fetch(dictionaryName));
+    return new Map([...fields].map(([field, value]) => [field, toUtf8(value)]));
+  }
+
+  /** Sets one field, creating the dictionary if needed. */
+  async dictionarySetField(
+    cacheName: string,
+    dictionaryName: Bytes,
+    field: Bytes,
+    value: Bytes,
+    options: CollectionOptions = {},
+  ): Promise<void> {
+    await this.#run(cacheName, dictionary.setFields(dictionaryName, [[field, value]], this.#collectionTtl(options)));
+  }
+
+  /**
+   * Sets every field given (a Map, a Record, or [field, value] pairs; at
+   * least one) in one call, creating the dictionary if needed. A field
+   * given twice keeps its last value.
+   */
+  async dictionarySetFields(
+    cacheName: string,
+    dictionaryName: Bytes,
+    entries: DictionaryEntries,
+    options: CollectionOptions = {},
+  ): Promise<void> {
+    await this.#run(cacheName, dictionary.setFields(dictionaryName, entries, this.#collectionTtl(options)));
+  }
+
+  /**
+   * Adds `amount` to the base-10 integer a field holds (an absent field
+   * counts as 0; a missing dictionary is created) and resolves to the new
+   * value. A field holding something else rejects with WrongTypeError.
+   * As increment: a `number` result past 2^53 rejects rather than rounds;
+   * pass a `bigint` amount for a `bigint` result. Never retried.
+   */
+  async dictionaryIncrement(
+    cacheName: string,
+    dictionaryName: Bytes,
+    field: Bytes,
+    amount?: number,
+    options?: CollectionOptions,
+  ): Promise<number>;
+  async dictionaryIncrement(
+    cacheName: string,
+    dictionaryName: Bytes,
+    field: Bytes,
+    amount: bigint,
+    options?: CollectionOptions,
+  ): Promise<bigint>;
+  async dictionaryIncrement(
+    cacheName: string,
+    dictionaryName: Bytes,
+    field: Bytes,
+    amount: number | bigint = 1,
+    options: CollectionOptions = {},
+  ): Promise<number | bigint> {
+    return this.#run(cacheName, dictionary.increment(dictionaryName, field, amount, this.#collectionTtl(options)));
+  }
+
+  /** Removes `fields` (at least one; absent ones are skipped). The TTL is kept. */
+  async dictionaryRemoveFields(cacheName: string, dictionaryName: Bytes, fields: readonly Bytes[]): Promise<void> {
+    await this.#run(cacheName, dictionary.removeFields(dictionaryName, fields));
+  }
+
+  /** How many fields the dictionary holds; 0 for a missing one. */
+  async dictionaryLength(cacheName: string, dictionaryName: Bytes): Promise<number> {
+    return this.#run(cacheName, dictionary.length(dictionaryName));
+  }
+
+  // ---------------------------------------------------------------------
+  // Lists: src/collections/list.ts. A missing list reads as empty.
+
+  /**
+   * Adds `value` at the front, creating the list; resolves to the new
+   * length. `truncateBackToSize` then drops values from the back. Never retried.
+   */
+  async listPushFront(cacheName: string, listName: Bytes, value: Bytes, options: ListPushFrontOptions = {}): Promise<number> {
+    return this.#run(cacheName, list.pushFront(listName, value, this.#collectionTtl(options), options));
+  }
+
+  /**
+   * Adds `value` at the back, creating the list; resolves to the new
+   * length. `truncateFrontToSize` then drops values from the front. Never retried.
+   */
+  async listPushBack(cacheName: string, listName: Bytes, value: Bytes, options: ListPushBackOptions = {}): Promise<number> {
+    return this.#run(cacheName, list.pushBack(listName, value, this.#collectionTtl(options), options));
+  }
+
+  /**
+   * Adds `values` (at least one) at the front, keeping their order
+   * (`[a, b]` before `[x]` makes `[a, b, x]`); resolves to the new length.
+   * Never retried.
+   */
+  async listConcatenateFront(
+    cacheName: string,
+    listName: Bytes,
+    values: readonly Bytes[],
+    options: ListPushFrontOptions = {},
+  ): Promise<number> {
+    return this.#run(cacheName, list.concatenateFront(listName, values, this.#collectionTtl(options), options));
+  }
+
+  /** Adds `values` (at least one) at the back, in order; resolves to the new length. Never retried. */
+  async listConcatenateBack(
+    cacheName: string,
+    listName: Bytes,
+    values: readonly Bytes[],
+    options: ListPushBackOptions = {},
+  ): Promise<number> {
+    return this.#run(cacheName, list.concatenateBack(listName, values, this.#collectionTtl(options), options));
+  }
+
+  /**
+   * The values in `slice`, taken as Python's `values[start:end]`: `start`
+   * inclusive, `end` exclusive, a negative index counts from the end (-1 is
+   * the last value), an omitted one is open, and indices past either end
+   * are clipped. `{}` (the default) is the whole list; `{ start: -3 }` the
+   * last three. An empty slice or a missing list is `[]`.
+   */
+  async listFetch(cacheName: string, listName: Bytes, slice: Slice = {}): Promise<Uint8Array[]> {
+    return this.#run(cacheName, list.fetch(listName, slice));
+  }
+
+  /** Removes and resolves to the first value, or undefined for a missing list. Never retried. */
+  async listPopFront(cacheName: string, listName: Bytes): Promise<Uint8Array | undefined> {
+    return this.#run(cacheName, list.popFront(listName));
+  }
+
+  /** Removes and resolves to the last value, or undefined for a missing list. Never retried. */
+  async listPopBack(cacheName: string, listName: Bytes): Promise<Uint8Array | undefined> {
+    return this.#run(cacheName, list.popBack(listName));
+  }
+
+  /** Removes every value equal to `value`; resolves to the length left (0 for a missing list). */
+  async listRemoveValue(cacheName: string, listName: Bytes, value: Bytes): Promise<number> {
+    return this.#run(cacheName, list.removeValue(listName, value));
+  }
+
+  /**
+   * Keeps only the values in the slice (as listFetch's) and resolves to the
+   * length left; a slice selecting nothing removes the list (0). `ttlMs` /
+   * `refreshTtl` as for any collection write. Never retried.
+   */
+  async listRetain(cacheName: string, listName: Bytes, options: ListRetainOptions = {}): Promise<number> {
+    return this.#run(cacheName, list.retain(listName, this.#collectionTtl(options), options));
+  }
+
+  /**
+   * Removes every value, or with `ranges` (at least one) `count` values
+   * from each `start` (positions in the list as it was; ranges may overlap
+   * or reach past the end). Resolves to the length left. Never retried.
+   */
+  async listErase(cacheName: string, listName: Bytes, ranges?: readonly ListEraseRange[]): Promise<number> {
+    return this.#run(cacheName, list.erase(listName, ranges));
+  }
+
+  /** How many values the list holds; 0 for a missing one. */
+  async listLength(cacheName: string, listName: Bytes): Promise<number> {
+    return this.#run(cacheName, list.length(listName));
+  }
+
+  // ---------------------------------------------------------------------
+  // Sets: src/collections/set.ts. A missing set reads as empty.
+
+  /** Adds `elements` (duplicates count once), creating the set; adding none changes nothing. */
+  async setAddElements(cacheName: string, setName: Bytes, elements: readonly Bytes[], options: CollectionOptions = {}): Promise<void> {
+    await this.#run(cacheName, sets.addElements(setName, elements, this.#collectionTtl(options)));
+  }
+
+  /** Removes `elements` (absent ones are ignored). The TTL is kept. */
+  async setRemoveElements(cacheName: string, setName: Bytes, elements: readonly Bytes[]): Promise<void> {
+    await this.#run(cacheName, sets.removeElements(setName, elements));
+  }
+
+  /** Every element, in no particular order; `[]` for a missing set. `decodeUtf8` turns them into strings. */
+  async setFetch(cacheName: string, setName: Bytes): Promise<Uint8Array[]> {
+    return this.#run(cacheName, sets.fetch(setName));
+  }
+
+  /** Whether the set holds `element` (false for a missing set). */
+  async setContainsElement(cacheName: string, setName: Bytes, element: Bytes): Promise<boolean> {
+    const [contains] = await this.#run(cacheName, sets.containsElements(setName, [element]));
+    return contains === true;
+  }
+
+  /** For each of `elements` in order, whether the set holds it; one call. */
+  async setContainsElements(cacheName: string, setName: Bytes, elements: readonly Bytes[]): Promise<boolean[]> {
+    return this.#run(cacheName, sets.containsElements(setName, elements));
+  }
+
+  /** How many elements the set holds; 0 for a missing one. */
+  async setLength(cacheName: string, setName: Bytes): Promise<number> {
+    return this.#run(cacheName, sets.length(setName));
+  }
+
+  /**
+   * Removes and resolves to `count` (at least 1) elements chosen at random,
+   * or all of them when the set holds no more; `[]` for a missing set.
+   * Never retried.
+   */
+  async setPop(cacheName: string, setName: Bytes, count = 1): Promise<Uint8Array[]> {
+    return this.#run(cacheName, sets.pop(setName, count));
+  }
+
+  /** Up to `limit` distinct elements chosen at random, left in the set; `[]` for a missing set. */
+  async setSample(cacheName: string, setName: Bytes, limit: number): Promise<Uint8Array[]> {
+    return this.#run(cacheName, sets.sample(setName, limit));
+  }
+
+  // ---------------------------------------------------------------------
+  // Sorted sets: src/collections/sorted-set.ts. Ordered by score, ties by
+  // value bytes; a missing sorted set reads as empty.
+
+  /** Adds `value` with `score` (finite), or sets its score; creates the set. */
+  async sortedSetPutElement(
+    cacheName: string,
+    setName: Bytes,
+    value: Bytes,
+    score: number,
+    options: CollectionOptions = {},
+  ): Promise<void> {
+    await this.#run(cacheName, sortedSet.putElements(setName, [[value, score]], this.#collectionTtl(options)));
+  }
+
+  /**
+   * Adds the elements (a Map, a Record or [value, score] pairs; at least
+   * one) or sets the scores of values already held, in one call.
+   */
+  async sortedSetPutElements(
+    cacheName: string,
+    setName: Bytes,
+    elements: SortedSetEntries,
+    options: CollectionOptions = {},
+  ): Promise<void> {
+    await this.#run(cacheName, sortedSet.putElements(setName, elements, this.#collectionTtl(options)));
+  }
+
+  /**
+   * The elements at ranks `start` (inclusive) to `end` (exclusive) in
+   * `order`, as listFetch's slice (negatives count from the end, omitted =
+   * open, clipped); `{}` is the whole set, and a start not before the end
+   * selects nothing.
+   */
+  async sortedSetFetchByRank(cacheName: string, setName: Bytes, range: SortedSetRankRange = {}): Promise<SortedSetElement[]> {
+    return this.#run(cacheName, sortedSet.fetchByRank(setName, range));
+  }
+
+  /**
+   * The elements scoring between `minScore` and `maxScore` (each inclusive
+   * unless `minExclusive` / `maxExclusive`, open when omitted) in `order`,
+   * then `offset` of them skipped and at most `count` answered.
+   */
+  async sortedSetFetchByScore(cacheName: string, setName: Bytes, range: SortedSetScoreRange = {}): Promise<SortedSetElement[]> {
+    return this.#run(cacheName, sortedSet.fetchByScore(setName, range));
+  }
+
+  /** The score of `value`, or undefined if it (or the set) is absent. */
+  async sortedSetGetScore(cacheName: string, setName: Bytes, value: Bytes): Promise<number | undefined> {
+    const [score] = await this.#run(cacheName, sortedSet.getScores(setName, [value]));
+    return score;
+  }
+
+  /** The scores of `values` in order, undefined for each absent one; one call. */
+  async sortedSetGetScores(cacheName: string, setName: Bytes, values: readonly Bytes[]): Promise<(number | undefined)[]> {
+    return this.#run(cacheName, sortedSet.getScores(setName, values));
+  }
+
+  /** The 0-based rank of `value` in `order` (default ascending), or undefined if it (or the set) is absent. */
+  async sortedSetGetRank(
+    cacheName: string,
+    setName: Bytes,
+    value: Bytes,
+    options: { order?: SortedSetOrder } = {},
+  ): Promise<number | undefined> {
+    return this.#run(cacheName, sortedSet.getRank(setName, value, options.order));
+  }
+
+  /**
+   * Adds `amount` (finite) to the score of `value` (an absent value counts
+   * as 0; a missing set is created) and resolves to the new score. Never retried.
+   */
+  async sortedSetIncrementScore(
+    cacheName: string,
+    setName: Bytes,
+    value: Bytes,
+    amount = 1,
+    options: CollectionOptions = {},
+  ): Promise<number> {
+    return this.#run(cacheName, sortedSet.incrementScore(setName, value, amount, this.#collectionTtl(options)));
+  }
+
+  /** Removes `values` (those not held are ignored). The TTL is kept. */
+  async sortedSetRemoveElements(cacheName: string, setName: Bytes, values: readonly Bytes[]): Promise<void> {
+    await this.#run(cacheName, sortedSet.removeElements(setName, values));
+  }
+
+  /** How many elements the sorted set holds; 0 for a missing one. */
+  async sortedSetLength(cacheName: string, setName: Bytes): Promise<number> {
+    return this.#run(cacheName, sortedSet.length(setName));
+  }
+
+  /** How many elements score within the bounds (as sortedSetFetchByScore's); 0 for a missing set. */
+  async sortedSetLengthByScore(cacheName: string, setName: Bytes, bounds: SortedSetScoreBounds = {}): Promise<number> {
+    return this.#run(cacheName, sortedSet.lengthByScore(setName, bounds));
+  }
+
+  /**
+   * Replaces `destination` with the union of `sources` (set name -> weight;
+   * at least one; the destination is a source only if listed): each value
+   * scores its score in each source holding it times that source's weight,
+   * combined by `aggregate` ('sum', the default, 'min' or 'max'). A missing
+   * source counts as empty. The destination gets `ttlMs` (the protocol has
+   * no refresh flag here: it is written whole); an empty union removes it.
+   * Resolves to the destination's length. Never retried.
+   */
+  async sortedSetUnionStore(
+    cacheName: string,
+    destination: Bytes,
+    sources: SortedSetUnionSources,
+    options: SortedSetUnionStoreOptions = {},
+  ): Promise<number> {
+    return this.#run(cacheName, sortedSet.unionStore(destination, sources, options.aggregate, this.#ttl(options)));
   }
 
   /** Creates a cache; rejects with AlreadyExistsError if it exists. */
   async createCache(cacheName: string): Promise<void> {
-    await this.control(RPC.createCache, encode(control._CreateCacheRequestSchema, { cacheName }));
+    await this.#control(RPC.createCache, encode(control._CreateCacheRequestSchema, { cacheName }));
   }
 
   /** Deletes a cache and its items; rejects with CacheNotFoundError if there is none. */
   async deleteCache(cacheName: string): Promise<void> {
-    await this.control(RPC.deleteCache, encode(control._DeleteCacheRequestSchema, { cacheName }));
+    await this.#control(RPC.deleteCache, encode(control._DeleteCacheRequestSchema, { cacheName }));
   }
 
   /** Names of every cache, following the server's pages. */
@@ -300,7 +690,7 @@ export class CacheClient {
     let nextToken = '';
     do {
       const request = encode(control._ListCachesRequestSchema, { nextToken });
-      const response = fromBinary(control._ListCachesResponseSchema, await this.control(RPC.listCaches, request));
+      const response = fromBinary(control._ListCachesResponseSchema, await this.#control(RPC.listCaches, request));
       for (const cache of response.cache) names.push(cache.cacheName);
       nextToken = response.nextToken;
     } while (nextToken !== '');
@@ -309,7 +699,7 @@ export class CacheClient {
 
   /** Removes every item of a cache; the cache stays. */
   async flushCache(cacheName: string): Promise<void> {
-    await this.control(RPC.flushCache, encode(control._FlushCacheRequestSchema, { cacheName }));
+    await this.#control(RPC.flushCache, encode(control._FlushCacheRequestSchema, { cacheName }));
   }
 
   /** One round trip to the data server. */
@@ -336,19 +726,28 @@ export class CacheClient {
     if (this.controlPool !== this.dataPool) this.controlPool.close();
   }
 
-  private data(rpc: Rpc, cacheName: string, request: Uint8Array): Promise<Uint8Array> {
-    return this.runner.unary(this.dataPool, rpc, request, this.metadataFor(cacheName));
+  #data(rpc: Rpc, cacheName: string, request: Uint8Array): Promise<Uint8Array> {
+    return this.runner.unary(this.dataPool, rpc, request, this.#metadataFor(cacheName));
   }
 
-  private control(rpc: Rpc, request: Uint8Array): Promise<Uint8Array> {
+  #control(rpc: Rpc, request: Uint8Array): Promise<Uint8Array> {
     return this.runner.unary(this.controlPool, rpc, request, this.controlMetadata);
   }
 
-  private ttl(options: WriteOptions): bigint {
+  #ttl(options: WriteOptions): bigint {
     return ttlToWire(options.ttlMs ?? this.knobs.defaultTtlMs);
   }
 
-  private metadataFor(cacheName: string): Readonly<Record<string, string>> {
+  #collectionTtl(options: CollectionOptions): WireTtl {
+    return wireTtl(options, this.knobs.defaultTtlMs);
+  }
+
+  /** Sends a collection module's operation and reads its answer. */
+  async #run<T>(cacheName: string, operation: Operation<T>): Promise<T> {
+    return operation.read(await this.#data(operation.rpc, cacheName, operation.request));
+  }
+
+  #metadataFor(cacheName: string): Readonly<Record<string, string>> {
     let metadata = this.metadataByCache.get(cacheName);
     if (metadata === undefined) {
       const headers: Record<string, string> = { cache: cacheName };

@@ -19,7 +19,7 @@ export function toBytes(value: Bytes): Uint8Array {
 }
 
 /** What a caller passed, for a message: the value and, when it helps, its type. */
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value === 'string') return `'${value}' (a string)`;
   if (typeof value === 'object') return `an instance of ${value.constructor?.name ?? 'Object'}`;
@@ -27,6 +27,11 @@ function describe(value: unknown): string {
     return `${value} (a ${typeof value})`;
   }
   return `a ${typeof value}`;
+}
+
+/** Values decoded as UTF-8, e.g. `decodeUtf8(await client.setFetch(cache, 'tags'))`. */
+export function decodeUtf8(values: Iterable<Uint8Array>): string[] {
+  return Array.from(values, toUtf8);
 }
 
 export function toUtf8(bytes: Uint8Array): string {
@@ -62,4 +67,20 @@ export function int64ToWire(value: number | bigint, option: string): bigint {
     );
   }
   return BigInt(value);
+}
+
+/**
+ * An int64 answer as a `number`. One past Number.MAX_SAFE_INTEGER rejects
+ * with the exact value rather than resolving to a rounded one: the call did
+ * happen, and the caller can pass a bigint amount next time.
+ */
+export function safeNumberFromWire(value: bigint, call: string): number {
+  const result = Number(value);
+  if (!Number.isSafeInteger(result)) {
+    throw new InvalidArgumentError(
+      `${call} stored ${value}, past Number.MAX_SAFE_INTEGER: pass the amount as a bigint (e.g. 1n) for exact results`,
+      { status: 'OUT_OF_RANGE' },
+    );
+  }
+  return result;
 }

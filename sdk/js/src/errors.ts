@@ -15,7 +15,9 @@
 //   └── ServerError              INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, ABORTED, CANCELLED
 //
 // FAILED_PRECONDITION is the server's answer when the item cannot take the
-// call (increment of a value that is not an integer). Like a bad argument,
+// call: increment of a value that is not an integer, a collection call on an
+// item of another type (a list call on a dictionary), a sorted-set score
+// that would overflow. Like a bad argument,
 // sending it again cannot succeed, so WrongTypeError sits under
 // InvalidArgumentError; its own class tells "wrong item" from "bad call".
 // The tree and the names are the same in the Python SDK.
@@ -54,7 +56,7 @@ export class AlreadyExistsError extends CacheError {}
 export class LimitExceededError extends CacheError {}
 /** The server refused the request as malformed (bad key, TTL, cache name). */
 export class InvalidArgumentError extends CacheError {}
-/** The item cannot take this call, e.g. increment of a non-integer value. */
+/** The item cannot take this call: increment of a non-integer value, a collection call on an item of another type. */
 export class WrongTypeError extends InvalidArgumentError {}
 /** The server failed, or does not implement the call. */
 export class ServerError extends CacheError {}

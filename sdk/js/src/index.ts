@@ -7,6 +7,22 @@
 export { CacheClient } from './cache-client.js';
 export type { ItemType, SetIfCondition, TtlUpdate, WriteOptions } from './cache-client.js';
 export type { Bytes } from './codec.js';
+export { decodeUtf8 } from './codec.js';
+export type { CollectionOptions, Slice } from './collections/common.js';
+export type { DictionaryEntries } from './collections/dictionary.js';
+export type { SetIfHashCondition, ValueWithHash } from './collections/hash.js';
+export type { ListEraseRange, ListPushBackOptions, ListPushFrontOptions, ListRetainOptions } from './collections/list.js';
+export type {
+  SortedSetAggregate,
+  SortedSetElement,
+  SortedSetEntries,
+  SortedSetOrder,
+  SortedSetRankRange,
+  SortedSetScoreBounds,
+  SortedSetScoreRange,
+  SortedSetUnionSources,
+  SortedSetUnionStoreOptions,
+} from './collections/sorted-set.js';
 export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
 export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
 export * as presets from './presets.js';

@@ -18,6 +18,34 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'KeysExist',
   'ItemGetTtl',
   'ItemGetType',
+  'GetWithHash',
+  // Collection calls, as sdk/spec.json's `retry` column has them (a unit
+  // test keeps the two equal). Reads, and writes that leave the same result
+  // when sent twice: setting fields or scores, adding or removing elements,
+  // removing every copy of a list value. Never the pushes, pops, increments,
+  // retain, erase or union store: a second one pushes, pops or counts again,
+  // or cuts a list that has changed since.
+  'DictionaryGet',
+  'DictionaryFetch',
+  'DictionarySet',
+  'DictionaryDelete',
+  'DictionaryLength',
+  'ListFetch',
+  'ListRemove',
+  'ListLength',
+  'SetUnion',
+  'SetDifference',
+  'SetFetch',
+  'SetContains',
+  'SetLength',
+  'SetSample',
+  'SortedSetPut',
+  'SortedSetFetch',
+  'SortedSetGetScore',
+  'SortedSetGetRank',
+  'SortedSetRemove',
+  'SortedSetLength',
+  'SortedSetLengthByScore',
   // Reads of the control plane. CreateCache and DeleteCache are not safe
   // twice: after a lost answer a retry reports ALREADY_EXISTS / NOT_FOUND for
   // the client's own success. Nor is FlushCache: a second flush would also

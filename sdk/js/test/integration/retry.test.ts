@@ -38,7 +38,7 @@ describe('retries', () => {
   });
 
   for (const transport of TRANSPORTS) {
-    test(`${transport}: Get is sent maxAttempts times, Increment, SetIf, SetIfNotExists and UpdateTtl once`, async () => {
+    test(`${transport}: Get is sent maxAttempts times, Increment, SetIf, SetIfNotExists and UpdateTtl once; collection calls as sdk/spec.json says`, async () => {
       attempts.clear();
       const client = await CacheClient.create({
         endpoint,
@@ -54,6 +54,15 @@ describe('retries', () => {
         await assert.rejects(client.setIfAbsent('c', 'k', 'v'), ConnectionError);
         await assert.rejects(client.updateTtl('c', 'k', 1000), ConnectionError);
         await assert.rejects(client.getMany('c', ['k']), ConnectionError);
+        // Collections: reads and repeatable writes are retried, the rest not (sdk/spec.json).
+        await assert.rejects(client.listFetch('c', 'l'), ConnectionError);
+        await assert.rejects(client.listPushBack('c', 'l', 'v'), ConnectionError);
+        await assert.rejects(client.dictionarySetField('c', 'd', 'f', 'v'), ConnectionError);
+        await assert.rejects(client.dictionaryIncrement('c', 'd', 'f'), ConnectionError);
+        await assert.rejects(client.sortedSetPutElement('c', 'z', 'v', 1), ConnectionError);
+        await assert.rejects(client.sortedSetUnionStore('c', 'z', { a: 1 }), ConnectionError);
+        await assert.rejects(client.getWithHash('c', 'k'), ConnectionError);
+        await assert.rejects(client.setIfHash('c', 'k', 'v', { unconditional: true }), ConnectionError);
       } finally {
         client.close();
       }
@@ -65,6 +74,14 @@ describe('retries', () => {
         '/cache_client.Scs/SetIfNotExists': 1,
         '/cache_client.Scs/UpdateTtl': 1,
         '/cache_client.Scs/GetBatch': MAX_ATTEMPTS,
+        '/cache_client.Scs/ListFetch': MAX_ATTEMPTS,
+        '/cache_client.Scs/ListPushBack': 1,
+        '/cache_client.Scs/DictionarySet': MAX_ATTEMPTS,
+        '/cache_client.Scs/DictionaryIncrement': 1,
+        '/cache_client.Scs/SortedSetPut': MAX_ATTEMPTS,
+        '/cache_client.Scs/SortedSetUnionStore': 1,
+        '/cache_client.Scs/GetWithHash': MAX_ATTEMPTS,
+        '/cache_client.Scs/SetIfHash': 1,
       });
     });
   }

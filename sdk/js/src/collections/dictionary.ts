@@ -1,0 +1,101 @@
+// Dictionaries: fields mapped to values under one key. Request builders and
+// answer readers; CacheClient sends them. A missing dictionary reads as an
+// empty one (sdk/spec.json `missing_collection`).
+import { fromBinary } from '@bufbuild/protobuf';
+import { scsRpc } from '../call-runner.js';
+import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8 } from '../codec.js';
+import * as scs from '../gen/cacheclient_pb.js';
+import { bytesList, collectionName, encode, type Operation, pairsOf, type WireTtl } from './common.js';
+
+/** Fields and values to set: a Map, a Record (field names as UTF-8), or [field, value] pairs. */
+export type DictionaryEntries =
+  | ReadonlyMap<Bytes, Bytes>
+  | Readonly<Record<string, Bytes>>
+  | readonly (readonly [Bytes, Bytes])[];
+
+const RPC = {
+  get: scsRpc('DictionaryGet'),
+  fetch: scsRpc('DictionaryFetch'),
+  set: scsRpc('DictionarySet'),
+  increment: scsRpc('DictionaryIncrement'),
+  delete: scsRpc('DictionaryDelete'),
+  length: scsRpc('DictionaryLength'),
+} as const;
+
+const name = (dictionaryName: Bytes): Uint8Array => collectionName(dictionaryName, 'dictionary');
+
+/** The value of each field in order, undefined where absent (all of them for a missing dictionary). */
+export function getFields(dictionaryName: Bytes, fields: readonly Bytes[]): Operation<(Uint8Array | undefined)[]> {
+  const wireFields = bytesList(fields, 'fields', { nonEmpty: true });
+  return {
+    rpc: RPC.get,
+    request: encode(scs._DictionaryGetRequestSchema, { dictionaryName: name(dictionaryName), fields: wireFields }),
+    read(answer) {
+      const response = fromBinary(scs._DictionaryGetResponseSchema, answer);
+      if (response.dictionary.case !== 'found') return wireFields.map(() => undefined);
+      return response.dictionary.value.items.map((part) => (part.result === scs.ECacheResult.Hit ? part.cacheBody : undefined));
+    },
+  };
+}
+
+/** Every field and value; field names decoded as UTF-8. */
+export function fetch(dictionaryName: Bytes): Operation<Map<string, Uint8Array>> {
+  return {
+    rpc: RPC.fetch,
+    request: encode(scs._DictionaryFetchRequestSchema, { dictionaryName: name(dictionaryName) }),
+    read(answer) {
+      const response = fromBinary(scs._DictionaryFetchResponseSchema, answer);
+      const items = response.dictionary.case === 'found' ? response.dictionary.value.items : [];
+      return new Map(items.map((item) => [toUtf8(item.field), item.value]));
+    },
+  };
+}
+
+export function setFields(dictionaryName: Bytes, entries: DictionaryEntries, ttl: WireTtl): Operation<void> {
+  const items = pairsOf<Bytes, Bytes>(entries, 'dictionary entries').map(([field, value]) => ({
+    field: toBytes(field),
+    value: toBytes(value),
+  }));
+  return {
+    rpc: RPC.set,
+    request: encode(scs._DictionarySetRequestSchema, { dictionaryName: name(dictionaryName), items, ...ttl }),
+    read: () => undefined,
+  };
+}
+
+/** Adds `amount` to the integer a field holds; reads the new value as the amount's type. */
+export function increment(dictionaryName: Bytes, field: Bytes, amount: number | bigint, ttl: WireTtl): Operation<number | bigint> {
+  return {
+    rpc: RPC.increment,
+    request: encode(scs._DictionaryIncrementRequestSchema, {
+      dictionaryName: name(dictionaryName),
+      field: toBytes(field),
+      amount: int64ToWire(amount, 'amount'),
+      ...ttl,
+    }),
+    read(answer) {
+      const { value } = fromBinary(scs._DictionaryIncrementResponseSchema, answer);
+      return typeof amount === 'bigint' ? value : safeNumberFromWire(value, 'dictionaryIncrement');
+    },
+  };
+}
+
+export function removeFields(dictionaryName: Bytes, fields: readonly Bytes[]): Operation<void> {
+  const some = { fields: bytesList(fields, 'fields', { nonEmpty: true }) };
+  return {
+    rpc: RPC.delete,
+    request: encode(scs._DictionaryDeleteRequestSchema, { dictionaryName: name(dictionaryName), delete: { case: 'some', value: some } }),
+    read: () => undefined,
+  };
+}
+
+export function length(dictionaryName: Bytes): Operation<number> {
+  return {
+    rpc: RPC.length,
+    request: encode(scs._DictionaryLengthRequestSchema, { dictionaryName: name(dictionaryName) }),
+    read(answer) {
+      const response = fromBinary(scs._DictionaryLengthResponseSchema, answer);
+      return response.dictionary.case === 'found' ? response.dictionary.value.length : 0;
+    },
+  };
+}

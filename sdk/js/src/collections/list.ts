@@ -1,0 +1,220 @@
+// Lists: values in order, pushed and popped at either end. Request builders
+// and answer readers; CacheClient sends them. A missing list reads as an
+// empty one (sdk/spec.json `missing_collection`).
+import { fromBinary } from '@bufbuild/protobuf';
+import { scsRpc } from '../call-runner.js';
+import { type Bytes, describe, toBytes } from '../codec.js';
+import * as scs from '../gen/cacheclient_pb.js';
+import {
+  bytesList,
+  checkedSlice,
+  type CollectionOptions,
+  collectionName,
+  encode,
+  invalid,
+  type Operation,
+  type Slice,
+  uint32,
+  unbounded,
+  type WireTtl,
+} from './common.js';
+
+/** A write at the front: after it, values past `truncateBackToSize` are dropped from the back. */
+export interface ListPushFrontOptions extends CollectionOptions {
+  /** Keep at most this many values (at least 1), dropping from the back in the same atomic step. */
+  truncateBackToSize?: number;
+}
+
+/** A write at the back: after it, values past `truncateFrontToSize` are dropped from the front. */
+export interface ListPushBackOptions extends CollectionOptions {
+  /** Keep at most this many values (at least 1), dropping from the front in the same atomic step. */
+  truncateFrontToSize?: number;
+}
+
+/** listRetain's slice (as listFetch's) and the TTL it may refresh. */
+export interface ListRetainOptions extends Slice, CollectionOptions {}
+
+/** `count` positions from `start`, in the list as it was before the call. */
+export interface ListEraseRange {
+  start: number;
+  count: number;
+}
+
+const RPC = {
+  pushFront: scsRpc('ListPushFront'),
+  pushBack: scsRpc('ListPushBack'),
+  concatenateFront: scsRpc('ListConcatenateFront'),
+  concatenateBack: scsRpc('ListConcatenateBack'),
+  fetch: scsRpc('ListFetch'),
+  popFront: scsRpc('ListPopFront'),
+  popBack: scsRpc('ListPopBack'),
+  remove: scsRpc('ListRemove'),
+  retain: scsRpc('ListRetain'),
+  erase: scsRpc('ListErase'),
+  length: scsRpc('ListLength'),
+} as const;
+
+const name = (listName: Bytes): Uint8Array => collectionName(listName, 'list');
+
+// 0 on the wire means "do not truncate", so a size of 0 cannot be asked for.
+const truncation = (size: number | undefined, option: string): number => (size === undefined ? 0 : uint32(size, option, 1));
+
+export function pushFront(listName: Bytes, value: Bytes, ttl: WireTtl, options: ListPushFrontOptions): Operation<number> {
+  const truncateBackToSize = truncation(options.truncateBackToSize, 'truncateBackToSize');
+  return {
+    rpc: RPC.pushFront,
+    request: encode(scs._ListPushFrontRequestSchema, { listName: name(listName), value: toBytes(value), truncateBackToSize, ...ttl }),
+    read: (answer) => fromBinary(scs._ListPushFrontResponseSchema, answer).listLength,
+  };
+}
+
+export function pushBack(listName: Bytes, value: Bytes, ttl: WireTtl, options: ListPushBackOptions): Operation<number> {
+  const truncateFrontToSize = truncation(options.truncateFrontToSize, 'truncateFrontToSize');
+  return {
+    rpc: RPC.pushBack,
+    request: encode(scs._ListPushBackRequestSchema, { listName: name(listName), value: toBytes(value), truncateFrontToSize, ...ttl }),
+    read: (answer) => fromBinary(scs._ListPushBackResponseSchema, answer).listLength,
+  };
+}
+
+export function concatenateFront(
+  listName: Bytes,
+  values: readonly Bytes[],
+  ttl: WireTtl,
+  options: ListPushFrontOptions,
+): Operation<number> {
+  const truncateBackToSize = truncation(options.truncateBackToSize, 'truncateBackToSize');
+  const wireValues = bytesList(values, 'values', { nonEmpty: true });
+  return {
+    rpc: RPC.concatenateFront,
+    request: encode(scs._ListConcatenateFrontRequestSchema, { listName: name(listName), values: wireValues, truncateBackToSize, ...ttl }),
+    read: (answer) => fromBinary(scs._ListConcatenateFrontResponseSchema, answer).listLength,
+  };
+}
+
+export function concatenateBack(
+  listName: Bytes,
+  values: readonly Bytes[],
+  ttl: WireTtl,
+  options: ListPushBackOptions,
+): Operation<number> {
+  const truncateFrontToSize = truncation(options.truncateFrontToSize, 'truncateFrontToSize');
+  const wireValues = bytesList(values, 'values', { nonEmpty: true });
+  return {
+    rpc: RPC.concatenateBack,
+    request: encode(scs._ListConcatenateBackRequestSchema, { listName: name(listName), values: wireValues, truncateFrontToSize, ...ttl }),
+    read: (answer) => fromBinary(scs._ListConcatenateBackResponseSchema, answer).listLength,
+  };
+}
+
+/** The slice's two oneofs, as ListFetch and ListRetain both spell them. */
+function sliceToWire(slice: Slice | undefined) {
+  const { start, end } = checkedSlice(slice);
+  return {
+    startIndex:
+      start === undefined
+        ? { case: 'unboundedStart' as const, value: unbounded() }
+        : { case: 'inclusiveStart' as const, value: start },
+    endIndex:
+      end === undefined ? { case: 'unboundedEnd' as const, value: unbounded() } : { case: 'exclusiveEnd' as const, value: end },
+  };
+}
+
+export function fetch(listName: Bytes, slice: Slice | undefined): Operation<Uint8Array[]> {
+  return {
+    rpc: RPC.fetch,
+    request: encode(scs._ListFetchRequestSchema, { listName: name(listName), ...sliceToWire(slice) }),
+    read(answer) {
+      const response = fromBinary(scs._ListFetchResponseSchema, answer);
+      // The server answers `missing` also for a slice that selects nothing: both read as [].
+      return response.list.case === 'found' ? response.list.value.values : [];
+    },
+  };
+}
+
+export function popFront(listName: Bytes): Operation<Uint8Array | undefined> {
+  return {
+    rpc: RPC.popFront,
+    request: encode(scs._ListPopFrontRequestSchema, { listName: name(listName) }),
+    read(answer) {
+      const response = fromBinary(scs._ListPopFrontResponseSchema, answer);
+      return response.list.case === 'found' ? response.list.value.front : undefined;
+    },
+  };
+}
+
+export function popBack(listName: Bytes): Operation<Uint8Array | undefined> {
+  return {
+    rpc: RPC.popBack,
+    request: encode(scs._ListPopBackRequestSchema, { listName: name(listName) }),
+    read(answer) {
+      const response = fromBinary(scs._ListPopBackResponseSchema, answer);
+      return response.list.case === 'found' ? response.list.value.back : undefined;
+    },
+  };
+}
+
+export function removeValue(listName: Bytes, value: Bytes): Operation<number> {
+  return {
+    rpc: RPC.remove,
+    request: encode(scs._ListRemoveRequestSchema, {
+      listName: name(listName),
+      remove: { case: 'allElementsWithValue', value: toBytes(value) },
+    }),
+    read(answer) {
+      // The length left; a missing list (or one this call emptied) is 0.
+      const { list } = fromBinary(scs._ListRemoveResponseSchema, answer);
+      return list.case === 'found' ? list.value.listLength : 0;
+    },
+  };
+}
+
+export function retain(listName: Bytes, ttl: WireTtl, slice: Slice): Operation<number> {
+  return {
+    rpc: RPC.retain,
+    request: encode(scs._ListRetainRequestSchema, { listName: name(listName), ...sliceToWire(slice), ...ttl }),
+    read(answer) {
+      // The length left; a missing list (or one this call emptied) is 0.
+      const { list } = fromBinary(scs._ListRetainResponseSchema, answer);
+      return list.case === 'found' ? list.value.listLength : 0;
+    },
+  };
+}
+
+function eraseRanges(ranges: readonly ListEraseRange[]): { beginIndex: number; count: number }[] {
+  if (!Array.isArray(ranges) || ranges.length === 0) {
+    throw invalid('listErase ranges: give at least one, or leave them out to erase every value');
+  }
+  return ranges.map((range: ListEraseRange) => {
+    if (range === null || typeof range !== 'object') throw invalid(`a listErase range is { start, count }; got ${describe(range)}`);
+    return { beginIndex: uint32(range.start, 'start'), count: uint32(range.count, 'count', 1) };
+  });
+}
+
+export function erase(listName: Bytes, ranges: readonly ListEraseRange[] | undefined): Operation<number> {
+  const listNameBytes = name(listName);
+  const request =
+    ranges === undefined
+      ? encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'all', value: {} } })
+      : encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'some', value: { ranges: eraseRanges(ranges) } } });
+  return {
+    rpc: RPC.erase,
+    request,
+    read(answer) {
+      // The length left; a missing list (or one this call emptied) is 0.
+      const { list } = fromBinary(scs._ListEraseResponseSchema, answer);
+      return list.case === 'found' ? list.value.listLength : 0;
+    },
+  };
+}
+
+export function length(listName: Bytes): Operation<number> {
+  return {
+    rpc: RPC.length,
+    request: encode(scs._ListLengthRequestSchema, { listName: name(listName) }),
+    read(answer) {
+      const response = fromBinary(scs._ListLengthResponseSchema, answer);
+      return response.list.case === 'found' ? response.list.value.length : 0;
+    },
+  };
+}

@@ -1,0 +1,147 @@
+// The client against sdk/spec.json, the one list of calls both SDKs offer:
+// every call of the spec is a method, every public method is a call of the
+// spec, each sends the spec's RPC, and the retry table is the spec's
+// `retry` column, both as a table and as attempts on the wire.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { CacheClient } from '../../src/index.js';
+import { IDEMPOTENT_METHODS } from '../../src/retry.js';
+import { Status } from '../../src/status.js';
+import { StatusError } from '../../src/transport/channel.js';
+import { fakeFactory } from '../support/fake-channel.js';
+
+interface SpecCall {
+  rpc: string;
+  python: string;
+  js: string;
+  retry: boolean;
+}
+
+const spec = JSON.parse(readFileSync(new URL('../../../spec.json', import.meta.url), 'utf8')) as { calls: SpecCall[] };
+
+// Members of the client that are not calls of the protocol: its lifecycle
+// and what it tells about itself. Everything else public must be in the spec.
+const NOT_CALLS = new Set(['close', 'connectedChannels', 'inFlightHighWaterMark']);
+
+// Arguments that make each call valid, so that it reaches the wire.
+const C = 'cache';
+const ARGS: Readonly<Record<string, readonly unknown[]>> = {
+  get: [C, 'k'],
+  getString: [C, 'k'],
+  getMany: [C, ['k']],
+  set: [C, 'k', 'v'],
+  setMany: [C, { k: 'v' }],
+  setIf: [C, 'k', 'v', { absent: true }],
+  setIfAbsent: [C, 'k', 'v'],
+  delete: [C, 'k'],
+  keysExist: [C, ['k']],
+  increment: [C, 'k'],
+  updateTtl: [C, 'k', 1000],
+  getTtl: [C, 'k'],
+  getType: [C, 'k'],
+  getWithHash: [C, 'k'],
+  setIfHash: [C, 'k', 'v', { unconditional: true }],
+  dictionaryGetField: [C, 'd', 'f'],
+  dictionaryGetFields: [C, 'd', ['f']],
+  dictionaryFetch: [C, 'd'],
+  dictionaryFetchStrings: [C, 'd'],
+  dictionarySetField: [C, 'd', 'f', 'v'],
+  dictionarySetFields: [C, 'd', { f: 'v' }],
+  dictionaryIncrement: [C, 'd', 'f'],
+  dictionaryRemoveFields: [C, 'd', ['f']],
+  dictionaryLength: [C, 'd'],
+  listPushFront: [C, 'l', 'v'],
+  listPushBack: [C, 'l', 'v'],
+  listConcatenateFront: [C, 'l', ['v']],
+  listConcatenateBack: [C, 'l', ['v']],
+  listFetch: [C, 'l'],
+  listPopFront: [C, 'l'],
+  listPopBack: [C, 'l'],
+  listRemoveValue: [C, 'l', 'v'],
+  listRetain: [C, 'l', { start: 1 }],
+  listErase: [C, 'l'],
+  listLength: [C, 'l'],
+  setAddElements: [C, 's', ['e']],
+  setRemoveElements: [C, 's', ['e']],
+  setFetch: [C, 's'],
+  setContainsElement: [C, 's', 'e'],
+  setContainsElements: [C, 's', ['e']],
+  setLength: [C, 's'],
+  setPop: [C, 's'],
+  setSample: [C, 's', 2],
+  sortedSetPutElement: [C, 'z', 'v', 1],
+  sortedSetPutElements: [C, 'z', [['v', 1]]],
+  sortedSetFetchByRank: [C, 'z'],
+  sortedSetFetchByScore: [C, 'z'],
+  sortedSetGetScore: [C, 'z', 'v'],
+  sortedSetGetScores: [C, 'z', ['v']],
+  sortedSetGetRank: [C, 'z', 'v'],
+  sortedSetIncrementScore: [C, 'z', 'v'],
+  sortedSetRemoveElements: [C, 'z', ['v']],
+  sortedSetLength: [C, 'z'],
+  sortedSetLengthByScore: [C, 'z'],
+  sortedSetUnionStore: [C, 'z', { a: 1 }],
+  createCache: [C],
+  deleteCache: [C],
+  listCaches: [],
+  flushCache: [C],
+  ping: [],
+};
+
+function publicMembers(): string[] {
+  return Object.getOwnPropertyNames(CacheClient.prototype).filter((name) => name !== 'constructor');
+}
+
+type AnyMethod = (...args: readonly unknown[]) => Promise<unknown>;
+
+describe('sdk/spec.json agreement', () => {
+  test('the spec is read whole', () => {
+    assert.ok(spec.calls.length > 50, `only ${spec.calls.length} calls`);
+    assert.equal(new Set(spec.calls.map((call) => call.js)).size, spec.calls.length, 'a JS name twice in the spec');
+  });
+
+  test("every call of the spec is a method of CacheClient, under the spec's JS name", () => {
+    const missing = spec.calls.filter((call) => typeof (CacheClient.prototype as unknown as Record<string, unknown>)[call.js] !== 'function');
+    assert.deepEqual(missing.map((call) => call.js), []);
+  });
+
+  test('every public member of CacheClient is a call of the spec (or the lifecycle)', () => {
+    const inSpec = new Set(spec.calls.map((call) => call.js));
+    const extra = publicMembers().filter((name) => !inSpec.has(name) && !NOT_CALLS.has(name));
+    assert.deepEqual(extra, []);
+  });
+
+  test("the retry table is the spec's retry column", () => {
+    const retried = new Set(spec.calls.filter((call) => call.retry).map((call) => call.rpc));
+    const once = new Set(spec.calls.filter((call) => !call.retry).map((call) => call.rpc));
+    assert.deepEqual([...retried].filter((rpc) => once.has(rpc)), [], 'an RPC both retried and not in the spec');
+    assert.deepEqual([...IDEMPOTENT_METHODS].sort(), [...retried].sort());
+  });
+
+  test("each call sends the spec's RPC, maxAttempts times when the spec retries it and once when not", async () => {
+    const MAX_ATTEMPTS = 3;
+    const factory = fakeFactory(() => Promise.reject(new StatusError(Status.UNAVAILABLE, 'down')));
+    const client = await CacheClient.create({
+      channelFactory: factory,
+      eagerConnectTimeoutMs: 0,
+      retry: { maxAttempts: MAX_ATTEMPTS, initialBackoffMs: 1, maxBackoffMs: 1 },
+    });
+    try {
+      for (const call of spec.calls) {
+        const args = ARGS[call.js];
+        assert.ok(args !== undefined, `no sample arguments for ${call.js}`);
+        const channel = factory.channels[0]!;
+        const before = channel.calls.length;
+        const method = (client as unknown as Record<string, AnyMethod>)[call.js]!;
+        await assert.rejects(method.apply(client, [...args]), (err: Error) => err.name === 'ConnectionError', call.js);
+        const sent = channel.calls.slice(before).map((sentCall) => sentCall.path);
+        const expected = call.retry ? MAX_ATTEMPTS : 1;
+        assert.equal(sent.length, expected, `${call.js}: ${sent.length} attempts, spec says retry=${call.retry}`);
+        for (const path of sent) assert.ok(path.endsWith(`/${call.rpc}`), `${call.js} sent ${path}, spec says ${call.rpc}`);
+      }
+    } finally {
+      client.close();
+    }
+  });
+});
