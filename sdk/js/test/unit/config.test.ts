@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from '../../src/config.js';
-import { inRegion } from '../../src/presets.js';
 
 describe('resolveKnobs', () => {
   test('fills every knob from DEFAULTS', () => {
@@ -16,11 +15,6 @@ describe('resolveKnobs', () => {
     assert.equal(knobs.maxConcurrentRequests, 0);
     assert.equal(knobs.transport, 'http2');
     assert.deepEqual(knobs.retry, { ...DEFAULTS.retry, maxAttempts: 1 });
-  });
-
-  test('the defaults are the inRegion preset', () => {
-    const { transport: _transport, maxReceiveMessageBytes: _max, ...knobs } = DEFAULTS;
-    assert.deepEqual(knobs, inRegion.latest());
   });
 
   test('DEFAULTS cannot be changed', () => {
