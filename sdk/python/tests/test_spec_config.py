@@ -26,7 +26,8 @@ from tests.conftest import Server
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "spec.json").read_text())
 KNOBS = SPEC["config"]["knobs"]
 PYTHON_KNOBS = [knob for knob in KNOBS if knob["python"] is not None and knob["python"]["name"]]
-UNIT_TO_PYTHON = {("ms", "s"): 1 / 1000}
+# Divisors, not factors: 5 / 1000 is exactly the literal 0.005, 5 * 0.001 may not be.
+PYTHON_DIVISOR = {("ms", "s"): 1000}
 
 
 def to_python(knob: dict[str, Any], value: Any) -> Any:
@@ -35,7 +36,8 @@ def to_python(knob: dict[str, Any], value: Any) -> Any:
     if value is None:
         assert "off" in python, f"{knob['name']} has no off value"
         return python["off"]
-    return value * UNIT_TO_PYTHON.get((knob["unit"], python["unit"]), 1)
+    divisor = PYTHON_DIVISOR.get((knob["unit"], python["unit"]))
+    return value if divisor is None else value / divisor
 
 
 def knob_named(name: str) -> dict[str, Any]:
