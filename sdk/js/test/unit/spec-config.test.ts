@@ -124,7 +124,8 @@ describe('sdk/spec.json: config', () => {
       const { transport: _transport, ...expected } = resolveKnobs({});
       const { transport: _used, ...used } = client.knobs;
       assert.deepEqual(used, expected);
-      assert.equal(client.knobs.maxConcurrentRequests, toJs(knobNamed('max_concurrent_requests'), knobNamed('max_concurrent_requests').default));
+      const cap = knobNamed('max_concurrent_requests');
+      assert.equal(client.knobs.maxConcurrentRequests, toJs(cap, cap.default));
     } finally {
       client.close();
     }

@@ -69,8 +69,8 @@ class AsyncExecutor:
         limiter = self.limiter
         timeout = self._deadline if limiter.try_acquire() else await self._queue(rpc, started)
         transport = self.transport
-        channel = transport.take_channel()
         try:
+            channel = transport.take_channel()
             try:
                 return await transport.data_calls[channel][rpc](
                     request, timeout=timeout, metadata=metadata
