@@ -5,6 +5,9 @@
 // Any field left out takes its value from DEFAULTS: the defaults defined in
 // sdk/spec.json (`config`), the same as the Python SDK's Config(); a unit
 // test (test/unit/spec-config.test.ts) checks them against that file.
+// A bad option throws InvalidArgumentError, as in the Python SDK (it was a
+// RangeError): everything the SDK refuses is in the one CacheError tree.
+import { InvalidArgumentError } from './errors.js';
 import type { ChannelFactory } from './transport/channel.js';
 
 /** Which gRPC/HTTP/2 implementation carries the calls. */
@@ -176,17 +179,17 @@ export type ResolvedKnobs = Knobs & { transport: TransportName; maxReceiveMessag
 
 function positive(name: string, value: number): void {
   if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`option \`${name}\` must be a positive number; got ${value}`);
+    throw new InvalidArgumentError(`option \`${name}\` must be a positive number; got ${value}`);
   }
 }
 
 function atLeast(name: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(`option \`${name}\` must be an integer >= ${min}; got ${value}`);
+    throw new InvalidArgumentError(`option \`${name}\` must be an integer >= ${min}; got ${value}`);
   }
 }
 
-/** Fills the knobs from DEFAULTS and checks them; throws RangeError naming the option. */
+/** Fills the knobs from DEFAULTS and checks them; throws InvalidArgumentError naming the option. */
 export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
   const retry = { ...DEFAULTS.retry, ...options.retry };
   const knobs: ResolvedKnobs = {
@@ -207,15 +210,15 @@ export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
   positive('defaultTtlMs', knobs.defaultTtlMs);
   positive('keepaliveTimeoutMs', knobs.keepaliveTimeoutMs);
   positive('maxReceiveMessageBytes', knobs.maxReceiveMessageBytes);
-  if (knobs.keepaliveTimeMs < 0) throw new RangeError('option `keepaliveTimeMs` must be 0 (off) or more');
-  if (knobs.eagerConnectTimeoutMs < 0) throw new RangeError('option `eagerConnectTimeoutMs` must be 0 (lazy) or more');
+  if (knobs.keepaliveTimeMs < 0) throw new InvalidArgumentError('option `keepaliveTimeMs` must be 0 (off) or more');
+  if (knobs.eagerConnectTimeoutMs < 0) throw new InvalidArgumentError('option `eagerConnectTimeoutMs` must be 0 (lazy) or more');
   atLeast('retry.maxAttempts', retry.maxAttempts, 1);
-  if (!(retry.jitter >= 0 && retry.jitter <= 1)) throw new RangeError('option `retry.jitter` must be between 0 and 1');
+  if (!(retry.jitter >= 0 && retry.jitter <= 1)) throw new InvalidArgumentError('option `retry.jitter` must be between 0 and 1');
   if (!(retry.initialBackoffMs >= 0 && retry.maxBackoffMs >= retry.initialBackoffMs)) {
-    throw new RangeError('option `retry` needs 0 <= initialBackoffMs <= maxBackoffMs');
+    throw new InvalidArgumentError('option `retry` needs 0 <= initialBackoffMs <= maxBackoffMs');
   }
   if (knobs.transport !== 'grpc-js' && knobs.transport !== 'http2') {
-    throw new RangeError(`option \`transport\` must be 'grpc-js' or 'http2'; got ${String(knobs.transport)}`);
+    throw new InvalidArgumentError(`option \`transport\` must be 'grpc-js' or 'http2'; got ${String(knobs.transport)}`);
   }
   return knobs;
 }

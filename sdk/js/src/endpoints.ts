@@ -27,6 +27,7 @@
 // grpc-js's pick_first), so `localhost` reaches a server on 127.0.0.1 or ::1.
 import { readFileSync } from 'node:fs';
 import { DEFAULT_PORT, type CacheClientOptions } from './config.js';
+import { InvalidArgumentError } from './errors.js';
 
 export interface HostPort {
   host: string;
@@ -61,7 +62,7 @@ export function parseAddress(value: string, source: string): Address {
   const match = HOST_PORT.exec(schemeEnd < 0 ? text : text.slice(schemeEnd + 3));
   const port = match?.[3] !== undefined ? Number(match[3]) : tls ? TLS_PORT : DEFAULT_PORT;
   if (tls === undefined || match === null || port < 1 || port > 65535) {
-    throw new RangeError(
+    throw new InvalidArgumentError(
       `${source} must be host:port, host, http://host[:port] or https://host[:port] (e.g. 127.0.0.1:8080); got '${value}'`,
     );
   }
@@ -106,7 +107,7 @@ function tlsOption(
     try {
       result.ca = readFileSync(tls.caFile);
     } catch (err) {
-      throw new RangeError(`option \`tls.caFile\`: cannot read ${tls.caFile}: ${(err as Error).message}`);
+      throw new InvalidArgumentError(`option \`tls.caFile\`: cannot read ${tls.caFile}: ${(err as Error).message}`);
     }
   }
   if (tls.serverName !== undefined) result.serverName = tls.serverName;
@@ -129,14 +130,14 @@ export function resolveEndpoints(options: CacheClientOptions, env: NodeJS.Proces
   }
   const momentoKey = options.apiKey || variable('MOMENTO_API_KEY');
   if (momentoKey === undefined) {
-    throw new RangeError(
+    throw new InvalidArgumentError(
       'no endpoint: pass `endpoint`, or set JIFFY_ENDPOINT=host:port for a jiffy server (or MOMENTO_API_KEY for Momento)',
     );
   }
   const v1 = decodeV1Key(momentoKey);
   const base = v1?.endpoint ?? variable('MOMENTO_ENDPOINT');
   if (base === undefined) {
-    throw new RangeError('this Momento API key carries no endpoint (a v2 key): set MOMENTO_ENDPOINT');
+    throw new InvalidArgumentError('this Momento API key carries no endpoint (a v2 key): set MOMENTO_ENDPOINT');
   }
   return {
     data: { host: `cache.${base}`, port: TLS_PORT },

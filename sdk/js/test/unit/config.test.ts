@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from '../../src/config.js';
+import { InvalidArgumentError } from '../../src/errors.js';
 
 describe('resolveKnobs', () => {
   test('fills every knob from DEFAULTS', () => {
@@ -36,7 +37,7 @@ describe('resolveKnobs', () => {
     [{ transport: 'h3' }, 'transport'],
   ] as const) {
     test(`rejects a bad ${option}, naming it`, () => {
-      assert.throws(() => resolveKnobs(options as never), (err: Error) => err instanceof RangeError && err.message.includes(`\`${option}\``));
+      assert.throws(() => resolveKnobs(options as never), (err: Error) => err instanceof InvalidArgumentError && err.message.includes(`\`${option}\``));
     });
   }
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseHostPort, resolveEndpoints } from '../../src/endpoints.js';
+import { InvalidArgumentError } from '../../src/errors.js';
 
 const v1Key = (apiKey: string, endpoint: string): string =>
   Buffer.from(JSON.stringify({ api_key: apiKey, endpoint })).toString('base64');
@@ -11,7 +12,7 @@ const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
 
 describe('resolveEndpoints', () => {
   test('no endpoint anywhere is an error naming JIFFY_ENDPOINT, not a guess', () => {
-    assert.throws(() => resolveEndpoints({}, {}), (err: Error) => err instanceof RangeError && /JIFFY_ENDPOINT/.test(err.message));
+    assert.throws(() => resolveEndpoints({}, {}), (err: Error) => err instanceof InvalidArgumentError && /JIFFY_ENDPOINT/.test(err.message));
   });
 
   test('the endpoint option takes the forms JIFFY_ENDPOINT takes', () => {

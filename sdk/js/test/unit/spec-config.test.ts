@@ -165,7 +165,7 @@ describe('sdk/spec.json: endpoints from the environment', () => {
       if (spec.error !== undefined) {
         assert.throws(
           () => resolveEndpoints({}, spec.env),
-          (err: Error) => err instanceof RangeError && err.message.includes(spec.error!),
+          (err: Error) => err instanceof errors.InvalidArgumentError && err.message.includes(spec.error!),
         );
         return;
       }
