@@ -195,7 +195,7 @@ function errorClass(name: string): ErrorClass {
 
 function map(status: string, reason: string | null, cacheCall: boolean): errors.CacheError {
   const code = Status[status as keyof typeof Status];
-  const trailers = reason === null ? {} : { err: reason };
+  const trailers: Record<string, string> = reason === null ? {} : { err: reason };
   return errors.errorFromStatus(new StatusError(code, 'from the spec test', trailers), {
     call: 'Get',
     deadlineMs: 5000,
