@@ -156,8 +156,9 @@ def test_from_env_reads_the_process_environment(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_localhost_reaches_a_server_on_127_0_0_1(server: Server) -> None:
-    # The server listens on 127.0.0.1 only; `localhost` may resolve to ::1
-    # first, and the client has to try the next address.
+    # The server listens on 127.0.0.1 only. Where `localhost` resolves to ::1
+    # first, this also checks that the next address is tried; where it
+    # resolves to 127.0.0.1 alone (the CI machine), that the name is resolved.
     endpoint = Endpoint.from_env({"JIFFY_ENDPOINT": f"localhost:{server.port}"})
     with jiffy.CacheClient(endpoint, Config(eager_connect_timeout=5.0)) as client:
         client.ping()

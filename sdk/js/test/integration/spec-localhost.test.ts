@@ -1,7 +1,9 @@
 // sdk/spec.json's endpoint rules against a real server: `localhost` is a host
 // name like any other, resolved when connecting, and reaches a server that
-// listens on 127.0.0.1 only even where localhost resolves to ::1 first. The
-// same test runs in the Python SDK (tests/test_spec_config.py).
+// listens on 127.0.0.1 only. Where localhost resolves to ::1 first, this also
+// checks that the next address is tried; where it resolves to 127.0.0.1 alone
+// (as on the CI machine), only that the name is resolved. The same test runs
+// in the Python SDK (tests/test_spec_config.py).
 import { after, before, describe, test } from 'node:test';
 import { CacheClient } from '../../src/index.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
