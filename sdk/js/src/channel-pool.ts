@@ -1,8 +1,13 @@
 // N channels to one endpoint; each call goes to the channel with the fewest
-// calls in flight. A server allows ~100 streams per connection, so spreading
-// keeps each connection under that and a slow connection gets fewer calls.
-// The scan starts one further each call, so ties rotate (round robin when
-// the load is even).
+// calls in flight, the rule of both SDKs (sdk/spec.json, `channels`; the
+// Python SDK went round robin until it adopted this one). Round robin sends a
+// call to a channel however far behind it is: a connection slowed by a lost
+// packet, a busy server thread or a full HTTP/2 window keeps getting 1/N of
+// the calls, and they queue behind it. Counting calls in flight steers new
+// calls away from it for an increment and a decrement per call. It also
+// keeps each connection under the server's ~100 streams when the cap allows
+// more. The scan starts one further each call, so ties rotate (round robin
+// when the load is even).
 //
 // A channel whose connection dropped reconnects on its next call (both
 // transports do this themselves); the pool never replaces channels.

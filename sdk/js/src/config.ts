@@ -2,8 +2,12 @@
 //
 // Durations are milliseconds. A preset (presets.ts) is the usual start:
 //   CacheClient.create({ ...presets.lowLatency.latest(), endpoint: 'host:8080' })
-// Any field left out takes its value from DEFAULTS, whose knobs are the
-// inRegion preset's (a unit test keeps them equal).
+// Any field left out takes its value from DEFAULTS: the defaults defined in
+// sdk/spec.json (`config`), the same as the Python SDK's Config(); a unit
+// test (test/unit/spec-config.test.ts) checks them against that file.
+// A bad option throws InvalidArgumentError, as in the Python SDK (it was a
+// RangeError): everything the SDK refuses is in the one CacheError tree.
+import { InvalidArgumentError } from './errors.js';
 import type { ChannelFactory } from './transport/channel.js';
 
 /** Which gRPC/HTTP/2 implementation carries the calls. */
@@ -37,14 +41,14 @@ export interface RetryOptions {
 /** The tuning knobs: the same names (camelCase) in every jiffy SDK and preset. */
 export interface Knobs {
   /**
-   * Channels, each its own TCP connection; calls go to the one with the
-   * fewest calls in flight.
+   * Channels, each its own TCP (HTTP/2) connection; a call goes to the one
+   * with the fewest calls in flight (channel-pool.ts).
    * @default 1
    */
   channels: number;
   /**
    * Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap.
-   * @default 10
+   * @default 25
    */
   maxConcurrentRequests: number;
   /**
@@ -79,8 +83,11 @@ export interface Knobs {
 
 export interface CacheClientOptions extends Partial<Omit<Knobs, 'retry'>> {
   /**
-   * Data-plane server as host:port. Control calls go to `controlEndpoint`.
-   * @default process.env.JIFFY_ENDPOINT, else the API key's endpoint, else '127.0.0.1:8080'
+   * Data-plane server: `host:port`, `[ipv6]:port`, a bare `host` (port 8080),
+   * `http://host[:port]` or `https://host[:port]` (TLS, port 443 unless
+   * given). Control calls go to `controlEndpoint`.
+   * @default process.env.JIFFY_ENDPOINT, else the Momento key's endpoint, else
+   * none: create() throws (endpoints.ts has the rules)
    */
   endpoint?: string;
   /**
@@ -89,14 +96,15 @@ export interface CacheClientOptions extends Partial<Omit<Knobs, 'retry'>> {
    */
   controlEndpoint?: string;
   /**
-   * Sent as the `authorization` header: a jiffy token, or a Momento v1 API
-   * key (base64 JSON with its endpoint) or v2 API key (with MOMENTO_ENDPOINT).
-   * @default process.env.JIFFY_API_KEY, else process.env.MOMENTO_API_KEY, else none
+   * Sent as the `authorization` header. With an endpoint (`endpoint` or
+   * JIFFY_ENDPOINT), a jiffy token sent as it is; without one, a Momento API
+   * key: v1 (base64 JSON with its endpoint) or v2 (with MOMENTO_ENDPOINT).
+   * @default process.env.JIFFY_API_KEY with an endpoint, else process.env.MOMENTO_API_KEY
    */
   apiKey?: string;
   /**
    * TLS: true for the system roots, or `{ caFile }` for a PEM bundle.
-   * @default true for Momento API keys, else false (plaintext)
+   * @default true for Momento API keys and https:// endpoints, else false (plaintext)
    */
   tls?: boolean | { caFile?: string; serverName?: string };
   /**
@@ -108,7 +116,7 @@ export interface CacheClientOptions extends Partial<Omit<Knobs, 'retry'>> {
   retry?: Partial<RetryOptions>;
   /**
    * Largest response accepted, in bytes (the server's values go up to 5 MiB).
-   * @default 16777216
+   * @default 67108864
    */
   maxReceiveMessageBytes?: number;
   /**
@@ -127,14 +135,24 @@ export interface CacheClientOptions extends Partial<Omit<Knobs, 'retry'>> {
  */
 export const DEFAULT_TRANSPORT: TransportName = 'http2';
 
-export const DEFAULT_ENDPOINT = '127.0.0.1:8080';
+/** jiffy-server's default --listen port: a bare host in `endpoint` means it. */
+export const DEFAULT_PORT = 8080;
 
+// The defaults of sdk/spec.json, which the Python SDK shares; what a client
+// given no options uses. Presets are separate starting points.
 export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMessageBytes: number }> = Object.freeze({
-  // Spreading and in-flight cap: inRegion.latest(), measured by jiffy-tune
-  // (docs/tuning/2026-11-21-localhost-2core; see presets.ts): 1 channel and
-  // 10 in flight had the most throughput under p99.9 < 20 ms.
   channels: 1,
-  maxConcurrentRequests: 10,
+  // In-flight cap, the same in both SDKs. It was 10 here (inRegion.latest())
+  // while the Python SDK had 50 in Config() and 25 for a client given none.
+  // 25 is the one cap at which both SDKs met p99.9 < 20 ms in
+  // docs/tuning/2026-11-21-localhost-2core with (nearly) their best
+  // throughput: JS 18,444 rps at p99.9 10.2 ms (0.8% under its best, at
+  // 10), Python 13,249 rps at 3.3 ms (its best). At 10 Python lost 10%; at
+  // 50 JS lost 11% and its tail grew to 13.8 ms. Off localhost the higher of
+  // the two good caps is the safer one: a client can do at most
+  // cap / latency calls per second, so at 1 ms a call 10 in flight stop a
+  // client at 10,000 rps and 25 at 25,000.
+  maxConcurrentRequests: 25,
   // Deadlines.
   deadlineMs: 5_000,
   eagerConnectTimeoutMs: 10_000,
@@ -149,7 +167,11 @@ export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMe
   defaultTtlMs: 60_000,
   // Transport.
   transport: DEFAULT_TRANSPORT,
-  maxReceiveMessageBytes: 16 * 1024 * 1024,
+  // 64 MiB, as the Python SDK: a GetBatch or a collection fetch of a few
+  // values near the server's 5 MiB item limit is past 16 MiB (the old
+  // default); the limit is there to bound one answer's memory, not to cut
+  // off answers the server may legitimately send.
+  maxReceiveMessageBytes: 64 * 1024 * 1024,
 });
 
 /** Options with every knob filled in and checked. */
@@ -157,17 +179,17 @@ export type ResolvedKnobs = Knobs & { transport: TransportName; maxReceiveMessag
 
 function positive(name: string, value: number): void {
   if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`option \`${name}\` must be a positive number; got ${value}`);
+    throw new InvalidArgumentError(`option \`${name}\` must be a positive number; got ${value}`);
   }
 }
 
 function atLeast(name: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(`option \`${name}\` must be an integer >= ${min}; got ${value}`);
+    throw new InvalidArgumentError(`option \`${name}\` must be an integer >= ${min}; got ${value}`);
   }
 }
 
-/** Fills the knobs from DEFAULTS and checks them; throws RangeError naming the option. */
+/** Fills the knobs from DEFAULTS and checks them; throws InvalidArgumentError naming the option. */
 export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
   const retry = { ...DEFAULTS.retry, ...options.retry };
   const knobs: ResolvedKnobs = {
@@ -188,15 +210,15 @@ export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
   positive('defaultTtlMs', knobs.defaultTtlMs);
   positive('keepaliveTimeoutMs', knobs.keepaliveTimeoutMs);
   positive('maxReceiveMessageBytes', knobs.maxReceiveMessageBytes);
-  if (knobs.keepaliveTimeMs < 0) throw new RangeError('option `keepaliveTimeMs` must be 0 (off) or more');
-  if (knobs.eagerConnectTimeoutMs < 0) throw new RangeError('option `eagerConnectTimeoutMs` must be 0 (lazy) or more');
+  if (knobs.keepaliveTimeMs < 0) throw new InvalidArgumentError('option `keepaliveTimeMs` must be 0 (off) or more');
+  if (knobs.eagerConnectTimeoutMs < 0) throw new InvalidArgumentError('option `eagerConnectTimeoutMs` must be 0 (lazy) or more');
   atLeast('retry.maxAttempts', retry.maxAttempts, 1);
-  if (!(retry.jitter >= 0 && retry.jitter <= 1)) throw new RangeError('option `retry.jitter` must be between 0 and 1');
+  if (!(retry.jitter >= 0 && retry.jitter <= 1)) throw new InvalidArgumentError('option `retry.jitter` must be between 0 and 1');
   if (!(retry.initialBackoffMs >= 0 && retry.maxBackoffMs >= retry.initialBackoffMs)) {
-    throw new RangeError('option `retry` needs 0 <= initialBackoffMs <= maxBackoffMs');
+    throw new InvalidArgumentError('option `retry` needs 0 <= initialBackoffMs <= maxBackoffMs');
   }
   if (knobs.transport !== 'grpc-js' && knobs.transport !== 'http2') {
-    throw new RangeError(`option \`transport\` must be 'grpc-js' or 'http2'; got ${String(knobs.transport)}`);
+    throw new InvalidArgumentError(`option \`transport\` must be 'grpc-js' or 'http2'; got ${String(knobs.transport)}`);
   }
   return knobs;
 }

@@ -1,23 +1,41 @@
 // Where the client connects and what it sends as `authorization`, from the
-// options, the environment and the API key.
+// options and the environment. The environment rules are the Python SDK's
+// Endpoint.from_env(): sdk/spec.json (`endpoint_env`) holds them and the
+// cases both SDKs' tests run. A variable set to '' counts as unset. In order:
 //
-// | variable           | meaning                                            |
-// |--------------------|----------------------------------------------------|
-// | JIFFY_ENDPOINT     | data-plane host:port (control too, unless a key says otherwise) |
-// | JIFFY_API_KEY      | token sent as `authorization`                      |
-// | MOMENTO_API_KEY    | Momento API key, when JIFFY_API_KEY is not set     |
-// | MOMENTO_ENDPOINT   | base endpoint that goes with a v2 (JWT) Momento key |
+// 1. JIFFY_ENDPOINT (or the `endpoint` option): a jiffy server; JIFFY_API_KEY
+//    (or `apiKey`) is sent as `authorization` as it is. The MOMENTO_*
+//    variables are then ignored: a Momento key is a secret for another
+//    service and is never sent here. (This SDK used to decode a Momento key
+//    even beside JIFFY_ENDPOINT and send calls to a mix of both.)
+// 2. MOMENTO_API_KEY (or `apiKey` with no endpoint): the Momento service. A
+//    v1 key (base64 JSON {api_key, endpoint}) carries its endpoint; any other
+//    key is a v2 key and takes MOMENTO_ENDPOINT. Data goes to
+//    cache.<endpoint>:443 and control to control.<endpoint>:443 over TLS,
+//    with the bare key as `authorization` (docs/PROTOCOL.md, "Momento API keys").
+// 3. Neither: create() throws naming JIFFY_ENDPOINT. This SDK used to fall
+//    back to 127.0.0.1:8080; 8080 is a common port, and a deployed client
+//    that forgot its variable reached whatever listened there instead of
+//    saying what was missing.
 //
-// Momento keys (docs/PROTOCOL.md, "Momento API keys"): a v1 key is base64 JSON
-// {api_key, endpoint}; a v2 key is a JWT given with its endpoint. Either
-// way data goes to cache.<endpoint>:443 and control to control.<endpoint>:443
-// over TLS, with the bare key as `authorization`.
+// The forms of an endpoint: `host:port` and `[ipv6]:port` (plaintext), a bare
+// `host` (plaintext on jiffy-server's default port, 8080), `http://host[:port]`
+// (plaintext) and `https://host[:port]` (TLS with the system's roots, port 443
+// unless given): the scheme is how an address in a variable says "TLS". A
+// host, `localhost` included, is resolved when connecting, and both
+// transports try every address it resolves to (node's autoSelectFamily,
+// grpc-js's pick_first), so `localhost` reaches a server on 127.0.0.1 or ::1.
 import { readFileSync } from 'node:fs';
-import { DEFAULT_ENDPOINT, type CacheClientOptions } from './config.js';
+import { DEFAULT_PORT, type CacheClientOptions } from './config.js';
+import { InvalidArgumentError } from './errors.js';
 
 export interface HostPort {
   host: string;
   port: number;
+}
+
+export interface Address extends HostPort {
+  tls: boolean;
 }
 
 export interface Endpoints {
@@ -28,28 +46,43 @@ export interface Endpoints {
   authorization: string | undefined;
 }
 
-const MOMENTO_PORT = 443;
+const TLS_PORT = 443;
+// host or [ipv6], then an optional :port; no path, no user info.
+const HOST_PORT = /^(?:\[([^\]\s]+)\]|([^:/[\]\s@]+))(?::(\d{1,5}))?$/;
+const SCHEME_TLS: ReadonlyMap<string, boolean> = new Map([
+  ['http', false],
+  ['https', true],
+]);
 
-/** Parses host:port ([v6]:port too); throws naming the option. */
-export function parseHostPort(value: string, option: string): HostPort {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value.trim());
-  const port = match === null ? NaN : Number(match[3]);
-  if (match === null || port < 1 || port > 65535) {
-    throw new RangeError(`option \`${option}\` must be host:port (e.g. 127.0.0.1:8080); got '${value}'`);
+/** Host, port and TLS of an endpoint in any of its forms; throws naming `source`. */
+export function parseAddress(value: string, source: string): Address {
+  const text = value.trim();
+  const schemeEnd = text.indexOf('://');
+  const tls = schemeEnd < 0 ? false : SCHEME_TLS.get(text.slice(0, schemeEnd).toLowerCase());
+  const match = HOST_PORT.exec(schemeEnd < 0 ? text : text.slice(schemeEnd + 3));
+  const port = match?.[3] !== undefined ? Number(match[3]) : tls ? TLS_PORT : DEFAULT_PORT;
+  if (tls === undefined || match === null || port < 1 || port > 65535) {
+    throw new InvalidArgumentError(
+      `${source} must be host:port, host, http://host[:port] or https://host[:port] (e.g. 127.0.0.1:8080); got '${value}'`,
+    );
   }
-  return { host: match[1] ?? match[2]!, port };
+  return { host: match[1] ?? match[2]!, port, tls };
 }
 
-/** The base endpoint and bare key of a Momento API key, or undefined for a plain token. */
-export function parseMomentoKey(
-  apiKey: string,
-  env: NodeJS.ProcessEnv,
-): { apiKey: string; endpoint: string } | undefined {
-  if (/^[\w-]+\.[\w-]+\.[\w-]*$/.test(apiKey)) {
-    // v2: a JWT; its endpoint comes separately.
-    const endpoint = env.MOMENTO_ENDPOINT;
-    return endpoint ? { apiKey, endpoint } : undefined;
-  }
+/** Host and port of an endpoint option; throws naming the option. */
+export function parseHostPort(value: string, option: string): HostPort {
+  const { host, port } = parseAddress(value, `option \`${option}\``);
+  return { host, port };
+}
+
+/**
+ * The bare key and base endpoint of a Momento v1 key (base64 of JSON
+ * {api_key, endpoint}), or undefined for any other key.
+ */
+export function decodeV1Key(apiKey: string): { apiKey: string; endpoint: string } | undefined {
+  // Strict base64 first, as the Python SDK's decoder: node's is lenient and
+  // would read a JWT's dots as noise.
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(apiKey)) return undefined;
   try {
     const decoded = JSON.parse(Buffer.from(apiKey, 'base64').toString('utf8')) as unknown;
     if (typeof decoded === 'object' && decoded !== null) {
@@ -57,7 +90,7 @@ export function parseMomentoKey(
       if (typeof key === 'string' && typeof endpoint === 'string') return { apiKey: key, endpoint };
     }
   } catch {
-    // Not base64 JSON: a plain token.
+    // Not base64 JSON: a v2 key.
   }
   return undefined;
 }
@@ -74,7 +107,7 @@ function tlsOption(
     try {
       result.ca = readFileSync(tls.caFile);
     } catch (err) {
-      throw new RangeError(`option \`tls.caFile\`: cannot read ${tls.caFile}: ${(err as Error).message}`);
+      throw new InvalidArgumentError(`option \`tls.caFile\`: cannot read ${tls.caFile}: ${(err as Error).message}`);
     }
   }
   if (tls.serverName !== undefined) result.serverName = tls.serverName;
@@ -82,28 +115,34 @@ function tlsOption(
 }
 
 export function resolveEndpoints(options: CacheClientOptions, env: NodeJS.ProcessEnv = process.env): Endpoints {
-  const rawKey = options.apiKey ?? env.JIFFY_API_KEY ?? env.MOMENTO_API_KEY;
-  const explicitData = options.endpoint ?? env.JIFFY_ENDPOINT;
-  // A jiffy-server token is a JWT too: a JWT pairs with MOMENTO_ENDPOINT only
-  // when it is meant for Momento, i.e. it came from MOMENTO_API_KEY, or from
-  // the apiKey option with no jiffy endpoint beside it.
-  const fromMomentoEnv = options.apiKey === undefined && env.JIFFY_API_KEY === undefined;
-  const meantForMomento = fromMomentoEnv || (options.apiKey !== undefined && explicitData === undefined);
-  const momento = rawKey ? parseMomentoKey(rawKey, meantForMomento ? env : {}) : undefined;
-  if (momento !== undefined) {
-    const data = explicitData ?? `cache.${momento.endpoint}:${MOMENTO_PORT}`;
+  const variable = (name: string): string | undefined => env[name] || undefined;
+  const jiffyEndpoint = options.endpoint ?? variable('JIFFY_ENDPOINT');
+  if (jiffyEndpoint !== undefined) {
+    const source = options.endpoint !== undefined ? 'option `endpoint`' : 'JIFFY_ENDPOINT';
+    const { host, port, tls } = parseAddress(jiffyEndpoint, source);
+    const data = { host, port };
     return {
-      data: parseHostPort(data, 'endpoint'),
-      control: parseHostPort(options.controlEndpoint ?? `control.${momento.endpoint}:${MOMENTO_PORT}`, 'controlEndpoint'),
-      tls: tlsOption(options.tls, true),
-      authorization: momento.apiKey,
+      data,
+      control: options.controlEndpoint === undefined ? data : parseHostPort(options.controlEndpoint, 'controlEndpoint'),
+      tls: tlsOption(options.tls, tls),
+      authorization: options.apiKey !== undefined ? options.apiKey || undefined : variable('JIFFY_API_KEY'),
     };
   }
-  const data = explicitData ?? DEFAULT_ENDPOINT;
+  const momentoKey = options.apiKey || variable('MOMENTO_API_KEY');
+  if (momentoKey === undefined) {
+    throw new InvalidArgumentError(
+      'no endpoint: pass `endpoint`, or set JIFFY_ENDPOINT=host:port for a jiffy server (or MOMENTO_API_KEY for Momento)',
+    );
+  }
+  const v1 = decodeV1Key(momentoKey);
+  const base = v1?.endpoint ?? variable('MOMENTO_ENDPOINT');
+  if (base === undefined) {
+    throw new InvalidArgumentError('this Momento API key carries no endpoint (a v2 key): set MOMENTO_ENDPOINT');
+  }
   return {
-    data: parseHostPort(data, 'endpoint'),
-    control: parseHostPort(options.controlEndpoint ?? data, 'controlEndpoint'),
-    tls: tlsOption(options.tls, false),
-    authorization: rawKey || undefined,
+    data: { host: `cache.${base}`, port: TLS_PORT },
+    control: parseHostPort(options.controlEndpoint ?? `control.${base}:${TLS_PORT}`, 'controlEndpoint'),
+    tls: tlsOption(options.tls, true),
+    authorization: v1?.apiKey ?? momentoKey,
   };
 }

@@ -10,7 +10,8 @@
 //   │   └── CacheNotFoundError   NOT_FOUND for the cache (err: store_not_found, or none)
 //   ├── AlreadyExistsError       ALREADY_EXISTS
 //   ├── LimitExceededError       RESOURCE_EXHAUSTED (`reason` holds the err trailer)
-//   ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE
+//   ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE; a call or option the
+//   │   │                        client refuses before sending (wrong type, bad endpoint, ...)
 //   │   └── WrongTypeError       FAILED_PRECONDITION
 //   └── ServerError              INTERNAL, UNKNOWN, UNIMPLEMENTED, DATA_LOSS, ABORTED, CANCELLED
 //
@@ -54,7 +55,10 @@ export class CacheNotFoundError extends NotFoundError {}
 export class AlreadyExistsError extends CacheError {}
 /** A server limit was hit: item size, request size, rate, number of caches. */
 export class LimitExceededError extends CacheError {}
-/** The server refused the request as malformed (bad key, TTL, cache name). */
+/**
+ * The request is malformed (bad key, TTL, cache name): refused by the server,
+ * or by the client before sending it; also a bad option or endpoint.
+ */
 export class InvalidArgumentError extends CacheError {}
 /** The item cannot take this call: increment of a non-integer value, a collection call on an item of another type. */
 export class WrongTypeError extends InvalidArgumentError {}

@@ -34,6 +34,7 @@
 //   answer them and the connection would be dropped on thaw), a short
 //   eager connect so cold starts fail fast, cap 20 (few callers).
 import type { Knobs } from './config.js';
+import { InvalidArgumentError } from './errors.js';
 
 export interface Preset {
   readonly name: 'laptop' | 'in_region' | 'low_latency' | 'lambda';
@@ -113,7 +114,7 @@ const BY_NAME: ReadonlyMap<string, Preset> = new Map(
 export function presetByName(name: string): Preset {
   const found = BY_NAME.get(name.replace(/-/g, '_'));
   if (found === undefined) {
-    throw new RangeError(`unknown preset '${name}'; known presets: laptop, in_region, low_latency, lambda`);
+    throw new InvalidArgumentError(`unknown preset '${name}'; known presets: laptop, in_region, low_latency, lambda`);
   }
   return found;
 }

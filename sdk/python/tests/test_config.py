@@ -106,9 +106,12 @@ def test_local_and_parsed_endpoints() -> None:
     assert local.data_target == local.control_target == "10.0.0.1:9000"
     assert not local.tls
     assert local.api_key is None
-    assert Endpoint.parse("[::1]:8080").data_target == "::1:8080"
-    with pytest.raises(ValueError, match="HOST:PORT"):
-        Endpoint.parse("no-port")
+    assert Endpoint.parse("[::1]:8080").data_target == "[::1]:8080"
+    assert Endpoint.local("::1", 8080).data_target == "[::1]:8080"
+    assert Endpoint.parse("no-port").data_target == "no-port:8080"
+    assert Endpoint.parse("https://cache.example.com").tls
+    with pytest.raises(ValueError, match="host:port"):
+        Endpoint.parse("host:no-port")
 
 
 def test_tls_endpoint_keeps_ca_file() -> None:
@@ -153,11 +156,11 @@ def test_endpoint_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not from_env.tls
 
 
-def test_client_defaults_to_environment_and_in_region(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_client_defaults_to_environment_and_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JIFFY_ENDPOINT", "127.0.0.1:1")
     client = jiffy.CacheClient()
     try:
         assert client.endpoint.data_target == "127.0.0.1:1"
-        assert client.config == presets.in_region.latest()
+        assert client.config == Config()
     finally:
         client.close()

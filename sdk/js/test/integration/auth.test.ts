@@ -73,7 +73,7 @@ describe('signed tokens', () => {
     });
 
     test(`${transport}: a token from JIFFY_API_KEY`, async () => {
-      // MOMENTO_ENDPOINT would make a JWT-shaped key a Momento key.
+      // Beside JIFFY_ENDPOINT the MOMENTO_* variables are ignored; cleared all the same.
       const env = { JIFFY_ENDPOINT: server.endpoint, JIFFY_API_KEY: token(cache, 'write'), MOMENTO_ENDPOINT: undefined };
       await withEnv(env, async () => {
         const client = await CacheClient.create({ transport });

@@ -4,18 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseHostPort, resolveEndpoints } from '../../src/endpoints.js';
+import { InvalidArgumentError } from '../../src/errors.js';
 
 const v1Key = (apiKey: string, endpoint: string): string =>
   Buffer.from(JSON.stringify({ api_key: apiKey, endpoint })).toString('base64');
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
 
 describe('resolveEndpoints', () => {
-  test('defaults to plaintext 127.0.0.1:8080 with no authorization', () => {
-    const endpoints = resolveEndpoints({}, {});
-    assert.deepEqual(endpoints.data, { host: '127.0.0.1', port: 8080 });
-    assert.deepEqual(endpoints.control, endpoints.data);
-    assert.equal(endpoints.tls, undefined);
-    assert.equal(endpoints.authorization, undefined);
+  test('no endpoint anywhere is an error naming JIFFY_ENDPOINT, not a guess', () => {
+    assert.throws(() => resolveEndpoints({}, {}), (err: Error) => err instanceof InvalidArgumentError && /JIFFY_ENDPOINT/.test(err.message));
+  });
+
+  test('the endpoint option takes the forms JIFFY_ENDPOINT takes', () => {
+    const local = resolveEndpoints({ endpoint: 'localhost' }, {});
+    assert.deepEqual(local.data, { host: 'localhost', port: 8080 });
+    assert.equal(local.tls, undefined);
+    const secure = resolveEndpoints({ endpoint: 'https://cache.example.com' }, {});
+    assert.deepEqual(secure.data, { host: 'cache.example.com', port: 443 });
+    assert.deepEqual(secure.tls, {});
+    assert.equal(resolveEndpoints({ endpoint: 'https://cache.example.com', tls: false }, {}).tls, undefined);
   });
 
   test('JIFFY_ENDPOINT and JIFFY_API_KEY; the option wins over the variable', () => {
@@ -48,7 +55,9 @@ describe('resolveEndpoints', () => {
       assert.equal(endpoints.authorization, jwt);
     };
     const momentoEnv = { MOMENTO_ENDPOINT: 'cell-2.example.com' };
-    plain(resolveEndpoints({}, { ...momentoEnv, JIFFY_API_KEY: jwt }), 8080);
+    // JIFFY_API_KEY goes with a jiffy endpoint; alone it names no server.
+    assert.throws(() => resolveEndpoints({}, { ...momentoEnv, JIFFY_API_KEY: jwt }), /JIFFY_ENDPOINT/);
+    plain(resolveEndpoints({}, { ...momentoEnv, JIFFY_API_KEY: jwt, JIFFY_ENDPOINT: '127.0.0.1:8080' }), 8080);
     plain(resolveEndpoints({ apiKey: jwt, endpoint: '127.0.0.1:9000' }, momentoEnv), 9000);
     plain(resolveEndpoints({ apiKey: jwt }, { ...momentoEnv, JIFFY_ENDPOINT: '127.0.0.1:9001' }), 9001);
     // Given alone, the key is still a Momento one.
@@ -59,14 +68,14 @@ describe('resolveEndpoints', () => {
     const dir = mkdtempSync(join(tmpdir(), 'jiffy-ca-'));
     const caFile = join(dir, 'ca.pem');
     writeFileSync(caFile, 'PEM');
-    const endpoints = resolveEndpoints({ tls: { caFile, serverName: 'jiffy' } }, {});
+    const endpoints = resolveEndpoints({ endpoint: '127.0.0.1:8080', tls: { caFile, serverName: 'jiffy' } }, {});
     assert.equal(Buffer.from(endpoints.tls!.ca!).toString(), 'PEM');
     assert.equal(endpoints.tls!.serverName, 'jiffy');
-    assert.throws(() => resolveEndpoints({ tls: { caFile: join(dir, 'missing.pem') } }, {}), /`tls\.caFile`/);
+    assert.throws(() => resolveEndpoints({ endpoint: '127.0.0.1:8080', tls: { caFile: join(dir, 'missing.pem') } }, {}), /`tls\.caFile`/);
   });
 
   test('a bad endpoint names the option', () => {
-    assert.throws(() => parseHostPort('localhost', 'endpoint'), /`endpoint` must be host:port/);
+    assert.throws(() => parseHostPort('localhost:http', 'endpoint'), /`endpoint` must be host:port/);
     assert.throws(() => parseHostPort('h:70000', 'endpoint'), /`endpoint`/);
   });
 });

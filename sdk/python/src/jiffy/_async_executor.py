@@ -68,13 +68,17 @@ class AsyncExecutor:
         started = time.monotonic()
         limiter = self.limiter
         timeout = self._deadline if limiter.try_acquire() else await self._queue(rpc, started)
+        transport = self.transport
         try:
+            channel = transport.take_channel()
             try:
-                return await self.transport.data_call(rpc)(
+                return await transport.data_calls[channel][rpc](
                     request, timeout=timeout, metadata=metadata
                 )
-            except grpc.RpcError as exc:
-                return await self._retry(rpc, request, metadata, started, exc)
+            finally:
+                transport.give_back_channel(channel)
+        except grpc.RpcError as exc:
+            return await self._retry(rpc, request, metadata, started, exc)
         finally:
             limiter.release()
 
@@ -96,8 +100,15 @@ class AsyncExecutor:
 
     async def _send(self, rpc: Rpc, request: Any, metadata: Metadata, timeout: float) -> Any:
         transport = self.transport
-        multicallable = transport.control_call(rpc) if rpc.control else transport.data_call(rpc)
-        return await multicallable(request, timeout=timeout, metadata=metadata)
+        if rpc.control:
+            return await transport.control_call(rpc)(request, timeout=timeout, metadata=metadata)
+        channel = transport.take_channel()
+        try:
+            return await transport.data_calls[channel][rpc](
+                request, timeout=timeout, metadata=metadata
+            )
+        finally:
+            transport.give_back_channel(channel)
 
     async def _retry(
         self, rpc: Rpc, request: Any, metadata: Metadata, started: float, exc: grpc.RpcError

@@ -1,6 +1,9 @@
 """Client configuration: immutable, keyword-only, defaults as named constants.
 
-Durations are seconds (float). A preset (jiffy.presets) is the usual start;
+Durations are seconds (float). `Config()` holds the defaults, which are also
+what a client given no config uses; they are defined in `sdk/spec.json`
+(`config`), shared with the TypeScript SDK, and a test checks them against
+it. A preset (jiffy.presets) is the usual start for a known situation;
 `config.replace(knob=value)` changes one knob of it.
 """
 
@@ -26,9 +29,16 @@ DEFAULT_RETRY_JITTER = 0.5
 # One channel: grpcio (C core) gained nothing from more channels in the 2022
 # study, and 1 vs 2 channels was within 1% in bench/python (README there).
 DEFAULT_CHANNELS = 1
-# In-flight cap: 2022 study, Python at 50 in flight met p99.9 < 20 ms at
-# 9,100 rps in-region; in bench/python our best rps under 20 ms was at 50.
-DEFAULT_MAX_CONCURRENT_REQUESTS = 50
+# In-flight cap, the same in both SDKs (sdk/spec.json). It used to be 50 here
+# while a client given no config got in_region.latest()'s 25, and 10 in the
+# TypeScript SDK. 25 is the one cap at which both SDKs met p99.9 < 20 ms in
+# docs/tuning/2026-11-21-localhost-2core with (nearly) their best throughput:
+# Python 13,249 rps at p99.9 3.3 ms (its best), JS 18,444 rps at 10.2 ms
+# (0.8% under its best, at 10). At 10 Python lost 10%; at 50 JS lost 11% and
+# its tail grew to 13.8 ms. Off localhost the higher of the two good caps is
+# the safer one: a client can do at most cap / latency calls per second, so
+# at 1 ms a call 10 in flight stop a client at 10,000 rps and 25 at 25,000.
+DEFAULT_MAX_CONCURRENT_REQUESTS = 25
 DEFAULT_DEADLINE = 5.0
 # Pings on an idle connection find a dead peer (a NAT or load balancer that
 # dropped it) before a call does.
@@ -76,7 +86,8 @@ class Config:
     """How a client talks to the server. Build one from a preset, then `replace`."""
 
     channels: int = DEFAULT_CHANNELS
-    """gRPC channels, each its own TCP connection; calls go round robin."""
+    """gRPC channels, each its own TCP connection; a call goes to the one with
+    the fewest calls in flight."""
     max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS
     """Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap."""
     deadline: float = DEFAULT_DEADLINE

@@ -17,17 +17,16 @@ from jiffy._sync_executor import SyncExecutor
 from jiffy._sync_lists import SyncListCalls
 from jiffy._sync_sets import SyncSetCalls
 from jiffy._sync_sorted_sets import SyncSortedSetCalls
-from jiffy.presets import in_region
 
 
 class CacheClient(SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSetCalls):
     """A cache client; every call may raise a jiffy.CacheError.
 
-    `endpoint` defaults to `Endpoint.from_env()`, `config` to
-    `presets.in_region.latest()`. Data calls use `cache=` when given, else
-    `default_cache`. Durations are seconds (float) or timedelta. The
-    collection calls (dictionary_*, list_*, set_*, sorted_set_*) are in
-    one module per type beside this one.
+    `endpoint` defaults to `Endpoint.from_env()`, `config` to `Config()`, the
+    defaults of sdk/spec.json (the same in both SDKs). Data calls use `cache=`
+    when given, else `default_cache`. Durations are seconds (float) or
+    timedelta. The collection calls (dictionary_*, list_*, set_*,
+    sorted_set_*) are in one module per type beside this one.
     """
 
     def __init__(
@@ -38,7 +37,9 @@ class CacheClient(SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSe
         default_cache: str | None = None,
     ) -> None:
         self.endpoint = endpoint or Endpoint.from_env()
-        self.config = config or in_region.latest()
+        # The defaults object itself, not a preset: one set of defaults, so a
+        # client given no config and `Config()` can never differ again.
+        self.config = config or Config()
         self.default_cache = default_cache
         self._executor = SyncExecutor(self.endpoint, self.config)
         self._default_ttl_ms = round(self.config.default_ttl * 1000)

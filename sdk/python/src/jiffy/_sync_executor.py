@@ -69,11 +69,17 @@ class SyncExecutor:
         started = time.monotonic()
         limiter = self.limiter
         timeout = self._deadline if limiter.try_acquire() else self._queue(rpc, started)
+        transport = self.transport
         try:
+            channel = transport.take_channel()
             try:
-                return self.transport.data_call(rpc)(request, timeout=timeout, metadata=metadata)
-            except grpc.RpcError as exc:
-                return self._retry(rpc, request, metadata, started, exc)
+                return transport.data_calls[channel][rpc](
+                    request, timeout=timeout, metadata=metadata
+                )
+            finally:
+                transport.give_back_channel(channel)
+        except grpc.RpcError as exc:
+            return self._retry(rpc, request, metadata, started, exc)
         finally:
             limiter.release()
 
@@ -95,8 +101,13 @@ class SyncExecutor:
 
     def _send(self, rpc: Rpc, request: Any, metadata: Metadata, timeout: float) -> Any:
         transport = self.transport
-        multicallable = transport.control_call(rpc) if rpc.control else transport.data_call(rpc)
-        return multicallable(request, timeout=timeout, metadata=metadata)
+        if rpc.control:
+            return transport.control_call(rpc)(request, timeout=timeout, metadata=metadata)
+        channel = transport.take_channel()
+        try:
+            return transport.data_calls[channel][rpc](request, timeout=timeout, metadata=metadata)
+        finally:
+            transport.give_back_channel(channel)
 
     def _retry(
         self, rpc: Rpc, request: Any, metadata: Metadata, started: float, exc: grpc.RpcError

@@ -1,5 +1,5 @@
 # Generated from _async_transport.py by scripts/generate_sync.py: do not edit.
-"""Channels: a round-robin pool for the data plane, and the control channel.
+"""Channels: a pool for the data plane, least in flight first, and the control channel.
 
 Every channel gets `grpc.use_local_subchannel_pool`: without it grpcio shares
 one TCP connection between channels whose arguments are equal, and N
@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 
 from jiffy._calls import ALL_RPCS, Rpc
+from jiffy._channel_choice import SyncLeastLoaded
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._exceptions import ConnectionError
@@ -71,15 +72,16 @@ class SyncTransport:
         self.endpoint = endpoint
         self._options = channel_options(config)
         self.data_channels = [self._open(endpoint.data_target) for _ in range(config.channels)]
-        self._data_calls = [self._bind(channel) for channel in self.data_channels]
-        self._next = 0
-        self._single = self._data_calls[0] if config.channels == 1 else None
+        self.data_calls = [self._bind(channel) for channel in self.data_channels]
+        """Per data channel, the multicallables by RPC; index with take_channel()."""
+        # One channel needs no choosing: the hot path then skips the counts.
+        self._chooser = SyncLeastLoaded(config.channels) if config.channels > 1 else None
         # Local servers serve both planes on one port: reuse the first data
         # channel rather than open a connection for rare control calls.
         self._control_calls: dict[Rpc, Any] | None = None
         self._control_channel: grpc.Channel | None = None
         if endpoint.control_target == endpoint.data_target:
-            self._control_calls = self._data_calls[0]
+            self._control_calls = self.data_calls[0]
 
     def _open(self, target: str) -> grpc.Channel:
         if self.endpoint.tls:
@@ -101,13 +103,22 @@ class SyncTransport:
                 calls[rpc] = channel.unary_unary(rpc.path, rpc.serialize, rpc.deserialize)
         return calls
 
-    def data_call(self, rpc: Rpc) -> Any:
-        """The multicallable of `rpc` on the next data channel (round robin)."""
-        if self._single is not None:
-            return self._single[rpc]
-        index = self._next
-        self._next = (index + 1) % len(self._data_calls)
-        return self._data_calls[index][rpc]
+    def take_channel(self) -> int:
+        """The data channel for the next call: the one with the fewest calls in
+        flight (_channel_choice.py says why); give it back when the call ends."""
+        chooser = self._chooser
+        return 0 if chooser is None else chooser.take()
+
+    def give_back_channel(self, index: int) -> None:
+        chooser = self._chooser
+        if chooser is not None:
+            chooser.give_back(index)
+
+    @property
+    def channel_loads(self) -> list[int]:
+        """Calls in flight per data channel now (all 0 with one channel)."""
+        chooser = self._chooser
+        return [0] * len(self.data_calls) if chooser is None else list(chooser.in_flight)
 
     def control_call(self, rpc: Rpc) -> Any:
         if self._control_calls is None:
