@@ -11,7 +11,8 @@
 // low_latency -> InRegion.LowLatency, laptop -> Laptop, lambda -> Lambda),
 // --channels sets its numClients (withNumConnections), and
 // --max-concurrent-requests its maxConcurrentRequests, only when given.
-// --transport is ignored.
+// --transport is ignored. Every --workload is served, each operation by the
+// SDK's own call for it (dictionaryGetField, listPushBack, ...).
 import {
   CacheClient,
   CacheGet,
@@ -19,6 +20,7 @@ import {
   Configurations,
   CreateCache,
   CredentialProvider,
+  SortedSetOrder,
 } from '@gomomento/sdk';
 import { nodeRuntime, runLoadgenCli } from '../sdk/js/dist/loadgen/index.js';
 import { readFileSync } from 'node:fs';
@@ -58,6 +60,13 @@ class ResponseError extends Error {
   }
 }
 
+// Every error response of the SDK has errorCode(); no success response does.
+async function checked(pending) {
+  const response = await pending;
+  if (typeof response.errorCode === 'function') throw new ResponseError(response);
+  return response;
+}
+
 async function makeDriver(config) {
   const preset = PRESETS[config.preset];
   if (preset === undefined) throw new Error(`unknown preset ${config.preset}`);
@@ -91,6 +100,15 @@ async function makeDriver(config) {
       const response = await client.set(config.cache, key, value);
       if (response instanceof CacheSet.Error) throw new ResponseError(response);
     },
+    // The collection workloads (sdk/js/src/loadgen/workloads.ts).
+    dictionaryGet: (key, field) => checked(client.dictionaryGetField(config.cache, key, field)),
+    dictionarySet: (key, field, value) => checked(client.dictionarySetField(config.cache, key, field, value)),
+    listFetch: (key) => checked(client.listFetch(config.cache, key)),
+    listPushBack: (key, value, keep) =>
+      checked(client.listPushBack(config.cache, key, value, { truncateFrontToSize: keep })),
+    sortedSetTop: (key, count) =>
+      checked(client.sortedSetFetchByRank(config.cache, key, { startRank: 0, endRank: count, order: SortedSetOrder.Descending })),
+    sortedSetPut: (key, member, score) => checked(client.sortedSetPutElement(config.cache, key, member, score)),
     errorName: (err) => STATUS_BY_CODE[err?.code] ?? 'UNKNOWN',
     effective: { channels: grpc.getNumClients(), maxConcurrentRequests: grpc.getMaxConcurrentRequests() ?? 0 },
     close: () => client.close(),

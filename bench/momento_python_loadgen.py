@@ -10,6 +10,9 @@ so the numbers compare with jiffy's own loadgen run for run.
   its only knob for it; each data client owns one channel). Default: its own (1).
 - `--max-concurrent-requests`: the SDK has no cap; when given, the harness
   queues calls in front of it with jiffy's FIFO limiter. Default: no cap.
+- `--workload`: every one; each operation is the SDK's own call for it
+  (`dictionary_get_field`, `list_push_back`, `sorted_set_fetch_by_rank`...),
+  its answer checked for the SDK's error response.
 
     python bench/momento_python_loadgen.py --endpoint 127.0.0.1:8080 --json
 """
@@ -25,7 +28,9 @@ from jiffy._limiter import AsyncLimiter
 from jiffy.loadgen import Options, main
 from momento import CacheClientAsync, Configurations, CredentialProvider
 from momento.errors import MomentoErrorCode
+from momento.requests import SortOrder
 from momento.responses import CacheGet, CacheSet, CreateCache
+from momento.responses.mixins import ErrorResponseMixin
 
 PRESETS: dict[str, Any] = {
     "laptop": Configurations.Laptop,
@@ -46,6 +51,7 @@ STATUS_BY_CODE = {
     MomentoErrorCode.AUTHENTICATION_ERROR: "UNAUTHENTICATED",
     MomentoErrorCode.PERMISSION_ERROR: "PERMISSION_DENIED",
     MomentoErrorCode.CANCELLED_ERROR: "CANCELLED",
+    MomentoErrorCode.FAILED_PRECONDITION_ERROR: "FAILED_PRECONDITION",
 }
 DEFAULT_TTL = timedelta(seconds=60)
 # Callers in front of the optional cap wait as long as a run lasts.
@@ -99,9 +105,58 @@ class MomentoDriver:
             get, set_ = _capped(get, cap), _capped(set_, cap)
         self.get = get  # type: ignore[method-assign]
         self.set = set_  # type: ignore[method-assign]
+        self._collection_calls(client, cache, cap)
         return channels, cap
 
+    def _collection_calls(self, client: CacheClientAsync, cache: str, cap: int) -> None:
+        """The collection workloads' operations (jiffy's loadgen/_workloads.py)."""
+
+        def checked(call: Any) -> Any:
+            async def run(key: bytes, *args: Any, **kwargs: Any) -> object:
+                # The SDK takes collection names as str only.
+                response = await call(cache, key.decode(), *args, **kwargs)
+                if isinstance(response, ErrorResponseMixin):
+                    raise MomentoCallFailed(response.error_code)
+                return response
+
+            return _capped(run, cap) if cap else run
+
+        get_field = checked(client.dictionary_get_field)
+        set_field = checked(client.dictionary_set_field)
+        fetch_list, push_back = checked(client.list_fetch), checked(client.list_push_back)
+        fetch_by_rank = checked(client.sorted_set_fetch_by_rank)
+        put_element = checked(client.sorted_set_put_element)
+        descending = SortOrder.DESCENDING
+
+        self.dictionary_get = get_field
+        self.dictionary_set = set_field
+        self.list_fetch = fetch_list
+        self.list_push_back = lambda key, value, keep: push_back(
+            key, value, truncate_front_to_size=keep
+        )
+        self.sorted_set_top = lambda key, count: fetch_by_rank(key, 0, count, sort_order=descending)
+        self.sorted_set_put = put_element
+
     async def get(self, key: bytes) -> object:
+        raise RuntimeError("start() first")
+
+    # The collection workloads' operations, replaced by start().
+    async def dictionary_get(self, key: bytes, field: bytes) -> object:
+        raise RuntimeError("start() first")
+
+    async def dictionary_set(self, key: bytes, field: bytes, value: bytes) -> object:
+        raise RuntimeError("start() first")
+
+    async def list_fetch(self, key: bytes) -> object:
+        raise RuntimeError("start() first")
+
+    async def list_push_back(self, key: bytes, value: bytes, keep: int) -> object:
+        raise RuntimeError("start() first")
+
+    async def sorted_set_top(self, key: bytes, count: int) -> object:
+        raise RuntimeError("start() first")
+
+    async def sorted_set_put(self, key: bytes, member: bytes, score: float) -> object:
         raise RuntimeError("start() first")
 
     async def set(self, key: bytes, value: bytes) -> object:
@@ -119,11 +174,11 @@ def _capped(call: Any, cap: int) -> Any:
     """`call` behind a FIFO in-flight cap shared by every wrapped call."""
     limiter = _capped.__dict__.setdefault("limiter", AsyncLimiter(cap, QUEUE_TIMEOUT_SECONDS))
 
-    async def capped(*args: Any) -> object:
+    async def capped(*args: Any, **kwargs: Any) -> object:
         if not limiter.try_acquire():
             await limiter.acquire()
         try:
-            return await call(*args)
+            return await call(*args, **kwargs)
         finally:
             limiter.release()
 

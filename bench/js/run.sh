@@ -13,7 +13,9 @@
 # Knobs (environment): ROUNDS (3), DURATION (3 s measured), WARMUP (1 s),
 # CONCURRENCY ("1 2 5 10 25 50 100 200 1000 5000"), OUR_CHANNELS ("1 2 5"),
 # OTHER_CHANNELS ("2": the official SDK and the bare stubs, to keep the run
-# near 20 minutes), TRANSPORTS ("grpc-js http2").
+# near 20 minutes), TRANSPORTS ("grpc-js http2"), WORKLOAD (scalar; or
+# dictionary, list, sorted-set: docs/LOADGEN.md; the bare stubs serve only
+# scalar and sit the others out).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,11 +31,12 @@ CONCURRENCY=${CONCURRENCY:-"1 2 5 10 25 50 100 200 1000 5000"}
 OUR_CHANNELS=${OUR_CHANNELS:-"1 2 5"}
 OTHER_CHANNELS=${OTHER_CHANNELS:-"2"}
 TRANSPORTS=${TRANSPORTS:-"grpc-js http2"}
+WORKLOAD=${WORKLOAD:-scalar}
 SERVER_BIN=${JIFFY_SERVER_BIN:-$ROOT/target/release/jiffy-server}
 
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$ROOT/out/bench"
-OUT="$ROOT/out/bench/js-$STAMP.json"
+OUT="$ROOT/out/bench/js-${WORKLOAD:-scalar}-$STAMP.json"
 POINTS=$(mktemp)
 SERVER_LOG=$(mktemp)
 
@@ -53,7 +56,7 @@ point() {
   shift 4
   local json
   if json=$(taskset -c 1 node "$@" --endpoint "$ENDPOINT" --cache bench --json \
-      --concurrency "$concurrency" --channels "$channels" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null); then
+      --concurrency "$concurrency" --channels "$channels" --duration "$DURATION" --warmup "$WARMUP" --workload "$WORKLOAD" 2>/dev/null); then
     printf '{"client":"%s","round":%d,"report":%s}\n' "$label" "$round" "$json" >>"$POINTS"
     printf '  %-16s ch=%s c=%-5s %s\n' "$label" "$channels" "$concurrency" \
       "$(node -e 'const r=JSON.parse(process.argv[1]); console.log(`${r.rps} rps p99.9 ${r.latency_ms.p999} ms errors ${JSON.stringify(r.errors)}`)' "$json")" >&2
@@ -72,10 +75,10 @@ for round in $(seq "$ROUNDS"); do
       done
       if [[ " $OTHER_CHANNELS " == *" $channels "* ]]; then
         point momento-js "$channels" "$concurrency" "$round" "$ROOT/bench/momento_js_loadgen.mjs"
-        point bare-grpc-js "$channels" "$concurrency" "$round" "$ROOT/bench/js/bare-grpc-js-loadgen.mjs"
+        [[ $WORKLOAD != scalar ]] || point bare-grpc-js "$channels" "$concurrency" "$round" "$ROOT/bench/js/bare-grpc-js-loadgen.mjs"
       fi
     done
   done
 done
 
-node "$ROOT/bench/js/summarize.mjs" "$POINTS" "$OUT" "bash bench/js/run.sh (ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP)"
+node "$ROOT/bench/js/summarize.mjs" "$POINTS" "$OUT" "bash bench/js/run.sh (ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP WORKLOAD=$WORKLOAD)"

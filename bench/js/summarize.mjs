@@ -60,6 +60,7 @@ for (const ours of clients.filter((c) => c.startsWith('jiffy-'))) {
   const row = byName[ours];
   lines.push(
     `${ours}: / momento-js at p99.9 < 20 ms: ${ratio(rps(row.under20), rps(byName['momento-js']?.under20))}; ` +
+      `/ momento-js at p99.9 < 5 ms: ${ratio(rps(row.under5), rps(byName['momento-js']?.under5))}; ` +
       `/ bare-grpc-js at p99.9 < 20 ms: ${ratio(rps(row.under20), rps(byName['bare-grpc-js']?.under20))}; ` +
       `/ momento-js at 5,000 calls: ${ratio(rps(row.at5000), rps(byName['momento-js']?.at5000))}`,
   );

@@ -8,6 +8,8 @@ is a fresh process with the same docs/LOADGEN.md flags and JSON.
 
     run.py                 the comparison: 8 concurrencies x 3 clients x 3 rounds
     run.py --variants      ours only: uvloop off/on x 1/2 channels
+    run.py --workload sorted-set   a collection workload (docs/LOADGEN.md);
+                           the bare stubs serve only scalar and sit it out
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
 
 def run_point(command: list[str], endpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     full = ["taskset", "-c", CLIENT_CORE, *command, "--endpoint", endpoint, "--json",
-            "--duration", str(args.duration), "--warmup", str(args.warmup)]  # fmt: skip
+            "--duration", str(args.duration), "--warmup", str(args.warmup),
+            "--workload", args.workload]  # fmt: skip
     done = subprocess.run(full, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(full)} failed:\n{done.stderr}")
@@ -117,12 +120,17 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--variants", action="store_true", help="uvloop and channel variants")
     parser.add_argument("--concurrency", type=int, nargs="*", help="override the list")
+    parser.add_argument(
+        "--workload", default="scalar", choices=["scalar", "dictionary", "list", "sorted-set"]
+    )
     args = parser.parse_args()
     if args.variants:
         runs = {name: LOADGENS["jiffy"] + extra for name, extra in VARIANTS.items()}
         concurrencies = args.concurrency or VARIANT_CONCURRENCIES
     else:
-        runs = LOADGENS
+        runs = dict(LOADGENS)
+        if args.workload != "scalar":
+            del runs["bare"]
         concurrencies = args.concurrency or CONCURRENCIES
     server, endpoint = start_server()
     started = datetime.datetime.now(datetime.UTC)
@@ -148,10 +156,13 @@ def main() -> int:
     out_dir = REPO / "out" / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
     kind = "python-variants" if args.variants else "python"
+    if args.workload != "scalar":
+        kind += f"-{args.workload}"
     out = out_dir / f"{kind}-{started:%Y%m%dT%H%M%SZ}.json"
     out.write_text(json.dumps({
         "started": started.isoformat(), "command": " ".join(sys.argv), "rounds": args.rounds,
-        "duration_s": args.duration, "warmup_s": args.warmup, "medians": medians,
+        "duration_s": args.duration, "warmup_s": args.warmup, "workload": args.workload,
+        "medians": medians,
         "runs": reports,
     }, indent=1))  # fmt: skip
     print(table(medians))

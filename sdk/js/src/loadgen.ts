@@ -24,6 +24,13 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
     runtime: `${nodeRuntime()} transport=${client.knobs.transport}`,
     get: (key) => client.get(cache, key),
     set: (key, value) => client.set(cache, key, value),
+    // The collection workloads (loadgen/workloads.ts).
+    dictionaryGet: (key, field) => client.dictionaryGetField(cache, key, field),
+    dictionarySet: (key, field, value) => client.dictionarySetField(cache, key, field, value),
+    listFetch: (key) => client.listFetch(cache, key),
+    listPushBack: (key, value, keep) => client.listPushBack(cache, key, value, { truncateFrontToSize: keep }),
+    sortedSetTop: (key, count) => client.sortedSetFetchByRank(cache, key, { start: 0, end: count, order: 'descending' }),
+    sortedSetPut: (key, member, score) => client.sortedSetPutElement(cache, key, member, score),
     errorName: (err) => (err instanceof CacheError && err.status !== undefined ? err.status : 'UNKNOWN'),
     effective: { channels: client.knobs.channels, maxConcurrentRequests: client.knobs.maxConcurrentRequests },
     close: () => client.close(),

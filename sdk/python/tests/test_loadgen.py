@@ -24,7 +24,8 @@ SCHEMA_PATH = REPO_ROOT / "docs" / "loadgen-report.schema.json"
 
 PERCENTILE_KEYS = {"p50", "p90", "p99", "p999", "max"}
 CONFIG_KEYS = {"concurrency", "rate", "channels", "max_concurrent_requests", "preset",
-               "duration_s", "warmup_s", "value_size", "keyspace", "get_ratio"}  # fmt: skip
+               "duration_s", "warmup_s", "value_size", "keyspace", "get_ratio",
+               "workload"}  # fmt: skip
 TOP_KEYS = {"sdk", "sdk_version", "runtime", "config", "requests", "rps", "errors",
             "latency_ms", "latency_ms_by_op", "connections", "client_cpu_percent"}  # fmt: skip
 
@@ -74,11 +75,40 @@ def test_json_schema_on_a_one_second_run(server: Server, extra: list[str]) -> No
         assert report["rps"] == pytest.approx(500, rel=0.2)
 
 
+@pytest.mark.parametrize("workload", ["dictionary", "list", "sorted-set"])
+def test_each_collection_workload_runs_clean(server: Server, workload: str) -> None:
+    command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", server.address, "--json",
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "4", "--keyspace", "20",
+               "--workload", workload]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert schema_errors(report) == []
+    assert report["config"]["workload"] == workload
+    assert report["requests"] > 0
+    # No call failed: not even a wrong type from a key another workload wrote.
+    assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
+    assert set(report["latency_ms_by_op"]) == {"get", "set"}
+
+
+def test_a_workload_the_driver_lacks_is_refused(server: Server) -> None:
+    """A driver without a workload's operations exits 2 before it runs."""
+    from jiffy.loadgen import main
+    from jiffy.loadgen._jiffy_driver import JiffyDriver
+
+    class ScalarOnly(JiffyDriver):
+        sdk = "scalar-only"
+        dictionary_get = None  # type: ignore[assignment]
+
+    argv = ["--endpoint", server.address, "--json", "--workload", "dictionary"]
+    assert main(ScalarOnly, argv) == 2
+
+
 def test_flags_are_validated(server: Server) -> None:
-    command = [sys.executable, "-m", "jiffy.loadgen", "--get-ratio", "2", "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stdout == ""
+    for bad in (["--get-ratio", "2"], ["--workload", "hash"]):
+        command = [sys.executable, "-m", "jiffy.loadgen", *bad, "--json"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, bad
+        assert done.stdout == ""
 
 
 def test_the_schema_refuses_renamed_missing_and_unknown_fields() -> None:
@@ -88,7 +118,8 @@ def test_the_schema_refuses_renamed_missing_and_unknown_fields() -> None:
         "sdk": "jiffy-python", "sdk_version": jiffy.__version__, "runtime": "cpython 3.11.7",
         "config": {"concurrency": 4, "rate": 0.0, "channels": 1, "max_concurrent_requests": 25,
                    "preset": "in_region", "duration_s": 1.0, "warmup_s": 0.2,
-                   "value_size": 100, "keyspace": 10000, "get_ratio": 0.5},
+                   "value_size": 100, "keyspace": 10000, "get_ratio": 0.5,
+                   "workload": "scalar"},
         "requests": 1000, "rps": 1000.0, "errors": {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0},
         "latency_ms": percentiles, "latency_ms_by_op": {"get": percentiles, "set": percentiles},
         "connections": 1, "client_cpu_percent": 50.0,

@@ -82,6 +82,12 @@ def parser() -> argparse.ArgumentParser:
     add("--value-size", type=int, default=100)
     add("--keyspace", type=int, default=10000)
     add("--get-ratio", type=float, default=0.5)
+    add(
+        "--workload",
+        choices=["scalar", "dictionary", "list", "sorted-set"],
+        default="scalar",
+        help="what the loadgens' gets and sets are (docs/LOADGEN.md, Workloads)",
+    )
     add("--preset", default="in_region", help="the loadgens' base preset (deadlines, retries)")
     add("--mode", choices=["closed", "open"], default="closed")
     add(
@@ -187,6 +193,7 @@ def settings_json(args: argparse.Namespace) -> dict[str, Any]:
         "value_size": args.value_size,
         "keyspace": args.keyspace,
         "get_ratio": args.get_ratio,
+        "workload": args.workload,
         "node_options": args.node_option,
         "python_uvloop": args.python_uvloop,
         "preset": args.preset,
@@ -321,6 +328,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args.preset,
         tuple(args.node_option),
         client_cpus,
+        args.workload,
     )
     if not args.quiet:
         console.print(f"jiffy-tune: server {server.endpoint} ({server.kind}); out {inv.out_dir}")

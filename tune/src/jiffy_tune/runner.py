@@ -35,6 +35,7 @@ class RunSettings:
     preset: str
     node_options: tuple[str, ...]
     client_cpus: list[int] | None
+    workload: str = "scalar"
 
 
 def _runs_node_directly(loadgen: Loadgen) -> bool:
@@ -73,6 +74,10 @@ def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> li
     ]
     if spec.rate is not None:
         argv += ["--rate", f"{spec.rate:g}"]
+    # Only when not the default: a loadgen of the contract before workloads
+    # (or one that has only scalar calls) still runs the scalar sweeps.
+    if settings.workload != "scalar":
+        argv += ["--workload", settings.workload]
     return argv
 
 

@@ -12,6 +12,7 @@
 // Only requests sent and completed inside the measured window are counted.
 import * as hdr from 'hdr-histogram-js';
 import type { LoadgenConfig } from './options.js';
+import { keyName, operations } from './workloads.js';
 
 /** One client under test. */
 export interface Driver {
@@ -20,6 +21,14 @@ export interface Driver {
   runtime: string;
   get(key: string): Promise<unknown>;
   set(key: string, value: Uint8Array): Promise<unknown>;
+  // The collection workloads' operations (workloads.ts); a driver without
+  // them refuses those workloads.
+  dictionaryGet?(key: string, field: string): Promise<unknown>;
+  dictionarySet?(key: string, field: string, value: Uint8Array): Promise<unknown>;
+  listFetch?(key: string): Promise<unknown>;
+  listPushBack?(key: string, value: Uint8Array, keep: number): Promise<unknown>;
+  sortedSetTop?(key: string, count: number): Promise<unknown>;
+  sortedSetPut?(key: string, member: string, score: number): Promise<unknown>;
   /** gRPC status name of a failure, e.g. 'UNAVAILABLE'. */
   errorName(err: unknown): string;
   /** TCP connections to the server now, if the driver knows better than /proc. */
@@ -60,14 +69,15 @@ interface State {
 }
 
 function makeOperation(driver: Driver, config: LoadgenConfig, state: State): (startedNs: bigint) => Promise<void> {
-  const keys = Array.from({ length: config.keyspace }, (_unused, i) => `key-${i}`);
+  const keys = Array.from({ length: config.keyspace }, (_unused, i) => keyName(config.workload, i));
+  const { read, write } = operations(driver, config.workload);
   const value = new Uint8Array(config.valueSize).fill(120);
   return async (startedNs) => {
     const key = keys[Math.floor(Math.random() * keys.length)]!;
     const isGet = Math.random() < config.getRatio;
     let failed: unknown;
     try {
-      await (isGet ? driver.get(key) : driver.set(key, value));
+      await (isGet ? read(key) : write(key, value));
     } catch (err) {
       failed = err ?? 'UNKNOWN';
     }

@@ -5,6 +5,7 @@ import { countTcpConnections } from './connections.js';
 import { type Driver, runLoad } from './harness.js';
 import { type LoadgenConfig, USAGE, parseLoadgenArgs } from './options.js';
 import { buildReport, formatSummary, type LoadgenReport } from './report.js';
+import { missingOperations } from './workloads.js';
 import { nodeRuntime } from './runtime.js';
 
 export { countTcpConnections, runLoad, parseLoadgenArgs, buildReport, formatSummary, nodeRuntime, USAGE };
@@ -33,6 +34,13 @@ export async function runLoadgenCli(
   } catch (err) {
     process.stderr.write(`loadgen: ${(err as Error).message}\n`);
     process.exitCode = 1;
+    return undefined;
+  }
+  const missing = missingOperations(driver, config.workload);
+  if (missing.length > 0) {
+    process.stderr.write(`loadgen: ${driver.sdk} has no ${config.workload} workload (its driver lacks ${missing.join(', ')})\n`);
+    await driver.close();
+    process.exitCode = 2;
     return undefined;
   }
   const progress = config.json ? undefined : (line: string): void => void process.stderr.write(`\r${line}`);

@@ -1,6 +1,7 @@
 // The load generator's flags (docs/LOADGEN.md), shared by every driver so that
 // ours, the official SDK's and the bare grpc-js one read the same command line.
 import { parseArgs } from 'node:util';
+import { WORKLOADS, type Workload, isWorkload } from './workloads.js';
 
 export interface LoadgenConfig {
   endpoint: string;
@@ -18,6 +19,8 @@ export interface LoadgenConfig {
   valueSize: number;
   keyspace: number;
   getRatio: number;
+  /** What a get and a set are (workloads.ts). */
+  workload: Workload;
   json: boolean;
   /** grpc-js or http2 for our SDK; drivers without a choice ignore it. */
   transport: string | undefined;
@@ -36,6 +39,7 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --value-size B                  bytes per value (100)
   --keyspace N                    distinct keys (10000)
   --get-ratio F                   share of gets (0.5)
+  --workload NAME                 scalar, dictionary, list, sorted-set (scalar)
   --transport grpc-js|http2       transport (the SDK's default)
   --json                          one JSON object on stdout
 
@@ -68,12 +72,15 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
       'value-size': { type: 'string' },
       keyspace: { type: 'string' },
       'get-ratio': { type: 'string' },
+      workload: { type: 'string' },
       transport: { type: 'string' },
       json: { type: 'boolean' },
     },
   });
   const getRatio = number('get-ratio', values['get-ratio'], 0.5, 0);
   if (getRatio > 1) throw new RangeError(`--get-ratio must be between 0 and 1; got ${getRatio}`);
+  const workload = values.workload ?? 'scalar';
+  if (!isWorkload(workload)) throw new RangeError(`--workload must be one of ${WORKLOADS.join(', ')}; got '${workload}'`);
   return {
     endpoint: values.endpoint ?? '127.0.0.1:8080',
     cache: values.cache ?? 'loadgen',
@@ -90,6 +97,7 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     valueSize: Math.floor(number('value-size', values['value-size'], 100, 0)),
     keyspace: Math.floor(number('keyspace', values.keyspace, 10_000, 1)),
     getRatio,
+    workload,
     json: values.json ?? false,
     transport: values.transport,
   };

@@ -26,6 +26,7 @@ export interface LoadgenReport {
     value_size: number;
     keyspace: number;
     get_ratio: number;
+    workload: string;
     transport?: string;
   };
   requests: number;
@@ -72,6 +73,7 @@ export function buildReport(
       value_size: config.valueSize,
       keyspace: config.keyspace,
       get_ratio: config.getRatio,
+      workload: config.workload,
       ...(config.transport === undefined ? {} : { transport: config.transport }),
     },
     requests: result.requests,
@@ -92,7 +94,7 @@ export function formatSummary(report: LoadgenReport): string {
   return [
     `${report.sdk} ${report.sdk_version} (${report.runtime})`,
     `  ${c.rate > 0 ? `open loop at ${c.rate} req/s` : `closed loop, concurrency ${c.concurrency}`}, ` +
-      `channels ${c.channels ?? '-'}, max in flight ${c.max_concurrent_requests ?? '-'}, preset ${c.preset}` +
+      `channels ${c.channels ?? '-'}, max in flight ${c.max_concurrent_requests ?? '-'}, preset ${c.preset}, workload ${c.workload}` +
       (c.transport === undefined ? '' : `, transport ${c.transport}`),
     `  ${report.requests} requests in ${c.duration_s} s: ${report.rps} req/s; client CPU ${report.client_cpu_percent}%; ` +
       `${report.connections ?? '?'} connections; errors: ${errors}`,

@@ -65,7 +65,7 @@ describe('loadgen --json', () => {
       assert.equal(report.sdk, 'jiffy-js');
       assert.deepEqual(report.config, {
         concurrency: 8, rate: 0, channels: 2, max_concurrent_requests: 4, preset: 'in_region', duration_s: 1,
-        warmup_s: 0.2, value_size: 32, keyspace: 50, get_ratio: 0.7, transport,
+        warmup_s: 0.2, value_size: 32, keyspace: 50, get_ratio: 0.7, workload: 'scalar', transport,
       });
       assert.ok((report.requests as number) > 0);
       assert.ok((report.rps as number) > 0);
@@ -79,6 +79,19 @@ describe('loadgen --json', () => {
     });
   }
 
+  for (const workload of ['dictionary', 'list', 'sorted-set']) {
+    test(`the ${workload} workload runs clean`, async () => {
+      const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', server.endpoint, '--duration', '1',
+        '--warmup', '0.2', '--concurrency', '4', '--keyspace', '20', '--workload', workload, '--json']);
+      const report = JSON.parse(stdout) as { requests: number; errors: object; config: { workload: string } };
+      assert.deepEqual(schemaErrors(report), []);
+      assert.equal(report.config.workload, workload);
+      assert.ok(report.requests > 0);
+      // No call failed: not even a wrong type from a key another workload wrote.
+      assert.deepEqual(report.errors, {});
+    });
+  }
+
   test('open loop and bad flags', async () => {
     const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', server.endpoint, '--duration', '1',
       '--warmup', '0', '--rate', '200', '--json']);
@@ -88,6 +101,8 @@ describe('loadgen --json', () => {
     assert.ok(report.rps > 100 && report.rps < 300, `rps ${report.rps} at --rate 200`);
     await assert.rejects(run(process.execPath, [LOADGEN, '--concurrency', 'many']), (err: { code: number; stderr: string }) =>
       err.code === 2 && /--concurrency/.test(err.stderr));
+    await assert.rejects(run(process.execPath, [LOADGEN, '--workload', 'hash']), (err: { code: number; stderr: string }) =>
+      err.code === 2 && /--workload/.test(err.stderr));
   });
 
   test('the schema refuses renamed, missing and unknown fields', () => {
@@ -95,7 +110,7 @@ describe('loadgen --json', () => {
     const report = {
       sdk: 'jiffy-js', sdk_version: '0.1.0', runtime: 'node 20.20.2 transport=http2',
       config: { concurrency: 4, rate: 0, channels: 1, max_concurrent_requests: 10, preset: 'in_region', duration_s: 1,
-        warmup_s: 0.2, value_size: 100, keyspace: 10_000, get_ratio: 0.5, transport: 'http2' },
+        warmup_s: 0.2, value_size: 100, keyspace: 10_000, get_ratio: 0.5, workload: 'scalar', transport: 'http2' },
       requests: 1000, rps: 1000, errors: {}, latency_ms: percentiles,
       latency_ms_by_op: { get: percentiles, set: percentiles }, connections: 1, client_cpu_percent: 50,
     };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Driver, runLoad } from '../../src/loadgen/harness.js';
 import { parseLoadgenArgs } from '../../src/loadgen/options.js';
+import { LIST_KEEP, keyName, missingOperations, operations } from '../../src/loadgen/workloads.js';
 
 /**
  * A driver whose calls each take `callMs`, counting how many are outstanding
@@ -57,4 +58,24 @@ test('requests sent before the window are not counted, even if they end inside i
   const result = await runLoad({ ...driver, get: call, set: call }, config);
   assert.ok(result.requests > 0);
   assert.ok(result.all.maxValue < 200_000, `a warm-up call was counted: max ${result.all.maxValue} us`);
+});
+
+test('a workload names the driver operations it needs, and its keys are its own', async () => {
+  const { driver } = countingDriver(0);
+  assert.deepEqual(missingOperations(driver, 'scalar'), []);
+  assert.deepEqual(missingOperations(driver, 'dictionary'), ['dictionaryGet', 'dictionarySet']);
+  assert.deepEqual(missingOperations(driver, 'sorted-set'), ['sortedSetTop', 'sortedSetPut']);
+  assert.equal(keyName('scalar', 7), 'key-7');
+  assert.equal(keyName('list', 7), 'key-list-7');
+
+  const calls: string[] = [];
+  const withList: Driver = {
+    ...driver,
+    listFetch: async (key) => calls.push(`fetch ${key}`),
+    listPushBack: async (key, _value, keep) => calls.push(`push ${key} keep ${keep}`),
+  };
+  const { read, write } = operations(withList, 'list');
+  await read('k');
+  await write('k', new Uint8Array(1));
+  assert.deepEqual(calls, ['fetch k', `push k keep ${LIST_KEEP}`]);
 });

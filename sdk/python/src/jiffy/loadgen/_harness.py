@@ -1,8 +1,9 @@
 """The load loop, shared by every driver: workers, histograms, the report.
 
 A driver (jiffy, the official momento SDK, bare grpc.aio stubs) only says
-how to start, get, set, name an error and close; everything measured is
-measured here, the same way for all of them.
+how to start, get, set (and the operations of the other workloads,
+_workloads.py), name an error and close; everything measured is measured
+here, the same way for all of them.
 
 Closed loop: `concurrency` workers, each with one request in flight.
 Open loop (`rate` > 0): requests are due at fixed intervals from the start;
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 from hdrh.histogram import HdrHistogram
 
 from jiffy.loadgen._options import Options
+from jiffy.loadgen._workloads import key_name, operations
 
 HISTOGRAM_MAX_US = 60_000_000  # one minute, far beyond any deadline
 HISTOGRAM_DIGITS = 3
@@ -74,7 +76,7 @@ async def _closed_worker(
     driver: Driver, options: Options, keys: list[bytes], value: bytes, rec: Recorder, seed: int
 ) -> None:
     rand = random.Random(seed).random
-    get, set_, name_error = driver.get, driver.set, driver.error_name
+    (get, set_), name_error = operations(driver, options.workload, seed), driver.error_name
     get_hist, set_hist = rec.by_op["get"].record_value, rec.by_op["set"].record_value
     keyspace, ratio, clock = len(keys), options.get_ratio, time.perf_counter_ns
     while not rec.stopping:
@@ -89,6 +91,9 @@ async def _closed_worker(
         except Exception as exc:
             if rec.recording:
                 rec.errors[name_error(exc)] += 1
+            # A call refused before any I/O never yields: without this a
+            # worker failing that way would hold the loop forever.
+            await asyncio.sleep(0)
         elapsed_us = (clock() - started) // 1000
         rec.completed += 1
         if rec.recording:
@@ -105,6 +110,7 @@ async def _open_worker(
     schedule: dict[str, int],
 ) -> None:
     rand = random.Random(seed).random
+    read, write = operations(driver, options.workload, seed)
     interval_ns = round(1e9 / options.rate)
     clock = time.perf_counter_ns
     while not rec.stopping:
@@ -120,12 +126,13 @@ async def _open_worker(
         is_get = rand() < options.get_ratio
         try:
             if is_get:
-                await driver.get(key)
+                await read(key)
             else:
-                await driver.set(key, value)
+                await write(key, value)
         except Exception as exc:
             if rec.recording:
                 rec.errors[driver.error_name(exc)] += 1
+            await asyncio.sleep(0)  # as in _closed_worker
         elapsed_us = (clock() - due) // 1000
         rec.completed += 1
         if rec.recording:
@@ -160,7 +167,7 @@ def count_connections(endpoint: str) -> int:
 async def measure(driver: Driver, options: Options, progress: Any = None) -> dict[str, Any]:
     """Run the load described by `options` through `driver`; the report's measured part."""
     channels, cap = await driver.start(options)
-    keys = [f"loadgen-{index}".encode() for index in range(options.keyspace)]
+    keys = [key_name(options.workload, index).encode() for index in range(options.keyspace)]
     value = bytes(random.Random(1).getrandbits(8) for _ in range(options.value_size))
     rec = Recorder()
     schedule = {"next": 0, "start": time.perf_counter_ns()}

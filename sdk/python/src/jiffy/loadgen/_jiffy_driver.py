@@ -38,6 +38,31 @@ class JiffyDriver:
         self.set = client.set  # type: ignore[method-assign]
         return config.channels, config.max_concurrent_requests
 
+    # The collection workloads (_workloads.py).
+    async def dictionary_get(self, key: bytes, field: bytes) -> object:
+        return await self._started().dictionary_get_field(key, field)
+
+    async def dictionary_set(self, key: bytes, field: bytes, value: bytes) -> object:
+        return await self._started().dictionary_set_field(key, field, value)
+
+    async def list_fetch(self, key: bytes) -> object:
+        return await self._started().list_fetch(key)
+
+    async def list_push_back(self, key: bytes, value: bytes, keep: int) -> object:
+        return await self._started().list_push_back(key, value, truncate_front_to_size=keep)
+
+    async def sorted_set_top(self, key: bytes, count: int) -> object:
+        client = self._started()
+        return await client.sorted_set_fetch_by_rank(key, 0, count, order="descending")
+
+    async def sorted_set_put(self, key: bytes, member: bytes, score: float) -> object:
+        return await self._started().sorted_set_put_element(key, member, score)
+
+    def _started(self) -> AsyncCacheClient:
+        if self._client is None:
+            raise RuntimeError("start() first")
+        return self._client
+
     async def get(self, key: bytes) -> object:
         raise RuntimeError("start() first")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from jiffy.loadgen._workloads import WORKLOADS
+
 PRESET_NAMES = ("laptop", "in_region", "low_latency", "lambda")
 
 
@@ -24,6 +26,7 @@ class Options:
     value_size: int = 100
     keyspace: int = 10_000
     get_ratio: float = 0.5
+    workload: str = "scalar"
     json: bool = False
     uvloop: bool = False
 
@@ -69,6 +72,8 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
     add("--value-size", type=_positive_int, default=defaults.value_size, metavar="B")
     add("--keyspace", type=_positive_int, default=defaults.keyspace, metavar="N")
     add("--get-ratio", type=_ratio, default=defaults.get_ratio, metavar="F")
+    add("--workload", choices=WORKLOADS, default=defaults.workload,
+        help="what a get and a set are: see docs/LOADGEN.md, Workloads")  # fmt: skip
     add("--json", action="store_true", help="print one JSON object and nothing else on stdout")
     add("--uvloop", action="store_true", help="run on uvloop instead of asyncio's loop")
     args = parser.parse_args(argv)

@@ -12,6 +12,7 @@ from typing import Any
 
 from jiffy.loadgen._harness import Driver, measure
 from jiffy.loadgen._options import Options, parse_options
+from jiffy.loadgen._workloads import missing_operations
 
 
 def _run_loop(coroutine: Coroutine[Any, Any, dict[str, Any]], use_uvloop: bool) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def _summary(report: dict[str, Any]) -> str:
         f"{report['sdk']} {report['sdk_version']} on {report['runtime']}",
         f"{loop}, concurrency {config['concurrency']}, channels {config['channels']},"
         f" in-flight cap {config['max_concurrent_requests'] or 'none'},"
-        f" preset {config['preset']}",
+        f" preset {config['preset']}, workload {config['workload']}",
         f"{report['requests']:,} requests in {config['duration_s']:g} s:"
         f" {report['rps']:,.1f} req/s, client CPU {report['client_cpu_percent']:.0f}%,"
         f" {report['connections']} connection(s)",
@@ -77,6 +78,13 @@ def main(
 ) -> int:
     options = parse_options(argv, description or "Load generator (docs/LOADGEN.md contract)")
     driver = make_driver()
+    missing = missing_operations(driver, options.workload)
+    if missing:
+        sys.stderr.write(
+            f"loadgen: {driver.sdk} has no {options.workload} workload"
+            f" (its driver lacks {', '.join(missing)})\n"
+        )
+        return 2
     with _progress_bar(options) as progress:
         measured = _run_loop(measure(driver, options, progress), options.uvloop)
     runtime = f"{platform.python_implementation().lower()} {platform.python_version()}"
@@ -95,6 +103,7 @@ def main(
             "value_size": options.value_size,
             "keyspace": options.keyspace,
             "get_ratio": options.get_ratio,
+            "workload": options.workload,
         },
         **measured,
     }
