@@ -45,8 +45,8 @@ export function missingOperations(driver: Driver, workload: Workload): string[] 
 }
 
 export interface Operations {
-  read(key: string): Promise<unknown>;
-  write(key: string, value: Uint8Array): Promise<unknown>;
+  read: (key: string) => Promise<unknown>;
+  write: (key: string, value: Uint8Array) => Promise<unknown>;
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;

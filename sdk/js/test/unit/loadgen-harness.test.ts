@@ -71,8 +71,8 @@ test('a workload names the driver operations it needs, and its keys are its own'
   const calls: string[] = [];
   const withList: Driver = {
     ...driver,
-    listFetch: async (key) => calls.push(`fetch ${key}`),
-    listPushBack: async (key, _value, keep) => calls.push(`push ${key} keep ${keep}`),
+    listFetch: (key) => Promise.resolve(calls.push(`fetch ${key}`)),
+    listPushBack: (key, _value, keep) => Promise.resolve(calls.push(`push ${key} keep ${keep}`)),
   };
   const { read, write } = operations(withList, 'list');
   await read('k');

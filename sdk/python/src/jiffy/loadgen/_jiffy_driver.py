@@ -43,7 +43,8 @@ class JiffyDriver:
         return await self._started().dictionary_get_field(key, field)
 
     async def dictionary_set(self, key: bytes, field: bytes, value: bytes) -> object:
-        return await self._started().dictionary_set_field(key, field, value)
+        await self._started().dictionary_set_field(key, field, value)
+        return None
 
     async def list_fetch(self, key: bytes) -> object:
         return await self._started().list_fetch(key)
@@ -56,7 +57,8 @@ class JiffyDriver:
         return await client.sorted_set_fetch_by_rank(key, 0, count, order="descending")
 
     async def sorted_set_put(self, key: bytes, member: bytes, score: float) -> object:
-        return await self._started().sorted_set_put_element(key, member, score)
+        await self._started().sorted_set_put_element(key, member, score)
+        return None
 
     def _started(self) -> AsyncCacheClient:
         if self._client is None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 WORKLOADS = ("scalar", "dictionary", "list", "sorted-set")
 DICTIONARY_FIELDS = 10
@@ -68,10 +68,11 @@ def operations(driver: Any, workload: str, seed: int) -> tuple[Read, Write]:
         get_field, set_field = driver.dictionary_get, driver.dictionary_set
 
         def read(key: bytes) -> Awaitable[object]:
-            return get_field(key, fields[int(rand() * DICTIONARY_FIELDS)])
+            return cast(Awaitable[object], get_field(key, fields[int(rand() * DICTIONARY_FIELDS)]))
 
         def write(key: bytes, value: bytes) -> Awaitable[object]:
-            return set_field(key, fields[int(rand() * DICTIONARY_FIELDS)], value)
+            field = fields[int(rand() * DICTIONARY_FIELDS)]
+            return cast(Awaitable[object], set_field(key, field, value))
 
         return read, write
     if workload == "list":
@@ -81,6 +82,7 @@ def operations(driver: Any, workload: str, seed: int) -> tuple[Read, Write]:
     top, put = driver.sorted_set_top, driver.sorted_set_put
 
     def put_one(key: bytes, _value: bytes) -> Awaitable[object]:
-        return put(key, members[int(rand() * SORTED_SET_MEMBERS)], rand() * 1000.0)
+        member = members[int(rand() * SORTED_SET_MEMBERS)]
+        return cast(Awaitable[object], put(key, member, rand() * 1000.0))
 
     return (lambda key: top(key, SORTED_SET_TOP)), put_one
