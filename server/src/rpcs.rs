@@ -284,6 +284,47 @@ mod tests {
 
     /// The README's list of served calls and its table of roles name every
     /// served call, and claim none that is not served.
+    /// The SDKs' spec (`sdk/spec.json`) resends exactly the calls this
+    /// catalogue says are safe to send twice, and offers every call of
+    /// `proto/`. Read as text (one call per line), so the server needs no
+    /// JSON parser for a test.
+    #[test]
+    fn the_sdk_spec_retries_what_the_catalogue_calls_idempotent() {
+        let spec =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/spec.json"))
+                .unwrap();
+        let field = |line: &str, name: &str| -> Option<String> {
+            let start = line.find(&format!("\"{name}\": "))? + name.len() + 4;
+            let rest = &line[start..];
+            let end = rest.find([',', '}'])?;
+            Some(rest[..end].trim().trim_matches('"').to_owned())
+        };
+        let mut offered = BTreeSet::new();
+        for line in spec.lines().filter(|line| line.contains("\"rpc\": ")) {
+            let name = field(line, "rpc").unwrap();
+            let retry = field(line, "retry").unwrap() == "true";
+            let rpc = RPCS
+                .iter()
+                .find(|rpc| rpc.name == name)
+                .unwrap_or_else(|| panic!("sdk/spec.json names {name}, not a call of ours"));
+            assert_eq!(retry, rpc.idempotent, "{name}: retry in sdk/spec.json");
+            offered.insert(name);
+        }
+        let ours = RPCS
+            .iter()
+            .filter(|rpc| {
+                !STANDARD_SERVICES
+                    .iter()
+                    .any(|s| rpc.path.starts_with(&format!("/{s}/")))
+            })
+            .map(|rpc| rpc.name.to_owned())
+            .collect::<BTreeSet<_>>();
+        assert_eq!(
+            offered, ours,
+            "calls of the catalogue the SDKs do not offer"
+        );
+    }
+
     #[test]
     fn the_readme_names_what_is_served() {
         let readme =

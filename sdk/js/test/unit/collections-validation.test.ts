@@ -20,7 +20,7 @@ describe('collection calls without a server', () => {
       sent.push({ path, request });
       return Promise.resolve(new Uint8Array());
     });
-    client = await CacheClient.create({ channelFactory: factory, eagerConnectTimeoutMs: 0, defaultTtlMs: DEFAULT_TTL_MS });
+    client = await CacheClient.create({ endpoint: '127.0.0.1:1', channelFactory: factory, eagerConnectTimeoutMs: 0, defaultTtlMs: DEFAULT_TTL_MS });
   });
 
   after(() => client.close());

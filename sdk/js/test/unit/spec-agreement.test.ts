@@ -123,6 +123,7 @@ describe('sdk/spec.json agreement', () => {
     const MAX_ATTEMPTS = 3;
     const factory = fakeFactory(() => Promise.reject(new StatusError(Status.UNAVAILABLE, 'down')));
     const client = await CacheClient.create({
+      endpoint: '127.0.0.1:1',
       channelFactory: factory,
       eagerConnectTimeoutMs: 0,
       retry: { maxAttempts: MAX_ATTEMPTS, initialBackoffMs: 1, maxBackoffMs: 1 },
