@@ -52,7 +52,7 @@ demo: system-packages build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: system-packages lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy
+test: system-packages lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy test-readme
 
 .PHONY: lint
 lint: $(VENV)/.installed
@@ -65,6 +65,12 @@ lint: lint-python lint-js lint-tune
 
 # Tests that start the server as a process use the release build: its memory
 # and speed are what users get (tests/memory.rs checks resident memory).
+# The top README's Python and JavaScript snippets, run as pasted against a
+# fresh server (tests/readme).
+.PHONY: test-readme
+test-readme: build $(PY_SDK_INSTALLED) $(JS_BUILT) $(CONFORMANCE_JS)/node_modules/.installed
+	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/readme
+
 .PHONY: test-rust
 test-rust: build
 	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) cargo test --workspace
