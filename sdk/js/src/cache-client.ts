@@ -21,7 +21,7 @@ import { type DictionaryEntries } from './collections/dictionary.js';
 import * as hash from './collections/hash.js';
 import { type SetIfHashCondition, type ValueWithHash } from './collections/hash.js';
 import * as list from './collections/list.js';
-import { type ListEraseRange, type ListPushBackOptions, type ListPushFrontOptions, type ListRetainOptions } from './collections/list.js';
+import { type ListPushBackOptions, type ListPushFrontOptions, type ListRetainOptions } from './collections/list.js';
 import * as sets from './collections/set.js';
 import * as sortedSet from './collections/sorted-set.js';
 import type {
@@ -498,12 +498,18 @@ export class CacheClient {
   }
 
   /**
-   * Removes every value, or with `ranges` (at least one) `count` values
-   * from each `start` (positions in the list as it was; ranges may overlap
-   * or reach past the end). Resolves to the length left. Never retried.
+   * Removes the values in `slice`, as Python's `del values[start:end]`:
+   * `start` inclusive, `end` exclusive, an omitted one is open, and indices
+   * past the end are clipped. `{}` (the default) removes every value;
+   * `{ start: 2, end: 5 }` the third to fifth. Resolves to the length left
+   * (0 for a missing list, or one this emptied). Unlike listFetch's, the
+   * indices are >= 0 (InvalidArgumentError otherwise): the protocol counts
+   * from the front, so from the back use listRetain. An empty slice
+   * (`start >= end`) erases nothing: no ListErase is sent, and the length
+   * is read instead. The TTL is kept. Never retried.
    */
-  async listErase(cacheName: string, listName: Bytes, ranges?: readonly ListEraseRange[]): Promise<number> {
-    return this.#run(cacheName, list.erase(listName, ranges));
+  async listErase(cacheName: string, listName: Bytes, slice: Slice = {}): Promise<number> {
+    return this.#run(cacheName, list.erase(listName, slice));
   }
 
   /** How many values the list holds; 0 for a missing one. */

@@ -11,7 +11,7 @@ export { decodeUtf8 } from './codec.js';
 export type { CollectionOptions, Slice } from './collections/common.js';
 export type { DictionaryEntries } from './collections/dictionary.js';
 export type { SetIfHashCondition, ValueWithHash } from './collections/hash.js';
-export type { ListEraseRange, ListPushBackOptions, ListPushFrontOptions, ListRetainOptions } from './collections/list.js';
+export type { ListPushBackOptions, ListPushFrontOptions, ListRetainOptions } from './collections/list.js';
 export type {
   SortedSetAggregate,
   SortedSetElement,

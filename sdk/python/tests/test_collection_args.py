@@ -105,8 +105,16 @@ async def test_an_empty_slice_sends_nothing() -> None:
     client, recorder = await recording_async_client()
     assert await client.sorted_set_fetch_by_rank("z", 3, 3) == []
     assert await client.sorted_set_fetch_by_rank("z", -1, -2) == []
-    await client.list_erase("l", 4, 2)
     assert recorder.sent == []
+
+
+async def test_an_empty_erase_reads_the_length_instead() -> None:
+    # list_erase returns the length left, so an empty slice, which sends no
+    # ListErase (the protocol refuses a range of 0 values), asks ListLength.
+    client, recorder = await recording_async_client()
+    assert await client.list_erase("l", 4, 2) == 0
+    assert await client.list_erase("l", 3, 3) == 0
+    assert [rpc.name for rpc, _ in recorder.sent] == ["ListLength", "ListLength"]
 
 
 async def test_list_erase_sends_ranges_from_the_front() -> None:

@@ -33,10 +33,10 @@ async def test_smoke_both_clients(client: Any) -> None:
     assert await client.list_fetch("l", 1, -1) == [b"z", b"a", b"b", b"c"]
     assert await client.list_pop_front("l") == b"y"
     assert await client.list_pop_back("l") == b"d"
-    await client.list_remove_value("l", "z")
-    await client.list_retain("l", 0, 2)
+    assert await client.list_remove_value("l", "z") == 3
+    assert await client.list_retain("l", 0, 2) == 2
     assert await client.list_fetch("l") == [b"a", b"b"]
-    await client.list_erase("l", 0, 1)
+    assert await client.list_erase("l", 0, 1) == 1
     assert await client.list_length("l") == 1
     assert await client.get_type("l") == "list"
 
@@ -48,9 +48,10 @@ async def test_missing_list_reads_as_empty(async_client: jiffy.AsyncCacheClient)
     assert await client.list_length("none") == 0
     assert await client.list_pop_front("none") is None
     assert await client.list_pop_back("none") is None
-    await client.list_remove_value("none", "v")
-    await client.list_retain("none", 0, 1)
-    await client.list_erase("none")
+    assert await client.list_remove_value("none", "v") == 0
+    assert await client.list_retain("none", 0, 1) == 0
+    assert await client.list_erase("none") == 0
+    assert await client.list_erase("none", 3, 1) == 0  # an empty slice: the length read
     assert await client.get_type("none") is None
 
 
@@ -64,7 +65,8 @@ async def test_fetch_is_python_slicing(async_client: jiffy.AsyncCacheClient) -> 
 async def test_retain_keeps_the_slice(async_client: jiffy.AsyncCacheClient) -> None:
     for start, end in itertools.product(SOME_POSITIONS, SOME_POSITIONS):
         await fresh(async_client)
-        await async_client.list_retain("l", start, end)
+        left = await async_client.list_retain("l", start, end)
+        assert left == len(VALUES[start:end]), (start, end)
         assert await async_client.list_fetch("l") == VALUES[start:end], (start, end)
 
 
@@ -72,9 +74,11 @@ async def test_erase_is_del_of_the_slice(async_client: jiffy.AsyncCacheClient) -
     positions = [None, *range(0, 7)]
     for start, end in itertools.product(positions, positions):
         await fresh(async_client)
-        await async_client.list_erase("l", start, end)
+        left = await async_client.list_erase("l", start, end)
         expected = list(VALUES)
         del expected[start:end]
+        # An empty slice (start >= end) sends no erase; its length is read instead.
+        assert left == len(expected), (start, end)
         assert await async_client.list_fetch("l") == expected, (start, end)
 
 
@@ -96,9 +100,9 @@ async def test_truncation_keeps_the_pushed_end(async_client: jiffy.AsyncCacheCli
 async def test_remove_value_removes_every_copy(async_client: jiffy.AsyncCacheClient) -> None:
     client = async_client
     await client.list_concatenate_back("l", ["x", "a", "x", "b", "x"])
-    await client.list_remove_value("l", "x")
+    assert await client.list_remove_value("l", "x") == 2
     assert await client.list_fetch("l") == [b"a", b"b"]
-    await client.list_remove_value("l", "absent")
+    assert await client.list_remove_value("l", "absent") == 2
     assert await client.list_length("l") == 2
 
 
@@ -108,10 +112,14 @@ async def test_emptying_a_list_removes_it(async_client: jiffy.AsyncCacheClient) 
     assert await client.list_pop_back("l") == b"only"
     assert await client.get_type("l") is None
     await fresh(client)
-    await client.list_retain("l", 2, 2)
+    assert await client.list_retain("l", 2, 2) == 0
     assert await client.get_type("l") is None
     await fresh(client)
-    await client.list_erase("l")
+    assert await client.list_remove_value("l", "c") == 4
+    assert await client.list_erase("l", 0) == 0
+    assert await client.get_type("l") is None
+    await fresh(client)
+    assert await client.list_erase("l") == 0
     assert await client.list_length("l") == 0
 
 

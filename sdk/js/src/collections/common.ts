@@ -55,7 +55,7 @@ export function integerIn(value: unknown, option: string, min: number, max: numb
   return value;
 }
 
-const UINT32_MAX = 0xffff_ffff;
+export const UINT32_MAX = 0xffff_ffff;
 const SINT32_MIN = -0x8000_0000;
 const SINT32_MAX = 0x7fff_ffff;
 

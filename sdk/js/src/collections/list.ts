@@ -3,7 +3,7 @@
 // empty one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
 import { scsRpc } from '../call-runner.js';
-import { type Bytes, describe, toBytes } from '../codec.js';
+import { type Bytes, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
 import {
   bytesList,
@@ -14,6 +14,7 @@ import {
   invalid,
   type Operation,
   type Slice,
+  UINT32_MAX,
   uint32,
   unbounded,
   type WireTtl,
@@ -33,12 +34,6 @@ export interface ListPushBackOptions extends CollectionOptions {
 
 /** listRetain's slice (as listFetch's) and the TTL it may refresh. */
 export interface ListRetainOptions extends Slice, CollectionOptions {}
-
-/** `count` positions from `start`, in the list as it was before the call. */
-export interface ListEraseRange {
-  start: number;
-  count: number;
-}
 
 const RPC = {
   pushFront: scsRpc('ListPushFront'),
@@ -181,22 +176,34 @@ export function retain(listName: Bytes, ttl: WireTtl, slice: Slice): Operation<n
   };
 }
 
-function eraseRanges(ranges: readonly ListEraseRange[]): { beginIndex: number; count: number }[] {
-  if (!Array.isArray(ranges) || ranges.length === 0) {
-    throw invalid('listErase ranges: give at least one, or leave them out to erase every value');
-  }
-  return ranges.map((range: ListEraseRange) => {
-    if (range === null || typeof range !== 'object') throw invalid(`a listErase range is { start, count }; got ${describe(range)}`);
-    return { beginIndex: uint32(range.start, 'start'), count: uint32(range.count, 'count', 1) };
-  });
-}
-
-export function erase(listName: Bytes, ranges: readonly ListEraseRange[] | undefined): Operation<number> {
+/**
+ * ListErase of the slice [start, end), positions >= 0. The protocol's ranges
+ * are `{ beginIndex, count }` from the front, as Python's SDK maps them:
+ * no slice at all erases every value (`all`); an open end counts to the
+ * uint32 limit (a range may reach past the end). An empty slice (start >=
+ * end) erases nothing and sends no ListErase, since the server refuses a
+ * range of 0 values; the length left is read with ListLength instead, so
+ * the call still resolves to it.
+ */
+export function erase(listName: Bytes, slice: Slice | undefined): Operation<number> {
   const listNameBytes = name(listName);
-  const request =
-    ranges === undefined
-      ? encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'all', value: {} } })
-      : encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'some', value: { ranges: eraseRanges(ranges) } } });
+  const { start, end } = checkedSlice(slice);
+  // Negatives would count from the end, which ListErase cannot say: turning
+  // them into positions would need a separate length read, and another
+  // writer could change the length between that read and the erase.
+  if ((start !== undefined && start < 0) || (end !== undefined && end < 0)) {
+    throw invalid(`listErase takes \`start\` and \`end\` >= 0 (positions from the front); got start ${start}, end ${end}. From the back, use listRetain`);
+  }
+  let request: Uint8Array;
+  if (start === undefined && end === undefined) {
+    request = encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'all', value: {} } });
+  } else {
+    const beginIndex = start ?? 0;
+    const count = end === undefined ? UINT32_MAX : end - beginIndex;
+    if (count <= 0) return length(listName);
+    const ranges = [{ beginIndex, count }];
+    request = encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'some', value: { ranges } } });
+  }
   return {
     rpc: RPC.erase,
     request,

@@ -85,15 +85,35 @@ for (const transport of TRANSPORTS) {
       assert.equal(await client.getType(cache, 'pops'), undefined);
     });
 
-    test('listRemoveValue removes every copy; listErase removes all or ranges of the list as it was', async () => {
+    test('listRemoveValue removes every copy and resolves to the length left', async () => {
       const { client } = fixture;
       await client.listConcatenateBack(cache, 'rm', ['x', 'a', 'x', 'b', 'x']);
       assert.equal(await client.listRemoveValue(cache, 'rm', 'x'), 2);
       assert.deepEqual(texts(await client.listFetch(cache, 'rm')), ['a', 'b']);
       assert.equal(await client.listRemoveValue(cache, 'rm', 'absent'), 2);
-      await client.listConcatenateBack(cache, 'erase', ['0', '1', '2', '3', '4', '5', '6']);
-      assert.equal(await client.listErase(cache, 'erase', [{ start: 1, count: 2 }, { start: 2, count: 2 }, { start: 6, count: 10 }]), 3);
-      assert.deepEqual(texts(await client.listFetch(cache, 'erase')), ['0', '4', '5']);
+    });
+
+    test("listErase removes the slice Python's del would, over every pair of indices >= 0", async () => {
+      const { client } = fixture;
+      const values = ['v0', 'v1', 'v2', 'v3', 'v4'];
+      const indices = [undefined, 0, 1, 2, 4, 5, 6, 9];
+      for (const start of indices) {
+        for (const end of indices) {
+          await client.delete(cache, 'erase');
+          await client.listConcatenateBack(cache, 'erase', values);
+          // del values[start:end] keeps what lies before start and from end on.
+          const erased = pythonSlice(values, start, end);
+          const from = start === undefined ? 0 : Math.min(start, values.length);
+          const expected = [...values.slice(0, from), ...values.slice(from + erased.length)];
+          const slice = { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
+          // An empty slice sends no ListErase but still resolves to the length.
+          assert.equal(await client.listErase(cache, 'erase', slice), expected.length, `[${start}:${end}]`);
+          assert.deepEqual(texts(await client.listFetch(cache, 'erase')), expected, `[${start}:${end}]`);
+        }
+      }
+      assert.equal(await client.listErase(cache, 'erase', { start: 0 }), 0);
+      assert.equal(await client.getType(cache, 'erase'), undefined);
+      await client.listConcatenateBack(cache, 'erase', values);
       assert.equal(await client.listErase(cache, 'erase'), 0);
       assert.equal(await client.getType(cache, 'erase'), undefined);
     });
@@ -107,6 +127,8 @@ for (const transport of TRANSPORTS) {
       assert.equal(await client.listRemoveValue(cache, 'nope', 'x'), 0);
       assert.equal(await client.listRetain(cache, 'nope', { start: 1 }), 0);
       assert.equal(await client.listErase(cache, 'nope'), 0);
+      assert.equal(await client.listErase(cache, 'nope', { start: 1, end: 3 }), 0);
+      assert.equal(await client.listErase(cache, 'nope', { start: 3, end: 1 }), 0);
       assert.equal(await client.getType(cache, 'nope'), undefined);
     });
 

@@ -66,9 +66,10 @@ describe('collection calls without a server', () => {
       ['listFetch start 0.5', () => client.listFetch(C, 'l', { start: 0.5 }), /`start`/],
       ['listFetch end past sint32', () => client.listFetch(C, 'l', { end: 2 ** 31 }), /`end`/],
       ['listRetain start as a string', () => client.listRetain(C, 'l', { start: '1' as unknown as number }), /`start`/],
-      ['listErase of no ranges', () => client.listErase(C, 'l', []), /at least one/],
-      ['listErase range of count 0', () => client.listErase(C, 'l', [{ start: 0, count: 0 }]), /`count`/],
-      ['listErase negative start', () => client.listErase(C, 'l', [{ start: -1, count: 1 }]), /`start`/],
+      ['listErase negative start', () => client.listErase(C, 'l', { start: -1 }), />= 0/],
+      ['listErase negative end', () => client.listErase(C, 'l', { start: 0, end: -1 }), />= 0/],
+      ['listErase start 1.5', () => client.listErase(C, 'l', { start: 1.5 }), /`start`/],
+      ['listErase slice not an object', () => client.listErase(C, 'l', 3 as unknown as { start: number }), /a slice is/],
       ['setPop count 0', () => client.setPop(C, 's', 0), /`count`/],
       ['setPop count 1.5', () => client.setPop(C, 's', 1.5), /`count`/],
       ['setSample limit -1', () => client.setSample(C, 's', -1), /`limit`/],
@@ -140,16 +141,34 @@ describe('collection calls without a server', () => {
       assert.deepEqual([middle.startIndex.value, middle.endIndex], [1, { case: 'exclusiveEnd', value: -1 }]);
     });
 
-    test('list truncation and erase ranges', async () => {
+    test('list truncation, and erase slices as ranges from the front', async () => {
       const front = await request(scs._ListPushFrontRequestSchema, () => client.listPushFront(C, 'l', 'v', { truncateBackToSize: 3 }));
       assert.equal(front.truncateBackToSize, 3);
       const back = await request(scs._ListConcatenateBackRequestSchema, () => client.listConcatenateBack(C, 'l', ['a', 'b']));
       assert.equal(back.truncateFrontToSize, 0, 'no truncation unless asked');
       const all = await request(scs._ListEraseRequestSchema, () => client.listErase(C, 'l'));
       assert.equal(all.erase.case, 'all');
-      const some = await request(scs._ListEraseRequestSchema, () => client.listErase(C, 'l', [{ start: 2, count: 3 }]));
-      assert.ok(some.erase.case === 'some');
-      assert.deepEqual(some.erase.value.ranges.map((r) => [r.beginIndex, r.count]), [[2, 3]]);
+      // As Python maps its slice: [start, end) is `end - start` values from
+      // `start`; an open start is 0, an open end counts to the uint32 limit.
+      const slices: [{ start?: number; end?: number }, [number, number]][] = [
+        [{ start: 2, end: 5 }, [2, 3]],
+        [{ end: 3 }, [0, 3]],
+        [{ start: 4 }, [4, 2 ** 32 - 1]],
+      ];
+      for (const [slice, range] of slices) {
+        const some = await request(scs._ListEraseRequestSchema, () => client.listErase(C, 'l', slice));
+        assert.ok(some.erase.case === 'some');
+        assert.deepEqual(some.erase.value.ranges.map((r) => [r.beginIndex, r.count]), [range], JSON.stringify(slice));
+      }
+    });
+
+    test('an empty listErase slice sends no ListErase: it reads the length left instead', async () => {
+      for (const slice of [{ start: 4, end: 2 }, { start: 3, end: 3 }, { end: 0 }]) {
+        const before = sent.length;
+        // The fake answers an empty message: a missing list, length 0.
+        assert.equal(await client.listErase(C, 'l', slice), 0);
+        assert.deepEqual(sent.slice(before).map((call) => call.path.split('/').pop()), ['ListLength'], JSON.stringify(slice));
+      }
     });
 
     test('sorted set fetch by score: bounds, exclusivity, order, offset, count (all when omitted)', async () => {

@@ -60,7 +60,7 @@ const ARGS: Readonly<Record<string, readonly unknown[]>> = {
   listPopBack: [C, 'l'],
   listRemoveValue: [C, 'l', 'v'],
   listRetain: [C, 'l', { start: 1 }],
-  listErase: [C, 'l'],
+  listErase: [C, 'l', { start: 1, end: 3 }],
   listLength: [C, 'l'],
   setAddElements: [C, 's', ['e']],
   setRemoveElements: [C, 's', ['e']],

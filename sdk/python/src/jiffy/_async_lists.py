@@ -136,10 +136,12 @@ class AsyncListCalls(AsyncClientBase):
         response = await self._executor.call(c.LIST_POP_BACK, request, self._metadata(cache))
         return li.read_popped(response, "back")
 
-    async def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> None:
-        """Remove every value of list `name` equal to `value`; the TTL is kept."""
+    async def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> int:
+        """Remove every value of list `name` equal to `value`; the length left
+        (0 when the list is missing or this emptied it). The TTL is kept."""
         request = li.remove_request(name, value)
-        await self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))
+        response = await self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))
+        return li.read_left(response)
 
     async def list_retain(
         self,
@@ -150,11 +152,13 @@ class AsyncListCalls(AsyncClientBase):
         ttl: Ttl | None = None,
         refresh_ttl: bool = True,
         cache: str | None = None,
-    ) -> None:
+    ) -> int:
         """Keep only the slice [start:end] of list `name` (as `list_fetch` selects it);
-        keeping nothing removes the list. Resets the TTL unless `refresh_ttl=False`."""
+        the length left. Keeping nothing removes the list (0), as does a missing
+        list. Resets the TTL unless `refresh_ttl=False`."""
         request = li.retain_request(name, start, end, self._ttl(ttl), refresh_ttl)
-        await self._executor.call(c.LIST_RETAIN, request, self._metadata(cache))
+        response = await self._executor.call(c.LIST_RETAIN, request, self._metadata(cache))
+        return li.read_left(response)
 
     async def list_erase(
         self,
@@ -163,13 +167,21 @@ class AsyncListCalls(AsyncClientBase):
         end: int | None = None,
         *,
         cache: str | None = None,
-    ) -> None:
+    ) -> int:
         """Remove the slice [start:end] of list `name`, as `del values[start:end]`;
-        by default every value. `start` and `end` are >= 0 (InvalidArgumentError
-        otherwise); an empty slice sends nothing. The TTL is kept."""
+        by default every value. The length left (0 when the list is missing or
+        this emptied it). `start` and `end` are >= 0 (InvalidArgumentError
+        otherwise). The TTL is kept.
+
+        An empty slice (start >= end) erases nothing and sends no ListErase
+        (the protocol refuses a range of 0 values): the length it returns is
+        read with `list_length` instead.
+        """
         request = li.erase_request(name, start, end)
-        if request is not None:
-            await self._executor.call(c.LIST_ERASE, request, self._metadata(cache))
+        if request is None:
+            return await self.list_length(name, cache=cache)
+        response = await self._executor.call(c.LIST_ERASE, request, self._metadata(cache))
+        return li.read_left(response)
 
     async def list_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many values list `name` holds; 0 when it is missing."""

@@ -119,7 +119,7 @@ def remove_request(name: Key, value: Value) -> Any:
 
 
 def erase_request(name: Key, start: int | None, end: int | None) -> Any | None:
-    """ListErase of the slice [start:end]; None when the slice is empty (nothing to send).
+    """ListErase of the slice [start:end]; None when the slice is empty (no erase to send).
 
     The proto's ranges are (begin, count) from the front, so only positions
     >= 0 can be sent without first reading the length, which a concurrent
@@ -145,6 +145,13 @@ def erase_request(name: Key, start: int | None, end: int | None) -> Any | None:
         ranges=[cache_pb._ListRange(begin_index=begin, count=count)]
     )
     return cache_pb._ListEraseRequest(list_name=list_name, some=ranges)
+
+
+def read_left(response: Any) -> int:
+    """The length a ListRemove, ListRetain or ListErase left; 0 when the list
+    is missing or the call emptied it (the server then answers `missing`)."""
+    found = found_part(response, GROUP)
+    return 0 if found is None else int(found.list_length)
 
 
 def length_request(name: Key) -> Any:

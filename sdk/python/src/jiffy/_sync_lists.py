@@ -133,10 +133,12 @@ class SyncListCalls(SyncClientBase):
         response = self._executor.call(c.LIST_POP_BACK, request, self._metadata(cache))
         return li.read_popped(response, "back")
 
-    def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> None:
-        """Remove every value of list `name` equal to `value`; the TTL is kept."""
+    def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> int:
+        """Remove every value of list `name` equal to `value`; the length left
+        (0 when the list is missing or this emptied it). The TTL is kept."""
         request = li.remove_request(name, value)
-        self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))
+        response = self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))
+        return li.read_left(response)
 
     def list_retain(
         self,
@@ -147,11 +149,13 @@ class SyncListCalls(SyncClientBase):
         ttl: Ttl | None = None,
         refresh_ttl: bool = True,
         cache: str | None = None,
-    ) -> None:
+    ) -> int:
         """Keep only the slice [start:end] of list `name` (as `list_fetch` selects it);
-        keeping nothing removes the list. Resets the TTL unless `refresh_ttl=False`."""
+        the length left. Keeping nothing removes the list (0), as does a missing
+        list. Resets the TTL unless `refresh_ttl=False`."""
         request = li.retain_request(name, start, end, self._ttl(ttl), refresh_ttl)
-        self._executor.call(c.LIST_RETAIN, request, self._metadata(cache))
+        response = self._executor.call(c.LIST_RETAIN, request, self._metadata(cache))
+        return li.read_left(response)
 
     def list_erase(
         self,
@@ -160,13 +164,21 @@ class SyncListCalls(SyncClientBase):
         end: int | None = None,
         *,
         cache: str | None = None,
-    ) -> None:
+    ) -> int:
         """Remove the slice [start:end] of list `name`, as `del values[start:end]`;
-        by default every value. `start` and `end` are >= 0 (InvalidArgumentError
-        otherwise); an empty slice sends nothing. The TTL is kept."""
+        by default every value. The length left (0 when the list is missing or
+        this emptied it). `start` and `end` are >= 0 (InvalidArgumentError
+        otherwise). The TTL is kept.
+
+        An empty slice (start >= end) erases nothing and sends no ListErase
+        (the protocol refuses a range of 0 values): the length it returns is
+        read with `list_length` instead.
+        """
         request = li.erase_request(name, start, end)
-        if request is not None:
-            self._executor.call(c.LIST_ERASE, request, self._metadata(cache))
+        if request is None:
+            return self.list_length(name, cache=cache)
+        response = self._executor.call(c.LIST_ERASE, request, self._metadata(cache))
+        return li.read_left(response)
 
     def list_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many values list `name` holds; 0 when it is missing."""
