@@ -28,7 +28,7 @@ START_TIMEOUT_SECONDS = 15
 # inter / rise / fall), plus a check timeout of 2 s: well within this.
 CHECK_STATE_TIMEOUT_SECONDS = 15
 # The calls whose counts show which front-end served the client (HAProxy's
-# health checks are Pings, and must not count).
+# health checks, on the metrics port, are not calls at all).
 CLIENT_RPCS = ("Get", "Set")
 # HAProxy's connection cap in the tests (see HaProxy.started).
 MAX_CONNECTIONS = 500
@@ -206,7 +206,7 @@ class HaProxy:
             time.sleep(0.2)
 
     def wait_all_up(self, count: int) -> None:
-        """Until `count` servers are UP after a passing HTTP/2 check of their own."""
+        """Until `count` servers are UP after a passing health check of their own."""
         self.wait_for(
             lambda states: (
                 len(states) == count

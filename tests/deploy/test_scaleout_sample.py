@@ -45,13 +45,19 @@ def sample_toml(store_url: str, secret_file: Path) -> str:
     return text
 
 
-def sample_haproxy_cfg(bind_port: int, servers: list[str], stats_socket: Path) -> str:
+def sample_haproxy_cfg(bind_port: int, servers: list[tuple[str, str]], stats_socket: Path) -> str:
     """The sample's haproxy.cfg on these ports, with a stats socket to read check states."""
     text = (SAMPLE / "haproxy.cfg").read_text()
     text, binds = re.subn(r"(?m)^(\s+bind )\S+$", rf"\g<1>127.0.0.1:{bind_port}", text)
     assert binds == 1, "the sample haproxy.cfg should bind once"
+    # Each server line: its gRPC address, and its metrics port for the check.
     lines = iter(servers)
-    text, count = re.subn(r"(?m)^(\s+server \S+ )\S+", lambda m: m.group(1) + next(lines), text)
+
+    def server_line(match: re.Match[str]) -> str:
+        address, metrics = next(lines)
+        return f"{match.group(1)}{address}{match.group(2)}{metrics.rpartition(':')[2]}"
+
+    text, count = re.subn(r"(?m)^(\s+server \S+ )\S+( check port )\d+", server_line, text)
     assert count == len(servers), f"the sample haproxy.cfg should list {len(servers)} servers"
     text, globals_ = re.subn(
         r"(?m)^global$", f"global\n    stats socket {stats_socket} level admin", text
@@ -92,7 +98,7 @@ def test_three_front_ends_behind_haproxy_share_the_load_and_the_data(
         front_ends = [fe1, fe2, fe3]
         with HaProxy.started(
             lambda port, socket: sample_haproxy_cfg(
-                port, [fe.address for fe in front_ends], socket
+                port, [(fe.address, fe.metrics) for fe in front_ends], socket
             ),
             tmp_path,
         ) as lb:
