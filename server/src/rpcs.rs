@@ -168,6 +168,19 @@ pub fn index(path: &str) -> Option<usize> {
     BY_PATH.get(path).copied()
 }
 
+/// The services of `proto/` the catalogue lists (`cache_client.Scs`, ...),
+/// in its order: the names the health service answers for.
+pub fn proto_services() -> Vec<&'static str> {
+    let mut services: Vec<&'static str> = Vec::new();
+    for rpc in RPCS {
+        let service = rpc.path[1..].split('/').next().unwrap_or_default();
+        if !STANDARD_SERVICES.contains(&service) && !services.contains(&service) {
+            services.push(service);
+        }
+    }
+    services
+}
+
 /// The call at `path`, if it is one of the catalogue.
 pub fn find(path: &str) -> Option<&'static Rpc> {
     index(path).map(|index| &RPCS[index])

@@ -21,6 +21,7 @@ use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::scs_server::ScsServer;
 use crate::proto::control_client::scs_control_server::ScsControlServer;
 use crate::rpc_layer::RpcLayer;
+use crate::rpcs;
 use crate::service::control::ControlPlane;
 use crate::service::ping::PingService;
 use crate::service::DataPlane;
@@ -124,7 +125,9 @@ async fn serve<S: Storage + Clone>(
     }
     // grpc.health.v1: "" (the server) and each service SERVING until shutdown.
     let (health_reporter, health) = tonic_health::server::health_reporter();
-    for service in SERVICES {
+    // "" is the whole server; then each service of `proto/`.
+    let services: Vec<&str> = std::iter::once("").chain(rpcs::proto_services()).collect();
+    for service in &services {
         health_reporter
             .set_service_status(service, tonic_health::ServingStatus::Serving)
             .await;
@@ -174,7 +177,7 @@ async fn serve<S: Storage + Clone>(
         async move {
             shutdown.await;
             tracing::info!("shutting down: refusing new requests, finishing in-flight ones");
-            for service in SERVICES {
+            for service in &services {
                 health_reporter
                     .set_service_status(service, tonic_health::ServingStatus::NotServing)
                     .await;
@@ -197,15 +200,6 @@ async fn serve<S: Storage + Clone>(
     tracing::info!("stopped");
     Ok(())
 }
-
-/// The names the health service answers for: "" (the whole server) and
-/// each service of `proto/`.
-const SERVICES: [&str; 4] = [
-    "",
-    "cache_client.Scs",
-    "control_client.ScsControl",
-    "cache_client.Ping",
-];
 
 /// grpc.reflection.v1 over the descriptors of `proto/` and of the health
 /// service, so that grpcurl and similar tools list and call every method.
