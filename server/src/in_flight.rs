@@ -37,7 +37,10 @@
 //!   charge moves to the encoded frames as the answer is encoded. Without
 //!   it, 400 Gets of 4 MiB from clients that never read pulled 1.6 GB from
 //!   Redis before any answer was counted, and queued every other call
-//!   behind it on the connection to Redis.
+//!   behind it on the connection to Redis. The bytes such answers have on
+//!   their way from Redis are bounded by the Redis store itself
+//!   (`RedisStore::run_large_item`): an answer asked for still arrives
+//!   after its call is dropped.
 //!
 //! Past the bound, what connections already told to close still hold
 //! counts as room coming: the others may use that much, no more, while

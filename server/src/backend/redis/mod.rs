@@ -24,6 +24,8 @@ mod sorted_set;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Semaphore;
+
 use bytes::Bytes;
 use futures_util::future::try_join_all;
 use redis::{ErrorKind, RedisError, ScriptInvocation, ServerErrorKind, Value};
@@ -48,6 +50,14 @@ pub struct RedisStore {
     /// behind megabytes of answers waited for all of them (past
     /// `--store-timeout`, when clients asked for hundreds of 4 MiB values).
     large_answers: LazyConnection,
+    /// Room for the bytes of large answers asked of Redis and not yet
+    /// received, at most [`RedisStore::new`]'s `in_transit` bytes. A call's
+    /// in-flight charge ends when its client goes, but an answer already
+    /// asked for still arrives and is read into memory: without this bound
+    /// clients that asked for 4 MiB values and reconnected as soon as they
+    /// were closed kept ~100 MiB on its way out of Redis.
+    in_transit: Arc<Semaphore>,
+    in_transit_bound: usize,
     timeout: Duration,
     max_caches: usize,
 }
@@ -73,10 +83,20 @@ impl Registry {
 
 impl RedisStore {
     /// Connects on first use, so the front-end may start before the cluster.
-    pub fn new(target: Target, timeout: Duration, max_caches: usize) -> Arc<RedisStore> {
+    /// At most `in_transit` bytes of large answers are on their way from
+    /// Redis at once (one answer larger than that travels alone).
+    pub fn new(
+        target: Target,
+        timeout: Duration,
+        max_caches: usize,
+        in_transit: usize,
+    ) -> Arc<RedisStore> {
+        let in_transit_bound = in_transit.clamp(SMALL_ANSWER, Semaphore::MAX_PERMITS);
         Arc::new(RedisStore {
             connection: LazyConnection::new(target.clone(), timeout),
             large_answers: LazyConnection::new(target, timeout),
+            in_transit: Arc::new(Semaphore::new(in_transit_bound)),
+            in_transit_bound,
             timeout,
             max_caches,
         })
@@ -116,16 +136,8 @@ impl RedisStore {
     }
 
     async fn run(&self, invocation: ScriptInvocation<'_>) -> Result<Value, Error> {
-        self.run_on(&self.connection, invocation).await
-    }
-
-    async fn run_on(
-        &self,
-        connection: &LazyConnection,
-        invocation: ScriptInvocation<'_>,
-    ) -> Result<Value, Error> {
         self.bounded(async {
-            let mut connection = connection.get().await?;
+            let mut connection = self.connection.get().await?;
             invocation.invoke_async(&mut connection).await
         })
         .await
@@ -139,28 +151,51 @@ impl RedisStore {
         key: &[u8],
         args: &[&[u8]],
     ) -> Result<Value, Error> {
-        self.run_item_on(&self.connection, script, cache, key, args)
-            .await
+        let invocation = item_invocation(script, cache, key, args);
+        check_cache(cache, self.run(invocation).await?)
     }
 
-    async fn run_item_on(
+    /// Like [`Self::run_item`] on the large-answers connection, for an
+    /// answer of about `size` bytes: waits for that much room in transit,
+    /// and holds it until the answer has arrived, even if the call is
+    /// dropped meanwhile (its client gone, or past `--store-timeout`).
+    async fn run_large_item(
         &self,
-        connection: &LazyConnection,
         script: &'static redis::Script,
         cache: &RedisCache,
         key: &[u8],
         args: &[&[u8]],
+        size: usize,
     ) -> Result<Value, Error> {
-        let (generation, item, data) = keys::item_keys(&cache.0, key);
-        let mut invocation = script.prepare_invoke();
-        invocation.key(generation).key(item).key(data);
-        for arg in args {
-            invocation.arg(*arg);
-        }
-        match self.run_on(connection, invocation).await? {
-            Value::Int(scripts::NO_CACHE) => Err(Error::CacheNotFound(cache.0.clone())),
-            value => Ok(value),
-        }
+        let invocation = item_invocation(script, cache, key, args);
+        let permits = size.clamp(1, self.in_transit_bound) as u32;
+        let timeout = self.timeout;
+        let reply = self
+            .bounded(async {
+                let room = Arc::clone(&self.in_transit)
+                    .acquire_many_owned(permits)
+                    .await
+                    .expect("the semaphore is never closed");
+                let mut connection = self.large_answers.get().await?;
+                // A task of its own, so that dropping the call does not
+                // drop the room while the answer is still on its way.
+                let fetch = tokio::spawn(async move {
+                    let reply =
+                        tokio::time::timeout(timeout, invocation.invoke_async(&mut connection))
+                            .await;
+                    drop(room);
+                    reply
+                });
+                match fetch.await {
+                    Ok(Ok(reply)) => reply,
+                    Ok(Err(_elapsed)) => Err(RedisError::from(std::io::Error::from(
+                        std::io::ErrorKind::TimedOut,
+                    ))),
+                    Err(join) => std::panic::resume_unwind(join.into_panic()),
+                }
+            })
+            .await?;
+        check_cache(cache, reply)
     }
 
     /// Runs a read script (one with `read_prelude.lua`) whose answer may be
@@ -178,14 +213,16 @@ impl RedisStore {
     ) -> Result<Value, Error> {
         let mut cap = SMALL_ANSWER;
         let mut charged = 0;
-        let mut connection = &self.connection;
         for _ in 0..READ_ATTEMPTS {
             let cap_arg = cap.to_string();
             let mut all = args.to_vec();
             all.push(cap_arg.as_bytes());
-            let reply = self
-                .run_item_on(connection, script, cache, key, &all)
-                .await?;
+            let reply = if charged == 0 {
+                self.run_item(script, cache, key, &all).await?
+            } else {
+                self.run_large_item(script, cache, key, &all, charged)
+                    .await?
+            };
             let Some(size) = announced_size(&reply) else {
                 return Ok(reply);
             };
@@ -193,7 +230,6 @@ impl RedisStore {
                 .map_err(|refused| Error::InFlightFull(refused.message().to_owned()))?;
             charged = charged.max(size);
             cap = size;
-            connection = &self.large_answers;
         }
         Err(Error::StoreFailed(format!(
             "the answer kept growing while it was read ({READ_ATTEMPTS} attempts)"
@@ -311,6 +347,31 @@ fn millis(ttl: Duration) -> String {
 /// How many times [`RedisStore::run_read`] asks for an answer that keeps
 /// growing past what it charged.
 const READ_ATTEMPTS: usize = 4;
+
+/// The invocation of an item script on `key` of `cache`, its extra
+/// arguments following.
+fn item_invocation(
+    script: &'static redis::Script,
+    cache: &RedisCache,
+    key: &[u8],
+    args: &[&[u8]],
+) -> ScriptInvocation<'static> {
+    let (generation, item, data) = keys::item_keys(&cache.0, key);
+    let mut invocation = script.prepare_invoke();
+    invocation.key(generation).key(item).key(data);
+    for arg in args {
+        invocation.arg(*arg);
+    }
+    invocation
+}
+
+/// An item script's answer, or CacheNotFound if it found no such cache.
+fn check_cache(cache: &RedisCache, reply: Value) -> Result<Value, Error> {
+    match reply {
+        Value::Int(scripts::NO_CACHE) => Err(Error::CacheNotFound(cache.0.clone())),
+        value => Ok(value),
+    }
+}
 
 /// The size in a read script's `SIZE <bytes>` status reply.
 fn announced_size(reply: &Value) -> Option<usize> {
