@@ -24,7 +24,9 @@ pub mod reason {
 pub enum Error {
     #[error("missing `cache` request header: every data-plane call names its cache there")]
     MissingCacheHeader,
-    #[error("cache `{0}` does not exist; create it first with CreateCache")]
+    #[error(
+        "cache `{0}` does not exist; create it first (CreateCache; CLI: jiffy cache create {0})"
+    )]
     CacheNotFound(String),
     #[error("cache `{0}` already exists")]
     CacheAlreadyExists(String),
