@@ -52,7 +52,13 @@ class AsyncCacheClient(AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, Asyn
 
     async def __aenter__(self) -> AsyncCacheClient:
         if self.config.eager_connect_timeout is not None:
-            await self.connect()
+            try:
+                await self.connect()
+            except BaseException:
+                # `with` will not call __aexit__: close the channels here, or
+                # grpc would go on reconnecting in the background.
+                await self.aclose()
+                raise
         return self
 
     async def __aexit__(
@@ -64,7 +70,10 @@ class AsyncCacheClient(AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, Asyn
         await self.aclose()
 
     async def connect(self) -> None:
-        """Open every channel now; ConnectionError after `eager_connect_timeout`."""
+        """Open every channel now, or raise ConnectionError naming the cause: at
+        once for an unknown host or a TLS mismatch, after 1 s of refused
+        connections, after `eager_connect_timeout` when the server never answers.
+        Calling it again tries again."""
         await self._executor.connect()
 
     async def aclose(self) -> None:

@@ -7,8 +7,10 @@ writes the sync modules from the async ones; everything else is shared.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
 
 import grpc
 import grpc.aio
@@ -29,23 +31,95 @@ def metadata_sync(headers: Headers) -> Headers:
     return headers
 
 
-async def wait_ready_async(channels: Sequence[grpc.aio.Channel], timeout: float) -> bool:
-    """Connect every channel; False if they are not all READY within `timeout`."""
+# What waiting for the channels came to.
+READY = "ready"
+FAILING = "failing"
+"""A channel is in TRANSIENT_FAILURE: its last attempt to connect failed."""
+TIMED_OUT = "timed out"
+
+_READY = grpc.ChannelConnectivity.READY
+# SHUTDOWN (a closed channel) ends the wait as a failure would: it never connects.
+_FAILED = (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.SHUTDOWN)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+async def wait_ready_async(
+    channels: Sequence[grpc.aio.Channel], timeout: float, *, stop_on_failure: bool
+) -> str:
+    """Connect every channel: READY once all are, FAILING as soon as one fails
+    (with `stop_on_failure`; else failures are waited through, as grpc keeps
+    reconnecting), TIMED_OUT after `timeout` seconds."""
+    ends = (_READY, *_FAILED) if stop_on_failure else (_READY,)
+
+    async def settle(channel: grpc.aio.Channel) -> grpc.ChannelConnectivity:
+        state = channel.get_state(try_to_connect=True)
+        while state not in ends:
+            await channel.wait_for_state_change(state)
+            state = channel.get_state(try_to_connect=True)
+        return state
+
+    tasks = [asyncio.ensure_future(settle(channel)) for channel in channels]
     try:
-        await asyncio.wait_for(
-            asyncio.gather(*(channel.channel_ready() for channel in channels)), timeout
-        )
-    except asyncio.TimeoutError:
-        return False
-    return True
+        pending: set[asyncio.Future[grpc.ChannelConnectivity]] = set(tasks)
+        give_up_at = time.monotonic() + timeout
+        while pending:
+            done, pending = await asyncio.wait(
+                pending,
+                timeout=max(0.0, give_up_at - time.monotonic()),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if not done:
+                return TIMED_OUT
+            if any(task.result() is not _READY for task in done):
+                return FAILING
+        return READY
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def wait_ready_sync(channels: Sequence[grpc.Channel], timeout: float) -> bool:
-    """Connect every channel; False if they are not all READY within `timeout`."""
-    give_up_at = time.monotonic() + timeout
-    for channel in channels:
-        try:
-            grpc.channel_ready_future(channel).result(max(0.0, give_up_at - time.monotonic()))
-        except grpc.FutureTimeoutError:
-            return False
-    return True
+def wait_ready_sync(
+    channels: Sequence[grpc.Channel], timeout: float, *, stop_on_failure: bool
+) -> str:
+    """Connect every channel: READY once all are, FAILING as soon as one fails
+    (with `stop_on_failure`; else failures are waited through, as grpc keeps
+    reconnecting), TIMED_OUT after `timeout` seconds."""
+    states: list[grpc.ChannelConnectivity | None] = [None] * len(channels)
+    changed = threading.Condition()
+
+    def watch(index: int) -> Callable[[grpc.ChannelConnectivity], None]:
+        def on_change(state: grpc.ChannelConnectivity) -> None:
+            with changed:
+                states[index] = state
+                changed.notify_all()
+
+        return on_change
+
+    def outcome() -> str | None:
+        if stop_on_failure and any(state in _FAILED for state in states):
+            return FAILING
+        return READY if all(state is _READY for state in states) else None
+
+    watchers = [watch(index) for index in range(len(channels))]
+    for channel, watcher in zip(channels, watchers, strict=True):
+        channel.subscribe(watcher, try_to_connect=True)
+    try:
+        with changed:
+            changed.wait_for(lambda: outcome() is not None, timeout)
+            return outcome() or TIMED_OUT
+    finally:
+        for channel, watcher in zip(channels, watchers, strict=True):
+            channel.unsubscribe(watcher)
+
+
+async def run_blocking_async(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run a blocking function (a probe of the network) off the event loop."""
+    return await asyncio.to_thread(function, *args, **kwargs)
+
+
+def run_blocking_sync(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run a blocking function; the sync client blocks anyway."""
+    return function(*args, **kwargs)

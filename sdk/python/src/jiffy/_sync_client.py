@@ -49,7 +49,13 @@ class CacheClient(SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSe
 
     def __enter__(self) -> CacheClient:
         if self.config.eager_connect_timeout is not None:
-            self.connect()
+            try:
+                self.connect()
+            except BaseException:
+                # `with` will not call __exit__: close the channels here, or
+                # grpc would go on reconnecting in the background.
+                self.close()
+                raise
         return self
 
     def __exit__(
@@ -61,7 +67,10 @@ class CacheClient(SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSe
         self.close()
 
     def connect(self) -> None:
-        """Open every channel now; ConnectionError after `eager_connect_timeout`."""
+        """Open every channel now, or raise ConnectionError naming the cause: at
+        once for an unknown host or a TLS mismatch, after 1 s of refused
+        connections, after `eager_connect_timeout` when the server never answers.
+        Calling it again tries again."""
         self._executor.connect()
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ takes a slower path for every call once any interceptor is installed.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import grpc
@@ -17,9 +18,10 @@ import grpc
 from jiffy._calls import ALL_RPCS, Rpc
 from jiffy._channel_choice import SyncLeastLoaded
 from jiffy._config import Config
+from jiffy._connect_diagnosis import diagnose
 from jiffy._endpoint import Endpoint
 from jiffy._exceptions import ConnectionError
-from jiffy._io import wait_ready_sync
+from jiffy._io import FAILING, READY, run_blocking_sync, wait_ready_sync
 from jiffy._version import __version__
 
 # Values up to the server's 5 MiB item limit, plus batches, must come back.
@@ -28,6 +30,13 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 # and grows to 120 s, far too slow for a cache a few hops away.
 INITIAL_RECONNECT_BACKOFF_MS = 100
 MAX_RECONNECT_BACKOFF_MS = 5_000
+# A refused connection is waited through this long before connect() says so:
+# a server started together with its client (a compose file, a test) gets
+# that long to listen, and a wrong port still fails within about a second.
+# The TypeScript SDK waits as long (REFUSED_GRACE_MS, eager-connect.ts).
+REFUSED_GRACE = 1.0
+# The most the look for a cause may take once grpc reports a failure.
+PROBE_TIMEOUT = 1.0
 
 
 def channel_options(config: Config) -> list[tuple[str, Any]]:
@@ -127,13 +136,41 @@ class SyncTransport:
         return self._control_calls[rpc]
 
     def connect(self, timeout: float) -> None:
-        """Wait until every data channel is READY; ConnectionError after `timeout`."""
-        if not wait_ready_sync(self.data_channels, timeout):
-            raise ConnectionError(
-                f"could not connect to {self.endpoint.data_target} within {timeout:g} s;"
-                " check that the server is up and the endpoint is right, or raise"
-                " `eager_connect_timeout` in the config"
+        """Wait until every data channel is READY, else raise ConnectionError
+        naming the cause: at once for one that waiting cannot cure (an unknown
+        host, TLS spoken to a plaintext server or the reverse, an untrusted
+        certificate), after REFUSED_GRACE for a refused connection, after
+        `timeout` when the server never answers."""
+        started = time.monotonic()
+        channels = self.data_channels
+        outcome = wait_ready_sync(channels, timeout, stop_on_failure=True)
+        if outcome == READY:
+            return
+        endpoint = self.endpoint
+        target = endpoint.data_target
+        finding = None
+        if outcome == FAILING:
+            finding = run_blocking_sync(
+                diagnose,
+                target,
+                tls=endpoint.tls,
+                ca_file=endpoint.ca_file,
+                timeout=min(PROBE_TIMEOUT, max(started + timeout - time.monotonic(), 0.1)),
             )
+            if finding is None or not finding.final:
+                # Refused (a starting server may yet listen), or nothing wrong
+                # seen (it answers now): grpc keeps reconnecting meanwhile.
+                wait = timeout if finding is None else min(timeout, REFUSED_GRACE)
+                left = max(started + wait - time.monotonic(), 0.0)
+                if wait_ready_sync(channels, left, stop_on_failure=False) == READY:
+                    return
+        if finding is not None:
+            raise ConnectionError(f"cannot connect to {target}: {finding.cause}; {finding.advice}")
+        raise ConnectionError(
+            f"could not connect to {target} within {timeout:g} s;"
+            " check that the server is up and the endpoint is right, or raise"
+            " `eager_connect_timeout` in the config"
+        )
 
     def close(self) -> None:
         for channel in self.data_channels:
