@@ -1,7 +1,8 @@
 """Every error the clients raise, and the one place gRPC failures become them.
 
     CacheError
-    ├── ConnectionError          UNAVAILABLE; eager connection that timed out; client closed
+    ├── ConnectionError          UNAVAILABLE; eager connection that failed (refused, unknown
+    │                            host, TLS mismatch) or timed out; client closed
     ├── TimeoutError             DEADLINE_EXCEEDED; the in-flight queue outlasted `deadline`
     ├── AuthenticationError      UNAUTHENTICATED
     ├── PermissionError          PERMISSION_DENIED
@@ -30,6 +31,7 @@ builtin exceptions keeps working.
 from __future__ import annotations
 
 import builtins
+import re
 from typing import Any
 
 import grpc
@@ -120,6 +122,29 @@ _ADVICE_BY_REASON = {
 }
 
 
+# jiffy-server's words for a missing cache (server/src/error.rs). The rest of
+# its message names the RPC and the CLI command; here the method is named.
+_MISSING_CACHE = re.compile(r"cache `([^`]*)` does not exist")
+_CACHE_NAME = re.compile(r"[A-Za-z0-9._-]+")
+# Creating the cache is no answer to these calls' NOT_FOUND.
+_NO_CREATE_ADVICE = frozenset({"DeleteCache", "FlushCache"})
+
+
+def _missing_cache(call: str, details: str) -> str:
+    """A missing cache's message: what is missing, and the method that creates it."""
+    found = _MISSING_CACHE.search(details)
+    what = found[0] if found else details
+    if call in _NO_CREATE_ADVICE:
+        return what
+    name = found[1] if found and _CACHE_NAME.fullmatch(found[1]) else None
+    create = (
+        f"client.create_cache({name!r}) (CLI: jiffy cache create {name})"
+        if name
+        else "client.create_cache(name) (CLI: jiffy cache create NAME)"
+    )
+    return f"{what}; create it first with {create}" if what else f"create it first with {create}"
+
+
 def _advice(status: grpc.StatusCode, reason: str | None, deadline: float, target: str) -> str:
     if reason in _ADVICE_BY_REASON:
         return _ADVICE_BY_REASON[reason]
@@ -166,6 +191,8 @@ def error_from_rpc(
     if cls is NotFoundError and (reason == "store_not_found" or (reason is None and cache_call)):
         cls = CacheNotFoundError
     parts = [f"{call} failed: {status.name}"]
+    if cls is CacheNotFoundError:
+        details = _missing_cache(call, details)
     if details:
         parts.append(details)
     advice = _advice(status, reason, deadline, target)
