@@ -79,16 +79,28 @@ class GrpcJsChannel implements Channel {
     this.client = new grpc.Client(`${target.host}:${target.port}`, credentials, channelOptions(target));
   }
 
+  /**
+   * Resolves once the channel is READY; rejects with UNAVAILABLE as soon as
+   * it is in TRANSIENT_FAILURE (client.waitForReady would wait through the
+   * failures until the deadline, hiding a refused port for the whole
+   * eagerConnectTimeoutMs), DEADLINE_EXCEEDED when `deadline` passes first.
+   */
   connect(deadline: number): Promise<void> {
+    const channel = this.client.getChannel();
     return new Promise((resolve, reject) => {
-      this.client.waitForReady(deadline, (err) => {
-        if (err === undefined || err === null) resolve();
-        else {
-          const state = this.client.getChannel().getConnectivityState(false);
-          const code = state === grpc.connectivityState.TRANSIENT_FAILURE ? STATUS_UNAVAILABLE : STATUS_DEADLINE_EXCEEDED;
-          reject(new StatusError(code, err.message));
+      const check = (): void => {
+        const state = channel.getConnectivityState(true);
+        if (state === grpc.connectivityState.READY) resolve();
+        else if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN) {
+          reject(new StatusError(STATUS_UNAVAILABLE, `cannot connect to ${channel.getTarget()}`));
+        } else {
+          channel.watchConnectivityState(state, deadline, (err) => {
+            if (err === undefined || err === null) check();
+            else reject(new StatusError(STATUS_DEADLINE_EXCEEDED, `no connection to ${channel.getTarget()} before the deadline`));
+          });
         }
-      });
+      };
+      check();
     });
   }
 

@@ -45,14 +45,15 @@ export class Http2Channel implements Channel, CallOwner {
     this.connection = new Http2Connection(target, maxStreamsPerSession);
   }
 
+  /** Resolves once the server has sent its SETTINGS: it speaks HTTP/2 on this connection. */
   connect(deadline: number): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
-    if (this.connection.isConnected()) return Promise.resolve();
+    if (this.connection.isReady()) return Promise.resolve();
     const session = this.connection.get();
     return new Promise<void>((resolve, reject) => {
       const finish = (error?: StatusError): void => {
         clearTimeout(timer);
-        session.off('connect', onConnect);
+        session.off('remoteSettings', onConnect);
         session.off('close', onClose);
         if (error) reject(error);
         else resolve();
@@ -64,7 +65,7 @@ export class Http2Channel implements Channel, CallOwner {
         () => finish(new StatusError(Code.DEADLINE_EXCEEDED, `no connection to ${this.where()} before the deadline`)),
         Math.max(0, deadline - Date.now()),
       );
-      session.once('connect', onConnect);
+      session.once('remoteSettings', onConnect);
       session.once('close', onClose);
     });
   }

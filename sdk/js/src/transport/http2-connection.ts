@@ -38,6 +38,12 @@ export class Http2Connection {
   /** The session's socket: destroying a session mid-TLS-handshake leaves it open. */
   private socket: net.Socket | undefined;
   private connected = false;
+  /**
+   * The peer's SETTINGS frame arrived: it speaks HTTP/2. `connect` fires on
+   * the TCP (or TLS) connection alone, so a plaintext client "connects" to a
+   * TLS server and learns otherwise only when its first call fails.
+   */
+  private answered = false;
   private lastError: Error | undefined;
   private pingInterval: NodeJS.Timeout | undefined;
   private pingTimeout: NodeJS.Timeout | undefined;
@@ -72,6 +78,11 @@ export class Http2Connection {
     return this.connected && session !== undefined && !session.closed && !session.destroyed;
   }
 
+  /** Connected, and the peer answered in HTTP/2: calls can go. */
+  isReady(): boolean {
+    return this.answered && this.isConnected();
+  }
+
   /** Why the last session failed, for error messages. */
   describeLastError(): string {
     return this.lastError?.message ?? 'connection closed';
@@ -96,10 +107,14 @@ export class Http2Connection {
     });
     this.session = session;
     this.connected = false;
+    this.answered = false;
     this.lastError = undefined;
     this.streamsOpened = 1;
     session.unref();
     session.on('connect', () => this.onConnect(session));
+    session.once('remoteSettings', () => {
+      if (this.session === session) this.answered = true;
+    });
     session.on('error', (error: Error) => {
       if (this.session === session) this.lastError = error;
     });
@@ -157,6 +172,7 @@ export class Http2Connection {
     this.session = undefined;
     this.socket = undefined;
     this.connected = false;
+    this.answered = false;
     clearInterval(this.pingInterval);
     clearTimeout(this.pingTimeout);
     this.pingInterval = undefined;
