@@ -12,7 +12,7 @@ import { ChannelPool } from './channel-pool.js';
 import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlToWire } from './codec.js';
 import { type CacheClientOptions, type ResolvedKnobs, resolveKnobs } from './config.js';
 import { resolveEndpoints } from './endpoints.js';
-import { ConnectionError } from './errors.js';
+import { connectEagerly } from './eager-connect.js';
 import type { ChannelTarget } from './transport/channel.js';
 import { channelFactoryFor } from './transport/index.js';
 import { type CollectionOptions, type Operation, type Slice, type WireTtl, wireTtl } from './collections/common.js';
@@ -121,8 +121,10 @@ export class CacheClient {
 
   /**
    * Builds a client and, unless `eagerConnectTimeoutMs` is 0, waits until
-   * every data channel is connected; rejects with ConnectionError if they
-   * are not within that time.
+   * every data channel is connected. Rejects with a ConnectionError naming
+   * the cause: at once for an unknown host or a TLS mismatch, after 1 s of
+   * refused connections, after `eagerConnectTimeoutMs` when the server never
+   * answers (eager-connect.ts).
    */
   static async create(options: CacheClientOptions = {}): Promise<CacheClient> {
     const knobs = resolveKnobs(options);
@@ -145,14 +147,10 @@ export class CacheClient {
     const client = new CacheClient(knobs, endpoints.authorization, dataPool, controlPool, `${data.host}:${data.port}`);
     if (knobs.eagerConnectTimeoutMs > 0) {
       try {
-        await dataPool.connect(Date.now() + knobs.eagerConnectTimeoutMs);
+        await connectEagerly((deadline) => dataPool.connect(deadline), { ...data, tls: endpoints.tls }, knobs.eagerConnectTimeoutMs);
       } catch (err) {
         client.close();
-        throw new ConnectionError(
-          `could not connect to ${data.host}:${data.port} within ${knobs.eagerConnectTimeoutMs} ms: ` +
-            `${(err as Error).message}; check \`endpoint\` (JIFFY_ENDPOINT) or raise \`eagerConnectTimeoutMs\``,
-          { status: 'UNAVAILABLE', cause: err },
-        );
+        throw err;
       }
     }
     return client;
