@@ -2,7 +2,8 @@
 // StatusError becomes one of them.
 //
 //   CacheError
-//   ├── ConnectionError          UNAVAILABLE; eager connect that timed out; client closed
+//   ├── ConnectionError          UNAVAILABLE; eager connect that failed (refused, unknown
+//   │                            host, TLS mismatch) or timed out; client closed
 //   ├── TimeoutError             DEADLINE_EXCEEDED; the in-flight queue outlasted `deadlineMs`
 //   ├── AuthenticationError      UNAUTHENTICATED
 //   ├── PermissionError          PERMISSION_DENIED
@@ -120,6 +121,26 @@ function advice(code: number, reason: string | undefined, context: CallContext):
   }
 }
 
+// jiffy-server's words for a missing cache (server/src/error.rs). The rest of
+// its message names the RPC and the CLI command; here the method is named.
+const MISSING_CACHE = /cache `([^`]*)` does not exist/;
+const CACHE_NAME = /^[A-Za-z0-9._-]+$/;
+// Creating the cache is no answer to these calls' NOT_FOUND.
+const NO_CREATE_ADVICE: ReadonlySet<string> = new Set(['DeleteCache', 'FlushCache']);
+
+/** A missing cache's message: what is missing, and the method that creates it. */
+function missingCache(call: string, details: string): string {
+  const found = MISSING_CACHE.exec(details);
+  const what = found?.[0] ?? details;
+  if (NO_CREATE_ADVICE.has(call)) return what;
+  const name = found !== null && CACHE_NAME.test(found[1]!) ? found[1]! : undefined;
+  const create =
+    name === undefined
+      ? 'cacheClient.createCache(name) (CLI: jiffy cache create NAME)'
+      : `cacheClient.createCache('${name}') (CLI: jiffy cache create ${name})`;
+  return what ? `${what}; create it first with ${create}` : `create it first with ${create}`;
+}
+
 /** Translates a failed call into the CacheError to reject with. */
 export function errorFromStatus(err: StatusError, context: CallContext): CacheError {
   const reason = err.trailers.err;
@@ -129,7 +150,8 @@ export function errorFromStatus(err: StatusError, context: CallContext): CacheEr
   }
   const name = statusName(err.code);
   const parts = [`${context.call} failed: ${name}`];
-  if (err.details) parts.push(err.details);
+  const details = ErrorType === CacheNotFoundError ? missingCache(context.call, err.details) : err.details;
+  if (details) parts.push(details);
   const hint = advice(err.code, reason, context);
   if (hint) parts.push(hint);
   return new ErrorType(parts.join(': '), { status: name, reason, cause: err });
