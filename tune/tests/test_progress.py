@@ -45,6 +45,8 @@ def test_point_lines_say_what_was_measured() -> None:
     failed = empty_point(spec)
     failed["error"] = "exit status 1: boom\nTraceback ..."
     assert point_line(failed) == "jiffy-js ch=2 c=10: failed: exit status 1: boom"
+    failed["error"] = None
+    assert point_line(failed) == "jiffy-js ch=2 c=10: failed: no error recorded"
 
 
 def test_the_display_follows_a_sweep() -> None:

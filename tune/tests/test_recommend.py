@@ -99,8 +99,10 @@ def test_no_point_meeting_the_target_names_the_lowest_p999(closed_run: dict[str,
     assert rec["point"] is None
     assert rec["preset"] is None
     assert rec["statement"] == (
-        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (c=1, ch=2)"
+        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (c=1, ch=2). "
+        "Noisy: 2 rounds, not a measurement; --rounds 3 or more takes medians"
     )
+    assert rec["noisy"] is True
 
 
 def test_the_target_is_strict(closed_run: dict[str, Any]) -> None:
@@ -125,7 +127,7 @@ def test_an_unmet_target_says_when_errors_disqualified_points(closed_run: dict[s
         point["errors_total"] = 1
     rec = rec_for(closed_run, "jiffy-python", 5.06)
     assert rec["met"] is False
-    assert rec["statement"].endswith("; 1 point under the target had errors and did not count")
+    assert "; 1 point under the target had errors and did not count. Noisy" in rec["statement"]
 
 
 def test_a_failed_round_leaves_the_median_of_the_others(closed_run: dict[str, Any]) -> None:
@@ -193,7 +195,33 @@ def test_node_flags_measured_with_are_part_of_the_recommendation(
 ) -> None:
     flags = ["--max-semi-space-size=1"]
     rec = recommend("jiffy-js", summarize(closed_run["points"]), 20.0, flags)
-    assert rec["statement"].endswith("; measured with node --max-semi-space-size=1")
+    assert "; measured with node --max-semi-space-size=1. Noisy: 2 rounds" in rec["statement"]
     assert "// Measured with node --max-semi-space-size=1" in rec["preset"]["code"]
     plain = rec_for(closed_run, "jiffy-js", 20.0)
     assert "node" not in plain["statement"]
+
+
+def test_figures_from_fewer_than_3_rounds_are_labelled_noisy(closed_run: dict[str, Any]) -> None:
+    summary = summarize(closed_run["points"])
+    two_rounds = recommend("jiffy-python", summary, 20.0)
+    assert two_rounds["noisy"] is True
+    assert two_rounds["statement"].endswith(
+        ". Noisy: 2 rounds, not a measurement; --rounds 3 or more takes medians"
+    )
+    assert "# Noisy: 2 rounds" in two_rounds["preset"]["code"]
+
+    for entry in summary:
+        entry["rounds_ok"] = 3
+    measured = recommend("jiffy-python", summary, 20.0)
+    assert measured["noisy"] is False
+    assert "oisy" not in measured["statement"]
+    assert "oisy" not in measured["preset"]["code"]
+    unmet = recommend("jiffy-python", summary, 1.0)
+    assert unmet["noisy"] is False
+    assert "oisy" not in unmet["statement"]
+
+
+def test_nothing_completed_has_no_figures_to_call_noisy(closed_run: dict[str, Any]) -> None:
+    rec = recommend("nobody", summarize(closed_run["points"]), 20.0)
+    assert rec["statement"] == "nobody: no point met p99.9 < 20 ms; no point completed"
+    assert rec["noisy"] is False

@@ -18,7 +18,7 @@ from matplotlib import image
 
 from jiffy_tune.report import ReportFiles, charts, write_report
 from jiffy_tune.report import formatting as fmt
-from jiffy_tune.report.tables import ratios
+from jiffy_tune.report.tables import ratios, rounds_cell
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = Path(__file__).parents[1] / "src" / "jiffy_tune" / "results.schema.json"
@@ -141,7 +141,7 @@ def test_markdown_has_a_row_per_recommendation(written: tuple[dict[str, Any], Re
                 f"{head} {point['channels']} | {fmt.cap(point['max_concurrent_requests'])} | "
                 f"{point['concurrency']} | {fmt.rps(point['rps'])} | "
                 f"{fmt.ms(point['client_ms']['p999'])} | {fmt.ms(point['server_ms']['p999'])} | "
-                f"{fmt.share(point['client_share_p999'])} |"
+                f"{fmt.share(point['client_share_p999'])} | {rounds_cell(point['rounds_ok'])} |"
             )
         else:
             expected = f"{head} {rec['statement']} |"
@@ -264,6 +264,124 @@ def test_failed_points_are_shown_with_their_error(
         assert point["error"] in markdown
 
 
+STDERR = {
+    "refused": "Traceback (most recent call last):\n[... 20 lines ...]\n"
+    "jiffy.ConnectionError: could not connect to 127.0.0.1:9",
+    "crash": "file:///x/loadgen.js:3\nError: <boom> with ``` inside",
+}
+
+
+def test_failed_points_show_the_first_and_last_lines_of_stderr_once_each(
+    tmp_path: Path, closed: dict[str, Any]
+) -> None:
+    points = closed["points"][:4]
+    for point, kind in zip(points, ["refused", "crash", "refused", "refused"], strict=True):
+        point.update(
+            status="failed",
+            error=f"exit status 1: {STDERR[kind].splitlines()[-1]}",
+            stderr_excerpt=STDERR[kind],
+            rps=None,
+            client_ms=None,
+        )
+    first, second = points[0]["id"], points[1]["id"]
+    others = f"{points[2]['id']}, {points[3]['id']}"
+
+    files = write_report(tmp_path, closed)
+    markdown = files.markdown.read_text()
+    html = files.html.read_text()
+    page = Page(html)
+
+    assert [row[-1] for row in page.rows["failed-points"]][:4] == [p["error"] for p in points]
+    assert (
+        f"### stderr of point {first} (also points {others})\n\n```text\n{STDERR['refused']}\n```"
+    ) in markdown
+    # A longer fence than the backticks inside, so the block is not cut short.
+    assert f"### stderr of point {second}\n\n````text\n{STDERR['crash']}\n````" in markdown
+    assert markdown.count("jiffy.ConnectionError: could not connect") == 1 + 3  # block + table
+    assert f"<h3>stderr of point {first} (also points {others})</h3>" in html
+    assert "Error: &lt;boom&gt; with ``` inside" in html
+
+
+def test_a_sweep_stopped_early_says_why(tmp_path: Path, closed: dict[str, Any]) -> None:
+    closed["stopped"] = "the server at 127.0.0.1:41873 went away (connection refused)"
+
+    markdown = write_report(tmp_path, closed).markdown.read_text()
+
+    assert (
+        "> **Note:** This run stopped early: the server at 127.0.0.1:41873 went away "
+        "(connection refused)."
+    ) in markdown
+
+
+def test_a_sweep_of_fewer_than_3_rounds_is_labelled_noisy_at_the_top(
+    written: tuple[dict[str, Any], ReportFiles],
+) -> None:
+    closed, files = written
+    assert closed["settings"]["rounds"] == 2
+    markdown = files.markdown.read_text()
+    notices = markdown.split("## What was run")[0]
+
+    assert "> **Note:** Noisy: 2 rounds per point. Every figure is the median of only 2 runs" in (
+        notices
+    )
+    assert "run again with --rounds 3 or more" in notices
+    assert "Noisy: 2 rounds per point." in files.html.read_text()
+    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 10]
+    assert met
+    assert all(row[-1] == "2 (noisy)" for row in met)
+
+
+def test_a_sweep_of_3_rounds_is_not_labelled_noisy(tmp_path: Path, closed: dict[str, Any]) -> None:
+    closed["settings"]["rounds"] = 3
+    for entry in closed["summary"]:
+        entry["rounds_ok"] = 3
+    for rec in closed["recommendations"]:
+        if rec["point"] is not None:
+            rec["point"]["rounds_ok"] = 3
+
+    files = write_report(tmp_path, closed)
+
+    assert "Noisy" not in files.markdown.read_text().split("## What was run")[0]
+    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 10]
+    assert all(row[-1] == "3" for row in met)
+
+
+def header_row(markdown: str, starting: str) -> str:
+    """The header row of the Markdown table whose header starts with `starting`."""
+    lines = markdown.splitlines()
+    [row] = [
+        line
+        for line, below in zip(lines, lines[1:], strict=False)
+        if line.startswith(starting) and below.startswith("|") and set(below) <= set("|:-")
+    ]
+    return row
+
+
+def test_every_comparison_table_says_which_direction_is_better(
+    written: tuple[dict[str, Any], ReportFiles], tmp_path: Path, open_loop: dict[str, Any]
+) -> None:
+    _, files = written
+    markdown = files.markdown.read_text()
+    open_markdown = write_report(tmp_path, open_loop).markdown.read_text()
+
+    recommendations = header_row(markdown, "| SDK | target | channels |")
+    for column in ("client p99.9", "server p99.9", "client share"):
+        assert f"| {column} (lower is better) |" in recommendations
+    assert "| throughput (higher is better) |" in recommendations
+    ratio = header_row(markdown, "| ours / official |")
+    assert "| throughput ratio (above 1: ours is higher, better) |" in ratio
+    assert "| p99.9 ratio (below 1: ours is lower, better) |" in ratio
+    assert "a ratio above 1 favours ours" in markdown
+    assert "a ratio below 1 favours ours" in markdown
+    summary = header_row(markdown, "| SDK | channels | cap | concurrency | rounds ok |")
+    for column in ("client p50", "client p99", "client p99.9", "server p50", "errors"):
+        assert f"| {column} (lower is better) |" in summary
+    assert "| throughput (higher is better) |" in summary
+    open_rows = header_row(open_markdown, "| SDK | channels | target |")
+    assert "| highest offered rate met (higher is better) |" in open_rows
+    assert "| client p99.9 (lower is better) |" in open_rows
+
+
 def test_request_errors_are_shown_by_status(written: tuple[dict[str, Any], ReportFiles]) -> None:
     closed, files = written
     with_errors = [p for p in closed["points"] if p["status"] == "ok" and p["errors_total"]]
@@ -316,7 +434,7 @@ def test_external_server_without_metrics(tmp_path: Path, closed: dict[str, Any])
 
     assert "> **Note:** Server latency not measured: the server is external" in markdown
     assert "external server, at cache.internal:8080, not pinned" in markdown
-    met_rows = [row for row in page.rows["recommendations"] if len(row) == 9]
+    met_rows = [row for row in page.rows["recommendations"] if len(row) == 10]
     assert met_rows
     assert all(row[7] == fmt.MISSING and row[8] == fmt.MISSING for row in met_rows)
     assert len(files.charts) == len(closed["settings"]["sdks"]) + 2

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from jiffy_tune import runner
 from jiffy_tune.plan import PointSpec
@@ -56,14 +61,64 @@ def test_the_loadgen_json_fills_the_point() -> None:
     assert point["wall_s"] > 0
 
 
-def test_a_non_zero_exit_fails_the_point_with_the_stderr_tail() -> None:
-    script = "import sys; sys.stderr.write('x' * 5000 + 'cannot connect'); sys.exit(3)"
+def test_a_non_zero_exit_fails_the_point_with_its_exception_line() -> None:
+    script = (
+        "import sys\n"
+        "sys.stderr.write('starting\\n' + '  noise\\n' * 50)\n"
+        "raise RuntimeError('cannot connect')\n"
+    )
     point = run_point(stand_in(script), SPEC, SETTINGS)
     assert point["status"] == "failed"
-    assert point["error"].startswith("exit status 3: ")
-    assert point["error"].endswith("cannot connect")
-    assert len(point["error"]) < 2100
+    assert point["error"] == "exit status 1: RuntimeError: cannot connect"
+    lines = point["stderr_excerpt"].splitlines()
+    assert lines[0] == "starting"
+    assert lines[1].startswith("[... ")
+    assert lines[-1] == "RuntimeError: cannot connect"
+    assert len(lines) == 6
     assert point["rps"] is None
+
+
+def test_a_point_killed_by_a_signal_says_which() -> None:
+    script = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    point = run_point(stand_in(script), SPEC, SETTINGS)
+    assert point["error"] == "killed by SIGKILL (nothing on stderr)"
+    assert point["stderr_excerpt"] is None
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_python_loadgen_at_a_closed_port_fails_with_its_connection_error() -> None:
+    """The real loadgen, not a stand-in: what a user sees when nothing listens."""
+    [loadgen] = resolve(["jiffy-python"], REPO)
+    endpoint = f"127.0.0.1:{closed_port()}"
+    point = run_point(loadgen, SPEC, dataclasses.replace(SETTINGS, endpoint=endpoint))
+    assert point["status"] == "failed"
+    assert point["error"].startswith("exit status 1: ")
+    assert "ConnectionError: could not connect to " + endpoint in point["error"]
+    assert "\n" not in point["error"]
+    excerpt = point["stderr_excerpt"].splitlines()
+    assert excerpt[0] == "Traceback (most recent call last):"
+    assert point["error"].endswith(excerpt[-1])
+
+
+NODE_LOADGEN = REPO / "sdk/js/dist/loadgen.js"
+
+
+@pytest.mark.skipif(
+    not NODE_LOADGEN.exists() or shutil.which("node") is None, reason="needs sdk/js built"
+)
+def test_the_node_loadgen_at_a_closed_port_fails_with_its_message() -> None:
+    [loadgen] = resolve(["jiffy-js"], REPO)
+    endpoint = f"127.0.0.1:{closed_port()}"
+    point = run_point(loadgen, SPEC, dataclasses.replace(SETTINGS, endpoint=endpoint))
+    assert point["status"] == "failed"
+    assert point["error"].startswith("exit status 1: loadgen: ")
+    assert "ECONNREFUSED" in point["error"]
+    assert point["stderr_excerpt"].splitlines()[-1] in point["error"]
 
 
 def test_unreadable_json_fails_the_point() -> None:
@@ -80,9 +135,20 @@ def test_json_without_the_contract_fields_fails_the_point() -> None:
 
 def test_a_hung_loadgen_is_stopped_at_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "TIMEOUT_MARGIN_S", 0.3)
+    started = time.monotonic()
     point = run_point(stand_in("import time; time.sleep(60)"), SPEC, SETTINGS)
+    assert time.monotonic() - started < runner.KILL_GRACE_S + 5
     assert point["status"] == "failed"
-    assert point["error"] == "timed out after 0.5 s"
+    assert point["error"] == "timed out after 0.5 s (nothing on stderr)"
+
+
+def test_a_hung_loadgen_s_last_words_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "TIMEOUT_MARGIN_S", 1.8)
+    script = "import sys, time; print('waiting for the server', file=sys.stderr, flush=True); "
+    script += "time.sleep(60)"
+    point = run_point(stand_in(script), SPEC, SETTINGS)
+    assert point["error"] == "timed out after 2 s: waiting for the server"
+    assert point["stderr_excerpt"] == "waiting for the server"
 
 
 def test_a_missing_program_fails_the_point() -> None:
@@ -94,7 +160,7 @@ def test_a_missing_program_fails_the_point() -> None:
 
 def test_the_argv_carries_the_loadgen_md_flags() -> None:
     argv = loadgen_argv(stand_in("pass"), SPEC, SETTINGS)
-    assert argv[3:5] == ["--endpoint", "127.0.0.1:9"]
+    assert argv[3:7] == ["--endpoint", "127.0.0.1:9", "--cache", "loadgen"]
     assert "--json" in argv
     assert "--rate" not in argv
     open_argv = loadgen_argv(stand_in("pass"), PointSpec("s", 1, 1000, 0, 2500.0, 0), SETTINGS)

@@ -1,23 +1,27 @@
-"""The printed presets are real code for each SDK's real API."""
+"""The printed presets are real code for each SDK's real API, aimed at the sweep's server."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jiffy
 import pytest
 from conftest import REPO
 
-from jiffy_tune.snippets import SNIPPETS, base_preset, preset_for
+from jiffy_tune.server import EmbeddedServer
+from jiffy_tune.snippets import SNIPPETS, Where, base_preset, preset_for
 
 ENTRIES = [
     {"rps": 12345.0, "client_ms": {"p999": 3.2}, "channels": 1, "concurrency": 1,
-     "max_concurrent_requests": 1},
+     "max_concurrent_requests": 1, "rounds_ok": 1},
     {"rps": 23456.0, "client_ms": {"p999": 12.5}, "channels": 3, "concurrency": 50,
-     "max_concurrent_requests": 0},
+     "max_concurrent_requests": 0, "rounds_ok": 3},
 ]  # fmt: skip
 TARGETS = [5.0, 20.0]
 CASES = [(sdk, entry, target) for sdk in SNIPPETS for entry in ENTRIES for target in TARGETS]
@@ -44,15 +48,12 @@ def test_python_presets_compile(sdk: str, entry: dict[str, Any], target: float) 
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
-def test_the_jiffy_python_preset_builds_the_measured_config(
-    entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("JIFFY_ENDPOINT", "127.0.0.1:1")  # built, never connected
+def test_the_jiffy_python_preset_builds_the_measured_config(entry: dict[str, Any]) -> None:
     preset = preset_for("jiffy-python", entry, 5.0)
     assert preset is not None
     namespace: dict[str, Any] = {}
     exec(compile(preset["code"], "<jiffy-python preset>", "exec"), namespace)
-    config = namespace["client"].config
+    config = namespace["config"]
     assert config.channels == entry["channels"]
     assert config.max_concurrent_requests == entry["max_concurrent_requests"]
     assert config.deadline == namespace["low_latency"].latest().deadline
@@ -115,3 +116,131 @@ def test_the_momento_python_preset_uses_names_the_sdk_has(
     channels = CacheClientAsync._NUM_CLIENTS
     assert channels == entry["channels"]
     assert namespace["Configurations"].InRegion.LowLatency.latest() is not None
+
+
+ELSEWHERE = Where(endpoint="10.1.2.3:7000", cache="orders", embedded=False)
+
+
+@pytest.mark.parametrize("sdk", SNIPPETS)
+def test_every_preset_names_the_endpoint_and_cache_of_the_sweep(sdk: str) -> None:
+    preset = preset_for(sdk, ENTRIES[0], 20.0, where=ELSEWHERE)
+    assert preset is not None
+    code = preset["code"]
+    comment = "#" if preset["language"] == "python" else "//"
+    assert f'{comment} Measured against 10.1.2.3:7000, cache "orders".' in code
+    body = "\n".join(line for line in code.splitlines() if not line.startswith(comment))
+    assert "10.1.2.3" in body
+    assert "7000" in body
+    assert "orders" in body
+    assert "JIFFY_ENDPOINT" not in code
+    assert "8080" not in code
+
+
+def test_a_preset_says_when_the_server_was_jiffy_tune_s_own() -> None:
+    where = Where("127.0.0.1:41234", "loadgen", embedded=True)
+    preset = preset_for("jiffy-python", ENTRIES[0], 20.0, where=where)
+    assert preset is not None
+    assert (
+        '# Measured against 127.0.0.1:41234 (the jiffy-server jiffy-tune started), cache "loadgen".'
+    ) in preset["code"]
+
+
+def test_a_preset_from_fewer_than_3_rounds_says_it_is_noisy() -> None:
+    one, three = (preset_for("jiffy-js", entry, 20.0) for entry in ENTRIES)
+    assert one is not None
+    assert three is not None
+    assert ("// Noisy: 1 round, not a measurement; --rounds 3 or more takes medians.\n") in one[
+        "code"
+    ]
+    assert "Noisy" not in three["code"]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """A real jiffy-server with the cache a sweep would have left: `loadgen`."""
+    binary = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target/release/jiffy-server"))
+    if not binary.exists():
+        pytest.skip(f"needs {binary} (cargo build --release)")
+    with EmbeddedServer(str(binary), None, []) as info:
+        with jiffy.CacheClient(jiffy.Endpoint.parse(info.endpoint)) as client:
+            client.create_cache("loadgen")
+        yield info.endpoint
+
+
+def measured_at(endpoint: str, sdk: str, entry: dict[str, Any]) -> dict[str, str]:
+    preset = preset_for(sdk, entry, 5.0, where=Where(endpoint, "loadgen", embedded=True))
+    assert preset is not None
+    return preset
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_the_jiffy_python_preset_runs_as_pasted_against_the_server(
+    server: str, entry: dict[str, Any]
+) -> None:
+    namespace: dict[str, Any] = {}
+    exec(measured_at(server, "jiffy-python", entry)["code"], namespace)
+
+    async def round_trip() -> str | None:
+        async with namespace["make_client"]() as client:
+            await client.set("pasted", "jiffy-python")  # no cache named: the default
+            value: str | None = await client.get_str("pasted")
+            return value
+
+    assert asyncio.run(round_trip()) == "jiffy-python"
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_the_momento_python_preset_runs_as_pasted_against_the_server(
+    server: str, entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from momento import CacheClientAsync
+    from momento.responses import CacheGet
+
+    monkeypatch.setattr(CacheClientAsync, "_NUM_CLIENTS", CacheClientAsync._NUM_CLIENTS)
+    namespace: dict[str, Any] = {}
+    exec(measured_at(server, "momento-python", entry)["code"], namespace)
+
+    async def round_trip() -> Any:
+        async with await namespace["make_client"]() as client:
+            await client.set(namespace["CACHE_NAME"], "pasted", "momento-python")
+            return await client.get(namespace["CACHE_NAME"], "pasted")
+
+    got = asyncio.run(round_trip())
+    assert isinstance(got, CacheGet.Hit), got
+    assert got.value_string == "momento-python"
+
+
+# What a user's code would do next with the pasted client; it prints the value read back.
+JS_USE = {
+    "jiffy-js": (
+        "await client.set(cache, 'pasted', 'jiffy-js');\n"
+        "console.log(await client.getString(cache, 'pasted'));\n"
+        "client.close();\n"
+    ),
+    "momento-js": (
+        "await client.set(cacheName, 'pasted', 'momento-js');\n"
+        "console.log((await client.get(cacheName, 'pasted')).value());\n"
+        "client.close();\n"
+    ),
+}
+
+
+@pytest.mark.skipif(
+    not (MOMENTO_JS.exists() and (REPO / "sdk/js/dist/index.js").exists() and shutil.which("node")),
+    reason="needs sdk/js built, bench/node_modules and node",
+)
+@pytest.mark.parametrize("sdk", JS_USE)
+def test_the_typescript_presets_run_as_pasted_against_the_server(
+    server: str, sdk: str, tmp_path: Path
+) -> None:
+    node_modules = tmp_path / "node_modules"
+    _link(node_modules, "@jiffy/sdk", REPO / "sdk/js")
+    _link(node_modules, "@gomomento/sdk", MOMENTO_JS)
+    for entry in ENTRIES:
+        script = tmp_path / f"{sdk}-{entry['channels']}.mjs"
+        script.write_text(measured_at(server, sdk, entry)["code"] + JS_USE[sdk])
+        done = subprocess.run(
+            ["node", str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == sdk

@@ -82,6 +82,59 @@ def test_a_failed_point_is_kept_and_the_sweep_goes_on() -> None:
     assert sweep.points[1]["error"] == "exit status 1: boom"
 
 
+def failing_from(concurrency: int) -> Any:
+    def run(spec: PointSpec) -> dict[str, Any]:
+        if spec.concurrency >= concurrency:
+            point = empty_point(spec)
+            point["error"] = "exit status 1: jiffy.ConnectionError: could not connect"
+            return point
+        return fake_point(spec)
+
+    return run
+
+
+def test_a_failed_point_with_the_server_gone_stops_the_sweep() -> None:
+    plan = closed_grid(["a", "b"], [1, 2, 3], [1], None, rounds=1)
+    checked: list[int] = []
+
+    def server_gone(point: dict[str, Any]) -> str | None:
+        checked.append(point["id"])
+        return "the server at 127.0.0.1:1 went away (connection refused)"
+
+    sweep = run_closed(plan, failing_from(2), stop=server_gone)
+    assert [p["status"] for p in sweep.points] == ["ok", "ok", "failed"]
+    assert checked == [2]  # asked after failed points only
+    assert sweep.stopped == (
+        "the server at 127.0.0.1:1 went away (connection refused); the sweep stopped after "
+        "point 2, 3 planned points not run"
+    )
+    assert not sweep.interrupted
+
+
+def test_a_failed_point_with_the_server_still_there_goes_on() -> None:
+    plan = closed_grid(["a"], [1, 2, 3], [1], None, rounds=1)
+    sweep = run_closed(plan, failing_from(2), stop=lambda point: None)
+    assert [p["status"] for p in sweep.points] == ["ok", "failed", "failed"]
+    assert sweep.stopped is None
+
+
+def test_open_loop_stops_too_when_the_server_is_gone() -> None:
+    ladder = LadderSettings(1000.0, 2.0, 8000.0, None, 20.0)
+    plan = OpenLoopPlan(["a", "b"], [1], 1000, 0, rounds=2, ladder=ladder)
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        assert spec.rate is not None
+        if spec.rate > 1000:
+            return empty_point(spec)
+        return fake_point(spec, rps=spec.rate)
+
+    sweep = run_open(plan, run, stop=lambda point: "gone")
+    assert [(p["sdk"], p["rate"], p["status"]) for p in sweep.points] == [
+        ("a", 1000.0, "ok"), ("b", 1000.0, "ok"), ("a", 2000.0, "failed"),
+    ]  # fmt: skip
+    assert sweep.stopped == "gone; the sweep stopped after point 2"
+
+
 def test_ctrl_c_keeps_the_points_measured_so_far() -> None:
     plan = closed_grid(["a"], [1, 2, 3, 4], [1], None, rounds=1)
 
@@ -152,6 +205,34 @@ def test_ctrl_c_still_writes_valid_results_marked_interrupted(tmp_path: Path) ->
     assert [p["id"] for p in written["points"]] == [0, 1]
     assert [r["sdk"] for r in written["recommendations"]] == ["a", "b"]
     assert written["command"] == "jiffy-tune " + " ".join(argv)
+
+
+def test_a_stopped_sweep_writes_valid_results_that_say_why(tmp_path: Path) -> None:
+    inv = _invocation(
+        tmp_path, ["--sdk", "a", "--concurrency", "1,2,3", "--channels", "1", "--quiet"]
+    )
+
+    data = cli.measure_and_write(inv, SERVER, None, failing_from(2), stop=lambda p: "gone")
+    jsonschema.validate(data, results.schema())
+    assert data["stopped"] == "gone; the sweep stopped after point 1, 1 planned point not run"
+    assert data["interrupted"] is False
+    assert len(data["points"]) == 2
+
+
+def test_results_name_the_cache_and_the_presets_use_it(tmp_path: Path) -> None:
+    argv = ["--sdk", "jiffy-python", "--concurrency", "1", "--quiet", "--cache", "tuning"]
+    inv = _invocation(tmp_path, argv)
+    server = ServerInfo("external", "cache.internal:7000", None, None, None, None)
+
+    data = cli.measure_and_write(inv, server, None, fake_point)
+    jsonschema.validate(data, results.schema())
+    assert data["settings"]["cache"] == "tuning"
+    assert data["stopped"] is None
+    for rec in data["recommendations"]:
+        code = rec["preset"]["code"]
+        assert 'Endpoint.parse("cache.internal:7000")' in code
+        assert 'default_cache="tuning"' in code
+        assert rec["noisy"] is True
 
 
 def test_open_mode_results_carry_open_loop_rows(tmp_path: Path) -> None:

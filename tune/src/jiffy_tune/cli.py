@@ -13,14 +13,14 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from jiffy_tune import cpus, environment, results
+from jiffy_tune import cpus, environment, reach, results
 from jiffy_tune.plan import LadderSettings, closed_grid
 from jiffy_tune.printout import print_results
 from jiffy_tune.progress import SweepProgress
-from jiffy_tune.runner import RunSettings, run_point
+from jiffy_tune.runner import DEFAULT_CACHE, RunSettings, run_point
 from jiffy_tune.sdks import default_repo, resolve
 from jiffy_tune.server import EmbeddedServer, ServerInfo, find_binary
-from jiffy_tune.sweep import OpenLoopPlan, PointRunner, Sweep, run_closed, run_open
+from jiffy_tune.sweep import OpenLoopPlan, PointRunner, StopCheck, Sweep, run_closed, run_open
 
 EXIT_INTERRUPTED = 130
 # Open loop: workers for the loadgens that bound requests in flight by them
@@ -87,6 +87,11 @@ def parser() -> argparse.ArgumentParser:
         choices=["scalar", "dictionary", "list", "sorted-set"],
         default="scalar",
         help="what the loadgens' gets and sets are (docs/LOADGEN.md, Workloads)",
+    )
+    add(
+        "--cache",
+        default=DEFAULT_CACHE,
+        help="the cache the loadgens use (created if missing) and the presets name",
     )
     add("--preset", default="in_region", help="the loadgens' base preset (deadlines, retries)")
     add("--mode", choices=["closed", "open"], default="closed")
@@ -194,6 +199,7 @@ def settings_json(args: argparse.Namespace) -> dict[str, Any]:
         "keyspace": args.keyspace,
         "get_ratio": args.get_ratio,
         "workload": args.workload,
+        "cache": args.cache,
         "node_options": args.node_option,
         "python_uvloop": args.python_uvloop,
         "preset": args.preset,
@@ -211,7 +217,19 @@ def pinning(args: argparse.Namespace) -> tuple[list[int] | None, list[int] | Non
     return server, client
 
 
-def sweep(args: argparse.Namespace, run: PointRunner, quiet: bool) -> Sweep:
+def server_gone(endpoint: str) -> StopCheck:
+    """After a failed point: a reason to stop when nothing listens at `endpoint` any more."""
+
+    def check(point: dict[str, Any]) -> str | None:
+        why = reach.unreachable(endpoint)
+        return None if why is None else f"the server at {endpoint} went away ({why})"
+
+    return check
+
+
+def sweep(
+    args: argparse.Namespace, run: PointRunner, quiet: bool, stop: StopCheck | None = None
+) -> Sweep:
     def go(observer: Any) -> Sweep:
         if args.mode == "open":
             cap = args.max_concurrent_requests[0] if args.max_concurrent_requests else 0
@@ -229,11 +247,11 @@ def sweep(args: argparse.Namespace, run: PointRunner, quiet: bool) -> Sweep:
                     max(args.targets),
                 ),
             )
-            return run_open(plan, run, observer)
+            return run_open(plan, run, observer, stop)
         grid = closed_grid(
             args.sdk, args.concurrency, args.channels, args.max_concurrent_requests, args.rounds
         )
-        return run_closed(grid, run, observer)
+        return run_closed(grid, run, observer, stop)
 
     if quiet:
         return go(None)
@@ -260,13 +278,15 @@ def measure_and_write(
     client_cpus: list[int] | None,
     run: PointRunner,
     node_sdks: Sequence[str] = (),
+    stop: StopCheck | None = None,
 ) -> dict[str, Any]:
     """Sweep with `run`, then write results.json, also after a Ctrl-C; the results."""
-    measured = sweep(inv.args, run, inv.args.quiet)
+    measured = sweep(inv.args, run, inv.args.quiet, stop)
     data = results.assemble(
         command=shlex.join(["jiffy-tune", *inv.argv]),
         started=inv.started,
         interrupted=measured.interrupted,
+        stopped=measured.stopped,
         mode=inv.args.mode,
         targets_ms=inv.args.targets,
         settings=inv.settings,
@@ -281,7 +301,7 @@ def measure_and_write(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The console script; exit status 0, 1 (nothing measured or no server), 2 (usage), 130."""
+    """The console script; exit status 0, 1 (nothing measured, no server, server gone), 2, 130."""
     try:
         return _main(argv)
     except KeyboardInterrupt:
@@ -307,6 +327,12 @@ def _main(argv: Sequence[str] | None) -> int:
 
     embedded = None
     if args.endpoint:
+        # One connect now, rather than every point failing after the SDKs' connect timeout.
+        why = reach.unreachable(args.endpoint)
+        if why is not None:
+            message = f"jiffy-tune: cannot reach {args.endpoint}: {why}"
+            console.print(message, style="red", markup=False, soft_wrap=True)
+            return 1
         server = ServerInfo("external", args.endpoint, args.metrics_url, None, None, None)
     else:
         try:
@@ -329,6 +355,7 @@ def _main(argv: Sequence[str] | None) -> int:
         tuple(args.node_option),
         client_cpus,
         args.workload,
+        args.cache,
     )
     if not args.quiet:
         console.print(f"jiffy-tune: server {server.endpoint} ({server.kind}); out {inv.out_dir}")
@@ -339,6 +366,7 @@ def _main(argv: Sequence[str] | None) -> int:
             client_cpus,
             lambda spec: run_point(loadgens[spec.sdk], spec, run_settings),
             node_sdks=[name for name, lg in loadgens.items() if lg.runtime == "node"],
+            stop=server_gone(server.endpoint),
         )
     finally:
         if embedded is not None:
@@ -346,6 +374,9 @@ def _main(argv: Sequence[str] | None) -> int:
 
     if data["interrupted"]:
         console.print(f"[yellow]interrupted: kept {len(data['points'])} points[/]")
+    if data["stopped"]:
+        message = f"stopped: {data['stopped']}"
+        console.print(message, style="red", highlight=False, markup=False, soft_wrap=True)
     # A wide console when piped, so tables and presets stay one line per row.
     print_results(Console() if sys.stdout.isatty() else Console(width=160), data)
     console.print(f"results: {inv.out_dir / results.RESULTS_FILE}")
@@ -357,6 +388,8 @@ def _main(argv: Sequence[str] | None) -> int:
         console.print(f"report: {report.html} and {report.markdown}")
     if data["interrupted"]:
         return EXIT_INTERRUPTED
+    if data["stopped"]:
+        return 1
     return 0 if any(point["status"] == "ok" for point in data["points"]) else 1
 
 

@@ -1,4 +1,4 @@
-"""The end of a run on the terminal: presets, the recommendation table, where the report is."""
+"""The end of a run on the terminal: failures, presets, the recommendation table."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ from rich.table import Table
 
 from jiffy_tune.progress import point_line
 from jiffy_tune.recommend import describe
+from jiffy_tune.wording import higher, lower, noise_notice, noisy
+
+# Headers carry which way is better on a line of their own, so that the
+# columns stay as narrow as their numbers.
+UNDER = "\n"
+# Failed points listed one by one; the rest are counted (results.json has them all).
+FAILURES_SHOWN = 10
 
 
 def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
@@ -18,17 +25,18 @@ def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
     for column, justify in (
         ("SDK", "left"),
         ("target p99.9", "right"),
-        ("rps", "right"),
-        ("p99.9 client", "right"),
-        ("p99.9 server", "right"),
+        (higher("rps", UNDER), "right"),
+        (lower("p99.9 client", UNDER), "right"),
+        (lower("p99.9 server", UNDER), "right"),
         ("configuration", "left"),
+        ("rounds", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for rec in recommendations:
         target = f"< {rec['target_ms']:g} ms"
         entry = rec["point"]
         if entry is None:
-            table.add_row(rec["sdk"], target, "-", "-", "-", "[yellow]no point met it[/]")
+            table.add_row(rec["sdk"], target, "-", "-", "-", "[yellow]no point met it[/]", "-")
             continue
         server = entry["server_ms"]
         table.add_row(
@@ -38,13 +46,25 @@ def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
             f"{entry['client_ms']['p999']:g} ms",
             f"{server['p999']:g} ms" if server and server["p999"] is not None else "-",
             describe(entry),
+            _rounds_cell(entry["rounds_ok"]),
         )
     return table
 
 
+def _rounds_cell(rounds_ok: int) -> str:
+    return f"[yellow]{rounds_ok} (noisy)[/]" if noisy(rounds_ok) else str(rounds_ok)
+
+
 def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
     table = Table(title="Open loop: highest offered rate with p99.9 under the target")
-    for column in ("SDK", "channels", "target p99.9", "max rate met", "achieved rps", "p99.9"):
+    for column in (
+        "SDK",
+        "channels",
+        "target p99.9",
+        higher("max rate met", UNDER),
+        higher("achieved rps", UNDER),
+        lower("p99.9", UNDER),
+    ):
         table.add_column(column)
     for row in rows:
         met = row["max_rate_met"]
@@ -60,14 +80,31 @@ def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
 
 
 def print_failures(console: Console, points: Sequence[dict[str, Any]]) -> None:
+    """Each failed point's error, and under it the first and last lines of its
+    loadgen's stderr (once: later points with the same stderr refer back)."""
     failed = [point for point in points if point["status"] != "ok"]
     if not failed:
         return
     console.print(f"[red]{len(failed)} of {len(points)} points failed[/]:")
-    for point in failed[:10]:
-        console.print(f"  {point_line(point)}", highlight=False, soft_wrap=True)
-    if len(failed) > 10:
-        console.print(f"  ... and {len(failed) - 10} more (results.json has every error)")
+    shown: dict[str, int] = {}
+    for point in failed[:FAILURES_SHOWN]:
+        line = f"  point {point['id']}: {point_line(point)}"
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        excerpt = point.get("stderr_excerpt")
+        if not excerpt:
+            continue
+        if excerpt in shown:
+            console.print(f"    (stderr as point {shown[excerpt]})", style="dim", highlight=False)
+            continue
+        shown[excerpt] = point["id"]
+        for line in excerpt.splitlines():
+            console.print(
+                f"    | {line}", style="dim", highlight=False, markup=False, soft_wrap=True
+            )
+    if len(failed) > FAILURES_SHOWN:
+        console.print(
+            f"  ... and {len(failed) - FAILURES_SHOWN} more (results.json has every error)"
+        )
 
 
 def print_results(console: Console, results: dict[str, Any]) -> None:
@@ -78,6 +115,9 @@ def print_results(console: Console, results: dict[str, Any]) -> None:
         preset = rec["preset"]
         if preset is not None:
             console.print(Syntax(preset["code"], preset["language"], theme="ansi_dark"))
+    rounds = results["settings"]["rounds"]
+    if noisy(rounds) and results["points"]:
+        console.print(f"[yellow]{noise_notice(rounds)}[/]", highlight=False, soft_wrap=True)
     if results["open_loop"] is not None:
         console.print(open_loop_table(results["open_loop"]))
     if results["recommendations"]:

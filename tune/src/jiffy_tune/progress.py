@@ -27,7 +27,10 @@ def point_line(point: dict[str, Any]) -> str:
     if point["rate"] is not None:
         where += f" rate={point['rate']:,.0f}/s"
     if point["status"] != "ok":
-        return f"{where}: failed: {(point['error'] or '').splitlines()[0][:100]}"
+        # One line: the reason and the loadgen's exception line (results before
+        # schema 1's stderr_excerpt kept the whole stderr tail in `error`).
+        error = next(iter((point["error"] or "").splitlines()), "") or "no error recorded"
+        return f"{where}: failed: {error}"
     line = f"{where}: {point['rps']:,.0f} rps, p99.9 {point['client_ms']['p999']:g} ms"
     if point["server_ms"] and point["server_ms"]["p999"] is not None:
         line += f" (server {point['server_ms']['p999']:g} ms)"
@@ -107,4 +110,6 @@ class SweepProgress:
             # No live display into a pipe or a log file: one line per point instead.
             task = self._progress.tasks[0]
             total = int(task.total) if task.total is not None else "?"
-            console.print(f"[{int(task.completed)}/{total}] {self._progress.last}", highlight=False)
+            line = f"[{int(task.completed)}/{total}] {self._progress.last}"
+            # Unwrapped: a log file or a test reads each point as one line.
+            console.print(line, highlight=False, markup=False, soft_wrap=True)

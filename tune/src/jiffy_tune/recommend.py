@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jiffy_tune.snippets import preset_for
-from jiffy_tune.wording import workers
+from jiffy_tune.snippets import Where, preset_for
+from jiffy_tune.wording import noise_label, noisy, workers
 
 NEAR_BEST_SHARE = 0.03
 
@@ -52,22 +52,27 @@ def recommend(
     entries: Sequence[dict[str, Any]],
     target_ms: float,
     runtime_flags: Sequence[str] = (),
+    where: Where | None = None,
 ) -> dict[str, Any]:
     """The recommendation of one SDK for one target, from its summary entries.
 
     `runtime_flags`: the node flags the SDK was measured with; part of the
-    configuration, so the statement and the preset name them.
+    configuration, so the statement and the preset name them. `where`: the
+    sweep's endpoint and cache, for the preset. `noisy`: the figures stated
+    come from fewer ok rounds than a measurement takes (wording.MEASURED_ROUNDS).
     """
     mine = [entry for entry in entries if entry["sdk"] == sdk]
     chosen = pick(mine, target_ms)
     if chosen is None:
+        statement, noisy_figures = _unmet(sdk, mine, target_ms)
         return {
             "sdk": sdk,
             "target_ms": target_ms,
             "met": False,
             "point": None,
-            "statement": _unmet(sdk, mine, target_ms),
+            "statement": statement,
             "preset": None,
+            "noisy": noisy_figures,
         }
     best_rps = max(e["rps"] for e in mine if eligible(e, target_ms))
     statement = (
@@ -82,20 +87,24 @@ def recommend(
             f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% with "
             "fewer channels or lower concurrency"
         )
+    if noisy(chosen["rounds_ok"]):
+        statement += f". {noise_label(chosen['rounds_ok'])}"
     return {
         "sdk": sdk,
         "target_ms": target_ms,
         "met": True,
         "point": chosen,
         "statement": statement,
-        "preset": preset_for(sdk, chosen, target_ms, runtime_flags),
+        "preset": preset_for(sdk, chosen, target_ms, runtime_flags, where),
+        "noisy": noisy(chosen["rounds_ok"]),
     }
 
 
-def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> str:
+def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> tuple[str, bool]:
+    """The statement for a target nothing met, and whether its figure is noisy."""
     measured = [e for e in entries if e["rounds_ok"] >= 1 and e["client_ms"] is not None]
     if not measured:
-        return f"{sdk}: no point met p99.9 < {target_ms:g} ms; no point completed"
+        return f"{sdk}: no point met p99.9 < {target_ms:g} ms; no point completed", False
     lowest = min(measured, key=lambda e: e["client_ms"]["p999"])
     statement = (
         f"{sdk}: no point met p99.9 < {target_ms:g} ms; the lowest p99.9 was "
@@ -110,7 +119,10 @@ def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> str
             f"; {len(with_errors)} point{'s' if len(with_errors) != 1 else ''} under the "
             "target had errors and did not count"
         )
-    return statement
+    if noisy(lowest["rounds_ok"]):
+        statement += f". {noise_label(lowest['rounds_ok'])}"
+        return statement, True
+    return statement, False
 
 
 def recommend_all(
@@ -118,8 +130,11 @@ def recommend_all(
     entries: Sequence[dict[str, Any]],
     targets_ms: Sequence[float],
     runtime_flags: Mapping[str, Sequence[str]] | None = None,
+    where: Where | None = None,
 ) -> list[dict[str, Any]]:
     flags = runtime_flags or {}
     return [
-        recommend(sdk, entries, target, flags.get(sdk, ())) for sdk in sdks for target in targets_ms
+        recommend(sdk, entries, target, flags.get(sdk, ()), where)
+        for sdk in sdks
+        for target in targets_ms
     ]

@@ -12,6 +12,8 @@ from typing import Any
 
 from jiffy_tune._version import __version__
 from jiffy_tune.recommend import recommend_all
+from jiffy_tune.runner import DEFAULT_CACHE
+from jiffy_tune.snippets import Where
 from jiffy_tune.summary import summarize
 from jiffy_tune.sweep import open_loop_results
 
@@ -42,10 +44,12 @@ def assemble(
     environment: dict[str, Any],
     points: Sequence[dict[str, Any]],
     node_sdks: Sequence[str] = (),
+    stopped: str | None = None,
 ) -> dict[str, Any]:
     """The whole results object; summary, recommendations and open-loop results derived here.
 
     `node_sdks`: the SDKs run on node, measured with settings["node_options"].
+    `stopped`: why the sweep ended before its plan (the server went away), or None.
     """
     summary = summarize(points)
     sdks = settings["sdks"]
@@ -55,7 +59,10 @@ def assemble(
         open_loop = open_loop_results(summary, sdks, settings["channels"], targets_ms)
     else:
         flags = {sdk: settings["node_options"] for sdk in node_sdks}
-        recommendations = recommend_all(sdks, summary, targets_ms, flags)
+        where = Where(
+            server["endpoint"], settings.get("cache", DEFAULT_CACHE), server["kind"] == "embedded"
+        )
+        recommendations = recommend_all(sdks, summary, targets_ms, flags, where)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "jiffy-tune", "version": __version__},
@@ -63,6 +70,7 @@ def assemble(
         "started": started,
         "finished": utc_now(),
         "interrupted": interrupted,
+        "stopped": stopped,
         "mode": mode,
         "targets_ms": [float(t) for t in targets_ms],
         "settings": settings,

@@ -11,16 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jiffy_tune import metrics
+from jiffy_tune import failure, metrics
 from jiffy_tune.cpus import pinned_command
 from jiffy_tune.plan import PointSpec
 from jiffy_tune.sdks import Loadgen
 
 # Beyond warmup + duration: process start, connecting, creating the cache.
 TIMEOUT_MARGIN_S = 60.0
-STDERR_TAIL_CHARS = 2000
 # A loadgen asked to stop gets this long to exit before it is killed.
 KILL_GRACE_S = 2.0
+# The loadgens' own defaults (docs/LOADGEN.md). The cache is passed
+# explicitly all the same, so that the presets can name the one the sweep used.
+DEFAULT_ENDPOINT = "127.0.0.1:8080"
+DEFAULT_CACHE = "loadgen"
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,17 @@ class RunSettings:
     node_options: tuple[str, ...]
     client_cpus: list[int] | None
     workload: str = "scalar"
+    cache: str = DEFAULT_CACHE
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A loadgen process that ended (or was stopped at the timeout), with its output."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+    timed_out: bool
 
 
 def _runs_node_directly(loadgen: Loadgen) -> bool:
@@ -52,6 +66,8 @@ def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> li
         *command,
         "--endpoint",
         settings.endpoint,
+        "--cache",
+        settings.cache,
         "--json",
         "--concurrency",
         str(spec.concurrency),
@@ -100,6 +116,7 @@ def empty_point(spec: PointSpec) -> dict[str, Any]:
         "round": spec.round,
         "status": "failed",
         "error": None,
+        "stderr_excerpt": None,
         "rps": None,
         "requests": None,
         "errors": {},
@@ -151,6 +168,8 @@ def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
 def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[str, Any]:
     """Measure one point; failures are recorded in the point, never raised.
 
+    A failed point's `error` is one line (why, and the loadgen's own
+    exception line); `stderr_excerpt` has the first and last lines of its stderr.
     KeyboardInterrupt stops the loadgen and propagates.
     """
     point = empty_point(spec)
@@ -159,23 +178,19 @@ def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[
     argv = pinned_command(loadgen_argv(loadgen, spec, settings), settings.client_cpus)
     timeout = settings.warmup_s + settings.duration_s + TIMEOUT_MARGIN_S
     try:
-        stdout, stderr, returncode = _run(argv, loadgen_env(loadgen, settings), timeout)
-    except subprocess.TimeoutExpired:
-        point.update(error=f"timed out after {timeout:g} s", wall_s=_since(started))
-        return point
+        done = _run(argv, loadgen_env(loadgen, settings), timeout)
     except OSError as exc:
         point.update(error=f"could not start {argv[0]}: {exc}", wall_s=_since(started))
         return point
     point["wall_s"] = _since(started)
-    if returncode != 0:
-        point["error"] = f"exit status {returncode}: {stderr[-STDERR_TAIL_CHARS:].strip()}"
-        return point
+    if done.timed_out:
+        return _failed(point, f"timed out after {timeout:g} s", done.stderr)
+    if done.returncode != 0:
+        return _failed(point, failure.exit_reason(done.returncode), done.stderr)
     try:
-        fill_from_loadgen(point, json.loads(stdout))
+        fill_from_loadgen(point, json.loads(done.stdout))
     except (ValueError, KeyError, TypeError) as exc:
-        tail = (stderr or stdout)[-STDERR_TAIL_CHARS:].strip()
-        point.update(status="failed", error=f"unreadable JSON ({exc}): {tail}")
-        return point
+        return _failed(point, f"unreadable JSON ({exc})", done.stderr or done.stdout)
     after = _scrape(settings.metrics_url)
     if before is not None and after is not None:
         point["server_ms"] = metrics.latency_ms(metrics.diff(after, before))
@@ -185,7 +200,13 @@ def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[
     return point
 
 
-def _run(argv: list[str], env: dict[str, str], timeout: float) -> tuple[str, str, int]:
+def _failed(point: dict[str, Any], reason: str, output: str) -> dict[str, Any]:
+    error, excerpt = failure.describe(reason, output)
+    point.update(status="failed", error=error, stderr_excerpt=excerpt)
+    return point
+
+
+def _run(argv: list[str], env: dict[str, str], timeout: float) -> Finished:
     # Its own session: a Ctrl-C reaches jiffy-tune only, which stops the loadgen.
     process = subprocess.Popen(
         argv,
@@ -198,20 +219,26 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> tuple[str, str
     )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # What it wrote before it hung says where it hung.
+        stdout, stderr = _stop(process)
+        return Finished(stdout, stderr, process.returncode, timed_out=True)
     except BaseException:
         _stop(process)
         raise
-    return stdout, stderr, process.returncode
+    return Finished(stdout, stderr, process.returncode, timed_out=False)
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
+def _stop(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """Terminate, then kill; the output it wrote (empty if even that did not end it)."""
     process.terminate()
     try:
-        process.communicate(timeout=KILL_GRACE_S)
+        return process.communicate(timeout=KILL_GRACE_S)
     except subprocess.TimeoutExpired:
         process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
-            process.communicate(timeout=KILL_GRACE_S)
+            return process.communicate(timeout=KILL_GRACE_S)
+    return "", ""
 
 
 def _scrape(url: str | None) -> metrics.Histogram | None:

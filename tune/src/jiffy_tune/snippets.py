@@ -1,65 +1,105 @@
 """Ready-to-paste client configuration for a recommended point, per SDK.
 
 Each snippet uses the SDK's public configuration API (the same calls its
-loadgen makes), so what is pasted is what was measured.
+loadgen makes), so what is pasted is what was measured: the channels and cap
+of the point, and the endpoint and cache of the sweep, so that it runs as
+pasted against the server it was measured on.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from jiffy_tune.wording import workers
+from jiffy_tune.reach import host_port
+from jiffy_tune.runner import DEFAULT_CACHE, DEFAULT_ENDPOINT
+from jiffy_tune.wording import noise_label, noisy, workers
 
 # Below this target the base preset is the low-latency one (shorter deadline).
 LOW_LATENCY_BELOW_MS = 10.0
 
-Snippet = Callable[[dict[str, Any], str], str]
+
+@dataclass(frozen=True)
+class Where:
+    """The server and cache a sweep measured against; the defaults are the loadgens' own."""
+
+    endpoint: str = DEFAULT_ENDPOINT
+    cache: str = DEFAULT_CACHE
+    # A server jiffy-tune started for the sweep (and stopped after it).
+    embedded: bool = False
+
+
+Snippet = Callable[[dict[str, Any], str, Where], str]
 
 
 def base_preset(target_ms: float) -> str:
     return "in_region" if target_ms >= LOW_LATENCY_BELOW_MS else "low_latency"
 
 
-def _header(entry: dict[str, Any], target_ms: float, comment: str) -> str:
+def _python_str(text: str) -> str:
+    # JSON's string syntax is Python's for these strings, in the double quotes of our style.
+    return json.dumps(text)
+
+
+def _js_str(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _header(entry: dict[str, Any], target_ms: float, comment: str, where: Where) -> str:
     client = entry["client_ms"]
-    return (
-        f"{comment} jiffy-tune: {entry['rps']:,.0f} rps at p99.9 {client['p999']:g} ms "
-        f"(target < {target_ms:g} ms).\n"
-        f"{comment} {workers(entry['concurrency']).capitalize()}.\n"
-    )
+    lines = [
+        f"jiffy-tune: {entry['rps']:,.0f} rps at p99.9 {client['p999']:g} ms "
+        f"(target < {target_ms:g} ms)."
+    ]
+    if noisy(entry["rounds_ok"]):
+        lines.append(f"{noise_label(entry['rounds_ok'])}.")
+    lines.append(f"{workers(entry['concurrency']).capitalize()}.")
+    server = where.endpoint
+    if where.embedded:
+        server += " (the jiffy-server jiffy-tune started)"
+    lines.append(f"Measured against {server}, cache {json.dumps(where.cache)}.")
+    return "".join(f"{comment} {line}\n" for line in lines)
 
 
-def jiffy_python(entry: dict[str, Any], base: str) -> str:
+def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
     return (
-        "from jiffy import AsyncCacheClient\n"
+        "from jiffy import AsyncCacheClient, Endpoint\n"
         f"from jiffy.presets import {base}\n\n"
         f"config = {base}.latest().replace("
         f"channels={entry['channels']}, "
         f"max_concurrent_requests={entry['max_concurrent_requests']})\n"
-        "client = AsyncCacheClient(config=config)  # endpoint from JIFFY_ENDPOINT\n"
+        f"endpoint = Endpoint.parse({_python_str(where.endpoint)})\n\n\n"
+        "def make_client() -> AsyncCacheClient:\n"
+        "    # Call it in your event loop: a client's channels belong to the loop it is made in.\n"
+        f"    return AsyncCacheClient(endpoint, config, default_cache={_python_str(where.cache)})\n"
     )
 
 
-def jiffy_js(entry: dict[str, Any], base: str) -> str:
+def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
     name = {"in_region": "inRegion", "low_latency": "lowLatency"}[base]
     return (
         "import { CacheClient, presets } from '@jiffy/sdk';\n\n"
+        f"const cache = {_js_str(where.cache)}; // every call names its cache\n"
         "const client = await CacheClient.create({\n"
         f"  ...presets.{name}.latest(),\n"
+        f"  endpoint: {_js_str(where.endpoint)},\n"
         f"  channels: {entry['channels']},\n"
         f"  maxConcurrentRequests: {entry['max_concurrent_requests']},\n"
         "});\n"
     )
 
 
-def momento_python(entry: dict[str, Any], base: str) -> str:
+def momento_python(entry: dict[str, Any], base: str, where: Where) -> str:
     preset = {"in_region": "Default", "low_latency": "LowLatency"}[base]
+    host, port = host_port(where.endpoint)
     channels = entry["channels"]
     cap = entry["max_concurrent_requests"]
     lines = [
         "from datetime import timedelta\n\n",
         "from momento import CacheClientAsync, Configurations, CredentialProvider\n\n",
+        f"CACHE_NAME = {_python_str(where.cache)}  # every call names its cache\n",
     ]
     if channels != 1:
         lines.append(
@@ -78,15 +118,16 @@ def momento_python(entry: dict[str, Any], base: str) -> str:
         "\n\nasync def make_client() -> CacheClientAsync:\n"
         "    return await CacheClientAsync.create(\n"
         f"        Configurations.InRegion.{preset}.latest(),\n"
-        '        CredentialProvider.for_momento_local("127.0.0.1", 8080),\n'
+        f"        CredentialProvider.for_momento_local({_python_str(host)}, {port}),\n"
         "        timedelta(seconds=60),\n"
         "    )\n"
     )
     return "".join(lines)
 
 
-def momento_js(entry: dict[str, Any], base: str) -> str:
+def momento_js(entry: dict[str, Any], base: str, where: Where) -> str:
     preset = {"in_region": "Default", "low_latency": "LowLatency"}[base]
+    host, port = host_port(where.endpoint)
     cap = entry["max_concurrent_requests"]
     capped = (
         "configuration = configuration.withTransportStrategy(\n"
@@ -97,14 +138,15 @@ def momento_js(entry: dict[str, Any], base: str) -> str:
     )
     return (
         "import { CacheClient, Configurations, CredentialProvider } from '@gomomento/sdk';\n\n"
+        f"const cacheName = {_js_str(where.cache)}; // every call names its cache\n"
         f"let configuration = Configurations.InRegion.{preset}.latest()"
         f".withNumConnections({entry['channels']});\n"
         f"{capped}"
         "const client = await CacheClient.create({\n"
         "  configuration,\n"
         "  credentialProvider: CredentialProvider.forMomentoLocal({\n"
-        "    hostname: '127.0.0.1',\n"
-        "    port: 8080,\n"
+        f"    hostname: {_js_str(host)},\n"
+        f"    port: {port},\n"
         "  }),\n"
         "  defaultTtlSeconds: 60,\n"
         "});\n"
@@ -120,16 +162,24 @@ SNIPPETS: dict[str, tuple[str, Snippet]] = {
 
 
 def preset_for(
-    sdk: str, entry: dict[str, Any], target_ms: float, runtime_flags: Sequence[str] = ()
+    sdk: str,
+    entry: dict[str, Any],
+    target_ms: float,
+    runtime_flags: Sequence[str] = (),
+    where: Where | None = None,
 ) -> dict[str, str] | None:
-    """The `preset` object of a recommendation, or None for an SDK without snippets."""
+    """The `preset` object of a recommendation, or None for an SDK without snippets.
+
+    `where`: the sweep's endpoint and cache (default: the loadgens' defaults).
+    """
     known = SNIPPETS.get(sdk)
     if known is None:
         return None
+    where = where or Where()
     language, snippet = known
     base = base_preset(target_ms)
     comment = "#" if language == "python" else "//"
-    header = _header(entry, target_ms, comment)
+    header = _header(entry, target_ms, comment, where)
     if runtime_flags:
         header += f"{comment} Measured with node {' '.join(runtime_flags)}: start node so too.\n"
-    return {"language": language, "base": base, "code": header + snippet(entry, base)}
+    return {"language": language, "base": base, "code": header + snippet(entry, base, where)}

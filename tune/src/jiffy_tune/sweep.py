@@ -1,6 +1,8 @@
 """The sweep loop: runs points in order, keeps every measured one on Ctrl-C.
 
 The point runner is a parameter, so the loop is tested without processes.
+So is the check after a failed point (`StopCheck`): when it gives a reason
+(the server is gone), the sweep ends there rather than fail every point left.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any, Protocol
 from jiffy_tune.plan import LadderSettings, PointSpec, RateLadder
 
 PointRunner = Callable[[PointSpec], dict[str, Any]]
+# Called with each failed point: why the sweep cannot go on, or None.
+StopCheck = Callable[[dict[str, Any]], str | None]
 
 
 class Observer(Protocol):
@@ -35,15 +39,33 @@ class Silent:
 class Sweep:
     points: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
+    # Why the sweep ended before its plan did (other than Ctrl-C), or None.
+    stopped: str | None = None
 
     def add(self, point: dict[str, Any]) -> dict[str, Any]:
         point = {"id": len(self.points), **point}
         self.points.append(point)
         return point
 
+    def check(self, point: dict[str, Any], stop: StopCheck | None, planned: int) -> bool:
+        """After a point: whether the sweep must end here (sets `stopped`)."""
+        if stop is None or point["status"] == "ok":
+            return False
+        reason = stop(point)
+        if reason is None:
+            return False
+        left = planned - len(self.points)
+        self.stopped = f"{reason}; the sweep stopped after point {point['id']}" + (
+            f", {left} planned point{'s' if left != 1 else ''} not run" if left > 0 else ""
+        )
+        return True
+
 
 def run_closed(
-    plan: Sequence[PointSpec], run: PointRunner, observer: Observer | None = None
+    plan: Sequence[PointSpec],
+    run: PointRunner,
+    observer: Observer | None = None,
+    stop: StopCheck | None = None,
 ) -> Sweep:
     """Every point of `plan` in order; a Ctrl-C ends the sweep with what was measured."""
     observer = observer or Silent()
@@ -52,7 +74,10 @@ def run_closed(
     try:
         for spec in plan:
             observer.started(spec)
-            observer.finished(sweep.add(run(spec)))
+            point = sweep.add(run(spec))
+            observer.finished(point)
+            if sweep.check(point, stop, len(plan)):
+                break
     except KeyboardInterrupt:
         sweep.interrupted = True
     return sweep
@@ -68,7 +93,12 @@ class OpenLoopPlan:
     ladder: LadderSettings
 
 
-def run_open(plan: OpenLoopPlan, run: PointRunner, observer: Observer | None = None) -> Sweep:
+def run_open(
+    plan: OpenLoopPlan,
+    run: PointRunner,
+    observer: Observer | None = None,
+    stop: StopCheck | None = None,
+) -> Sweep:
     """Rate ladders per (channels, SDK), stepped in lockstep so drift hits all alike."""
     observer = observer or Silent()
     sweep = Sweep()
@@ -94,6 +124,9 @@ def run_open(plan: OpenLoopPlan, run: PointRunner, observer: Observer | None = N
                     point = sweep.add(run(spec))
                     ladder.record(point)
                     observer.finished(point)
+                    # A ladder's length is not known in advance: no count of points not run.
+                    if sweep.check(point, stop, 0):
+                        return sweep
                     stepped = True
                 if not stepped:
                     break

@@ -51,5 +51,6 @@ def render_html(view: ReportView, charts: Sequence[Chart]) -> str:
         "recommendations": view_module.RECOMMENDATIONS_LEAD,
         "ratios": view_module.RATIOS_LEAD,
         "summary": view_module.SUMMARY_LEAD,
+        "failures": view_module.FAILURES_LEAD,
     }
     return template.render(view=view, leads=leads, charts=[_embed(chart) for chart in charts])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,11 +54,21 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
 
     if view.failed_points is not None:
         lines += ["## Failed points", ""]
+        lines += [view_module.FAILURES_LEAD, ""]
         lines += _table(view.failed_points)
+        for stderr in view.stderr:
+            fence = _fence(stderr.text)
+            lines += [f"### {stderr.heading}", "", f"{fence}text", stderr.text, fence, ""]
     if view.request_errors is not None:
         lines += ["## Points with request errors", ""]
         lines += _table(view.request_errors)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in `text`, which cannot end it early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _inline(value: str, label: str) -> str:

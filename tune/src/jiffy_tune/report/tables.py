@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jiffy_tune.report import formatting as fmt
+from jiffy_tune.wording import higher, lower, noisy
 
 # Ours beside the official SDK for the same language: the comparison the
 # report exists to make.
@@ -111,10 +112,11 @@ def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
         "channels",
         "cap",
         _load_column(open_mode),
-        "throughput",
-        "client p99.9",
-        "server p99.9",
-        "client share",
+        higher("throughput"),
+        lower("client p99.9"),
+        lower("server p99.9"),
+        lower("client share"),
+        "rounds",
     ]
     rows = []
     for rec in results["recommendations"]:
@@ -134,11 +136,17 @@ def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
                     fmt.ms(_client(point, "p999")),
                     fmt.ms(_server_p999(point)),
                     fmt.share(point["client_share_p999"]),
+                    rounds_cell(point["rounds_ok"]),
                 ],
                 css_class="met",
             )
         )
     return Table("recommendations", columns, rows, text_columns=(0, 1))
+
+
+def rounds_cell(rounds_ok: int) -> str:
+    """The ok rounds behind a figure, marked when too few to count as a measurement."""
+    return f"{rounds_ok} (noisy)" if noisy(rounds_ok) else str(rounds_ok)
 
 
 def ratio_table(results: dict[str, Any]) -> Table | None:
@@ -148,7 +156,14 @@ def ratio_table(results: dict[str, Any]) -> Table | None:
         return None
     found = {(r.ours, r.target_ms): r for r in ratios(results)}
     met = {(r["sdk"], r["target_ms"]) for r in results["recommendations"] if r["met"]}
-    columns = ["ours / official", "target", "throughput", "ratio", "client p99.9", "ratio"]
+    columns = [
+        "ours / official",
+        "target",
+        "throughput, ours / official",
+        "throughput ratio (above 1: ours is higher, better)",
+        "client p99.9, ours / official",
+        "p99.9 ratio (below 1: ours is lower, better)",
+    ]
     rows = []
     for ours, official in pairs:
         for target in results["targets_ms"]:
@@ -187,9 +202,9 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
         "SDK",
         "channels",
         "target",
-        "highest offered rate met",
-        "throughput",
-        "client p99.9",
+        higher("highest offered rate met"),
+        higher("throughput"),
+        lower("client p99.9"),
     ]
     rows = []
     for entry in entries:
@@ -218,14 +233,14 @@ def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
         "cap",
         _load_column(open_mode),
         "rounds ok",
-        "throughput",
-        "client p50",
-        "client p99",
-        "client p99.9",
-        "server p50",
-        "server p99.9",
-        "client share",
-        "errors",
+        higher("throughput"),
+        lower("client p50"),
+        lower("client p99"),
+        lower("client p99.9"),
+        lower("server p50"),
+        lower("server p99.9"),
+        lower("client share"),
+        lower("errors"),
     ]
     rows = []
     for entry in results["summary"]:

@@ -14,17 +14,27 @@ from typing import Any
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.report import tables
 from jiffy_tune.report.tables import Table
+from jiffy_tune.wording import MEASURED_ROUNDS, noise_notice, noisy
 
 # The sentences under the section headings, the same in both renderings.
 RECOMMENDATIONS_LEAD = (
     "For each SDK and target, the configuration with the most throughput whose client p99.9 "
-    "met the target. Client share is the part of client p99.9 not spent in the server."
+    "met the target. Client share is the part of client p99.9 not spent in the server: the "
+    "lower it is, the less the client, its network stack and the wire add to the tail. "
+    f"Rounds: the ok rounds behind the medians; under {MEASURED_ROUNDS} they are noisy."
 )
 RATIOS_LEAD = (
     "Throughput and client p99.9 of the recommended configurations, ours divided by the "
-    "official SDK's, at each target."
+    "official SDK's, at each target. Throughput: higher is better, so a ratio above 1 favours "
+    "ours. Client p99.9: lower is better, so a ratio below 1 favours ours."
 )
 SUMMARY_LEAD = "Medians over the rounds that succeeded; errors are summed over all rounds."
+# Points named in a stderr heading; the failed-points table lists them all.
+STDERR_IDS_LISTED = 10
+FAILURES_LEAD = (
+    "Each failed point with why it failed: how its loadgen ended and the exception line it "
+    "printed. Below the table, the first and last lines of each different stderr."
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,24 @@ class Preset:
 
 
 @dataclass(frozen=True)
+class Stderr:
+    """One loadgen stderr excerpt and the failed points that printed it."""
+
+    point_ids: list[int]
+    text: str
+
+    @property
+    def heading(self) -> str:
+        first, *others = self.point_ids
+        if not others:
+            return f"stderr of point {first}"
+        listed = ", ".join(str(i) for i in others[:STDERR_IDS_LISTED])
+        if len(others) > STDERR_IDS_LISTED:
+            listed += f" and {len(others) - STDERR_IDS_LISTED} more"
+        return f"stderr of point {first} (also point{'s' if len(others) > 1 else ''} {listed})"
+
+
+@dataclass(frozen=True)
 class ReportView:
     title: str
     notices: list[str]
@@ -57,6 +85,7 @@ class ReportView:
     open_loop: Table | None
     summary: Table
     failed_points: Table | None
+    stderr: list[Stderr]
     request_errors: Table | None
 
 
@@ -72,6 +101,7 @@ def build_view(results: dict[str, Any]) -> ReportView:
         open_loop=tables.open_loop_table(results),
         summary=tables.summary_table(results, open_mode),
         failed_points=tables.failed_table(results, open_mode),
+        stderr=_stderr(results["points"]),
         request_errors=tables.request_error_table(results, open_mode),
     )
 
@@ -97,6 +127,12 @@ def _notices(results: dict[str, Any]) -> list[str]:
             f"This run was interrupted before it finished: the report shows the {len(points)} "
             "points measured until then, and configurations it did not reach are missing."
         )
+    stopped = results.get("stopped")
+    if stopped:
+        notices.append(f"This run stopped early: {stopped}.")
+    rounds = results["settings"]["rounds"]
+    if points and noisy(rounds):
+        notices.append(noise_notice(rounds))
     failed = [p for p in points if p["status"] == "failed"]
     if failed:
         notices.append(
@@ -222,3 +258,13 @@ def _presets(results: dict[str, Any]) -> list[Preset]:
         for rec in results["recommendations"]
         if rec["met"] and rec["preset"] is not None
     ]
+
+
+def _stderr(points: list[dict[str, Any]]) -> list[Stderr]:
+    """The failed points' stderr excerpts, each different one once, in point order."""
+    found: dict[str, Stderr] = {}
+    for point in points:
+        text = point.get("stderr_excerpt")
+        if point["status"] == "failed" and text:
+            found.setdefault(text, Stderr([], text)).point_ids.append(point["id"])
+    return list(found.values())

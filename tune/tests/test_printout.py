@@ -1,0 +1,93 @@
+"""The end of a run on the terminal: failures with their stderr, noise, table directions."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from conftest import recorded
+from rich.console import Console
+
+from jiffy_tune.plan import PointSpec
+from jiffy_tune.printout import (
+    open_loop_table,
+    print_failures,
+    print_results,
+    recommendation_table,
+)
+from jiffy_tune.runner import empty_point
+
+REFUSED = (
+    "Traceback (most recent call last):\n[... 20 lines ...]\n"
+    '  File "/repo/jiffy/_async_transport.py", line 132, in connect\n'
+    "jiffy.ConnectionError: could not connect to 127.0.0.1:9 [refused]"
+)
+
+
+def printed(call: Any, *args: Any) -> str:
+    out = io.StringIO()
+    call(Console(file=out, width=200, force_terminal=False), *args)
+    return out.getvalue()
+
+
+def failed(point_id: int, concurrency: int, excerpt: str | None) -> dict[str, Any]:
+    point = empty_point(PointSpec("jiffy-python", 1, concurrency, concurrency, None, 0))
+    headline = excerpt.splitlines()[-1] if excerpt else "no output"
+    point.update(id=point_id, error=f"exit status 1: {headline}", stderr_excerpt=excerpt)
+    return point
+
+
+def test_each_failure_shows_its_error_and_its_stderr_once() -> None:
+    points = [failed(0, 1, REFUSED), failed(1, 2, REFUSED), failed(2, 5, None)]
+
+    lines = printed(print_failures, points).splitlines()
+
+    assert lines[0] == "3 of 3 points failed:"
+    assert lines[1] == (
+        "  point 0: jiffy-python ch=1 c=1: failed: exit status 1: "
+        "jiffy.ConnectionError: could not connect to 127.0.0.1:9 [refused]"
+    )
+    # Brackets in stderr are text, not console markup.
+    assert lines[2:6] == [f"    | {line}" for line in REFUSED.splitlines()]
+    assert lines[6].startswith("  point 1: jiffy-python ch=1 c=2: failed: exit status 1: ")
+    assert lines[7] == "    (stderr as point 0)"
+    assert lines[8] == "  point 2: jiffy-python ch=1 c=5: failed: exit status 1: no output"
+    assert len(lines) == 9
+
+
+def test_a_one_round_sweep_is_called_noisy_before_its_tables() -> None:
+    run = recorded("closed_4sdk.json")
+    run["settings"]["rounds"] = 1
+
+    text = printed(print_results, run)
+
+    notice = "Noisy: 1 round per point. Every figure comes from a single run of its point"
+    assert notice in text
+    assert "--rounds 3 or more" in text
+    assert text.index(notice) < text.index("Recommendation: most throughput")
+
+
+def test_a_3_round_sweep_has_no_noise_notice() -> None:
+    run = recorded("closed_4sdk.json")
+    run["settings"]["rounds"] = 3
+    assert "Noisy: " not in printed(print_results, run)
+
+
+def test_the_console_tables_say_which_direction_is_better() -> None:
+    run = recorded("closed_4sdk.json")
+    headers = [column.header for column in recommendation_table(run["recommendations"]).columns]
+    assert headers[2:5] == [
+        "rps\n(higher is better)",
+        "p99.9 client\n(lower is better)",
+        "p99.9 server\n(lower is better)",
+    ]
+    open_run = recorded("open_2sdk.json")
+    headers = [column.header for column in open_loop_table(open_run["open_loop"]).columns]
+    assert headers[3:] == [
+        "max rate met\n(higher is better)",
+        "achieved rps\n(higher is better)",
+        "p99.9\n(lower is better)",
+    ]
+    text = printed(print_results, run)
+    assert "(higher is better)" in text
+    assert "(lower is better)" in text
