@@ -37,6 +37,11 @@ OPTIONAL_JS = ("@grpc/grpc-js", "hdr-histogram-js")
 # Long enough for a cold npm or pip cache on a slow link; a step that hangs still ends.
 STEP_TIMEOUT_S = 600
 PYTHON_PACKAGES = {"sdk/python": "jiffy", "tune": "jiffy_tune"}
+# Time, not fidelity: pip skips byte-compiling (Python does it on import), npm
+# uses its cache without asking the registry whether pinned versions changed
+# (the setting reaches the npm ci that sdk/js's prepare script may run).
+PIP_INSTALL = ("install", "--quiet", "--no-compile", "--disable-pip-version-check")
+ENV = {**os.environ, "npm_config_prefer_offline": "true", "npm_config_update_notifier": "false"}
 
 pytestmark = pytest.mark.skipif(
     not SERVER_BIN.exists(), reason=f"needs {SERVER_BIN} (make build, or set JIFFY_SERVER_BIN)"
@@ -52,6 +57,7 @@ def run(
         capture_output=True,
         text=True,
         timeout=STEP_TIMEOUT_S,
+        env=ENV,
     )
     if ok:
         assert done.returncode == 0, f"{command} failed:\n{done.stdout}\n{done.stderr}"
@@ -117,13 +123,25 @@ def endpoint() -> Iterator[str]:
 def sdk_bin(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtualenv after `pip install ./sdk/python` (not editable, no extras)."""
     bin_dir = new_venv(tmp_path_factory.mktemp("sdk") / "venv")
-    run([bin_dir / "pip", "install", "--quiet", "./sdk/python"], clone)
+    run([bin_dir / "pip", *PIP_INSTALL, "./sdk/python"], clone)
     return bin_dir
 
 
 @pytest.fixture(scope="module")
-def tarball(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`npm pack` of the clone's sdk/js (its prepare script builds dist/ first)."""
+def linked_app(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh npm project after `npm install <clone>/sdk/js`, a directory as cloned."""
+    assert not (clone / "sdk/js/node_modules").exists()
+    assert not (clone / "sdk/js/dist").exists()
+    return npm_project(tmp_path_factory.mktemp("linked") / "app", clone / "sdk/js")
+
+
+@pytest.fixture(scope="module")
+def tarball(clone: Path, linked_app: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`npm pack` of the clone's sdk/js (its prepare script builds dist/ again first).
+
+    After the directory install, whose prepare script installed the dev tools
+    there: the one fresh-clone install is enough, and each costs ~20 s.
+    """
     out = tmp_path_factory.mktemp("npm-pack")
     done = run(["npm", "pack", "--json", "--pack-destination", out], clone / "sdk/js")
     [packed] = json.loads(done.stdout[done.stdout.index("[") :])
@@ -177,7 +195,7 @@ def test_sdists_and_wheels_carry_the_license_and_metadata(
     """Wheels as `pip install ./X` builds them (from the tree) and from the sdist."""
     tmp = tmp_path_factory.mktemp("python-dists")
     builder = new_venv(tmp / "builder")
-    run([builder / "pip", "install", "--quiet", hatchling_pin()])
+    run([builder / "pip", *PIP_INSTALL, hatchling_pin()])
     for project, package in PYTHON_PACKAGES.items():
         out = tmp / package
         hatchling = [builder / "python", "-m", "hatchling", "build", "-d", out]
@@ -267,11 +285,12 @@ CacheClient.create({ endpoint: process.argv[2] }).then(async (client) => {
 """
 
 
-def test_npm_install_of_a_clone_directory_builds_and_works(tmp_path: Path, endpoint: str) -> None:
-    """`npm install ./sdk/js` from a fresh clone: no node_modules or dist/ there yet."""
-    fresh = copy_clone(tmp_path / "clone", "LICENSE", "sdk/js")
-    assert not (fresh / "sdk/js/dist").exists()
-    app = npm_project(tmp_path / "app", fresh / "sdk/js")
+def test_npm_install_of_a_clone_directory_builds_and_works(
+    linked_app: Path, clone: Path, endpoint: str
+) -> None:
+    """`npm install ./sdk/js` from a fresh clone: prepare built dist/, ESM and CommonJS."""
+    assert (clone / "sdk/js/dist/index.js").exists()
+    app = linked_app
     (app / "client.mjs").write_text(NODE_CLIENT)
     (app / "client.cjs").write_text(NODE_REQUIRE)
     printed = run(["node", "client.mjs", endpoint], app).stdout.splitlines()
@@ -302,7 +321,7 @@ def test_installed_jiffy_tune_finds_the_installed_loadgens(
 ) -> None:
     """`pip install ./tune` beside the SDK, @jiffy/sdk from npm: a sweep with no checkout."""
     bin_dir = new_venv(tmp_path / "venv")
-    run([bin_dir / "pip", "install", "--quiet", "./sdk/python[loadgen]", "./tune"], clone)
+    run([bin_dir / "pip", *PIP_INSTALL, "./sdk/python[loadgen]", "./tune"], clone)
     hdr = f"hdr-histogram-js@{JS_PACKAGE['devDependencies']['hdr-histogram-js']}"
     app = npm_project(tmp_path / "app", tarball, hdr)
     tune = bin_dir / "jiffy-tune"
