@@ -316,14 +316,32 @@ def test_the_packed_sdk_needs_neither_optional_dependency(
     assert "`npm install hdr-histogram-js`" in done.stderr
 
 
+@pytest.fixture(scope="module")
+def app_with_peers(tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh npm project with the packed SDK and both optional peers, at our pins."""
+    peers = [f"{name}@{JS_PACKAGE['devDependencies'][name]}" for name in OPTIONAL_JS]
+    return npm_project(tmp_path_factory.mktemp("peers") / "app", tarball, *peers)
+
+
+def test_the_packed_sdk_uses_the_optional_dependencies_once_installed(
+    app_with_peers: Path, endpoint: str
+) -> None:
+    app = app_with_peers
+    (app / "client.mjs").write_text(NODE_CLIENT.replace("npm-install", "npm-peers"))
+    printed = run(["node", "client.mjs", endpoint], app).stdout.splitlines()
+    assert printed == ["got hello", "grpc-js transport: ok"]
+    loadgen = [app / "node_modules/.bin/jiffy-js-loadgen", "--endpoint", endpoint, "--json"]
+    report = json.loads(run([*loadgen, "--duration", "1", "--warmup", "0"]).stdout)
+    assert report["requests"] > 0
+
+
 def test_installed_jiffy_tune_finds_the_installed_loadgens(
-    clone: Path, tarball: Path, tmp_path: Path
+    clone: Path, app_with_peers: Path, tmp_path: Path
 ) -> None:
     """`pip install ./tune` beside the SDK, @jiffy/sdk from npm: a sweep with no checkout."""
     bin_dir = new_venv(tmp_path / "venv")
     run([bin_dir / "pip", *PIP_INSTALL, "./sdk/python[loadgen]", "./tune"], clone)
-    hdr = f"hdr-histogram-js@{JS_PACKAGE['devDependencies']['hdr-histogram-js']}"
-    app = npm_project(tmp_path / "app", tarball, hdr)
+    app = app_with_peers
     tune = bin_dir / "jiffy-tune"
     assert "--sdk" in run([tune, "--help"], app).stdout
 
