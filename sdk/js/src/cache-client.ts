@@ -129,7 +129,7 @@ export class CacheClient {
   static async create(options: CacheClientOptions = {}): Promise<CacheClient> {
     const knobs = resolveKnobs(options);
     const endpoints = resolveEndpoints(options);
-    const factory = options.channelFactory ?? channelFactoryFor(knobs.transport);
+    const factory = options.channelFactory ?? (await channelFactoryFor(knobs.transport));
     const target = (host: string, port: number): ChannelTarget => ({
       host,
       port,

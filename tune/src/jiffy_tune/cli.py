@@ -317,7 +317,8 @@ def _main(argv: Sequence[str] | None) -> int:
     console = Console(stderr=True)
     repo = (args.repo or default_repo()).resolve()
     try:
-        loadgens = {lg.name: lg for lg in resolve(args.sdk, repo, args.loadgen, args.python_uvloop)}
+        found = resolve(args.sdk, args.repo, args.loadgen, args.python_uvloop)
+        loadgens = {lg.name: lg for lg in found}
         server_cpus, client_cpus = pinning(args)
     except ValueError as exc:
         p.error(str(exc))

@@ -10,7 +10,11 @@
 // first second, and at 80% of its peak the backlog took longer than the
 // 2 s warm-up to drain, so it used to be measured as a ~0.4 s tail.
 // Only requests sent and completed inside the measured window are counted.
-import * as hdr from 'hdr-histogram-js';
+//
+// hdr-histogram-js is an optional peer dependency of @jiffy/sdk (the client
+// does not need it), imported when a run starts: loadHistograms().
+import type * as hdr from 'hdr-histogram-js';
+import { importOptional } from '../optional-dependency.js';
 import type { LoadgenConfig } from './options.js';
 import { keyName, operations } from './workloads.js';
 
@@ -38,9 +42,17 @@ export interface Driver {
   close(): Promise<void> | void;
 }
 
+/**
+ * Imports hdr-histogram-js; rejects with an InvalidArgumentError naming
+ * `npm install hdr-histogram-js` when it is not installed.
+ */
+export function loadHistograms(): Promise<typeof hdr> {
+  return importOptional('hdr-histogram-js', 'the load generator', () => import('hdr-histogram-js'));
+}
+
 // Microseconds, 1 us to 60 s, 3 significant digits.
-const newHistogram = (): hdr.Histogram =>
-  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+const newHistogram = (library: typeof hdr): hdr.Histogram =>
+  library.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
 
 export interface RunResult {
   requests: number;
@@ -124,15 +136,16 @@ async function openLoop(operation: (startedNs: bigint) => Promise<void>, rate: n
 }
 
 export async function runLoad(driver: Driver, config: LoadgenConfig, progress?: ProgressSink): Promise<RunResult> {
+  const library = await loadHistograms();
   const state: State = {
     measuring: false,
     windowStartNs: 0n,
     stopping: false,
     completed: 0,
     errors: {},
-    all: newHistogram(),
-    get: newHistogram(),
-    set: newHistogram(),
+    all: newHistogram(library),
+    get: newHistogram(library),
+    set: newHistogram(library),
     intervalCount: 0,
   };
   const operation = makeOperation(driver, config, state);

@@ -2,7 +2,7 @@
 // that drivers for other clients (bench/momento_js_loadgen.mjs, the bare
 // grpc-js one) reuse them and print the same JSON.
 import { countTcpConnections } from './connections.js';
-import { type Driver, runLoad } from './harness.js';
+import { type Driver, loadHistograms, runLoad } from './harness.js';
 import { type LoadgenConfig, USAGE, parseLoadgenArgs } from './options.js';
 import { buildReport, formatSummary, type LoadgenReport } from './report.js';
 import { missingOperations } from './workloads.js';
@@ -30,6 +30,8 @@ export async function runLoadgenCli(
   }
   let driver: Driver;
   try {
+    // Before the driver: a missing optional package fails fast, with its install command.
+    await loadHistograms();
     driver = await makeDriver(config);
   } catch (err) {
     process.stderr.write(`loadgen: ${(err as Error).message}\n`);

@@ -21,8 +21,8 @@ const HANG_MARGIN_MS = 1_000;
 const FAST_RETRY = { maxAttempts: 3, initialBackoffMs: 10, maxBackoffMs: 50 };
 
 /** The transport's channels, with `headers` (and a request-id of their own) added to every call. */
-function withFaultHeaders(transport: TransportName, headers: Record<string, string>): ChannelFactory {
-  const inner = channelFactoryFor(transport);
+async function withFaultHeaders(transport: TransportName, headers: Record<string, string>): Promise<ChannelFactory> {
+  const inner = await channelFactoryFor(transport);
   const extra = { 'request-id': randomUUID(), ...headers };
   // One merged record per record the client passes: the transports key
   // their prebuilt per-call headers on its identity.
@@ -69,7 +69,7 @@ for (const transport of TRANSPORTS) {
         endpoint: server.endpoint,
         transport,
         retry: FAST_RETRY,
-        channelFactory: withFaultHeaders(transport, headers),
+        channelFactory: await withFaultHeaders(transport, headers),
         ...options,
       });
       await client.createCache(CACHE).catch((err: unknown) => {
