@@ -18,6 +18,7 @@ help:
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
+	@echo "make dist          packages into dist/: the jiffy-server wheel, the SDKs' and jiffy-tune's wheels, sdists, npm tarball"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
 	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
@@ -25,7 +26,7 @@ help:
 	@echo "make tune ARGS=..  jiffy-tune: sweep, chart and recommend a configuration (tune/README.md)"
 
 # Each SDK keeps its own targets (lint-X, test-X, demo-X, bench-X) in mk/X.mk.
-include mk/python.mk mk/js.mk mk/tune.mk mk/deploy.mk
+include mk/python.mk mk/js.mk mk/tune.mk mk/deploy.mk mk/dist.mk
 
 .PHONY: build
 build:

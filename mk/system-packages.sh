@@ -20,6 +20,8 @@ command -v redis-server >/dev/null || need+=(redis-server)
 command -v ss >/dev/null || need+=(iproute2)
 # The deployment sample (deploy/scaleout) is checked behind a real HAProxy.
 command -v haproxy >/dev/null || need+=(haproxy)
+# The systemd unit (deploy/systemd) is checked with systemd-analyze verify.
+command -v systemd-analyze >/dev/null || need+=(systemd)
 ((${#need[@]})) || exit 0
 
 if [[ $(id -u) -eq 0 ]]; then

@@ -1,0 +1,50 @@
+# Packages, built into dist/: targets used by the root Makefile.
+#   dist          all of the below
+#   dist-server   the jiffy-server wheel (server/pyproject.toml: maturin, the release binary)
+#   dist-python   the Python SDK's wheel and sdist (sdk/python)
+#   dist-tune     jiffy-tune's wheel and sdist (tune)
+#   dist-js       the npm tarball of @jiffy/sdk (sdk/js)
+# Each target first removes its own earlier files from dist/, so dist/ holds
+# one version of each package. The Python builds run in isolated build
+# environments with the backends each pyproject.toml pins (maturin,
+# hatchling), as a user's `pip install ./server` would.
+.PHONY: dist dist-server dist-python dist-tune dist-js
+
+DIST := dist
+# The PEP 517 front-end that builds the Python packages.
+DIST_BUILD_PIN := build==1.6.1
+DIST_TOOLS := $(VENV)/.dist-tools-installed
+
+$(DIST_TOOLS): mk/dist.mk $(VENV)/.installed
+	$(PY) -m pip install --quiet '$(DIST_BUILD_PIN)'
+	touch $@
+
+dist: dist-server dist-python dist-tune dist-js
+	@echo "built into $(DIST)/:"
+	@ls -1 $(DIST)
+
+# maturin calls cargo with the release profile, so a fresh `make build`
+# makes this a copy of target/release/jiffy-server into a wheel, not a build.
+# --compatibility pypi: a manylinux tag read from the binary (server/pyproject.toml
+# says why), where maturin's PEP 517 default is a plain linux tag PyPI refuses.
+dist-server: $(DIST_TOOLS)
+	mkdir -p $(DIST)
+	rm -f $(DIST)/jiffy_server-*.whl
+	$(PY) -m build --wheel --outdir $(DIST) -C maturin.build-args='--compatibility pypi' server
+
+# An sdist, then the wheel built from that sdist: what an installer from the
+# sdist would get.
+dist-python: $(DIST_TOOLS)
+	mkdir -p $(DIST)
+	rm -f $(DIST)/jiffy-[0-9]*.whl $(DIST)/jiffy-[0-9]*.tar.gz
+	$(PY) -m build --outdir $(DIST) $(PY_SDK)
+
+dist-tune: $(DIST_TOOLS)
+	mkdir -p $(DIST)
+	rm -f $(DIST)/jiffy_tune-*.whl $(DIST)/jiffy_tune-*.tar.gz
+	$(PY) -m build --outdir $(DIST) $(TUNE_DIR)
+
+dist-js: $(JS_BUILT)
+	mkdir -p $(DIST)
+	rm -f $(DIST)/jiffy-sdk-*.tgz
+	cd $(JS_DIR) && npm pack --silent --pack-destination $(CURDIR)/$(DIST)

@@ -1,0 +1,271 @@
+"""deploy/container/Containerfile and deploy/systemd/jiffy-server.service, checked here.
+
+The image cannot be built on this project's machines (no container registry
+to pull the base images from), so the Containerfile is read instead: every
+COPY source exists, the build stage runs `make build`'s cargo command over
+the whole workspace, the runtime stage runs the binary that stage built as a
+user without privileges, and its HEALTHCHECK command, run here against a
+real server, passes on a serving one and fails on a closed port.
+
+The unit passes `systemd-analyze verify` (which needs its ExecStart binary
+to exist: the tested binary stands in for /usr/local/bin/jiffy-server, the
+only edit) with no warning, scores as well hardened in `systemd-analyze
+security`, and its ExecStart, expanded as systemd would, starts a real server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import tomllib
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from deploy_harness import read_lines, server_binary
+
+REPO = Path(__file__).resolve().parents[2]
+CONTAINERFILE = REPO / "deploy" / "container" / "Containerfile"
+UNIT = REPO / "deploy" / "systemd" / "jiffy-server.service"
+INSTALLED_BINARY = "/usr/local/bin/jiffy-server"
+# systemd-analyze security's overall exposure, x10: 0 is fully confined, 100
+# unconfined; systemd calls up to 20 "OK".
+MAX_EXPOSURE = 20
+
+
+# --- the Containerfile ---
+
+
+def instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) in order, continuation lines joined."""
+    text = re.sub(r"\\\n\s*", " ", CONTAINERFILE.read_text())
+    found = []
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            keyword, _, rest = line.strip().partition(" ")
+            found.append((keyword.upper(), rest.strip()))
+    return found
+
+
+def stages() -> list[list[tuple[str, str]]]:
+    """The instructions of each build stage, each list starting with its FROM."""
+    result: list[list[tuple[str, str]]] = []
+    for keyword, rest in instructions():
+        if keyword == "FROM":
+            result.append([])
+        if result:
+            result[-1].append((keyword, rest))
+    return result
+
+
+def copies(stage: list[tuple[str, str]]) -> list[tuple[str | None, list[str], str]]:
+    """(--from stage or None, sources, destination) of each COPY."""
+    result = []
+    for keyword, rest in stage:
+        if keyword == "COPY":
+            words = rest.split()
+            options = [w for w in words if w.startswith("--")]
+            paths = [w for w in words if not w.startswith("--")]
+            source_stage = next(
+                (o.split("=", 1)[1] for o in options if o.startswith("--from=")), None
+            )
+            result.append((source_stage, paths[:-1], paths[-1]))
+    return result
+
+
+def one(stage: list[tuple[str, str]], keyword: str) -> str:
+    values = [rest for k, rest in stage if k == keyword]
+    assert len(values) == 1, f"expected one {keyword}, found {values}"
+    return values[0]
+
+
+def test_two_stages_a_build_and_a_runtime() -> None:
+    build, runtime = stages()
+    assert one(build, "FROM").endswith(" AS build")
+    assert "rust:" in one(build, "FROM")
+    assert re.search(r"debian:\S+-slim$", one(runtime, "FROM"))
+
+
+def test_every_copy_from_the_context_exists() -> None:
+    sources = [
+        s for stage in stages() for frm, srcs, _ in copies(stage) if frm is None for s in srcs
+    ]
+    assert sources
+    for source in sources:
+        assert (REPO / source).exists(), f"COPY {source}: not in the repository"
+
+
+def test_build_stage_has_the_workspace_and_runs_make_builds_cargo_command() -> None:
+    build = stages()[0]
+    copied = {s.rstrip("/") for frm, srcs, _ in copies(build) if frm is None for s in srcs}
+    members = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["members"]
+    for needed in ["Cargo.toml", "Cargo.lock", "proto", *members]:
+        assert needed in copied, f"the build stage does not COPY {needed}"
+    makefile = (REPO / "Makefile").read_text()
+    make_build = re.search(r"(?m)^build:\n\t(.+)$", makefile)
+    assert make_build, "the Makefile's build target moved"
+    runs = [shlex.split(rest) for k, rest in build if k == "RUN"]
+    cargo = [words for words in runs if words[:2] == ["cargo", "build"]]
+    assert len(cargo) == 1, runs
+    # The same command (profile, package), plus --locked.
+    assert set(shlex.split(make_build.group(1))) <= set(cargo[0])
+    assert "--locked" in cargo[0]
+
+
+def test_runtime_stage_runs_the_built_binary_unprivileged() -> None:
+    build, runtime = stages()
+    workdir = one(build, "WORKDIR")
+    (binary,) = [(srcs, dest) for frm, srcs, dest in copies(runtime) if frm == "build"]
+    assert binary == ([f"{workdir}/target/release/jiffy-server"], INSTALLED_BINARY)
+    assert json.loads(one(runtime, "ENTRYPOINT")) == [INSTALLED_BINARY]
+    assert one(runtime, "USER") not in ("root", "0", "0:0")
+    assert one(runtime, "EXPOSE").split() == ["8080", "9090"]
+    env = dict(pair.split("=", 1) for pair in one(runtime, "ENV").split())
+    assert env == {"JIFFY_LISTEN": "0.0.0.0:8080", "JIFFY_METRICS_LISTEN": "0.0.0.0:9090"}
+
+
+def test_container_settings_refuse_anonymous_callers_until_told() -> None:
+    """As the Containerfile's comment says: on every interface, no secret, no start."""
+    env = {**os.environ, "JIFFY_LISTEN": "0.0.0.0:0", "JIFFY_METRICS_LISTEN": "127.0.0.1:0"}
+    done = subprocess.run(
+        [server_binary()], env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert done.returncode == 2
+    assert "--insecure-allow-anonymous" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A jiffy-server with metrics: (data address, metrics address)."""
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    command = [server_binary(), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"]
+    with log.open("w") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr)
+    try:
+        metrics, data = read_lines(process, 2, log)
+        yield data.removeprefix("listening on "), metrics.removeprefix("metrics listening on ")
+    finally:
+        process.kill()
+        process.wait()
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_healthcheck_passes_on_a_serving_server_and_fails_on_a_closed_port(
+    server: tuple[str, str],
+) -> None:
+    runtime = stages()[1]
+    options, _, command = one(runtime, "HEALTHCHECK").partition(" CMD ")
+    assert "--interval=" in options
+    assert "--timeout=" in options
+    argv = json.loads(command)
+    assert "/healthz" in " ".join(argv)
+    assert "127.0.0.1/9090" in " ".join(argv)
+
+    def check(port: int) -> int:
+        probe = [arg.replace("127.0.0.1/9090", f"127.0.0.1/{port}") for arg in argv]
+        return subprocess.run(probe, capture_output=True, timeout=10, check=False).returncode
+
+    metrics_port = int(server[1].rsplit(":", 1)[1])
+    assert check(metrics_port) == 0
+    assert check(closed_port()) != 0
+
+
+# --- the systemd unit ---
+
+
+def systemd_analyze() -> str:
+    found = shutil.which("systemd-analyze")
+    assert found, "systemd-analyze not found: `bash mk/system-packages.sh` installs systemd"
+    return found
+
+
+@pytest.fixture
+def unit_here(tmp_path: Path) -> Path:
+    """The unit with the tested binary in place of /usr/local/bin/jiffy-server."""
+    text = UNIT.read_text()
+    assert f"ExecStart={INSTALLED_BINARY} " in text
+    unit = tmp_path / UNIT.name
+    unit.write_text(text.replace(INSTALLED_BINARY, str(Path(server_binary()).resolve())))
+    return unit
+
+
+def test_unit_verifies_without_warnings(unit_here: Path) -> None:
+    done = subprocess.run(
+        [systemd_analyze(), "verify", str(unit_here)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+
+
+def test_unit_is_hardened(unit_here: Path) -> None:
+    done = subprocess.run(
+        [systemd_analyze(), "security", "--offline=true", f"--threshold={MAX_EXPOSURE}",
+         "--no-pager", str(unit_here)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    settings = unit_settings()
+    for key, value in {
+        "DynamicUser": "yes",
+        "ProtectSystem": "strict",
+        "NoNewPrivileges": "yes",
+        "CapabilityBoundingSet": "",
+    }.items():
+        assert settings[key] == [value], key
+    assert settings["EnvironmentFile"] == ["-/etc/jiffy/jiffy-server.env"]
+
+
+def unit_settings() -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in UNIT.read_text().splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            settings.setdefault(key, []).append(value)
+    return settings
+
+
+def test_unit_exec_start_starts_a_server() -> None:
+    """ExecStart with the unit's Environment= expanded, as systemd does, ports made free."""
+    settings = unit_settings()
+    environment = dict(pair.split("=", 1) for pair in settings["Environment"][0].split())
+    assert environment == {
+        "JIFFY_LISTEN": "127.0.0.1:8080",
+        "JIFFY_METRICS_LISTEN": "127.0.0.1:9090",
+    }
+    environment = {name: value.rsplit(":", 1)[0] + ":0" for name, value in environment.items()}
+    (exec_start,) = settings["ExecStart"]
+    argv = [
+        re.sub(r"\$\{(\w+)\}", lambda m: environment[m.group(1)], word)
+        for word in shlex.split(exec_start)
+    ]
+    assert argv[0] == INSTALLED_BINARY
+    assert "--listen" in argv
+    assert "--metrics-listen" in argv
+    argv[0] = server_binary()
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
+        try:
+            metrics, data = read_lines(process, 2, Path(os.devnull))
+            assert data.startswith("listening on 127.0.0.1:")
+            address = metrics.removeprefix("metrics listening on ")
+            with urllib.request.urlopen(f"http://{address}/healthz", timeout=5) as reply:
+                assert reply.status == 200
+        finally:
+            process.kill()
