@@ -556,11 +556,15 @@ impl Bridge {
             return;
         };
         let (ready, page, next) = topic.position();
-        let from = if ready { next } else { 0 };
         let keys = TopicKeys::new(&held.cache, &held.topic);
-        let mut invocation = keys.invocation(&READ);
-        invocation.arg(from);
-        let read = match self.store.run(invocation).await.and_then(parse_read) {
+        let mut read = self.read(&keys, if ready { next } else { 0 }).await;
+        if let Ok(Some(numbered)) = &read {
+            if ready && numbered.page != 0 && numbered.page != page {
+                // The numbering started again (a flush, a failover): all of it.
+                read = self.read(&keys, 0).await;
+            }
+        }
+        let read = match read {
             Ok(read) => read,
             Err(error) => {
                 tracing::debug!(%error, "reading a topic back from Redis failed; trying again");
@@ -591,6 +595,13 @@ impl Bridge {
         if read.page == page && read.last >= topic.position().2 {
             topic.skip_to(read.page, read.last + 1);
         }
+    }
+
+    /// `topic_read.lua` from number `from` on.
+    async fn read(&self, keys: &TopicKeys, from: u64) -> Result<Option<Read>, Error> {
+        let mut invocation = keys.invocation(&READ);
+        invocation.arg(from);
+        self.store.run(invocation).await.and_then(parse_read)
     }
 
     async fn push(&mut self, push: PushInfo) {
