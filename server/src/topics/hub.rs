@@ -1,7 +1,7 @@
 //! Every topic this process holds, by cache and name.
 //!
-//! A topic exists while it has subscribers here or messages in its ring;
-//! publishing or subscribing makes it. The hub counts subscriptions per
+//! A topic exists while it has subscribers here or (embedded) messages in
+//! its ring; publishing or subscribing makes it. The hub counts subscriptions per
 //! cache (`--max-topic-subscriptions`), keeps all rings together under
 //! `--max-topic-memory` (the rings of the topics published to least
 //! recently are emptied first), and carries out what deleting or flushing a
@@ -68,7 +68,10 @@ pub struct Hub {
     /// Publishes so far, to order topics by their last one.
     stamps: AtomicU64,
     reclaiming: AtomicBool,
-    /// Whether topics start ready (embedded) or wait for a load (Redis).
+    /// Embedded: topics start ready, and a topic's ring is the only copy
+    /// of its recent messages, kept for later subscribers. Over Redis:
+    /// topics wait for a load from the stream, which also serves later
+    /// subscribers, so a topic without subscribers here is forgotten.
     topics_start_ready: bool,
     watch: Option<Arc<dyn TopicWatch>>,
     /// True once the server is shutting down: subscriptions end UNAVAILABLE.
@@ -232,7 +235,8 @@ impl Hub {
 
     /// Forgets a topic nothing holds any more (no subscriber, empty ring).
     fn forget_if_idle(&self, cache: &str, name: &str, topic: &Arc<Topic>) {
-        if !topic.is_idle() {
+        let buffer_counts = self.topics_start_ready;
+        if !topic.is_idle(buffer_counts) {
             return;
         }
         let mut caches = self.caches.write();
@@ -243,7 +247,7 @@ impl Hub {
         let same = entry
             .topics
             .get(name)
-            .is_some_and(|held| Arc::ptr_eq(held, topic) && held.is_idle());
+            .is_some_and(|held| Arc::ptr_eq(held, topic) && held.is_idle(buffer_counts));
         if !same {
             return;
         }

@@ -203,9 +203,11 @@ impl Topic {
         f(&mut self.state.lock())
     }
 
-    /// Whether nothing holds the topic: no subscriber, nothing buffered.
-    pub(super) fn is_idle(&self) -> bool {
-        self.subscribers.load(Ordering::Acquire) == 0 && self.state.lock().ring.is_empty()
+    /// Whether nothing holds the topic: no subscriber, and nothing buffered
+    /// unless `buffer_counts`.
+    pub(super) fn is_idle(&self, buffer_counts: bool) -> bool {
+        self.subscribers.load(Ordering::Acquire) == 0
+            && (!buffer_counts || self.state.lock().ring.is_empty())
     }
 
     /// Numbers `value` as the next message and appends it; answers its
