@@ -13,6 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cacheclient.proto",
         "controlclient.proto",
         "cacheping.proto",
+        "cachepubsub.proto",
     ];
     let descriptors = protox::compile(files, [&proto_dir])?;
     // The same descriptors, encoded, for the reflection service.

@@ -35,6 +35,12 @@
 //! | `--enable-fault-injection`  | `JIFFY_ENABLE_FAULT_INJECTION`| `enable-fault-injection` | off              |
 //! | `--store URL`               | `JIFFY_STORE`                 | `store`                  | embedded         |
 //! | `--store-timeout DURATION`  | `JIFFY_STORE_TIMEOUT`         | `store-timeout`          | 1s               |
+//! | `--max-topic-subscriptions N` | `JIFFY_MAX_TOPIC_SUBSCRIPTIONS` | `max-topic-subscriptions` | 10000      |
+//! | `--topic-buffer-messages N` | `JIFFY_TOPIC_BUFFER_MESSAGES` | `topic-buffer-messages`  | 1000             |
+//! | `--topic-buffer-bytes SIZE` | `JIFFY_TOPIC_BUFFER_BYTES`    | `topic-buffer-bytes`     | 1 MiB            |
+//! | `--max-topic-message-size SIZE` | `JIFFY_MAX_TOPIC_MESSAGE_SIZE` | `max-topic-message-size` | 100 KiB |
+//! | `--max-topic-memory SIZE`   | `JIFFY_MAX_TOPIC_MEMORY`      | `max-topic-memory`       | 64 MiB           |
+//! | `--topic-heartbeat-interval DUR` | `JIFFY_TOPIC_HEARTBEAT_INTERVAL` | `topic-heartbeat-interval` | 1s  |
 //!
 //! Sizes take units (`64MiB`, `512KiB`, `1GB`); durations take humantime forms
 //! (`500ms`, `30s`, `7days`).
@@ -57,6 +63,7 @@ use crate::auth::token::TokenCommand;
 use crate::auth::Secret;
 use crate::backend::redis::Target;
 use crate::limits::Limits;
+use crate::topics::{self, TopicSettings};
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
@@ -226,6 +233,26 @@ pub struct Settings {
     #[arg(long, env = "JIFFY_STORE_TIMEOUT", value_parser = humantime::parse_duration)]
     #[serde(default, with = "humantime_serde")]
     pub store_timeout: Option<Duration>,
+    /// Topic subscriptions open at once per cache, on this server.
+    #[arg(long, env = "JIFFY_MAX_TOPIC_SUBSCRIPTIONS")]
+    pub max_topic_subscriptions: Option<usize>,
+    /// Newest messages each topic keeps for subscribers that fall behind or resume.
+    #[arg(long, env = "JIFFY_TOPIC_BUFFER_MESSAGES")]
+    pub topic_buffer_messages: Option<usize>,
+    /// Bytes of newest messages each topic keeps.
+    #[arg(long, env = "JIFFY_TOPIC_BUFFER_BYTES")]
+    pub topic_buffer_bytes: Option<ByteSize>,
+    /// Largest value a topic message may carry.
+    #[arg(long, env = "JIFFY_MAX_TOPIC_MESSAGE_SIZE")]
+    pub max_topic_message_size: Option<ByteSize>,
+    /// Bytes all topics' buffers may hold together; past it the least recently
+    /// published topics' buffers are emptied first.
+    #[arg(long, env = "JIFFY_MAX_TOPIC_MEMORY")]
+    pub max_topic_memory: Option<ByteSize>,
+    /// Silence after which a topic subscription is sent a heartbeat.
+    #[arg(long, env = "JIFFY_TOPIC_HEARTBEAT_INTERVAL", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub topic_heartbeat_interval: Option<Duration>,
 }
 
 /// A listen address: `IP:PORT`, `[IPv6]:PORT`, `localhost:PORT` (the IPv4
@@ -298,6 +325,24 @@ fn help_defaults() -> Vec<(&'static str, String)> {
         ("log_level", DEFAULT_LOG_LEVEL.to_owned()),
         ("store_timeout", time(DEFAULT_STORE_TIMEOUT)),
         ("store", "embedded".to_owned()),
+        (
+            "max_topic_subscriptions",
+            topics::DEFAULT_MAX_SUBSCRIPTIONS.to_string(),
+        ),
+        (
+            "topic_buffer_messages",
+            topics::DEFAULT_BUFFER_MESSAGES.to_string(),
+        ),
+        ("topic_buffer_bytes", size(topics::DEFAULT_BUFFER_BYTES)),
+        (
+            "max_topic_message_size",
+            size(topics::DEFAULT_MAX_MESSAGE_SIZE),
+        ),
+        ("max_topic_memory", size(topics::DEFAULT_MAX_MEMORY)),
+        (
+            "topic_heartbeat_interval",
+            time(topics::DEFAULT_HEARTBEAT_INTERVAL),
+        ),
         ("workers", "one per core".to_owned()),
     ]
 }
@@ -400,6 +445,7 @@ pub struct Config {
     pub fault_injection: bool,
     pub store: StoreChoice,
     pub store_timeout: Duration,
+    pub topics: TopicSettings,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -483,6 +529,20 @@ impl Settings {
             enable_fault_injection: self.enable_fault_injection || fallback.enable_fault_injection,
             store: self.store.or(fallback.store),
             store_timeout: self.store_timeout.or(fallback.store_timeout),
+            max_topic_subscriptions: self
+                .max_topic_subscriptions
+                .or(fallback.max_topic_subscriptions),
+            topic_buffer_messages: self
+                .topic_buffer_messages
+                .or(fallback.topic_buffer_messages),
+            topic_buffer_bytes: self.topic_buffer_bytes.or(fallback.topic_buffer_bytes),
+            max_topic_message_size: self
+                .max_topic_message_size
+                .or(fallback.max_topic_message_size),
+            max_topic_memory: self.max_topic_memory.or(fallback.max_topic_memory),
+            topic_heartbeat_interval: self
+                .topic_heartbeat_interval
+                .or(fallback.topic_heartbeat_interval),
         }
     }
 
@@ -511,6 +571,23 @@ impl Settings {
         let store = match &self.store {
             Some(value) => StoreChoice::parse(value)?,
             None => StoreChoice::Embedded,
+        };
+        let topics = TopicSettings {
+            max_subscriptions: self
+                .max_topic_subscriptions
+                .unwrap_or(topics::DEFAULT_MAX_SUBSCRIPTIONS),
+            buffer_messages: self
+                .topic_buffer_messages
+                .unwrap_or(topics::DEFAULT_BUFFER_MESSAGES),
+            buffer_bytes: size(self.topic_buffer_bytes, topics::DEFAULT_BUFFER_BYTES) as usize,
+            max_message_size: size(
+                self.max_topic_message_size,
+                topics::DEFAULT_MAX_MESSAGE_SIZE,
+            ) as usize,
+            max_memory: size(self.max_topic_memory, topics::DEFAULT_MAX_MEMORY) as usize,
+            heartbeat_interval: self
+                .topic_heartbeat_interval
+                .unwrap_or(topics::DEFAULT_HEARTBEAT_INTERVAL),
         };
         let config = Config {
             listen: self
@@ -548,6 +625,7 @@ impl Settings {
             fault_injection: self.enable_fault_injection,
             store,
             store_timeout: self.store_timeout.unwrap_or(DEFAULT_STORE_TIMEOUT),
+            topics,
         };
         config.check()?;
         Ok(config)
@@ -581,6 +659,7 @@ impl Config {
         if self.store_timeout.is_zero() {
             return invalid("--store-timeout must be above zero");
         }
+        self.topics.check().map_err(ConfigError::Invalid)?;
         if self.max_connections == 0
             || limits.max_request_items == 0
             || limits.max_collection_elements == 0
@@ -788,6 +867,39 @@ mod tests {
             .resolve()
             .unwrap_err();
         assert!(err.to_string().contains("--store"), "{err}");
+    }
+
+    #[test]
+    fn topic_settings_come_from_flags_and_the_file_and_must_fit_together() {
+        let file: Settings = toml::from_str(
+            "max-topic-subscriptions = 7\ntopic-buffer-messages = 50\n\
+             topic-buffer-bytes = \"2MiB\"\nmax-topic-message-size = \"1KiB\"\n\
+             max-topic-memory = \"8MiB\"\ntopic-heartbeat-interval = \"250ms\"",
+        )
+        .unwrap();
+        let config = parse(&["--max-topic-subscriptions", "9"])
+            .or(file)
+            .resolve()
+            .unwrap();
+        let topics = config.topics;
+        assert_eq!(topics.max_subscriptions, 9);
+        assert_eq!(topics.buffer_messages, 50);
+        assert_eq!(topics.buffer_bytes, 2 << 20);
+        assert_eq!(topics.max_message_size, 1 << 10);
+        assert_eq!(topics.max_memory, 8 << 20);
+        assert_eq!(topics.heartbeat_interval, Duration::from_millis(250));
+        assert_eq!(Config::defaults().topics, TopicSettings::default());
+        let err = parse(&["--max-topic-message-size", "2MiB"])
+            .resolve()
+            .unwrap_err();
+        assert!(err.to_string().contains("--topic-buffer-bytes"), "{err}");
+        let err = parse(&["--topic-heartbeat-interval", "0s"])
+            .resolve()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("--topic-heartbeat-interval"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod reason {
     pub const ITEM_SIZE_LIMIT_EXCEEDED: &str = "item_size_limit_exceeded";
     pub const REQUEST_SIZE_LIMIT_EXCEEDED: &str = "request_size_limit_exceeded";
     pub const ELEMENT_SIZE_LIMIT_EXCEEDED: &str = "element_size_limit_exceeded";
+    pub const TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED: &str = "topic_subscriptions_limit_exceeded";
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -73,6 +74,18 @@ pub enum Error {
     ScoreNotFinite,
     #[error("{0}")]
     InvalidArgument(String),
+    #[error("topic name is invalid: {0}")]
+    InvalidTopicName(String),
+    // "request limit" is the phrase the JS SDK looks for to word its error.
+    #[error("request limit exceeded: the topic message is {size} bytes, over the limit of {limit} bytes (--max-topic-message-size)")]
+    TopicMessageTooLarge { size: usize, limit: usize },
+    // "subscribers" is the word the JS SDK looks for to word its error.
+    #[error("cache `{cache}` already has {limit} subscriptions open, the most it may have (--max-topic-subscriptions): too many subscribers")]
+    TooManySubscriptions { cache: String, limit: usize },
+    #[error("subscriber too slow: it fell behind the topic's buffer {falls} times without catching up in between, so it would keep losing messages; read faster, or raise --topic-buffer-messages / --topic-buffer-bytes")]
+    SubscriberTooSlow { falls: u32 },
+    #[error("the server is shutting down; subscribe again (to another server)")]
+    ShuttingDown,
     /// An answer refused by the in-flight bound (`crate::in_flight`).
     #[error("{0}")]
     InFlightFull(String),
@@ -106,6 +119,16 @@ impl Error {
                 Some(reason::ELEMENT_SIZE_LIMIT_EXCEEDED),
             ),
             CollectionTooLarge { .. } => (Code::ResourceExhausted, None),
+            TopicMessageTooLarge { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
+            ),
+            TooManySubscriptions { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED),
+            ),
+            SubscriberTooSlow { .. } => (Code::ResourceExhausted, None),
+            ShuttingDown => (Code::Unavailable, None),
             NotAnInteger | IncrementOverflow | ScoreNotFinite | WrongType { .. } => {
                 (Code::FailedPrecondition, None)
             }
@@ -118,7 +141,8 @@ impl Error {
             | EmptyKey
             | ZeroTtl
             | TtlTooLong { .. }
-            | InvalidArgument(_) => (Code::InvalidArgument, None),
+            | InvalidArgument(_)
+            | InvalidTopicName(_) => (Code::InvalidArgument, None),
         }
     }
 }

@@ -12,11 +12,18 @@
 //! | `delay-rpcs`   | calls that are held; all if absent                       |
 //! | `delay-count`  | only the first N matching calls are held; all if absent  |
 //! | `request-id`   | counts are kept per value (calls without one share one count) |
+//! | `stream-error` | a status: the answer stream ends with it after `stream-error-message-limit` messages |
+//! | `stream-error-rpcs` | calls whose stream ends so; Subscribe if absent           |
+//! | `stream-error-message-limit` | messages sent before the error; 0 if absent     |
 //!
 //! RPC names are the catalogue's (`rpcs.rs`) in kebab case (`get`,
 //! `set-batch`, `item-get-ttl`, `dictionary-set`, `create-cache`, `ping`); a
 //! path outside it goes by its last part. As in momento-local, `set-if`
-//! names both SetIf and SetIfNotExists. A call that is both held and failed fails after the
+//! names both SetIf and SetIfNotExists, and `topic-publish` and
+//! `topic-subscribe` name Publish and Subscribe. A stream error counts
+//! every message of the answer (heartbeats included), then ends it with
+//! the status in its trailers, as a server failing mid-stream would; the
+//! official SDKs' subscription retry tests use it. A call that is both held and failed fails after the
 //! delay. A delay never outlives the call's deadline (`grpc-timeout`): when
 //! the deadline comes first the call answers DEADLINE_EXCEEDED at that moment.
 
@@ -28,8 +35,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::future::Either;
 use http::{HeaderMap, Request, Response};
+use http_body::Frame;
 use parking_lot::Mutex;
 use tokio::time::Instant;
 use tonic::{Code, Status};
@@ -76,12 +85,34 @@ enum Fault {
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
+/// An answer body a stream error can be put into: tonic's, which boxes
+/// whatever body it is given.
+pub trait FaultableBody: Sized {
+    fn ending_with(self, fault: StreamFault) -> Self;
+}
+
+impl FaultableBody for tonic::body::Body {
+    fn ending_with(self, fault: StreamFault) -> Self {
+        let ending = fault.limit == 0;
+        tonic::body::Body::new(StreamFaultBody {
+            inner: self,
+            fault,
+            header: [0; 5],
+            header_seen: 0,
+            payload_left: 0,
+            sent: 0,
+            ending,
+            done: false,
+        })
+    }
+}
+
 impl<S, B, ResBody> Service<Request<B>> for FaultService<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>> + Clone + Send + 'static,
     S::Future: Send,
     B: Send + 'static,
-    ResBody: Default + Send + 'static,
+    ResBody: Default + FaultableBody + Send + 'static,
 {
     type Response = S::Response;
     type Error = S::Error;
@@ -93,13 +124,17 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let headers = request.headers();
-        if !headers.contains_key("return-error") && !headers.contains_key("delay-ms") {
+        if !headers.contains_key("return-error")
+            && !headers.contains_key("delay-ms")
+            && !headers.contains_key("stream-error")
+        {
             return Either::Left(self.inner.call(request));
         }
         let deadline = grpc_timeout(headers).map(|timeout| Instant::now() + timeout);
         let rpc = rpc_name(request.uri().path());
         let delay = self.layer.delay(headers, &rpc);
         let error = self.layer.error(headers, &rpc);
+        let stream_fault = stream_fault(headers, &rpc);
         // The service that was made ready goes into the future; a clone stays.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
@@ -117,10 +152,16 @@ where
                     _ => tokio::time::sleep_until(until).await,
                 }
             }
-            match error {
-                Some(status) => Ok(status.into_http()),
-                None => inner.call(request).await,
-            }
+            let answer = match error {
+                Some(status) => return Ok(status.into_http()),
+                None => inner.call(request).await?,
+            };
+            // An answer that already failed (its status in the headers) is left as it is.
+            let failed = answer.headers().contains_key("grpc-status");
+            Ok(match stream_fault {
+                Some(fault) if !failed => answer.map(|body| body.ending_with(fault)),
+                _ => answer,
+            })
         }))
     }
 }
@@ -173,6 +214,145 @@ impl FaultLayer {
     }
 }
 
+/// A stream error asked for by the `stream-error` headers.
+#[derive(Clone, Debug)]
+pub struct StreamFault {
+    /// Messages sent before the stream ends.
+    limit: u64,
+    status: Status,
+}
+
+fn stream_fault(headers: &HeaderMap, rpc: &RpcName) -> Option<StreamFault> {
+    let name = header(headers, "stream-error")?;
+    let applies = match header(headers, "stream-error-rpcs") {
+        Some(list) => rpc.listed_in(list),
+        None => rpc.0 == "subscribe",
+    };
+    if !applies {
+        return None;
+    }
+    let limit = header(headers, "stream-error-message-limit")
+        .and_then(|limit| limit.parse().ok())
+        .unwrap_or(0);
+    let status = match parse_code(name) {
+        Some(code) => Status::new(code, "injected by the stream-error header"),
+        None => Status::invalid_argument(format!(
+            "stream-error `{name}` is not a status; use one like `unavailable` or `not-found`"
+        )),
+    };
+    Some(StreamFault { limit, status })
+}
+
+pin_project_lite::pin_project! {
+    /// An answer body that ends with the fault's status once it has sent
+    /// the fault's number of gRPC messages. It reads the messages' 5-byte
+    /// prefixes to count them, and cuts a chunk at the message where the
+    /// limit falls.
+    struct StreamFaultBody<B> {
+        #[pin]
+        inner: B,
+        fault: StreamFault,
+        // The prefix of the message being read, and how much of it was seen.
+        header: [u8; 5],
+        header_seen: usize,
+        // Bytes of the current message's payload still to come.
+        payload_left: u64,
+        sent: u64,
+        // The limit is reached: the next frame is the error's trailers.
+        ending: bool,
+        // The trailers are sent.
+        done: bool,
+    }
+}
+
+impl<B> StreamFaultBody<B> {
+    /// How many bytes of `data` to pass on: all of it, or up to the end of
+    /// the message that reaches the limit (then `ending` is set).
+    fn walk(
+        data: &[u8],
+        header: &mut [u8; 5],
+        header_seen: &mut usize,
+        payload_left: &mut u64,
+        sent: &mut u64,
+        limit: u64,
+        ending: &mut bool,
+    ) -> usize {
+        let mut at = 0;
+        while at < data.len() {
+            if *payload_left > 0 {
+                let take = (*payload_left).min((data.len() - at) as u64);
+                *payload_left -= take;
+                at += take as usize;
+            } else {
+                header[*header_seen] = data[at];
+                *header_seen += 1;
+                at += 1;
+                if *header_seen < 5 {
+                    continue;
+                }
+                *header_seen = 0;
+                *payload_left = u64::from(u32::from_be_bytes([
+                    header[1], header[2], header[3], header[4],
+                ]));
+            }
+            if *header_seen == 0 && *payload_left == 0 {
+                *sent += 1;
+                if *sent >= limit {
+                    *ending = true;
+                    return at;
+                }
+            }
+        }
+        at
+    }
+}
+
+impl<B> http_body::Body for StreamFaultBody<B>
+where
+    B: http_body::Body<Data = Bytes, Error = Status>,
+{
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let this = self.project();
+        if *this.done {
+            return Poll::Ready(None);
+        }
+        if *this.ending {
+            *this.done = true;
+            let mut trailers = HeaderMap::new();
+            // A status of ours always makes valid headers.
+            let _ = this.fault.status.add_header(&mut trailers);
+            return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
+        }
+        match std::task::ready!(this.inner.poll_frame(cx)) {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(mut data) => {
+                    let keep = Self::walk(
+                        &data,
+                        this.header,
+                        this.header_seen,
+                        this.payload_left,
+                        this.sent,
+                        this.fault.limit,
+                        this.ending,
+                    );
+                    if keep < data.len() {
+                        data.truncate(keep);
+                    }
+                    Poll::Ready(Some(Ok(Frame::data(data))))
+                }
+                Err(frame) => Poll::Ready(Some(Ok(frame))),
+            },
+            other => Poll::Ready(other),
+        }
+    }
+}
+
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get(name)
@@ -185,9 +365,12 @@ struct RpcName(String);
 
 impl RpcName {
     fn listed_in(&self, list: &str) -> bool {
-        list.split([' ', ','])
-            .map(str::trim)
-            .any(|listed| listed == self.0 || (listed == "set-if" && self.0 == "set-if-not-exists"))
+        list.split([' ', ',']).map(str::trim).any(|listed| {
+            listed == self.0
+                || (listed == "set-if" && self.0 == "set-if-not-exists")
+                || (listed == "topic-publish" && self.0 == "publish")
+                || (listed == "topic-subscribe" && self.0 == "subscribe")
+        })
     }
 }
 
@@ -266,6 +449,9 @@ mod tests {
             "sorted-set-length-by-score"
         );
         assert_eq!(rpc_name("/cache_client.pubsub.Pubsub/Publish").0, "publish");
+        assert!(rpc_name("/cache_client.pubsub.Pubsub/Subscribe").listed_in("topic-subscribe"));
+        assert!(rpc_name("/cache_client.pubsub.Pubsub/Publish").listed_in("topic-publish get"));
+        assert!(!rpc_name("/cache_client.Scs/Get").listed_in("topic-get"));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! - [`service`] — the gRPC handlers, one file per group of RPCs.
 //! - [`backend`] — the [`backend::Storage`] trait: the embedded store, or a Redis Cluster.
 //! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction.
+//! - [`topics`] — publish and subscribe: numbering, the resume buffer, fan-out.
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them.
@@ -32,6 +33,7 @@ pub mod rpcs;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod topics;
 
 pub use server::{run, BoxError};
 
@@ -42,6 +44,9 @@ pub mod proto {
     }
     pub mod cache_client {
         tonic::include_proto!("cache_client");
+        pub mod pubsub {
+            tonic::include_proto!("cache_client.pubsub");
+        }
     }
     pub mod control_client {
         tonic::include_proto!("control_client");

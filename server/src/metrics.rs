@@ -128,6 +128,7 @@ pub struct Metrics {
     /// are not this process's to count.
     store_stats: Option<StatsSource>,
     store_gauges: StoreGauges,
+    topics: TopicMetrics,
 }
 
 /// Reads the store's figures when `/metrics` is scraped.
@@ -209,7 +210,28 @@ impl Metrics {
                 prometheus::process_collector::ProcessCollector::for_self(),
             ))
             .expect("unique metric");
+        let topics = TopicMetrics {
+            published: counter(
+                "topic_messages_published_total",
+                "Messages accepted by Publish (through this server)",
+            ),
+            delivered: counter(
+                "topic_messages_delivered_total",
+                "Topic messages handed to subscribers' streams, one per subscriber",
+            ),
+            subscribers: gauge("topic_subscribers", "Subscriptions open now"),
+            discontinuities: counter(
+                "topic_discontinuities_total",
+                "Discontinuities sent to subscribers: messages they missed",
+            ),
+            memory: gauge(
+                "topic_memory_bytes",
+                "Bytes held by the topics' buffers, counted against --max-topic-memory",
+            ),
+            memory_limit: gauge("topic_memory_limit_bytes", "The --max-topic-memory setting"),
+        };
         let metrics = Metrics {
+            topics,
             process,
             hits: counter(
                 "cache_hits_total",
@@ -269,6 +291,12 @@ impl Metrics {
             Box::new(self.in_flight_gauges[1].clone()),
             Box::new(self.hits.clone()),
             Box::new(self.misses.clone()),
+            Box::new(self.topics.published.clone()),
+            Box::new(self.topics.delivered.clone()),
+            Box::new(self.topics.subscribers.clone()),
+            Box::new(self.topics.discontinuities.clone()),
+            Box::new(self.topics.memory.clone()),
+            Box::new(self.topics.memory_limit.clone()),
         ];
         if self.store_stats.is_some() {
             collectors.extend([
@@ -372,6 +400,26 @@ impl Metrics {
             hits: self.hits.clone(),
             misses: self.misses.clone(),
         }
+    }
+}
+
+/// The topics' metrics (README, "Topics"), for the hub and the Pubsub
+/// handlers; each field is a handle on the registered metric.
+#[derive(Clone)]
+pub struct TopicMetrics {
+    pub published: IntCounter,
+    pub delivered: IntCounter,
+    pub subscribers: IntGauge,
+    pub discontinuities: IntCounter,
+    /// Kept exact by the buffers themselves: each message and topic adds
+    /// its bytes when made and takes them off when dropped.
+    pub memory: IntGauge,
+    pub memory_limit: IntGauge,
+}
+
+impl Metrics {
+    pub fn topics(&self) -> TopicMetrics {
+        self.topics.clone()
     }
 }
 

@@ -24,6 +24,13 @@ pub enum Access {
     /// Creates, deletes or flushes the cache named in the message: an `admin`
     /// token; the handler checks the scope, as only it decodes the message.
     Control,
+    /// Subscribes to a topic of the cache named in the message: a `read`
+    /// token; the handler checks the scope (the official SDKs' topic
+    /// clients send no `cache` header).
+    TopicRead,
+    /// Publishes to a topic of the cache named in the message: a `write`
+    /// token; the handler checks the scope.
+    TopicWrite,
     /// Any valid token: Ping, and ListCaches, which lists only the caches in
     /// the token's scope.
     AnyToken,
@@ -136,6 +143,13 @@ pub static RPCS: &[Rpc] = catalogue! {
     }
     "cache_client.Ping" {
         Ping:                   AnyToken,   true,       true;
+    }
+    "cache_client.pubsub.Pubsub" {
+        // Twice is two messages, each numbered.
+        Publish:                TopicWrite, false,      true;
+        // Opening a stream changes nothing; a client comes back with its
+        // resume point.
+        Subscribe:              TopicRead,  true,       true;
     }
     // The standard services, from their crates rather than `proto/`.
     "grpc.health.v1.Health" {
@@ -292,11 +306,13 @@ mod tests {
             find("/cache_client.Scs/get").is_none(),
             "paths are case-sensitive"
         );
-        assert!(find("/cache_client.pubsub.Pubsub/Publish").is_none());
+        assert!(find("/control_client.ScsControl/CreateSigningKey").is_none());
     }
 
-    /// The README's list of served calls and its table of roles name every
-    /// served call, and claim none that is not served.
+    /// Calls the server serves that our SDKs do not offer yet; the test
+    /// below fails once sdk/spec.json offers one, so that it leaves this list.
+    const NOT_YET_IN_THE_SDKS: [&str; 2] = ["Publish", "Subscribe"];
+
     /// The SDKs' spec (`sdk/spec.json`) resends exactly the calls this
     /// catalogue says are safe to send twice, and offers every call of
     /// `proto/`. Read as text (one call per line), so the server needs no
@@ -331,13 +347,22 @@ mod tests {
                     .any(|s| rpc.path.starts_with(&format!("/{s}/")))
             })
             .map(|rpc| rpc.name.to_owned())
+            .filter(|name| !NOT_YET_IN_THE_SDKS.contains(&name.as_str()))
             .collect::<BTreeSet<_>>();
+        for name in NOT_YET_IN_THE_SDKS {
+            assert!(
+                !offered.contains(name),
+                "sdk/spec.json offers {name}: take it off NOT_YET_IN_THE_SDKS"
+            );
+        }
         assert_eq!(
             offered, ours,
             "calls of the catalogue the SDKs do not offer"
         );
     }
 
+    /// The README's list of served calls and its table of roles name every
+    /// served call, and claim none that is not served.
     #[test]
     fn the_readme_names_what_is_served() {
         let readme =
@@ -367,6 +392,8 @@ mod tests {
                 Access::DataRead => read.contains(rpc.name),
                 Access::DataWrite => write.contains(rpc.name),
                 Access::Control => admin.contains(rpc.name),
+                Access::TopicRead => read.contains(rpc.name),
+                Access::TopicWrite => write.contains(rpc.name),
                 Access::AnyToken => any_role.contains(rpc.name),
                 Access::Public => public.contains(rpc.name),
             };

@@ -10,7 +10,7 @@ use tokio_rustls::TlsAcceptor;
 use tonic::service::Routes;
 
 use crate::auth::{AuthLayer, Verifier};
-use crate::backend::redis::{redact, RedisStore, Target};
+use crate::backend::redis::{redact, RedisStore, RedisTopics, Target};
 use crate::backend::Storage;
 use crate::config::{Config, StoreChoice, TlsFiles};
 use crate::fault::FaultLayer;
@@ -18,14 +18,17 @@ use crate::in_flight::InFlight;
 use crate::listener;
 use crate::metrics::Metrics;
 use crate::proto::cache_client::ping_server::PingServer;
+use crate::proto::cache_client::pubsub::pubsub_server::PubsubServer;
 use crate::proto::cache_client::scs_server::ScsServer;
 use crate::proto::control_client::scs_control_server::ScsControlServer;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
 use crate::service::control::ControlPlane;
 use crate::service::ping::PingService;
+use crate::service::pubsub::PubsubService;
 use crate::service::DataPlane;
 use crate::store::{Store, StoreConfig};
+use crate::topics::{CacheEvents, Hub, LocalTopics, TopicStore};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -44,6 +47,8 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), BoxError> {
+    // Set when shutdown begins: the metrics probes and open subscriptions read it.
+    let stop = watch::channel(false);
     match &config.store {
         StoreChoice::Embedded => {
             let store = Store::new(StoreConfig {
@@ -56,8 +61,11 @@ pub async fn run(
                 config.max_memory,
             );
             let ready: ReadyCheck = Arc::new(|| Box::pin(async { Ok(()) }));
+            let hub = Hub::new(config.topics, metrics.topics(), stop.1.clone(), None);
+            let events: Arc<dyn CacheEvents> = hub.clone();
+            let topics = (LocalTopics::new(hub, store.clone()), events);
             let served = (listener, metrics_listener, ready);
-            serve(store, metrics, served, config, shutdown).await
+            serve(store, topics, metrics, served, stop, config, shutdown).await
         }
         StoreChoice::Redis(target) => {
             let store = RedisStore::new(
@@ -77,20 +85,28 @@ pub async fn run(
                 let probe = probe.clone();
                 Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
             });
+            let topics = RedisTopics::start(
+                store.clone(),
+                target.clone(),
+                config.topics,
+                metrics.topics(),
+                stop.1.clone(),
+            );
             let served = (listener, metrics_listener, ready);
-            serve(store, metrics, served, config, shutdown).await
+            serve(store, topics, metrics, served, stop, config, shutdown).await
         }
     }
 }
 
-async fn serve<S: Storage + Clone>(
+async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     store: S,
+    (topics, cache_events): (T, Arc<dyn CacheEvents>),
     metrics: Arc<Metrics>,
     (listener, metrics_listener, ready): (TcpListener, Option<TcpListener>, ReadyCheck),
+    (stopping, stop_requested): (watch::Sender<bool>, watch::Receiver<bool>),
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), BoxError> {
-    let (stopping, stop_requested) = watch::channel(false);
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(
             listener,
@@ -111,6 +127,9 @@ async fn serve<S: Storage + Clone>(
         max_ttl = %humantime::format_duration(limits.max_ttl),
         max_request_items = limits.max_request_items,
         max_collection_elements = limits.max_collection_elements,
+        max_topic_subscriptions = config.topics.max_subscriptions,
+        max_topic_message_size = config.topics.max_message_size,
+        max_topic_memory = config.topics.max_memory,
         max_concurrent_streams = config.max_concurrent_streams,
         max_connections = config.max_connections,
         max_in_flight_bytes = config.max_in_flight_bytes,
@@ -147,7 +166,16 @@ async fn serve<S: Storage + Clone>(
             .max_decoding_message_size(limits.max_request_size),
     )
     .add_service(
-        ScsControlServer::new(ControlPlane::new(store, limits))
+        ScsControlServer::new(ControlPlane::new(
+            store,
+            limits,
+            cache_events,
+            config.topics,
+        ))
+        .max_decoding_message_size(limits.max_request_size),
+    )
+    .add_service(
+        PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
             .max_decoding_message_size(limits.max_request_size),
     )
     .add_service(PingServer::new(PingService))

@@ -286,7 +286,7 @@ async fn unknown_methods_and_services() {
         "/cache_client.Scs/get", // names are case-sensitive
         "/control_client.ScsControl/NoSuchMethod",
         "/cache_client.Ping/NoSuchMethod",
-        "/cache_client.pubsub.Pubsub/Publish", // topics are not served
+        "/cache_client.pubsub.Pubsub/NoSuchMethod",
         "/no.such.Service/Call",
         "/cache_client.Scs",
         "/",

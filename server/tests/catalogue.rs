@@ -99,9 +99,9 @@ async fn a_path_outside_the_catalogue_is_named() {
     let server = server_with_cache().await;
     let channel = server.channel().await;
     let paths = [
-        "/cache_client.pubsub.Pubsub/Publish", // a service not declared
+        "/cache_client.webhook.Webhook/PutWebhook", // a service not declared
         "/control_client.ScsControl/CreateSigningKey", // a call not declared
-        "/cache_client.Scs/dictionarySet",     // names are case-sensitive
+        "/cache_client.Scs/dictionarySet",          // names are case-sensitive
     ];
     for path in paths {
         let answer = raw_grpc::call(channel.clone(), path, Some("c"), Bytes::new(), false).await;

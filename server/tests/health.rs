@@ -97,6 +97,7 @@ async fn reflection_lists_every_service() {
         [
             "cache_client.Ping",
             "cache_client.Scs",
+            "cache_client.pubsub.Pubsub",
             "control_client.ScsControl",
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",

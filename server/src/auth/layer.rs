@@ -2,9 +2,10 @@
 //!
 //! It authenticates (UNAUTHENTICATED on a missing or bad token), checks the
 //! role each call needs, and for data-plane calls the cache named by the
-//! `cache` header (PERMISSION_DENIED). Control-plane calls carry their cache
-//! name in the message, which only the handler decodes: the layer hands the
-//! verified claims on as a [`Grant`] and the handler checks the scope.
+//! `cache` header (PERMISSION_DENIED). Control-plane and topic calls carry
+//! their cache name in the message, which only the handler decodes: the
+//! layer hands the verified claims on as a [`Grant`] and the handler checks
+//! the scope.
 
 use std::future::{ready, Ready};
 use std::sync::Arc;
@@ -26,8 +27,9 @@ use crate::service::CACHE_HEADER;
 pub enum Need {
     /// A role, and for data-plane calls the `cache` header's cache in scope.
     Data(Role),
-    /// A role; the handler checks the cache named in the message.
-    Control(Role),
+    /// A role; the handler checks the cache named in the message (control
+    /// and topic calls).
+    Message(Role),
     /// A valid token only: Ping, ListCaches (which lists only caches in
     /// scope), and paths outside the catalogue (answered UNIMPLEMENTED).
     Token,
@@ -42,7 +44,9 @@ pub fn need(path: &str) -> Need {
     match rpcs::find(path).map(|rpc| rpc.access) {
         Some(Access::DataRead) => Need::Data(Role::Read),
         Some(Access::DataWrite) => Need::Data(Role::Write),
-        Some(Access::Control) => Need::Control(Role::Admin),
+        Some(Access::Control) => Need::Message(Role::Admin),
+        Some(Access::TopicRead) => Need::Message(Role::Read),
+        Some(Access::TopicWrite) => Need::Message(Role::Write),
         Some(Access::AnyToken) | None => Need::Token,
         Some(Access::Public) => Need::Nothing,
     }
@@ -123,7 +127,7 @@ impl<S> AuthService<S> {
             .map_err(unauthenticated)?;
         let claims = self.verifier.verify(token).map_err(unauthenticated)?;
         let needed = match need {
-            Need::Data(role) | Need::Control(role) => role,
+            Need::Data(role) | Need::Message(role) => role,
             Need::Token | Need::Nothing => return Ok(Some(Grant(claims))),
         };
         let rpc = path.rsplit('/').next().unwrap_or(path);
@@ -163,7 +167,7 @@ mod tests {
     fn each_path_needs_what_its_class_says() {
         let read = Need::Data(Role::Read);
         let write = Need::Data(Role::Write);
-        let admin = Need::Control(Role::Admin);
+        let admin = Need::Message(Role::Admin);
         let expected = [
             ("/cache_client.Scs/Get", read),
             ("/cache_client.Scs/GetBatch", read),
@@ -187,7 +191,15 @@ mod tests {
             ("/cache_client.Scs/DictionarySet", write),
             ("/cache_client.Scs/SetPop", write),
             ("/cache_client.Scs/SortedSetUnionStore", write),
-            ("/cache_client.pubsub.Pubsub/Publish", Need::Token),
+            (
+                "/cache_client.pubsub.Pubsub/Publish",
+                Need::Message(Role::Write),
+            ),
+            (
+                "/cache_client.pubsub.Pubsub/Subscribe",
+                Need::Message(Role::Read),
+            ),
+            ("/control_client.ScsControl/CreateSigningKey", Need::Token),
             ("/cache_client.Scs/get", Need::Token),
         ];
         for (path, need_of_path) in expected {

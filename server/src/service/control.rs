@@ -1,4 +1,7 @@
 //! `control_client.ScsControl`: create, delete, list and flush caches.
+//! Deleting and flushing also tell the cache's topics (`crate::topics`).
+
+use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
@@ -9,8 +12,9 @@ use crate::proto::control_client::scs_control_server::ScsControl;
 use crate::proto::control_client::{
     Cache, CacheLimits, CreateCacheRequest, CreateCacheResponse, DeleteCacheRequest,
     DeleteCacheResponse, FlushCacheRequest, FlushCacheResponse, ListCachesRequest,
-    ListCachesResponse,
+    ListCachesResponse, TopicLimits,
 };
+use crate::topics::{CacheEvents, TopicSettings};
 
 type Answer<T> = Result<Response<T>, Status>;
 
@@ -18,11 +22,34 @@ type Answer<T> = Result<Response<T>, Status>;
 pub struct ControlPlane<S> {
     store: S,
     limits: Limits,
+    topics: Arc<dyn CacheEvents>,
+    topic_settings: TopicSettings,
 }
 
 impl<S: Storage> ControlPlane<S> {
-    pub fn new(store: S, limits: Limits) -> Self {
-        ControlPlane { store, limits }
+    pub fn new(
+        store: S,
+        limits: Limits,
+        topics: Arc<dyn CacheEvents>,
+        topic_settings: TopicSettings,
+    ) -> Self {
+        ControlPlane {
+            store,
+            limits,
+            topics,
+            topic_settings,
+        }
+    }
+
+    /// The topic limits every cache shares, as ListCaches reports them.
+    fn topic_limits(&self) -> TopicLimits {
+        let settings = &self.topic_settings;
+        TopicLimits {
+            max_publish_rate: 0,
+            max_subscription_count: u32::try_from(settings.max_subscriptions).unwrap_or(u32::MAX),
+            max_publish_message_size_kb: u32::try_from(settings.max_message_size / 1024)
+                .unwrap_or(u32::MAX),
+        }
     }
 
     /// The limits every cache shares, as ListCaches reports them.
@@ -58,6 +85,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         auth::check_cache(request.extensions().get::<Grant>(), "DeleteCache", name)?;
         check_cache_name(name)?;
         self.store.delete_cache(name).await?;
+        self.topics.cache_deleted(name);
         tracing::info!(cache = %name, "cache deleted");
         Ok(Response::new(DeleteCacheResponse {}))
     }
@@ -73,7 +101,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
             .map(|cache_name| Cache {
                 cache_name,
                 cache_limits: Some(self.cache_limits()),
-                topic_limits: None,
+                topic_limits: Some(self.topic_limits()),
             })
             .collect();
         Ok(Response::new(ListCachesResponse {
@@ -87,6 +115,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         auth::check_cache(request.extensions().get::<Grant>(), "FlushCache", name)?;
         check_cache_name(name)?;
         self.store.flush_cache(name).await?;
+        self.topics.cache_flushed(name);
         tracing::info!(cache = %name, "cache flushed");
         Ok(Response::new(FlushCacheResponse {}))
     }

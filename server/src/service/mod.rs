@@ -9,6 +9,7 @@
 //! - [`sorted_set`] — `cache_client.Scs`, the sorted set calls.
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
+//! - [`pubsub`] — `cache_client.pubsub.Pubsub`, topics (over [`crate::topics`]).
 //!
 //! A path that is not declared in `proto/` never reaches a handler: the
 //! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
@@ -19,6 +20,7 @@ pub mod dictionary;
 pub mod hash;
 pub mod list;
 pub mod ping;
+pub mod pubsub;
 pub mod scalar;
 pub mod scs;
 pub mod set;

@@ -321,3 +321,4 @@ pub mod raw_grpc;
 pub mod raw_http2;
 pub mod redis_cluster;
 pub mod stores;
+pub mod topics;

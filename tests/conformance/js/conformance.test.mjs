@@ -17,6 +17,7 @@ import { registerScalarItemTests } from './cases/scalar-items.mjs';
 import { registerSetCollectionTests } from './cases/set-collection.mjs';
 import { registerSizeLimitTests } from './cases/size-limits.mjs';
 import { registerSortedSetTests } from './cases/sorted-set.mjs';
+import { registerTopicTests } from './cases/topics.mjs';
 import { registerFrontEndTests } from './support/front-ends.mjs';
 import { Suite } from './support/suite.mjs';
 
@@ -37,4 +38,5 @@ registerDictionaryTests(suite);
 registerSortedSetTests(suite);
 registerSizeLimitTests(suite);
 registerPingTests(suite);
+registerTopicTests(suite);
 registerFrontEndTests(suite);

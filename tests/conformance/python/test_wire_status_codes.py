@@ -83,11 +83,11 @@ def test_oversized_value_is_resource_exhausted_with_trailer(small_limit_server) 
 
 
 def test_unimplemented_rpc_is_unimplemented(channel, cache_name) -> None:
-    # Topics are not served: the SDKs' topic clients read this status.
-    publish = raw_call(channel, "/cache_client.pubsub.Pubsub/Publish")
-    error = rpc_error(publish, b"", metadata=[("cache", cache_name)])
+    # Momento's webhooks are not served: the SDKs read this status.
+    put = raw_call(channel, "/cache_client.webhook.Webhook/PutWebhook")
+    error = rpc_error(put, b"", metadata=[("cache", cache_name)])
     assert error.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "Pubsub/Publish" in error.details()
+    assert "Webhook/PutWebhook" in error.details()
 
 
 def test_ping_answers_empty(channel) -> None:

@@ -6,6 +6,8 @@
 //! - `connection`: `--store` parsing, and the connection opened on first use.
 //! - `items` (calls on any item), `scalar`, and one file per collection
 //!   type: the trait impls, each a thin call of its script.
+//! - `topics`: publish and subscribe across front-ends (sharded pub/sub
+//!   and a capped stream per topic), feeding each front-end's topic hub.
 //!
 //! Every call is bounded by `--store-timeout`; a cluster that is down, hung
 //! or failing over is answered UNAVAILABLE, which the SDKs retry when safe.
@@ -20,6 +22,7 @@ mod scalar;
 mod scripts;
 mod set;
 mod sorted_set;
+mod topics;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +35,7 @@ use redis::{ErrorKind, RedisError, ScriptInvocation, ServerErrorKind, Value};
 
 use connection::LazyConnection;
 pub use connection::{redact, Target};
+pub use topics::RedisTopics;
 
 use super::{Caches, ItemStorage, ItemType, StoreStats};
 use crate::error::Error;

@@ -1,0 +1,98 @@
+//! `cache_client.pubsub.Pubsub`: Publish and Subscribe.
+//!
+//! The cache is named in the message, not in a header (the official SDKs'
+//! topic clients send none), so the token's scope is checked here, as for
+//! the control plane; its role was checked by the auth layer.
+
+use tonic::{Request, Response};
+
+use super::Answer;
+use crate::auth::{self, Grant};
+use crate::error::Error;
+use crate::limits::{check_cache_name, MAX_CACHE_NAME_LEN};
+use crate::metrics::TopicMetrics;
+use crate::proto::cache_client::pubsub::pubsub_server::Pubsub;
+use crate::proto::cache_client::pubsub::{PublishRequest, SubscriptionRequest};
+use crate::proto::common::Empty;
+use crate::topics::{check_topic_name, Resume, SubscriptionStream, TopicSettings, TopicStore};
+
+#[derive(Clone)]
+pub struct PubsubService<T> {
+    topics: T,
+    settings: TopicSettings,
+    metrics: TopicMetrics,
+}
+
+impl<T: TopicStore> PubsubService<T> {
+    pub fn new(topics: T, settings: TopicSettings, metrics: TopicMetrics) -> Self {
+        PubsubService {
+            topics,
+            settings,
+            metrics,
+        }
+    }
+}
+
+/// The cache and topic of a call, checked: the token's scope, then the names.
+fn names<'a>(
+    grant: Option<&Grant>,
+    rpc: &str,
+    cache: &'a str,
+    topic: &'a str,
+) -> Result<(&'a str, &'a str), tonic::Status> {
+    auth::check_cache(grant, rpc, cache)?;
+    if cache.is_empty() {
+        return Err(Error::InvalidArgument(format!("{rpc} needs a cache_name")).into());
+    }
+    if check_cache_name(cache).is_err() {
+        // No cache can have this name: NOT_FOUND, as for any unknown cache,
+        // without echoing a name that may be megabytes long.
+        let shown: String = cache.chars().take(32).collect();
+        let name = if cache.len() > MAX_CACHE_NAME_LEN {
+            format!("{shown}... ({} bytes)", cache.len())
+        } else {
+            cache.to_owned()
+        };
+        return Err(Error::CacheNotFound(name).into());
+    }
+    check_topic_name(topic)?;
+    Ok((cache, topic))
+}
+
+#[tonic::async_trait]
+impl<T: TopicStore + Clone> Pubsub for PubsubService<T> {
+    async fn publish(&self, request: Request<PublishRequest>) -> Answer<Empty> {
+        let grant = request.extensions().get::<Grant>().cloned();
+        let message = request.get_ref();
+        let (cache, topic) = names(
+            grant.as_ref(),
+            "Publish",
+            &message.cache_name,
+            &message.topic,
+        )?;
+        let value = self.settings.check_message(message.value.as_ref())?;
+        let publisher = grant
+            .and_then(|Grant(claims)| claims.sub.clone())
+            .unwrap_or_default();
+        self.topics.publish(cache, topic, value, &publisher).await?;
+        self.metrics.published.inc();
+        Ok(Response::new(Empty {}))
+    }
+
+    type SubscribeStream = SubscriptionStream;
+
+    async fn subscribe(
+        &self,
+        request: Request<SubscriptionRequest>,
+    ) -> Answer<Self::SubscribeStream> {
+        let grant = request.extensions().get::<Grant>();
+        let message = request.get_ref();
+        let (cache, topic) = names(grant, "Subscribe", &message.cache_name, &message.topic)?;
+        let resume = Resume {
+            seq: message.resume_at_topic_sequence_number,
+            page: message.sequence_page,
+        };
+        let subscription = self.topics.subscribe(cache, topic, resume).await?;
+        Ok(Response::new(subscription.into_stream()))
+    }
+}
