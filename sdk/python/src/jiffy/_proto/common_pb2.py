@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(b'\n\x19jiffy/_proto/common.proto\x12\x06\x63ommon\"\t\n\x07Present\",\n\x12PresentAndNotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\x08\n\x06\x41\x62sent\"\x1f\n\x05\x45qual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\'\n\rAbsentOrEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\"\n\x08NotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\",\n\x13PresentAndHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"/\n\x16PresentAndNotHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"*\n\x11\x41\x62sentOrHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"-\n\x14\x41\x62sentOrNotHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"\x0f\n\rUnconditional\"\x0c\n\n_Unboundedb\x06proto3')
+DESCRIPTOR = _JIFFY_POOL.AddSerializedFile(b'\n\x19jiffy/_proto/common.proto\x12\x06\x63ommon\"\t\n\x07Present\",\n\x12PresentAndNotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\x08\n\x06\x41\x62sent\"\x1f\n\x05\x45qual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\'\n\rAbsentOrEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\"\"\n\x08NotEqual\x12\x16\n\x0evalue_to_check\x18\x01 \x01(\x0c\",\n\x13PresentAndHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"/\n\x16PresentAndNotHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"*\n\x11\x41\x62sentOrHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"-\n\x14\x41\x62sentOrNotHashEqual\x12\x15\n\rhash_to_check\x18\x01 \x01(\x0c\"\x0f\n\rUnconditional\"\x0c\n\n_Unbounded\"\x08\n\x06_Emptyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -56,4 +56,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_UNCONDITIONAL']._serialized_end=415
   _globals['__UNBOUNDED']._serialized_start=417
   _globals['__UNBOUNDED']._serialized_end=429
+  _globals['__EMPTY']._serialized_start=431
+  _globals['__EMPTY']._serialized_end=439
 # @@protoc_insertion_point(module_scope)

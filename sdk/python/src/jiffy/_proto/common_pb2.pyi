@@ -67,3 +67,7 @@ class Unconditional(_message.Message):
 class _Unbounded(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class _Empty(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
