@@ -90,7 +90,7 @@ class AsyncTopicCalls(AsyncClientBase):
             self.config,
             self.endpoint.data_target,
             self._cache_name(cache),
-            topic,
+            t.check_topic_name(topic),
             self._metadata(cache),
             t.TopicCursor(t.resume_position(resume_at)),
             idle_timeout,

@@ -91,7 +91,7 @@ class SyncTopicCalls(SyncClientBase):
             self.config,
             self.endpoint.data_target,
             self._cache_name(cache),
-            topic,
+            t.check_topic_name(topic),
             self._metadata(cache),
             t.TopicCursor(t.resume_position(resume_at)),
             idle_timeout,

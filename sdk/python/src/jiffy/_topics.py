@@ -73,7 +73,7 @@ class TopicDiscontinuity:
 TopicItem = TopicMessage | TopicDiscontinuity
 
 
-def _topic_name(topic: str) -> str:
+def check_topic_name(topic: str) -> str:
     if not isinstance(topic, str):
         raise InvalidArgumentError(f"a topic name is a str, not {type(topic).__name__}")
     return topic
@@ -90,7 +90,7 @@ def topic_value(value: str | bytes) -> Any:
 
 def publish_request(cache: str, topic: str, value: str | bytes) -> Any:
     return pubsub_pb._PublishRequest(
-        cache_name=cache, topic=_topic_name(topic), value=topic_value(value)
+        cache_name=cache, topic=check_topic_name(topic), value=topic_value(value)
     )
 
 
@@ -137,7 +137,7 @@ class TopicCursor:
             number, page = 0, 0
         return pubsub_pb._SubscriptionRequest(
             cache_name=cache,
-            topic=_topic_name(topic),
+            topic=check_topic_name(topic),
             resume_at_topic_sequence_number=number,
             sequence_page=page,
         )
