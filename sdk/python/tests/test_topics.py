@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 import jiffy
+from jiffy._proto import cachepubsub_pb2 as pb
+from jiffy._topics import TopicCursor
 from tests.conftest import Server
 from tests.test_faults_each_call import attempts_or_zero
 from tests.test_faults_headers import with_fault_headers
@@ -362,3 +364,32 @@ def test_bad_arguments_are_refused_before_sending() -> None:
         client.subscribe("t", resume_at=-1)
     with pytest.raises(jiffy.InvalidArgumentError):
         client.subscribe(7)  # type: ignore[arg-type]
+
+
+def _item(number: int, page: int = 7, value: str = "v") -> Any:
+    topic_item = pb._TopicItem(
+        topic_sequence_number=number, sequence_page=page, value=pb._TopicValue(text=value)
+    )
+    return pb._SubscriptionItem(item=topic_item)
+
+
+def test_the_cursor_resumes_after_what_it_saw_and_drops_what_comes_again() -> None:
+    def resume_point(cursor: TopicCursor) -> tuple[int, int]:
+        request = cursor.subscription_request("c", "t")
+        return request.resume_at_topic_sequence_number, request.sequence_page
+
+    cursor = TopicCursor(jiffy.TopicPosition(4, 7))
+    assert resume_point(cursor) == (4, 7)
+    assert cursor.take(pb._SubscriptionItem(heartbeat=pb._Heartbeat())) is None
+    assert resume_point(cursor) == (4, 7)
+    assert cursor.take(_item(4)) == jiffy.TopicMessage("v", 4, 7, "")
+    assert cursor.take(_item(4, value="again")) is None  # resent after a resume
+    assert resume_point(cursor) == (5, 7)
+    gap = pb._Discontinuity(last_topic_sequence=4, new_topic_sequence=10, new_sequence_page=9)
+    assert cursor.take(pb._SubscriptionItem(discontinuity=gap)) == jiffy.TopicDiscontinuity(
+        4, 10, 9
+    )
+    assert resume_point(cursor) == (11, 9)
+    assert cursor.take(_item(3, page=9)) is None
+    assert cursor.take(_item(11, page=9)) is not None
+    assert resume_point(TopicCursor(None)) == (0, 0)

@@ -76,6 +76,9 @@ class AsyncTopicStream:
                 return None
             self.cut()  # the reader itself was cancelled
             raise
+        except grpc.RpcError:
+            self.cut()  # over: stop its idle timer
+            raise
         if message is grpc.aio.EOF:
             self.cut()
             return None
@@ -138,6 +141,7 @@ class SyncTopicStream:
         except grpc.RpcError:
             if self._cut.is_set() or self._closed():
                 return None
+            self.cut()  # over: let its watcher go
             raise
         self._last = time.monotonic()
         return message
