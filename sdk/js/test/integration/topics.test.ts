@@ -116,7 +116,7 @@ function withHeaders(transport: TransportName, headers: Record<string, string>):
 async function take(subscription: TopicSubscription, count: number): Promise<TopicMessage[]> {
   const iterator = subscription[Symbol.asyncIterator]();
   const messages: TopicMessage[] = [];
-  const giveUp = sleep(10_000).then(() => 'timeout' as const);
+  const giveUp = sleep(10_000, undefined, { ref: false }).then(() => 'timeout' as const);
   while (messages.length < count) {
     const next = await Promise.race([iterator.next(), giveUp]);
     assert.notEqual(next, 'timeout', `only ${messages.length} of ${count} messages within 10 s`);
