@@ -34,6 +34,8 @@ import type {
   SortedSetUnionSources,
   SortedSetUnionStoreOptions,
 } from './collections/sorted-set.js';
+import type { TopicSubscription } from './topics/subscription.js';
+import { type SubscribeOptions, Topics } from './topics/topics.js';
 
 /** Condition of setIf: the six of the protocol. */
 export type SetIfCondition =
@@ -105,6 +107,7 @@ export class CacheClient {
   // key their own per-call structures on it.
   private readonly metadataByCache = new Map<string, Readonly<Record<string, string>>>();
   private closed = false;
+  readonly #topics: Topics;
 
   private constructor(
     readonly knobs: Readonly<ResolvedKnobs>,
@@ -117,6 +120,8 @@ export class CacheClient {
     this.controlPool = controlPool;
     this.runner = new CallRunner(knobs, target);
     this.controlMetadata = Object.freeze(authorization === undefined ? {} : { authorization }) as Readonly<Record<string, string>>;
+    const topicContext = { pool: dataPool, knobs, target, closed: () => this.closed };
+    this.#topics = new Topics(topicContext, this.runner, (cacheName) => this.#metadataFor(cacheName));
   }
 
   /**
@@ -678,6 +683,30 @@ export class CacheClient {
     return this.#run(cacheName, sortedSet.unionStore(destination, sources, options.aggregate, this.#ttl(options)));
   }
 
+  // ---------------------------------------------------------------------
+  // Topics: src/topics/.
+
+  /**
+   * Publishes `value` to `topic`: a string arrives as a string, bytes as
+   * bytes. Resolves once the server took it (not when subscribers read it).
+   * Never retried: a second sending would be a second message.
+   */
+  async publish(cacheName: string, topic: string, value: Bytes): Promise<void> {
+    await this.#topics.publish(cacheName, topic, value);
+  }
+
+  /**
+   * Subscribes to `topic`; resolves once the stream is open. Iterate the
+   * subscription (`for await`) for TopicMessage and TopicDiscontinuity
+   * items, or pass `onItem` / `onError` (and `onDiscontinuity`) to have
+   * them called instead. A broken stream is opened again where it left off
+   * (src/topics/subscription.ts); `break`, close(), `signal` and the
+   * client's close() end it.
+   */
+  subscribe(cacheName: string, topic: string, options: SubscribeOptions = {}): Promise<TopicSubscription> {
+    return this.#topics.subscribe(cacheName, topic, options);
+  }
+
   /** Creates a cache; rejects with AlreadyExistsError if it exists. */
   async createCache(cacheName: string): Promise<void> {
     await this.#control(RPC.createCache, encode(control._CreateCacheRequestSchema, { cacheName }));
@@ -725,6 +754,7 @@ export class CacheClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.#topics.closeAll();
     this.runner.close();
     this.dataPool.close();
     if (this.controlPool !== this.dataPool) this.controlPool.close();

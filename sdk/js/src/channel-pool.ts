@@ -11,7 +11,7 @@
 //
 // A channel whose connection dropped reconnects on its next call (both
 // transports do this themselves); the pool never replaces channels.
-import type { CallOptions, Channel, ChannelFactory, ChannelTarget } from './transport/channel.js';
+import type { CallOptions, Channel, ChannelFactory, ChannelTarget, OpenStream, StreamListener } from './transport/channel.js';
 
 export class ChannelPool {
   private readonly channels: Channel[];
@@ -51,6 +51,15 @@ export class ChannelPool {
     return this.channels[index]!.serverStream(path, request, options).finally(() => {
       this.inFlight[index]! -= 1;
     });
+  }
+
+  /**
+   * A stream read as it arrives (a subscription) on the least-loaded channel.
+   * It is not counted in flight: it lasts for hours and is mostly idle, and
+   * counting it would steer calls away from its channel for good.
+   */
+  openStream(path: string, request: Uint8Array, metadata: Readonly<Record<string, string>>, listener: StreamListener): OpenStream {
+    return this.channels[this.pick()]!.openStream(path, request, metadata, listener);
   }
 
   close(): void {

@@ -23,6 +23,10 @@ export type {
   SortedSetUnionSources,
   SortedSetUnionStoreOptions,
 } from './collections/sorted-set.js';
+export { positionAfter } from './topics/items.js';
+export type { TopicDiscontinuity, TopicItem, TopicMessage, TopicPosition } from './topics/items.js';
+export type { SubscribeCallbacks, TopicSubscription } from './topics/subscription.js';
+export type { SubscribeOptions } from './topics/topics.js';
 export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
 export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
 export * as presets from './presets.js';
@@ -43,5 +47,5 @@ export {
   WrongTypeError,
 } from './errors.js';
 export { SDK_NAME, SDK_VERSION } from './version.js';
-export type { CallOptions, Channel, ChannelFactory, ChannelTarget } from './transport/channel.js';
+export type { CallOptions, Channel, ChannelFactory, ChannelTarget, OpenStream, StreamListener } from './transport/channel.js';
 export { StatusError } from './transport/channel.js';

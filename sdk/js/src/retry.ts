@@ -46,6 +46,9 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'SortedSetRemove',
   'SortedSetLength',
   'SortedSetLengthByScore',
+  // Opening a subscription changes nothing (a second Publish would be a
+  // second message: never retried).
+  'Subscribe',
   // Reads of the control plane. CreateCache and DeleteCache are not safe
   // twice: after a lost answer a retry reports ALREADY_EXISTS / NOT_FOUND for
   // the client's own success. Nor is FlushCache: a second flush would also

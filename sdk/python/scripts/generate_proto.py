@@ -31,7 +31,7 @@ REPO_ROOT = SDK_ROOT.parents[1]
 PROTO_DIR = REPO_ROOT / "proto"
 PACKAGE_DIR = SDK_ROOT / "src" / "jiffy" / "_proto"
 PACKAGE_PATH = "jiffy/_proto"
-PROTO_NAMES = ("common", "cacheclient", "controlclient", "cacheping")
+PROTO_NAMES = ("common", "cacheclient", "controlclient", "cacheping", "cachepubsub")
 DEFAULT_POOL = "_descriptor_pool.Default()"
 PRIVATE_POOL_IMPORT = "from jiffy._proto._pool import POOL as _JIFFY_POOL\n"
 

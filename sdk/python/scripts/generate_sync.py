@@ -27,12 +27,14 @@ MODULES = (
     "_async_lists.py",
     "_async_sets.py",
     "_async_sorted_sets.py",
+    "_async_topics.py",
     "_async_client.py",
 )
 
 # Order matters: specific names before the general patterns.
 REWRITES: tuple[tuple[str, str], ...] = (
     (r"\bAsyncCacheClient\b", "CacheClient"),
+    (r"\bAsyncSubscription\b", "Subscription"),
     (r"\bAsync(\w+)", r"Sync\1"),
     (r"\b_async_(\w+)", r"_sync_\1"),
     (r"\b(\w+)_async\b", r"\1_sync"),
@@ -40,6 +42,9 @@ REWRITES: tuple[tuple[str, str], ...] = (
     (r"\bawait ", ""),
     (r"__aenter__", "__enter__"),
     (r"__aexit__", "__exit__"),
+    (r"__aiter__", "__iter__"),
+    (r"__anext__", "__next__"),
+    (r"\bStopAsyncIteration\b", "StopIteration"),
     (r"\baclose\b", "close"),
     (r"\bgrpc\.aio\.", "grpc."),
     (r"^import grpc\.aio\n", ""),

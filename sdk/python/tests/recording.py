@@ -22,8 +22,15 @@ def load_spec() -> dict[str, Any]:
     return spec
 
 
+# Requests not named after their RPC.
+_REQUEST_NAMES = {"Subscribe": "_SubscriptionRequest"}
+
+
 class Recorder:
-    """The part of the executor the client uses: `metadata`, `call`, `control`."""
+    """The part of the executor the client uses: `metadata`, `call`, `control`,
+    and for subscriptions `open_stream` and `closed`."""
+
+    closed = False
 
     def __init__(self) -> None:
         self.sent: list[tuple[Rpc, Any]] = []
@@ -32,9 +39,36 @@ class Recorder:
         return (("cache", cache),)
 
     def answer(self, rpc: Rpc, request: Any) -> Any:
-        assert type(request).__name__ == f"_{rpc.name}Request", (rpc.name, request)
+        expected = _REQUEST_NAMES.get(rpc.name, f"_{rpc.name}Request")
+        assert type(request).__name__ == expected, (rpc.name, request)
         self.sent.append((rpc, request))
         return [] if rpc.streaming else rpc.deserialize(b"")
+
+
+class OpenedStream:
+    """A Subscribe stream that says it is open (one heartbeat), then waits."""
+
+    def __init__(self, rpc: Rpc) -> None:
+        self._first: Any = rpc.deserialize(_HEARTBEAT)
+
+    def _take(self) -> Any:
+        first, self._first = self._first, None
+        if first is None:
+            raise AssertionError("only the opening is recorded")
+        return first
+
+    async def read(self) -> Any:
+        return self._take()
+
+    def __next__(self) -> Any:
+        return self._take()
+
+    def cancel(self) -> bool:
+        return True
+
+
+# A _SubscriptionItem holding an empty heartbeat (field 3).
+_HEARTBEAT = bytes([3 << 3 | 2, 0])
 
 
 class AsyncRecorder(Recorder):
@@ -44,6 +78,10 @@ class AsyncRecorder(Recorder):
     async def control(self, rpc: Rpc, request: Any) -> Any:
         return self.answer(rpc, request)
 
+    async def open_stream(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
+        self.answer(rpc, request)
+        return OpenedStream(rpc)
+
 
 class SyncRecorder(Recorder):
     def call(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
@@ -51,6 +89,10 @@ class SyncRecorder(Recorder):
 
     def control(self, rpc: Rpc, request: Any) -> Any:
         return self.answer(rpc, request)
+
+    def open_stream(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
+        self.answer(rpc, request)
+        return OpenedStream(rpc)
 
 
 async def recording_async_client() -> tuple[jiffy.AsyncCacheClient, AsyncRecorder]:

@@ -23,7 +23,7 @@ LIFECYCLE = {"connect", "aclose", "close", "in_flight_high_water"}
 ARGUMENTS: dict[str, Any] = {
     "key": "k", "keys": ["k"], "value": "v", "values": ["v"], "name": "n", "field": "f",
     "fields": ["f"], "element": "e", "elements": ["e"], "items": {"f": "v"}, "amount": 1,
-    "score": 1.5, "ttl": 1, "limit": 1, "destination": "d", "sources": {"s": 1.0},
+    "score": 1.5, "ttl": 1, "limit": 1, "destination": "d", "sources": {"s": 1.0}, "topic": "t",
 }  # fmt: skip
 ARGUMENTS_BY_CALL: dict[tuple[str, str], Any] = {
     ("set_if", "condition"): SetIf.present(),

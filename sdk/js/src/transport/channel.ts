@@ -47,6 +47,30 @@ export class StatusError extends Error {
   }
 }
 
+/** Receives a server stream's messages as they arrive (Subscribe). */
+export interface StreamListener {
+  /** One response message, in order. */
+  onMessage(message: Uint8Array): void;
+  /**
+   * The stream is over: `error` is undefined when the server ended it with
+   * OK. Called once, never during openStream() itself, and not after cancel().
+   */
+  onEnd(error: StatusError | undefined): void;
+}
+
+/** A server stream being read (see Channel.openStream). */
+export interface OpenStream {
+  /** Ends the stream (CANCEL to the server); the listener hears nothing more. */
+  cancel(): void;
+  /**
+   * Stop handing messages to the listener until resume(). HTTP/2 flow
+   * control then slows the server, rather than the client buffering what
+   * its reader has not taken.
+   */
+  pause(): void;
+  resume(): void;
+}
+
 export interface Channel {
   /**
    * Open the connection and wait until it can carry calls. Rejects with a
@@ -57,6 +81,12 @@ export interface Channel {
   unary(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array>;
   /** A server-streaming call (GetBatch, SetBatch): every response message, in order. */
   serverStream(path: string, request: Uint8Array, options: CallOptions): Promise<Uint8Array[]>;
+  /**
+   * A server stream read as it arrives, with no deadline: a subscription
+   * lasts as long as its reader wants. Failures, including a connection
+   * that cannot be opened, reach `listener.onEnd`.
+   */
+  openStream(path: string, request: Uint8Array, metadata: Readonly<Record<string, string>>, listener: StreamListener): OpenStream;
   /** True while a TCP connection is open (for the loadgen's connection count). */
   isConnected(): boolean;
   /** Fail calls in flight with CANCELLED and close the connection. */

@@ -6,7 +6,15 @@
 // Messages cross as bytes: the client encodes protobuf itself, so the
 // serializers here are identities on Buffers.
 import * as grpc from '@grpc/grpc-js';
-import { type CallOptions, type Channel, type ChannelFactory, type ChannelTarget, StatusError } from './channel.js';
+import {
+  type CallOptions,
+  type Channel,
+  type ChannelFactory,
+  type ChannelTarget,
+  type OpenStream,
+  StatusError,
+  type StreamListener,
+} from './channel.js';
 import { SDK_NAME, SDK_VERSION } from '../version.js';
 
 const STATUS_UNAVAILABLE = 14;
@@ -147,6 +155,49 @@ class GrpcJsChannel implements Channel {
         if (status.code === grpc.status.OK) resolve(messages);
       });
     });
+  }
+
+  openStream(path: string, request: Uint8Array, metadata: Readonly<Record<string, string>>, listener: StreamListener): OpenStream {
+    let ended = false;
+    const end = (error: StatusError | undefined): void => {
+      if (ended) return;
+      ended = true;
+      listener.onEnd(error);
+    };
+    if (this.closed) {
+      queueMicrotask(() => end(new StatusError(1, 'channel closed')));
+      const nothing = (): void => undefined;
+      return {
+        cancel: () => {
+          ended = true;
+        },
+        pause: nothing,
+        resume: nothing,
+      };
+    }
+    // No deadline: the stream lasts as long as its reader wants.
+    const call = this.client.makeServerStreamRequest<Uint8Array, Buffer>(path, toBuffer, identity, request, this.metadataFor(metadata), {});
+    this.calls.add(call);
+    call.on('data', (message: Buffer) => {
+      if (!ended) listener.onMessage(message);
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      this.calls.delete(call);
+      end(statusErrorOf(err));
+    });
+    call.on('status', (status: grpc.StatusObject) => {
+      this.calls.delete(call);
+      if (status.code === grpc.status.OK) end(undefined);
+    });
+    return {
+      cancel: () => {
+        ended = true;
+        this.calls.delete(call);
+        call.cancel();
+      },
+      pause: () => call.pause(),
+      resume: () => call.resume(),
+    };
   }
 
   isConnected(): boolean {

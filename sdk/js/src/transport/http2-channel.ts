@@ -10,12 +10,13 @@
 // stream the server refused unprocessed (REFUSED_STREAM), which is always safe.
 
 import type { ClientHttp2Stream, OutgoingHttpHeaders } from 'node:http2';
-import type { CallOptions, Channel, ChannelFactory, ChannelTarget } from './channel.js';
+import type { CallOptions, Channel, ChannelFactory, ChannelTarget, OpenStream, StreamListener } from './channel.js';
 import { StatusError } from './channel.js';
 import { Http2Call, type CallOwner } from './http2-call.js';
 import { Http2Connection } from './http2-connection.js';
 import { frameMessage } from './http2-framing.js';
 import { Code, encodeGrpcTimeout } from './http2-status.js';
+import { Http2StreamCall, type StreamOwner } from './http2-stream.js';
 
 /** Headers every call sends; per-call values are written over a copy. */
 const BASE_HEADERS: Readonly<OutgoingHttpHeaders> = {
@@ -24,9 +25,10 @@ const BASE_HEADERS: Readonly<OutgoingHttpHeaders> = {
   te: 'trailers',
 };
 
-export class Http2Channel implements Channel, CallOwner {
+export class Http2Channel implements Channel, CallOwner, StreamOwner {
   private readonly connection: Http2Connection;
   private readonly inFlight = new Set<Http2Call>();
+  private readonly streams = new Set<Http2StreamCall>();
   private closed = false;
   /**
    * Request headers for the metadata object seen last. Callers pass the same
@@ -78,6 +80,31 @@ export class Http2Channel implements Channel, CallOwner {
     return new Promise<Buffer[]>((resolve, reject) => this.start(path, request, options, true, resolve, reject));
   }
 
+  openStream(path: string, request: Uint8Array, metadata: Readonly<Record<string, string>>, listener: StreamListener): OpenStream {
+    const call = new Http2StreamCall(this, frameMessage(request), this.target.maxReceiveMessageBytes, listener);
+    if (this.closed) {
+      queueMicrotask(() => call.fail(closedError()));
+      return call;
+    }
+    let stream: ClientHttp2Stream;
+    try {
+      // No grpc-timeout: the stream has no deadline.
+      stream = this.connection.forRequest().request({ ...BASE_HEADERS, ...metadata, ':path': path });
+    } catch (error) {
+      const lost = !this.connection.isConnected();
+      const details = error instanceof Error ? error.message : String(error);
+      queueMicrotask(() => call.fail(new StatusError(lost ? Code.UNAVAILABLE : Code.INTERNAL, details)));
+      return call;
+    }
+    this.streams.add(call);
+    call.attach(stream);
+    return call;
+  }
+
+  streamEnded(stream: Http2StreamCall): void {
+    this.streams.delete(stream);
+  }
+
   isConnected(): boolean {
     return this.connection.isConnected();
   }
@@ -85,6 +112,7 @@ export class Http2Channel implements Channel, CallOwner {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const stream of [...this.streams]) stream.fail(closedError());
     for (const call of [...this.inFlight]) call.cancel(closedError());
     this.connection.close();
   }

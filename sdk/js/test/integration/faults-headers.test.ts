@@ -42,6 +42,7 @@ async function withFaultHeaders(transport: TransportName, headers: Record<string
       unary: (path, request, options) => channel.unary(path, request, { ...options, metadata: withExtra(options.metadata) }),
       serverStream: (path, request, options) =>
         channel.serverStream(path, request, { ...options, metadata: withExtra(options.metadata) }),
+      openStream: (path, request, metadata, listener) => channel.openStream(path, request, withExtra(metadata), listener),
       isConnected: () => channel.isConnected(),
       close: () => channel.close(),
     };

@@ -1,6 +1,14 @@
 // A Channel that answers from a script, for unit tests of the pool, the
 // runner and the client without a server.
-import type { CallOptions, Channel, ChannelFactory, ChannelTarget } from '../../src/transport/channel.js';
+import type {
+  CallOptions,
+  Channel,
+  ChannelFactory,
+  ChannelTarget,
+  OpenStream,
+  StreamListener,
+} from '../../src/transport/channel.js';
+import { StatusError } from '../../src/transport/channel.js';
 
 export type Answer = (path: string, request: Uint8Array, options: CallOptions) => Promise<Uint8Array>;
 
@@ -28,6 +36,22 @@ export class FakeChannel implements Channel {
     return [await this.unary(path, request, options)];
   }
 
+  /**
+   * A stream whose first message is the answer (a rejection ends it), then
+   * messages pushed with `streams[i].push()`; it stays open until cancelled.
+   */
+  readonly streams: FakeStream[] = [];
+
+  openStream(path: string, request: Uint8Array, metadata: Readonly<Record<string, string>>, listener: StreamListener): OpenStream {
+    const stream = new FakeStream(listener);
+    this.streams.push(stream);
+    this.unary(path, request, { deadline: Infinity, metadata }).then(
+      (message) => stream.push(message),
+      (err: unknown) => stream.end(err instanceof StatusError ? err : new StatusError(2, String(err))),
+    );
+    return stream;
+  }
+
   isConnected(): boolean {
     return this.connected && !this.closed;
   }
@@ -46,4 +70,35 @@ export function fakeFactory(answer: Answer): ChannelFactory & { channels: FakeCh
     return channel;
   };
   return Object.assign(factory, { channels });
+}
+
+/** One fake server stream: the test pushes messages and ends it. */
+export class FakeStream implements OpenStream {
+  cancelled = false;
+  paused = false;
+  private ended = false;
+
+  constructor(private readonly listener: StreamListener) {}
+
+  push(message: Uint8Array): void {
+    if (!this.ended && !this.cancelled) this.listener.onMessage(message);
+  }
+
+  end(error?: StatusError): void {
+    if (this.ended || this.cancelled) return;
+    this.ended = true;
+    this.listener.onEnd(error);
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
 }

@@ -82,6 +82,8 @@ const ARGS: Readonly<Record<string, readonly unknown[]>> = {
   sortedSetLength: [C, 'z'],
   sortedSetLengthByScore: [C, 'z'],
   sortedSetUnionStore: [C, 'z', { a: 1 }],
+  publish: [C, 't', 'v'],
+  subscribe: [C, 't'],
   createCache: [C],
   deleteCache: [C],
   listCaches: [],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from jiffy import presets
 from jiffy._async_client import AsyncCacheClient
+from jiffy._async_topics import AsyncSubscription
 from jiffy._calls import SetIf
 from jiffy._config import Config, RetryPolicy
 from jiffy._endpoint import Endpoint
@@ -35,11 +36,14 @@ from jiffy._exceptions import (
 )
 from jiffy._hash import SetIfHash
 from jiffy._sync_client import CacheClient
+from jiffy._sync_topics import Subscription
+from jiffy._topics import TopicDiscontinuity, TopicMessage, TopicPosition
 from jiffy._version import __version__
 
 __all__ = [
     "AlreadyExistsError",
     "AsyncCacheClient",
+    "AsyncSubscription",
     "AuthenticationError",
     "CacheClient",
     "CacheError",
@@ -55,7 +59,11 @@ __all__ = [
     "ServerError",
     "SetIf",
     "SetIfHash",
+    "Subscription",
     "TimeoutError",
+    "TopicDiscontinuity",
+    "TopicMessage",
+    "TopicPosition",
     "WrongTypeError",
     "__version__",
     "presets",

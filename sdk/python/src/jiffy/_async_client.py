@@ -16,20 +16,24 @@ from jiffy._async_executor import AsyncExecutor
 from jiffy._async_lists import AsyncListCalls
 from jiffy._async_sets import AsyncSetCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
+from jiffy._async_topics import AsyncTopicCalls
 from jiffy._calls import Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._hash import SetIfHash
 
 
-class AsyncCacheClient(AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, AsyncSortedSetCalls):
+class AsyncCacheClient(
+    AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, AsyncSortedSetCalls, AsyncTopicCalls
+):
     """A cache client; every call may raise a jiffy.CacheError.
 
     `endpoint` defaults to `Endpoint.from_env()`, `config` to `Config()`, the
     defaults of sdk/spec.json (the same in both SDKs). Data calls use `cache=`
     when given, else `default_cache`. Durations are seconds (float) or
     timedelta. The collection calls (dictionary_*, list_*, set_*,
-    sorted_set_*) are in one module per type beside this one.
+    sorted_set_*) are in one module per type beside this one, the topic
+    calls (publish, subscribe) in _async_topics.py.
     """
 
     def __init__(

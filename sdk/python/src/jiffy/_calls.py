@@ -17,6 +17,7 @@ from jiffy._config import seconds
 from jiffy._exceptions import InvalidArgumentError
 from jiffy._proto import cacheclient_pb2 as cache_pb
 from jiffy._proto import cacheping_pb2 as ping_pb
+from jiffy._proto import cachepubsub_pb2 as pubsub_pb
 from jiffy._proto import common_pb2 as common_pb
 from jiffy._proto import controlclient_pb2 as control_pb
 
@@ -37,7 +38,7 @@ class Rpc:
     idempotent: bool
     """Safe to send twice: retried on UNAVAILABLE / INTERNAL."""
     streaming: bool = False
-    """Server-streaming answer (GetBatch, SetBatch)."""
+    """Server-streaming answer (GetBatch, SetBatch; Subscribe, read as it comes)."""
     control: bool = False
     """Goes to the control endpoint, without the `cache` header."""
     names_cache: bool = True
@@ -137,6 +138,24 @@ CREATE_CACHE = _control("CreateCache", False)
 DELETE_CACHE = _control("DeleteCache", False)
 LIST_CACHES = _control("ListCaches", True, names_cache=False)
 FLUSH_CACHE = _control("FlushCache", False)
+# Topics (_topics.py, _async_topics.py). A second Publish is a second
+# message, so it is never resent. Subscribe opens a stream that changes
+# nothing; a subscription opens it again, from where it was, when it breaks.
+PUBLISH = Rpc(
+    "Publish",
+    "/cache_client.pubsub.Pubsub/Publish",
+    pubsub_pb._PublishRequest.SerializeToString,
+    common_pb._Empty.FromString,
+    False,
+)
+SUBSCRIBE = Rpc(
+    "Subscribe",
+    "/cache_client.pubsub.Pubsub/Subscribe",
+    pubsub_pb._SubscriptionRequest.SerializeToString,
+    pubsub_pb._SubscriptionItem.FromString,
+    True,
+    streaming=True,
+)
 PING = Rpc(
     "Ping",
     "/cache_client.Ping/Ping",
@@ -155,7 +174,7 @@ ALL_RPCS = (
     SET_UNION, SET_DIFFERENCE, SET_FETCH, SET_CONTAINS, SET_LENGTH, SET_POP, SET_SAMPLE,
     SORTED_SET_PUT, SORTED_SET_FETCH, SORTED_SET_GET_SCORE, SORTED_SET_GET_RANK,
     SORTED_SET_INCREMENT, SORTED_SET_REMOVE, SORTED_SET_LENGTH, SORTED_SET_LENGTH_BY_SCORE,
-    SORTED_SET_UNION_STORE,
+    SORTED_SET_UNION_STORE, PUBLISH, SUBSCRIBE,
     CREATE_CACHE, DELETE_CACHE, LIST_CACHES, FLUSH_CACHE, PING,
 )  # fmt: skip
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})

@@ -24,10 +24,21 @@ class SyncClientBase:
     def _metadata(self, cache: str | None) -> Any:
         name = cache or self.default_cache
         if not name:
-            raise InvalidArgumentError(
-                "no cache named: pass cache=... or create the client with default_cache=..."
-            )
+            raise _no_cache()
         return self._executor.metadata(name)
+
+    def _cache_name(self, cache: str | None) -> str:
+        """The cache a call names, for calls that carry it in the message (topics)."""
+        name = cache or self.default_cache
+        if not name:
+            raise _no_cache()
+        return name
 
     def _ttl(self, ttl: Ttl | None) -> int:
         return self._default_ttl_ms if ttl is None else c.ttl_ms(ttl, self._default_ttl_ms)
+
+
+def _no_cache() -> InvalidArgumentError:
+    return InvalidArgumentError(
+        "no cache named: pass cache=... or create the client with default_cache=..."
+    )

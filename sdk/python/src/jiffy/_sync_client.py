@@ -17,16 +17,20 @@ from jiffy._sync_executor import SyncExecutor
 from jiffy._sync_lists import SyncListCalls
 from jiffy._sync_sets import SyncSetCalls
 from jiffy._sync_sorted_sets import SyncSortedSetCalls
+from jiffy._sync_topics import SyncTopicCalls
 
 
-class CacheClient(SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSetCalls):
+class CacheClient(
+    SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSetCalls, SyncTopicCalls
+):
     """A cache client; every call may raise a jiffy.CacheError.
 
     `endpoint` defaults to `Endpoint.from_env()`, `config` to `Config()`, the
     defaults of sdk/spec.json (the same in both SDKs). Data calls use `cache=`
     when given, else `default_cache`. Durations are seconds (float) or
     timedelta. The collection calls (dictionary_*, list_*, set_*,
-    sorted_set_*) are in one module per type beside this one.
+    sorted_set_*) are in one module per type beside this one, the topic
+    calls (publish, subscribe) in _sync_topics.py.
     """
 
     def __init__(

@@ -93,6 +93,26 @@ class SyncExecutor:
         except grpc.RpcError as exc:
             return self._retry(rpc, request, self._control_metadata, started, exc)
 
+    def open_stream(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
+        """Start a server stream that lives as long as its reader wants (Subscribe):
+        no deadline, no retry and no in-flight slot (it would hold one for
+        hours); the caller reads the grpc call, cancels it, and maps its errors."""
+        if not self._connected:
+            if self._closed:
+                raise client_closed(rpc.name)
+            self.connect()
+        transport = self.transport
+        channel = transport.take_channel()
+        transport.give_back_channel(channel)  # counted as a call only while it opens
+        stream = transport.data_channels[channel].unary_stream(
+            rpc.path, rpc.serialize, rpc.deserialize
+        )
+        return stream(request, metadata=metadata)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def _queue(self, rpc: Rpc, started: float) -> float:
         """Wait in line under the cap; the time left of the deadline once through."""
         if not self.limiter.acquire():
