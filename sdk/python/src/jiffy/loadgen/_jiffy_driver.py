@@ -16,11 +16,12 @@ from jiffy.loadgen._options import Options
 class JiffyDriver:
     sdk = "jiffy-python"
     sdk_version = __version__
+    adaptive_cap = True
 
     def __init__(self) -> None:
         self._client: AsyncCacheClient | None = None
 
-    async def start(self, options: Options) -> tuple[int, int]:
+    async def start(self, options: Options) -> tuple[int, int | str]:
         config = presets.by_name(options.preset).latest()
         if options.channels is not None:
             config = config.replace(channels=options.channels)
@@ -37,6 +38,10 @@ class JiffyDriver:
         self.get = client.get  # type: ignore[method-assign]
         self.set = client.set  # type: ignore[method-assign]
         return config.channels, config.max_concurrent_requests
+
+    def in_flight_limit(self) -> int:
+        """The client's cap now: the loadgen's report samples it over time."""
+        return self._started().in_flight_limit()
 
     # The collection workloads (_workloads.py).
     async def dictionary_get(self, key: bytes, field: bytes) -> object:
