@@ -12,41 +12,49 @@ throughput; once they wait in a queue somewhere (the client's own CPU, the
 server, the network), more in flight only adds waiting. Losses alone (AIMD)
 would see nothing until a deadline passed, long after the tail had grown.
 
-The algorithm, per window of max(WINDOW_MIN_SAMPLES, limit) calls, that is
-about one round trip at full use:
+The algorithm works in windows of about one round trip: as many calls as
+were on the wire (at most the limit, at least WINDOW_MIN_SAMPLES). The calls
+still on the wire when the limit changes were sent under the old one, so
+their answers are skipped: each window measures the limit it follows.
 
 * The window's median time on the wire is its latency. Medians, not means
   or minimums: one GC pause or scheduling hiccup among 25 calls must not
-  halve the limit, and a median of many calls is not the luck of the
+  halve the limit, and the median of many calls is not the luck of the
   fastest one.
 * The baseline (the no-load latency) is the lowest window median seen. The
   target is baseline + max(QUEUE_DELAY, QUEUE_DELAY_SHARE x baseline): some
-  queueing is allowed, because a client that batches its writes gains
-  throughput while latency rises a little (a CoDel-like target delay rather
-  than Vegas's count of queued calls, so the allowance means the same on
-  any machine).
-* The limit moves by target / latency, clamped to [MAX_DECREASE,
-  MAX_INCREASE] per window, like Gradient2's gradient but towards a target:
-  far below it the limit doubles per round trip (slow start), near it the
-  steps shrink, and above it the limit falls in proportion, by half at most,
-  so a server turning slow is followed within a few round trips. By
-  Little's law, past the knee latency = limit / throughput, so one step
-  lands near the knee.
+  queueing is allowed, because a client that batches its writes still gains
+  throughput while latency rises a little (a CoDel-like target delay, not
+  Vegas's count of queued calls, so the allowance means the same on any
+  machine; the share keeps a jittery far path from reading as queueing).
+* Over the target the limit falls by target / latency, by half at most per
+  window: by Little's law, past the knee latency = limit / throughput, so
+  one step lands near the knee, and a server turning slow is followed
+  within a few round trips (Gradient2's gradient, aimed at a target).
+  Under it the limit rises by up to MAX_INCREASE per window, in proportion
+  to the allowance left: it doubles while latency is flat (TCP's slow
+  start) and stops at the target.
 * It rises only when the window used at least UTILISATION of the limit: a
   client sending little learns nothing about more (the "app-limited" rule).
 * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a loss:
-  the window cuts the limit by DROP_DECREASE, as AIMD does.
+  the window cuts the limit by DROP_DECREASE, and from there it grows by
+  one per window at most (TCP's congestion avoidance), so a server that
+  sheds load is not hit with the same burst again.
 * Between MIN_LIMIT and a ceiling of STREAMS_PER_CONNECTION x channels:
   past the server's HTTP/2 streams per connection calls queue in the
-  transport, unseen and unordered. The floor keeps a slow network busy
-  while the next rule works: a delay-based limit reads a slower path as
-  queueing, so when RELEARN_WINDOWS windows in a row at the floor are
-  still over target, the path itself got slower, and the baseline becomes
-  what the floor measures.
-* With a tail target (`target_p999`), every window also counts its calls
-  over the target. More than TAIL_SHARE of TAIL_PERIOD_SAMPLES calls over it
-  cuts the limit by TAIL_DECREASE; any call over it in the current period
-  holds the limit from rising.
+  transport, unseen and unordered.
+* The floor keeps a slow network busy while the baseline is re-learnt. A
+  delay-based limit reads a slower path as queueing; when RELEARN_WINDOWS
+  windows in a row at the floor are still over target, the path itself got
+  slower, and the baseline becomes what the floor measures. The other way,
+  the lowest median seen after a slow spell may be a loaded one, so every
+  PROBE_WINDOWS windows one window runs at the floor and its median is the
+  baseline (TCP BBR's ProbeRTT; Vegas's probe of the no-load latency).
+* With a tail target (`target_p999`), the target median is also capped at
+  target_p999 / (p99.9 / median of the last TAIL_PERIOD_SAMPLES calls), so
+  the tail lands on the target; more than TAIL_SHARE of a period's calls
+  over it cuts the limit by TAIL_DECREASE as a loss does, and any call over
+  it holds the limit from rising for the rest of the period.
 
 Everything here is arithmetic on what the limiter (jiffy._limiter) reports;
 the clock is a parameter, so the tests drive it with simulated servers.
