@@ -220,7 +220,8 @@ def test_never_below_the_floor() -> None:
     limits = sim.limits_between(1.0, 1.5)
     assert min(limits) == MIN_LIMIT  # it went as low as it may, no lower
     # The floor's own latency becomes the baseline: queueing is judged from there.
-    assert sim.limit.baseline is not None and sim.limit.baseline > 10 * MS
+    assert sim.limit.baseline is not None
+    assert sim.limit.baseline > 10 * MS
 
 
 @pytest.mark.parametrize("channels", [1, 3])
@@ -317,10 +318,12 @@ async def test_async_no_slot_is_handed_on_above_a_lowered_limit() -> None:
     limiter.release()
     limiter.release()
     await asyncio.sleep(0)
-    assert not waiter.done() and limiter.in_flight == 2
+    assert not waiter.done()
+    assert limiter.in_flight == 2
     limiter.release()
     await asyncio.sleep(0)
-    assert waiter.done() and limiter.in_flight == 2
+    assert waiter.done()
+    assert limiter.in_flight == 2
     for _ in range(2):
         limiter.release()
     assert limiter.in_flight == 0

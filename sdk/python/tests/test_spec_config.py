@@ -142,7 +142,7 @@ def test_adaptive_constants_are_the_specs(name: str) -> None:
 
 
 def test_adaptive_value_and_losses_are_the_specs() -> None:
-    assert _adaptive.AUTO == ADAPTIVE["value"]
+    assert ADAPTIVE["value"] == _adaptive.AUTO
     assert Config(max_concurrent_requests=ADAPTIVE["value"]).max_concurrent_requests == "auto"
     assert set(ADAPTIVE["drop_statuses"]) == _adaptive.DROP_STATUSES
 
