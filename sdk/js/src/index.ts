@@ -23,6 +23,7 @@ export type {
   SortedSetUnionSources,
   SortedSetUnionStoreOptions,
 } from './collections/sorted-set.js';
+export type { InFlightLimitChange } from './adaptive-limit.js';
 export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
 export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
 export * as presets from './presets.js';

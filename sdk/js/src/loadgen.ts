@@ -33,6 +33,7 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
     sortedSetPut: (key, member, score) => client.sortedSetPutElement(cache, key, member, score),
     errorName: (err) => (err instanceof CacheError && err.status !== undefined ? err.status : 'UNKNOWN'),
     effective: { channels: client.knobs.channels, maxConcurrentRequests: client.knobs.maxConcurrentRequests },
+    inFlightLimit: () => client.inFlightLimit(),
     close: () => client.close(),
   };
 }

@@ -11,8 +11,8 @@ export interface LoadgenConfig {
   rate: number;
   /** undefined = the preset's. */
   channels: number | undefined;
-  /** undefined = the preset's; 0 = no cap. */
-  maxConcurrentRequests: number | undefined;
+  /** undefined = the preset's; 0 = no cap; 'auto' = the SDK's adaptive limit. */
+  maxConcurrentRequests: number | 'auto' | undefined;
   preset: string;
   durationS: number;
   warmupS: number;
@@ -32,7 +32,7 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --concurrency N                 closed-loop workers (50)
   --rate R                        open loop at R requests/s; 0 = closed loop (0)
   --channels N                    channels (the preset's)
-  --max-concurrent-requests N     in-flight cap; 0 = none (the preset's)
+  --max-concurrent-requests N     in-flight cap; 0 = none; auto = adaptive (the preset's)
   --preset NAME                   laptop, in_region, low_latency, lambda (in_region)
   --duration S / --warmup S       measured / discarded seconds (10 / 2)
                                   (open loop: the warm-up runs closed loop)
@@ -88,8 +88,8 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     rate: number('rate', values.rate, 0, 0),
     channels: values.channels === undefined ? undefined : Math.floor(number('channels', values.channels, 1, 1)),
     maxConcurrentRequests:
-      values['max-concurrent-requests'] === undefined
-        ? undefined
+      values['max-concurrent-requests'] === undefined || values['max-concurrent-requests'] === 'auto'
+        ? values['max-concurrent-requests']
         : Math.floor(number('max-concurrent-requests', values['max-concurrent-requests'], 0, 0)),
     preset: (values.preset ?? 'in_region').replace(/-/g, '_'),
     durationS: number('duration', values.duration, 10, 0.1),
