@@ -103,7 +103,7 @@ describe('loadgen --json', () => {
     const code = process.exitCode;
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => written.push(chunk) > 0);
     try {
       const report = await runLoadgenCli(['--max-concurrent-requests', 'auto', '--json'], () =>
         Promise.resolve({
