@@ -11,6 +11,7 @@ import copy
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -97,6 +98,19 @@ def test_max_concurrent_requests_auto(server: Server) -> None:
     assert max(limits) > INITIAL_LIMIT  # 32 callers: it rose
 
 
+def test_delay_ms_holds_every_call(start_server: Callable[..., Server]) -> None:
+    slowed = start_server("--enable-fault-injection")
+    command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", slowed.address, "--json",
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "4",
+               "--delay-ms", "5"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert schema_errors(report) == []
+    assert report["config"]["delay_ms"] == 5
+    assert report["latency_ms"]["p50"] >= 5.0
+    assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
+
+
 def test_auto_is_refused_by_a_driver_without_an_adaptive_cap(
     server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -110,6 +124,20 @@ def test_auto_is_refused_by_a_driver_without_an_adaptive_cap(
     argv = ["--endpoint", server.address, "--json", "--max-concurrent-requests", "auto"]
     assert main(FixedOnly, argv) == 2
     assert "--max-concurrent-requests auto" in capsys.readouterr().err
+
+
+def test_delay_ms_is_refused_by_a_driver_that_cannot_send_it(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jiffy.loadgen import main
+    from jiffy.loadgen._jiffy_driver import JiffyDriver
+
+    class Plain(JiffyDriver):
+        sdk = "plain"
+        fault_delay = False
+
+    assert main(Plain, ["--endpoint", server.address, "--json", "--delay-ms", "1"]) == 2
+    assert "--delay-ms" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("workload", ["dictionary", "list", "sorted-set"])

@@ -40,6 +40,8 @@ export interface Driver {
   effective: { channels: number | undefined; maxConcurrentRequests: number | 'auto' | undefined };
   /** The client's in-flight cap now; the harness samples it into the report. */
   inFlightLimit?(): number;
+  /** True if the driver sends `--delay-ms` (the others are refused). */
+  faultDelay?: boolean;
   close(): Promise<void> | void;
 }
 

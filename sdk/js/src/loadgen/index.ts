@@ -42,6 +42,12 @@ export async function runLoadgenCli(
     process.exitCode = 2;
     return undefined;
   }
+  if (config.delayMs > 0 && driver.faultDelay !== true) {
+    process.stderr.write(`loadgen: ${driver.sdk} cannot send delay-ms (--delay-ms)\n`);
+    await driver.close();
+    process.exitCode = 2;
+    return undefined;
+  }
   const missing = missingOperations(driver, config.workload);
   if (missing.length > 0) {
     process.stderr.write(`loadgen: ${driver.sdk} has no ${config.workload} workload (its driver lacks ${missing.join(', ')})\n`);

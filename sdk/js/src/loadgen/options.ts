@@ -24,6 +24,8 @@ export interface LoadgenConfig {
   json: boolean;
   /** grpc-js or http2 for our SDK; drivers without a choice ignore it. */
   transport: string | undefined;
+  /** The server holds every call this long (its fault-injection header `delay-ms`); 0 = not sent. */
+  delayMs: number;
 }
 
 export const USAGE = `flags (docs/LOADGEN.md):
@@ -41,6 +43,8 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --get-ratio F                   share of gets (0.5)
   --workload NAME                 scalar, dictionary, list, sorted-set (scalar)
   --transport grpc-js|http2       transport (the SDK's default)
+  --delay-ms MS                   the server holds each call MS ms (fault-injection
+                                  header delay-ms; jiffy-js only) (0)
   --json                          one JSON object on stdout
 
 Node's young-generation GC sets the p99.9 floor (docs/transport.md): for
@@ -74,6 +78,7 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
       'get-ratio': { type: 'string' },
       workload: { type: 'string' },
       transport: { type: 'string' },
+      'delay-ms': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -100,5 +105,6 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     workload,
     json: values.json ?? false,
     transport: values.transport,
+    delayMs: Math.floor(number('delay-ms', values['delay-ms'], 0, 0)),
   };
 }

@@ -28,6 +28,7 @@ export interface LoadgenReport {
     get_ratio: number;
     workload: string;
     transport?: string;
+    delay_ms?: number;
   };
   requests: number;
   rps: number;
@@ -77,6 +78,7 @@ export function buildReport(
       get_ratio: config.getRatio,
       workload: config.workload,
       ...(config.transport === undefined ? {} : { transport: config.transport }),
+      ...(config.delayMs > 0 ? { delay_ms: config.delayMs } : {}),
     },
     requests: result.requests,
     rps: round(result.requests / result.elapsedS, 1),

@@ -97,31 +97,51 @@ describe('loadgen --json', () => {
     assert.ok(Math.max(...limits) > ADAPTIVE.initialLimit, 'with 32 callers it rose');
   });
 
-  test('auto is refused by a driver without an adaptive cap', async () => {
-    const { runLoadgenCli } = await import('../../src/loadgen/index.js');
-    let closed = false;
-    const code = process.exitCode;
-    const written: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => written.push(chunk) > 0);
+  test('--delay-ms holds every call', async () => {
+    const slowed = await startServer(['--enable-fault-injection']);
     try {
-      const report = await runLoadgenCli(['--max-concurrent-requests', 'auto', '--json'], () =>
-        Promise.resolve({
-          sdk: 'fixed-only', sdkVersion: '0', runtime: 'node', get: () => Promise.resolve(), set: () => Promise.resolve(),
-          errorName: () => 'UNKNOWN', effective: { channels: 1, maxConcurrentRequests: 0 },
-          close: () => {
-            closed = true;
-          },
-        }),
-      );
-      assert.equal(report, undefined);
-      assert.equal(process.exitCode, 2);
+      const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', slowed.endpoint, '--duration', '1',
+        '--warmup', '0.2', '--concurrency', '4', '--delay-ms', '5', '--json']);
+      const report = JSON.parse(stdout) as { errors: object; config: { delay_ms?: number }; latency_ms: { p50: number } };
+      assert.deepEqual(schemaErrors(report), []);
+      assert.equal(report.config.delay_ms, 5);
+      assert.ok(report.latency_ms.p50 >= 5, `p50 ${report.latency_ms.p50}`);
+      assert.deepEqual(report.errors, {});
     } finally {
-      process.stderr.write = write;
-      process.exitCode = code;
+      await slowed.stop();
     }
-    assert.ok(closed);
-    assert.match(written.join(''), /--max-concurrent-requests auto/);
+  });
+
+  test('auto and --delay-ms are refused by a driver without them', async () => {
+    const { runLoadgenCli } = await import('../../src/loadgen/index.js');
+    /** What runLoadgenCli writes on stderr for `argv` with a driver of a fixed cap that sends no extra headers. */
+    async function refusal(argv: string[]): Promise<string> {
+      let closed = false;
+      const code = process.exitCode;
+      const written: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => written.push(chunk) > 0);
+      try {
+        const report = await runLoadgenCli([...argv, '--json'], () =>
+          Promise.resolve({
+            sdk: 'plain', sdkVersion: '0', runtime: 'node', get: () => Promise.resolve(), set: () => Promise.resolve(),
+            errorName: () => 'UNKNOWN', effective: { channels: 1, maxConcurrentRequests: 0 },
+            close: () => {
+              closed = true;
+            },
+          }),
+        );
+        assert.equal(report, undefined);
+        assert.equal(process.exitCode, 2);
+      } finally {
+        process.stderr.write = write;
+        process.exitCode = code;
+      }
+      assert.ok(closed);
+      return written.join('');
+    }
+    assert.match(await refusal(['--max-concurrent-requests', 'auto']), /--max-concurrent-requests auto/);
+    assert.match(await refusal(['--delay-ms', '1']), /--delay-ms/);
   });
 
   for (const workload of ['dictionary', 'list', 'sorted-set']) {

@@ -39,8 +39,9 @@ class Driver(Protocol):
     """What a client must provide to be driven by the harness.
 
     Optional: `adaptive_cap = True` for a driver that takes
-    `--max-concurrent-requests auto`, and `in_flight_limit()` (the client's
-    cap now), which the harness samples into the report.
+    `--max-concurrent-requests auto`, `fault_delay = True` for one that
+    sends `--delay-ms`, and `in_flight_limit()` (the client's cap now), which
+    the harness samples into the report.
     """
 
     sdk: str

@@ -29,6 +29,9 @@ class Options:
     keyspace: int = 10_000
     get_ratio: float = 0.5
     workload: str = "scalar"
+    delay_ms: int = 0
+    """The server holds every call this long (its fault-injection header
+    `delay-ms`); drivers that cannot send it refuse it."""
     json: bool = False
     uvloop: bool = False
 
@@ -80,6 +83,8 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
     add("--get-ratio", type=_ratio, default=defaults.get_ratio, metavar="F")
     add("--workload", choices=WORKLOADS, default=defaults.workload,
         help="what a get and a set are: see docs/LOADGEN.md, Workloads")  # fmt: skip
+    add("--delay-ms", type=_non_negative_int, default=defaults.delay_ms, metavar="MS",
+        help="the server holds each call MS ms (fault-injection header delay-ms)")  # fmt: skip
     add("--json", action="store_true", help="print one JSON object and nothing else on stdout")
     add("--uvloop", action="store_true", help="run on uvloop instead of asyncio's loop")
     args = parser.parse_args(argv)

@@ -86,6 +86,9 @@ def main(
             f"loadgen: {driver.sdk} has no adaptive cap (--max-concurrent-requests auto)\n"
         )
         return 2
+    if options.delay_ms and not getattr(driver, "fault_delay", False):
+        sys.stderr.write(f"loadgen: {driver.sdk} cannot send delay-ms (--delay-ms)\n")
+        return 2
     missing = missing_operations(driver, options.workload)
     if missing:
         sys.stderr.write(
@@ -112,6 +115,7 @@ def main(
             "keyspace": options.keyspace,
             "get_ratio": options.get_ratio,
             "workload": options.workload,
+            **({"delay_ms": options.delay_ms} if options.delay_ms else {}),
         },
         **measured,
     }
