@@ -7,7 +7,8 @@ import * as scs from './gen/cacheclient_pb.js';
 import * as common from './gen/common_pb.js';
 import * as control from './gen/controlclient_pb.js';
 import { _PingRequestSchema } from './gen/cacheping_pb.js';
-import { CallRunner, controlRpc, scsRpc, type Rpc } from './call-runner.js';
+import { type CallRunner, controlRpc, newCallRunner, scsRpc, type Rpc } from './call-runner.js';
+import type { InFlightLimitChange } from './adaptive-limit.js';
 import { ChannelPool } from './channel-pool.js';
 import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlToWire } from './codec.js';
 import { type CacheClientOptions, type ResolvedKnobs, resolveKnobs } from './config.js';
@@ -118,7 +119,7 @@ export class CacheClient {
   ) {
     this.dataPool = dataPool;
     this.controlPool = controlPool;
-    this.runner = new CallRunner(knobs, target);
+    this.runner = newCallRunner(knobs, target);
     this.controlMetadata = Object.freeze(authorization === undefined ? {} : { authorization }) as Readonly<Record<string, string>>;
     const topicContext = { pool: dataPool, knobs, target, closed: () => this.closed };
     this.#topics = new Topics(topicContext, this.runner, (cacheName) => this.#metadataFor(cacheName));
@@ -748,6 +749,19 @@ export class CacheClient {
   /** The most calls that were in flight at once (bounded by maxConcurrentRequests). */
   get inFlightHighWaterMark(): number {
     return this.runner.limiter.highWaterMark;
+  }
+
+  /** The cap on calls in flight now (0 = none): maxConcurrentRequests, or under 'auto' the limit it chose. */
+  inFlightLimit(): number {
+    return this.runner.inFlightLimit();
+  }
+
+  /**
+   * The limit's changes: when (ms since the client was built) and to what,
+   * at most one per 100 ms, the last 1000; one entry for a fixed cap.
+   */
+  inFlightLimitHistory(): InFlightLimitChange[] {
+    return this.runner.limiter.history();
   }
 
   /** Fails queued and in-flight calls with ConnectionError and closes the connections. */

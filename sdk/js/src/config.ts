@@ -47,10 +47,11 @@ export interface Knobs {
    */
   channels: number;
   /**
-   * Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap.
+   * Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap;
+   * 'auto' = a cap that follows measured latency (adaptive-limit.ts).
    * @default 25
    */
-  maxConcurrentRequests: number;
+  maxConcurrentRequests: number | 'auto';
   /**
    * Time a call may take in all: queue, attempts and backoff.
    * @default 5000
@@ -120,6 +121,13 @@ export interface CacheClientOptions extends Partial<Omit<Knobs, 'retry'>> {
    */
   maxReceiveMessageBytes?: number;
   /**
+   * With `maxConcurrentRequests: 'auto'`: the p99.9 (ms) of calls' time on
+   * the wire to keep under; 0 = only avoid queueing. Not a preset knob: it
+   * is the application's goal, not a fact about where it runs.
+   * @default 0
+   */
+  targetP999Ms?: number;
+  /**
    * Builds the channels instead of `transport`: for tests and custom transports.
    * @default undefined
    */
@@ -140,7 +148,7 @@ export const DEFAULT_PORT = 8080;
 
 // The defaults of sdk/spec.json, which the Python SDK shares; what a client
 // given no options uses. Presets are separate starting points.
-export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMessageBytes: number }> = Object.freeze({
+export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMessageBytes: number; targetP999Ms: number }> = Object.freeze({
   channels: 1,
   // In-flight cap, the same in both SDKs. It was 10 here (inRegion.latest())
   // while the Python SDK had 50 in Config() and 25 for a client given none.
@@ -172,10 +180,12 @@ export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMe
   // default); the limit is there to bound one answer's memory, not to cut
   // off answers the server may legitimately send.
   maxReceiveMessageBytes: 64 * 1024 * 1024,
+  // Adaptive limit: no tail target unless the application sets one.
+  targetP999Ms: 0,
 });
 
 /** Options with every knob filled in and checked. */
-export type ResolvedKnobs = Knobs & { transport: TransportName; maxReceiveMessageBytes: number };
+export type ResolvedKnobs = Knobs & { transport: TransportName; maxReceiveMessageBytes: number; targetP999Ms: number };
 
 function positive(name: string, value: number): void {
   if (!Number.isFinite(value) || value <= 0) {
@@ -203,9 +213,19 @@ export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
     defaultTtlMs: options.defaultTtlMs ?? DEFAULTS.defaultTtlMs,
     transport: options.transport ?? DEFAULTS.transport,
     maxReceiveMessageBytes: options.maxReceiveMessageBytes ?? DEFAULTS.maxReceiveMessageBytes,
+    targetP999Ms: options.targetP999Ms ?? DEFAULTS.targetP999Ms,
   };
   atLeast('channels', knobs.channels, 1);
-  atLeast('maxConcurrentRequests', knobs.maxConcurrentRequests, 0);
+  if (knobs.maxConcurrentRequests !== 'auto') {
+    if (!Number.isInteger(knobs.maxConcurrentRequests) || knobs.maxConcurrentRequests < 0) {
+      throw new InvalidArgumentError(
+        `option \`maxConcurrentRequests\` must be an integer >= 0 or 'auto'; got ${String(knobs.maxConcurrentRequests)}`,
+      );
+    }
+  }
+  if (knobs.targetP999Ms !== 0 && (knobs.maxConcurrentRequests !== 'auto' || !(knobs.targetP999Ms > 0))) {
+    throw new InvalidArgumentError("option `targetP999Ms` must be positive, with maxConcurrentRequests: 'auto'");
+  }
   positive('deadlineMs', knobs.deadlineMs);
   positive('defaultTtlMs', knobs.defaultTtlMs);
   positive('keepaliveTimeoutMs', knobs.keepaliveTimeoutMs);

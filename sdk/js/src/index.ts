@@ -27,6 +27,7 @@ export { positionAfter } from './topics/items.js';
 export type { TopicDiscontinuity, TopicItem, TopicMessage, TopicPosition } from './topics/items.js';
 export type { SubscribeCallbacks, TopicSubscription } from './topics/subscription.js';
 export type { SubscribeOptions } from './topics/topics.js';
+export type { InFlightLimitChange } from './adaptive-limit.js';
 export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
 export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
 export * as presets from './presets.js';

@@ -6,6 +6,12 @@
 //
 // Below the cap tryAcquire() takes a slot with no allocation; only callers
 // that must wait build a waiter.
+//
+// Under `maxConcurrentRequests: 'auto'` the AdaptiveLimiter below moves the
+// cap: each release reports the call's time on the wire to an AdaptiveLimit
+// (adaptive-limit.ts), and when the cap rises the oldest waiters take the
+// new slots at once. The fixed Limiter never pays for that.
+import type { AdaptiveLimit, InFlightLimitChange } from './adaptive-limit.js';
 
 interface Waiter {
   resolve: () => void;
@@ -16,16 +22,26 @@ interface Waiter {
 }
 
 export class Limiter {
-  private inFlightNow = 0;
-  private highWater = 0;
+  protected inFlightNow = 0;
+  protected highWater = 0;
   // A FIFO as an array plus a head index: O(1) at both ends, compacted when
   // the dead prefix grows.
-  private queue: Waiter[] = [];
-  private head = 0;
-  private liveWaiters = 0;
+  protected queue: Waiter[] = [];
+  protected head = 0;
+  protected liveWaiters = 0;
 
   /** `cap` 0 means no cap. */
-  constructor(readonly cap: number) {}
+  constructor(protected limit: number) {}
+
+  /** The cap now; 0 = none. */
+  get cap(): number {
+    return this.limit;
+  }
+
+  /** The cap's changes since creation (a fixed cap: one). */
+  history(): InFlightLimitChange[] {
+    return [{ atMs: 0, limit: this.limit }];
+  }
 
   /** Calls holding a slot now. */
   get inFlight(): number {
@@ -44,7 +60,7 @@ export class Limiter {
 
   /** Takes a slot if one is free and nobody is waiting; never waits. */
   tryAcquire(): boolean {
-    if (this.cap !== 0 && (this.inFlightNow >= this.cap || this.liveWaiters > 0)) return false;
+    if (this.limit !== 0 && (this.inFlightNow >= this.limit || this.liveWaiters > 0)) return false;
     this.take();
     return true;
   }
@@ -99,12 +115,12 @@ export class Limiter {
     }
   }
 
-  private take(): void {
+  protected take(): void {
     this.inFlightNow += 1;
     if (this.inFlightNow > this.highWater) this.highWater = this.inFlightNow;
   }
 
-  private compact(): void {
+  protected compact(): void {
     if (this.head === this.queue.length) {
       this.queue = [];
       this.head = 0;
@@ -112,5 +128,38 @@ export class Limiter {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
+  }
+}
+
+/** A Limiter whose cap `adaptive` moves; release() takes the call's time. */
+export class AdaptiveLimiter extends Limiter {
+  constructor(readonly adaptive: AdaptiveLimit) {
+    super(adaptive.limit);
+  }
+
+  override history(): InFlightLimitChange[] {
+    return this.adaptive.history.map((change) => ({ ...change }));
+  }
+
+  /** Frees the slot; `rttMs` is the call's time on the wire, negative if it has none. */
+  override release(rttMs = -1): void {
+    if (rttMs >= 0 && this.adaptive.sample(rttMs, this.inFlightNow)) this.limit = this.adaptive.limit;
+    this.inFlightNow -= 1;
+    while (this.head < this.queue.length && this.inFlightNow < this.limit) {
+      const waiter = this.queue[this.head]!;
+      this.head += 1;
+      if (!waiter.live) continue;
+      waiter.live = false;
+      this.liveWaiters -= 1;
+      clearTimeout(waiter.timer);
+      this.take();
+      waiter.resolve();
+    }
+    this.compact();
+  }
+
+  /** A call ended in a loss: the limit will back off. */
+  drop(): void {
+    this.adaptive.drop();
   }
 }

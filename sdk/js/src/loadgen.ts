@@ -2,15 +2,43 @@
 // Load generator for this SDK (docs/LOADGEN.md): `node dist/loadgen.js --help`.
 //   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
 import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
-import { type CacheClientOptions, type TransportName } from './config.js';
+import { type CacheClientOptions, DEFAULT_TRANSPORT, type TransportName } from './config.js';
+import type { ChannelFactory } from './transport/channel.js';
+import { channelFactoryFor } from './transport/index.js';
 import { type Driver, type LoadgenConfig, USAGE, nodeRuntime, runLoadgenCli } from './loadgen/index.js';
 import { SDK_NAME, SDK_VERSION } from './version.js';
+
+/** `inner`'s channels, with the fault-injection header `delay-ms` on every call. */
+function withDelay(inner: ChannelFactory, delayMs: number): ChannelFactory {
+  // One merged record per record the client passes: the transports key
+  // their prebuilt per-call headers on its identity.
+  const merged = new WeakMap<object, Readonly<Record<string, string>>>();
+  const headers = (metadata: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+    let found = merged.get(metadata);
+    if (found === undefined) {
+      found = Object.freeze({ ...metadata, 'delay-ms': String(delayMs) });
+      merged.set(metadata, found);
+    }
+    return found;
+  };
+  return (target) => {
+    const channel = inner(target);
+    return {
+      connect: (deadline) => channel.connect(deadline),
+      unary: (path, request, options) => channel.unary(path, request, { ...options, metadata: headers(options.metadata) }),
+      serverStream: (path, request, options) => channel.serverStream(path, request, { ...options, metadata: headers(options.metadata) }),
+      isConnected: () => channel.isConnected(),
+      close: () => channel.close(),
+    };
+  };
+}
 
 async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   const options: CacheClientOptions = { ...presetByName(config.preset).latest(), endpoint: config.endpoint };
   if (config.channels !== undefined) options.channels = config.channels;
   if (config.maxConcurrentRequests !== undefined) options.maxConcurrentRequests = config.maxConcurrentRequests;
   if (config.transport !== undefined) options.transport = config.transport as TransportName;
+  if (config.delayMs > 0) options.channelFactory = withDelay(channelFactoryFor(options.transport ?? DEFAULT_TRANSPORT), config.delayMs);
   const client = await CacheClient.create(options);
   try {
     await client.createCache(config.cache);
@@ -33,6 +61,8 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
     sortedSetPut: (key, member, score) => client.sortedSetPutElement(cache, key, member, score),
     errorName: (err) => (err instanceof CacheError && err.status !== undefined ? err.status : 'UNKNOWN'),
     effective: { channels: client.knobs.channels, maxConcurrentRequests: client.knobs.maxConcurrentRequests },
+    inFlightLimit: () => client.inFlightLimit(),
+    faultDelay: true,
     close: () => client.close(),
   };
 }

@@ -11,6 +11,7 @@ import copy
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import jiffy
+from jiffy._adaptive import INITIAL_LIMIT, MIN_LIMIT, STREAMS_PER_CONNECTION
 from tests.conftest import REPO_ROOT, Server
 
 SCHEMA_PATH = REPO_ROOT / "docs" / "loadgen-report.schema.json"
@@ -27,7 +29,8 @@ CONFIG_KEYS = {"concurrency", "rate", "channels", "max_concurrent_requests", "pr
                "duration_s", "warmup_s", "value_size", "keyspace", "get_ratio",
                "workload"}  # fmt: skip
 TOP_KEYS = {"sdk", "sdk_version", "runtime", "config", "requests", "rps", "errors",
-            "latency_ms", "latency_ms_by_op", "connections", "client_cpu_percent"}  # fmt: skip
+            "latency_ms", "latency_ms_by_op", "connections", "client_cpu_percent",
+            "in_flight_limit"}  # fmt: skip
 
 
 @cache
@@ -73,6 +76,68 @@ def test_json_schema_on_a_one_second_run(server: Server, extra: list[str]) -> No
     assert report["client_cpu_percent"] > 0
     if extra:
         assert report["rps"] == pytest.approx(500, rel=0.2)
+    # The fixed cap, sampled every 0.1 s from the start of the warm-up.
+    limits = report["in_flight_limit"]
+    assert {limit for _, limit in limits} == {in_region_cap}
+    assert limits[0][0] == pytest.approx(0.0, abs=0.05)
+    assert 1.0 <= limits[-1][0] <= 2.0
+
+
+def test_max_concurrent_requests_auto(server: Server) -> None:
+    command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", server.address, "--json",
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "32",
+               "--max-concurrent-requests", "auto"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert schema_errors(report) == []
+    assert report["config"]["max_concurrent_requests"] == "auto"
+    assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
+    limits = [limit for _, limit in report["in_flight_limit"]]
+    assert limits[0] == INITIAL_LIMIT
+    assert all(MIN_LIMIT <= limit <= STREAMS_PER_CONNECTION for limit in limits)
+    assert max(limits) > INITIAL_LIMIT  # 32 callers: it rose
+
+
+def test_delay_ms_holds_every_call(start_server: Callable[..., Server]) -> None:
+    slowed = start_server("--enable-fault-injection")
+    command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", slowed.address, "--json",
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "4",
+               "--delay-ms", "5"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert schema_errors(report) == []
+    assert report["config"]["delay_ms"] == 5
+    assert report["latency_ms"]["p50"] >= 5.0
+    assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
+
+
+def test_auto_is_refused_by_a_driver_without_an_adaptive_cap(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jiffy.loadgen import main
+    from jiffy.loadgen._jiffy_driver import JiffyDriver
+
+    class FixedOnly(JiffyDriver):
+        sdk = "fixed-only"
+        adaptive_cap = False
+
+    argv = ["--endpoint", server.address, "--json", "--max-concurrent-requests", "auto"]
+    assert main(FixedOnly, argv) == 2
+    assert "--max-concurrent-requests auto" in capsys.readouterr().err
+
+
+def test_delay_ms_is_refused_by_a_driver_that_cannot_send_it(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jiffy.loadgen import main
+    from jiffy.loadgen._jiffy_driver import JiffyDriver
+
+    class Plain(JiffyDriver):
+        sdk = "plain"
+        fault_delay = False
+
+    assert main(Plain, ["--endpoint", server.address, "--json", "--delay-ms", "1"]) == 2
+    assert "--delay-ms" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("workload", ["dictionary", "list", "sorted-set"])
@@ -133,6 +198,15 @@ def test_the_schema_refuses_renamed_missing_and_unknown_fields() -> None:
     renamed_config = copy.deepcopy(report)
     renamed_config["config"]["duration"] = renamed_config["config"].pop("duration_s")
     assert schema_errors(renamed_config), "a renamed config field passed"
+
+    auto = copy.deepcopy(report)
+    auto["config"]["max_concurrent_requests"] = "auto"
+    auto["in_flight_limit"] = [[0.0, 4], [0.1, 8.5]]
+    assert schema_errors(auto), "a fractional limit passed"
+    auto["in_flight_limit"] = [[0.0, 4], [0.1, 8]]
+    assert schema_errors(auto) == []
+    auto["config"]["max_concurrent_requests"] = "adaptive"
+    assert schema_errors(auto), "a cap other than a count or auto passed"
 
     renamed_percentile = copy.deepcopy(report)
     renamed_percentile["latency_ms"] = dict(percentiles, p99_9=2.0)

@@ -16,8 +16,11 @@ from tests.recording import load_spec, recording_async_client, recording_sync_cl
 SPEC_CALLS: list[dict[str, Any]] = load_spec()["calls"]
 SPEC_NAMES = {call["python"] for call in SPEC_CALLS}
 RPC_BY_NAME = {rpc.name: rpc for rpc in c.ALL_RPCS}
-# Public attributes that are the client's lifecycle, not calls of the protocol.
-LIFECYCLE = {"connect", "aclose", "close", "in_flight_high_water"}
+# Public attributes that are the client's lifecycle, not calls of the protocol,
+# and the readers of the in-flight limit (the spec's `adaptive.methods`).
+LIFECYCLE = {"connect", "aclose", "close", "in_flight_high_water"} | {
+    method["python"] for method in load_spec()["adaptive"]["methods"]
+}
 
 # A valid argument per parameter name, to run every call once.
 ARGUMENTS: dict[str, Any] = {

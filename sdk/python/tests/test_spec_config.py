@@ -18,7 +18,7 @@ import grpc
 import pytest
 
 import jiffy
-from jiffy import Config, Endpoint, RetryPolicy, presets
+from jiffy import Config, Endpoint, RetryPolicy, _adaptive, presets
 from jiffy._channel_choice import AsyncLeastLoaded, SyncLeastLoaded
 from jiffy._exceptions import error_from_rpc
 from tests.conftest import Server
@@ -120,10 +120,63 @@ def test_preset_values(spec: dict[str, Any], version: str) -> None:
 
 
 def test_the_spec_sets_every_knob_of_every_preset() -> None:
+    preset_knobs = {knob["name"] for knob in PYTHON_KNOBS if knob.get("in_presets", True)}
     for spec in PRESETS:
         for version in ("v1", "latest"):
             named = set(spec["v1"]) | set(spec["per_sdk"]["python"][version])
-            assert named == {knob["name"] for knob in PYTHON_KNOBS}, spec["name"]
+            assert named == preset_knobs, spec["name"]
+
+
+# The adaptive limit (max_concurrent_requests="auto").
+
+ADAPTIVE = SPEC["adaptive"]
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTIVE["constants"]))
+def test_adaptive_constants_are_the_specs(name: str) -> None:
+    value = ADAPTIVE["constants"][name]
+    if name.endswith("_ms"):
+        assert getattr(_adaptive, name.removesuffix("_ms").upper()) == value / 1000
+    else:
+        assert getattr(_adaptive, name.upper()) == value
+
+
+def test_adaptive_value_and_losses_are_the_specs() -> None:
+    assert ADAPTIVE["value"] == _adaptive.AUTO
+    assert Config(max_concurrent_requests=ADAPTIVE["value"]).max_concurrent_requests == "auto"
+    assert set(ADAPTIVE["drop_statuses"]) == _adaptive.DROP_STATUSES
+
+
+@pytest.mark.parametrize("method", ADAPTIVE["methods"], ids=lambda method: method["name"])
+def test_adaptive_methods_are_on_both_clients(method: dict[str, Any]) -> None:
+    for client in (jiffy.AsyncCacheClient, jiffy.CacheClient):
+        assert callable(getattr(client, method["python"]))
+
+
+@pytest.mark.parametrize("trace", ADAPTIVE["traces"], ids=lambda trace: trace["name"])
+def test_adaptive_trace(trace: dict[str, Any]) -> None:
+    """The spec's calls through AdaptiveLimit, in milliseconds as the TypeScript SDK's."""
+    limit = _adaptive.AdaptiveLimit(
+        trace["ceiling"],
+        target_p999=trace["target_p999_ms"],
+        queue_delay=ADAPTIVE["constants"]["queue_delay_ms"],
+        clock=lambda: 0.0,
+    )
+    seen = []
+    for segment in trace["segments"]:
+        for number in range(1, segment["samples"] + 1):
+            in_flight = limit.limit
+            rtt = segment["base_ms"] + segment["per_call_ms"] * in_flight
+            if segment["spike_every"] and number % segment["spike_every"] == 0:
+                rtt = segment["spike_ms"]
+            if segment["drop_every"] and number % segment["drop_every"] == 0:
+                limit.drop()
+            limit.sample(rtt, in_flight)
+        assert limit.baseline is not None
+        seen.append(
+            {"limit": limit.limit, "chosen": limit.chosen, "baseline_ms": round(limit.baseline, 9)}
+        )
+    assert seen == trace["expected"]
 
 
 # Endpoints from the environment.

@@ -37,8 +37,15 @@ export interface Driver {
   errorName(err: unknown): string;
   /** TCP connections to the server now, if the driver knows better than /proc. */
   connections?(): number | undefined;
-  /** Channels and cap as actually configured, for the report. */
-  effective: { channels: number | undefined; maxConcurrentRequests: number | undefined };
+  /**
+   * Channels and cap as actually configured, for the report; a driver that
+   * took `--max-concurrent-requests auto` says 'auto' (the others are refused).
+   */
+  effective: { channels: number | undefined; maxConcurrentRequests: number | 'auto' | undefined };
+  /** The client's in-flight cap now; the harness samples it into the report. */
+  inFlightLimit?(): number;
+  /** True if the driver sends `--delay-ms` (the others are refused). */
+  faultDelay?: boolean;
   close(): Promise<void> | void;
 }
 
@@ -49,6 +56,9 @@ export interface Driver {
 export function loadHistograms(): Promise<typeof hdr> {
   return importOptional('hdr-histogram-js', 'the load generator', () => import('hdr-histogram-js'));
 }
+
+/** Milliseconds between two samples of the client's in-flight limit (the report's in_flight_limit). */
+export const LIMIT_SAMPLE_INTERVAL_MS = 100;
 
 // Microseconds, 1 us to 60 s, 3 significant digits.
 const newHistogram = (library: typeof hdr): hdr.Histogram =>
@@ -61,6 +71,8 @@ export interface RunResult {
   all: hdr.Histogram;
   byOp: { get: hdr.Histogram; set: hdr.Histogram };
   cpuPercent: number;
+  /** [seconds since the load began, limit], when the driver can tell. */
+  inFlightLimit: [number, number][] | undefined;
 }
 
 export interface ProgressSink {
@@ -154,6 +166,17 @@ export async function runLoad(driver: Driver, config: LoadgenConfig, progress?: 
   const closed = closedLoop(operation, config.concurrency, () => state.stopping || (open && state.measuring));
 
   const sleep = (s: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, s * 1000));
+  const readLimit = driver.inFlightLimit?.bind(driver);
+  const limits: [number, number][] | undefined = readLimit === undefined ? undefined : [];
+  let limitSampler: NodeJS.Timeout | undefined;
+  if (readLimit !== undefined && limits !== undefined) {
+    const began = performance.now();
+    const sampleLimit = (): void => {
+      limits.push([Math.round(performance.now() - began) / 1000, readLimit()]);
+    };
+    sampleLimit();
+    limitSampler = setInterval(sampleLimit, LIMIT_SAMPLE_INTERVAL_MS);
+  }
   let ticker: NodeJS.Timeout | undefined;
   if (progress !== undefined) {
     const totalS = config.warmupS + config.durationS;
@@ -179,6 +202,7 @@ export async function runLoad(driver: Driver, config: LoadgenConfig, progress?: 
   const cpu = process.cpuUsage(cpuStart);
   state.stopping = true;
   if (ticker !== undefined) clearInterval(ticker);
+  if (limitSampler !== undefined) clearInterval(limitSampler);
   await Promise.all([closed, scheduled]);
   return {
     requests: state.completed,
@@ -187,5 +211,6 @@ export async function runLoad(driver: Driver, config: LoadgenConfig, progress?: 
     all: state.all,
     byOp: { get: state.get, set: state.set },
     cpuPercent: ((cpu.user + cpu.system) / 1000 / (elapsedS * 1000)) * 100,
+    inFlightLimit: limits,
   };
 }

@@ -38,6 +38,18 @@ export async function runLoadgenCli(
     process.exitCode = 1;
     return undefined;
   }
+  if (config.maxConcurrentRequests === 'auto' && driver.effective.maxConcurrentRequests !== 'auto') {
+    process.stderr.write(`loadgen: ${driver.sdk} has no adaptive cap (--max-concurrent-requests auto)\n`);
+    await driver.close();
+    process.exitCode = 2;
+    return undefined;
+  }
+  if (config.delayMs > 0 && driver.faultDelay !== true) {
+    process.stderr.write(`loadgen: ${driver.sdk} cannot send delay-ms (--delay-ms)\n`);
+    await driver.close();
+    process.exitCode = 2;
+    return undefined;
+  }
   const missing = missingOperations(driver, config.workload);
   if (missing.length > 0) {
     process.stderr.write(`loadgen: ${driver.sdk} has no ${config.workload} workload (its driver lacks ${missing.join(', ')})\n`);

@@ -11,8 +11,8 @@ export interface LoadgenConfig {
   rate: number;
   /** undefined = the preset's. */
   channels: number | undefined;
-  /** undefined = the preset's; 0 = no cap. */
-  maxConcurrentRequests: number | undefined;
+  /** undefined = the preset's; 0 = no cap; 'auto' = the SDK's adaptive limit. */
+  maxConcurrentRequests: number | 'auto' | undefined;
   preset: string;
   durationS: number;
   warmupS: number;
@@ -24,6 +24,8 @@ export interface LoadgenConfig {
   json: boolean;
   /** grpc-js or http2 for our SDK; drivers without a choice ignore it. */
   transport: string | undefined;
+  /** The server holds every call this long (its fault-injection header `delay-ms`); 0 = not sent. */
+  delayMs: number;
 }
 
 export const USAGE = `flags (docs/LOADGEN.md):
@@ -32,7 +34,7 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --concurrency N                 closed-loop workers (50)
   --rate R                        open loop at R requests/s; 0 = closed loop (0)
   --channels N                    channels (the preset's)
-  --max-concurrent-requests N     in-flight cap; 0 = none (the preset's)
+  --max-concurrent-requests N     in-flight cap; 0 = none; auto = adaptive (the preset's)
   --preset NAME                   laptop, in_region, low_latency, lambda (in_region)
   --duration S / --warmup S       measured / discarded seconds (10 / 2)
                                   (open loop: the warm-up runs closed loop)
@@ -41,6 +43,8 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --get-ratio F                   share of gets (0.5)
   --workload NAME                 scalar, dictionary, list, sorted-set (scalar)
   --transport grpc-js|http2       transport (the SDK's default)
+  --delay-ms MS                   the server holds each call MS ms (fault-injection
+                                  header delay-ms; jiffy-js only) (0)
   --json                          one JSON object on stdout
 
 Node's young-generation GC sets the p99.9 floor (docs/transport.md): for
@@ -74,6 +78,7 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
       'get-ratio': { type: 'string' },
       workload: { type: 'string' },
       transport: { type: 'string' },
+      'delay-ms': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -88,8 +93,8 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     rate: number('rate', values.rate, 0, 0),
     channels: values.channels === undefined ? undefined : Math.floor(number('channels', values.channels, 1, 1)),
     maxConcurrentRequests:
-      values['max-concurrent-requests'] === undefined
-        ? undefined
+      values['max-concurrent-requests'] === undefined || values['max-concurrent-requests'] === 'auto'
+        ? values['max-concurrent-requests']
         : Math.floor(number('max-concurrent-requests', values['max-concurrent-requests'], 0, 0)),
     preset: (values.preset ?? 'in_region').replace(/-/g, '_'),
     durationS: number('duration', values.duration, 10, 0.1),
@@ -100,5 +105,6 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     workload,
     json: values.json ?? false,
     transport: values.transport,
+    delayMs: Math.floor(number('delay-ms', values['delay-ms'], 0, 0)),
   };
 }

@@ -19,7 +19,7 @@ export interface LoadgenReport {
     concurrency: number;
     rate: number;
     channels: number | null;
-    max_concurrent_requests: number | null;
+    max_concurrent_requests: number | 'auto' | null;
     preset: string;
     duration_s: number;
     warmup_s: number;
@@ -28,6 +28,7 @@ export interface LoadgenReport {
     get_ratio: number;
     workload: string;
     transport?: string;
+    delay_ms?: number;
   };
   requests: number;
   rps: number;
@@ -36,6 +37,8 @@ export interface LoadgenReport {
   latency_ms_by_op: { get: Percentiles; set: Percentiles };
   connections: number | null;
   client_cpu_percent: number;
+  /** [seconds since the load began, the client's in-flight limit], every 0.1 s; when the driver can tell. */
+  in_flight_limit?: [number, number][];
 }
 
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
@@ -75,6 +78,7 @@ export function buildReport(
       get_ratio: config.getRatio,
       workload: config.workload,
       ...(config.transport === undefined ? {} : { transport: config.transport }),
+      ...(config.delayMs > 0 ? { delay_ms: config.delayMs } : {}),
     },
     requests: result.requests,
     rps: round(result.requests / result.elapsedS, 1),
@@ -83,6 +87,7 @@ export function buildReport(
     latency_ms_by_op: { get: percentiles(result.byOp.get), set: percentiles(result.byOp.set) },
     connections: connections ?? null,
     client_cpu_percent: round(result.cpuPercent, 1),
+    ...(result.inFlightLimit === undefined ? {} : { in_flight_limit: result.inFlightLimit }),
   };
 }
 
@@ -90,11 +95,13 @@ export function formatSummary(report: LoadgenReport): string {
   const row = (name: string, p: Percentiles): string =>
     `  ${name.padEnd(5)} ${[p.p50, p.p90, p.p99, p.p999, p.max].map((v) => v.toFixed(3).padStart(9)).join(' ')}`;
   const c = report.config;
+  const last = report.in_flight_limit?.at(-1);
+  const cap = c.max_concurrent_requests === 'auto' && last !== undefined ? `auto (last ${last[1]})` : (c.max_concurrent_requests ?? '-');
   const errors = Object.entries(report.errors).map(([name, n]) => `${name}=${n}`).join(' ') || 'none';
   return [
     `${report.sdk} ${report.sdk_version} (${report.runtime})`,
     `  ${c.rate > 0 ? `open loop at ${c.rate} req/s` : `closed loop, concurrency ${c.concurrency}`}, ` +
-      `channels ${c.channels ?? '-'}, max in flight ${c.max_concurrent_requests ?? '-'}, preset ${c.preset}, workload ${c.workload}` +
+      `channels ${c.channels ?? '-'}, max in flight ${cap}, preset ${c.preset}, workload ${c.workload}` +
       (c.transport === undefined ? '' : `, transport ${c.transport}`),
     `  ${report.requests} requests in ${c.duration_s} s: ${report.rps} req/s; client CPU ${report.client_cpu_percent}%; ` +
       `${report.connections ?? '?'} connections; errors: ${errors}`,

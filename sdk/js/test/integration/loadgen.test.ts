@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ADAPTIVE } from '../../src/adaptive-limit.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
 import { TRANSPORTS } from '../support/transports.js';
 
@@ -59,8 +60,8 @@ describe('loadgen --json', () => {
       const report = JSON.parse(lines[0]!) as Record<string, unknown>;
       assert.deepEqual(schemaErrors(report), []);
       assert.deepEqual(Object.keys(report).sort(), [
-        'client_cpu_percent', 'config', 'connections', 'errors', 'latency_ms', 'latency_ms_by_op', 'requests', 'rps',
-        'runtime', 'sdk', 'sdk_version',
+        'client_cpu_percent', 'config', 'connections', 'errors', 'in_flight_limit', 'latency_ms', 'latency_ms_by_op',
+        'requests', 'rps', 'runtime', 'sdk', 'sdk_version',
       ]);
       assert.equal(report.sdk, 'jiffy-js');
       assert.deepEqual(report.config, {
@@ -76,8 +77,72 @@ describe('loadgen --json', () => {
       assertPercentiles(byOp.set, 'set');
       assert.equal(report.connections, 2);
       assert.ok((report.client_cpu_percent as number) > 0);
+      // The fixed cap, sampled every 0.1 s from the start of the warm-up.
+      const limits = report.in_flight_limit as [number, number][];
+      assert.deepEqual([...new Set(limits.map(([, limit]) => limit))], [4]);
+      assert.ok(limits[0]![0] < 0.05 && limits.at(-1)![0] >= 1, JSON.stringify(limits));
     });
   }
+
+  test('--max-concurrent-requests auto', async () => {
+    const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', server.endpoint, '--duration', '1',
+      '--warmup', '0.2', '--concurrency', '32', '--max-concurrent-requests', 'auto', '--json']);
+    const report = JSON.parse(stdout) as { errors: object; config: { max_concurrent_requests: unknown }; in_flight_limit: [number, number][] };
+    assert.deepEqual(schemaErrors(report), []);
+    assert.equal(report.config.max_concurrent_requests, 'auto');
+    assert.deepEqual(report.errors, {});
+    const limits = report.in_flight_limit.map(([, limit]) => limit);
+    assert.equal(limits[0], ADAPTIVE.initialLimit);
+    assert.ok(limits.every((limit) => limit >= ADAPTIVE.minLimit && limit <= ADAPTIVE.streamsPerConnection));
+    assert.ok(Math.max(...limits) > ADAPTIVE.initialLimit, 'with 32 callers it rose');
+  });
+
+  test('--delay-ms holds every call', async () => {
+    const slowed = await startServer(['--enable-fault-injection']);
+    try {
+      const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', slowed.endpoint, '--duration', '1',
+        '--warmup', '0.2', '--concurrency', '4', '--delay-ms', '5', '--json']);
+      const report = JSON.parse(stdout) as { errors: object; config: { delay_ms?: number }; latency_ms: { p50: number } };
+      assert.deepEqual(schemaErrors(report), []);
+      assert.equal(report.config.delay_ms, 5);
+      assert.ok(report.latency_ms.p50 >= 5, `p50 ${report.latency_ms.p50}`);
+      assert.deepEqual(report.errors, {});
+    } finally {
+      await slowed.stop();
+    }
+  });
+
+  test('auto and --delay-ms are refused by a driver without them', async () => {
+    const { runLoadgenCli } = await import('../../src/loadgen/index.js');
+    /** What runLoadgenCli writes on stderr for `argv` with a driver of a fixed cap that sends no extra headers. */
+    async function refusal(argv: string[]): Promise<string> {
+      let closed = false;
+      const code = process.exitCode;
+      const written: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => written.push(chunk) > 0);
+      try {
+        const report = await runLoadgenCli([...argv, '--json'], () =>
+          Promise.resolve({
+            sdk: 'plain', sdkVersion: '0', runtime: 'node', get: () => Promise.resolve(), set: () => Promise.resolve(),
+            errorName: () => 'UNKNOWN', effective: { channels: 1, maxConcurrentRequests: 0 },
+            close: () => {
+              closed = true;
+            },
+          }),
+        );
+        assert.equal(report, undefined);
+        assert.equal(process.exitCode, 2);
+      } finally {
+        process.stderr.write = write;
+        process.exitCode = code;
+      }
+      assert.ok(closed);
+      return written.join('');
+    }
+    assert.match(await refusal(['--max-concurrent-requests', 'auto']), /--max-concurrent-requests auto/);
+    assert.match(await refusal(['--delay-ms', '1']), /--delay-ms/);
+  });
 
   for (const workload of ['dictionary', 'list', 'sorted-set']) {
     test(`the ${workload} workload runs clean`, async () => {
@@ -123,5 +188,10 @@ describe('loadgen --json', () => {
     assert.notDeepEqual(schemaErrors({ ...report, latency_ms: { ...withoutP999, p99_9: p999 } }), [],
       'a renamed percentile passed');
     assert.notDeepEqual(schemaErrors({ ...report, errors: { UNAVAILABLE: '3' } }), [], 'a string error count passed');
+    const auto = { ...report, config: { ...report.config, max_concurrent_requests: 'auto' }, in_flight_limit: [[0, 4], [0.1, 8]] };
+    assert.deepEqual(schemaErrors(auto), []);
+    assert.notDeepEqual(schemaErrors({ ...auto, in_flight_limit: [[0, 4.5]] }), [], 'a fractional limit passed');
+    assert.notDeepEqual(schemaErrors({ ...auto, config: { ...auto.config, max_concurrent_requests: 'adaptive' } }), [],
+      'a cap other than a count or auto passed');
   });
 });

@@ -18,11 +18,15 @@ interface SpecCall {
   retry: boolean;
 }
 
-const spec = JSON.parse(readFileSync(new URL('../../../spec.json', import.meta.url), 'utf8')) as { calls: SpecCall[] };
+const spec = JSON.parse(readFileSync(new URL('../../../spec.json', import.meta.url), 'utf8')) as {
+  calls: SpecCall[];
+  adaptive: { methods: { js: string }[] };
+};
 
 // Members of the client that are not calls of the protocol: its lifecycle
 // and what it tells about itself. Everything else public must be in the spec.
-const NOT_CALLS = new Set(['close', 'connectedChannels', 'inFlightHighWaterMark']);
+// The lifecycle, and the readers of the in-flight limit (the spec's `adaptive.methods`).
+const NOT_CALLS = new Set(['close', 'connectedChannels', 'inFlightHighWaterMark', ...spec.adaptive.methods.map((method) => method.js)]);
 
 // Arguments that make each call valid, so that it reaches the wire.
 const C = 'cache';

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { ADAPTIVE, AdaptiveLimit, DROP_STATUSES } from '../../src/adaptive-limit.js';
 import { CacheClient } from '../../src/cache-client.js';
 import { DEFAULTS, resolveKnobs } from '../../src/config.js';
 import { resolveEndpoints, type HostPort } from '../../src/endpoints.js';
@@ -27,8 +28,26 @@ interface Knob {
   name: string;
   unit: string | null;
   default: Value;
+  in_presets?: boolean;
   python: LanguageKnob | null;
   js: LanguageKnob | null;
+}
+
+interface TraceSegment {
+  base_ms: number;
+  per_call_ms: number;
+  samples: number;
+  spike_every: number;
+  spike_ms: number;
+  drop_every: number;
+}
+
+interface Trace {
+  name: string;
+  ceiling: number;
+  target_p999_ms: number | null;
+  segments: TraceSegment[];
+  expected: { limit: number; chosen: number; baseline_ms: number }[];
 }
 
 interface PresetSpec {
@@ -58,6 +77,13 @@ interface ErrorSpec {
 
 interface Spec {
   config: { knobs: Knob[] };
+  adaptive: {
+    value: string;
+    constants: Record<string, number>;
+    drop_statuses: string[];
+    methods: { name: string; python: string; js: string }[];
+    traces: Trace[];
+  };
   presets: { list: PresetSpec[] };
   endpoint_env: { cases: EndpointCase[] };
   errors: { classes: ErrorSpec[]; not_found: { reason: string | null; cache_call: boolean; class: string }[] };
@@ -148,10 +174,54 @@ describe('sdk/spec.json: presets', () => {
         const expected = knobsFrom({ ...spec.v1, ...spec.per_sdk.js[version] });
         assert.deepEqual({ ...preset![version](), retry: { ...preset![version]().retry } }, expected);
         const named = new Set([...Object.keys(spec.v1), ...Object.keys(spec.per_sdk.js[version])]);
-        const settable = JS_KNOBS.filter((knob) => knob.name !== 'transport' && knob.name !== 'max_receive_message_bytes');
+        const settable = JS_KNOBS.filter(
+          (knob) => knob.name !== 'transport' && knob.name !== 'max_receive_message_bytes' && knob.in_presets !== false,
+        );
         assert.deepEqual([...named].sort(), settable.map((knob) => knob.name).sort());
       });
     }
+  }
+});
+
+describe('sdk/spec.json: the adaptive limit', () => {
+  const spec = SPEC.adaptive;
+  const camel = (name: string): string => name.replace(/_(.)/g, (_m, c: string) => c.toUpperCase());
+
+  test('its constants are the spec\'s, and no others', () => {
+    const constants = Object.fromEntries(Object.entries(spec.constants).map(([name, value]) => [camel(name), value]));
+    assert.deepEqual({ ...ADAPTIVE }, constants);
+  });
+
+  test('its value and its loss statuses are the spec\'s', () => {
+    assert.equal(resolveKnobs({ maxConcurrentRequests: spec.value as 'auto' }).maxConcurrentRequests, 'auto');
+    assert.deepEqual([...DROP_STATUSES].sort(), [...spec.drop_statuses].sort());
+  });
+
+  for (const method of spec.methods) {
+    test(`CacheClient.${method.js}() reads the limit's ${method.name}`, () => {
+      assert.equal(typeof (CacheClient.prototype as unknown as Record<string, unknown>)[method.js], 'function');
+    });
+  }
+
+  for (const trace of spec.traces) {
+    test(`trace: ${trace.name}`, () => {
+      const limit = new AdaptiveLimit(trace.ceiling, {
+        targetP999Ms: trace.target_p999_ms ?? undefined,
+        queueDelayMs: spec.constants.queue_delay_ms,
+        now: () => 0,
+      });
+      const seen = trace.segments.map((segment) => {
+        for (let number = 1; number <= segment.samples; number += 1) {
+          const inFlight = limit.limit;
+          let rtt = segment.base_ms + segment.per_call_ms * inFlight;
+          if (segment.spike_every && number % segment.spike_every === 0) rtt = segment.spike_ms;
+          if (segment.drop_every && number % segment.drop_every === 0) limit.drop();
+          limit.sample(rtt, inFlight);
+        }
+        return { limit: limit.limit, chosen: limit.chosen, baseline_ms: Number(limit.baseline!.toFixed(9)) };
+      });
+      assert.deepEqual(seen, trace.expected);
+    });
   }
 });
 

@@ -12,7 +12,7 @@ from types import TracebackType
 from jiffy import _calls as c
 from jiffy import _hash as h
 from jiffy._async_dictionaries import AsyncDictionaryCalls
-from jiffy._async_executor import AsyncExecutor
+from jiffy._async_executor import make_executor_async
 from jiffy._async_lists import AsyncListCalls
 from jiffy._async_sets import AsyncSetCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
@@ -48,7 +48,7 @@ class AsyncCacheClient(
         # client given no config and `Config()` can never differ again.
         self.config = config or Config()
         self.default_cache = default_cache
-        self._executor = AsyncExecutor(self.endpoint, self.config)
+        self._executor = make_executor_async(self.endpoint, self.config)
         self._default_ttl_ms = round(self.config.default_ttl * 1000)
 
     def __repr__(self) -> str:
@@ -88,6 +88,16 @@ class AsyncCacheClient(
     def in_flight_high_water(self) -> int:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
+
+    def in_flight_limit(self) -> int:
+        """The cap on calls in flight now (0 = none): max_concurrent_requests,
+        or under "auto" the limit it chose."""
+        return self._executor.in_flight_limit()
+
+    def in_flight_limit_history(self) -> list[tuple[float, int]]:
+        """(seconds since the client was built, limit) at each change of the
+        limit, at most one per 0.1 s, the last 1000; one entry for a fixed cap."""
+        return self._executor.limiter.history()
 
     # Data plane.
 

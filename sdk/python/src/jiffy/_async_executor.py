@@ -2,7 +2,10 @@
 
 The success path is kept cheap because it runs for every call: one clock
 read, the limiter's fast path (a comparison and an increment), a prebuilt
-metadata object, and the multicallable made at start-up.
+metadata object, and the multicallable made at start-up. Under
+max_concurrent_requests="auto" the AsyncAdaptiveExecutor below sends calls
+instead: the same path plus one clock read per call, so the fixed cap costs
+no more than it did.
 """
 
 from __future__ import annotations
@@ -12,24 +15,32 @@ from typing import Any
 
 import grpc
 
+from jiffy._adaptive import AUTO, DROP_STATUSES, STREAMS_PER_CONNECTION, AdaptiveLimit
 from jiffy._async_transport import AsyncTransport
 from jiffy._calls import Rpc
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._exceptions import client_closed, error_from_rpc, queue_timeout, status_name
 from jiffy._io import metadata_async, sleep_async
-from jiffy._limiter import AsyncLimiter
+from jiffy._limiter import AsyncAdaptiveLimiter, AsyncLimiter
 from jiffy._retry import backoff_delay, may_retry
 
 # grpc.aio.Metadata for the async client, a tuple of pairs for the sync one.
 Metadata = Any
 
 
+def make_executor_async(endpoint: Endpoint, config: Config) -> AsyncExecutor:
+    """The executor for `config`: fixed cap or "auto"."""
+    if config.max_concurrent_requests == AUTO:
+        return AsyncAdaptiveExecutor(endpoint, config)
+    return AsyncExecutor(endpoint, config)
+
+
 class AsyncExecutor:
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.config = config
         self.transport = AsyncTransport(endpoint, config)
-        self.limiter = AsyncLimiter(config.max_concurrent_requests, config.deadline)
+        self.limiter = self._limiter(config)
         self._deadline = config.deadline
         self._connected = config.eager_connect_timeout is None
         # Closing clears `_connected`, so the hot path's one check sends a
@@ -39,6 +50,15 @@ class AsyncExecutor:
         self._control_metadata: Metadata = metadata_async(auth)
         self._auth = auth
         self._metadata_by_cache: dict[str, Metadata] = {}
+
+    def _limiter(self, config: Config) -> AsyncLimiter:
+        cap = config.max_concurrent_requests
+        assert isinstance(cap, int)  # "auto" is for AsyncAdaptiveExecutor
+        return AsyncLimiter(cap, config.deadline)
+
+    def in_flight_limit(self) -> int:
+        """The cap on calls in flight now; 0 = none."""
+        return self.limiter.cap
 
     def metadata(self, cache: str) -> Metadata:
         """The headers of a data call on `cache`, built once per cache name."""
@@ -158,3 +178,50 @@ class AsyncExecutor:
         self._closed = True
         self._connected = False
         await self.transport.aclose()
+
+
+class AsyncAdaptiveExecutor(AsyncExecutor):
+    """max_concurrent_requests="auto": the cap follows each call's time on the wire."""
+
+    limiter: AsyncAdaptiveLimiter
+
+    def _limiter(self, config: Config) -> AsyncAdaptiveLimiter:
+        ceiling = STREAMS_PER_CONNECTION * config.channels
+        adaptive = AdaptiveLimit(ceiling, target_p999=config.target_p999)
+        return AsyncAdaptiveLimiter(adaptive, config.deadline)
+
+    def in_flight_limit(self) -> int:
+        return self.limiter.adaptive.chosen
+
+    async def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
+        """AsyncExecutor.call, timing the call from when it holds a slot: the
+        queue in front of the cap is the cap's doing, not the server's."""
+        if not self._connected:
+            if self._closed:
+                raise client_closed(rpc.name)
+            await self.connect()
+        started = time.monotonic()
+        limiter = self.limiter
+        if limiter.try_acquire():
+            timeout, sent = self._deadline, started
+        else:
+            timeout = await self._queue(rpc, started)
+            sent = time.monotonic()
+        rtt = -1.0  # no sample unless an answer comes
+        transport = self.transport
+        try:
+            channel = transport.take_channel()
+            try:
+                response = await transport.data_calls[channel][rpc](
+                    request, timeout=timeout, metadata=metadata
+                )
+            finally:
+                transport.give_back_channel(channel)
+            rtt = time.monotonic() - sent
+            return response
+        except grpc.RpcError as exc:
+            if status_name(exc) in DROP_STATUSES:
+                limiter.drop()
+            return await self._retry(rpc, request, metadata, started, exc)
+        finally:
+            limiter.release(rtt)

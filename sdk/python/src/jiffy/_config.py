@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
+from jiffy._adaptive import AUTO
 from jiffy._exceptions import InvalidArgumentError
 
 # Retry: three attempts of an idempotent call, backoff 10 ms doubling up to
@@ -88,8 +89,9 @@ class Config:
     channels: int = DEFAULT_CHANNELS
     """gRPC channels, each its own TCP connection; a call goes to the one with
     the fewest calls in flight."""
-    max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS
-    """Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap."""
+    max_concurrent_requests: int | Literal["auto"] = DEFAULT_MAX_CONCURRENT_REQUESTS
+    """Calls on the wire at once; the rest wait in a FIFO queue. 0 = no cap;
+    "auto" = a cap that follows measured latency (jiffy._adaptive)."""
     deadline: float = DEFAULT_DEADLINE
     """Seconds a call may take in all: queue, attempts and backoff."""
     keepalive_time: float | None = DEFAULT_KEEPALIVE_TIME
@@ -102,12 +104,22 @@ class Config:
     """Seconds to wait for the channels to connect before the first call; None = lazy."""
     default_ttl: float = DEFAULT_TTL
     """TTL in seconds of writes that do not pass their own."""
+    target_p999: float | None = None
+    """With max_concurrent_requests="auto": seconds the p99.9 of calls' time
+    on the wire should stay under; None = only avoid queueing."""
 
     def __post_init__(self) -> None:
         if self.channels < 1:
             raise InvalidArgumentError("Config.channels must be at least 1")
-        if self.max_concurrent_requests < 0:
-            raise InvalidArgumentError("Config.max_concurrent_requests must be 0 (no cap) or more")
+        cap = self.max_concurrent_requests
+        if cap != AUTO and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 0):
+            raise InvalidArgumentError(
+                f'Config.max_concurrent_requests must be 0 (no cap), more, or "auto"; got {cap!r}'
+            )
+        if self.target_p999 is not None and (cap != AUTO or not self.target_p999 > 0):
+            raise InvalidArgumentError(
+                'Config.target_p999 must be positive, with max_concurrent_requests="auto"'
+            )
         if self.deadline <= 0 or self.default_ttl <= 0:
             raise InvalidArgumentError("Config.deadline and Config.default_ttl must be positive")
 

@@ -6,6 +6,11 @@ version). At the cap, callers queue in arrival order and each release hands
 its slot to the oldest waiter directly, so a newcomer cannot overtake the
 queue. `high_water` records the most slots ever held, for tests and the
 loadgen.
+
+Under `max_concurrent_requests="auto"` the Adaptive limiters below move the
+cap: each release reports the call's time on the wire to an AdaptiveLimit
+(_adaptive.py), and when the cap rises the oldest waiters take the new
+slots at once. The fixed limiters never pay for that.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
+
+from jiffy._adaptive import AdaptiveLimit
 
 
 class AsyncLimiter:
@@ -93,6 +100,41 @@ class AsyncLimiter:
     def waiting(self) -> int:
         return len(self._waiters)
 
+    def history(self) -> list[tuple[float, int]]:
+        """(seconds since start, cap) at each change of the cap."""
+        return [(0.0, self.cap)]
+
+
+class AsyncAdaptiveLimiter(AsyncLimiter):
+    """An AsyncLimiter whose cap `adaptive` moves; release() takes the call's time."""
+
+    __slots__ = ("adaptive",)
+
+    def __init__(self, adaptive: AdaptiveLimit, timeout: float) -> None:
+        super().__init__(adaptive.limit, timeout)
+        self.adaptive = adaptive
+
+    def release(self, rtt: float = -1.0) -> None:
+        """Free the slot; `rtt` is the call's seconds on the wire, negative if it has none."""
+        if rtt >= 0.0 and self.adaptive.sample(rtt, self.in_flight):
+            self.cap = self.adaptive.limit
+        self.in_flight -= 1
+        waiters = self._waiters
+        while waiters and self.in_flight < self.cap:
+            waiter = waiters.popleft()[1]
+            if not waiter.done():
+                self.in_flight += 1
+                if self.in_flight > self.high_water:
+                    self.high_water = self.in_flight
+                waiter.set_result(True)
+
+    def drop(self) -> None:
+        """A call ended in a loss: the limit will back off."""
+        self.adaptive.drop()
+
+    def history(self) -> list[tuple[float, int]]:
+        return list(self.adaptive.history)
+
 
 class SyncLimiter:
     """At most `cap` holders at once across threads; cap 0 = no limit."""
@@ -141,3 +183,36 @@ class SyncLimiter:
     @property
     def waiting(self) -> int:
         return len(self._waiters)
+
+    def history(self) -> list[tuple[float, int]]:
+        """(seconds since start, cap) at each change of the cap."""
+        return [(0.0, self.cap)]
+
+
+class SyncAdaptiveLimiter(SyncLimiter):
+    """A SyncLimiter whose cap `adaptive` moves; release() takes the call's time."""
+
+    def __init__(self, adaptive: AdaptiveLimit, timeout: float) -> None:
+        super().__init__(adaptive.limit, timeout)
+        self.adaptive = adaptive
+
+    def release(self, rtt: float = -1.0) -> None:
+        """Free the slot; `rtt` is the call's seconds on the wire, negative if it has none."""
+        with self._lock:
+            if rtt >= 0.0 and self.adaptive.sample(rtt, self.in_flight):
+                self.cap = self.adaptive.limit
+            self.in_flight -= 1
+            waiters = self._waiters
+            while waiters and self.in_flight < self.cap:
+                self.in_flight += 1
+                self.high_water = max(self.high_water, self.in_flight)
+                waiters.popleft().set()
+
+    def drop(self) -> None:
+        """A call ended in a loss: the limit will back off."""
+        with self._lock:
+            self.adaptive.drop()
+
+    def history(self) -> list[tuple[float, int]]:
+        with self._lock:
+            return list(self.adaptive.history)

@@ -13,7 +13,7 @@ from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._hash import SetIfHash
 from jiffy._sync_dictionaries import SyncDictionaryCalls
-from jiffy._sync_executor import SyncExecutor
+from jiffy._sync_executor import make_executor_sync
 from jiffy._sync_lists import SyncListCalls
 from jiffy._sync_sets import SyncSetCalls
 from jiffy._sync_sorted_sets import SyncSortedSetCalls
@@ -45,7 +45,7 @@ class CacheClient(
         # client given no config and `Config()` can never differ again.
         self.config = config or Config()
         self.default_cache = default_cache
-        self._executor = SyncExecutor(self.endpoint, self.config)
+        self._executor = make_executor_sync(self.endpoint, self.config)
         self._default_ttl_ms = round(self.config.default_ttl * 1000)
 
     def __repr__(self) -> str:
@@ -85,6 +85,16 @@ class CacheClient(
     def in_flight_high_water(self) -> int:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
+
+    def in_flight_limit(self) -> int:
+        """The cap on calls in flight now (0 = none): max_concurrent_requests,
+        or under "auto" the limit it chose."""
+        return self._executor.in_flight_limit()
+
+    def in_flight_limit_history(self) -> list[tuple[float, int]]:
+        """(seconds since the client was built, limit) at each change of the
+        limit, at most one per 0.1 s, the last 1000; one entry for a fixed cap."""
+        return self._executor.limiter.history()
 
     # Data plane.
 

@@ -31,16 +31,24 @@ HISTOGRAM_MAX_US = 60_000_000  # one minute, far beyond any deadline
 HISTOGRAM_DIGITS = 3
 PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p999", 99.9))
 ALWAYS_REPORTED_ERRORS = ("DEADLINE_EXCEEDED", "UNAVAILABLE")
+LIMIT_SAMPLE_INTERVAL = 0.1
+"""Seconds between two samples of the client's in-flight limit (the report's in_flight_limit)."""
 
 
 class Driver(Protocol):
-    """What a client must provide to be driven by the harness."""
+    """What a client must provide to be driven by the harness.
+
+    Optional: `adaptive_cap = True` for a driver that takes
+    `--max-concurrent-requests auto`, `fault_delay = True` for one that
+    sends `--delay-ms`, and `in_flight_limit()` (the client's cap now), which
+    the harness samples into the report.
+    """
 
     sdk: str
     sdk_version: str
 
-    async def start(self, options: Options) -> tuple[int, int]:
-        """Connect and create the cache; (channels, in-flight cap, 0 = none) in effect."""
+    async def start(self, options: Options) -> tuple[int, int | str]:
+        """Connect and create the cache; (channels, in-flight cap, 0 = none or "auto") in effect."""
         ...
 
     async def get(self, key: bytes) -> object: ...
@@ -164,6 +172,14 @@ def count_connections(endpoint: str) -> int:
     )
 
 
+async def _sample_limit(read: Any, samples: list[list[float]], rec: Recorder) -> None:
+    """[seconds since the load began, the client's in-flight limit], every LIMIT_SAMPLE_INTERVAL."""
+    began = time.perf_counter()
+    while not rec.stopping:
+        samples.append([round(time.perf_counter() - began, 3), read()])
+        await asyncio.sleep(LIMIT_SAMPLE_INTERVAL)
+
+
 async def measure(driver: Driver, options: Options, progress: Any = None) -> dict[str, Any]:
     """Run the load described by `options` through `driver`; the report's measured part."""
     channels, cap = await driver.start(options)
@@ -179,6 +195,10 @@ async def measure(driver: Driver, options: Options, progress: Any = None) -> dic
         )
         for seed in range(options.concurrency)
     ]
+    read_limit = getattr(driver, "in_flight_limit", None)
+    limits: list[list[float]] = []
+    if read_limit is not None:
+        workers.append(asyncio.create_task(_sample_limit(read_limit, limits, rec)))
     try:
         await _sleep_with_progress(options.warmup, rec, progress, "warmup")
         rec.recording = True
@@ -212,6 +232,7 @@ async def measure(driver: Driver, options: Options, progress: Any = None) -> dic
         },
         "connections": connections,
         "client_cpu_percent": round(100.0 * cpu / wall, 1),
+        **({"in_flight_limit": limits} if read_limit is not None else {}),
     }
 
 

@@ -9,6 +9,7 @@ from jiffy import presets
 from jiffy._async_client import AsyncCacheClient
 from jiffy._endpoint import Endpoint
 from jiffy._exceptions import AlreadyExistsError, CacheError
+from jiffy._io import metadata_async
 from jiffy._version import __version__
 from jiffy.loadgen._options import Options
 
@@ -16,11 +17,13 @@ from jiffy.loadgen._options import Options
 class JiffyDriver:
     sdk = "jiffy-python"
     sdk_version = __version__
+    adaptive_cap = True
+    fault_delay = True
 
     def __init__(self) -> None:
         self._client: AsyncCacheClient | None = None
 
-    async def start(self, options: Options) -> tuple[int, int]:
+    async def start(self, options: Options) -> tuple[int, int | str]:
         config = presets.by_name(options.preset).latest()
         if options.channels is not None:
             config = config.replace(channels=options.channels)
@@ -33,10 +36,20 @@ class JiffyDriver:
         await client.connect()
         with contextlib.suppress(AlreadyExistsError):
             await client.create_cache(options.cache)
+        if options.delay_ms:
+            # Every data call on the cache carries the header; the executor's
+            # per-cache metadata is where the client keeps its headers.
+            executor = client._executor
+            headers = (("cache", options.cache), ("delay-ms", str(options.delay_ms)))
+            executor._metadata_by_cache[options.cache] = metadata_async(headers + executor._auth)
         # Bound once: the workers call these for every request.
         self.get = client.get  # type: ignore[method-assign]
         self.set = client.set  # type: ignore[method-assign]
         return config.channels, config.max_concurrent_requests
+
+    def in_flight_limit(self) -> int:
+        """The client's cap now: the loadgen's report samples it over time."""
+        return self._started().in_flight_limit()
 
     # The collection workloads (_workloads.py).
     async def dictionary_get(self, key: bytes, field: bytes) -> object:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import Literal
 
 from jiffy.loadgen._workloads import WORKLOADS
 
@@ -18,8 +19,9 @@ class Options:
     rate: float = 0.0
     channels: int | None = None
     """None: the preset's."""
-    max_concurrent_requests: int | None = None
-    """None: the preset's (or, for a driver without a cap, none)."""
+    max_concurrent_requests: int | Literal["auto"] | None = None
+    """None: the preset's (or, for a driver without a cap, none); "auto": the
+    SDK's adaptive limit (drivers without one refuse it)."""
     preset: str = "in_region"
     duration: float = 10.0
     warmup: float = 2.0
@@ -27,6 +29,9 @@ class Options:
     keyspace: int = 10_000
     get_ratio: float = 0.5
     workload: str = "scalar"
+    delay_ms: int = 0
+    """The server holds every call this long (its fault-injection header
+    `delay-ms`); drivers that cannot send it refuse it."""
     json: bool = False
     uvloop: bool = False
 
@@ -43,6 +48,10 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
+
+
+def _cap(text: str) -> int | Literal["auto"]:
+    return "auto" if text == "auto" else _non_negative_int(text)
 
 
 def _ratio(text: str) -> float:
@@ -64,8 +73,8 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
         help="open loop: R requests/s in all, timed from intended send; 0 = closed")  # fmt: skip
     add("--channels", type=_positive_int, default=None, metavar="N",
         help="gRPC channels (default: the preset's)")  # fmt: skip
-    add("--max-concurrent-requests", type=_non_negative_int, default=None, metavar="N",
-        help="in-flight cap; 0 = no cap (default: the preset's)")  # fmt: skip
+    add("--max-concurrent-requests", type=_cap, default=None, metavar="N|auto",
+        help="in-flight cap; 0 = no cap; auto = adaptive (default: the preset's)")  # fmt: skip
     add("--preset", choices=PRESET_NAMES, default=defaults.preset)
     add("--duration", type=float, default=defaults.duration, metavar="S", help="measured seconds")
     add("--warmup", type=float, default=defaults.warmup, metavar="S", help="discarded seconds")
@@ -74,6 +83,8 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
     add("--get-ratio", type=_ratio, default=defaults.get_ratio, metavar="F")
     add("--workload", choices=WORKLOADS, default=defaults.workload,
         help="what a get and a set are: see docs/LOADGEN.md, Workloads")  # fmt: skip
+    add("--delay-ms", type=_non_negative_int, default=defaults.delay_ms, metavar="MS",
+        help="the server holds each call MS ms (fault-injection header delay-ms)")  # fmt: skip
     add("--json", action="store_true", help="print one JSON object and nothing else on stdout")
     add("--uvloop", action="store_true", help="run on uvloop instead of asyncio's loop")
     args = parser.parse_args(argv)

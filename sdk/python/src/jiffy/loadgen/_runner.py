@@ -53,10 +53,13 @@ def _progress_bar(options: Options) -> Iterator[Callable[[str, float, float, flo
 def _summary(report: dict[str, Any]) -> str:
     config = report["config"]
     loop = f"open loop at {config['rate']:g} req/s" if config["rate"] else "closed loop"
+    cap = config["max_concurrent_requests"] or "none"
+    if cap == "auto" and report.get("in_flight_limit"):
+        cap = f"auto (last {report['in_flight_limit'][-1][1]})"
     lines = [
         f"{report['sdk']} {report['sdk_version']} on {report['runtime']}",
         f"{loop}, concurrency {config['concurrency']}, channels {config['channels']},"
-        f" in-flight cap {config['max_concurrent_requests'] or 'none'},"
+        f" in-flight cap {cap},"
         f" preset {config['preset']}, workload {config['workload']}",
         f"{report['requests']:,} requests in {config['duration_s']:g} s:"
         f" {report['rps']:,.1f} req/s, client CPU {report['client_cpu_percent']:.0f}%,"
@@ -78,6 +81,14 @@ def main(
 ) -> int:
     options = parse_options(argv, description or "Load generator (docs/LOADGEN.md contract)")
     driver = make_driver()
+    if options.max_concurrent_requests == "auto" and not getattr(driver, "adaptive_cap", False):
+        sys.stderr.write(
+            f"loadgen: {driver.sdk} has no adaptive cap (--max-concurrent-requests auto)\n"
+        )
+        return 2
+    if options.delay_ms and not getattr(driver, "fault_delay", False):
+        sys.stderr.write(f"loadgen: {driver.sdk} cannot send delay-ms (--delay-ms)\n")
+        return 2
     missing = missing_operations(driver, options.workload)
     if missing:
         sys.stderr.write(
@@ -104,6 +115,7 @@ def main(
             "keyspace": options.keyspace,
             "get_ratio": options.get_ratio,
             "workload": options.workload,
+            **({"delay_ms": options.delay_ms} if options.delay_ms else {}),
         },
         **measured,
     }

@@ -1,0 +1,194 @@
+"""The adaptive in-flight limit against fixed caps (issue 18's benchmark).
+
+Run through bench/adaptive/run.sh (the machine-wide benchmark lock, the
+builds). For each added latency (the server's fault-injection delay, sent by
+the loadgens' --delay-ms), for each SDK, for each cap ("auto" and fixed
+ones), an open-loop rate ladder: RATE_START calls/s, times RATE_FACTOR per
+step, until a step misses the target (errors, p99.9 at or over
+TARGET_P999_MS, or less than 90% of the offered rate achieved). A cap's
+score in an environment is the most calls/s it achieved on a step that met
+the target. Open loop, because a latency target only means something when
+the load does not slow down with the client (docs/LOADGEN.md).
+
+The goal (issue 18): in every environment, "auto" reaches at least 90% of
+the best fixed cap's score, while every fixed cap misses that somewhere.
+
+Environment variables (defaults in brackets): SDKS [python js],
+DELAYS_MS [0 1 10], CAPS [auto 5 10 25 50 100], DURATION [5], WARMUP [2],
+RATE_START [1000], RATE_FACTOR [1.25], RATE_MAX [60000], TARGET_P999_MS
+[20], CHANNELS [1], OPEN_CONCURRENCY [1000], NODE_FLAGS
+[--max-semi-space-size=1 --single-threaded-gc], SERVER_CORE [0],
+CLIENT_CORE [1]. The JSON of every step goes to
+out/bench/adaptive-<timestamp>.json.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target" / "release" / "jiffy-server"))
+
+
+def setting(name: str, default: str) -> str:
+    return os.environ.get(name) or default
+
+
+SDKS = setting("SDKS", "python js").split()
+DELAYS_MS = [int(d) for d in setting("DELAYS_MS", "0 1 10").split()]
+CAPS = setting("CAPS", "auto 5 10 25 50 100").split()
+DURATION = float(setting("DURATION", "5"))
+WARMUP = float(setting("WARMUP", "2"))
+RATE_START = float(setting("RATE_START", "1000"))
+RATE_FACTOR = float(setting("RATE_FACTOR", "1.25"))
+RATE_MAX = float(setting("RATE_MAX", "60000"))
+TARGET_P999_MS = float(setting("TARGET_P999_MS", "20"))
+CHANNELS = setting("CHANNELS", "1")
+OPEN_CONCURRENCY = setting("OPEN_CONCURRENCY", "1000")
+NODE_FLAGS = setting("NODE_FLAGS", "--max-semi-space-size=1 --single-threaded-gc").split()
+SERVER_CORE = setting("SERVER_CORE", "0")
+CLIENT_CORE = setting("CLIENT_CORE", "1")
+MIN_ACHIEVED_SHARE = 0.9
+GOAL_SHARE = 0.9
+LOADGENS = {
+    "python": [sys.executable, "-m", "jiffy.loadgen"],
+    "js": ["node", *NODE_FLAGS, str(REPO / "sdk" / "js" / "dist" / "loadgen.js")],
+}
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    server = subprocess.Popen(
+        [
+            "taskset",
+            "-c",
+            SERVER_CORE,
+            str(SERVER_BIN),
+            "--listen",
+            "127.0.0.1:0",
+            "--enable-fault-injection",
+        ],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert server.stdout is not None
+    for raw in server.stdout:
+        if match := re.match(r"listening on (127\.0\.0\.1:\d+)", raw.decode()):
+            return server, match.group(1)
+    raise RuntimeError("jiffy-server did not start")
+
+
+def run_step(sdk: str, endpoint: str, cap: str, delay_ms: int, rate: float) -> dict[str, Any]:
+    command = ["taskset", "-c", CLIENT_CORE, *LOADGENS[sdk], "--endpoint", endpoint, "--json",
+               "--rate", f"{rate:.0f}", "--concurrency", OPEN_CONCURRENCY,
+               "--channels", CHANNELS, "--max-concurrent-requests", cap,
+               "--duration", str(DURATION), "--warmup", str(WARMUP)]  # fmt: skip
+    if delay_ms:
+        command += ["--delay-ms", str(delay_ms)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=DURATION + WARMUP + 120)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def meets_target(report: dict[str, Any], rate: float) -> bool:
+    return (
+        not any(report["errors"].values())
+        and report["latency_ms"]["p999"] < TARGET_P999_MS
+        and report["rps"] >= MIN_ACHIEVED_SHARE * rate
+    )
+
+
+def ladder(sdk: str, endpoint: str, cap: str, delay_ms: int) -> dict[str, Any]:
+    """The most calls/s `cap` sustains under the target; every step's report."""
+    steps: list[dict[str, Any]] = []
+    best = 0.0
+    rate = RATE_START
+    while rate <= RATE_MAX:
+        report = run_step(sdk, endpoint, cap, delay_ms, rate)
+        ok = meets_target(report, rate)
+        limits = [limit for _, limit in report.get("in_flight_limit", [])]
+        steps.append({"rate": rate, "ok": ok, "report": report})
+        print(
+            f"  {sdk:6} delay {delay_ms:>2} ms cap {cap:>4} rate {rate:>8,.0f}:"
+            f" {report['rps']:>9,.1f}/s p99.9 {report['latency_ms']['p999']:>7.2f} ms"
+            + (f" limit {min(limits)}-{max(limits)}, last {limits[-1]}" if limits else "")
+            + ("" if ok else "  (misses the target)"),
+            flush=True,
+        )
+        if not ok:
+            break
+        best = max(best, report["rps"])
+        rate *= RATE_FACTOR
+    return {"best_rps": best, "steps": steps}
+
+
+def summarize(results: dict[str, dict[int, dict[str, dict[str, Any]]]]) -> tuple[str, bool]:
+    """The table (results by SDK, delay and cap), and whether the goal held."""
+    lines = [
+        f"Most calls/s with p99.9 < {TARGET_P999_MS:g} ms (open loop): auto and the best fixed cap",
+        "",
+        f"{'SDK':<7} {'delay':>6} {'best fixed':>18} {'auto':>10} {'auto/best':>9}"
+        "  fixed caps under 90%",
+    ]
+    goal = True
+    for sdk, by_delay in results.items():
+        missed: dict[str, int] = {}
+        for delay_ms, by_cap in by_delay.items():
+            fixed = {cap: r["best_rps"] for cap, r in by_cap.items() if cap != "auto"}
+            best_cap = max(fixed, key=lambda cap: fixed[cap]) if fixed else None
+            best = fixed[best_cap] if best_cap else 0.0
+            auto = by_cap["auto"]["best_rps"] if "auto" in by_cap else 0.0
+            share = auto / best if best else 0.0
+            goal = goal and share >= GOAL_SHARE
+            under = [cap for cap, rps in fixed.items() if rps < GOAL_SHARE * best]
+            for cap in fixed:
+                missed[cap] = missed.get(cap, 0) + (cap in under)
+            best_text = f"{best:,.0f} (cap {best_cap})" if best_cap else "-"
+            lines.append(
+                f"{sdk:<7} {delay_ms:>3} ms {best_text:>18} {auto:>10,.0f} {share:>9.0%}"
+                f"  {', '.join(under) or '-'}"
+            )
+        every_cap_misses = bool(missed) and all(missed.values())
+        goal = goal and every_cap_misses
+        lines.append(
+            f"{sdk}: every fixed cap under 90% somewhere: {'yes' if every_cap_misses else 'NO'}"
+        )
+    verdict = "met" if goal else "NOT met"
+    lines += ["", f"goal (auto >= 90% everywhere, no fixed cap that is): {verdict}"]
+    return "\n".join(lines), goal
+
+
+def main() -> int:
+    results: dict[str, dict[int, dict[str, dict[str, Any]]]] = {sdk: {} for sdk in SDKS}
+    for delay_ms in DELAYS_MS:
+        server, endpoint = start_server()  # a fresh one per environment
+        try:
+            for sdk in SDKS:
+                results[sdk][delay_ms] = {cap: ladder(sdk, endpoint, cap, delay_ms) for cap in CAPS}
+        finally:
+            server.kill()
+            server.wait()
+    table, goal = summarize(results)
+    print("\n" + table)
+    out = REPO / "out" / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = out / f"adaptive-{stamp}.json"
+    settings = {name: os.environ.get(name) for name in (
+        "SDKS", "DELAYS_MS", "CAPS", "DURATION", "WARMUP", "RATE_START", "RATE_FACTOR",
+        "RATE_MAX", "TARGET_P999_MS", "CHANNELS", "OPEN_CONCURRENCY", "NODE_FLAGS")}  # fmt: skip
+    path.write_text(json.dumps({"settings": settings, "results": results, "goal_met": goal}))
+    print(f"\nevery step: {path.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

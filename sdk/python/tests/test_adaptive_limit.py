@@ -1,0 +1,354 @@
+"""max_concurrent_requests="auto": the AdaptiveLimit against simulated servers
+on a fake clock, and the adaptive limiters' slots.
+
+The simulated server answers a call in `base` seconds while it has room;
+past `capacity x base` calls in flight (Little's law: the most it can serve
+without a queue) each extra call in flight adds 1 / capacity of waiting,
+the way a saturated server, client CPU or link behaves. A jitter of a few
+percent keeps the medians honest. test/unit/adaptive-limit.test.ts runs the
+same scenarios against the TypeScript SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import math
+import random
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+import pytest
+
+from jiffy._adaptive import (
+    HISTORY_INTERVAL,
+    INITIAL_LIMIT,
+    MIN_LIMIT,
+    STREAMS_PER_CONNECTION,
+    AdaptiveLimit,
+)
+from jiffy._limiter import AsyncAdaptiveLimiter, SyncAdaptiveLimiter
+
+MS = 0.001
+
+
+@dataclass
+class Server:
+    base: float
+    """Seconds a call takes with room to spare (the network and the work)."""
+    capacity: float
+    """Calls per second it completes at most."""
+    jitter: float = 0.05
+    rand: random.Random = field(default_factory=lambda: random.Random(7))
+
+    def rtt(self, in_flight: int) -> float:
+        queued = max(0.0, in_flight - self.capacity * self.base)
+        return (self.base + queued / self.capacity) * math.exp(self.rand.gauss(0.0, self.jitter))
+
+
+@dataclass
+class Done:
+    at: float
+    rtt: float
+    total: float
+    """From when the caller asked (queue included)."""
+
+
+class Sim:
+    """Callers under an AdaptiveLimit on a fake clock: `workers` closed-loop
+    callers, or an open loop of `rate` calls per second."""
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        workers: int = 0,
+        rate: float = 0.0,
+        ceiling: int = STREAMS_PER_CONNECTION,
+        target_p999: float | None = None,
+    ) -> None:
+        self.server = server
+        self.now = 0.0
+        self.limit = AdaptiveLimit(ceiling, target_p999=target_p999, clock=lambda: self.now)
+        self.in_flight = 0
+        self.queue: deque[float] = deque()
+        self.done: list[Done] = []
+        self.limits: list[tuple[float, int]] = [(0.0, self.limit.chosen)]
+        self.longest_queue = 0
+        self._events: list[tuple[float, int, float, float]] = []
+        self._seq = 0
+        self.rate = rate
+        for _ in range(workers):
+            self._ask(0.0)
+        if rate:
+            self._push(0.0, -1.0, 0.0)
+
+    def _push(self, at: float, rtt: float, asked: float) -> None:
+        self._seq += 1
+        heapq.heappush(self._events, (at, self._seq, rtt, asked))
+
+    def _send(self, asked: float) -> None:
+        self.in_flight += 1
+        rtt = self.server.rtt(self.in_flight)
+        self._push(self.now + rtt, rtt, asked)
+
+    def _ask(self, asked: float) -> None:
+        if self.in_flight < self.limit.limit and not self.queue:
+            self._send(asked)
+        else:
+            self.queue.append(asked)
+            self.longest_queue = max(self.longest_queue, len(self.queue))
+
+    def run(self, seconds: float) -> list[Done]:
+        """Run on for `seconds`; the calls that ended meanwhile."""
+        until, first = self.now + seconds, len(self.done)
+        events = self._events
+        while events and events[0][0] <= until:
+            at, _, rtt, asked = heapq.heappop(events)
+            self.now = at
+            if rtt < 0:  # open loop: the next call is due
+                self._ask(at)
+                self._push(at + 1.0 / self.rate, -1.0, 0.0)
+                continue
+            self.limit.sample(rtt, self.in_flight)
+            self.in_flight -= 1
+            self.done.append(Done(at, rtt, at - asked))
+            if self.limits[-1][1] != self.limit.chosen:
+                self.limits.append((at, self.limit.chosen))
+            while self.queue and self.in_flight < self.limit.limit:
+                self._send(self.queue.popleft())
+            if not self.rate:
+                self._ask(at)
+        self.now = until
+        return self.done[first:]
+
+    def limits_between(self, start: float, end: float) -> list[int]:
+        before = [limit for at, limit in self.limits if at <= start][-1:]
+        return before + [limit for at, limit in self.limits if start < at <= end]
+
+
+def rate(done: list[Done], seconds: float) -> float:
+    return len(done) / seconds
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+# A server 1 ms away that completes 10,000 calls/s: 10 in flight fill it, and
+# the 1 ms of queueing allowed (QUEUE_DELAY) puts the knee near 20.
+NEAR = Server(base=1 * MS, capacity=10_000)
+KNEE = 20
+
+
+def test_starts_small_and_rises_quickly() -> None:
+    sim = Sim(NEAR, workers=200)
+    assert sim.limit.limit == INITIAL_LIMIT
+    sim.run(0.02)  # 20 round trips
+    assert sim.limit.chosen >= NEAR.capacity * NEAR.base  # the server is full
+
+
+def test_settles_where_queueing_begins() -> None:
+    sim = Sim(NEAR, workers=200)
+    sim.run(1.0)
+    done = sim.run(1.0)
+    assert rate(done, 1.0) >= 0.97 * NEAR.capacity
+    # About 1 ms of queueing over the 1 ms a call takes, not the 19 ms that
+    # 200 callers would make of it with no cap.
+    assert 1.5 * MS <= percentile([d.rtt for d in done], 0.5) <= 2.5 * MS
+    limits = sim.limits_between(1.0, 2.0)
+    # Steady, but for a brief overshoot after a probe of the floor.
+    assert sum(0.7 * KNEE <= limit <= 1.3 * KNEE for limit in limits) >= 0.95 * len(limits)
+    assert max(limits) <= 2 * KNEE
+
+
+def test_backs_off_within_a_few_round_trips_when_the_server_slows() -> None:
+    server = Server(base=1 * MS, capacity=10_000)
+    sim = Sim(server, workers=200)
+    sim.run(1.0)
+    settled = sim.limit.chosen
+    server.capacity = 2_000  # a fifth: the knee falls from ~20 to ~4
+    sim.run(0.05)  # 5 round trips at the new pace (10 ms each at 20 in flight)
+    assert sim.limit.chosen <= settled / 2
+    done = sim.run(1.0)
+    assert rate(done, 1.0) >= 0.95 * server.capacity  # backing off cost no throughput
+    assert percentile([d.rtt for d in done], 0.5) <= 3.5 * MS
+
+
+def test_a_slower_path_is_relearnt_and_the_queue_stays_bounded() -> None:
+    """0 -> 20 ms per call: the limit falls at once (it reads like queueing),
+    then the floor sees the path itself is slower, and the limit rises to
+    keep it busy; the open loop's queue drains instead of growing."""
+    server = Server(base=0.3 * MS, capacity=20_000)
+    sim = Sim(server, rate=15_000)
+    sim.run(1.0)
+    before = sim.limit.chosen
+    sim.rate = 1_000  # 20 in flight at 20 ms
+    server.base = 20.3 * MS
+    sim.run(0.25)
+    assert min(sim.limits_between(1.0, 1.1)) <= before / 2
+    assert min(sim.limits_between(1.0, 1.25)) == MIN_LIMIT
+    done = sim.run(0.75)
+    assert sim.longest_queue < 500  # half a second of calls at most
+    assert len(sim.queue) <= 5
+    assert sim.limit.chosen >= 20
+    assert rate([d for d in done if d.at > 1.5], 0.5) >= 950
+
+
+def test_recovers_when_the_server_does() -> None:
+    server = Server(base=1 * MS, capacity=10_000)
+    sim = Sim(server, workers=200)
+    sim.run(1.0)
+    server.base = 20 * MS
+    sim.run(2.0)
+    server.base = 1 * MS
+    sim.run(3.0)  # the next probe of the floor finds the fast path again
+    done = sim.run(1.0)
+    assert 0.7 * KNEE <= sim.limit.chosen <= 1.3 * KNEE
+    assert percentile([d.rtt for d in done], 0.5) <= 2.5 * MS
+    assert rate(done, 1.0) >= 0.97 * server.capacity
+
+
+def test_never_below_the_floor() -> None:
+    server = Server(base=1 * MS, capacity=10_000)
+    sim = Sim(server, workers=50)
+    sim.run(1.0)
+    server.capacity = 300  # less than one call in flight fills it
+    sim.run(0.5)
+    limits = sim.limits_between(1.0, 1.5)
+    assert min(limits) == MIN_LIMIT  # it went as low as it may, no lower
+    # The floor's own latency becomes the baseline: queueing is judged from there.
+    assert sim.limit.baseline is not None
+    assert sim.limit.baseline > 10 * MS
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_never_above_streams_per_connection_times_connections(channels: int) -> None:
+    far = Server(base=50 * MS, capacity=1_000_000)  # room for 50,000 in flight
+    ceiling = STREAMS_PER_CONNECTION * channels
+    sim = Sim(far, workers=1_000, ceiling=ceiling)
+    sim.run(3.0)
+    assert max(limit for _, limit in sim.limits) == ceiling == sim.limit.chosen
+
+
+def test_rises_only_as_far_as_the_callers_use_it() -> None:
+    sim = Sim(Server(base=10 * MS, capacity=100_000), workers=6)
+    sim.run(2.0)
+    assert sim.limit.chosen <= 2 * 6 / 0.5  # UTILISATION: at least half of it was used
+
+
+def test_losses_halve_the_limit() -> None:
+    sim = Sim(Server(base=10 * MS, capacity=100_000), workers=100)
+    sim.run(1.0)
+    before = sim.limit.chosen
+    sim.limit.drop()
+    sim.run(0.025)  # the window that saw the loss has closed
+    halved = sim.limit.chosen
+    assert halved <= before / 2 + 1
+    sim.run(0.1)  # ~5 windows: past a loss the limit grows by one a window at most
+    assert sim.limit.chosen <= halved + 5
+
+
+def test_a_tail_target_keeps_p999_under_it() -> None:
+    jittery = Server(base=0.3 * MS, capacity=13_000, jitter=0.35)
+    free = Sim(jittery, workers=64)
+    free.run(1.0)
+    untargeted = percentile([d.rtt for d in free.run(2.0)], 0.999)
+    target = 2 * MS
+    assert untargeted > 1.5 * target
+    jittery.rand = random.Random(7)
+    held = Sim(jittery, workers=64, target_p999=target)
+    held.run(1.0)
+    done = held.run(2.0)
+    assert percentile([d.rtt for d in done], 0.999) <= 1.1 * target
+    assert rate(done, 2.0) >= 0.9 * jittery.capacity
+
+
+def test_history_keeps_one_entry_per_interval() -> None:
+    sim = Sim(NEAR, workers=200)
+    sim.run(2.0)
+    history = list(sim.limit.history)
+    assert history[0] == (0.0, INITIAL_LIMIT)
+    assert history[-1][1] == sim.limit.chosen
+    times = [at for at, _ in history]
+    assert all(b - a >= HISTORY_INTERVAL - 1e-9 for a, b in zip(times[1:], times[2:], strict=False))
+    assert all(a[1] != b[1] for a, b in zip(history, history[1:], strict=False))
+
+
+# The adaptive limiters: slots follow the limit.
+
+
+def feed(limiter: AsyncAdaptiveLimiter | SyncAdaptiveLimiter, rtt: float) -> None:
+    """Fill every slot with calls of `rtt` and end them, until the limit moves."""
+    start = limiter.cap
+    while limiter.cap == start:
+        held = 0
+        while limiter.try_acquire():
+            held += 1
+        for _ in range(held):
+            limiter.release(rtt)
+
+
+async def test_async_waiters_take_new_slots_when_the_limit_rises() -> None:
+    limiter = AsyncAdaptiveLimiter(AdaptiveLimit(100), 5.0)
+    feed(limiter, 1 * MS)  # fast answers, nothing held: the limit rises
+    cap = limiter.cap
+    assert cap > INITIAL_LIMIT
+    for _ in range(cap):
+        assert limiter.try_acquire()
+    waiters = [asyncio.ensure_future(limiter.acquire()) for _ in range(3)]
+    await asyncio.sleep(0)
+    assert limiter.waiting == 3
+    limiter.cap += 2  # as a window closing would
+    limiter.release()  # a call without a sample: no window closes
+    await asyncio.sleep(0)
+    assert [w.done() for w in waiters] == [True, True, True]
+    assert limiter.in_flight == cap + 2
+
+
+async def test_async_no_slot_is_handed_on_above_a_lowered_limit() -> None:
+    limiter = AsyncAdaptiveLimiter(AdaptiveLimit(100), 5.0)
+    for _ in range(INITIAL_LIMIT):
+        assert limiter.try_acquire()
+    waiter = asyncio.ensure_future(limiter.acquire())
+    await asyncio.sleep(0)
+    limiter.cap = 2
+    limiter.release()
+    limiter.release()
+    await asyncio.sleep(0)
+    assert not waiter.done()
+    assert limiter.in_flight == 2
+    limiter.release()
+    await asyncio.sleep(0)
+    assert waiter.done()
+    assert limiter.in_flight == 2
+    for _ in range(2):
+        limiter.release()
+    assert limiter.in_flight == 0
+
+
+def test_sync_waiters_take_new_slots_when_the_limit_rises() -> None:
+    limiter = SyncAdaptiveLimiter(AdaptiveLimit(100), 5.0)
+    for _ in range(INITIAL_LIMIT):
+        assert limiter.try_acquire()
+    results: list[bool] = []
+    threads = [threading.Thread(target=lambda: results.append(limiter.acquire())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    while limiter.waiting < 2:
+        pass
+    limiter.cap = INITIAL_LIMIT + 1
+    limiter.release()  # frees one slot, and the raised limit lets the second in
+    for thread in threads:
+        thread.join(5.0)
+    assert results == [True, True]
+    assert limiter.in_flight == INITIAL_LIMIT + 1
+
+
+def test_sync_limit_moves_with_samples() -> None:
+    limiter = SyncAdaptiveLimiter(AdaptiveLimit(100), 5.0)
+    feed(limiter, 1 * MS)
+    assert limiter.cap > INITIAL_LIMIT
+    assert limiter.history()[-1][1] == limiter.adaptive.chosen

@@ -1,0 +1,148 @@
+"""max_concurrent_requests="auto" against a real jiffy-server, slowed with the
+fault-injection headers (`delay-ms`, as in test_faults_headers.py): the
+limit falls when the server turns slow, the queue stays bounded, and the
+limit rises again when the server recovers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pytest
+
+import jiffy
+from jiffy._adaptive import INITIAL_LIMIT, MIN_LIMIT, STREAMS_PER_CONNECTION
+from jiffy._io import metadata_async
+from tests.conftest import Server
+
+CACHE = "adaptive"
+AUTO = jiffy.Config(max_concurrent_requests="auto")
+
+
+@pytest.fixture
+def server(start_server: Callable[..., Server]) -> Server:
+    return start_server("--enable-fault-injection")
+
+
+def delay_calls(client: jiffy.AsyncCacheClient, delay_ms: int) -> None:
+    """Every data call of `client` on CACHE from now on is held `delay_ms` by the server."""
+    headers = (("cache", CACHE),) + ((("delay-ms", str(delay_ms)),) if delay_ms else ())
+    client._executor._metadata_by_cache[CACHE] = metadata_async(headers)
+
+
+class Watch:
+    """Samples the client's limit and its queue every 5 ms."""
+
+    def __init__(self, client: jiffy.AsyncCacheClient) -> None:
+        self.client = client
+        self.limits: list[int] = []
+        self.queued: list[int] = []
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            self.limits.append(self.client.in_flight_limit())
+            self.queued.append(self.client._executor.limiter.waiting)
+            await asyncio.sleep(0.005)
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
+async def closed_loop(client: jiffy.AsyncCacheClient, workers: int, seconds: float) -> int:
+    ends = time.monotonic() + seconds
+    done = 0
+
+    async def worker(number: int) -> None:
+        nonlocal done
+        while time.monotonic() < ends:
+            await client.get(f"k{number}")
+            done += 1
+
+    await asyncio.gather(*(worker(n) for n in range(workers)))
+    return done
+
+
+async def open_loop(client: jiffy.AsyncCacheClient, rate: float, seconds: float) -> None:
+    """`rate` gets a second for `seconds`, each sent when due whatever the others do."""
+    calls = []
+    began = time.monotonic()
+    for number in range(int(rate * seconds)):
+        due = began + number / rate
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        calls.append(asyncio.ensure_future(client.get(f"k{number % 100}")))
+    await asyncio.gather(*calls)  # every one answered: none timed out in the queue
+
+
+async def test_the_limit_falls_when_the_server_slows_and_rises_when_it_recovers(
+    server: Server,
+) -> None:
+    client = jiffy.AsyncCacheClient(server.endpoint, AUTO, default_cache=CACHE)
+    await client.connect()
+    await client.create_cache(CACHE)
+    try:
+        assert client.in_flight_limit() == INITIAL_LIMIT
+        fast = Watch(client)
+        await closed_loop(client, workers=32, seconds=1.5)
+        fast.stop()
+        settled = fast.limits[-1]
+        assert settled > MIN_LIMIT  # it rose from its start
+
+        delay_calls(client, 20)  # 0 -> 20 ms a call; 400 calls/s need 8 in flight
+        slow = Watch(client)
+        await open_loop(client, rate=400, seconds=2.0)
+        slow.stop()
+        assert min(slow.limits) <= max(MIN_LIMIT, settled // 2)
+        # The floor (4 in flight: 200 calls/s) fell behind until the limit
+        # re-learnt the slower path and rose; the queue never held more than
+        # half a second of calls and was empty at the end.
+        assert max(slow.queued) < 200
+        assert slow.queued[-1] <= 10
+        assert slow.limits[-1] >= 8
+
+        delay_calls(client, 0)
+        recovered = Watch(client)
+        await closed_loop(client, workers=32, seconds=1.5)
+        recovered.stop()
+        assert max(recovered.limits) > min(slow.limits)
+        history = client.in_flight_limit_history()
+        assert history[0] == (0.0, INITIAL_LIMIT)
+        assert min(limit for _, limit in history) >= MIN_LIMIT
+        assert max(limit for _, limit in history) <= STREAMS_PER_CONNECTION
+    finally:
+        await client.aclose()
+
+
+async def test_a_fixed_cap_reports_itself(server: Server) -> None:
+    config = jiffy.Config(max_concurrent_requests=7)
+    async with jiffy.AsyncCacheClient(server.endpoint, config) as client:
+        assert client.in_flight_limit() == 7
+        assert client.in_flight_limit_history() == [(0.0, 7)]
+
+
+def test_the_sync_client_adapts_too(server: Server) -> None:
+    config = AUTO.replace(channels=2, target_p999=0.050)
+    with jiffy.CacheClient(server.endpoint, config, default_cache=CACHE) as client:
+        client.create_cache(CACHE)
+        for number in range(300):
+            client.set(f"k{number}", "v")
+        assert client.get("k1") == b"v"
+        assert MIN_LIMIT <= client.in_flight_limit() <= 2 * STREAMS_PER_CONNECTION
+        assert client.in_flight_limit_history()[0] == (0.0, INITIAL_LIMIT)
+        assert client._executor.limiter.in_flight == 0
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"max_concurrent_requests": "fast"}, "max_concurrent_requests"),
+        ({"max_concurrent_requests": -1}, "max_concurrent_requests"),
+        ({"target_p999": 0.02}, "target_p999"),
+        ({"max_concurrent_requests": "auto", "target_p999": 0.0}, "target_p999"),
+    ],
+)
+def test_bad_auto_settings_are_refused(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(jiffy.InvalidArgumentError, match=message):
+        jiffy.Config(**changes)  # type: ignore[arg-type]
