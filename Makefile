@@ -53,7 +53,7 @@ demo: system-packages build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: system-packages lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy test-readme
+test: system-packages lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy test-readme test-packaging
 
 .PHONY: lint
 lint: $(VENV)/.installed

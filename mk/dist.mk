@@ -48,3 +48,10 @@ dist-js: $(JS_BUILT)
 	mkdir -p $(DIST)
 	rm -f $(DIST)/jiffy-sdk-*.tgz
 	cd $(JS_DIR) && npm pack --silent --pack-destination $(CURDIR)/$(DIST)
+
+# Install paths as a new user meets them (tests/packaging): the SDKs and
+# jiffy-tune from a clone, each package's contents, and the server wheel
+# installed into a fresh virtualenv.
+.PHONY: test-packaging
+test-packaging: build $(PY_SDK_INSTALLED) $(TUNE_INSTALLED) $(JS_BUILT) $(DIST_TOOLS)
+	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/packaging

@@ -11,8 +11,10 @@ JS_BUILT := $(JS_DIR)/dist/.built
 JS_SOURCES := $(shell find $(JS_DIR)/src -name '*.ts' 2>/dev/null) $(JS_DIR)/tsconfig.json $(JS_DIR)/tsconfig.build.json $(JS_DIR)/tsconfig.cjs.json
 BENCH_JS_INSTALLED := bench/node_modules/.installed
 
+# --ignore-scripts: the package's own `prepare` would build dist/ here, and
+# $(JS_BUILT) builds it again from the same sources right after.
 $(JS_INSTALLED): $(JS_DIR)/package-lock.json $(JS_DIR)/package.json
-	cd $(JS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(JS_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(JS_BUILT): $(JS_INSTALLED) $(JS_SOURCES)

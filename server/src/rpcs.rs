@@ -309,10 +309,6 @@ mod tests {
         assert!(find("/control_client.ScsControl/CreateSigningKey").is_none());
     }
 
-    /// Calls the server serves that our SDKs do not offer yet; the test
-    /// below fails once sdk/spec.json offers one, so that it leaves this list.
-    const NOT_YET_IN_THE_SDKS: [&str; 2] = ["Publish", "Subscribe"];
-
     /// The SDKs' spec (`sdk/spec.json`) resends exactly the calls this
     /// catalogue says are safe to send twice, and offers every call of
     /// `proto/`. Read as text (one call per line), so the server needs no
@@ -347,14 +343,7 @@ mod tests {
                     .any(|s| rpc.path.starts_with(&format!("/{s}/")))
             })
             .map(|rpc| rpc.name.to_owned())
-            .filter(|name| !NOT_YET_IN_THE_SDKS.contains(&name.as_str()))
             .collect::<BTreeSet<_>>();
-        for name in NOT_YET_IN_THE_SDKS {
-            assert!(
-                !offered.contains(name),
-                "sdk/spec.json offers {name}: take it off NOT_YET_IN_THE_SDKS"
-            );
-        }
         assert_eq!(
             offered, ours,
             "calls of the catalogue the SDKs do not offer"

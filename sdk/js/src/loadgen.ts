@@ -3,42 +3,22 @@
 //   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
 import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
 import { type CacheClientOptions, DEFAULT_TRANSPORT, type TransportName } from './config.js';
-import type { ChannelFactory } from './transport/channel.js';
+import { withExtraHeaders } from './transport/extra-headers.js';
 import { channelFactoryFor } from './transport/index.js';
 import { type Driver, type LoadgenConfig, USAGE, nodeRuntime, runLoadgenCli } from './loadgen/index.js';
 import { SDK_NAME, SDK_VERSION } from './version.js';
 
-/** `inner`'s channels, with the fault-injection header `delay-ms` on every call. */
-function withDelay(inner: ChannelFactory, delayMs: number): ChannelFactory {
-  // One merged record per record the client passes: the transports key
-  // their prebuilt per-call headers on its identity.
-  const merged = new WeakMap<object, Readonly<Record<string, string>>>();
-  const headers = (metadata: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
-    let found = merged.get(metadata);
-    if (found === undefined) {
-      found = Object.freeze({ ...metadata, 'delay-ms': String(delayMs) });
-      merged.set(metadata, found);
-    }
-    return found;
-  };
-  return (target) => {
-    const channel = inner(target);
-    return {
-      connect: (deadline) => channel.connect(deadline),
-      unary: (path, request, options) => channel.unary(path, request, { ...options, metadata: headers(options.metadata) }),
-      serverStream: (path, request, options) => channel.serverStream(path, request, { ...options, metadata: headers(options.metadata) }),
-      isConnected: () => channel.isConnected(),
-      close: () => channel.close(),
-    };
-  };
-}
 
 async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   const options: CacheClientOptions = { ...presetByName(config.preset).latest(), endpoint: config.endpoint };
   if (config.channels !== undefined) options.channels = config.channels;
   if (config.maxConcurrentRequests !== undefined) options.maxConcurrentRequests = config.maxConcurrentRequests;
   if (config.transport !== undefined) options.transport = config.transport as TransportName;
-  if (config.delayMs > 0) options.channelFactory = withDelay(channelFactoryFor(options.transport ?? DEFAULT_TRANSPORT), config.delayMs);
+  if (config.delayMs > 0) {
+    // The fault-injection header on every call: the server waits that long before answering.
+    const delay = Object.freeze({ 'delay-ms': String(config.delayMs) });
+    options.channelFactory = withExtraHeaders(await channelFactoryFor(options.transport ?? DEFAULT_TRANSPORT), () => delay);
+  }
   const client = await CacheClient.create(options);
   try {
     await client.createCache(config.cache);

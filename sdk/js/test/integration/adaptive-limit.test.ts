@@ -9,38 +9,22 @@ import { ADAPTIVE } from '../../src/adaptive-limit.js';
 import { DEFAULT_TRANSPORT } from '../../src/config.js';
 import { CacheClient, type ChannelFactory } from '../../src/index.js';
 import { channelFactoryFor } from '../../src/transport/index.js';
+import { withExtraHeaders } from '../../src/transport/extra-headers.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
 
 const CACHE = 'adaptive';
 const { initialLimit, minLimit, streamsPerConnection } = ADAPTIVE;
 
 /** The default transport's channels, sending `delay-ms: delay.ms` with every call while it is above 0. */
-function delayable(delay: { ms: number }): ChannelFactory {
-  const inner = channelFactoryFor(DEFAULT_TRANSPORT);
-  // One merged record per record the client passes and delay: the
-  // transports key their prebuilt per-call headers on its identity.
-  const merged = new Map<number, WeakMap<object, Readonly<Record<string, string>>>>();
-  const headers = (metadata: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
-    if (delay.ms === 0) return metadata;
-    let byRecord = merged.get(delay.ms);
-    if (byRecord === undefined) merged.set(delay.ms, (byRecord = new WeakMap()));
-    let found = byRecord.get(metadata);
-    if (found === undefined) {
-      found = Object.freeze({ ...metadata, 'delay-ms': String(delay.ms) });
-      byRecord.set(metadata, found);
-    }
+async function delayable(delay: { ms: number }): Promise<ChannelFactory> {
+  const records = new Map<number, Readonly<Record<string, string>>>();
+  const current = (): Readonly<Record<string, string>> | undefined => {
+    if (delay.ms === 0) return undefined;
+    let found = records.get(delay.ms);
+    if (found === undefined) records.set(delay.ms, (found = Object.freeze({ 'delay-ms': String(delay.ms) })));
     return found;
   };
-  return (target) => {
-    const channel = inner(target);
-    return {
-      connect: (deadline) => channel.connect(deadline),
-      unary: (path, request, options) => channel.unary(path, request, { ...options, metadata: headers(options.metadata) }),
-      serverStream: (path, request, options) => channel.serverStream(path, request, { ...options, metadata: headers(options.metadata) }),
-      isConnected: () => channel.isConnected(),
-      close: () => channel.close(),
-    };
-  };
+  return withExtraHeaders(await channelFactoryFor(DEFAULT_TRANSPORT), current);
 }
 
 /** Samples the client's limit and its queue every 5 ms. */
@@ -95,7 +79,7 @@ describe("maxConcurrentRequests 'auto' against a real server", () => {
 
   test('the limit falls when the server slows, the queue stays bounded, and it rises when the server recovers', async () => {
     const delay = { ms: 0 };
-    const client = await CacheClient.create({ endpoint: server.endpoint, maxConcurrentRequests: 'auto', channelFactory: delayable(delay) });
+    const client = await CacheClient.create({ endpoint: server.endpoint, maxConcurrentRequests: 'auto', channelFactory: await delayable(delay) });
     // The queue in front of the cap: the runner's limiter is not public.
     const waiting = (): number => (client as unknown as { runner: { limiter: { waiting: number } } }).runner.limiter.waiting;
     try {

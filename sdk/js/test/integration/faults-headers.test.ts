@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { AlreadyExistsError, CacheClient, ConnectionError, TimeoutError, type CacheClientOptions, type ChannelFactory } from '../../src/index.js';
 import type { TransportName } from '../../src/config.js';
 import { channelFactoryFor } from '../../src/transport/index.js';
+import { withExtraHeaders } from '../../src/transport/extra-headers.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
 import { TRANSPORTS } from '../support/transports.js';
 
@@ -22,31 +23,8 @@ const FAST_RETRY = { maxAttempts: 3, initialBackoffMs: 10, maxBackoffMs: 50 };
 
 /** The transport's channels, with `headers` (and a request-id of their own) added to every call. */
 async function withFaultHeaders(transport: TransportName, headers: Record<string, string>): Promise<ChannelFactory> {
-  const inner = await channelFactoryFor(transport);
-  const extra = { 'request-id': randomUUID(), ...headers };
-  // One merged record per record the client passes: the transports key
-  // their prebuilt per-call headers on its identity.
-  const merged = new WeakMap<object, Readonly<Record<string, string>>>();
-  const withExtra = (metadata: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
-    let found = merged.get(metadata);
-    if (found === undefined) {
-      found = Object.freeze({ ...metadata, ...extra });
-      merged.set(metadata, found);
-    }
-    return found;
-  };
-  return (target) => {
-    const channel = inner(target);
-    return {
-      connect: (deadline) => channel.connect(deadline),
-      unary: (path, request, options) => channel.unary(path, request, { ...options, metadata: withExtra(options.metadata) }),
-      serverStream: (path, request, options) =>
-        channel.serverStream(path, request, { ...options, metadata: withExtra(options.metadata) }),
-      openStream: (path, request, metadata, listener) => channel.openStream(path, request, withExtra(metadata), listener),
-      isConnected: () => channel.isConnected(),
-      close: () => channel.close(),
-    };
-  };
+  const extra = Object.freeze({ 'request-id': randomUUID(), ...headers });
+  return withExtraHeaders(await channelFactoryFor(transport), () => extra);
 }
 
 for (const transport of TRANSPORTS) {

@@ -20,6 +20,7 @@ import {
 } from '../../src/index.js';
 import type { TransportName } from '../../src/config.js';
 import { channelFactoryFor } from '../../src/transport/index.js';
+import { withExtraHeaders } from '../../src/transport/extra-headers.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
 import { TRANSPORTS } from '../support/transports.js';
 
@@ -86,30 +87,10 @@ class Forwarder {
   }
 }
 
-/** The transport's channels, with `headers` added to every call and stream. */
-function withHeaders(transport: TransportName, headers: Record<string, string>): ChannelFactory {
-  const inner = channelFactoryFor(transport);
-  const extra = { 'request-id': randomUUID(), ...headers };
-  const merged = new WeakMap<object, Readonly<Record<string, string>>>();
-  const add = (metadata: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
-    let found = merged.get(metadata);
-    if (found === undefined) {
-      found = Object.freeze({ ...metadata, ...extra });
-      merged.set(metadata, found);
-    }
-    return found;
-  };
-  return (target) => {
-    const channel = inner(target);
-    return {
-      connect: (deadline) => channel.connect(deadline),
-      unary: (path, request, options) => channel.unary(path, request, { ...options, metadata: add(options.metadata) }),
-      serverStream: (path, request, options) => channel.serverStream(path, request, { ...options, metadata: add(options.metadata) }),
-      openStream: (path, request, metadata, listener) => channel.openStream(path, request, add(metadata), listener),
-      isConnected: () => channel.isConnected(),
-      close: () => channel.close(),
-    };
-  };
+/** The transport's channels, with `headers` (and a request-id of their own) added to every call and stream. */
+async function withHeaders(transport: TransportName, headers: Record<string, string>): Promise<ChannelFactory> {
+  const extra = Object.freeze({ 'request-id': randomUUID(), ...headers });
+  return withExtraHeaders(await channelFactoryFor(transport), () => extra);
 }
 
 /** The next `count` items, which must all be messages, within 10 s. */
@@ -212,7 +193,7 @@ for (const transport of TRANSPORTS) {
     test('a stream broken again and again loses and repeats nothing', async () => {
       // Every Subscribe stream ends UNAVAILABLE after 3 messages (heartbeats count).
       const faults = { 'stream-error': 'unavailable', 'stream-error-message-limit': '3' };
-      const subscriber = await client({ channelFactory: withHeaders(transport, faults) });
+      const subscriber = await client({ channelFactory: await withHeaders(transport, faults) });
       try {
         const subscription = await subscriber.subscribe(CACHE, 'faulty');
         const expected: string[] = [];
@@ -336,7 +317,7 @@ for (const transport of TRANSPORTS) {
     test('publish is never retried', async () => {
       const before = (await server.metric('jiffy_request_duration_seconds_count{rpc="Publish"}')) ?? 0;
       const faults = { 'return-error': 'unavailable', 'error-rpcs': 'publish', 'error-count': '1' };
-      const faulty = await client({ channelFactory: withHeaders(transport, faults) });
+      const faulty = await client({ channelFactory: await withHeaders(transport, faults) });
       try {
         const subscription = await publisher.subscribe(CACHE, 'once');
         await assert.rejects(faulty.publish(CACHE, 'once', 'lost'), ConnectionError);
