@@ -86,19 +86,7 @@ export class Limiter {
   /** Gives a slot back; the longest waiter, if any, takes it. */
   release(): void {
     this.inFlightNow -= 1;
-    while (this.head < this.queue.length) {
-      const waiter = this.queue[this.head]!;
-      this.head += 1;
-      if (!waiter.live) continue;
-      waiter.live = false;
-      this.liveWaiters -= 1;
-      clearTimeout(waiter.timer);
-      this.take();
-      this.compact();
-      waiter.resolve();
-      return;
-    }
-    this.compact();
+    this.admitWaiters();
   }
 
   /** Rejects every waiter (the client is closing). */
@@ -113,6 +101,24 @@ export class Limiter {
       clearTimeout(waiter.timer);
       waiter.reject(err);
     }
+  }
+
+  /**
+   * Hands free slots to the longest waiters: one after a release under a
+   * fixed cap, as many as a raised adaptive cap allows.
+   */
+  protected admitWaiters(): void {
+    while (this.head < this.queue.length && this.inFlightNow < this.limit) {
+      const waiter = this.queue[this.head]!;
+      this.head += 1;
+      if (!waiter.live) continue;
+      waiter.live = false;
+      this.liveWaiters -= 1;
+      clearTimeout(waiter.timer);
+      this.take();
+      waiter.resolve();
+    }
+    this.compact();
   }
 
   protected take(): void {
@@ -144,18 +150,7 @@ export class AdaptiveLimiter extends Limiter {
   /** Frees the slot; `rttMs` is the call's time on the wire, negative if it has none. */
   override release(rttMs = -1): void {
     if (rttMs >= 0 && this.adaptive.sample(rttMs, this.inFlightNow)) this.limit = this.adaptive.limit;
-    this.inFlightNow -= 1;
-    while (this.head < this.queue.length && this.inFlightNow < this.limit) {
-      const waiter = this.queue[this.head]!;
-      this.head += 1;
-      if (!waiter.live) continue;
-      waiter.live = false;
-      this.liveWaiters -= 1;
-      clearTimeout(waiter.timer);
-      this.take();
-      waiter.resolve();
-    }
-    this.compact();
+    super.release();
   }
 
   /** A call ended in a loss: the limit will back off. */

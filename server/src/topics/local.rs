@@ -51,12 +51,6 @@ impl<S: Storage + Clone> TopicStore for LocalTopics<S> {
         topic: &str,
         resume: Resume,
     ) -> Result<Subscription, Error> {
-        self.check_exists(cache).await?;
-        let guard = self.hub.subscribe(cache, topic)?;
-        // A DeleteCache between the check above and the registration would
-        // have found no subscriber to end: look again now that it would.
-        self.check_exists(cache).await?;
-        let handle = guard.topic().clone();
-        Ok(Subscription::new(self.hub.clone(), handle, guard, resume))
+        Subscription::checked(&self.hub, cache, topic, resume, || self.check_exists(cache)).await
     }
 }

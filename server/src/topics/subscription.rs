@@ -52,6 +52,25 @@ pub struct Subscription {
 }
 
 impl Subscription {
+    /// A subscription to `name` in `cache`, registered with `hub` between
+    /// two checks that the cache exists (`exists`, the store's own): a
+    /// DeleteCache between the first check and the registration would have
+    /// found no subscriber to end, so the second catches it. Both stores
+    /// subscribe this way.
+    pub async fn checked<F: std::future::Future<Output = Result<(), Error>>>(
+        hub: &Arc<Hub>,
+        cache: &str,
+        name: &str,
+        resume: Resume,
+        exists: impl Fn() -> F,
+    ) -> Result<Self, Error> {
+        exists().await?;
+        let guard = hub.subscribe(cache, name)?;
+        exists().await?;
+        let topic = guard.topic().clone();
+        Ok(Subscription::new(hub.clone(), topic, guard, resume))
+    }
+
     pub fn new(hub: Arc<Hub>, topic: Arc<Topic>, guard: SubscriberGuard, resume: Resume) -> Self {
         Subscription {
             hub,

@@ -285,13 +285,7 @@ impl TopicStore for RedisTopics {
         topic: &str,
         resume: Resume,
     ) -> Result<Subscription, Error> {
-        self.check_exists(cache).await?;
-        let guard = self.hub.subscribe(cache, topic)?;
-        // A DeleteCache between the check above and the registration would
-        // have found no subscriber here to end: look again now.
-        self.check_exists(cache).await?;
-        let handle = guard.topic().clone();
-        Ok(Subscription::new(self.hub.clone(), handle, guard, resume))
+        Subscription::checked(&self.hub, cache, topic, resume, || self.check_exists(cache)).await
     }
 }
 
