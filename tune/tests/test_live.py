@@ -153,7 +153,7 @@ def test_a_server_that_dies_mid_sweep_stops_it_with_the_loadgen_s_own_error(
     assert ok["status"] == "ok"
     assert dead["status"] == "failed"
     assert dead["error"].startswith("exit status 1: ")
-    assert f"ConnectionError: could not connect to {endpoint}" in dead["error"]
+    assert f"ConnectionError: cannot connect to {endpoint}: connection refused" in dead["error"]
     excerpt = dead["stderr_excerpt"].splitlines()
     assert excerpt[0] == "Traceback (most recent call last):"
     assert dead["error"].endswith(excerpt[-1])
