@@ -304,3 +304,98 @@ async fn write_answers<W: AsyncWrite>(
     let _ = tokio::time::timeout(send_timeout, io.shutdown()).await;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::proto::protosocket::cache::GetCommand;
+    use crate::service::DataPlane;
+    use crate::store::{Store, StoreConfig};
+
+    fn connection() -> (Connection<Arc<Store>>, mpsc::Receiver<Bytes>) {
+        let config = Config::defaults();
+        let store = Store::new(StoreConfig {
+            max_memory: config.max_memory,
+            max_caches: config.max_caches,
+        });
+        let metrics = Metrics::new(None, config.max_memory);
+        let context = Context {
+            plane: DataPlane::new(store, config.limits, metrics.lookups()),
+            verifier: None,
+            metrics,
+            max_value: 1 << 20,
+        };
+        let (answers, outbox) = mpsc::channel(8);
+        let connection = Connection {
+            context: Arc::new(context),
+            session: Session::Open,
+            in_flight: HashMap::new(),
+            tasks: JoinSet::new(),
+            answers,
+        };
+        (connection, outbox)
+    }
+
+    fn get(id: u64) -> CacheCommand {
+        CacheCommand {
+            message_id: id,
+            control_code: NORMAL,
+            rpc_kind: Some(RpcKind::Unary(crate::proto::protosocket::cache::Unary {
+                command: Some(Command::Get(GetCommand {
+                    namespace: "c".into(),
+                    key: "k".into(),
+                })),
+            })),
+        }
+    }
+
+    /// On one thread the first command cannot run before the second is
+    /// taken, so the second meets it in flight.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_duplicate_id_in_flight_is_refused_and_the_first_runs() {
+        let (mut connection, mut outbox) = connection();
+        assert!(connection.take(get(5)).is_none());
+        let refused = connection.take(get(5)).expect("answered at once");
+        let refused = CacheResponse::decode_length_delimited(refused).unwrap();
+        assert_eq!(refused.message_id, 5);
+        let Some(Kind::Error(error)) = refused.kind else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(error.code, Code::InvalidArgument as i32);
+        assert!(error.message.contains("already in flight"));
+        while let Some(done) = connection.tasks.join_next_with_id().await {
+            let (task, id) = done.unwrap();
+            connection.finished(id, task);
+        }
+        assert!(connection.in_flight.is_empty());
+        let first = CacheResponse::decode_length_delimited(outbox.recv().await.unwrap()).unwrap();
+        assert_eq!(first.message_id, 5);
+        // The cache does not exist: the first command ran and said so.
+        let Some(Kind::Error(error)) = first.kind else {
+            panic!("{first:?}")
+        };
+        assert_eq!(error.code, Code::NotFound as i32);
+        // Once it finished, the id is free again.
+        assert!(connection.take(get(5)).is_none());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_cancel_aborts_the_command_and_answers_nothing() {
+        let (mut connection, mut outbox) = connection();
+        assert!(connection.take(get(3)).is_none());
+        let cancel = CacheCommand {
+            message_id: 3,
+            control_code: CANCEL,
+            rpc_kind: None,
+        };
+        assert!(connection.take(cancel).is_none());
+        assert!(connection.in_flight.is_empty());
+        let done = connection.tasks.join_next().await.unwrap();
+        assert!(done.unwrap_err().is_cancelled());
+        drop(connection);
+        assert!(outbox.recv().await.is_none(), "no answer to a cancelled command");
+    }
+}
