@@ -802,6 +802,23 @@ mod tests {
     }
 
     #[test]
+    fn the_protosocket_port_is_off_unless_given_and_loopback_without_auth() {
+        assert_eq!(parse(&[]).resolve().unwrap().protosocket_listen, None);
+        let file: Settings = toml::from_str("protosocket-listen = \"localhost:9004\"").unwrap();
+        let config = Settings::default().or(file).resolve().unwrap();
+        assert_eq!(
+            config.protosocket_listen,
+            Some("127.0.0.1:9004".parse().unwrap())
+        );
+        let flag = parse(&["--protosocket-listen", ":0"])
+            .resolve()
+            .unwrap_err();
+        assert!(flag.to_string().contains("--protosocket-listen"), "{flag}");
+        let allowed = parse(&["--protosocket-listen", ":0", "--insecure-allow-anonymous"]);
+        assert!(allowed.resolve().is_ok());
+    }
+
+    #[test]
     fn unknown_file_keys_are_rejected() {
         assert!(toml::from_str::<Settings>("max-memroy = \"1GiB\"").is_err());
     }

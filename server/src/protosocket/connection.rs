@@ -396,6 +396,9 @@ mod tests {
         let done = connection.tasks.join_next().await.unwrap();
         assert!(done.unwrap_err().is_cancelled());
         drop(connection);
-        assert!(outbox.recv().await.is_none(), "no answer to a cancelled command");
+        assert!(
+            outbox.recv().await.is_none(),
+            "no answer to a cancelled command"
+        );
     }
 }
