@@ -7,6 +7,7 @@
 //! | `--config FILE`             | `JIFFY_CONFIG`                | (none)                   | none             |
 //! | `--listen HOST:PORT`        | `JIFFY_LISTEN`                | `listen`                 | 127.0.0.1:8080   |
 //! | `--metrics-listen HOST:PORT`| `JIFFY_METRICS_LISTEN`        | `metrics-listen`         | off              |
+//! | `--protosocket-listen HOST:PORT` | `JIFFY_PROTOSOCKET_LISTEN` | `protosocket-listen`   | off              |
 //! | `--max-memory SIZE`         | `JIFFY_MAX_MEMORY`            | `max-memory`             | 1 GiB            |
 //! | `--max-key-size SIZE`       | `JIFFY_MAX_KEY_SIZE`          | `max-key-size`           | 4 KiB            |
 //! | `--max-value-size SIZE`     | `JIFFY_MAX_VALUE_SIZE`        | `max-value-size`         | 5 MiB            |
@@ -134,6 +135,11 @@ pub struct Settings {
     #[arg(long, env = "JIFFY_METRICS_LISTEN", value_parser = parse_listen)]
     #[serde(default, deserialize_with = "deserialize_listen")]
     pub metrics_listen: Option<SocketAddr>,
+    /// Address of the protosocket port (Momento's protosocket protocol:
+    /// Get, Set, Delete), in the forms of --listen; off when absent.
+    #[arg(long, env = "JIFFY_PROTOSOCKET_LISTEN", value_parser = parse_listen)]
+    #[serde(default, deserialize_with = "deserialize_listen")]
+    pub protosocket_listen: Option<SocketAddr>,
     /// Memory for items (keys, values and per-item overhead); past it the store evicts.
     #[arg(long, env = "JIFFY_MAX_MEMORY")]
     pub max_memory: Option<ByteSize>,
@@ -419,6 +425,8 @@ impl StoreChoice {
 pub struct Config {
     pub listen: SocketAddr,
     pub metrics_listen: Option<SocketAddr>,
+    /// The protosocket port; off when `None`.
+    pub protosocket_listen: Option<SocketAddr>,
     pub max_memory: u64,
     pub max_caches: usize,
     pub limits: Limits,
@@ -496,6 +504,7 @@ impl Settings {
             config: self.config.or(fallback.config),
             listen: self.listen.or(fallback.listen),
             metrics_listen: self.metrics_listen.or(fallback.metrics_listen),
+            protosocket_listen: self.protosocket_listen.or(fallback.protosocket_listen),
             max_memory: self.max_memory.or(fallback.max_memory),
             max_key_size: self.max_key_size.or(fallback.max_key_size),
             max_value_size: self.max_value_size.or(fallback.max_value_size),
@@ -594,6 +603,7 @@ impl Settings {
                 .listen
                 .unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("valid default address")),
             metrics_listen: self.metrics_listen,
+            protosocket_listen: self.protosocket_listen,
             max_memory: size(self.max_memory, DEFAULT_MAX_MEMORY),
             max_caches: self.max_caches.unwrap_or(DEFAULT_MAX_CACHES),
             limits,
@@ -695,6 +705,15 @@ impl Config {
                 self.listen
             )));
         }
+        if let Some(address) = self.protosocket_listen {
+            if self.auth.is_none() && !self.insecure_allow_anonymous && !is_loopback(address) {
+                return Err(ConfigError::Invalid(format!(
+                    "--protosocket-listen {address} is not a loopback address and no \
+                     --auth-secret-file is set; give --auth-secret-file, or \
+                     --insecure-allow-anonymous to serve without auth anyway"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -780,6 +799,23 @@ mod tests {
         assert_eq!(config.max_caches, 9);
         assert_eq!(config.max_memory, 32 << 20);
         assert_eq!(config.limits.max_ttl, Duration::from_secs(3600));
+    }
+
+    #[test]
+    fn the_protosocket_port_is_off_unless_given_and_loopback_without_auth() {
+        assert_eq!(parse(&[]).resolve().unwrap().protosocket_listen, None);
+        let file: Settings = toml::from_str("protosocket-listen = \"localhost:9004\"").unwrap();
+        let config = Settings::default().or(file).resolve().unwrap();
+        assert_eq!(
+            config.protosocket_listen,
+            Some("127.0.0.1:9004".parse().unwrap())
+        );
+        let flag = parse(&["--protosocket-listen", ":0"])
+            .resolve()
+            .unwrap_err();
+        assert!(flag.to_string().contains("--protosocket-listen"), "{flag}");
+        let allowed = parse(&["--protosocket-listen", ":0", "--insecure-allow-anonymous"]);
+        assert!(allowed.resolve().is_ok());
     }
 
     #[test]

@@ -43,6 +43,12 @@ pub enum Error {
     #[error("item size limit exceeded: value is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
     ValueTooLarge { size: usize, limit: usize },
     // "request limit" is the phrase the JS SDK looks for to word its error.
+    // The protosocket port (`crate::protosocket`): the official client reads
+    // no frame over 4 MiB, so a value it could not read back is refused.
+    #[error("item size limit exceeded: value is {size} bytes, over the {limit} bytes a protosocket Get answer can carry; store it over gRPC")]
+    ValueTooLargeForProtosocket { size: usize, limit: usize },
+    #[error("the value is {size} bytes, over the {limit} bytes a protosocket answer can carry; read it over gRPC")]
+    AnswerTooLargeForProtosocket { size: usize, limit: usize },
     #[error("request limit exceeded: the request is {size} bytes, over {limit} bytes (--max-request-size)")]
     RequestTooLarge { size: usize, limit: usize },
     #[error("request has {items} items or elements, over the limit of {limit} (--max-request-items); split it")]
@@ -100,13 +106,18 @@ pub enum Error {
 }
 
 impl Error {
+    /// The status this error answers, on either port.
+    pub fn code(&self) -> Code {
+        self.code_and_reason().0
+    }
+
     fn code_and_reason(&self) -> (Code, Option<&'static str>) {
         use Error::*;
         match self {
             CacheNotFound(_) => (Code::NotFound, None),
             CacheAlreadyExists(_) => (Code::AlreadyExists, None),
             TooManyCaches { .. } => (Code::ResourceExhausted, None),
-            ValueTooLarge { .. } => (
+            ValueTooLarge { .. } | ValueTooLargeForProtosocket { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::ITEM_SIZE_LIMIT_EXCEEDED),
             ),
@@ -134,7 +145,9 @@ impl Error {
             }
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
-            StoreFull(_) | InFlightFull(_) => (Code::ResourceExhausted, None),
+            StoreFull(_) | InFlightFull(_) | AnswerTooLargeForProtosocket { .. } => {
+                (Code::ResourceExhausted, None)
+            }
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

@@ -16,6 +16,8 @@
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them.
 //! - [`listener`] — connections: handshake deadline, cap, HTTP/2 limits, send timeout.
+//! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
+//!   Delete over Momento's protosocket protocol (length-prefixed protobuf).
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
@@ -28,6 +30,7 @@ pub mod in_flight;
 pub mod limits;
 pub mod listener;
 pub mod metrics;
+pub mod protosocket;
 pub mod rpc_layer;
 pub mod rpcs;
 pub mod server;
@@ -50,5 +53,14 @@ pub mod proto {
     }
     pub mod control_client {
         tonic::include_proto!("control_client");
+    }
+    /// The messages of the protosocket port (`proto/protosocket/`).
+    pub mod protosocket {
+        pub mod common {
+            include!(concat!(env!("OUT_DIR"), "/protosocket/common.rs"));
+        }
+        pub mod cache {
+            include!(concat!(env!("OUT_DIR"), "/protosocket/cache.rs"));
+        }
     }
 }

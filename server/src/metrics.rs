@@ -1,5 +1,6 @@
-//! Prometheus metrics: requests by RPC and status, server-side latency per
-//! RPC, store gauges, and connections; rendered as text at `GET /metrics`.
+//! Prometheus metrics: requests by RPC, status and transport, server-side
+//! latency per RPC and transport, store gauges, and connections; rendered
+//! as text at `GET /metrics`.
 //!
 //! Per-request counters are resolved once and kept in plain arrays, so the
 //! hot path is an index and an atomic add, never a label-map lookup.
@@ -75,9 +76,30 @@ const EAGER_LATENCY: [&str; 17] = [
     "Ping",
 ];
 
-/// The metrics of one RPC.
+/// The port a call came in on, as the `transport` label shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// gRPC over HTTP/2 (`--listen`).
+    Grpc,
+    /// Momento's protosocket protocol (`--protosocket-listen`).
+    Protosocket,
+}
+
+impl Transport {
+    pub const ALL: [Transport; 2] = [Transport::Grpc, Transport::Protosocket];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Transport::Grpc => "grpc",
+            Transport::Protosocket => "protosocket",
+        }
+    }
+}
+
+/// The metrics of one RPC on one transport.
 struct RpcMetrics {
     name: &'static str,
+    transport: &'static str,
     /// Made at start for served calls, so tools that read their count see 0
     /// before the first call; on first use for the others, which would
     /// otherwise add an empty histogram each to every scrape.
@@ -108,7 +130,8 @@ pub struct Metrics {
     /// Gets that found their item, and that did not (see [`Lookups`]).
     hits: IntCounter,
     misses: IntCounter,
-    /// One per RPC of the catalogue, in its order, then `unknown`.
+    /// One per RPC of the catalogue, in its order, then `unknown`; the
+    /// whole row once per transport, in `Transport::ALL` order.
     rpcs: Vec<RpcMetrics>,
     requests: IntCounterVec,
     latency: HistogramVec,
@@ -150,32 +173,42 @@ impl Metrics {
         let requests = IntCounterVec::new(
             Opts::new(
                 "requests_total",
-                "Requests answered, or abandoned by the client, by RPC and gRPC status",
+                "Requests answered, or abandoned by the client, by RPC, gRPC status and transport",
             ),
-            &["rpc", "code"],
+            &["rpc", "code", "transport"],
         )
         .expect("valid metric");
         let latency = HistogramVec::new(
             HistogramOpts::new(
                 "request_duration_seconds",
-                "Server-side time from request headers to response headers, by RPC",
+                "Server-side time from request to answer, by RPC and transport",
             )
             .buckets(LATENCY_BUCKETS.to_vec()),
-            &["rpc"],
+            &["rpc", "transport"],
         )
         .expect("valid metric");
-        let rpcs = RPCS
+        // Eager series on the gRPC port only: the protosocket port is off
+        // by default, and its series would double every idle scrape.
+        let rpcs = Transport::ALL
             .iter()
-            .map(|rpc| (rpc.name, EAGER_LATENCY.contains(&rpc.name)))
-            .chain([(UNKNOWN_RPC, true)])
-            .map(|(name, eager)| RpcMetrics {
-                name,
-                latency: if eager {
-                    OnceLock::from(latency.with_label_values(&[name]))
-                } else {
-                    OnceLock::new()
-                },
-                by_code: Default::default(),
+            .flat_map(|transport| {
+                let names = RPCS.iter().map(|rpc| rpc.name).chain([UNKNOWN_RPC]);
+                names.map(move |name| (*transport, name))
+            })
+            .map(|(transport, name)| {
+                let eager = transport == Transport::Grpc
+                    && (name == UNKNOWN_RPC || EAGER_LATENCY.contains(&name));
+                let transport = transport.label();
+                RpcMetrics {
+                    name,
+                    transport,
+                    latency: if eager {
+                        OnceLock::from(latency.with_label_values(&[name, transport]))
+                    } else {
+                        OnceLock::new()
+                    },
+                    by_code: Default::default(),
+                }
             })
             .collect();
         let gauge = |name: &str, help: &str| IntGauge::new(name, help).expect("valid metric");
@@ -333,18 +366,28 @@ impl Metrics {
         self.connections_closed[index].inc();
     }
 
-    /// Counts one answered request and its server-side latency.
+    /// Counts one answered gRPC request and its server-side latency.
     pub fn observe(&self, rpc: RpcId, code: usize, elapsed: Duration) {
-        let metrics = &self.rpcs[rpc.0];
+        self.observe_on(Transport::Grpc, rpc, code, elapsed);
+    }
+
+    /// Counts one answered request of `transport` and its server-side latency.
+    pub fn observe_on(&self, transport: Transport, rpc: RpcId, code: usize, elapsed: Duration) {
+        let row = match transport {
+            Transport::Grpc => 0,
+            Transport::Protosocket => RPCS.len() + 1,
+        };
+        let metrics = &self.rpcs[row + rpc.0];
+        let labels = [metrics.name, metrics.transport];
         metrics
             .latency
-            .get_or_init(|| self.latency.with_label_values(&[metrics.name]))
+            .get_or_init(|| self.latency.with_label_values(&labels))
             .observe(elapsed.as_secs_f64());
         let code = code.min(CODES.len() - 1);
         metrics.by_code[code]
             .get_or_init(|| {
                 self.requests
-                    .with_label_values(&[metrics.name, CODES[code]])
+                    .with_label_values(&[metrics.name, CODES[code], metrics.transport])
             })
             .inc();
     }

@@ -319,7 +319,8 @@ mod tests {
     }
 
     fn count(metrics: &Metrics, code: &str) -> Option<String> {
-        let series = format!("jiffy_requests_total{{code=\"{code}\",rpc=\"Get\"}} ");
+        let series =
+            format!("jiffy_requests_total{{code=\"{code}\",rpc=\"Get\",transport=\"grpc\"}} ");
         let text = metrics.render();
         text.lines()
             .find_map(|line| line.strip_prefix(&series).map(str::to_owned))

@@ -161,6 +161,26 @@ pub static RPCS: &[Rpc] = catalogue! {
     }
 };
 
+/// The commands of the protosocket port: each field of the `command` oneof
+/// of `Unary` in `proto/protosocket/cache.proto`, and the call of the
+/// catalogue it is, whose metrics series (with `transport="protosocket"`)
+/// and auth class it takes. `auth` is no call: it sets up the connection
+/// (`protosocket::auth`). A test checks this table against the file.
+pub static PROTOSOCKET_COMMANDS: &[(&str, Option<&str>)] = &[
+    ("auth", None),
+    ("get", Some("/cache_client.Scs/Get")),
+    ("set", Some("/cache_client.Scs/Set")),
+    ("delete", Some("/cache_client.Scs/Delete")),
+];
+
+/// The call of the catalogue a protosocket command is.
+pub fn protosocket_call(command: &str) -> Option<&'static Rpc> {
+    PROTOSOCKET_COMMANDS
+        .iter()
+        .find(|(name, _)| *name == command)
+        .and_then(|(_, path)| find((*path)?))
+}
+
 /// The services of the catalogue that come from the tonic crates (health,
 /// reflection), not from `proto/`.
 pub const STANDARD_SERVICES: [&str; 2] = [
@@ -283,6 +303,32 @@ mod tests {
             extra.is_empty(),
             "catalogued, not declared in proto/: {extra:?}"
         );
+    }
+
+    /// The fields of `Unary`'s `command` oneof are the commands the table
+    /// lists, each a served call of the catalogue (but `auth`).
+    #[test]
+    fn the_protosocket_commands_are_what_proto_declares() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto/protosocket/cache.proto");
+        let text = std::fs::read_to_string(path).unwrap();
+        let unary = text.split("message Unary {").nth(1).unwrap();
+        let unary = &unary[..unary.find("\n}").unwrap()];
+        let declared: BTreeSet<&str> = unary
+            .lines()
+            .map(str::trim)
+            .filter(|line| line.ends_with(';') && line.contains(" = "))
+            .filter_map(|line| line.split_whitespace().nth(1))
+            .collect();
+        let listed: BTreeSet<&str> = PROTOSOCKET_COMMANDS.iter().map(|(name, _)| *name).collect();
+        assert_eq!(declared, listed);
+        for (name, path) in PROTOSOCKET_COMMANDS {
+            match path {
+                Some(path) => assert!(find(path).is_some_and(|rpc| rpc.served), "{name}"),
+                None => assert_eq!(*name, "auth"),
+            }
+        }
+        assert_eq!(protosocket_call("get").unwrap().name, "Get");
+        assert!(protosocket_call("auth").is_none());
     }
 
     #[test]

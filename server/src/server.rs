@@ -21,6 +21,7 @@ use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::pubsub::pubsub_server::PubsubServer;
 use crate::proto::cache_client::scs_server::ScsServer;
 use crate::proto::control_client::scs_control_server::ScsControlServer;
+use crate::protosocket;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
 use crate::service::control::ControlPlane;
@@ -47,6 +48,33 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), BoxError> {
+    let listeners = Listeners {
+        grpc: listener,
+        metrics: metrics_listener,
+        protosocket: None,
+    };
+    run_with(listeners, config, shutdown).await
+}
+
+/// The sockets a server serves, bound by the caller (which prints them).
+pub struct Listeners {
+    pub grpc: TcpListener,
+    pub metrics: Option<TcpListener>,
+    /// The protosocket port (`crate::protosocket`), when on.
+    pub protosocket: Option<TcpListener>,
+}
+
+/// [`run`], with every listener, the protosocket one included.
+pub async fn run_with(
+    listeners: Listeners,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), BoxError> {
+    let Listeners {
+        grpc: listener,
+        metrics: metrics_listener,
+        protosocket,
+    } = listeners;
     // Set when shutdown begins: the metrics probes and open subscriptions read it.
     let stop = watch::channel(false);
     match &config.store {
@@ -64,7 +92,7 @@ pub async fn run(
             let hub = Hub::new(config.topics, metrics.topics(), stop.1.clone(), None);
             let events: Arc<dyn CacheEvents> = hub.clone();
             let topics = (LocalTopics::new(hub, store.clone()), events);
-            let served = (listener, metrics_listener, ready);
+            let served = (listener, metrics_listener, protosocket, ready);
             serve(store, topics, metrics, served, stop, config, shutdown).await
         }
         StoreChoice::Redis(target) => {
@@ -92,17 +120,25 @@ pub async fn run(
                 metrics.topics(),
                 stop.1.clone(),
             );
-            let served = (listener, metrics_listener, ready);
+            let served = (listener, metrics_listener, protosocket, ready);
             serve(store, topics, metrics, served, stop, config, shutdown).await
         }
     }
 }
 
+/// The listeners of [`serve`], and its readiness check.
+type Served = (
+    TcpListener,
+    Option<TcpListener>,
+    Option<TcpListener>,
+    ReadyCheck,
+);
+
 async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     store: S,
     (topics, cache_events): (T, Arc<dyn CacheEvents>),
     metrics: Arc<Metrics>,
-    (listener, metrics_listener, ready): (TcpListener, Option<TcpListener>, ReadyCheck),
+    (listener, metrics_listener, protosocket, ready): Served,
     (stopping, stop_requested): (watch::Sender<bool>, watch::Receiver<bool>),
     config: Config,
     shutdown: impl Future<Output = ()>,
@@ -161,27 +197,36 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         config.max_in_flight_bytes as usize,
         metrics.in_flight_bytes.clone(),
     );
-    let routes = Routes::new(
-        ScsServer::new(DataPlane::new(store.clone(), limits, metrics.lookups()))
-            .max_decoding_message_size(limits.max_request_size),
-    )
-    .add_service(
-        ScsControlServer::new(ControlPlane::new(
-            store,
-            limits,
-            cache_events,
-            config.topics,
-        ))
-        .max_decoding_message_size(limits.max_request_size),
-    )
-    .add_service(
-        PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
-            .max_decoding_message_size(limits.max_request_size),
-    )
-    .add_service(PingServer::new(PingService))
-    .add_service(health.clone())
-    .add_service(reflection()?)
-    .prepare();
+    let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups());
+    let protosocket = match protosocket {
+        Some(listener) => Some(protosocket_port(
+            listener,
+            data_plane.clone(),
+            &metrics,
+            &config,
+            stop_requested.clone(),
+        )?),
+        None => None,
+    };
+    let routes =
+        Routes::new(ScsServer::new(data_plane).max_decoding_message_size(limits.max_request_size))
+            .add_service(
+                ScsControlServer::new(ControlPlane::new(
+                    store,
+                    limits,
+                    cache_events,
+                    config.topics,
+                ))
+                .max_decoding_message_size(limits.max_request_size),
+            )
+            .add_service(
+                PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
+                    .max_decoding_message_size(limits.max_request_size),
+            )
+            .add_service(PingServer::new(PingService))
+            .add_service(health.clone())
+            .add_service(reflection()?)
+            .prepare();
     let service = tower::ServiceBuilder::new()
         .layer(RpcLayer::new(
             metrics.clone(),
@@ -197,7 +242,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .option_layer(config.fault_injection.then(FaultLayer::new))
         .service(routes);
     let tls = match &config.tls {
-        Some(files) => Some(tls_acceptor(files)?),
+        Some(files) => Some(tls_acceptor(files, vec![b"h2".to_vec()])?),
         None => None,
     };
     let serving = listener::serve(
@@ -219,6 +264,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         },
     );
 
+    let serving = async move {
+        match protosocket {
+            Some(protosocket) => {
+                futures_util::future::join(serving, protosocket).await;
+            }
+            None => serving.await,
+        }
+    };
     let grace_over = async {
         wait_for(stop_requested).await;
         tokio::time::sleep(config.shutdown_timeout).await;
@@ -232,6 +285,47 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The protosocket port, serving until shutdown begins; its TLS is the
+/// gRPC port's certificate without ALPN (protosocket clients offer none).
+fn protosocket_port<S: Storage + Clone>(
+    listener: TcpListener,
+    plane: DataPlane<S>,
+    metrics: &Arc<Metrics>,
+    config: &Config,
+    stop_requested: watch::Receiver<bool>,
+) -> Result<impl Future<Output = ()>, BoxError> {
+    let tls = match &config.tls {
+        Some(files) => Some(tls_acceptor(files, Vec::new())?),
+        None => None,
+    };
+    let max_value = protosocket::framing::largest_readable_value().min(plane.limits.max_value_size);
+    let limits = protosocket::Limits {
+        max_frame: plane.limits.max_request_size,
+        max_in_flight: config.max_concurrent_streams as usize,
+        first_frame_timeout: config.handshake_timeout,
+        frame_timeout: config.request_timeout,
+        send_timeout: config.send_timeout,
+    };
+    let context = Arc::new(protosocket::Context {
+        plane,
+        verifier: config
+            .auth
+            .as_ref()
+            .map(|secret| Arc::new(Verifier::new(secret))),
+        metrics: metrics.clone(),
+        max_value,
+    });
+    Ok(protosocket::serve(
+        listener,
+        context,
+        limits,
+        config.max_connections,
+        config.handshake_timeout,
+        tls,
+        wait_for(stop_requested),
+    ))
 }
 
 /// grpc.reflection.v1 over the descriptors of `proto/` and of the health
@@ -287,9 +381,9 @@ fn describe(store: &StoreChoice) -> String {
     }
 }
 
-/// The TLS side of the listener: rustls with ring (as tonic's own TLS),
-/// offering HTTP/2 only.
-fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, BoxError> {
+/// The TLS side of a listener: rustls with ring (as tonic's own TLS),
+/// offering the `alpn` protocols (HTTP/2 only on the gRPC port).
+fn tls_acceptor(files: &TlsFiles, alpn: Vec<Vec<u8>>) -> Result<TlsAcceptor, BoxError> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let unreadable = |path: &std::path::Path, e: &dyn std::fmt::Display| {
@@ -304,7 +398,7 @@ fn tls_acceptor(files: &TlsFiles) -> Result<TlsAcceptor, BoxError> {
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()
         .with_single_cert(certs, key)?;
-    tls.alpn_protocols = vec![b"h2".to_vec()];
+    tls.alpn_protocols = alpn;
     Ok(TlsAcceptor::from(Arc::new(tls)))
 }
 

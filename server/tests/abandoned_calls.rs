@@ -57,7 +57,7 @@ fn grpc_frame(message: GetRequest) -> Bytes {
 fn get_count(text: &str, code: &str) -> Option<f64> {
     sample(
         text,
-        &format!("jiffy_requests_total{{code=\"{code}\",rpc=\"Get\"}}"),
+        &format!("jiffy_requests_total{{code=\"{code}\",rpc=\"Get\",transport=\"grpc\"}}"),
     )
 }
 
@@ -77,10 +77,17 @@ async fn a_call_past_the_client_deadline_counts_as_deadline_exceeded() {
     let text = wait_for(server.metrics_addr, "jiffy_requests_in_flight", 0.0).await;
     assert_eq!(get_count(&text, "DEADLINE_EXCEEDED"), Some(1.0), "{text}");
     assert_eq!(get_count(&text, "CANCELLED"), None, "{text}");
-    let latencies = sample(&text, "jiffy_request_duration_seconds_count{rpc=\"Get\"}");
+    let latencies = sample(
+        &text,
+        "jiffy_request_duration_seconds_count{rpc=\"Get\",transport=\"grpc\"}",
+    );
     assert_eq!(latencies, Some(1.0), "{text}");
     // Its time is the time it was held, not zero.
-    let seconds = sample(&text, "jiffy_request_duration_seconds_sum{rpc=\"Get\"}").unwrap();
+    let seconds = sample(
+        &text,
+        "jiffy_request_duration_seconds_sum{rpc=\"Get\",transport=\"grpc\"}",
+    )
+    .unwrap();
     assert!(seconds >= 0.25, "{text}");
 }
 
@@ -114,6 +121,9 @@ async fn a_call_the_client_resets_counts_as_cancelled() {
     let text = wait_for(server.metrics_addr, "jiffy_requests_in_flight", 0.0).await;
     assert_eq!(get_count(&text, "CANCELLED"), Some(1.0), "{text}");
     assert_eq!(get_count(&text, "DEADLINE_EXCEEDED"), None, "{text}");
-    let latencies = sample(&text, "jiffy_request_duration_seconds_count{rpc=\"Get\"}");
+    let latencies = sample(
+        &text,
+        "jiffy_request_duration_seconds_count{rpc=\"Get\",transport=\"grpc\"}",
+    );
     assert_eq!(latencies, Some(1.0), "{text}");
 }

@@ -268,7 +268,7 @@ async fn missing_and_bad_tokens_are_unauthenticated() {
     assert_eq!(
         sample(
             &metrics,
-            "jiffy_requests_total{code=\"UNAUTHENTICATED\",rpc=\"Get\"}"
+            "jiffy_requests_total{code=\"UNAUTHENTICATED\",rpc=\"Get\",transport=\"grpc\"}"
         ),
         Some(4.0),
         "{metrics}"

@@ -67,9 +67,10 @@ async fn a_collection_call_is_counted_under_its_own_name() {
     let before = server.metrics().await;
     // A collection call's latency series appears with its first call
     // (metrics.rs, EAGER_LATENCY); Get's is there from the start.
-    let latency = "jiffy_request_duration_seconds_count{rpc=\"SortedSetUnionStore\"}";
+    let latency =
+        "jiffy_request_duration_seconds_count{rpc=\"SortedSetUnionStore\",transport=\"grpc\"}";
     assert_eq!(sample(&before, latency), None, "{before}");
-    let get = "jiffy_request_duration_seconds_count{rpc=\"Get\"}";
+    let get = "jiffy_request_duration_seconds_count{rpc=\"Get\",transport=\"grpc\"}";
     assert_eq!(sample(&before, get), Some(0.0), "{before}");
 
     let channel = server.channel().await;
@@ -87,10 +88,11 @@ async fn a_collection_call_is_counted_under_its_own_name() {
     }
 
     let after = server.metrics().await;
-    let count = "jiffy_requests_total{code=\"INVALID_ARGUMENT\",rpc=\"SortedSetUnionStore\"}";
+    let count = "jiffy_requests_total{code=\"INVALID_ARGUMENT\",rpc=\"SortedSetUnionStore\",transport=\"grpc\"}";
     assert_eq!(sample(&after, count), Some(2.0), "{after}");
     assert_eq!(sample(&after, latency), Some(2.0), "{after}");
-    let unknown = "jiffy_requests_total{code=\"INVALID_ARGUMENT\",rpc=\"unknown\"}";
+    let unknown =
+        "jiffy_requests_total{code=\"INVALID_ARGUMENT\",rpc=\"unknown\",transport=\"grpc\"}";
     assert_eq!(sample(&after, unknown), None, "{after}");
 }
 
@@ -123,6 +125,6 @@ async fn a_path_outside_the_catalogue_is_named() {
     );
 
     let metrics = server.metrics().await;
-    let unknown = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"unknown\"}";
+    let unknown = "jiffy_requests_total{code=\"UNIMPLEMENTED\",rpc=\"unknown\",transport=\"grpc\"}";
     assert_eq!(sample(&metrics, unknown), Some(4.0), "{metrics}");
 }

@@ -91,7 +91,7 @@ async fn return_error_fails_the_first_error_count_calls_per_request_id() {
     assert_eq!(
         sample(
             &metrics,
-            "jiffy_requests_total{code=\"UNAVAILABLE\",rpc=\"Get\"}"
+            "jiffy_requests_total{code=\"UNAVAILABLE\",rpc=\"Get\",transport=\"grpc\"}"
         ),
         Some(3.0)
     );

@@ -126,7 +126,7 @@ async fn a_thousand_clients_connected_and_calling_at_once() {
     assert_eq!(
         process_metric(
             &server,
-            r#"jiffy_requests_total{code="OK",rpc="Increment"}"#
+            r#"jiffy_requests_total{code="OK",rpc="Increment",transport="grpc"}"#
         )
         .await,
         CLIENTS as f64

@@ -75,7 +75,10 @@ async fn more_requests_than_streams_queue_on_one_connection() {
     }
     let metrics = server.metrics().await;
     assert_eq!(
-        sample(&metrics, "jiffy_requests_total{code=\"OK\",rpc=\"Set\"}"),
+        sample(
+            &metrics,
+            "jiffy_requests_total{code=\"OK\",rpc=\"Set\",transport=\"grpc\"}"
+        ),
         Some(200.0)
     );
     // The in-flight peak is what SDK tests read to prove their cap: it must
@@ -113,13 +116,16 @@ async fn metrics_count_requests_latency_and_items() {
         .await;
     let text = server.metrics().await;
     let count = |series: &str| sample(&text, series).unwrap_or_else(|| panic!("{series}\n{text}"));
-    assert_eq!(count("jiffy_requests_total{code=\"OK\",rpc=\"Get\"}"), 1.0);
     assert_eq!(
-        count("jiffy_requests_total{code=\"NOT_FOUND\",rpc=\"Get\"}"),
+        count("jiffy_requests_total{code=\"OK\",rpc=\"Get\",transport=\"grpc\"}"),
         1.0
     );
     assert_eq!(
-        count("jiffy_request_duration_seconds_count{rpc=\"Get\"}"),
+        count("jiffy_requests_total{code=\"NOT_FOUND\",rpc=\"Get\",transport=\"grpc\"}"),
+        1.0
+    );
+    assert_eq!(
+        count("jiffy_request_duration_seconds_count{rpc=\"Get\",transport=\"grpc\"}"),
         2.0
     );
     assert_eq!(count("jiffy_items"), 1.0);

@@ -377,9 +377,9 @@ async fn metrics_count_messages_subscribers_and_discontinuities() {
         metric(&after, "jiffy_topic_memory_limit_bytes"),
         (64 << 20) as f64
     );
-    let published = r#"jiffy_requests_total{code="OK",rpc="Publish"}"#;
+    let published = r#"jiffy_requests_total{code="OK",rpc="Publish",transport="grpc"}"#;
     assert_eq!(metric(&after, published), 3.0);
-    let subscribed = r#"jiffy_request_duration_seconds_count{rpc="Subscribe"}"#;
+    let subscribed = r#"jiffy_request_duration_seconds_count{rpc="Subscribe",transport="grpc"}"#;
     assert_eq!(metric(&after, subscribed), 2.0);
     drop((reader, resumed));
     let deadline = std::time::Instant::now() + Duration::from_secs(5);

@@ -75,7 +75,7 @@ async function serverBuckets(metricsPort) {
   );
   const buckets = new Map();
   for (const line of text.split('\n')) {
-    const m = /^jiffy_request_duration_seconds_bucket\{rpc="(Get|Set)",le="([^"]+)"\} (\d+)/.exec(line);
+    const m = /^jiffy_request_duration_seconds_bucket\{rpc="(Get|Set)",transport="grpc",le="([^"]+)"\} (\d+)/.exec(line);
     if (m) buckets.set(m[2], (buckets.get(m[2]) ?? 0) + Number(m[3]));
   }
   return buckets;

@@ -29,7 +29,7 @@ RECOVERY_LIMIT = 5.0
 # Longer than the longest reconnect backoff of a channel that was idle-failing.
 LOAD_AFTER_RECOVERY = 2.5
 CACHE = "faults"
-INCREMENTS_ANSWERED = 'jiffy_request_duration_seconds_count{rpc="Increment"}'
+INCREMENTS_ANSWERED = 'jiffy_request_duration_seconds_count{rpc="Increment",transport="grpc"}'
 # No in-flight cap: a call queued behind the cap while the server was down is
 # sent for the first time after the restart. That is right, but it would blur
 # the count of Increments below.

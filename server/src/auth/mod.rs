@@ -27,6 +27,7 @@ use tonic::Status;
 pub use claims::{CacheScope, Claims, Role};
 pub use layer::AuthLayer;
 pub use secret::Secret;
+pub(crate) use verifier::check_expiry;
 pub use verifier::{Rejection, Verifier};
 
 /// The verified claims of the call's token, in the request's extensions.
@@ -47,7 +48,7 @@ pub fn may_see(grant: Option<&Grant>, cache: &str) -> bool {
     grant.is_none_or(|Grant(claims)| claims.caches.allows(cache))
 }
 
-fn permission_denied(rpc: &str, cache: &str) -> Status {
+pub(crate) fn permission_denied(rpc: &str, cache: &str) -> Status {
     Status::permission_denied(format!(
         "{rpc} on cache `{cache}`: the token's caches do not include it"
     ))

@@ -83,7 +83,7 @@ impl Verifier {
     }
 }
 
-fn check_expiry(claims: &Claims) -> Result<(), Rejection> {
+pub(crate) fn check_expiry(claims: &Claims) -> Result<(), Rejection> {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -95,13 +95,25 @@ async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
         Some(address) => Some(bind(address).await?),
         None => None,
     };
+    let protosocket_listener = match config.protosocket_listen {
+        Some(address) => Some(bind(address).await?),
+        None => None,
+    };
     if let Some(metrics) = &metrics_listener {
         println!("metrics listening on {}", metrics.local_addr()?);
+    }
+    if let Some(protosocket) = &protosocket_listener {
+        println!("protosocket listening on {}", protosocket.local_addr()?);
     }
     // Scripts wait for this line: the listener is bound and accepting.
     println!("listening on {}", listener.local_addr()?);
     std::io::stdout().flush()?;
-    jiffy_server::run(listener, metrics_listener, config, shutdown_signal()).await
+    let listeners = jiffy_server::server::Listeners {
+        grpc: listener,
+        metrics: metrics_listener,
+        protosocket: protosocket_listener,
+    };
+    jiffy_server::server::run_with(listeners, config, shutdown_signal()).await
 }
 
 async fn bind(address: std::net::SocketAddr) -> Result<TcpListener, jiffy_server::BoxError> {

@@ -75,10 +75,15 @@ pub enum CloseReason {
     Shutdown,
     /// It held the most of the in-flight bytes when they ran out.
     InFlightLimit,
+    /// Protosocket: a frame over the size limit.
+    FrameTooLarge,
+    /// Protosocket: bytes that are no frame (a bad length or message), or a
+    /// frame cut short by the end of the stream or `--request-timeout`.
+    BadFrame,
 }
 
 impl CloseReason {
-    pub const ALL: [CloseReason; 11] = [
+    pub const ALL: [CloseReason; 13] = [
         CloseReason::ClientClosed,
         CloseReason::HandshakeTimeout,
         CloseReason::HandshakeFailed,
@@ -90,6 +95,8 @@ impl CloseReason {
         CloseReason::KeepaliveTimeout,
         CloseReason::Shutdown,
         CloseReason::InFlightLimit,
+        CloseReason::FrameTooLarge,
+        CloseReason::BadFrame,
     ];
 
     pub fn label(self) -> &'static str {
@@ -105,6 +112,8 @@ impl CloseReason {
             CloseReason::KeepaliveTimeout => "keepalive_timeout",
             CloseReason::Shutdown => "shutdown",
             CloseReason::InFlightLimit => "in_flight_limit",
+            CloseReason::FrameTooLarge => "frame_too_large",
+            CloseReason::BadFrame => "bad_frame",
         }
     }
 }

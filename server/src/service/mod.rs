@@ -76,13 +76,24 @@ impl<S: Storage> DataPlane<S> {
         if name.is_empty() {
             return Err(Error::MissingCacheHeader);
         }
+        self.cache_named(name)
+    }
+
+    /// The cache called `name`, however the call named it (the `cache`
+    /// header here, a field of the message on the protosocket port).
+    pub(crate) fn cache_named(&self, name: &str) -> Result<S::Cache, Error> {
+        if name.is_empty() {
+            return Err(Error::InvalidCacheName("it must not be empty".into()));
+        }
         if name.len() > MAX_CACHE_NAME_LEN {
             // No cache can have this name. Still NOT_FOUND, as for any unknown
-            // cache (the official SDKs expect it), but without echoing a header
+            // cache (the official SDKs expect it), but without echoing a name
             // of up to 16 KiB back into the message and the client's logs.
+            let end = (0..=32).rev().find(|&i| name.is_char_boundary(i));
+            let end = end.unwrap_or(0);
             return Err(Error::CacheNotFound(format!(
                 "{}... ({} bytes)",
-                &name[..32],
+                &name[..end],
                 name.len()
             )));
         }

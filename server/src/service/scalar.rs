@@ -1,6 +1,7 @@
 //! `cache_client.Scs`: the single-item calls on scalar values. Batches live
 //! in `batch.rs`; `scs.rs` routes the calls here.
 
+use bytes::Bytes;
 use futures_util::future::try_join_all;
 use tonic::{Request, Response};
 
@@ -21,10 +22,18 @@ pub(super) async fn get<S: Storage>(
     request: Request<GetRequest>,
 ) -> Answer<GetResponse> {
     let cache = plane.cache(&request)?;
-    let key = &request.get_ref().cache_key;
-    plane.limits.check_key(key)?;
-    let value = plane.lookup(&cache, key).await?;
+    let value = get_item(plane, &cache, &request.get_ref().cache_key).await?;
     Ok(Response::new(super::batch::get_response(value)))
+}
+
+/// Get on either port: the key checked, the item looked up and counted.
+pub(crate) async fn get_item<S: Storage>(
+    plane: &DataPlane<S>,
+    cache: &S::Cache,
+    key: &[u8],
+) -> Result<Option<Bytes>, Error> {
+    plane.limits.check_key(key)?;
+    plane.lookup(cache, key).await
 }
 
 pub(super) async fn set<S: Storage>(
@@ -33,17 +42,30 @@ pub(super) async fn set<S: Storage>(
 ) -> Answer<SetResponse> {
     let cache = plane.cache(&request)?;
     let item = request.get_ref();
-    let ttl = plane
-        .limits
-        .check_item(&item.cache_key, &item.cache_body, item.ttl_milliseconds)?;
-    plane
-        .store
-        .set(&cache, &item.cache_key, &item.cache_body, ttl)
-        .await?;
+    set_item(
+        plane,
+        &cache,
+        &item.cache_key,
+        &item.cache_body,
+        item.ttl_milliseconds,
+    )
+    .await?;
     Ok(Response::new(SetResponse {
         result: ECacheResult::Ok.into(),
         message: String::new(),
     }))
+}
+
+/// Set on either port: the item checked against the limits, then stored.
+pub(crate) async fn set_item<S: Storage>(
+    plane: &DataPlane<S>,
+    cache: &S::Cache,
+    key: &[u8],
+    value: &[u8],
+    ttl_milliseconds: u64,
+) -> Result<(), Error> {
+    let ttl = plane.limits.check_item(key, value, ttl_milliseconds)?;
+    plane.store.set(cache, key, value, ttl).await
 }
 
 pub(super) async fn set_if<S: Storage>(
@@ -114,10 +136,18 @@ pub(super) async fn delete<S: Storage>(
     request: Request<DeleteRequest>,
 ) -> Answer<DeleteResponse> {
     let cache = plane.cache(&request)?;
-    let key = &request.get_ref().cache_key;
-    plane.limits.check_key(key)?;
-    plane.store.delete(&cache, key).await?;
+    delete_item(plane, &cache, &request.get_ref().cache_key).await?;
     Ok(Response::new(DeleteResponse {}))
+}
+
+/// Delete on either port.
+pub(crate) async fn delete_item<S: Storage>(
+    plane: &DataPlane<S>,
+    cache: &S::Cache,
+    key: &[u8],
+) -> Result<(), Error> {
+    plane.limits.check_key(key)?;
+    plane.store.delete(cache, key).await
 }
 
 pub(super) async fn keys_exist<S: Storage>(

@@ -22,6 +22,8 @@ use tonic::{Code, Request, Status};
 pub struct TestServer {
     pub addr: SocketAddr,
     pub metrics_addr: SocketAddr,
+    /// With `--protosocket-listen`: the protosocket port (on a free port).
+    pub protosocket_addr: Option<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     pub handle: tokio::task::JoinHandle<Result<(), jiffy_server::BoxError>>,
 }
@@ -41,10 +43,19 @@ impl TestServer {
         let metrics = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let metrics_addr = metrics.local_addr().unwrap();
+        let protosocket = match config.protosocket_listen {
+            Some(_) => Some(TcpListener::bind("127.0.0.1:0").await.unwrap()),
+            None => None,
+        };
+        let protosocket_addr = protosocket.as_ref().map(|l| l.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(jiffy_server::run(
-            listener,
-            Some(metrics),
+        let listeners = jiffy_server::server::Listeners {
+            grpc: listener,
+            metrics: Some(metrics),
+            protosocket,
+        };
+        let handle = tokio::spawn(jiffy_server::server::run_with(
+            listeners,
             config,
             async move {
                 let _ = stopped.await;
@@ -53,6 +64,7 @@ impl TestServer {
         TestServer {
             addr,
             metrics_addr,
+            protosocket_addr,
             stop: Some(stop),
             handle,
         }
@@ -253,6 +265,9 @@ pub struct ServerProcess {
     pub child: Child,
     pub addr: SocketAddr,
     pub metrics_addr: Option<SocketAddr>,
+    /// With `--protosocket-listen`: the port its `protosocket listening on`
+    /// line printed.
+    pub protosocket_addr: Option<SocketAddr>,
 }
 
 impl ServerProcess {
@@ -266,15 +281,19 @@ impl ServerProcess {
             .unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut metrics_addr = None;
+        let mut protosocket_addr = None;
         for line in lines.by_ref() {
             let line = line.unwrap();
             if let Some(addr) = line.strip_prefix("metrics listening on ") {
                 metrics_addr = Some(addr.parse().unwrap());
+            } else if let Some(addr) = line.strip_prefix("protosocket listening on ") {
+                protosocket_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("listening on ") {
                 return ServerProcess {
                     child,
                     addr: addr.parse().unwrap(),
                     metrics_addr,
+                    protosocket_addr,
                 };
             }
         }

@@ -40,7 +40,7 @@ for (const transport of TRANSPORTS) {
     });
 
     async function attempts(rpc: string): Promise<number> {
-      return (await server.metric(`jiffy_request_duration_seconds_count{rpc="${rpc}"}`)) ?? 0;
+      return (await server.metric(`jiffy_request_duration_seconds_count{rpc="${rpc}",transport="grpc"}`)) ?? 0;
     }
 
     async function clientWith(headers: Record<string, string>, options: CacheClientOptions = {}): Promise<CacheClient> {

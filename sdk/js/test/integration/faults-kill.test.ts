@@ -25,7 +25,7 @@ const RECOVERY_LIMIT_MS = 5_000;
 const LOAD_AFTER_RECOVERY_MS = 2_500;
 const CACHE = 'faults';
 const OPS = ['set', 'get', 'increment'] as const;
-const INCREMENTS_ANSWERED = 'jiffy_request_duration_seconds_count{rpc="Increment"}';
+const INCREMENTS_ANSWERED = 'jiffy_request_duration_seconds_count{rpc="Increment",transport="grpc"}';
 
 interface Outcome {
   op: (typeof OPS)[number];

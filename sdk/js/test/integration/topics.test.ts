@@ -315,13 +315,13 @@ for (const transport of TRANSPORTS) {
     });
 
     test('publish is never retried', async () => {
-      const before = (await server.metric('jiffy_request_duration_seconds_count{rpc="Publish"}')) ?? 0;
+      const before = (await server.metric('jiffy_request_duration_seconds_count{rpc="Publish",transport="grpc"}')) ?? 0;
       const faults = { 'return-error': 'unavailable', 'error-rpcs': 'publish', 'error-count': '1' };
       const faulty = await client({ channelFactory: await withHeaders(transport, faults) });
       try {
         const subscription = await publisher.subscribe(CACHE, 'once');
         await assert.rejects(faulty.publish(CACHE, 'once', 'lost'), ConnectionError);
-        const after = (await server.metric('jiffy_request_duration_seconds_count{rpc="Publish"}')) ?? 0;
+        const after = (await server.metric('jiffy_request_duration_seconds_count{rpc="Publish",transport="grpc"}')) ?? 0;
         assert.equal(after - before, 1);
         await faulty.publish(CACHE, 'once', 'sent');
         const [message] = await take(subscription, 1);

@@ -1,0 +1,404 @@
+//! One protosocket connection: commands read in order, run concurrently,
+//! answered as each finishes (the message id pairs them up).
+//!
+//! - Authenticate is answered in line, so the commands read after it run
+//!   with its session. Every other command runs in a task of its own.
+//! - At most `max_in_flight` commands run at once; past it the connection
+//!   is not read until one finishes, which holds back the client through
+//!   TCP instead of buffering without bound.
+//! - Answers go to the socket through a queue of `max_in_flight` frames; a
+//!   write that makes no progress for `send_timeout` closes the connection
+//!   (a client that never reads).
+//! - A cancel (control code 1) aborts the command in flight under its id,
+//!   and nothing is answered; a cancel for no such command is ignored.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{mpsc, watch};
+use tokio::task::{AbortHandle, JoinSet};
+use tokio::time::Instant;
+use tonic::Code;
+
+use super::auth::{authenticate, Session};
+use super::dispatch::{self, Context};
+use super::framing::{encode, FrameError, FrameReader};
+use crate::backend::Storage;
+use crate::listener::CloseReason;
+use crate::metrics::{InFlightGuard, Metrics, RpcId, Transport};
+use crate::proto::protosocket::cache::cache_command::RpcKind;
+use crate::proto::protosocket::cache::cache_response::Kind;
+use crate::proto::protosocket::cache::unary::Command;
+use crate::proto::protosocket::cache::{AuthenticateResponse, CacheCommand, CacheResponse};
+use crate::rpcs::{self, Rpc};
+
+/// The control codes of protosocket-rpc.
+const NORMAL: u32 = 0;
+const CANCEL: u32 = 1;
+
+/// What a connection may use and how long it may take.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The largest frame read (`--max-request-size`).
+    pub max_frame: usize,
+    /// Commands run at once (`--max-concurrent-streams`).
+    pub max_in_flight: usize,
+    /// From accepting to the first frame (`--handshake-timeout`).
+    pub first_frame_timeout: Duration,
+    /// From a frame's first byte to its last (`--request-timeout`).
+    pub frame_timeout: Duration,
+    /// A write of answers without progress (`--send-timeout`).
+    pub send_timeout: Duration,
+}
+
+/// Serves one connection until it ends; says why it did.
+pub async fn serve<S, IO>(
+    context: Arc<Context<S>>,
+    limits: Limits,
+    io: IO,
+    mut stop: watch::Receiver<bool>,
+) -> CloseReason
+where
+    S: Storage,
+    IO: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let (read_half, write_half) = tokio::io::split(io);
+    let mut reader = FrameReader::new(read_half, limits.max_frame, limits.frame_timeout);
+    let (answers, outbox) = mpsc::channel(limits.max_in_flight);
+    let writer = write_answers(write_half, outbox, limits.send_timeout);
+    tokio::pin!(writer);
+    let mut connection = Connection {
+        context,
+        session: Session::Unauthenticated,
+        in_flight: HashMap::new(),
+        tasks: JoinSet::new(),
+        answers,
+    };
+    let first_frame = tokio::time::sleep(limits.first_frame_timeout);
+    tokio::pin!(first_frame);
+    let mut framed = false;
+    loop {
+        let room = connection.tasks.len() < limits.max_in_flight;
+        let command = tokio::select! {
+            result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
+            _ = stop.changed() => break,
+            Some(done) = connection.tasks.join_next_with_id(), if !connection.tasks.is_empty() => {
+                if let Ok((task, id)) = done {
+                    connection.finished(id, task);
+                }
+                continue;
+            }
+            () = &mut first_frame, if !framed => return CloseReason::HandshakeTimeout,
+            frame = reader.next(), if room => frame,
+        };
+        framed = true;
+        let command = match command {
+            Ok(Some(command)) => command,
+            Ok(None) => break,
+            Err(FrameError::TooLarge { .. }) => return CloseReason::FrameTooLarge,
+            Err(error) => {
+                tracing::debug!(%error, "protosocket: closing a connection");
+                return CloseReason::BadFrame;
+            }
+        };
+        if let Some(answer) = connection.take(command) {
+            let sent = tokio::select! {
+                sent = connection.answers.send(answer) => sent,
+                result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
+            };
+            if sent.is_err() {
+                return CloseReason::ClientClosed;
+            }
+        }
+    }
+    // The client has finished sending, or the server is stopping: the
+    // commands in flight finish and their answers are sent, then it closes.
+    let stopping = *stop.borrow();
+    let Connection { answers, tasks, .. } = connection;
+    drop(answers);
+    let mut tasks = tasks;
+    loop {
+        tokio::select! {
+            done = tasks.join_next() => if done.is_none() { break },
+            result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
+        }
+    }
+    match writer.await {
+        Err(reason) => reason,
+        Ok(()) if stopping => CloseReason::Shutdown,
+        Ok(()) => CloseReason::ClientClosed,
+    }
+}
+
+struct Connection<S> {
+    context: Arc<Context<S>>,
+    session: Session,
+    /// The commands running, by message id, with their task's id so that a
+    /// finished task cannot remove a later command that reused its id.
+    in_flight: HashMap<u64, (tokio::task::Id, AbortHandle)>,
+    tasks: JoinSet<u64>,
+    answers: mpsc::Sender<Bytes>,
+}
+
+impl<S: Storage> Connection<S> {
+    /// Starts or cancels one command; the frame to answer at once, if any.
+    fn take(&mut self, command: CacheCommand) -> Option<Bytes> {
+        let id = command.message_id;
+        let reply = |kind| {
+            Some(encode(&CacheResponse {
+                message_id: id,
+                control_code: NORMAL,
+                kind: Some(kind),
+            }))
+        };
+        let unary = match (command.control_code, command.rpc_kind) {
+            (CANCEL, _) => {
+                if let Some((_, task)) = self.in_flight.remove(&id) {
+                    task.abort();
+                }
+                return None;
+            }
+            (NORMAL, Some(RpcKind::Unary(unary))) => unary,
+            (NORMAL, None) => {
+                return reply(self.refuse(None, Code::Unimplemented, &unknown_command()));
+            }
+            (code, _) => {
+                let message = format!(
+                    "unknown control code {code}: this server knows 0 (a command) and 1 (cancel)"
+                );
+                return reply(self.refuse(None, Code::InvalidArgument, &message));
+            }
+        };
+        let (name, command) = match unary.command {
+            Some(Command::Auth(auth)) => {
+                let verifier = self.context.verifier.as_deref();
+                return match authenticate(verifier, &auth.token) {
+                    Ok(session) => {
+                        self.session = session;
+                        reply(Kind::Auth(AuthenticateResponse {}))
+                    }
+                    Err(status) => {
+                        self.session = Session::Unauthenticated;
+                        reply(dispatch::error(status.code(), status.message()))
+                    }
+                };
+            }
+            Some(command @ Command::Get(_)) => ("get", command),
+            Some(command @ Command::Set(_)) => ("set", command),
+            Some(command @ Command::Delete(_)) => ("delete", command),
+            None => return reply(self.refuse(None, Code::Unimplemented, &unknown_command())),
+        };
+        let rpc = rpcs::protosocket_call(name).expect("every data command is catalogued");
+        if self.in_flight.contains_key(&id) {
+            let message = format!(
+                "message id {id} is already in flight on this connection; ids must be unique among the commands in flight"
+            );
+            return reply(self.refuse(Some(rpc), Code::InvalidArgument, &message));
+        }
+        let call = Call::start(&self.context.metrics, rpc);
+        let (context, session) = (self.context.clone(), self.session.clone());
+        let answers = self.answers.clone();
+        let task = self.tasks.spawn(async move {
+            let mut call = call;
+            let outcome = dispatch::data(&context, &session, rpc, command).await;
+            call.finish(outcome.code);
+            let frame = encode(&CacheResponse {
+                message_id: id,
+                control_code: NORMAL,
+                kind: Some(outcome.kind),
+            });
+            let _ = answers.send(frame).await;
+            id
+        });
+        self.in_flight.insert(id, (task.id(), task));
+        None
+    }
+
+    /// A command answered with an error before it ran, counted.
+    fn refuse(&self, rpc: Option<&Rpc>, code: Code, message: &str) -> Kind {
+        let metrics = &self.context.metrics;
+        let id = metrics.rpc_id(rpc.map_or("", |rpc| rpc.path));
+        metrics.observe_on(Transport::Protosocket, id, code as usize, Duration::ZERO);
+        dispatch::error(code, message)
+    }
+
+    fn finished(&mut self, id: u64, task: tokio::task::Id) {
+        if self
+            .in_flight
+            .get(&id)
+            .is_some_and(|(running, _)| *running == task)
+        {
+            self.in_flight.remove(&id);
+        }
+    }
+}
+
+fn unknown_command() -> String {
+    "unknown command: this server serves auth, get, set and delete over protosocket".to_owned()
+}
+
+/// One command's metrics: counted when answered, or as CANCELLED when its
+/// task is aborted first.
+struct Call {
+    metrics: Arc<Metrics>,
+    rpc: RpcId,
+    started: Instant,
+    answered: bool,
+    _in_flight: InFlightGuard,
+}
+
+impl Call {
+    fn start(metrics: &Arc<Metrics>, rpc: &Rpc) -> Call {
+        Call {
+            metrics: metrics.clone(),
+            rpc: metrics.rpc_id(rpc.path),
+            started: Instant::now(),
+            answered: false,
+            _in_flight: metrics.start_call(),
+        }
+    }
+
+    fn finish(&mut self, code: Code) {
+        self.answered = true;
+        let elapsed = self.started.elapsed();
+        let transport = Transport::Protosocket;
+        self.metrics
+            .observe_on(transport, self.rpc, code as usize, elapsed);
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.finish(Code::Cancelled);
+        }
+    }
+}
+
+/// Writes answers as they come, several to a write when they queue up;
+/// ends when the queue closes, or with why the connection must close.
+async fn write_answers<W: AsyncWrite>(
+    io: W,
+    mut outbox: mpsc::Receiver<Bytes>,
+    send_timeout: Duration,
+) -> Result<(), CloseReason> {
+    let io = BufWriter::with_capacity(64 << 10, io);
+    tokio::pin!(io);
+    while let Some(frame) = outbox.recv().await {
+        let batch = async {
+            io.write_all(&frame).await?;
+            while let Ok(more) = outbox.try_recv() {
+                io.write_all(&more).await?;
+            }
+            io.flush().await
+        };
+        match tokio::time::timeout(send_timeout, batch).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(CloseReason::ClientClosed),
+            Err(_) => return Err(CloseReason::SendTimeout),
+        }
+    }
+    let _ = tokio::time::timeout(send_timeout, io.shutdown()).await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::proto::protosocket::cache::GetCommand;
+    use crate::service::DataPlane;
+    use crate::store::{Store, StoreConfig};
+
+    fn connection() -> (Connection<Arc<Store>>, mpsc::Receiver<Bytes>) {
+        let config = Config::defaults();
+        let store = Store::new(StoreConfig {
+            max_memory: config.max_memory,
+            max_caches: config.max_caches,
+        });
+        let metrics = Metrics::new(None, config.max_memory);
+        let context = Context {
+            plane: DataPlane::new(store, config.limits, metrics.lookups()),
+            verifier: None,
+            metrics,
+            max_value: 1 << 20,
+        };
+        let (answers, outbox) = mpsc::channel(8);
+        let connection = Connection {
+            context: Arc::new(context),
+            session: Session::Open,
+            in_flight: HashMap::new(),
+            tasks: JoinSet::new(),
+            answers,
+        };
+        (connection, outbox)
+    }
+
+    fn get(id: u64) -> CacheCommand {
+        CacheCommand {
+            message_id: id,
+            control_code: NORMAL,
+            rpc_kind: Some(RpcKind::Unary(crate::proto::protosocket::cache::Unary {
+                command: Some(Command::Get(GetCommand {
+                    namespace: "c".into(),
+                    key: "k".into(),
+                })),
+            })),
+        }
+    }
+
+    /// On one thread the first command cannot run before the second is
+    /// taken, so the second meets it in flight.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_duplicate_id_in_flight_is_refused_and_the_first_runs() {
+        let (mut connection, mut outbox) = connection();
+        assert!(connection.take(get(5)).is_none());
+        let refused = connection.take(get(5)).expect("answered at once");
+        let refused = CacheResponse::decode_length_delimited(refused).unwrap();
+        assert_eq!(refused.message_id, 5);
+        let Some(Kind::Error(error)) = refused.kind else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(error.code, Code::InvalidArgument as i32);
+        assert!(error.message.contains("already in flight"));
+        while let Some(done) = connection.tasks.join_next_with_id().await {
+            let (task, id) = done.unwrap();
+            connection.finished(id, task);
+        }
+        assert!(connection.in_flight.is_empty());
+        let first = CacheResponse::decode_length_delimited(outbox.recv().await.unwrap()).unwrap();
+        assert_eq!(first.message_id, 5);
+        // The cache does not exist: the first command ran and said so.
+        let Some(Kind::Error(error)) = first.kind else {
+            panic!("{first:?}")
+        };
+        assert_eq!(error.code, Code::NotFound as i32);
+        // Once it finished, the id is free again.
+        assert!(connection.take(get(5)).is_none());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_cancel_aborts_the_command_and_answers_nothing() {
+        let (mut connection, mut outbox) = connection();
+        assert!(connection.take(get(3)).is_none());
+        let cancel = CacheCommand {
+            message_id: 3,
+            control_code: CANCEL,
+            rpc_kind: None,
+        };
+        assert!(connection.take(cancel).is_none());
+        assert!(connection.in_flight.is_empty());
+        let done = connection.tasks.join_next().await.unwrap();
+        assert!(done.unwrap_err().is_cancelled());
+        drop(connection);
+        assert!(
+            outbox.recv().await.is_none(),
+            "no answer to a cancelled command"
+        );
+    }
+}

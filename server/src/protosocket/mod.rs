@@ -1,0 +1,123 @@
+//! The protosocket port (`--protosocket-listen`): Momento's protosocket
+//! cache protocol, Get, Set and Delete on the same store as the gRPC port.
+//!
+//! On the wire each message is a frame: its length as a protobuf varint,
+//! then a `CacheCommand` (client) or `CacheResponse` (server) of
+//! `proto/protosocket/cache.proto`. The first command on a connection is
+//! Authenticate; then commands may be pipelined, and answers come back as
+//! they finish, paired by message id.
+//!
+//! The framing is ours, over prost's length-delimited decoding and tokio,
+//! rather than the `protosocket-rpc` crate's server: that server owns the
+//! accept loop and each socket (its own listener trait, spawner and
+//! runtime), which leaves no place for what every connection of ours has:
+//! the connection cap, the TLS handshake deadline, the send timeout, the
+//! count of closes by reason, and answering before a command is read
+//! (Authenticate first). Its wire format is small enough that the reader in
+//! [`framing`] is a few dozen lines, and is tested against split and bad
+//! input.
+//!
+//! - [`framing`] — frames in and out, and the largest value an answer carries.
+//! - [`connection`] — one connection: in-flight commands, cancel, answers.
+//! - [`dispatch`] — each command, through the gRPC handlers' code.
+//! - [`auth`] — the session Authenticate opens, checked per command.
+
+pub mod auth;
+pub mod connection;
+pub mod dispatch;
+pub mod framing;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+
+use crate::backend::Storage;
+use crate::listener::CloseReason;
+use crate::metrics::Metrics;
+pub use connection::Limits;
+pub use dispatch::Context;
+
+/// How long to wait after an accept error before accepting again.
+const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Serves `listener` until `shutdown` completes; then stops accepting, lets
+/// each connection finish the commands it has read and send their answers,
+/// and returns once all have closed.
+pub async fn serve<S: Storage>(
+    listener: TcpListener,
+    context: Arc<Context<S>>,
+    limits: Limits,
+    max_connections: usize,
+    handshake_timeout: Duration,
+    tls: Option<TlsAcceptor>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let metrics = context.metrics.clone();
+    let (stopping, stop) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            () = &mut shutdown => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => stream,
+                Err(error) => {
+                    tracing::warn!(%error, "protosocket accept failed; retrying");
+                    tokio::time::sleep(ACCEPT_ERROR_BACKOFF).await;
+                    continue;
+                }
+            },
+        };
+        if connections.len() >= max_connections {
+            metrics.connection_closed(CloseReason::OverLimit);
+            continue;
+        }
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        let open = Open::new(metrics.clone());
+        let (context, limits, tls, stop) =
+            (context.clone(), limits.clone(), tls.clone(), stop.clone());
+        connections.spawn(async move {
+            let reason = match tls {
+                None => connection::serve(context, limits, stream, stop).await,
+                Some(tls) => {
+                    match tokio::time::timeout(handshake_timeout, tls.accept(stream)).await {
+                        Ok(Ok(stream)) => connection::serve(context, limits, stream, stop).await,
+                        Ok(Err(_)) => CloseReason::HandshakeFailed,
+                        Err(_) => CloseReason::HandshakeTimeout,
+                    }
+                }
+            };
+            open.metrics.connection_closed(reason);
+        });
+    }
+    drop(listener);
+    let _ = stopping.send(true);
+    while connections.join_next().await.is_some() {}
+}
+
+/// Counts a connection as open until it drops.
+struct Open {
+    metrics: Arc<Metrics>,
+}
+
+impl Open {
+    fn new(metrics: Arc<Metrics>) -> Open {
+        metrics.open_connections.inc();
+        metrics.connections.inc();
+        Open { metrics }
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.metrics.open_connections.dec();
+    }
+}

@@ -1,0 +1,620 @@
+//! The protosocket port (`--protosocket-listen`) of the real server binary,
+//! spoken to by a small client written here: frames of a varint length and
+//! a protobuf message over a TCP (or TLS) socket.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::{Buf, BytesMut};
+use common::stores::{on_both_stores, Store};
+use common::{create_cache, process_metric, sample, scrape, ServerProcess};
+use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use jiffy_server::proto::protosocket::cache::cache_command::RpcKind;
+use jiffy_server::proto::protosocket::cache::cache_response::Kind;
+use jiffy_server::proto::protosocket::cache::unary::Command;
+use jiffy_server::proto::protosocket::cache::{
+    AuthenticateCommand, CacheCommand, CacheResponse, DeleteCommand, GetCommand, SetCommand, Unary,
+};
+use jiffy_server::proto::protosocket::common::Status;
+use prost::Message;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// How long any one answer may take before the test fails.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The id the official client authenticates with.
+const AUTH_ID: u64 = 0xDEAD_BEEF;
+
+/// A protosocket client over any stream.
+struct Client<S> {
+    stream: S,
+    buffer: BytesMut,
+}
+
+impl Client<TcpStream> {
+    async fn connect(addr: SocketAddr) -> Self {
+        Client::over(TcpStream::connect(addr).await.unwrap())
+    }
+
+    /// Connected and authenticated with `token`.
+    async fn open(addr: SocketAddr, token: &str) -> Self {
+        let mut client = Client::connect(addr).await;
+        let answer = client.call(AUTH_ID, auth(token)).await;
+        assert_eq!(answer, Kind::Auth(Default::default()));
+        client
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
+    fn over(stream: S) -> Self {
+        Client {
+            stream,
+            buffer: BytesMut::new(),
+        }
+    }
+
+    async fn send(&mut self, id: u64, command: Command) {
+        self.send_raw(&frame(id, command)).await;
+    }
+
+    async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.unwrap();
+    }
+
+    /// The next answer; `None` once the server has closed the connection.
+    async fn recv(&mut self) -> Option<CacheResponse> {
+        tokio::time::timeout(PATIENCE, self.next())
+            .await
+            .expect("no answer in time")
+    }
+
+    async fn next(&mut self) -> Option<CacheResponse> {
+        loop {
+            if let Ok(size) = prost::decode_length_delimiter(&self.buffer[..]) {
+                let prefix = prost::length_delimiter_len(size);
+                if self.buffer.len() >= prefix + size {
+                    self.buffer.advance(prefix);
+                    let message = self.buffer.split_to(size);
+                    return Some(CacheResponse::decode(message).unwrap());
+                }
+            }
+            match self.stream.read_buf(&mut self.buffer).await {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Sends one command and waits for its answer.
+    async fn call(&mut self, id: u64, command: Command) -> Kind {
+        self.send(id, command).await;
+        let answer = self.recv().await.expect("the connection closed");
+        assert_eq!(answer.message_id, id);
+        answer.kind.expect("an answer of some kind")
+    }
+
+    /// True once the server closes the connection (answers read on the way
+    /// are dropped).
+    async fn closed(&mut self) -> bool {
+        let drain = async { while self.next().await.is_some() {} };
+        tokio::time::timeout(PATIENCE, drain).await.is_ok()
+    }
+}
+
+fn frame(id: u64, command: Command) -> Vec<u8> {
+    command_frame(CacheCommand {
+        message_id: id,
+        control_code: 0,
+        rpc_kind: Some(RpcKind::Unary(Unary {
+            command: Some(command),
+        })),
+    })
+}
+
+fn command_frame(command: CacheCommand) -> Vec<u8> {
+    command.encode_length_delimited_to_vec()
+}
+
+fn auth(token: &str) -> Command {
+    Command::Auth(AuthenticateCommand {
+        token: token.to_owned(),
+    })
+}
+
+fn get(cache: &str, key: &str) -> Command {
+    Command::Get(GetCommand {
+        namespace: cache.to_owned(),
+        key: key.as_bytes().to_vec().into(),
+    })
+}
+
+fn set(cache: &str, key: &str, value: &[u8], ttl_ms: u64) -> Command {
+    Command::Set(SetCommand {
+        namespace: cache.to_owned(),
+        key: key.as_bytes().to_vec().into(),
+        value: value.to_vec().into(),
+        ttl_milliseconds: ttl_ms,
+    })
+}
+
+fn delete(cache: &str, key: &str) -> Command {
+    Command::Delete(DeleteCommand {
+        namespace: cache.to_owned(),
+        key: key.as_bytes().to_vec().into(),
+    })
+}
+
+/// The error of an answer: its status and message.
+fn error_of(kind: Kind) -> (Status, String) {
+    match kind {
+        Kind::Error(error) => (error.code(), error.message),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+fn value_of(kind: Kind) -> Option<Vec<u8>> {
+    match kind {
+        Kind::Get(hit) => Some(hit.value.to_vec()),
+        Kind::Error(error)
+            if error.code() == Status::NotFound && error.message == "Key not found" =>
+        {
+            None
+        }
+        other => panic!("expected a hit or a miss, got {other:?}"),
+    }
+}
+
+/// The binary with the protosocket port and metrics on free ports, plus `args`.
+fn spawn(args: &[&str]) -> ServerProcess {
+    let mut all = vec![
+        "--listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "--protosocket-listen",
+        "127.0.0.1:0",
+    ];
+    all.extend_from_slice(args);
+    ServerProcess::spawn(&all, &[])
+}
+
+fn port(server: &ServerProcess) -> SocketAddr {
+    server
+        .protosocket_addr
+        .expect("printed its protosocket port")
+}
+
+async fn with_cache(server: &ServerProcess, cache: &str) {
+    let mut control = ScsControlClient::connect(server.url()).await.unwrap();
+    create_cache(&mut control, cache).await;
+}
+
+async fn closes_for(server: &ServerProcess, reason: &str) -> f64 {
+    let series = format!("jiffy_connections_closed_total{{reason=\"{reason}\"}}");
+    process_metric(server, &series).await
+}
+
+/// Waits until `count` connections have closed for `reason` (the count
+/// follows the close by a moment).
+async fn wait_for_closes(server: &ServerProcess, reason: &str, count: f64) {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let closes = closes_for(server, reason).await;
+        if closes == count {
+            return;
+        }
+        assert!(
+            closes < count && std::time::Instant::now() < deadline,
+            "{closes} closes for {reason}, not {count}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn set_get_hit_miss_delete_and_the_metrics_label() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "any token, auth is off").await;
+    assert_eq!(value_of(client.call(1, get("c", "k")).await), None);
+    assert_eq!(
+        client.call(2, set("c", "k", b"v", 60_000)).await,
+        Kind::Set(Default::default())
+    );
+    assert_eq!(
+        value_of(client.call(3, get("c", "k")).await),
+        Some(b"v".to_vec())
+    );
+    assert_eq!(
+        client.call(4, delete("c", "k")).await,
+        Kind::Delete(Default::default())
+    );
+    assert_eq!(value_of(client.call(5, get("c", "k")).await), None);
+
+    let metrics = scrape(server.metrics_addr.unwrap()).await;
+    let count = |series: &str| sample(&metrics, series).unwrap_or(0.0);
+    // A miss counts as OK, as on the gRPC port.
+    let gets = r#"jiffy_requests_total{code="OK",rpc="Get",transport="protosocket"}"#;
+    assert_eq!(count(gets), 3.0);
+    let sets = r#"jiffy_request_duration_seconds_count{rpc="Set",transport="protosocket"}"#;
+    assert_eq!(count(sets), 1.0);
+    assert_eq!(
+        count(r#"jiffy_requests_total{code="OK",rpc="Get",transport="grpc"}"#),
+        0.0
+    );
+}
+
+#[tokio::test]
+async fn items_expire_after_their_ttl() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    client.call(1, set("c", "k", b"v", 300)).await;
+    assert!(value_of(client.call(2, get("c", "k")).await).is_some());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(value_of(client.call(3, get("c", "k")).await), None);
+}
+
+#[tokio::test]
+async fn a_missing_cache_is_not_a_miss() {
+    let server = spawn(&[]);
+    let mut client = Client::open(port(&server), "").await;
+    for (id, command) in [(1, get("nope", "k")), (2, set("nope", "k", b"v", 1000))] {
+        let (code, message) = error_of(client.call(id, command).await);
+        assert_eq!(code, Status::NotFound);
+        assert_ne!(message, "Key not found");
+        assert!(message.contains("cache `nope` does not exist"), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn values_a_get_answer_could_not_carry_are_refused() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    // The largest value that fits the official client's 4 MiB frames.
+    let largest = vec![1u8; 4_194_279];
+    assert_eq!(
+        client.call(1, set("c", "big", &largest, 60_000)).await,
+        Kind::Set(Default::default())
+    );
+    assert_eq!(
+        value_of(client.call(2, get("c", "big")).await),
+        Some(largest)
+    );
+    let over = vec![2u8; 4_194_280];
+    let (code, message) = error_of(client.call(3, set("c", "over", &over, 60_000)).await);
+    assert_eq!(code, Status::ResourceExhausted);
+    assert!(message.contains("4194279"), "{message}");
+    assert_eq!(value_of(client.call(4, get("c", "over")).await), None);
+    // Over --max-value-size (5 MiB) the gRPC port's error; the frame still
+    // fits under --max-request-size only just, so use a smaller limit.
+    drop(client);
+    let server = spawn(&["--max-value-size", "1KiB", "--max-memory", "1MiB"]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    let (code, message) = error_of(client.call(1, set("c", "k", &[0; 1025], 1000)).await);
+    assert_eq!(code, Status::ResourceExhausted);
+    assert!(message.contains("--max-value-size"), "{message}");
+}
+
+#[tokio::test]
+async fn pipelined_answers_are_matched_by_id() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    // Ids in no order, all sent before any answer is read.
+    let ids: Vec<u64> = (0..200u64).map(|i| (i * 7919) % 1000 + 1).collect();
+    let mut batch = Vec::new();
+    for id in &ids {
+        batch.extend(frame(
+            *id,
+            set("c", &format!("k{id}"), id.to_string().as_bytes(), 60_000),
+        ));
+    }
+    client.send_raw(&batch).await;
+    for _ in &ids {
+        let answer = client.recv().await.unwrap();
+        assert_eq!(answer.kind, Some(Kind::Set(Default::default())));
+    }
+    let mut batch = Vec::new();
+    for id in &ids {
+        batch.extend(frame(*id, get("c", &format!("k{id}"))));
+    }
+    client.send_raw(&batch).await;
+    let mut seen = Vec::new();
+    for _ in &ids {
+        let answer = client.recv().await.unwrap();
+        let value = value_of(answer.kind.unwrap()).unwrap();
+        assert_eq!(value, answer.message_id.to_string().as_bytes());
+        seen.push(answer.message_id);
+    }
+    seen.sort_unstable();
+    let mut expected = ids.clone();
+    expected.sort_unstable();
+    assert_eq!(seen, expected);
+}
+
+#[tokio::test]
+async fn cancels_are_accepted_in_flight_or_not() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    let cancel = |id| {
+        command_frame(CacheCommand {
+            message_id: id,
+            control_code: 1,
+            rpc_kind: None,
+        })
+    };
+    let mut batch = frame(7, set("c", "k", b"v", 60_000));
+    batch.extend(cancel(7));
+    batch.extend(cancel(12345));
+    client.send_raw(&batch).await;
+    // The connection still serves; the Set answered before its cancel or
+    // not at all.
+    client.send(8, get("c", "other")).await;
+    loop {
+        let answer = client.recv().await.expect("still open");
+        match answer.message_id {
+            7 => assert_eq!(answer.kind, Some(Kind::Set(Default::default()))),
+            8 => break,
+            other => panic!("an answer to {other}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn commands_before_authenticate_are_refused_and_change_nothing() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::connect(port(&server)).await;
+    let (code, message) = error_of(client.call(1, set("c", "k", b"v", 60_000)).await);
+    assert_eq!(code, Status::Unauthenticated);
+    assert!(message.contains("authenticate first"), "{message}");
+    assert_eq!(
+        client.call(AUTH_ID, auth("")).await,
+        Kind::Auth(Default::default())
+    );
+    assert_eq!(value_of(client.call(2, get("c", "k")).await), None);
+}
+
+#[tokio::test]
+async fn unknown_commands_and_control_codes_are_answered() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    let no_kind = CacheCommand {
+        message_id: 1,
+        control_code: 0,
+        rpc_kind: None,
+    };
+    // Message id 2, and a Unary whose command is field 99, which this
+    // server does not know: as a newer client would send a newer command.
+    let unknown = [0x10, 0x02, 0x52, 0x03, 0x9a, 0x06, 0x00];
+    let mut unknown_frame = vec![unknown.len() as u8];
+    unknown_frame.extend(unknown);
+    for (id, bytes) in [(1, command_frame(no_kind)), (2, unknown_frame)] {
+        client.send_raw(&bytes).await;
+        let answer = client.recv().await.unwrap();
+        assert_eq!(answer.message_id, id);
+        let (code, message) = error_of(answer.kind.unwrap());
+        assert_eq!(code, Status::Unimplemented);
+        assert!(message.contains("unknown command"), "{message}");
+    }
+    let odd_code = CacheCommand {
+        message_id: 3,
+        control_code: 9,
+        rpc_kind: None,
+    };
+    client.send_raw(&command_frame(odd_code)).await;
+    let (code, _) = error_of(client.recv().await.unwrap().kind.unwrap());
+    assert_eq!(code, Status::InvalidArgument);
+    assert_eq!(value_of(client.call(4, get("c", "k")).await), None);
+}
+
+#[tokio::test]
+async fn bad_frames_close_the_connection_and_nothing_else() {
+    let server = spawn(&["--request-timeout", "1s"]);
+    with_cache(&server, "c").await;
+    let addr = port(&server);
+    let before = |client: &mut Vec<u8>| client.extend(frame(AUTH_ID, auth("")));
+
+    // A length over --max-request-size (5 MiB): closed before the rest.
+    let mut oversized = Vec::new();
+    before(&mut oversized);
+    prost::encode_length_delimiter(6 << 20, &mut oversized).unwrap();
+    oversized.extend([0u8; 64]);
+    // Eleven bytes with the continuation bit set: no varint.
+    let mut no_varint = Vec::new();
+    before(&mut no_varint);
+    no_varint.extend([0xff; 11]);
+    // A whole frame that is no message.
+    let mut garbage = Vec::new();
+    before(&mut garbage);
+    garbage.extend([3, 0xff, 0xff, 0xff]);
+    // Half a Set, then silence: closed after --request-timeout.
+    let mut stalled = Vec::new();
+    before(&mut stalled);
+    let whole = frame(1, set("c", "k", b"value", 60_000));
+    stalled.extend(&whole[..whole.len() / 2]);
+
+    for bytes in [oversized, no_varint, garbage, stalled] {
+        let mut client = Client::connect(addr).await;
+        client.send_raw(&bytes).await;
+        assert!(client.closed().await, "the connection stays open");
+    }
+    // Half a Set, then the end of the stream.
+    let mut client = Client::connect(addr).await;
+    client.send_raw(&whole[..whole.len() - 1]).await;
+    client.stream.shutdown().await.unwrap();
+    assert!(client.closed().await);
+
+    wait_for_closes(&server, "frame_too_large", 1.0).await;
+    wait_for_closes(&server, "bad_frame", 4.0).await;
+    // Still up, and nothing was stored.
+    let mut client = Client::open(addr, "").await;
+    assert_eq!(value_of(client.call(2, get("c", "k")).await), None);
+}
+
+#[tokio::test]
+async fn a_silent_connection_is_closed_after_the_handshake_timeout() {
+    let server = spawn(&["--handshake-timeout", "300ms"]);
+    let mut client = Client::connect(port(&server)).await;
+    assert!(client.closed().await);
+    wait_for_closes(&server, "handshake_timeout", 1.0).await;
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_closed_after_the_send_timeout() {
+    let server = spawn(&["--send-timeout", "1s"]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    let value = vec![9u8; 1 << 20];
+    client.call(1, set("c", "big", &value, 60_000)).await;
+    // 300 answers of 1 MiB: far more than the socket buffers hold.
+    let mut batch = Vec::new();
+    for id in 2..302 {
+        batch.extend(frame(id, get("c", "big")));
+    }
+    client.send_raw(&batch).await;
+    wait_for_closes(&server, "send_timeout", 1.0).await;
+    assert!(client.closed().await);
+    let mut other = Client::open(port(&server), "").await;
+    assert!(value_of(other.call(1, get("c", "big")).await).is_some());
+}
+
+#[tokio::test]
+async fn shutdown_finishes_what_was_read_then_closes() {
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let mut client = Client::open(port(&server), "").await;
+    client.call(1, set("c", "k", b"v", 60_000)).await;
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(client.closed().await);
+}
+
+mod auth_on {
+    use super::*;
+
+    const SECRET: &str = "a-test-secret-that-is-long-enough-for-hs256";
+
+    fn token(secret: &std::path::Path, role: &str, caches: &str) -> String {
+        let output = std::process::Command::new(common::server_binary())
+            .args(["token", "create", "--auth-secret-file"])
+            .arg(secret)
+            .args(["--role", role, "--caches", caches, "--expires-in", "1h"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    #[tokio::test]
+    async fn good_tokens_open_bad_ones_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, SECRET).unwrap();
+        let server = spawn(&["--auth-secret-file", secret.to_str().unwrap()]);
+        let admin = token(&secret, "admin", "all");
+        let mut control = ScsControlClient::connect(server.url()).await.unwrap();
+        let mut request =
+            tonic::Request::new(jiffy_server::proto::control_client::CreateCacheRequest {
+                cache_name: "c".into(),
+            });
+        request
+            .metadata_mut()
+            .insert("authorization", admin.parse().unwrap());
+        control.create_cache(request).await.unwrap();
+        let addr = port(&server);
+
+        let mut writer = Client::open(addr, &token(&secret, "write", "c")).await;
+        writer.call(1, set("c", "k", b"v", 60_000)).await;
+        assert!(value_of(writer.call(2, get("c", "k")).await).is_some());
+
+        let mut reader = Client::open(addr, &token(&secret, "read", "c")).await;
+        assert!(value_of(reader.call(1, get("c", "k")).await).is_some());
+        let (code, _) = error_of(reader.call(2, delete("c", "k")).await);
+        assert_eq!(code, Status::PermissionDenied);
+        let mut elsewhere = Client::open(addr, &token(&secret, "write", "d")).await;
+        let (code, _) = error_of(elsewhere.call(1, get("c", "k")).await);
+        assert_eq!(code, Status::PermissionDenied);
+
+        for bad in ["", "not-a-token"] {
+            let mut client = Client::connect(addr).await;
+            let (code, _) = error_of(client.call(AUTH_ID, auth(bad)).await);
+            assert_eq!(code, Status::Unauthenticated);
+            let (code, _) = error_of(client.call(1, delete("c", "k")).await);
+            assert_eq!(code, Status::Unauthenticated);
+        }
+        assert!(value_of(writer.call(3, get("c", "k")).await).is_some());
+    }
+}
+
+#[tokio::test]
+async fn tls_applies_to_the_protosocket_port() {
+    use std::sync::Arc;
+
+    use rustls::pki_types::ServerName;
+
+    let dir = tempfile::tempdir().unwrap();
+    let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert, certified.cert.pem()).unwrap();
+    std::fs::write(&key, certified.signing_key.serialize_pem()).unwrap();
+    let server = spawn(&[
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+    ]);
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(certified.cert.der().clone()).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let tcp = TcpStream::connect(port(&server)).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let stream = connector.connect(name, tcp).await.unwrap();
+    let mut client = Client::over(stream);
+    assert_eq!(
+        client.call(AUTH_ID, auth("")).await,
+        Kind::Auth(Default::default())
+    );
+    let (code, _) = error_of(client.call(1, get("c", "k")).await);
+    assert_eq!(code, Status::NotFound);
+    // Plaintext frames on the TLS port: the handshake fails, closed.
+    let mut plain = Client::connect(port(&server)).await;
+    plain.send_raw(&frame(AUTH_ID, auth(""))).await;
+    assert!(plain.closed().await);
+}
+
+/// The same calls on both stores, the server in-process.
+async fn the_scalar_calls(store: Store) {
+    let (server, _redis) = store.start(&["--protosocket-listen", "127.0.0.1:0"]).await;
+    create_cache(&mut server.control().await, "c").await;
+    let addr = server.protosocket_addr.unwrap();
+    let mut client = Client::open(addr, "").await;
+    assert_eq!(value_of(client.call(1, get("c", "k")).await), None);
+    client.call(2, set("c", "k", b"v", 60_000)).await;
+    assert_eq!(
+        value_of(client.call(3, get("c", "k")).await),
+        Some(b"v".to_vec())
+    );
+    client.call(4, delete("c", "k")).await;
+    assert_eq!(value_of(client.call(5, get("c", "k")).await), None);
+    let (code, message) = error_of(client.call(6, get("missing", "k")).await);
+    assert_eq!(code, Status::NotFound);
+    assert_ne!(message, "Key not found");
+    server.stop().await;
+}
+
+on_both_stores!(the_scalar_calls);
