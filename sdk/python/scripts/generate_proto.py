@@ -2,6 +2,12 @@
 
 Usage: python sdk/python/scripts/generate_proto.py [OUT_DIR]
 
+The gRPC protos give `<name>_pb2`; the protosocket ones
+(`proto/protosocket/<name>.proto`) give `protosocket_<name>_pb2`, flat beside
+them: their `common.proto` would otherwise clash with the gRPC one's file
+name. Their packages (`common`, `cache`) hold no name the gRPC protos use,
+so both sets share the one private pool.
+
 Two rewrites make the generated code safe to ship:
 
 * The .proto files are compiled as `jiffy/_proto/<name>.proto`, so the
@@ -32,6 +38,9 @@ PROTO_DIR = REPO_ROOT / "proto"
 PACKAGE_DIR = SDK_ROOT / "src" / "jiffy" / "_proto"
 PACKAGE_PATH = "jiffy/_proto"
 PROTO_NAMES = ("common", "cacheclient", "controlclient", "cacheping", "cachepubsub")
+# proto/protosocket/<name>.proto, compiled as protosocket_<name>.proto.
+PROTOSOCKET_NAMES = ("common", "cache")
+PROTOSOCKET_PREFIX = "protosocket_"
 DEFAULT_POOL = "_descriptor_pool.Default()"
 PRIVATE_POOL_IMPORT = "from jiffy._proto._pool import POOL as _JIFFY_POOL\n"
 
@@ -44,6 +53,14 @@ def _stage_sources(staging: Path) -> None:
         text = (PROTO_DIR / f"{name}.proto").read_text()
         text = re.sub(r'import "(\w+\.proto)";', rf'import "{PACKAGE_PATH}/\1";', text)
         (target / f"{name}.proto").write_text(text)
+    for name in PROTOSOCKET_NAMES:
+        text = (PROTO_DIR / "protosocket" / f"{name}.proto").read_text()
+        text = re.sub(
+            r'import "protosocket/(\w+\.proto)";',
+            rf'import "{PACKAGE_PATH}/{PROTOSOCKET_PREFIX}\1";',
+            text,
+        )
+        (target / f"{PROTOSOCKET_PREFIX}{name}.proto").write_text(text)
 
 
 def _use_private_pool(path: Path) -> None:
@@ -63,7 +80,8 @@ def generate(out_dir: Path) -> list[Path]:
         staging, generated = Path(tmp) / "src", Path(tmp) / "out"
         _stage_sources(staging)
         generated.mkdir()
-        sources = [f"{PACKAGE_PATH}/{name}.proto" for name in PROTO_NAMES]
+        names = [*PROTO_NAMES, *(PROTOSOCKET_PREFIX + name for name in PROTOSOCKET_NAMES)]
+        sources = [f"{PACKAGE_PATH}/{name}.proto" for name in names]
         status = protoc.main(
             ["protoc", f"-I{staging}", f"--python_out={generated}", f"--pyi_out={generated}"]
             + sources

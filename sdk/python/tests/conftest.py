@@ -26,6 +26,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_SERVER_BIN = REPO_ROOT / "target" / "release" / "jiffy-server"
 LISTENING = re.compile(r"^listening on 127\.0\.0\.1:(\d+)$")
 METRICS_LISTENING = re.compile(r"^metrics listening on 127\.0\.0\.1:(\d+)$")
+PROTOSOCKET_LISTENING = re.compile(r"^protosocket listening on 127\.0\.0\.1:(\d+)$")
 
 
 class Server:
@@ -40,6 +41,8 @@ class Server:
         self.log_dir = log_dir
         self.port = 0
         self.metrics_port = 0
+        self.protosocket_port = 0
+        """Set when started with --protosocket-listen; kept by restart()."""
         self.process: subprocess.Popen[bytes] | None = None
         self.extra_args = extra_args
         self._start("127.0.0.1:0")
@@ -53,7 +56,7 @@ class Server:
                 listen,
                 "--metrics-listen",
                 "127.0.0.1:0",
-                *self.extra_args,
+                *self._extra_args(),
             ],
             stdout=subprocess.PIPE,
             stderr=log,
@@ -65,11 +68,24 @@ class Server:
             line = raw.decode().strip()
             if match := METRICS_LISTENING.match(line):
                 self.metrics_port = int(match.group(1))
+            elif match := PROTOSOCKET_LISTENING.match(line):
+                self.protosocket_port = int(match.group(1))
             elif match := LISTENING.match(line):
                 self.port = int(match.group(1))
                 return
         self.stop()
         raise RuntimeError(f"jiffy-server did not start; log in {self.log_dir}")
+
+    def _extra_args(self) -> list[str]:
+        """The extra flags; after a first start, the protosocket port it got."""
+        args = list(self.extra_args)
+        if self.protosocket_port and "--protosocket-listen" in args:
+            args[args.index("--protosocket-listen") + 1] = f"127.0.0.1:{self.protosocket_port}"
+        return args
+
+    @property
+    def protosocket_address(self) -> str:
+        return f"127.0.0.1:{self.protosocket_port}"
 
     @property
     def endpoint(self) -> jiffy.Endpoint:
@@ -79,12 +95,16 @@ class Server:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def metric(self, name: str) -> float:
-        """One value of the server's Prometheus text."""
+    def metrics_text(self) -> str:
+        """The server's Prometheus text."""
         url = f"http://127.0.0.1:{self.metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=5) as response:
-            text = response.read().decode()
-        for line in text.splitlines():
+            text: str = response.read().decode()
+        return text
+
+    def metric(self, name: str) -> float:
+        """One value of the server's Prometheus text."""
+        for line in self.metrics_text().splitlines():
             if line.startswith(name + " "):
                 return float(line.split()[1])
         raise KeyError(f"metric {name} not served")

@@ -42,8 +42,9 @@ def with_fault_headers(client: jiffy.AsyncCacheClient, headers: dict[str, str]) 
 
 
 def attempts(server: Server, rpc: str) -> int:
-    series = f'jiffy_request_duration_seconds_count{{rpc="{rpc}",transport="grpc"}}'
-    return int(server.metric(series))
+    return int(
+        server.metric(f'jiffy_request_duration_seconds_count{{rpc="{rpc}",transport="grpc"}}')
+    )
 
 
 async def connected(server: Server, config: jiffy.Config) -> jiffy.AsyncCacheClient:

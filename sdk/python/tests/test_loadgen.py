@@ -168,6 +168,37 @@ def test_a_workload_the_driver_lacks_is_refused(server: Server) -> None:
     assert main(ScalarOnly, argv) == 2
 
 
+def test_transport_protosocket(start_server: Callable[..., Server]) -> None:
+    served = start_server("--protosocket-listen", "127.0.0.1:0")
+    command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", served.address, "--json",
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "4",
+               "--transport", "protosocket",
+               "--protosocket-endpoint", served.protosocket_address]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert schema_errors(report) == []
+    assert report["config"]["transport"] == "protosocket"
+    assert report["requests"] > 0
+    assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
+    assert "protosocket" in served.metrics_text()
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--transport", "protosocket"], "needs --protosocket-endpoint"),
+        (["--protosocket-endpoint", "127.0.0.1:1"], "is for --transport protosocket"),
+        (["--transport", "udp"], "invalid choice"),
+    ],
+)
+def test_transport_flags_are_validated(flags: list[str], says: str) -> None:
+    command = [sys.executable, "-m", "jiffy.loadgen", *flags, "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert done.stdout == ""
+
+
 def test_flags_are_validated(server: Server) -> None:
     for bad in (["--get-ratio", "2"], ["--workload", "hash"]):
         command = [sys.executable, "-m", "jiffy.loadgen", *bad, "--json"]

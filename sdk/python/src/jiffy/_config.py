@@ -10,11 +10,13 @@ it. A preset (jiffy.presets) is the usual start for a known situation;
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal
 
 from jiffy._adaptive import AUTO
+from jiffy._endpoint import parse_address
 from jiffy._exceptions import InvalidArgumentError
 
 # Retry: three attempts of an idempotent call, backoff 10 ms doubling up to
@@ -47,6 +49,8 @@ DEFAULT_KEEPALIVE_TIME = 30.0
 DEFAULT_KEEPALIVE_TIMEOUT = 10.0
 DEFAULT_EAGER_CONNECT_TIMEOUT = 10.0
 DEFAULT_TTL = 60.0
+# Config.protosocket_endpoint: a host or [ipv6], then the port, no scheme.
+_HOST_AND_PORT = re.compile(r"(?:\[[^\]\s]+\]|[^:/\[\]\s@]+):\d{1,5}")
 
 
 def seconds(value: float | timedelta) -> float:
@@ -107,6 +111,10 @@ class Config:
     target_p999: float | None = None
     """With max_concurrent_requests="auto": seconds the p99.9 of calls' time
     on the wire should stay under; None = only avoid queueing."""
+    protosocket_endpoint: str | None = None
+    """host:port of jiffy-server's protosocket port (--protosocket-listen): get,
+    get_str, set and delete then go over protosocket, every other call over
+    gRPC; the endpoint's TLS and API key apply to both. None = all gRPC."""
 
     def __post_init__(self) -> None:
         if self.channels < 1:
@@ -120,9 +128,22 @@ class Config:
             raise InvalidArgumentError(
                 'Config.target_p999 must be positive, with max_concurrent_requests="auto"'
             )
+        if self.protosocket_endpoint is not None:
+            _check_protosocket_endpoint(self.protosocket_endpoint)
         if self.deadline <= 0 or self.default_ttl <= 0:
             raise InvalidArgumentError("Config.deadline and Config.default_ttl must be positive")
 
     def replace(self, **changes: Any) -> Config:
         """A copy with the given knobs changed."""
         return dataclasses.replace(self, **changes)
+
+
+def _check_protosocket_endpoint(address: object) -> None:
+    """host:port or [ipv6]:port, the port given: TLS is the endpoint's, so no scheme."""
+    source = "Config.protosocket_endpoint"
+    if not isinstance(address, str) or not _HOST_AND_PORT.fullmatch(address.strip()):
+        raise InvalidArgumentError(
+            f"{source} is host:port (e.g. 127.0.0.1:9001, jiffy-server's"
+            f" --protosocket-listen; TLS and the API key are the endpoint's); got {address!r}"
+        )
+    parse_address(address, source)  # the port's range

@@ -8,6 +8,7 @@ from types import TracebackType
 
 from jiffy import _calls as c
 from jiffy import _hash as h
+from jiffy import _protosocket as ps
 from jiffy._calls import Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
@@ -46,6 +47,8 @@ class CacheClient(
         self.config = config or Config()
         self.default_cache = default_cache
         self._executor = make_executor_sync(self.endpoint, self.config)
+        # Get, Set and Delete over protosocket (config.protosocket_endpoint).
+        self._protosocket = self.config.protosocket_endpoint is not None
         self._default_ttl_ms = round(self.config.default_ttl * 1000)
 
     def __repr__(self) -> str:
@@ -100,6 +103,9 @@ class CacheClient(
 
     def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
         """The value of `key`, or None on a miss."""
+        if self._protosocket:
+            command = ps.get_command(self._cache_name(cache), c.as_bytes(key))
+            return ps.read_get(self._executor.call(ps.GET, command, None))
         request = c.GetRequest(cache_key=c.as_bytes(key))
         return c.read_get(self._executor.call(c.GET, request, self._metadata(cache)))
 
@@ -112,6 +118,12 @@ class CacheClient(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
     ) -> None:
         """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
+        if self._protosocket:
+            command = ps.set_command(
+                self._cache_name(cache), c.as_bytes(key), c.as_bytes(value), self._ttl(ttl)
+            )
+            self._executor.call(ps.SET, command, None)
+            return
         request = c.SetRequest(
             cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
         )
@@ -119,6 +131,10 @@ class CacheClient(
 
     def delete(self, key: Key, *, cache: str | None = None) -> None:
         """Remove `key`; deleting a missing key is not an error."""
+        if self._protosocket:
+            command = ps.delete_command(self._cache_name(cache), c.as_bytes(key))
+            self._executor.call(ps.DELETE, command, None)
+            return
         request = c.DeleteRequest(cache_key=c.as_bytes(key))
         self._executor.call(c.DELETE, request, self._metadata(cache))
 

@@ -22,6 +22,7 @@ from jiffy._connect_diagnosis import diagnose
 from jiffy._endpoint import Endpoint
 from jiffy._exceptions import ConnectionError
 from jiffy._io import FAILING, READY, run_blocking_sync, wait_ready_sync
+from jiffy._protosocket_pool import SyncProtosocketPool
 from jiffy._version import __version__
 
 # Values up to the server's 5 MiB item limit, plus batches, must come back.
@@ -91,6 +92,15 @@ class SyncTransport:
         self._control_channel: grpc.Channel | None = None
         if endpoint.control_target == endpoint.data_target:
             self._control_calls = self.data_calls[0]
+        # With protosocket_endpoint, data channel i also carries the
+        # protosocket RPCs (Get, Set, Delete) on protosocket connection i.
+        self.protosocket: SyncProtosocketPool | None = None
+        if config.protosocket_endpoint is not None:
+            self.protosocket = SyncProtosocketPool(endpoint, config)
+            for calls, connection in zip(
+                self.data_calls, self.protosocket.connections, strict=True
+            ):
+                calls.update(connection.calls)
 
     def _open(self, target: str) -> grpc.Channel:
         if self.endpoint.tls:
@@ -136,11 +146,19 @@ class SyncTransport:
         return self._control_calls[rpc]
 
     def connect(self, timeout: float) -> None:
-        """Wait until every data channel is READY, else raise ConnectionError
-        naming the cause: at once for one that waiting cannot cure (an unknown
-        host, TLS spoken to a plaintext server or the reverse, an untrusted
+        """Wait until every data channel is READY, and every protosocket
+        connection open and authenticated, else raise ConnectionError naming
+        the cause: at once for one that waiting cannot cure (an unknown host,
+        TLS spoken to a plaintext server or the reverse, an untrusted
         certificate), after REFUSED_GRACE for a refused connection, after
         `timeout` when the server never answers."""
+        started = time.monotonic()
+        self._connect_channels(timeout)
+        if self.protosocket is not None:
+            left = started + timeout - time.monotonic()
+            self.protosocket.connect(max(left, REFUSED_GRACE))
+
+    def _connect_channels(self, timeout: float) -> None:
         started = time.monotonic()
         channels = self.data_channels
         outcome = wait_ready_sync(channels, timeout, stop_on_failure=True)
@@ -173,6 +191,8 @@ class SyncTransport:
         )
 
     def close(self) -> None:
+        if self.protosocket is not None:
+            self.protosocket.close()
         for channel in self.data_channels:
             channel.close()
         if self._control_channel is not None:

@@ -40,8 +40,9 @@ class Driver(Protocol):
 
     Optional: `adaptive_cap = True` for a driver that takes
     `--max-concurrent-requests auto`, `fault_delay = True` for one that
-    sends `--delay-ms`, and `in_flight_limit()` (the client's cap now), which
-    the harness samples into the report.
+    sends `--delay-ms`, `protosocket = True` for one that takes `--transport
+    protosocket`, and `in_flight_limit()` (the client's cap now), which the
+    harness samples into the report.
     """
 
     sdk: str

@@ -19,6 +19,7 @@ class JiffyDriver:
     sdk_version = __version__
     adaptive_cap = True
     fault_delay = True
+    protosocket = True
 
     def __init__(self) -> None:
         self._client: AsyncCacheClient | None = None
@@ -29,6 +30,8 @@ class JiffyDriver:
             config = config.replace(channels=options.channels)
         if options.max_concurrent_requests is not None:
             config = config.replace(max_concurrent_requests=options.max_concurrent_requests)
+        if options.transport == "protosocket":
+            config = config.replace(protosocket_endpoint=options.protosocket_endpoint)
         # The token, when the server wants one, comes as for every client: JIFFY_API_KEY.
         endpoint = Endpoint.parse(options.endpoint, api_key=os.environ.get("JIFFY_API_KEY") or None)
         client = AsyncCacheClient(endpoint, config, default_cache=options.cache)

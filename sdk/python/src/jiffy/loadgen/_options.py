@@ -9,6 +9,7 @@ from typing import Literal
 from jiffy.loadgen._workloads import WORKLOADS
 
 PRESET_NAMES = ("laptop", "in_region", "low_latency", "lambda")
+TRANSPORTS = ("grpc", "protosocket")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,6 +35,10 @@ class Options:
     `delay-ms`); drivers that cannot send it refuse it."""
     json: bool = False
     uvloop: bool = False
+    transport: str | None = None
+    """What carries get and set: "grpc" or "protosocket"; None (not given) = gRPC."""
+    protosocket_endpoint: str | None = None
+    """HOST:PORT of the server's --protosocket-listen, for --transport protosocket."""
 
 
 def _positive_int(text: str) -> int:
@@ -87,7 +92,21 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
         help="the server holds each call MS ms (fault-injection header delay-ms)")  # fmt: skip
     add("--json", action="store_true", help="print one JSON object and nothing else on stdout")
     add("--uvloop", action="store_true", help="run on uvloop instead of asyncio's loop")
+    add("--transport", choices=TRANSPORTS, default=None,
+        help="what carries get and set (default: grpc)")  # fmt: skip
+    add("--protosocket-endpoint", default=None, metavar="HOST:PORT",
+        help="the server's protosocket port (its --protosocket-listen)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.rate < 0:
         parser.error("--rate must be 0 (closed loop) or more")
+    if args.transport == "protosocket":
+        if not args.protosocket_endpoint:
+            parser.error(
+                "--transport protosocket needs --protosocket-endpoint HOST:PORT"
+                " (the server's --protosocket-listen)"
+            )
+        if args.delay_ms:
+            parser.error("--delay-ms needs --transport grpc: protosocket carries no headers")
+    elif args.protosocket_endpoint:
+        parser.error("--protosocket-endpoint is for --transport protosocket")
     return Options(**{name.replace("-", "_"): value for name, value in vars(args).items()})

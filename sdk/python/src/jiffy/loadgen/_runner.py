@@ -60,7 +60,8 @@ def _summary(report: dict[str, Any]) -> str:
         f"{report['sdk']} {report['sdk_version']} on {report['runtime']}",
         f"{loop}, concurrency {config['concurrency']}, channels {config['channels']},"
         f" in-flight cap {cap},"
-        f" preset {config['preset']}, workload {config['workload']}",
+        f" preset {config['preset']}, workload {config['workload']},"
+        f" transport {config.get('transport', 'grpc')}",
         f"{report['requests']:,} requests in {config['duration_s']:g} s:"
         f" {report['rps']:,.1f} req/s, client CPU {report['client_cpu_percent']:.0f}%,"
         f" {report['connections']} connection(s)",
@@ -89,6 +90,9 @@ def main(
     if options.delay_ms and not getattr(driver, "fault_delay", False):
         sys.stderr.write(f"loadgen: {driver.sdk} cannot send delay-ms (--delay-ms)\n")
         return 2
+    if options.transport == "protosocket" and not getattr(driver, "protosocket", False):
+        sys.stderr.write(f"loadgen: {driver.sdk} has no protosocket transport (--transport)\n")
+        return 2
     missing = missing_operations(driver, options.workload)
     if missing:
         sys.stderr.write(
@@ -115,6 +119,7 @@ def main(
             "keyspace": options.keyspace,
             "get_ratio": options.get_ratio,
             "workload": options.workload,
+            **({"transport": options.transport} if options.transport else {}),
             **({"delay_ms": options.delay_ms} if options.delay_ms else {}),
         },
         **measured,

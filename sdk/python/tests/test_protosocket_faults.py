@@ -1,0 +1,170 @@
+"""Protosocket when things go wrong: deadlines and their cancel frames, a
+server killed with calls in flight and restarted, ports that refuse, hosts
+that do not resolve."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import time
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+import jiffy
+from jiffy import _protosocket as ps
+from jiffy._proto import protosocket_cache_pb2 as cache_pb
+from tests.conftest import Server
+from tests.test_protosocket import PROTOSOCKET, answered, config_for
+
+NO_RETRY = jiffy.RetryPolicy(max_attempts=1)
+
+
+class SilentServer:
+    """A protosocket port that answers Authenticate and nothing else, and
+    records every command it reads."""
+
+    def __init__(self) -> None:
+        self.commands: list[cache_pb.CacheCommand] = []
+        self.cancelled = asyncio.Event()
+        self.port = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = ps.FrameDecoder()
+        while data := await reader.read(65536):
+            for frame in decoder.feed(data):
+                command = cache_pb.CacheCommand.FromString(frame)
+                self.commands.append(command)
+                if command.unary.HasField("auth"):
+                    answer = cache_pb.CacheResponse(message_id=command.message_id)
+                    answer.auth.SetInParent()
+                    writer.write(ps.frame(answer.SerializeToString()))
+                if command.control_code == ps.CANCEL:
+                    self.cancelled.set()
+        writer.close()
+
+
+@pytest.fixture
+async def silent() -> AsyncIterator[SilentServer]:
+    fake = SilentServer()
+    listener = await asyncio.start_server(fake.serve, "127.0.0.1", 0)
+    fake.port = listener.sockets[0].getsockname()[1]
+    yield fake
+    listener.close()
+
+
+async def test_a_deadline_raises_timeout_and_sends_a_cancel(
+    server: Server, silent: SilentServer
+) -> None:
+    config = jiffy.Config(
+        protosocket_endpoint=f"127.0.0.1:{silent.port}", deadline=0.3, retry=NO_RETRY
+    )
+    async with jiffy.AsyncCacheClient(server.endpoint, config, default_cache="c") as client:
+        started = time.monotonic()
+        with pytest.raises(jiffy.TimeoutError, match="Get failed: DEADLINE_EXCEEDED"):
+            await client.get("k")
+        assert time.monotonic() - started < 0.3 + 0.5
+        await asyncio.wait_for(silent.cancelled.wait(), 2)
+        get, cancel = silent.commands[1:]
+        assert (get.unary.get.namespace, get.unary.get.key) == ("c", b"k")
+        assert (cancel.message_id, cancel.control_code) == (get.message_id, ps.CANCEL)
+
+
+async def test_a_timed_out_set_is_cancelled_on_the_server(
+    start_server: Callable[..., Server], cache_name: str
+) -> None:
+    server = start_server(*PROTOSOCKET)
+    config = config_for(server, deadline=0.3, retry=NO_RETRY)
+    async with jiffy.AsyncCacheClient(server.endpoint, config, default_cache=cache_name) as client:
+        await client.create_cache(cache_name)
+        await client.set("k", "old")
+        assert server.process is not None
+        server.process.send_signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(jiffy.TimeoutError):
+                await client.set("k", "new")
+        finally:
+            server.process.send_signal(signal.SIGCONT)
+        # The Set and its cancel reach the server together once it runs again.
+        await asyncio.sleep(0.3)
+        value = await client.get("k")
+        cancelled = 'code="Cancelled",rpc="Set",transport="protosocket"' in server.metrics_text()
+        assert cancelled or value == b"old"
+        assert await client.get("k") == value  # the connection still serves
+
+
+async def test_killed_mid_flight_then_restarted(
+    start_server: Callable[..., Server], cache_name: str
+) -> None:
+    server = start_server(*PROTOSOCKET)
+    config = config_for(server, deadline=3.0, max_concurrent_requests=0)
+    async with jiffy.AsyncCacheClient(server.endpoint, config, default_cache=cache_name) as client:
+        await client.create_cache(cache_name)
+        await client.set("k", "v")
+        assert server.process is not None
+        server.process.send_signal(signal.SIGSTOP)
+        in_flight = [asyncio.ensure_future(client.get("k")) for _ in range(20)]
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        server.stop()  # SIGKILL: the connections close under the calls
+        results = await asyncio.gather(*in_flight, return_exceptions=True)
+        assert all(isinstance(result, jiffy.ConnectionError) for result in results), results
+        assert time.monotonic() - started < 2.0  # retried, refused, failed: not the deadline
+        with pytest.raises(jiffy.ConnectionError, match="connection refused"):
+            await client.set("k", "down")
+        server.restart()
+        await client.create_cache(cache_name)  # a new server, an empty store
+        await client.set("k", "back")
+        assert await client.get("k") == b"back"
+    assert answered(server, "Get", "protosocket") == 1
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def test_a_refused_port_fails_connect_within_about_a_second(server: Server) -> None:
+    config = jiffy.Config(protosocket_endpoint=f"127.0.0.1:{free_port()}")
+    client = jiffy.AsyncCacheClient(server.endpoint, config)
+    started = time.monotonic()
+    with pytest.raises(jiffy.ConnectionError, match="protosocket port .*connection refused"):
+        await client.connect()
+    assert 0.9 < time.monotonic() - started < 2.5
+    await client.aclose()
+
+
+async def test_an_unknown_host_fails_connect_at_once(server: Server) -> None:
+    config = jiffy.Config(protosocket_endpoint="no-such-host.invalid:9001")
+    client = jiffy.AsyncCacheClient(server.endpoint, config)
+    started = time.monotonic()
+    with pytest.raises(jiffy.ConnectionError, match="unknown host 'no-such-host.invalid'"):
+        await client.connect()
+    assert time.monotonic() - started < 1.0
+    await client.aclose()
+
+
+def test_the_sync_client_fails_connect_the_same_way(server: Server) -> None:
+    config = jiffy.Config(protosocket_endpoint=f"127.0.0.1:{free_port()}")
+    client = jiffy.CacheClient(server.endpoint, config)
+    with pytest.raises(jiffy.ConnectionError, match="connection refused"):
+        client.connect()
+    client.close()
+
+
+async def test_calls_after_close_are_refused(server: Server, silent: SilentServer) -> None:
+    config = jiffy.Config(protosocket_endpoint=f"127.0.0.1:{silent.port}", deadline=5.0)
+    client = jiffy.AsyncCacheClient(server.endpoint, config, default_cache="c")
+    await client.connect()
+    pending = asyncio.ensure_future(client.get("k"))
+    await asyncio.sleep(0.1)
+    started = time.monotonic()
+    await client.aclose()
+    with pytest.raises(jiffy.ConnectionError):
+        await pending
+    assert time.monotonic() - started < 1.0
+    with pytest.raises(jiffy.ConnectionError, match="closed"):
+        await client.get("k")
