@@ -10,9 +10,10 @@ import { _PingRequestSchema } from './gen/cacheping_pb.js';
 import { type CallRunner, controlRpc, newCallRunner, scsRpc, type Rpc } from './call-runner.js';
 import type { InFlightLimitChange } from './adaptive-limit.js';
 import { ChannelPool } from './channel-pool.js';
-import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlToWire } from './codec.js';
+import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlMsToWire, ttlToWire } from './codec.js';
 import { type CacheClientOptions, type ResolvedKnobs, resolveKnobs } from './config.js';
-import { resolveEndpoints } from './endpoints.js';
+import { parseProtosocketEndpoint, resolveEndpoints } from './endpoints.js';
+import { ProtosocketCalls } from './protosocket-calls.js';
 import { connectEagerly } from './eager-connect.js';
 import type { ChannelTarget } from './transport/channel.js';
 import { channelFactoryFor } from './transport/index.js';
@@ -109,6 +110,8 @@ export class CacheClient {
   private readonly metadataByCache = new Map<string, Readonly<Record<string, string>>>();
   private closed = false;
   readonly #topics: Topics;
+  /** get, set and delete over protosocket, when `protosocketEndpoint` is set. */
+  #protosocket: ProtosocketCalls | undefined;
 
   private constructor(
     readonly knobs: Readonly<ResolvedKnobs>,
@@ -151,9 +154,31 @@ export class CacheClient {
     const sameServer = data.host === controlEndpoint.host && data.port === controlEndpoint.port;
     const controlPool = sameServer ? dataPool : new ChannelPool(factory, target(controlEndpoint.host, controlEndpoint.port), 1);
     const client = new CacheClient(knobs, endpoints.authorization, dataPool, controlPool, `${data.host}:${data.port}`);
+    const protosocketAt = knobs.protosocketEndpoint === undefined ? undefined : parseProtosocketEndpoint(knobs.protosocketEndpoint);
+    if (protosocketAt !== undefined) {
+      const protosocketTarget = {
+        ...protosocketAt,
+        tls: endpoints.tls,
+        token: endpoints.authorization,
+        keepaliveTimeMs: knobs.keepaliveTimeMs,
+        maxReceiveMessageBytes: knobs.maxReceiveMessageBytes,
+      };
+      client.#protosocket = new ProtosocketCalls(protosocketTarget, knobs.channels, client.runner);
+    }
+    const protosocket = client.#protosocket;
     if (knobs.eagerConnectTimeoutMs > 0) {
       try {
-        await connectEagerly((deadline) => dataPool.connect(deadline), { ...data, tls: endpoints.tls }, knobs.eagerConnectTimeoutMs);
+        const timeoutMs = knobs.eagerConnectTimeoutMs;
+        await Promise.all([
+          connectEagerly((deadline) => dataPool.connect(deadline), { ...data, tls: endpoints.tls }, timeoutMs),
+          protosocket === undefined || protosocketAt === undefined
+            ? undefined
+            : connectEagerly(
+                (deadline) => protosocket.connect(deadline),
+                { ...protosocketAt, tls: endpoints.tls, protocol: 'protosocket' },
+                timeoutMs,
+              ),
+        ]);
       } catch (err) {
         client.close();
         throw err;
@@ -164,6 +189,7 @@ export class CacheClient {
 
   /** The value of `key`, or undefined on a miss. */
   async get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
+    if (this.#protosocket !== undefined) return this.#protosocket.get(cacheName, key);
     const request = encode(scs._GetRequestSchema, { cacheKey: toBytes(key) });
     const response = fromBinary(scs._GetResponseSchema, await this.#data(RPC.get, cacheName, request));
     return response.result === scs.ECacheResult.Hit ? response.cacheBody : undefined;
@@ -176,6 +202,9 @@ export class CacheClient {
   }
 
   async set(cacheName: string, key: Bytes, value: Bytes, options: WriteOptions = {}): Promise<void> {
+    if (this.#protosocket !== undefined) {
+      return this.#protosocket.set(cacheName, key, value, ttlMsToWire(options.ttlMs ?? this.knobs.defaultTtlMs));
+    }
     const request = encode(scs._SetRequestSchema, {
       cacheKey: toBytes(key),
       cacheBody: toBytes(value),
@@ -185,6 +214,7 @@ export class CacheClient {
   }
 
   async delete(cacheName: string, key: Bytes): Promise<void> {
+    if (this.#protosocket !== undefined) return this.#protosocket.delete(cacheName, key);
     await this.#data(RPC.delete, cacheName, encode(scs._DeleteRequestSchema, { cacheKey: toBytes(key) }));
   }
 
@@ -770,6 +800,7 @@ export class CacheClient {
     this.closed = true;
     this.#topics.closeAll();
     this.runner.close();
+    this.#protosocket?.close();
     this.dataPool.close();
     if (this.controlPool !== this.dataPool) this.controlPool.close();
   }

@@ -84,7 +84,8 @@ export class CallRunner {
     this.limiter.rejectAll(clientClosed('call'));
   }
 
-  protected async run<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>): Promise<T> {
+  /** Runs `attempt` (one try on the wire, by its deadline) under the cap, with retries and error mapping. */
+  async run<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>): Promise<T> {
     if (this.closed) throw clientClosed(rpc.method);
     const deadline = Date.now() + this.knobs.deadlineMs;
     const capped = rpc.capped;
@@ -144,7 +145,7 @@ export class AdaptiveCallRunner extends CallRunner {
    * queue in front of the cap is the cap's doing, not the server's. Only the
    * first attempt's answer is a sample; a call that retried has none.
    */
-  protected override async run<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>): Promise<T> {
+  override async run<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>): Promise<T> {
     if (!rpc.capped) return super.run(rpc, attempt);
     if (this.closed) throw clientClosed(rpc.method);
     const deadline = Date.now() + this.knobs.deadlineMs;

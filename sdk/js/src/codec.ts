@@ -12,7 +12,13 @@ export type Bytes = string | Uint8Array;
  */
 export function toBytes(value: Bytes): Uint8Array {
   if (typeof value === 'string') return Buffer.from(value, 'utf8');
-  if (value instanceof Uint8Array) return value;
+  checkBytes(value);
+  return value;
+}
+
+/** Throws as toBytes does for what is neither a string nor bytes, without converting. */
+export function checkBytes(value: Bytes): void {
+  if (typeof value === 'string' || value instanceof Uint8Array) return;
   throw new InvalidArgumentError(`keys and values are a string or a Uint8Array; got ${describe(value)}`, {
     status: 'INVALID_ARGUMENT',
   });
@@ -40,6 +46,11 @@ export function toUtf8(bytes: Uint8Array): string {
 
 /** A TTL in ms as the wire's uint64; rejects what the server would refuse anyway. */
 export function ttlToWire(ttlMs: number, option = 'ttlMs'): bigint {
+  return BigInt(ttlMsToWire(ttlMs, option));
+}
+
+/** ttlToWire as a number, for the protosocket encoder (no BigInt per call). */
+export function ttlMsToWire(ttlMs: number, option = 'ttlMs'): number {
   if (typeof ttlMs !== 'number') {
     throw new InvalidArgumentError(`\`${option}\` is a number of milliseconds; got ${describe(ttlMs)}`, {
       status: 'INVALID_ARGUMENT',
@@ -48,7 +59,7 @@ export function ttlToWire(ttlMs: number, option = 'ttlMs'): bigint {
   if (!Number.isFinite(ttlMs) || ttlMs < 1) {
     throw new InvalidArgumentError(`\`${option}\` must be at least 1 ms; got ${ttlMs}`, { status: 'INVALID_ARGUMENT' });
   }
-  return BigInt(Math.round(ttlMs));
+  return Math.round(ttlMs);
 }
 
 export function int64ToWire(value: number | bigint, option: string): bigint {

@@ -128,6 +128,16 @@ export interface CacheClientOptions extends Partial<Omit<Knobs, 'retry'>> {
    */
   targetP999Ms?: number;
   /**
+   * jiffy-server's protosocket port (its `--protosocket-listen`) as
+   * `host:port`. When set, get, getString, set and delete go over
+   * pipelined protosocket connections (`channels` of them), with the same
+   * TLS, API key, in-flight cap, deadline and retries as the gRPC calls;
+   * every other call still goes over `transport` to `endpoint`. Not a
+   * preset knob: it names a server.
+   * @default undefined (every call over gRPC)
+   */
+  protosocketEndpoint?: string;
+  /**
    * Builds the channels instead of `transport`: for tests and custom transports.
    * @default undefined
    */
@@ -148,7 +158,7 @@ export const DEFAULT_PORT = 8080;
 
 // The defaults of sdk/spec.json, which the Python SDK shares; what a client
 // given no options uses. Presets are separate starting points.
-export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMessageBytes: number; targetP999Ms: number }> = Object.freeze({
+export const DEFAULTS: Readonly<ResolvedKnobs> = Object.freeze({
   channels: 1,
   // In-flight cap, the same in both SDKs. It was 10 here (inRegion.latest())
   // while the Python SDK had 50 in Config() and 25 for a client given none.
@@ -182,10 +192,17 @@ export const DEFAULTS: Readonly<Knobs & { transport: TransportName; maxReceiveMe
   maxReceiveMessageBytes: 64 * 1024 * 1024,
   // Adaptive limit: no tail target unless the application sets one.
   targetP999Ms: 0,
+  // Protosocket: off; it names a server, so only the application can turn it on.
+  protosocketEndpoint: undefined,
 });
 
 /** Options with every knob filled in and checked. */
-export type ResolvedKnobs = Knobs & { transport: TransportName; maxReceiveMessageBytes: number; targetP999Ms: number };
+export type ResolvedKnobs = Knobs & {
+  transport: TransportName;
+  maxReceiveMessageBytes: number;
+  targetP999Ms: number;
+  protosocketEndpoint: string | undefined;
+};
 
 function positive(name: string, value: number): void {
   if (!Number.isFinite(value) || value <= 0) {
@@ -214,6 +231,7 @@ export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
     transport: options.transport ?? DEFAULTS.transport,
     maxReceiveMessageBytes: options.maxReceiveMessageBytes ?? DEFAULTS.maxReceiveMessageBytes,
     targetP999Ms: options.targetP999Ms ?? DEFAULTS.targetP999Ms,
+    protosocketEndpoint: options.protosocketEndpoint ?? DEFAULTS.protosocketEndpoint,
   };
   atLeast('channels', knobs.channels, 1);
   if (knobs.maxConcurrentRequests !== 'auto') {
@@ -239,6 +257,11 @@ export function resolveKnobs(options: CacheClientOptions): ResolvedKnobs {
   }
   if (knobs.transport !== 'grpc-js' && knobs.transport !== 'http2') {
     throw new InvalidArgumentError(`option \`transport\` must be 'grpc-js' or 'http2'; got ${String(knobs.transport)}`);
+  }
+  if (knobs.protosocketEndpoint !== undefined && (typeof knobs.protosocketEndpoint !== 'string' || knobs.protosocketEndpoint === '')) {
+    throw new InvalidArgumentError(
+      `option \`protosocketEndpoint\` must be host:port (jiffy-server's --protosocket-listen); got ${String(knobs.protosocketEndpoint)}`,
+    );
   }
   return knobs;
 }

@@ -47,6 +47,11 @@ export interface ProbeTarget {
   host: string;
   port: number;
   tls: { ca?: Uint8Array; serverName?: string } | undefined;
+  /**
+   * What the port speaks: gRPC's HTTP/2 (the default), or protosocket
+   * (`protosocketEndpoint`), where no HTTP/2 check applies.
+   */
+  protocol?: 'http2' | 'protosocket';
 }
 
 /** What is wrong, in a few words, and what to change. */
@@ -216,10 +221,21 @@ class Probe {
   }
 
   async checkPlaintext(): Promise<Finding | undefined> {
-    if (await this.answersHttp2()) return undefined;
+    const protosocket = this.target.protocol === 'protosocket';
+    if (!protosocket && (await this.answersHttp2())) return undefined;
     const where = hostPort(this.target);
     if ((await this.handshake(false)) === undefined) {
+      if (protosocket) {
+        return { cause: 'the server speaks TLS', advice: 'the protosocket port takes the gRPC endpoint\'s TLS: use https:// in `endpoint` (or the `tls` option)' };
+      }
       return { cause: 'the server speaks TLS', advice: `use https://${where} (or the \`tls\` option)` };
+    }
+    if (protosocket) {
+      // TCP connects, no TLS, and yet the protosocket connection closed unanswered.
+      return {
+        cause: 'the server closed the connection without answering protosocket',
+        advice: "check that `protosocketEndpoint` is jiffy-server's --protosocket-listen address",
+      };
     }
     return { cause: 'the server does not answer HTTP/2', advice: 'check that the endpoint is a jiffy-server' };
   }
@@ -228,7 +244,7 @@ class Probe {
     const where = hostPort(this.target);
     const failed = await this.handshake(false);
     if (failed !== undefined) {
-      if (await this.answersHttp2()) {
+      if (this.target.protocol !== 'protosocket' && (await this.answersHttp2())) {
         return { cause: 'the server speaks plaintext HTTP/2, not TLS', advice: `use http://${where} (and no \`tls\` option)` };
       }
       return { cause: `TLS handshake failed (${failed.message})`, advice: 'check the endpoint' };

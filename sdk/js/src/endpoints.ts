@@ -69,6 +69,22 @@ export function parseAddress(value: string, source: string): Address {
   return { host: match[1] ?? match[2]!, port, tls };
 }
 
+/**
+ * Host and port of `protosocketEndpoint`: `host:port` or `[ipv6]:port`, the
+ * port required (no default port: the protosocket port is the server's
+ * second one), no scheme (TLS is the gRPC endpoint's).
+ */
+export function parseProtosocketEndpoint(value: string): HostPort {
+  const match = HOST_PORT.exec(value.trim());
+  const port = match?.[3] === undefined ? NaN : Number(match[3]);
+  if (match === null || !(port >= 1 && port <= 65535)) {
+    throw new InvalidArgumentError(
+      `option \`protosocketEndpoint\` must be host:port, the server's --protosocket-listen address (e.g. 127.0.0.1:9004); got '${value}'`,
+    );
+  }
+  return { host: match[1] ?? match[2]!, port };
+}
+
 /** Host and port of an endpoint option; throws naming the option. */
 export function parseHostPort(value: string, option: string): HostPort {
   const { host, port } = parseAddress(value, `option \`${option}\``);

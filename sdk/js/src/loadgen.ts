@@ -5,7 +5,7 @@ import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './ind
 import { type CacheClientOptions, DEFAULT_TRANSPORT, type TransportName } from './config.js';
 import { withExtraHeaders } from './transport/extra-headers.js';
 import { channelFactoryFor } from './transport/index.js';
-import { type Driver, type LoadgenConfig, USAGE, nodeRuntime, runLoadgenCli } from './loadgen/index.js';
+import { type Driver, type LoadgenConfig, USAGE, countTcpConnections, nodeRuntime, runLoadgenCli } from './loadgen/index.js';
 import { SDK_NAME, SDK_VERSION } from './version.js';
 
 
@@ -13,7 +13,12 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   const options: CacheClientOptions = { ...presetByName(config.preset).latest(), endpoint: config.endpoint };
   if (config.channels !== undefined) options.channels = config.channels;
   if (config.maxConcurrentRequests !== undefined) options.maxConcurrentRequests = config.maxConcurrentRequests;
-  if (config.transport !== undefined) options.transport = config.transport as TransportName;
+  if (config.transport === 'protosocket') {
+    // Gets and sets over protosocket; createCache (and any other call) over http2.
+    options.protosocketEndpoint = config.protosocketEndpoint;
+  } else if (config.transport !== undefined) {
+    options.transport = config.transport as TransportName;
+  }
   if (config.delayMs > 0) {
     // The fault-injection header on every call: the server waits that long before answering.
     const delay = Object.freeze({ 'delay-ms': String(config.delayMs) });
@@ -26,10 +31,21 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
     if (!(err instanceof AlreadyExistsError)) throw err;
   }
   const cache = config.cache;
+  const portOf = (endpoint: string): number => Number(endpoint.split(':').pop());
+  // With protosocket the client holds connections to both ports: count both.
+  const psEndpoint = config.protosocketEndpoint;
+  const connections =
+    psEndpoint === undefined
+      ? undefined
+      : (): number | undefined => {
+          const grpc = countTcpConnections(portOf(config.endpoint));
+          const protosocket = countTcpConnections(portOf(psEndpoint));
+          return grpc === undefined || protosocket === undefined ? undefined : grpc + protosocket;
+        };
   return {
     sdk: SDK_NAME,
     sdkVersion: SDK_VERSION,
-    runtime: `${nodeRuntime()} transport=${client.knobs.transport}`,
+    runtime: `${nodeRuntime()} transport=${client.knobs.protosocketEndpoint === undefined ? client.knobs.transport : 'protosocket'}`,
     get: (key) => client.get(cache, key),
     set: (key, value) => client.set(cache, key, value),
     // The collection workloads (loadgen/workloads.ts).
@@ -43,6 +59,7 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
     effective: { channels: client.knobs.channels, maxConcurrentRequests: client.knobs.maxConcurrentRequests },
     inFlightLimit: () => client.inFlightLimit(),
     faultDelay: true,
+    ...(connections === undefined ? {} : { connections }),
     close: () => client.close(),
   };
 }

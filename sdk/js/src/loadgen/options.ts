@@ -22,8 +22,10 @@ export interface LoadgenConfig {
   /** What a get and a set are (workloads.ts). */
   workload: Workload;
   json: boolean;
-  /** grpc-js or http2 for our SDK; drivers without a choice ignore it. */
+  /** grpc-js, http2 or protosocket for our SDK; drivers without a choice ignore it. */
   transport: string | undefined;
+  /** With `--transport protosocket`: the server's --protosocket-listen address. */
+  protosocketEndpoint: string | undefined;
   /** The server holds every call this long (its fault-injection header `delay-ms`); 0 = not sent. */
   delayMs: number;
 }
@@ -42,7 +44,12 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --keyspace N                    distinct keys (10000)
   --get-ratio F                   share of gets (0.5)
   --workload NAME                 scalar, dictionary, list, sorted-set (scalar)
-  --transport grpc-js|http2       transport (the SDK's default)
+  --transport grpc-js|http2|protosocket
+                                  transport (the SDK's default); protosocket: gets
+                                  and sets over protosocket, the rest over http2
+  --protosocket-endpoint HOST:PORT
+                                  the server's --protosocket-listen address
+                                  (required with --transport protosocket)
   --delay-ms MS                   the server holds each call MS ms (fault-injection
                                   header delay-ms; jiffy-js only) (0)
   --json                          one JSON object on stdout
@@ -78,12 +85,23 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
       'get-ratio': { type: 'string' },
       workload: { type: 'string' },
       transport: { type: 'string' },
+      'protosocket-endpoint': { type: 'string' },
       'delay-ms': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
   const getRatio = number('get-ratio', values['get-ratio'], 0.5, 0);
   if (getRatio > 1) throw new RangeError(`--get-ratio must be between 0 and 1; got ${getRatio}`);
+  const protosocket = values.transport === 'protosocket';
+  if (protosocket && values['protosocket-endpoint'] === undefined) {
+    throw new RangeError("--transport protosocket needs --protosocket-endpoint HOST:PORT (the server's --protosocket-listen)");
+  }
+  if (!protosocket && values['protosocket-endpoint'] !== undefined) {
+    throw new RangeError('--protosocket-endpoint goes with --transport protosocket');
+  }
+  if (protosocket && values['delay-ms'] !== undefined) {
+    throw new RangeError('--delay-ms is a gRPC header: protosocket commands cannot carry it');
+  }
   const workload = values.workload ?? 'scalar';
   if (!isWorkload(workload)) throw new RangeError(`--workload must be one of ${WORKLOADS.join(', ')}; got '${workload}'`);
   return {
@@ -105,6 +123,7 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     workload,
     json: values.json ?? false,
     transport: values.transport,
+    protosocketEndpoint: values['protosocket-endpoint'],
     delayMs: Math.floor(number('delay-ms', values['delay-ms'], 0, 0)),
   };
 }

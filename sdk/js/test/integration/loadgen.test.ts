@@ -84,6 +84,35 @@ describe('loadgen --json', () => {
     });
   }
 
+  test('--transport protosocket: gets and sets over protosocket, recorded in the report', async () => {
+    const ps = await startServer([], { protosocket: true });
+    try {
+      const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', ps.endpoint, '--duration', '1', '--warmup', '0.2',
+        '--concurrency', '8', '--transport', 'protosocket', '--protosocket-endpoint', ps.protosocketEndpoint!, '--json']);
+      const report = JSON.parse(stdout) as { errors: object; requests: number; runtime: string; connections: number; config: { transport: string } };
+      assert.deepEqual(schemaErrors(report), []);
+      assert.equal(report.config.transport, 'protosocket');
+      assert.match(report.runtime, / transport=protosocket$/);
+      assert.deepEqual(report.errors, {});
+      assert.equal(report.connections, 2, 'one gRPC channel (createCache) and one protosocket connection');
+      const metrics = await ps.metrics();
+      const count = (rpc: string, transport: string): number => metrics.split('\n')
+        .filter((line) => line.startsWith('jiffy_requests_total{') && line.includes(`rpc="${rpc}"`) && line.includes(`transport="${transport}"`))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+      assert.ok(count('Get', 'protosocket') + count('Set', 'protosocket') >= report.requests);
+      assert.equal(count('Get', 'grpc') + count('Set', 'grpc'), 0);
+    } finally {
+      await ps.stop();
+    }
+    for (const [args, message] of [
+      [['--transport', 'protosocket'], /--transport protosocket needs --protosocket-endpoint/],
+      [['--protosocket-endpoint', '127.0.0.1:1'], /--protosocket-endpoint goes with --transport protosocket/],
+    ] as const) {
+      await assert.rejects(run(process.execPath, [LOADGEN, ...args]), (err: { code: number; stderr: string }) =>
+        err.code === 2 && message.test(err.stderr));
+    }
+  });
+
   test('--max-concurrent-requests auto', async () => {
     const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', server.endpoint, '--duration', '1',
       '--warmup', '0.2', '--concurrency', '32', '--max-concurrent-requests', 'auto', '--json']);

@@ -1,6 +1,7 @@
 // Starts a real jiffy-server child process on free ports for integration
-// tests: `--listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0`, then parses
-// the two lines it prints. `restart()` brings it back on the same port.
+// tests: `--listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0` (and with
+// `{ protosocket: true }`, `--protosocket-listen 127.0.0.1:0`), then parses
+// the lines it prints. `restart()` brings it back on the same ports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -12,6 +13,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..'
 const STARTUP_TIMEOUT_MS = 20_000;
 const LISTENING = /^listening on ([\d.]+):(\d+)$/;
 const METRICS_LISTENING = /^metrics listening on ([\d.]+):(\d+)$/;
+const PROTOSOCKET_LISTENING = /^protosocket listening on ([\d.]+):(\d+)$/;
 
 export function serverBinary(): string {
   return process.env.JIFFY_SERVER_BIN ?? resolve(REPO_ROOT, 'target/release/jiffy-server');
@@ -23,6 +25,8 @@ export interface RunningServer {
   /** host:port, the form JIFFY_ENDPOINT and the client options take. */
   endpoint: string;
   metricsPort: number;
+  /** host:port of the protosocket port, when started with `{ protosocket: true }`. */
+  protosocketEndpoint: string | undefined;
   /** Prometheus text from /metrics. */
   metrics(): Promise<string>;
   /** One gauge or counter value by exact name (no labels), or undefined. */
@@ -38,6 +42,12 @@ interface Spawned {
   child: ChildProcess;
   port: number;
   metricsPort: number;
+  protosocketPort: number;
+}
+
+export interface StartOptions {
+  /** Also serve protosocket on a free port (`--protosocket-listen`). */
+  protosocket?: boolean;
 }
 
 async function spawnServer(listen: string, extraArgs: readonly string[]): Promise<Spawned> {
@@ -55,6 +65,7 @@ async function spawnServer(listen: string, extraArgs: readonly string[]): Promis
   });
   return new Promise<Spawned>((resolveSpawn, reject) => {
     let metricsPort = 0;
+    let protosocketPort = 0;
     const timer = setTimeout(() => fail('did not print its port in time'), STARTUP_TIMEOUT_MS);
     const fail = (why: string): void => {
       clearTimeout(timer);
@@ -67,12 +78,14 @@ async function spawnServer(listen: string, extraArgs: readonly string[]): Promis
       const line = raw.trim();
       const metrics = METRICS_LISTENING.exec(line);
       if (metrics) metricsPort = Number(metrics[2]);
+      const protosocket = PROTOSOCKET_LISTENING.exec(line);
+      if (protosocket) protosocketPort = Number(protosocket[2]);
       const data = LISTENING.exec(line);
       if (data) {
         clearTimeout(timer);
         child.removeAllListeners('exit');
         child.removeAllListeners('error');
-        resolveSpawn({ child, port: Number(data[2]), metricsPort });
+        resolveSpawn({ child, port: Number(data[2]), metricsPort, protosocketPort });
       }
     });
   });
@@ -87,13 +100,15 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startServer(extraArgs: readonly string[] = []): Promise<RunningServer> {
-  let current = await spawnServer('127.0.0.1:0', extraArgs);
+export async function startServer(extraArgs: readonly string[] = [], options: StartOptions = {}): Promise<RunningServer> {
+  const protosocketArgs = (port: number): string[] => (options.protosocket ? ['--protosocket-listen', `127.0.0.1:${port}`] : []);
+  let current = await spawnServer('127.0.0.1:0', [...protosocketArgs(0), ...extraArgs]);
   const server: RunningServer = {
     host: '127.0.0.1',
     port: current.port,
     endpoint: `127.0.0.1:${current.port}`,
     metricsPort: current.metricsPort,
+    protosocketEndpoint: options.protosocket ? `127.0.0.1:${current.protosocketPort}` : undefined,
     async metrics() {
       const response = await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`);
       return response.text();
@@ -121,7 +136,7 @@ export async function startServer(extraArgs: readonly string[] = []): Promise<Ru
       // The port was just freed; retry briefly in case the OS holds it.
       for (let attempt = 0; ; attempt += 1) {
         try {
-          current = await spawnServer(server.endpoint, extraArgs);
+          current = await spawnServer(server.endpoint, [...protosocketArgs(current.protosocketPort), ...extraArgs]);
           server.metricsPort = current.metricsPort;
           return;
         } catch (err) {

@@ -98,11 +98,15 @@ function jsName(knob: Knob): string {
   return knob.js!.name!;
 }
 
-/** A value in the spec's neutral unit as this SDK writes it. */
-function toJs(knob: Knob, value: Value): Value {
+/**
+ * A value in the spec's neutral unit as this SDK writes it. An `off` of
+ * null is JSON's word for an option left unset: `undefined` in JS
+ * (`protosocketEndpoint`).
+ */
+function toJs(knob: Knob, value: Value): Value | undefined {
   if (value === null) {
     assert.ok(knob.js!.off !== undefined, `${knob.name} has no off value`);
-    return knob.js!.off;
+    return knob.js!.off ?? undefined;
   }
   if (typeof value !== 'number') return value;
   return value / (DIVISOR[`${knob.unit}>${knob.js!.unit}`] ?? 1);
