@@ -10,7 +10,10 @@
 //!
 //! The server runs under `taskset -c 0`, this process moves itself to CPU 1
 //! before it starts its (single-threaded) runtime. Each client keeps its
-//! SDK's default of one connection (Laptop configurations).
+//! SDK's default of one connection (Laptop configurations). Each round
+//! prints its rps, latency percentiles from an HDR histogram, and the CPU
+//! each side used over the measured window, in cores (1.00: its CPU was
+//! saturated) and per call; at the end, the medians over the rounds.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -40,6 +43,16 @@ struct Round {
     rps: f64,
     /// Latency percentiles, microseconds: p50, p99, p99.9.
     percentiles: [u64; 3],
+    /// CPU time over the measured window, in cores: which side is the limit.
+    server_cpu: f64,
+    client_cpu: f64,
+}
+
+impl Round {
+    /// The CPU and the calls per second as "0.65 cores 10.0 us/call".
+    fn cpu(cores: f64, rps: f64) -> String {
+        format!("{cores:.2} cores {:>4.1} us/call", cores * 1e6 / rps)
+    }
 }
 
 fn main() {
@@ -111,14 +124,17 @@ async fn run(options: Options) {
     let mut results: [Vec<Round>; 2] = [Vec::new(), Vec::new()];
     for round in 1..=options.rounds {
         for (client, rounds) in clients.iter().zip(results.iter_mut()) {
-            let result = drive(client, options).await;
+            let result = drive(client, options, server.pid()).await;
             println!(
-                "round {round} {:<12} {:>9.0} rps  p50 {:>6} us  p99 {:>6} us  p99.9 {:>6} us",
+                "round {round} {:<12} {:>6.0} rps  p50 {:>5} us  p99 {:>5} us  p99.9 {:>5} us  \
+                 server {}  client {}",
                 client.name(),
                 result.rps,
                 result.percentiles[0],
                 result.percentiles[1],
-                result.percentiles[2]
+                result.percentiles[2],
+                Round::cpu(result.server_cpu, result.rps),
+                Round::cpu(result.client_cpu, result.rps)
             );
             rounds.push(result);
         }
@@ -127,23 +143,35 @@ async fn run(options: Options) {
     for (client, rounds) in clients.iter().zip(results.iter()) {
         let rps = median(rounds.iter().map(|r| r.rps).collect());
         let p = |i: usize| median(rounds.iter().map(|r| r.percentiles[i] as f64).collect());
+        let server_cpu = median(rounds.iter().map(|r| r.server_cpu).collect());
+        let client_cpu = median(rounds.iter().map(|r| r.client_cpu).collect());
         println!(
-            "{:<12} {:>9.0} rps  p50 {:>6.0} us  p99 {:>6.0} us  p99.9 {:>6.0} us",
+            "{:<12} {:>6.0} rps  p50 {:>5.0} us  p99 {:>5.0} us  p99.9 {:>5.0} us  \
+             server {}  client {}",
             client.name(),
             rps,
             p(0),
             p(1),
-            p(2)
+            p(2),
+            Round::cpu(server_cpu, rps),
+            Round::cpu(client_cpu, rps)
         );
     }
     server.stop().await;
 }
 
 /// One round: `concurrency` loops for a warm-up, then for `seconds` measured.
-async fn drive(client: &Client, options: Options) -> Round {
+async fn drive(client: &Client, options: Options, server_pid: u32) -> Round {
     let start = Instant::now();
     let measure_from = start + WARMUP;
     let end = measure_from + Duration::from_secs(options.seconds);
+    let cpu = tokio::spawn(async move {
+        tokio::time::sleep_until(measure_from.into()).await;
+        let before = (cpu_seconds(&server_pid.to_string()), cpu_seconds("self"));
+        tokio::time::sleep_until(end.into()).await;
+        let after = (cpu_seconds(&server_pid.to_string()), cpu_seconds("self"));
+        (after.0 - before.0, after.1 - before.1)
+    });
     let mut tasks = JoinSet::new();
     for task in 0..options.concurrency {
         let client = client.clone();
@@ -173,10 +201,29 @@ async fn drive(client: &Client, options: Options) -> Round {
     while let Some(histogram) = tasks.join_next().await {
         total.add(histogram.unwrap()).unwrap();
     }
+    let (server_cpu, client_cpu) = cpu.await.unwrap();
+    let seconds = options.seconds as f64;
     Round {
-        rps: total.len() as f64 / options.seconds as f64,
+        rps: total.len() as f64 / seconds,
         percentiles: [50.0, 99.0, 99.9].map(|q| total.value_at_quantile(q / 100.0)),
+        server_cpu: server_cpu / seconds,
+        client_cpu: client_cpu / seconds,
     }
+}
+
+/// User plus system CPU time of process `pid` ("self" for this one), from
+/// /proc/PID/stat, in seconds (at the usual 100 ticks a second).
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
 }
 
 fn xorshift(mut x: u64) -> u64 {

@@ -108,6 +108,11 @@ impl JiffyServer {
         }
     }
 
+    /// The server's process id (for reading its CPU time in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Stops the server with SIGTERM, as an operator would, and asserts it
     /// exits with status 0: a crash on shutdown is a bug too. Async, so the
     /// test's runtime keeps driving its clients' connections meanwhile: the
