@@ -52,14 +52,14 @@ async fn set_get_hit_miss_and_delete() {
 async fn an_item_expires_after_its_ttl() {
     let server = server_with_cache(&[]).await;
     let client = grpc_client(&server);
-    let short = SetRequest::new(CACHE, "brief", "here").ttl(Duration::from_millis(500));
+    let short = SetRequest::new(CACHE, "brief", "here").ttl(Duration::from_secs(1));
 
     client.send_request(short).await.unwrap();
     assert_eq!(
         client.get(CACHE, "brief").await.unwrap(),
         GetResponse::from("here")
     );
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
 
     assert_eq!(client.get(CACHE, "brief").await.unwrap(), GetResponse::Miss);
     server.stop().await;

@@ -87,7 +87,7 @@ async fn a_delete_removes_the_item_and_an_absent_one_is_fine() {
 async fn an_item_expires_after_its_ttl() {
     let server = server_with_cache(&[]).await;
     let client = protosocket_client(&server).await;
-    let short = SetRequest::new(CACHE, "brief", "here").ttl(Duration::from_millis(500));
+    let short = SetRequest::new(CACHE, "brief", "here").ttl(Duration::from_secs(1));
     let long = SetRequest::new(CACHE, "lasting", "here");
 
     client.send_request(short).await.unwrap();
@@ -96,7 +96,7 @@ async fn an_item_expires_after_its_ttl() {
         client.get(CACHE, "brief").await.unwrap(),
         GetResponse::from("here")
     );
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
 
     assert_eq!(client.get(CACHE, "brief").await.unwrap(), GetResponse::Miss);
     // The client's default TTL (60 s) applies to the other.
