@@ -10,12 +10,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SERVER_RELEASE := target/release/jiffy-server
 CONFORMANCE_JS := tests/conformance/js
+CONFORMANCE_RUST := tests/conformance/rust
 
 .PHONY: help
 help:
 	@echo "make demo          build jiffy-server, hello through every SDK, then a short jiffy-tune sweep and its report"
 	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
+	@echo "make test-conformance-rust   the official Rust SDK (crate momento): its protosocket and gRPC clients"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
 	@echo "make dist          packages into dist/: the jiffy-server wheel, the SDKs' and jiffy-tune's wheels, sdists, npm tarball"
@@ -53,11 +55,12 @@ demo: system-packages build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: system-packages lint test-rust test-conformance test-conformance-redis test-python test-js test-tune test-deploy test-readme test-packaging
+test: system-packages lint test-rust test-conformance test-conformance-rust test-conformance-redis test-python test-js test-tune test-deploy test-readme test-packaging
 
 .PHONY: lint
 lint: $(VENV)/.installed
 	cargo fmt --all --check
+	cd $(CONFORMANCE_RUST) && cargo fmt --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check tests demo
 	$(VENV)/bin/ruff format --check tests demo
@@ -80,6 +83,15 @@ test-rust: build
 test-conformance: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/.installed
 	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/conformance/python
 	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm test
+
+# The official Rust SDK against the release build: its own cargo project
+# (outside the workspace) with its own lock file and target directory; its
+# clippy runs here rather than in `lint`, which would build the SDK twice.
+.PHONY: test-conformance-rust
+test-conformance-rust: build
+	cd $(CONFORMANCE_RUST) && export CARGO_TARGET_DIR=$(CURDIR)/$(CONFORMANCE_RUST)/target && \
+		cargo clippy --all-targets --quiet -- -D warnings && \
+		JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) cargo test
 
 # The same suites through two jiffy-servers over one real Redis Cluster
 # (tests/redis-cluster.sh): every client alternates between the two, so a
