@@ -8,6 +8,7 @@
 mod auth;
 mod grpc_client;
 mod protosocket_client;
+mod readme;
 
 use jiffy_conformance_rust::{grpc_client, JiffyServer};
 use momento::cache::CreateCacheResponse;
