@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Topics: one publisher and 1 / 10 / 100 subscribers on jiffy-server
+# (Publish / Subscribe) beside redis-server (PUBLISH / SUBSCRIBE) driven the
+# same way by the same client (jiffy-bench-topics), in one run.
+#
+# Each server is pinned to core 0 and the client to core 1. For each round,
+# each subscriber count and each mode (saturation: as fast as the server
+# acknowledges, PUBLISHERS_IN_FLIGHT publishes outstanding; then a fixed
+# RATE), it measures a fresh jiffy-server, then a fresh redis-server, so
+# slow spells of this shared machine hit both. The table gives the median
+# of the rounds and the ratio jiffy/redis; every run's JSON line goes to
+# out/bench/topics-<time>.json.
+#
+# Builds the release binaries first (a no-op when they are up to date),
+# then takes /tmp/jiffy-bench.lock exclusively (waiting for it if needed):
+# the figures mean nothing while another benchmark shares the two cores.
+#
+# Usage: bash bench/topics/run.sh          (or: make bench-topics)
+# Environment (defaults):
+#   ROUNDS=3 DURATION=10 WARMUP=2 SUBSCRIBERS="1 10 100" RATE=1000
+#   PUBLISHERS_IN_FLIGHT=8 VALUE_SIZE=100 SERVER_CORE=0 CLIENT_CORE=1
+#   OUT=out/bench/topics-<time>.json
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-2}
+SUBSCRIBERS=${SUBSCRIBERS:-1 10 100}
+RATE=${RATE:-1000}
+PUBLISHERS_IN_FLIGHT=${PUBLISHERS_IN_FLIGHT:-8}
+VALUE_SIZE=${VALUE_SIZE:-100}
+SERVER_CORE=${SERVER_CORE:-0}
+CLIENT_CORE=${CLIENT_CORE:-1}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+
+log() { printf '%s\n' "$*" >&2; }
+
+if [[ "${JIFFY_BENCH_LOCKED:-}" != 1 ]]; then
+    command -v taskset >/dev/null || { log "taskset (util-linux) is needed"; exit 1; }
+    missing=()
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v redis-cli >/dev/null || missing+=(redis-tools)
+    command -v jq >/dev/null || missing+=(jq)
+    if ((${#missing[@]})); then
+        sudo=()
+        [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+        log "installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null ||
+            { "${sudo[@]}" apt-get update -q >/dev/null &&
+                "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
+    fi
+    log "building (release)"
+    cargo build --release -q -p jiffy-server -p jiffy-bench-server
+    log "waiting for /tmp/jiffy-bench.lock"
+    exec env JIFFY_BENCH_LOCKED=1 flock /tmp/jiffy-bench.lock bash "$0" "$@"
+fi
+
+WORK=$(mktemp -d)
+# The server this script started and has not stopped yet (one at a time).
+SERVER_PID=""
+
+stop_server() {
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+cleanup() {
+    [[ -z $SERVER_PID ]] || stop_server
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+    local port
+    while :; do
+        port=$((20000 + RANDOM % 40000))
+        # Free when nothing answers a connect.
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+}
+
+# Starts jiffy-server with its default topic limits; prints its port.
+start_jiffy() {
+    local port=""
+    taskset -c "$SERVER_CORE" target/release/jiffy-server --listen 127.0.0.1:0 \
+        >"$WORK/jiffy.log" 2>&1 &
+    SERVER_PID=$! # taskset execs the server, so this is the server's pid
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/jiffy.log")
+        [[ -n $port ]] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z $port ]]; then
+        log "jiffy-server did not start:"
+        cat "$WORK/jiffy.log" >&2
+        exit 1
+    fi
+    echo "$port"
+}
+
+# Starts redis-server, no persistence; prints its port.
+start_redis() {
+    local port
+    port=$(free_port)
+    taskset -c "$SERVER_CORE" redis-server --port "$port" --bind 127.0.0.1 \
+        --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        if [[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]]; then
+            echo "$port"
+            return
+        fi
+        sleep 0.1
+    done
+    log "redis-server did not start:"
+    cat "$WORK/redis.log" >&2
+    exit 1
+}
+
+# One measurement: target $1, round $2, subscribers $3, rate $4 (0:
+# saturation); appends the client's JSON line, with the round, to runs.jsonl.
+measure() {
+    local target=$1 round=$2 subscribers=$3 rate=$4 port
+    # $(start_x) would run the server in a subshell: start it here.
+    if [[ $target == jiffy ]]; then start_jiffy >"$WORK/port"; else start_redis >"$WORK/port"; fi
+    port=$(<"$WORK/port")
+    taskset -c "$CLIENT_CORE" target/release/jiffy-bench-topics --target "$target" \
+        --endpoint "127.0.0.1:$port" --server-pid "$SERVER_PID" \
+        --subscribers "$subscribers" --rate "$rate" \
+        --publishers-in-flight "$PUBLISHERS_IN_FLIGHT" --value-size "$VALUE_SIZE" \
+        --duration "$DURATION" --warmup "$WARMUP" |
+        jq -c --argjson round "$round" '. + {round: $round}' >>"$WORK/runs.jsonl"
+    stop_server
+}
+
+main() {
+    local r n rate target
+    for r in $(seq "$ROUNDS"); do
+        for n in $SUBSCRIBERS; do
+            for rate in 0 "$RATE"; do
+                for target in jiffy redis; do
+                    log "round $r/$ROUNDS: $n subscribers, rate ${rate/#0/max}: $target"
+                    measure "$target" "$r" "$n" "$rate"
+                done
+            done
+        done
+    done
+
+    local stamp out
+    stamp=$(date -u +%Y%m%dT%H%M%SZ)
+    mkdir -p out/bench
+    out=${OUT:-out/bench/topics-$stamp.json}
+    jq -s --arg stamp "$stamp" --arg redis_version "$(redis-server --version)" \
+        --argjson rounds "$ROUNDS" --argjson duration "$DURATION" --argjson warmup "$WARMUP" \
+        --argjson in_flight "$PUBLISHERS_IN_FLIGHT" --argjson value_size "$VALUE_SIZE" \
+        "$(summary_jq)" "$WORK/runs.jsonl" >"$out"
+    print_table "$out"
+    log "written to $out"
+}
+
+# The summary: the medians per (rate, subscribers, target), then every run.
+summary_jq() {
+    cat <<'EOF'
+def median: sort | if length == 0 then null
+                   elif length % 2 == 1 then .[length / 2 | floor]
+                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+def medians: {
+    delivered_per_s: (map(.delivered_per_s) | median),
+    published_per_s: (map(.published_per_s) | median),
+    p50_ms: (map(.latency_ms.p50) | median),
+    p99_ms: (map(.latency_ms.p99) | median),
+    p999_ms: (map(.latency_ms.p999) | median),
+    max_ms: (map(.latency_ms.max) | median),
+    server_us_per_delivered: (map(.server_us_per_delivered) | median),
+    server_cores: (map(.server_cores) | median),
+    client_cores: (map(.client_cores) | median),
+    other_processes_cores: (map(.other_processes_cores) | median),
+    lost: (map(.lost) | add),
+    discontinuities: (map(.discontinuities) | add),
+    streams_ended: (map(.streams_ended | add // 0) | add),
+    publish_errors: (map(.publish_errors | add // 0) | add)
+};
+. as $runs
+| {
+    timestamp: $stamp,
+    config: {rounds: $rounds, duration_s: $duration, warmup_s: $warmup,
+             publishers_in_flight: $in_flight, value_size: $value_size,
+             redis: $redis_version},
+    median: [group_by([.rate, .subscribers])[]
+             | {rate: .[0].rate, subscribers: .[0].subscribers,
+                jiffy: (map(select(.target == "jiffy")) | medians),
+                redis: (map(select(.target == "redis")) | medians)}
+             | .ratio_delivered = (if .redis.delivered_per_s > 0
+                                   then .jiffy.delivered_per_s / .redis.delivered_per_s
+                                   else null end)],
+    runs: $runs
+  }
+EOF
+}
+
+print_table() {
+    jq -r '
+        def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
+        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
+        def f0: if . == null then "-" else round | tostring end;
+        (["mode", "subs", "jiffy deliv/s", "redis deliv/s", "ratio",
+          "jiffy p50", "p99", "p99.9", "redis p50", "p99", "p99.9",
+          "jiffy us/deliv", "redis us/deliv", "jiffy lost", "redis lost"] | @tsv),
+        (.median[] | [(if .rate == 0 then "max" else "\(.rate)/s" end),
+            (.subscribers | tostring),
+            (.jiffy.delivered_per_s | f0), (.redis.delivered_per_s | f0), (.ratio_delivered | f2),
+            (.jiffy.p50_ms | f3), (.jiffy.p99_ms | f3), (.jiffy.p999_ms | f3),
+            (.redis.p50_ms | f3), (.redis.p99_ms | f3), (.redis.p999_ms | f3),
+            (.jiffy.server_us_per_delivered | f2), (.redis.server_us_per_delivered | f2),
+            (.jiffy.lost | tostring), (.redis.lost | tostring)] | @tsv)
+    ' "$1" | column -t -s $'\t'
+    jq -r '"latency in ms, publish to delivery; medians of \(.config.rounds) interleaved rounds of " +
+           "\(.config.duration_s) s; \(.config.publishers_in_flight) publishes in flight at max; " +
+           "\(.config.value_size) B messages; lost: summed over rounds; \(.config.redis)"' "$1"
+}
+
+main "$@"
