@@ -179,10 +179,13 @@ def medians: {
     p99_ms: (map(.latency_ms.p99) | median),
     p999_ms: (map(.latency_ms.p999) | median),
     max_ms: (map(.latency_ms.max) | median),
+    p999_from_send_ms: (map(.latency_from_send_ms.p999) | median),
     server_us_per_delivered: (map(.server_us_per_delivered) | median),
     server_cores: (map(.server_cores) | median),
     client_cores: (map(.client_cores) | median),
     other_processes_cores: (map(.other_processes_cores) | median),
+    server_runqueue_wait_ms_per_s: (map(.server_runqueue_wait_ms_per_s) | median),
+    client_runqueue_wait_ms_per_s: (map(.client_runqueue_wait_ms_per_s) | median),
     lost: (map(.lost) | add),
     discontinuities: (map(.discontinuities) | add),
     streams_ended: (map(.streams_ended | add // 0) | add),
@@ -206,25 +209,44 @@ def medians: {
 EOF
 }
 
+# Two tables: throughput (every mode, delivered/s is the headline at
+# max), then latency, each with what else ran on the machine.
 print_table() {
     jq -r '
         def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
         def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
         def f0: if . == null then "-" else round | tostring end;
-        (["mode", "subs", "jiffy deliv/s", "redis deliv/s", "ratio",
-          "jiffy p50", "p99", "p99.9", "redis p50", "p99", "p99.9",
-          "jiffy us/deliv", "redis us/deliv", "jiffy lost", "redis lost"] | @tsv),
-        (.median[] | [(if .rate == 0 then "max" else "\(.rate)/s" end),
-            (.subscribers | tostring),
+        def mode: if .rate == 0 then "max" else "\(.rate)/s" end;
+        (["mode", "subs", "jiffy deliv/s", "redis deliv/s", "ratio", "jiffy us/deliv",
+          "redis us/deliv", "srv cores j/r", "client cores j/r", "jiffy lost", "redis lost",
+          "other cores j/r"] | @tsv),
+        (.median[] | [mode, (.subscribers | tostring),
             (.jiffy.delivered_per_s | f0), (.redis.delivered_per_s | f0), (.ratio_delivered | f2),
+            (.jiffy.server_us_per_delivered | f2), (.redis.server_us_per_delivered | f2),
+            ([.jiffy.server_cores, .redis.server_cores] | map(f2) | join("/")),
+            ([.jiffy.client_cores, .redis.client_cores] | map(f2) | join("/")),
+            (.jiffy.lost | tostring), (.redis.lost | tostring),
+            ([.jiffy.other_processes_cores, .redis.other_processes_cores] | map(f2) | join("/"))]
+         | @tsv)
+    ' "$1" | column -t -s $'\t'
+    echo
+    jq -r '
+        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
+        def f0: if . == null then "-" else round | tostring end;
+        def mode: if .rate == 0 then "max" else "\(.rate)/s" end;
+        (["mode", "subs", "jiffy p50", "p99", "p99.9", "redis p50", "p99", "p99.9",
+          "p99.9 from send j/r", "srv runq wait ms/s j/r"] | @tsv),
+        (.median[] | [mode, (.subscribers | tostring),
             (.jiffy.p50_ms | f3), (.jiffy.p99_ms | f3), (.jiffy.p999_ms | f3),
             (.redis.p50_ms | f3), (.redis.p99_ms | f3), (.redis.p999_ms | f3),
-            (.jiffy.server_us_per_delivered | f2), (.redis.server_us_per_delivered | f2),
-            (.jiffy.lost | tostring), (.redis.lost | tostring)] | @tsv)
+            ([.jiffy.p999_from_send_ms, .redis.p999_from_send_ms] | map(f3) | join("/")),
+            ([.jiffy.server_runqueue_wait_ms_per_s, .redis.server_runqueue_wait_ms_per_s]
+             | map(f0) | join("/"))] | @tsv)
     ' "$1" | column -t -s $'\t'
-    jq -r '"latency in ms, publish to delivery; medians of \(.config.rounds) interleaved rounds of " +
-           "\(.config.duration_s) s; \(.config.publishers_in_flight) publishes in flight at max; " +
-           "\(.config.value_size) B messages; lost: summed over rounds; \(.config.redis)"' "$1"
+    jq -r '"latency in ms, from due (from sent at max) to delivery; medians of \(.config.rounds) " +
+           "interleaved rounds of \(.config.duration_s) s; \(.config.publishers_in_flight) " +
+           "publishes in flight at max; \(.config.value_size) B messages; lost: summed over " +
+           "rounds; \(.config.redis)"' "$1"
 }
 
 main "$@"

@@ -44,7 +44,7 @@ pub struct Args {
     #[arg(long, default_value_t = 2.0)]
     pub warmup: f64,
 
-    /// Bytes per message: a 16-byte header (publish time, number), then
+    /// Bytes per message: a 24-byte header (due and send times, number), then
     /// padding.
     #[arg(long, default_value_t = 100)]
     pub value_size: usize,

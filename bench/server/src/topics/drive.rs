@@ -16,12 +16,14 @@ use std::{
 };
 
 use bytes::Bytes;
-use jiffy_bench_server::cpu::{CpuTicks, MachineTicks};
+use jiffy_bench_server::cpu::{self, CpuTicks, MachineTicks};
 use tokio::sync::Semaphore;
 
 use crate::{
     args::{Args, Target},
-    jiffy, message, redis,
+    jiffy,
+    message::Header,
+    redis,
     stats::{Phase, Shared, Stats},
 };
 
@@ -43,6 +45,9 @@ impl Publisher {
 pub struct Readings {
     pub server: Option<CpuTicks>,
     pub client: CpuTicks,
+    /// Time the server's threads, and ours, waited for their core.
+    pub server_wait: Option<Duration>,
+    pub client_wait: Duration,
     pub machine: MachineTicks,
     pub at: Instant,
     pub unix_ms: u128,
@@ -54,9 +59,15 @@ impl Readings {
             .server_pid
             .map(|pid| CpuTicks::of(Some(pid)).map_err(|e| format!("server pid {pid}: {e}")))
             .transpose()?;
+        let server_wait = args
+            .server_pid
+            .map(|pid| cpu::runqueue_wait(Some(pid)).map_err(|e| format!("server pid {pid}: {e}")))
+            .transpose()?;
         Ok(Readings {
             server,
             client: CpuTicks::of(None).map_err(|e| format!("/proc/self/stat: {e}"))?,
+            server_wait,
+            client_wait: cpu::runqueue_wait(None).map_err(|e| format!("/proc/self/task: {e}"))?,
             machine: MachineTicks::read().map_err(|e| format!("/proc/stat: {e}"))?,
             at: Instant::now(),
             unix_ms: SystemTime::now()
@@ -143,10 +154,12 @@ async fn publish_loop(args: Args, shared: Rc<Shared>, publisher: Rc<Publisher>, 
         if shared.done() {
             return;
         }
-        let message = message::encode(shared.base, due, number, args.value_size);
         let (shared, publisher) = (Rc::clone(&shared), Rc::clone(&publisher));
+        let size = args.value_size;
         tokio::task::spawn_local(async move {
-            let result = publisher.publish(message).await;
+            let sent = Instant::now();
+            let header = Header { due, sent, number };
+            let result = publisher.publish(header.encode(shared.base, size)).await;
             shared.published(due, result);
             drop(permit);
         });

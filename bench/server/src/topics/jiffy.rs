@@ -19,7 +19,7 @@ use tonic::{transport::Channel, Streaming};
 
 use crate::{
     args::Args,
-    message,
+    message::Header,
     stats::{Order, Shared},
 };
 
@@ -120,14 +120,14 @@ impl Subscriber {
                     }
                     shared.numbered(&mut order, item.topic_sequence_number);
                     let value = item.value.and_then(|value| value.kind);
-                    let stamp = match &value {
+                    let header = match &value {
                         Some(topic_value::Kind::Binary(bytes)) => {
-                            message::decode(shared.base, bytes)
+                            Header::decode(shared.base, bytes)
                         }
                         _ => None,
                     };
-                    match stamp {
-                        Some((published, _)) => shared.delivered(published),
+                    match header {
+                        Some(header) => shared.delivered(header.due, header.sent),
                         None => shared.malformed(),
                     }
                 }

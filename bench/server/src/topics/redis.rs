@@ -14,7 +14,7 @@ use redis::{aio::MultiplexedConnection, aio::PubSubStream, AsyncConnectionConfig
 
 use crate::{
     args::Args,
-    message,
+    message::Header,
     stats::{Order, Shared},
 };
 
@@ -115,10 +115,10 @@ impl Subscriber {
                 }
                 continue;
             };
-            match message::decode(shared.base, message.get_payload_bytes()) {
-                Some((published, number)) => {
-                    shared.numbered(&mut order, number);
-                    shared.delivered(published);
+            match Header::decode(shared.base, message.get_payload_bytes()) {
+                Some(header) => {
+                    shared.numbered(&mut order, header.number);
+                    shared.delivered(header.due, header.sent);
                 }
                 None => shared.malformed(),
             }

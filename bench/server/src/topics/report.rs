@@ -30,8 +30,12 @@ pub struct Report {
     pub delivered_fraction: f64,
     #[serde(flatten)]
     pub counts: Counts,
-    /// Publish (or due) time to a subscriber reading the message.
+    /// Due time at a fixed rate (send time at saturation) to a subscriber
+    /// reading the message: the headline.
     pub latency_ms: Percentiles,
+    /// Send time to a subscriber reading it: without the publisher's
+    /// lateness.
+    pub latency_from_send_ms: Percentiles,
     /// Publish (or due) time to its acknowledgement.
     pub publish_latency_ms: Percentiles,
     pub publish_errors: BTreeMap<String, u64>,
@@ -42,6 +46,11 @@ pub struct Report {
     pub client_cores: f64,
     /// Cores other processes kept busy in the window (the noise).
     pub other_processes_cores: Option<f64>,
+    /// Milliseconds per second the server's threads were runnable but
+    /// waited for their core (held by another process): the noise that
+    /// reaches the latency.
+    pub server_runqueue_wait_ms_per_s: Option<f64>,
+    pub client_runqueue_wait_ms_per_s: f64,
 }
 
 impl Report {
@@ -75,6 +84,7 @@ impl Report {
                 0.0
             },
             latency_ms: Percentiles::of(&stats.delivery),
+            latency_from_send_ms: Percentiles::of(&stats.delivery_from_send),
             publish_latency_ms: Percentiles::of(&stats.publish),
             publish_errors: stats.publish_errors,
             streams_ended: stats.streams_ended,
@@ -84,6 +94,16 @@ impl Report {
             client_cores: client_cpu / seconds,
             other_processes_cores: server_cpu
                 .map(|server| ((machine - server - client_cpu) / seconds).max(0.0)),
+            server_runqueue_wait_ms_per_s: start
+                .server_wait
+                .zip(end.server_wait)
+                .map(|(a, b)| b.saturating_sub(a).as_secs_f64() * 1e3 / seconds),
+            client_runqueue_wait_ms_per_s: end
+                .client_wait
+                .saturating_sub(start.client_wait)
+                .as_secs_f64()
+                * 1e3
+                / seconds,
             counts,
         }
     }

@@ -43,6 +43,9 @@ pub struct Stats {
     /// Publish time (or, at a fixed rate, the time it was due) to the
     /// subscriber reading it, nanoseconds.
     pub delivery: Histogram<u64>,
+    /// The time the publisher sent it to the subscriber reading it: less
+    /// than `delivery` by how late the publisher was.
+    pub delivery_from_send: Histogram<u64>,
     /// Due (or sent) time to the publish's acknowledgement.
     pub publish: Histogram<u64>,
     pub counts: Counts,
@@ -66,6 +69,7 @@ impl Shared {
             phase: Cell::new(Phase::Warmup),
             stats: RefCell::new(Stats {
                 delivery: latency::histogram(),
+                delivery_from_send: latency::histogram(),
                 publish: latency::histogram(),
                 counts: Counts::default(),
                 publish_errors: BTreeMap::new(),
@@ -102,13 +106,13 @@ impl Shared {
         });
     }
 
-    pub fn delivered(&self, published: Instant) {
+    pub fn delivered(&self, due: Instant, sent: Instant) {
         let read = Instant::now();
         self.count(|stats| {
             stats.counts.delivered += 1;
-            stats
-                .delivery
-                .saturating_record(latency::nanos(read.saturating_duration_since(published)));
+            let since = |at: Instant| latency::nanos(read.saturating_duration_since(at));
+            stats.delivery.saturating_record(since(due));
+            stats.delivery_from_send.saturating_record(since(sent));
         });
     }
 
@@ -210,12 +214,13 @@ mod tests {
     #[test]
     fn only_the_window_counts() {
         let shared = Shared::new();
-        shared.delivered(shared.base);
+        let at = shared.base;
+        shared.delivered(at, at);
         shared.set_phase(Phase::Measuring);
-        shared.delivered(shared.base);
+        shared.delivered(at, at);
         shared.discontinuity(5);
         shared.set_phase(Phase::Done);
-        shared.delivered(shared.base);
+        shared.delivered(at, at);
         let stats = shared.take();
         assert_eq!(stats.counts.delivered, 1);
         assert_eq!(stats.counts.lost, 5);
