@@ -61,6 +61,8 @@ fi
 WORK=$(mktemp -d)
 # The server this script started and has not stopped yet (one at a time).
 SERVER_PID=""
+# Measurements that failed and were run again.
+RETRIES=0
 
 stop_server() {
     kill "$SERVER_PID" 2>/dev/null || true
@@ -126,19 +128,36 @@ start_redis() {
 }
 
 # One measurement: target $1, round $2, subscribers $3, rate $4 (0:
-# saturation); appends the client's JSON line, with the round, to runs.jsonl.
-measure() {
-    local target=$1 round=$2 subscribers=$3 rate=$4 port
+# saturation); writes the client's JSON line to $WORK/run.json. A failed
+# client prints its error and the server's log, and the script stops.
+measure_once() {
+    local target=$1 subscribers=$3 rate=$4 port
     # $(start_x) would run the server in a subshell: start it here.
     if [[ $target == jiffy ]]; then start_jiffy >"$WORK/port"; else start_redis >"$WORK/port"; fi
     port=$(<"$WORK/port")
+    local status=0
     taskset -c "$CLIENT_CORE" target/release/jiffy-bench-topics --target "$target" \
         --endpoint "127.0.0.1:$port" --server-pid "$SERVER_PID" \
         --subscribers "$subscribers" --rate "$rate" \
         --publishers-in-flight "$PUBLISHERS_IN_FLIGHT" --value-size "$VALUE_SIZE" \
-        --duration "$DURATION" --warmup "$WARMUP" |
-        jq -c --argjson round "$round" '. + {round: $round}' >>"$WORK/runs.jsonl"
+        --duration "$DURATION" --warmup "$WARMUP" >"$WORK/run.json" || status=$?
     stop_server
+    if ((status != 0)); then
+        log "jiffy-bench-topics failed (exit $status); the end of the $target-server log:"
+        tail -n 20 "$WORK/$target.log" >&2
+    fi
+    return "$status"
+}
+
+# measure_once, appending the JSON line, with the round, to runs.jsonl.
+# A failed measurement is tried once more on a fresh server, and counted.
+measure() {
+    if ! measure_once "$@"; then
+        log "trying again once"
+        RETRIES=$((RETRIES + 1))
+        measure_once "$@"
+    fi
+    jq -c --argjson round "$2" '. + {round: $round}' "$WORK/run.json" >>"$WORK/runs.jsonl"
 }
 
 main() {
@@ -161,7 +180,7 @@ main() {
     jq -s --arg stamp "$stamp" --arg redis_version "$(redis-server --version)" \
         --argjson rounds "$ROUNDS" --argjson duration "$DURATION" --argjson warmup "$WARMUP" \
         --argjson in_flight "$PUBLISHERS_IN_FLIGHT" --argjson value_size "$VALUE_SIZE" \
-        "$(summary_jq)" "$WORK/runs.jsonl" >"$out"
+        --argjson retries "$RETRIES" "$(summary_jq)" "$WORK/runs.jsonl" >"$out"
     print_table "$out"
     log "written to $out"
 }
@@ -197,6 +216,7 @@ def medians: {
     config: {rounds: $rounds, duration_s: $duration, warmup_s: $warmup,
              publishers_in_flight: $in_flight, value_size: $value_size,
              redis: $redis_version},
+    measurements_run_again: $retries,
     median: [group_by([.rate, .subscribers])[]
              | {rate: .[0].rate, subscribers: .[0].subscribers,
                 jiffy: (map(select(.target == "jiffy")) | medians),
@@ -246,7 +266,10 @@ print_table() {
     jq -r '"latency in ms, from due (from sent at max) to delivery; medians of \(.config.rounds) " +
            "interleaved rounds of \(.config.duration_s) s; \(.config.publishers_in_flight) " +
            "publishes in flight at max; \(.config.value_size) B messages; lost: summed over " +
-           "rounds; \(.config.redis)"' "$1"
+           "rounds; \(.config.redis)" +
+           (if .measurements_run_again > 0
+            then "; \(.measurements_run_again) measurement(s) failed and were run again"
+            else "" end)' "$1"
 }
 
 main "$@"

@@ -21,10 +21,16 @@ pub async fn connect(uri: &str) -> Result<Channel, String> {
     let endpoint = Channel::from_shared(uri.to_string())
         .map_err(|e| format!("--endpoint {uri}: {e}"))?
         .tcp_nodelay(true);
-    endpoint
-        .connect()
-        .await
-        .map_err(|e| format!("connecting to {uri}: {e}"))
+    endpoint.connect().await.map_err(|error| {
+        // tonic says only "transport error"; the cause is in the chain.
+        let mut message = format!("connecting to {uri}: {error}");
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            message += &format!(": {cause}");
+            source = cause.source();
+        }
+        message
+    })
 }
 
 /// Creates the cache `name`; one that exists already is fine.
