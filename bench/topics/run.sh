@@ -91,6 +91,10 @@ free_port() {
 # Starts jiffy-server with its default topic limits; prints its port.
 start_jiffy() {
     local port=""
+    # Emptied here, not by the server's redirection, which happens in the
+    # background child: until then the log would still name the previous
+    # server's port.
+    : >"$WORK/jiffy.log"
     taskset -c "$SERVER_CORE" target/release/jiffy-server --listen 127.0.0.1:0 \
         >"$WORK/jiffy.log" 2>&1 &
     SERVER_PID=$! # taskset execs the server, so this is the server's pid
