@@ -112,22 +112,28 @@ start_jiffy() {
     echo "$port"
 }
 
-# Starts redis-server, no persistence; prints its port.
+# Starts redis-server, no persistence; prints its port. The port was free
+# when chosen but may be taken before redis-server binds it (this machine
+# is shared): then another is tried.
 start_redis() {
-    local port
-    port=$(free_port)
-    taskset -c "$SERVER_CORE" redis-server --port "$port" --bind 127.0.0.1 \
-        --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        if [[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]]; then
-            echo "$port"
-            return
-        fi
-        sleep 0.1
+    local port attempt
+    for attempt in 1 2 3 4 5; do
+        port=$(free_port)
+        taskset -c "$SERVER_CORE" redis-server --port "$port" --bind 127.0.0.1 \
+            --save '' --appendonly no --daemonize no >"$WORK/redis.log" 2>&1 &
+        SERVER_PID=$!
+        for _ in $(seq 100); do
+            if [[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]]; then
+                echo "$port"
+                return
+            fi
+            kill -0 "$SERVER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        stop_server
+        log "redis-server did not start on port $port (attempt $attempt):"
+        tail -n 3 "$WORK/redis.log" >&2
     done
-    log "redis-server did not start:"
-    cat "$WORK/redis.log" >&2
     exit 1
 }
 
