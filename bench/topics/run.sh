@@ -79,7 +79,7 @@ trap cleanup EXIT
 free_port() {
     local port
     while :; do
-        port=$((20000 + RANDOM % 40000))
+        port=$((20000 + RANDOM % 12000))
         # Free when nothing answers a connect.
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
             echo "$port"
