@@ -216,6 +216,8 @@ def medians: {
     server_runqueue_wait_ms_per_s: (map(.server_runqueue_wait_ms_per_s) | median),
     client_runqueue_wait_ms_per_s: (map(.client_runqueue_wait_ms_per_s) | median),
     lost: (map(.lost) | add),
+    reordered: (map(.reordered) | add),
+    repeated: (map(.repeated) | add),
     discontinuities: (map(.discontinuities) | add),
     streams_ended: (map(.streams_ended | add // 0) | add),
     publish_errors: (map(.publish_errors | add // 0) | add)

@@ -6,8 +6,8 @@
 //! fixed rate, message i is due at start + i / rate and timed from then,
 //! late or not (open loop, as wrk2 times requests); at rate 0 it goes as
 //! soon as a permit is free, and is timed from then. Publishes start in
-//! the order they are numbered, so Redis, which runs one connection's
-//! commands in order, delivers them in that order.
+//! the order they are numbered, but with many in flight they may reach the
+//! connection in another (`order` tells the two apart).
 
 use std::{
     rc::Rc,

@@ -17,11 +17,7 @@ use jiffy_server::proto::cache_client::pubsub::{
 };
 use tonic::{transport::Channel, Streaming};
 
-use crate::{
-    args::Args,
-    message::Header,
-    stats::{Order, Shared},
-};
+use crate::{args::Args, message::Header, order::Order, stats::Shared};
 
 /// Where messages go: the cache and topic of every call.
 #[derive(Clone)]

@@ -10,7 +10,8 @@
 //! - [`drive`]: opening the subscriptions, pacing the publisher, the
 //!   measured window.
 //! - [`jiffy`], [`redis`]: each server's publisher and subscribers.
-//! - [`stats`]: what was seen in the window; telling gaps in a numbering.
+//! - [`stats`]: what was seen in the window.
+//! - [`order`]: telling messages missed from messages late.
 //! - [`report`]: the JSON line.
 //!
 //! `bench/topics/run.sh` drives it, pinned to its own core, against each
@@ -20,6 +21,7 @@ mod args;
 mod drive;
 mod jiffy;
 mod message;
+mod order;
 mod redis;
 mod report;
 mod stats;

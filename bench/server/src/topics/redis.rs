@@ -12,11 +12,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use redis::{aio::MultiplexedConnection, aio::PubSubStream, AsyncConnectionConfig, Client};
 
-use crate::{
-    args::Args,
-    message::Header,
-    stats::{Order, Shared},
-};
+use crate::{args::Args, message::Header, order::Order, stats::Shared};
 
 fn client(args: &Args) -> Result<Client, String> {
     Client::open(format!("redis://{}/", args.endpoint))
