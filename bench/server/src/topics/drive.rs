@@ -144,8 +144,8 @@ async fn publish_loop(args: Args, shared: Rc<Shared>, publisher: Rc<Publisher>, 
             return;
         };
         let due = match interval {
-            Some(_) => {
-                let due = started + Duration::from_secs_f64(number as f64 / args.rate);
+            Some(interval) => {
+                let due = started + interval.mul_f64(number as f64);
                 tokio::time::sleep_until(due.into()).await;
                 due
             }
