@@ -23,6 +23,7 @@ help:
 	@echo "make dist          packages into dist/: the jiffy-server wheel, the SDKs' and jiffy-tune's wheels, sdists, npm tarball"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
+	@echo "make bench-topics  publish and subscribe, 1/10/100 subscribers, beside redis-server (bench/topics)"
 	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
 	@echo "make bench-js      TypeScript SDK vs the official @gomomento/sdk (bench/js)"
 	@echo "make tune ARGS=..  jiffy-tune: sweep, chart and recommend a configuration (tune/README.md)"
@@ -102,12 +103,15 @@ test-conformance-redis: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/
 		$(VENV)/bin/pytest -q tests/conformance/python
 	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm run --silent test:redis-cluster
 
-.PHONY: bench bench-collections
+.PHONY: bench bench-collections bench-topics
 bench:
 	bash bench/server/run.sh
 
 bench-collections:
 	bash bench/collections/run.sh
+
+bench-topics:
+	bash bench/topics/run.sh
 
 .PHONY: clean
 clean:

@@ -114,13 +114,7 @@ impl Args {
     pub fn uris(&self) -> Vec<String> {
         self.endpoints()
             .into_iter()
-            .map(|endpoint| {
-                if endpoint.contains("://") {
-                    endpoint.to_string()
-                } else {
-                    format!("http://{endpoint}")
-                }
-            })
+            .map(jiffy_bench_server::grpc::uri)
             .collect()
     }
 }

@@ -1,10 +1,11 @@
-//! CPU time of a process, from /proc/PID/stat.
+//! CPU time of a process, from /proc/PID/stat, and the time its threads
+//! waited for a core, from /proc/PID/task/*/schedstat.
 //!
 //! utime + stime cover every thread of the process (live and exited), in
 //! clock ticks (USER_HZ, 100 per second on Linux): over a 10 s window of a
 //! busy core that is about 1,000 ticks, so the rounding is ~0.1%.
 
-use std::{fs, io};
+use std::{fs, io, time::Duration};
 
 /// CPU time a process has used so far, user plus system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +87,30 @@ fn parse_machine(line: &str) -> Option<u64> {
     Some(ticks.iter().sum::<u64>() - idle - iowait)
 }
 
+/// Time the live threads of a process (`None`: this one) have spent
+/// runnable but waiting for a core, in nanoseconds: on a shared machine,
+/// the time other processes held the core. The second field of each
+/// thread's schedstat; threads gone since are not counted.
+pub fn runqueue_wait(pid: Option<u32>) -> io::Result<Duration> {
+    let dir = match pid {
+        Some(pid) => format!("/proc/{pid}/task"),
+        None => "/proc/self/task".to_string(),
+    };
+    let mut nanos = 0u64;
+    for task in fs::read_dir(&dir)? {
+        // A thread may end between the listing and the read.
+        let Ok(stat) = fs::read_to_string(task?.path().join("schedstat")) else {
+            continue;
+        };
+        nanos += stat
+            .split_ascii_whitespace()
+            .nth(1)
+            .and_then(|wait| wait.parse::<u64>().ok())
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("bad {dir}")))?;
+    }
+    Ok(Duration::from_nanos(nanos))
+}
+
 /// Clock ticks per second of the times in /proc/PID/stat.
 pub fn ticks_per_second() -> u64 {
     // SAFETY: sysconf only reads a constant of the C library.
@@ -123,6 +148,7 @@ mod tests {
     #[test]
     fn reads_this_process() {
         assert!(CpuTicks::of(None).is_ok());
+        assert!(runqueue_wait(None).is_ok());
     }
 
     #[test]

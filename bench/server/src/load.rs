@@ -20,10 +20,14 @@ use jiffy_server::proto::cache_client::{
 };
 use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
 
+use jiffy_bench_server::{
+    cpu::{CpuTicks, MachineTicks},
+    latency,
+};
+
 use crate::{
     args::Args,
     calls::{Answer, Call, Inputs},
-    cpu::{CpuTicks, MachineTicks},
 };
 
 /// Where the run is; flipped only by the clock task.
@@ -60,11 +64,9 @@ pub struct Stats {
 
 impl Stats {
     fn new() -> Self {
-        // 1 ns to 60 s at 3 significant digits; slower answers saturate.
-        let histogram = || Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
         Stats {
-            get_latency: histogram(),
-            set_latency: histogram(),
+            get_latency: latency::histogram(),
+            set_latency: latency::histogram(),
             hits: 0,
             misses: 0,
             wrong_size_hits: 0,
@@ -237,12 +239,12 @@ async fn worker(mut client: ScsClient<Channel>, shared: Rc<Shared>, seed: u64) {
                 call.send(&mut client, &shared.cache, key, inputs).await
             }
         };
-        let latency = sent.elapsed();
+        let elapsed = sent.elapsed();
         if shared.phase.get() != Phase::Measuring {
             continue;
         }
         let mut stats = shared.stats.borrow_mut();
-        let nanos = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        let nanos = latency::nanos(elapsed);
         let answer = match answer {
             Ok(answer) => answer,
             Err(status) => {

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use hdrhistogram::Histogram;
+use jiffy_bench_server::{cpu, latency::Percentiles};
 use serde::Serialize;
 
-use crate::{args::Args, cpu, load::Outcome};
+use crate::{args::Args, load::Outcome};
 
 #[derive(Serialize)]
 pub struct Report {
@@ -68,30 +68,6 @@ pub struct Gets {
     pub hits: u64,
     pub misses: u64,
     pub wrong_size_hits: u64,
-}
-
-#[derive(Serialize)]
-pub struct Percentiles {
-    pub count: u64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
-}
-
-impl Percentiles {
-    fn of(histogram: &Histogram<u64>) -> Self {
-        let ms = |nanos: u64| nanos as f64 / 1e6;
-        Percentiles {
-            count: histogram.len(),
-            p50: ms(histogram.value_at_quantile(0.50)),
-            p90: ms(histogram.value_at_quantile(0.90)),
-            p99: ms(histogram.value_at_quantile(0.99)),
-            p999: ms(histogram.value_at_quantile(0.999)),
-            max: ms(histogram.max()),
-        }
-    }
 }
 
 #[derive(Serialize)]
