@@ -96,7 +96,9 @@ install_tools() {
 free_port() {
     local port
     while :; do
-        port=$((20000 + RANDOM % 40000))
+        # Below the kernel's ephemeral range (32768-60999 here), so no
+        # client connection takes it between this check and the bind.
+        port=$((20000 + RANDOM % 12000))
         # Free when nothing answers a connect.
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
             echo "$port"
@@ -108,6 +110,9 @@ free_port() {
 # One round of jiffy-server: writes the client's JSON report to $1.
 run_jiffy() {
     local out=$1 pid port=""
+    # Emptied here, before the server starts: the redirect below runs in the
+    # child, and the loop could otherwise read the previous round's port.
+    : >"$WORK/jiffy.log"
     taskset -c "$SERVER_CORE" target/release/jiffy-server --listen 127.0.0.1:0 \
         >"$WORK/jiffy.log" 2>&1 &
     pid=$! # taskset execs the server, so this is the server's pid
