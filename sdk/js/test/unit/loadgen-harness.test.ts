@@ -45,6 +45,26 @@ test('an open-loop warm-up runs closed loop, so no backlog builds before the win
   assert.ok(result.requests > 0);
 });
 
+test('an open-loop window opens once the warm-up calls have drained', async () => {
+  // 200 warm-up workers keep 200 calls of 50 ms outstanding; started on top
+  // of them (behind a client's cap, in real use), the schedule's first calls
+  // would time their queue. So a call starts with none outstanding twice:
+  // the very first, and the schedule's first.
+  let outstanding = 0;
+  let emptyStarts = 0;
+  const call = async (): Promise<void> => {
+    if (outstanding === 0) emptyStarts += 1;
+    outstanding += 1;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    outstanding -= 1;
+  };
+  const { driver } = countingDriver(0);
+  const config = parseLoadgenArgs(['--rate', '100', '--concurrency', '200', '--warmup', '0.2', '--duration', '0.2']);
+  const result = await runLoad({ ...driver, get: call, set: call }, config);
+  assert.equal(emptyStarts, 2, 'the schedule started while warm-up calls were outstanding');
+  assert.ok(result.requests > 0);
+});
+
 test('requests sent before the window are not counted, even if they end inside it', async () => {
   // The first call (a warm-up call) takes 300 ms and ends inside the window;
   // every later call takes 5 ms.
