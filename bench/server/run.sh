@@ -93,19 +93,8 @@ install_tools() {
             "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
 }
 
-free_port() {
-    local port
-    while :; do
-        # Below the kernel's ephemeral range (32768-60999 here), so no
-        # client connection takes it between this check and the bind.
-        port=$((20000 + RANDOM % 12000))
-        # Free when nothing answers a connect.
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-}
+# free_port
+source "$ROOT/bench/ports.sh"
 
 # One round of jiffy-server: writes the client's JSON report to $1.
 run_jiffy() {

@@ -76,17 +76,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-    local port
-    while :; do
-        port=$((20000 + RANDOM % 12000))
-        # Free when nothing answers a connect.
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-}
+# free_port
+source "$ROOT/bench/ports.sh"
 
 # Starts jiffy-server with its default topic limits; prints its port.
 start_jiffy() {
