@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -218,3 +220,32 @@ async def test_tls_with_a_ca_file(
     with pytest.raises(jiffy.ConnectionError, match="protosocket port .*not trusted"):
         await untrusted.connect(3.0)
     await untrusted.aclose()
+
+
+def test_the_readme_snippet_runs(ps_server: Server) -> None:
+    """README's Protosocket snippet, as written but for its two addresses,
+    inside the program a user would put it in."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Protosocket", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+    snippet = snippet.replace("127.0.0.1:9001", ps_server.protosocket_address)
+    port = ps_server.address.rsplit(":", 1)[1]
+    program = "\n".join(
+        [
+            "import asyncio, contextlib, jiffy",
+            "async def main() -> None:",
+            f"    endpoint = jiffy.Endpoint.local('127.0.0.1', {port})",
+            "    async with jiffy.AsyncCacheClient(endpoint, default_cache='demo') as admin:",
+            "        with contextlib.suppress(jiffy.AlreadyExistsError):",
+            "            await admin.create_cache('demo')",
+            *("    " + line for line in snippet.splitlines()),
+            "asyncio.run(main())",
+        ]
+    )
+    command = [sys.executable, "-c", program]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "hello"
+    assert lines[1] != "None"
+    assert answered(ps_server, "Set", "protosocket") >= 1, "the set did not go over protosocket"
