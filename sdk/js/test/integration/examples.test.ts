@@ -2,6 +2,8 @@
 // against a real jiffy-server: it must finish and print what the README says.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +11,7 @@ import { startServer, type RunningServer } from '../support/jiffy-server.js';
 
 const run = promisify(execFile);
 const EXAMPLE = fileURLToPath(new URL('../../examples/collections.mjs', import.meta.url));
+const PACKAGE = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('examples', () => {
   let server: RunningServer;
@@ -33,5 +36,38 @@ describe('examples', () => {
       "sorted set [ 'bob=32', 'ada=31' ] 0",
       'missing 0 Map(0) {}',
     ]);
+  });
+
+  test("the README's Protosocket snippet runs, inside the program a user would put it in", async () => {
+    const server = await startServer([], { protosocket: true });
+    // Inside the package, so that '@jiffy/sdk' resolves to it by name.
+    const dir = mkdtempSync(join(PACKAGE, '.readme-'));
+    try {
+      const readme = readFileSync(join(PACKAGE, 'README.md'), 'utf8');
+      const section = readme.split('## Protosocket')[1] ?? '';
+      const block = section.split('```js\n')[1]?.split('```')[0];
+      assert.ok(block, 'the README has a Protosocket snippet');
+      const snippet = block
+        .replace('127.0.0.1:8080', server.endpoint)
+        .replace('127.0.0.1:9004', server.protosocketEndpoint ?? '');
+      const program = join(dir, 'snippet.mjs');
+      const lines = [
+        "import { CacheClient } from '@jiffy/sdk';",
+        snippet,
+        "console.log(await client.getString('demo', 'k'));",
+        'client.close();',
+      ];
+      writeFileSync(program, lines.join('\n'));
+      const { stdout } = await run(process.execPath, [program], { timeout: 30_000 });
+      assert.equal(stdout.trim(), 'v');
+      const overProtosocket = (await server.metrics())
+        .split('\n')
+        .filter((line) => line.startsWith('jiffy_requests_total{') && line.includes('rpc="Set"'))
+        .some((line) => line.includes('transport="protosocket"') && Number(line.split(' ').at(-1)) > 0);
+      assert.ok(overProtosocket, 'the set did not go over protosocket');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await server.stop();
+    }
   });
 });
