@@ -771,7 +771,11 @@ export class CacheClient {
     await this.runner.unary(this.dataPool, PING_RPC, encode(_PingRequestSchema, {}), this.controlMetadata);
   }
 
-  /** Data channels holding an open TCP connection now. */
+  /**
+   * Data channels (gRPC or HTTP/2) holding an open TCP connection now. With
+   * `protosocketEndpoint` the gets and sets go over protosocket connections
+   * of their own, which this does not count (the loadgen counts both ports).
+   */
   connectedChannels(): number {
     return this.dataPool.connectedCount();
   }

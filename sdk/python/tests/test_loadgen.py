@@ -171,13 +171,17 @@ def test_a_workload_the_driver_lacks_is_refused(server: Server) -> None:
 def test_transport_protosocket(start_server: Callable[..., Server]) -> None:
     served = start_server("--protosocket-listen", "127.0.0.1:0")
     command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", served.address, "--json",
-               "--duration", "1", "--warmup", "0.2", "--concurrency", "4",
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "4", "--channels", "2",
                "--transport", "protosocket",
                "--protosocket-endpoint", served.protosocket_address]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     report = json.loads(done.stdout)
     assert schema_errors(report) == []
     assert report["config"]["transport"] == "protosocket"
+    # Two gRPC channels (creating the cache) and two protosocket connections:
+    # both ports count, as in the Node loadgen.
+    assert report["config"]["channels"] == 2
+    assert report["connections"] == 4
     assert report["requests"] > 0
     assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
     assert "protosocket" in served.metrics_text()

@@ -161,15 +161,15 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def count_connections(endpoint: str) -> int:
-    """TCP connections this process holds to the server's port (as lsof would show)."""
+def count_connections(*endpoints: str) -> int:
+    """TCP connections this process holds to the servers' ports (as lsof would show)."""
     import psutil
 
-    port = int(endpoint.rpartition(":")[2])
+    ports = {int(endpoint.rpartition(":")[2]) for endpoint in endpoints}
     return sum(
         1
         for conn in psutil.Process().net_connections(kind="tcp")
-        if conn.raddr and conn.raddr.port == port and conn.status == psutil.CONN_ESTABLISHED
+        if conn.raddr and conn.raddr.port in ports and conn.status == psutil.CONN_ESTABLISHED
     )
 
 
@@ -208,7 +208,11 @@ async def measure(driver: Driver, options: Options, progress: Any = None) -> dic
         rec.recording = False
         wall = time.perf_counter() - wall_started
         cpu = _cpu_seconds() - cpu_started
-        connections = count_connections(options.endpoint)
+        # With protosocket the client holds connections to both ports: count both.
+        ports = [options.endpoint]
+        if options.protosocket_endpoint:
+            ports.append(options.protosocket_endpoint)
+        connections = count_connections(*ports)
         rec.stopping = True
         await asyncio.gather(*workers)
     finally:
