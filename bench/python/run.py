@@ -1,4 +1,5 @@
-"""Python clients side by side on one jiffy-server: ours, the official SDK, bare stubs.
+"""Python clients side by side on one jiffy-server: ours (gRPC and protosocket),
+the official SDK, bare stubs.
 
 Run through bench/python/run.sh (which takes the machine-wide benchmark lock).
 The server runs on core 0, every loadgen on core 1. For each round, for each
@@ -6,10 +7,13 @@ concurrency, each client runs once (A B C A B C ...), so drift in the machine
 hits all clients alike; each point is the median over the rounds. Every run
 is a fresh process with the same docs/LOADGEN.md flags and JSON.
 
-    run.py                 the comparison: 8 concurrencies x 3 clients x 3 rounds
+    run.py                 the comparison: 8 concurrencies x 4 clients x 3 rounds
+    run.py --clients jiffy jiffy-protosocket bare
+                           some of the clients (also CLIENTS="..." in the environment)
     run.py --variants      ours only: uvloop off/on x 1/2 channels
     run.py --workload sorted-set   a collection workload (docs/LOADGEN.md);
-                           the bare stubs serve only scalar and sit it out
+                           the bare stubs serve only scalar and sit it out, and so
+                           does jiffy-protosocket (protosocket carries only get and set)
 """
 
 from __future__ import annotations
@@ -30,9 +34,20 @@ SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target" / "release"
 PYTHON = sys.executable
 LOADGENS = {
     "jiffy": [PYTHON, "-m", "jiffy.loadgen"],
+    # Gets and sets over the server's protosocket port; creating the cache over
+    # gRPC. --protosocket-endpoint is added once the server has its port.
+    "jiffy-protosocket": [PYTHON, "-m", "jiffy.loadgen", "--transport", "protosocket"],
     "official": [PYTHON, str(REPO / "bench" / "momento_python_loadgen.py")],
     "bare": [PYTHON, str(REPO / "bench" / "python" / "bare_grpc_loadgen.py")],
 }
+SCALAR_ONLY = ("jiffy-protosocket", "bare")
+# The ratios of best rps the summary gives, each when both clients ran.
+RATIOS = (
+    ("jiffy", "official"),
+    ("jiffy", "bare"),
+    ("jiffy-protosocket", "jiffy"),
+    ("jiffy-protosocket", "bare"),
+)
 CONCURRENCIES = (1, 2, 5, 10, 25, 50, 100, 200)
 VARIANT_CONCURRENCIES = (5, 25, 50)
 VARIANTS = {
@@ -45,16 +60,22 @@ TARGETS_MS = (20.0, 5.0)
 SERVER_CORE, CLIENT_CORE = "0", "1"
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
+def start_server() -> tuple[subprocess.Popen[bytes], str, str]:
+    """The server on free ports it picks itself: its gRPC and protosocket addresses."""
     server = subprocess.Popen(
-        ["taskset", "-c", SERVER_CORE, str(SERVER_BIN), "--listen", "127.0.0.1:0"],
+        ["taskset", "-c", SERVER_CORE, str(SERVER_BIN), "--listen", "127.0.0.1:0",
+         "--protosocket-listen", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-    )
+    )  # fmt: skip
     assert server.stdout is not None
+    addresses: dict[str, str] = {}  # "" for gRPC, "protosocket " for the other
     for raw in server.stdout:
-        if match := re.match(r"listening on (127\.0\.0\.1:\d+)", raw.decode()):
-            return server, match.group(1)
+        if match := re.match(r"(protosocket |)listening on (127\.0\.0\.1:\d+)", raw.decode()):
+            addresses[match.group(1)] = match.group(2)
+        if len(addresses) == 2:
+            return server, addresses[""], addresses["protosocket "]
+    server.kill()
     raise RuntimeError("jiffy-server did not start")
 
 
@@ -101,15 +122,15 @@ def table(medians: dict[str, dict[int, dict[str, Any]]]) -> str:
     lines += ["", f"| client | {headers} |", "|---|" + "---:|" * len(TARGETS_MS)]
     best = {c: [best_under(medians[c], t) for t in TARGETS_MS] for c in clients}
     for client in clients:
-        cells = [f"{rps:,.0f} (c={conc})" for rps, conc in best[client]]
+        cells = [f"{rps:,.0f} (c={conc})" if conc else "none" for rps, conc in best[client]]
         lines.append(f"| {client} | " + " | ".join(cells) + " |")
-    if {"jiffy", "official", "bare"} <= set(clients):
-        for other in ("official", "bare"):
+    for ours, other in RATIOS:
+        if ours in best and other in best:
             ratios = [
-                f"{ours[0] / theirs[0]:.2f}" if theirs[0] else "n/a"
-                for ours, theirs in zip(best["jiffy"], best[other], strict=True)
+                f"{mine[0] / theirs[0]:.2f}" if theirs[0] else "n/a"
+                for mine, theirs in zip(best[ours], best[other], strict=True)
             ]
-            lines.append(f"| jiffy / {other} | " + " | ".join(ratios) + " |")
+            lines.append(f"| {ours} / {other} | " + " | ".join(ratios) + " |")
     return "\n".join(lines)
 
 
@@ -121,18 +142,35 @@ def main() -> int:
     parser.add_argument("--variants", action="store_true", help="uvloop and channel variants")
     parser.add_argument("--concurrency", type=int, nargs="*", help="override the list")
     parser.add_argument(
+        "--clients",
+        nargs="+",
+        choices=list(LOADGENS),
+        default=os.environ.get("CLIENTS", " ".join(LOADGENS)).split(),
+        help="which clients, in the order they run at each point (default: $CLIENTS, else all)",
+    )
+    parser.add_argument(
         "--workload", default="scalar", choices=["scalar", "dictionary", "list", "sorted-set"]
     )
     args = parser.parse_args()
+    unknown = set(args.clients) - set(LOADGENS)
+    if unknown:
+        parser.error(f"unknown client(s) in CLIENTS: {' '.join(sorted(unknown))}")
     if args.variants:
         runs = {name: LOADGENS["jiffy"] + extra for name, extra in VARIANTS.items()}
         concurrencies = args.concurrency or VARIANT_CONCURRENCIES
     else:
-        runs = dict(LOADGENS)
-        if args.workload != "scalar":
-            del runs["bare"]
+        runs = {
+            name: LOADGENS[name]
+            for name in dict.fromkeys(args.clients)
+            if args.workload == "scalar" or name not in SCALAR_ONLY
+        }
         concurrencies = args.concurrency or CONCURRENCIES
-    server, endpoint = start_server()
+    if not runs:
+        parser.error(f"none of {' '.join(args.clients)} serves the {args.workload} workload")
+    server, endpoint, protosocket_endpoint = start_server()
+    if "jiffy-protosocket" in runs:
+        extra = ["--protosocket-endpoint", protosocket_endpoint]
+        runs["jiffy-protosocket"] = [*runs["jiffy-protosocket"], *extra]
     started = datetime.datetime.now(datetime.UTC)
     reports: dict[str, dict[int, list[dict[str, Any]]]] = {
         n: {c: [] for c in concurrencies} for n in runs
@@ -162,6 +200,7 @@ def main() -> int:
     out.write_text(json.dumps({
         "started": started.isoformat(), "command": " ".join(sys.argv), "rounds": args.rounds,
         "duration_s": args.duration, "warmup_s": args.warmup, "workload": args.workload,
+        "clients": list(runs),
         "medians": medians,
         "runs": reports,
     }, indent=1))  # fmt: skip
