@@ -219,15 +219,15 @@ def transport_plan(args: argparse.Namespace) -> TransportPlan:
     """Which transports each SDK runs, and at which channel counts (ValueError: which not)."""
     scalar = args.workload == "scalar"
     # The embedded server opens a protosocket port when asked; an external one must name it.
-    port = not args.endpoint or bool(args.protosocket_endpoint)
-    chosen = transports.resolve(args.sdk, args.transports, protosocket=port and scalar)
+    has_port = not args.endpoint or bool(args.protosocket_endpoint)
+    chosen = transports.resolve(args.sdk, args.transports, protosocket=has_port and scalar)
     if transports.uses_protosocket(chosen):
         if not scalar:
             raise ValueError(
                 f"--transports protosocket: the {args.workload} workload's calls go over gRPC "
                 "(protosocket carries gets, sets and deletes only)"
             )
-        if not port:
+        if not has_port:
             raise ValueError(
                 "--transports protosocket with --endpoint needs --protosocket-endpoint HOST:PORT"
             )
