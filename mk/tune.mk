@@ -24,7 +24,8 @@ lint-tune: $(TUNE_INSTALLED)
 test-tune: $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q $(TUNE_DIR)/tests
 
-# About a minute on a 2-core machine: 4 SDKs x 3 concurrencies, one channel.
+# About a minute on a 2-core machine: 4 SDKs x 3 concurrencies, one
+# channel, and our two SDKs over protosocket too (jiffy-tune's default transports).
 # Both Node loadgens get the V8 flags our SDK's README recommends for a low
 # p99.9 (sdk/js/docs/transport.md): the young-generation GC sets Node's floor.
 NODE_GC_FLAGS := --node-option=--max-semi-space-size=1 --node-option=--single-threaded-gc

@@ -34,7 +34,9 @@ def jiffy_tune(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[
 
 
 @needs_server
-def test_a_two_point_sweep_writes_valid_results_with_server_latency(tmp_path: Path) -> None:
+def test_a_sweep_over_grpc_and_protosocket_writes_valid_results_with_server_latency(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "run"
     argv = ["--sdk", "jiffy-python", "--concurrency", "1,2", "--channels", "1"]
     argv += ["--duration", "1", "--warmup", "0", "--no-report", "--quiet", "--out", str(out)]
@@ -45,25 +47,38 @@ def test_a_two_point_sweep_writes_valid_results_with_server_latency(tmp_path: Pa
     data = json.loads((out / "results.json").read_text())
     jsonschema.validate(data, results.schema())
     assert data["interrupted"] is False
-    assert data["server"]["kind"] == "embedded"
-    assert data["server"]["version"]
+    server = data["server"]
+    assert server["kind"] == "embedded"
+    assert server["version"]
+    # By default the embedded server opens a protosocket port and the sweep uses it.
+    assert re.fullmatch(r"127\.0\.0\.1:\d+", server["protosocket_endpoint"])
+    assert server["protosocket_endpoint"] != server["endpoint"]
+    assert data["settings"]["transports"] == {"jiffy-python": ["grpc", "protosocket"]}
     points = data["points"]
-    assert [(p["concurrency"], p["max_concurrent_requests"]) for p in points] == [(1, 1), (2, 2)]
+    assert [(p["concurrency"], p["transport"]) for p in points] == [
+        (1, "grpc"), (1, "protosocket"), (2, "grpc"), (2, "protosocket"),
+    ]  # fmt: skip
     for point in points:
         assert point["status"] == "ok", point["error"]
         assert point["rps"] > 0
         assert point["loadgen"]["config"]["concurrency"] == point["concurrency"]
+        # The loadgen says it ran over the transport it was told.
         assert point["effective"] == {
             "channels": 1,
             "max_concurrent_requests": point["concurrency"],
+            "transport": point["transport"],
         }
-        server = point["server_ms"]
-        assert server is not None
-        # Every request the loadgen counted (and its warmup's) reached the server.
-        assert server["count"] >= point["requests"]
-        assert 0 < server["p50"] <= server["p999"]
+        latency = point["server_ms"]
+        assert latency is not None
+        # Every request the loadgen counted (and its warmup's) reached the server, on either port.
+        assert latency["count"] >= point["requests"]
+        assert 0 < latency["p50"] <= latency["p999"]
+    assert [(e["transport"], e["concurrency"]) for e in data["summary"]] == [
+        (p["transport"], p["concurrency"]) for p in points
+    ]
     assert {r["target_ms"] for r in data["recommendations"]} == {1000.0, 5.0}
     assert "Recommendation" in done.stdout
+    assert "Each transport: most throughput" in done.stdout
     assert not (out / "report.html").exists()
     assert data["stopped"] is None
     # One round: labelled noisy on the console and in what is recommended.
@@ -73,12 +88,52 @@ def test_a_two_point_sweep_writes_valid_results_with_server_latency(tmp_path: Pa
     for rec in met:
         assert rec["noisy"] is True
         assert "Noisy: 1 round" in rec["statement"]
-        # The preset connects where the sweep did, to the cache it used.
+        assert rec["transport"] == rec["point"]["transport"]
+        assert f" over {rec['transport']} with " in rec["statement"]
+        # The preset connects where the sweep did, to the cache it used, over its transport.
         code = rec["preset"]["code"]
-        assert f'Endpoint.parse("{data["server"]["endpoint"]}")' in code
+        assert f'Endpoint.parse("{server["endpoint"]}")' in code
         assert 'default_cache="loadgen"' in code
+        over = f'protosocket_endpoint="{server["protosocket_endpoint"]}"'
+        assert (over in code) == (rec["transport"] == "protosocket")
     assert data["settings"]["cache"] == "loadgen"
     assert all(p["loadgen"]["config"].get("cache", "loadgen") == "loadgen" for p in points)
+
+
+JS_LOADGEN = REPO / "sdk/js/dist/loadgen.js"
+
+
+@needs_server
+@pytest.mark.skipif(not JS_LOADGEN.exists(), reason="needs sdk/js built (make build-js)")
+def test_the_typescript_sdk_s_other_transports_run_at_the_transport_channels(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    argv = ["--sdk", "jiffy-js", "--concurrency", "2", "--channels", "1,2"]
+    argv += ["--transports", "http2,grpc-js,protosocket", "--transport-channels", "2"]
+    argv += ["--duration", "1", "--warmup", "0", "--targets", "1000", "--quiet"]
+    done = jiffy_tune(*argv, "--out", str(out), "--server-bin", str(SERVER))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "results.json").read_text())
+    jsonschema.validate(data, results.schema())
+    assert [(p["channels"], p["transport"]) for p in data["points"]] == [
+        (1, "http2"), (2, "http2"), (2, "grpc-js"), (2, "protosocket"),
+    ]  # fmt: skip
+    for point in data["points"]:
+        assert point["status"] == "ok", point["error"]
+        assert point["effective"]["transport"] == point["transport"]
+        assert point["loadgen"]["runtime"].endswith(f" transport={point['transport']}")
+    # The report has the transports side by side, and a chart per transport.
+    markdown = (out / "report.md").read_text()
+    assert "## Each transport" in markdown
+    assert "| jiffy-js | p99.9 < 1000 ms | grpc-js |" in markdown
+    assert "jiffy-js: http2, grpc-js, protosocket (each SDK's transports after its first" in (
+        markdown
+    )
+    charts = {path.name for path in (out / "charts").glob("latency-*.png")}
+    assert {f"latency-jiffy-js-over-{t}.png" for t in ("http2", "grpc-js", "protosocket")} <= (
+        charts
+    )
 
 
 def free_port() -> int:
@@ -120,6 +175,71 @@ def server() -> Iterator[tuple[subprocess.Popen[str], str]]:
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.fixture
+def protosocket_server() -> Iterator[tuple[str, str]]:
+    """A jiffy-server of the test's own with a protosocket port: its two addresses."""
+    process = subprocess.Popen(
+        [str(SERVER), "--listen", "127.0.0.1:0", "--protosocket-listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        found: dict[str, str] = {}
+        for line in process.stdout:
+            match = re.match(r"(protosocket )?listening on (\S+)", line)
+            if match:
+                found["protosocket" if match.group(1) else "grpc"] = match.group(2)
+            if len(found) == 2:
+                yield found["grpc"], found["protosocket"]
+                break
+        else:
+            pytest.fail("jiffy-server did not say where it listens")
+    finally:
+        process.kill()
+        process.wait()
+
+
+@needs_server
+def test_an_external_server_s_protosocket_port_is_swept_when_named(
+    tmp_path: Path, protosocket_server: tuple[str, str]
+) -> None:
+    endpoint, protosocket = protosocket_server
+    out = tmp_path / "run"
+    argv = ["--endpoint", endpoint, "--protosocket-endpoint", protosocket]
+    argv += ["--sdk", "jiffy-python", "--transports", "protosocket", "--concurrency", "1"]
+    argv += ["--channels", "1", "--duration", "0.5", "--warmup", "0", "--targets", "1000"]
+    argv += ["--no-report", "--quiet", "--out", str(out)]
+
+    done = jiffy_tune(*argv)
+
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "results.json").read_text())
+    jsonschema.validate(data, results.schema())
+    assert data["server"]["kind"] == "external"
+    assert data["server"]["protosocket_endpoint"] == protosocket
+    [point] = data["points"]
+    assert (point["status"], point["transport"]) == ("ok", "protosocket"), point["error"]
+    [rec] = data["recommendations"]
+    assert f'protosocket_endpoint="{protosocket}",' in rec["preset"]["code"]
+
+
+@needs_server
+def test_a_protosocket_port_nothing_listens_on_is_refused_before_the_sweep(
+    tmp_path: Path, protosocket_server: tuple[str, str]
+) -> None:
+    endpoint, _ = protosocket_server
+    closed = f"127.0.0.1:{free_port()}"
+    argv = ["--endpoint", endpoint, "--protosocket-endpoint", closed, "--sdk", "jiffy-python"]
+
+    done = jiffy_tune(*argv, "--out", str(tmp_path))
+
+    assert done.returncode == 1
+    assert f"jiffy-tune: cannot reach {closed}: connection refused" in done.stderr
+    assert not (tmp_path / "results.json").exists()
 
 
 # Runs the real Python loadgen, after killing the server before the point at concurrency 2.

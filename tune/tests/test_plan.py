@@ -4,7 +4,14 @@ from typing import Any
 
 import pytest
 
-from jiffy_tune.plan import LadderSettings, RateLadder, closed_grid, stop_reason
+from jiffy_tune.plan import (
+    LadderSettings,
+    PointSpec,
+    RateLadder,
+    TransportPlan,
+    closed_grid,
+    stop_reason,
+)
 
 
 def test_the_grid_interleaves_sdks_innermost_and_rounds_outermost() -> None:
@@ -111,3 +118,31 @@ def test_explicit_rates_are_all_run() -> None:
     ladder = RateLadder(_ladder(rates=(500.0, 3000.0, 9000.0)))
     points = [_ok(500, 500, 1.0), _ok(3000, 1000, 50.0), _ok(9000, 1000, 90.0)]
     assert _walk(ladder, points) == [500, 3000, 9000]
+
+
+def test_each_sdk_s_transports_vary_fastest_the_others_at_their_channels_only() -> None:
+    plan = TransportPlan({"a": ("grpc", "protosocket")}, other_channels=[1])
+    grid = closed_grid(["a", "b"], [1, 10], [1, 2], None, rounds=1, transport_plan=plan)
+    assert [(p.concurrency, p.channels, p.sdk, p.transport_name) for p in grid] == [
+        (1, 1, "a", "grpc"), (1, 1, "a", "protosocket"), (1, 1, "b", "grpc"),
+        (1, 2, "a", "grpc"), (1, 2, "b", "grpc"),
+        (10, 1, "a", "grpc"), (10, 1, "a", "protosocket"), (10, 1, "b", "grpc"),
+        (10, 2, "a", "grpc"), (10, 2, "b", "grpc"),
+    ]  # fmt: skip
+
+
+def test_without_channels_for_them_the_other_transports_run_at_every_point() -> None:
+    plan = TransportPlan({"jiffy-js": ("http2", "grpc-js", "protosocket")})
+    grid = closed_grid(["jiffy-js"], [1], [1, 2], None, rounds=1, transport_plan=plan)
+    assert [(p.channels, p.transport) for p in grid] == [
+        (1, "http2"), (1, "grpc-js"), (1, "protosocket"),
+        (2, "http2"), (2, "grpc-js"), (2, "protosocket"),
+    ]  # fmt: skip
+
+
+def test_a_point_names_its_transport_when_it_is_not_the_sdk_s_default() -> None:
+    plain = PointSpec("jiffy-js", 1, 5, 5, None, 0)
+    assert plain.transport_name == "http2"
+    assert plain.label() == "jiffy-js ch=1 c=5 cap=5 r0"
+    over = PointSpec("jiffy-js", 1, 5, 5, None, 0, "protosocket")
+    assert over.label() == "jiffy-js protosocket ch=1 c=5 cap=5 r0"

@@ -83,7 +83,7 @@ def test_the_console_tables_say_which_direction_is_better() -> None:
     ]
     open_run = recorded("open_2sdk.json")
     headers = [column.header for column in open_loop_table(open_run["open_loop"]).columns]
-    assert headers[3:] == [
+    assert headers[4:] == [
         "max rate met\n(higher is better)",
         "achieved rps\n(higher is better)",
         "p99.9\n(lower is better)",
@@ -91,3 +91,18 @@ def test_the_console_tables_say_which_direction_is_better() -> None:
     text = printed(print_results, run)
     assert "(higher is better)" in text
     assert "(lower is better)" in text
+
+
+def test_a_sweep_over_transports_names_them_and_compares_them() -> None:
+    run = recorded("closed_transports.json")
+
+    text = printed(print_results, run)
+
+    assert "Each transport: most throughput with p99.9 under the target" in text
+    assert text.index("Each transport") < text.index("Recommendation: most throughput")
+    headers = [column.header for column in recommendation_table(run["recommendations"]).columns]
+    assert headers[5] == "transport"
+    for rec in run["recommendations"]:
+        if rec["met"]:
+            assert f" over {rec['transport']} with " in rec["statement"]
+            assert rec["statement"] in text

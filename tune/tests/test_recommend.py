@@ -9,7 +9,8 @@ import pytest
 from conftest import FIXTURES, recorded
 
 from jiffy_tune import results
-from jiffy_tune.recommend import recommend
+from jiffy_tune.recommend import by_transport, recommend
+from jiffy_tune.snippets import Where
 from jiffy_tune.summary import summarize
 
 
@@ -38,7 +39,7 @@ def rec_for(run: dict[str, Any], sdk: str, target_ms: float) -> dict[str, Any]:
     return recommend(sdk, summarize(run["points"]), target_ms)
 
 
-@pytest.mark.parametrize("name", ["closed_4sdk.json", "open_2sdk.json"])
+@pytest.mark.parametrize("name", ["closed_4sdk.json", "open_2sdk.json", "closed_transports.json"])
 def test_recorded_runs_match_the_schema(name: str) -> None:
     jsonschema.validate(recorded(name), results.schema())
     assert (FIXTURES / name).stat().st_size < 100_000
@@ -99,7 +100,7 @@ def test_no_point_meeting_the_target_names_the_lowest_p999(closed_run: dict[str,
     assert rec["point"] is None
     assert rec["preset"] is None
     assert rec["statement"] == (
-        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (c=1, ch=2). "
+        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (grpc, c=1, ch=2). "
         "Noisy: 2 rounds, not a measurement; --rounds 3 or more takes medians"
     )
     assert rec["noisy"] is True
@@ -225,3 +226,60 @@ def test_nothing_completed_has_no_figures_to_call_noisy(closed_run: dict[str, An
     rec = recommend("nobody", summarize(closed_run["points"]), 20.0)
     assert rec["statement"] == "nobody: no point met p99.9 < 20 ms; no point completed"
     assert rec["noisy"] is False
+
+
+def over_transports(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """jiffy-python's points at 1 channel, again as if run over protosocket."""
+    again = [
+        {**p, "transport": "protosocket"}
+        for p in run["points"]
+        if p["sdk"] == "jiffy-python" and p["channels"] == 1
+    ]
+    return run["points"] + again
+
+
+def _scale(points: list[dict[str, Any]], transport: str, share: float) -> None:
+    for point in points:
+        if point["sdk"] == "jiffy-python" and point.get("transport") == transport:
+            point["rps"] *= share
+
+
+def test_a_faster_transport_is_chosen_and_named(closed_run: dict[str, Any]) -> None:
+    points = over_transports(closed_run)
+    _scale(points, "protosocket", 1.5)
+    where = Where("127.0.0.1:7000", "loadgen", True, "127.0.0.1:7001")
+    rec = recommend("jiffy-python", summarize(points), 20.0, where=where)
+    assert rec["transport"] == "protosocket"
+    assert rec["point"]["transport"] == "protosocket"
+    assert " over protosocket with 1 channel, cap 10, concurrency 10;" in rec["statement"]
+    assert 'protosocket_endpoint="127.0.0.1:7001",' in rec["preset"]["code"]
+
+
+def test_within_3_percent_the_sdk_s_default_transport_wins(closed_run: dict[str, Any]) -> None:
+    points = over_transports(closed_run)
+    best = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)["rps"]
+    for point in points:
+        if point.get("transport") == "protosocket" and point["concurrency"] == 10:
+            point["rps"] = best * 1.02
+    rec = recommend("jiffy-python", summarize(points), 20.0)
+    assert rec["transport"] == "grpc"
+    assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (2, 10)
+    assert "within 3% and simpler: the SDK's default transport" in rec["statement"]
+
+
+def test_each_transport_s_best_is_kept_beside_the_recommendation(
+    closed_run: dict[str, Any],
+) -> None:
+    points = over_transports(closed_run)
+    _scale(points, "protosocket", 1.5)
+    summary = summarize(points)
+    rows = by_transport(closed_run["settings"]["sdks"], summary, [20.0, 5.0])
+    assert [(r["sdk"], r["transport"], r["target_ms"]) for r in rows] == [
+        ("jiffy-python", "grpc", 20.0), ("jiffy-python", "protosocket", 20.0),
+        ("jiffy-python", "grpc", 5.0), ("jiffy-python", "protosocket", 5.0),
+    ]  # fmt: skip
+    grpc, protosocket = rows[0]["point"], rows[1]["point"]
+    assert grpc == recommend("jiffy-python", summarize(closed_run["points"]), 20.0)["point"]
+    assert protosocket["transport"] == "protosocket"
+    assert protosocket["rps"] > grpc["rps"]
+    assert rows[2]["point"] is None  # nothing met 5 ms on either

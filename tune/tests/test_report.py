@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from matplotlib import image
 
+from jiffy_tune.recommend import by_transport
 from jiffy_tune.report import ReportFiles, charts, write_report
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.report.tables import ratios, rounds_cell
@@ -23,6 +24,14 @@ from jiffy_tune.report.tables import ratios, rounds_cell
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = Path(__file__).parents[1] / "src" / "jiffy_tune" / "results.schema.json"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# The fixtures predate the transport dimension: every SDK ran on its default,
+# which the report names.
+DEFAULT_TRANSPORT = {
+    "jiffy-python": "grpc",
+    "jiffy-js": "http2",
+    "momento-python": "grpc",
+    "momento-js": "grpc",
+}
 CHART_SIZE = (int(charts.FIGSIZE[0] * charts.DPI), int(charts.FIGSIZE[1] * charts.DPI))
 
 
@@ -138,7 +147,8 @@ def test_markdown_has_a_row_per_recommendation(written: tuple[dict[str, Any], Re
         point = rec["point"]
         if rec["met"]:
             expected = (
-                f"{head} {point['channels']} | {fmt.cap(point['max_concurrent_requests'])} | "
+                f"{head} {DEFAULT_TRANSPORT[rec['sdk']]} | {point['channels']} | "
+                f"{fmt.cap(point['max_concurrent_requests'])} | "
                 f"{point['concurrency']} | {fmt.rps(point['rps'])} | "
                 f"{fmt.ms(point['client_ms']['p999'])} | {fmt.ms(point['server_ms']['p999'])} | "
                 f"{fmt.share(point['client_share_p999'])} | {rounds_cell(point['rounds_ok'])} |"
@@ -244,9 +254,9 @@ def test_summary_has_every_configuration(written: tuple[dict[str, Any], ReportFi
     rows = page.rows["summary"]
     assert len(rows) == len(closed["summary"])
     for row, entry in zip(rows, closed["summary"], strict=True):
-        assert row[0] == entry["sdk"]
-        assert row[5] == fmt.rps(entry["rps"])
-        assert row[8] == fmt.ms(entry["client_ms"]["p999"])
+        assert row[:2] == [entry["sdk"], DEFAULT_TRANSPORT[entry["sdk"]]]
+        assert row[6] == fmt.rps(entry["rps"])
+        assert row[9] == fmt.ms(entry["client_ms"]["p999"])
 
 
 def test_failed_points_are_shown_with_their_error(
@@ -326,7 +336,7 @@ def test_a_sweep_of_fewer_than_3_rounds_is_labelled_noisy_at_the_top(
     )
     assert "run again with --rounds 3 or more" in notices
     assert "Noisy: 2 rounds per point." in files.html.read_text()
-    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 10]
+    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 11]
     assert met
     assert all(row[-1] == "2 (noisy)" for row in met)
 
@@ -342,7 +352,7 @@ def test_a_sweep_of_3_rounds_is_not_labelled_noisy(tmp_path: Path, closed: dict[
     files = write_report(tmp_path, closed)
 
     assert "Noisy" not in files.markdown.read_text().split("## What was run")[0]
-    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 10]
+    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 11]
     assert all(row[-1] == "3" for row in met)
 
 
@@ -364,7 +374,7 @@ def test_every_comparison_table_says_which_direction_is_better(
     markdown = files.markdown.read_text()
     open_markdown = write_report(tmp_path, open_loop).markdown.read_text()
 
-    recommendations = header_row(markdown, "| SDK | target | channels |")
+    recommendations = header_row(markdown, "| SDK | target | transport | channels |")
     for column in ("client p99.9", "server p99.9", "client share"):
         assert f"| {column} (lower is better) |" in recommendations
     assert "| throughput (higher is better) |" in recommendations
@@ -373,11 +383,11 @@ def test_every_comparison_table_says_which_direction_is_better(
     assert "| p99.9 ratio (below 1: ours is lower, better) |" in ratio
     assert "a ratio above 1 favours ours" in markdown
     assert "a ratio below 1 favours ours" in markdown
-    summary = header_row(markdown, "| SDK | channels | cap | concurrency | rounds ok |")
+    summary = header_row(markdown, "| SDK | transport | channels | cap | concurrency | rounds ok |")
     for column in ("client p50", "client p99", "client p99.9", "server p50", "errors"):
         assert f"| {column} (lower is better) |" in summary
     assert "| throughput (higher is better) |" in summary
-    open_rows = header_row(open_markdown, "| SDK | channels | target |")
+    open_rows = header_row(open_markdown, "| SDK | transport | channels | target |")
     assert "| highest offered rate met (higher is better) |" in open_rows
     assert "| client p99.9 (lower is better) |" in open_rows
 
@@ -434,9 +444,9 @@ def test_external_server_without_metrics(tmp_path: Path, closed: dict[str, Any])
 
     assert "> **Note:** Server latency not measured: the server is external" in markdown
     assert "external server, at cache.internal:8080, not pinned" in markdown
-    met_rows = [row for row in page.rows["recommendations"] if len(row) == 10]
+    met_rows = [row for row in page.rows["recommendations"] if len(row) == 11]
     assert met_rows
-    assert all(row[7] == fmt.MISSING and row[8] == fmt.MISSING for row in met_rows)
+    assert all(row[8] == fmt.MISSING and row[9] == fmt.MISSING for row in met_rows)
     assert len(files.charts) == len(closed["settings"]["sdks"]) + 2
 
 
@@ -464,12 +474,17 @@ def test_open_loop_report(tmp_path: Path, open_loop: dict[str, Any]) -> None:
     page = Page(files.html.read_text())
 
     assert len(files.charts) == len(open_loop["settings"]["sdks"]) + 2
-    assert "| SDK | target | channels | cap | offered rate |" in markdown
+    assert "| SDK | target | transport | channels | cap | offered rate |" in markdown
     assert "latency vs offered rate" in markdown
     assert len(page.rows["open-loop"]) == len(open_loop["open_loop"])
     for row, entry in zip(page.rows["open-loop"], open_loop["open_loop"], strict=True):
-        assert row[:3] == [entry["sdk"], str(entry["channels"]), fmt.target(entry["target_ms"])]
-        assert row[3] == fmt.rps(entry["max_rate_met"])
+        assert row[:4] == [
+            entry["sdk"],
+            DEFAULT_TRANSPORT[entry["sdk"]],
+            str(entry["channels"]),
+            fmt.target(entry["target_ms"]),
+        ]
+        assert row[4] == fmt.rps(entry["max_rate_met"])
 
 
 def test_html_is_self_contained(written: tuple[dict[str, Any], ReportFiles]) -> None:
@@ -542,5 +557,50 @@ def test_recorded_runs_render(tmp_path: Path, name: str) -> None:
         (rec["sdk"], fmt.target(rec["target_ms"])) for rec in results["recommendations"]
     ]
     for row, rec in zip(rows, results["recommendations"], strict=True):
-        assert row[2] == (str(rec["point"]["channels"]) if rec["met"] else rec["statement"])
+        if rec["met"]:
+            assert row[2:4] == [DEFAULT_TRANSPORT[rec["sdk"]], str(rec["point"]["channels"])]
+        else:
+            assert row[2] == rec["statement"]
     assert len(page.rows["summary"]) == len(results["summary"])
+
+
+def test_a_sweep_over_transports_compares_them(tmp_path: Path) -> None:
+    results = load("closed_transports.json")  # a real run, over each SDK's transports
+    jsonschema.validate(results, json.loads(SCHEMA.read_text()))
+
+    files = write_report(tmp_path, results)
+    markdown = files.markdown.read_text()
+    page = Page(files.html.read_text())
+
+    # One latency chart per SDK and transport, then the two shared ones.
+    latency = [
+        "jiffy-python-over-grpc", "jiffy-python-over-protosocket",
+        "jiffy-js-over-http2", "jiffy-js-over-protosocket", "momento-js",
+    ]  # fmt: skip
+    assert [path.name for path in files.charts] == [
+        *(f"latency-{name}.png" for name in latency),
+        "throughput.png",
+        "latency-vs-throughput.png",
+    ]
+    assert "### jiffy-python over protosocket: latency vs concurrency" in markdown
+    # Each transport's best, beside the recommendation that picks among them.
+    compared = by_transport(results["settings"]["sdks"], results["summary"], results["targets_ms"])
+    assert [row[:3] for row in page.rows["transports"]] == [
+        [r["sdk"], fmt.target(r["target_ms"]), r["transport"]] for r in compared
+    ]
+    assert "## Each transport" in markdown
+    for row, rec in zip(page.rows["recommendations"], results["recommendations"], strict=True):
+        if rec["met"]:
+            assert row[2] == rec["transport"] == rec["point"]["transport"]
+    for row, entry in zip(page.rows["summary"], results["summary"], strict=True):
+        assert row[:2] == [entry["sdk"], entry["transport"]]
+    assert (
+        "- **Transports:** jiffy-python: grpc, protosocket; jiffy-js: http2, protosocket; "
+        "momento-js: grpc (each SDK's transports after its first at 1 channel only)"
+    ) in markdown
+    protosocket = results["server"]["protosocket_endpoint"]
+    assert f"(protosocket port {protosocket})" in markdown
+    for rec in results["recommendations"]:
+        if rec["met"] and rec["transport"] == "protosocket":
+            heading = f"### {rec['sdk']} over protosocket, {fmt.target(rec['target_ms'])}"
+            assert heading in markdown

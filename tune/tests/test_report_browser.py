@@ -80,7 +80,9 @@ def open_report(browser: Any, files: ReportFiles, screenshot: Path) -> dict[str,
     return state
 
 
-@pytest.mark.parametrize("fixture", ["report_results.json", "report_results_open.json"])
+@pytest.mark.parametrize(
+    "fixture", ["report_results.json", "report_results_open.json", "closed_transports.json"]
+)
 def test_report_renders_in_chromium(browser: Any, tmp_path: Path, fixture: str) -> None:
     results = load(fixture)
     files = write_report(tmp_path, results)
@@ -106,7 +108,7 @@ def test_report_renders_in_chromium(browser: Any, tmp_path: Path, fixture: str) 
     assert len(wanted) == len(results["settings"]["sdks"]) * len(results["targets_ms"])
     for row, rec in zip(state["recommendations"], results["recommendations"], strict=True):
         if rec["met"]:
-            assert row[5] == fmt.rps(rec["point"]["rps"])
+            assert row[6] == fmt.rps(rec["point"]["rps"])
         else:
             assert row[2] == rec["statement"]
     assert state["summaryRows"] == len(results["summary"])

@@ -54,7 +54,11 @@ def test_the_loadgen_json_fills_the_point() -> None:
     assert point["errors"] == {"UNAVAILABLE": 2}
     assert point["errors_total"] == 2
     assert point["client_ms"] == REPORT["latency_ms"]
-    assert point["effective"] == {"channels": 3, "max_concurrent_requests": 50}
+    assert point["effective"] == {
+        "channels": 3,
+        "max_concurrent_requests": 50,
+        "transport": None,  # the stand-in does not say
+    }
     assert point["loadgen"] == REPORT
     assert point["server_ms"] is None  # no metrics URL
     assert point["client_share_p999"] is None
@@ -165,8 +169,7 @@ def test_the_argv_carries_the_loadgen_md_flags() -> None:
     assert "--rate" not in argv
     open_argv = loadgen_argv(stand_in("pass"), PointSpec("s", 1, 1000, 0, 2500.0, 0), SETTINGS)
     assert open_argv[-2:] == ["--rate", "2500"]
-    args = argv[argv.index("--concurrency") :]
-    assert dict(zip(args[::2], args[1::2], strict=True)) == {
+    assert _flags(argv) == {
         "--concurrency": "10",
         "--channels": "2",
         "--max-concurrent-requests": "0",
@@ -177,6 +180,34 @@ def test_the_argv_carries_the_loadgen_md_flags() -> None:
         "--keyspace": "10",
         "--get-ratio": "0.5",
     }
+
+
+def _flags(argv: list[str]) -> dict[str, str]:
+    args = argv[argv.index("--concurrency") :]
+    return dict(zip(args[::2], args[1::2], strict=True))
+
+
+def test_our_sdks_loadgens_are_told_their_transport_and_the_protosocket_port() -> None:
+    settings = dataclasses.replace(SETTINGS, protosocket_endpoint="127.0.0.1:9004")
+    python = Loadgen("jiffy-python", (sys.executable, "-m", "jiffy.loadgen"), "python", "python")
+    over = PointSpec("jiffy-python", 1, 10, 10, None, 0, "protosocket")
+    flags = _flags(loadgen_argv(python, over, settings))
+    assert flags["--transport"] == "protosocket"
+    assert flags["--protosocket-endpoint"] == "127.0.0.1:9004"
+    js = Loadgen("jiffy-js", ("node", "loadgen.js"), "node", "typescript")
+    plain = _flags(loadgen_argv(js, PointSpec("jiffy-js", 1, 10, 10, None, 0), settings))
+    assert plain["--transport"] == "http2"  # the default, said all the same: the report echoes it
+    assert "--protosocket-endpoint" not in plain
+    official = Loadgen("momento-js", ("node", "m.mjs"), "node", "typescript")
+    argv = loadgen_argv(official, PointSpec("momento-js", 1, 10, 10, None, 0), settings)
+    assert "--transport" not in argv  # it has no choice to make
+
+
+def test_a_protosocket_point_without_the_server_s_port_is_a_bug_not_a_point() -> None:
+    python = Loadgen("jiffy-python", (sys.executable, "-m", "jiffy.loadgen"), "python", "python")
+    over = PointSpec("jiffy-python", 1, 10, 10, None, 0, "protosocket")
+    with pytest.raises(ValueError, match="protosocket endpoint"):
+        loadgen_argv(python, over, SETTINGS)
 
 
 def test_node_options_go_on_node_s_command_line(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import shutil
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,10 @@ from typing import Any
 import jiffy
 import pytest
 from conftest import REPO
+from prometheus_client.parser import text_string_to_metric_families
 
-from jiffy_tune.server import EmbeddedServer
+from jiffy_tune import transports
+from jiffy_tune.server import EmbeddedServer, ServerInfo
 from jiffy_tune.snippets import SNIPPETS, Where, base_preset, preset_for
 
 ENTRIES = [
@@ -24,7 +27,22 @@ ENTRIES = [
      "max_concurrent_requests": 0, "rounds_ok": 3},
 ]  # fmt: skip
 TARGETS = [5.0, 20.0]
-CASES = [(sdk, entry, target) for sdk in SNIPPETS for entry in ENTRIES for target in TARGETS]
+# Every SDK over every transport it has (our SDKs: gRPC, protosocket, and in
+# TypeScript grpc-js too), for every entry and target.
+CASES = [
+    (sdk, {**entry, "transport": transport}, target)
+    for sdk in SNIPPETS
+    for transport in transports.of(sdk)
+    for entry in ENTRIES
+    for target in TARGETS
+]
+# Where presets are aimed when no server runs them.
+SOMEWHERE = Where("127.0.0.1:8080", "loadgen", protosocket_endpoint="127.0.0.1:9004")
+
+
+def case_id(case: tuple[str, dict[str, Any], float]) -> str:
+    sdk, entry, target = case
+    return f"{sdk}-{entry['transport']}-ch{entry['channels']}-{target:g}ms"
 
 
 def test_the_base_preset_follows_the_target() -> None:
@@ -37,9 +55,9 @@ def test_an_unknown_sdk_gets_no_preset() -> None:
     assert preset_for("some-other-loadgen", ENTRIES[0], 20.0) is None
 
 
-@pytest.mark.parametrize(("sdk", "entry", "target"), CASES)
+@pytest.mark.parametrize(("sdk", "entry", "target"), CASES, ids=[case_id(c) for c in CASES])
 def test_python_presets_compile(sdk: str, entry: dict[str, Any], target: float) -> None:
-    preset = preset_for(sdk, entry, target)
+    preset = preset_for(sdk, entry, target, where=SOMEWHERE)
     assert preset is not None
     if preset["language"] != "python":
         return
@@ -47,9 +65,12 @@ def test_python_presets_compile(sdk: str, entry: dict[str, Any], target: float) 
     assert f"{entry['rps']:,.0f} rps" in preset["code"]
 
 
+@pytest.mark.parametrize("transport", transports.of("jiffy-python"))
 @pytest.mark.parametrize("entry", ENTRIES)
-def test_the_jiffy_python_preset_builds_the_measured_config(entry: dict[str, Any]) -> None:
-    preset = preset_for("jiffy-python", entry, 5.0)
+def test_the_jiffy_python_preset_builds_the_measured_config(
+    entry: dict[str, Any], transport: str
+) -> None:
+    preset = preset_for("jiffy-python", {**entry, "transport": transport}, 5.0, where=SOMEWHERE)
     assert preset is not None
     namespace: dict[str, Any] = {}
     exec(compile(preset["code"], "<jiffy-python preset>", "exec"), namespace)
@@ -57,6 +78,17 @@ def test_the_jiffy_python_preset_builds_the_measured_config(entry: dict[str, Any
     assert config.channels == entry["channels"]
     assert config.max_concurrent_requests == entry["max_concurrent_requests"]
     assert config.deadline == namespace["low_latency"].latest().deadline
+    over = transport == "protosocket"
+    assert config.protosocket_endpoint == ("127.0.0.1:9004" if over else None)
+    assert f"# Transport: {transport}" in preset["code"]
+    if over:
+        assert "# The server's --protosocket-listen port" in preset["code"]
+
+
+def test_a_protosocket_preset_needs_the_server_s_protosocket_port() -> None:
+    entry = {**ENTRIES[0], "transport": "protosocket"}
+    with pytest.raises(ValueError, match="protosocket port"):
+        preset_for("jiffy-js", entry, 5.0, where=Where("127.0.0.1:8080"))
 
 
 def _link(node_modules: Path, name: str, target: Path) -> None:
@@ -79,13 +111,14 @@ def test_typescript_presets_type_check_against_the_real_packages(tmp_path: Path)
     (tmp_path / "package.json").write_text('{"type": "module"}\n')
     files = []
     for index, (sdk, entry, target) in enumerate(CASES):
-        preset = preset_for(sdk, entry, target)
+        preset = preset_for(sdk, entry, target, where=SOMEWHERE)
         assert preset is not None
         if preset["language"] == "typescript":
             path = tmp_path / f"preset_{index}.mts"
             path.write_text(preset["code"])
             files.append(str(path))
-    assert len(files) == len(ENTRIES) * len(TARGETS) * 2
+    # jiffy-js over three transports, momento-js over one.
+    assert len(files) == len(ENTRIES) * len(TARGETS) * (3 + 1)
     done = subprocess.run(
         [str(TSC), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution",
          "nodenext", "--target", "es2022", "--skipLibCheck", *files],
@@ -156,29 +189,54 @@ def test_a_preset_from_fewer_than_3_rounds_says_it_is_noisy() -> None:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """A real jiffy-server with the cache a sweep would have left: `loadgen`."""
+def server() -> Iterator[ServerInfo]:
+    """A real jiffy-server, protosocket port included, with the cache a sweep
+    would have left: `loadgen`."""
     binary = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target/release/jiffy-server"))
     if not binary.exists():
         pytest.skip(f"needs {binary} (cargo build --release)")
-    with EmbeddedServer(str(binary), None, []) as info:
+    with EmbeddedServer(str(binary), None, [], protosocket=True) as info:
         with jiffy.CacheClient(jiffy.Endpoint.parse(info.endpoint)) as client:
             client.create_cache("loadgen")
-        yield info.endpoint
+        yield info
 
 
-def measured_at(endpoint: str, sdk: str, entry: dict[str, Any]) -> dict[str, str]:
-    preset = preset_for(sdk, entry, 5.0, where=Where(endpoint, "loadgen", embedded=True))
+def measured_at(server: ServerInfo, sdk: str, entry: dict[str, Any]) -> dict[str, str]:
+    where = Where(server.endpoint, "loadgen", True, server.protosocket_endpoint)
+    preset = preset_for(sdk, entry, 5.0, where=where)
     assert preset is not None
     return preset
 
 
+def calls_over(server: ServerInfo, transport: str) -> float:
+    """Gets and sets the server has answered over `transport` (its gRPC or protosocket port)."""
+    assert server.metrics_url is not None
+    with urllib.request.urlopen(server.metrics_url, timeout=5) as response:
+        text = response.read().decode()
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "jiffy_requests"
+        for sample in family.samples
+        if sample.labels.get("transport") == transport
+        and sample.labels.get("rpc") in ("Get", "Set")
+    )
+
+
+def server_transport(sdk: str, entry: dict[str, Any]) -> str:
+    """The server port a preset's gets and sets should reach: protosocket, or gRPC."""
+    return "protosocket" if transports.of_entry(sdk, entry) == "protosocket" else "grpc"
+
+
+@pytest.mark.parametrize("transport", transports.of("jiffy-python"))
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_the_jiffy_python_preset_runs_as_pasted_against_the_server(
-    server: str, entry: dict[str, Any]
+    server: ServerInfo, entry: dict[str, Any], transport: str
 ) -> None:
+    entry = {**entry, "transport": transport}
     namespace: dict[str, Any] = {}
     exec(measured_at(server, "jiffy-python", entry)["code"], namespace)
+    before = calls_over(server, server_transport("jiffy-python", entry))
 
     async def round_trip() -> str | None:
         async with namespace["make_client"]() as client:
@@ -187,11 +245,13 @@ def test_the_jiffy_python_preset_runs_as_pasted_against_the_server(
             return value
 
     assert asyncio.run(round_trip()) == "jiffy-python"
+    # The set and the get went where the preset says.
+    assert calls_over(server, server_transport("jiffy-python", entry)) == before + 2
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_the_momento_python_preset_runs_as_pasted_against_the_server(
-    server: str, entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    server: ServerInfo, entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from momento import CacheClientAsync
     from momento.responses import CacheGet
@@ -231,16 +291,21 @@ JS_USE = {
 )
 @pytest.mark.parametrize("sdk", JS_USE)
 def test_the_typescript_presets_run_as_pasted_against_the_server(
-    server: str, sdk: str, tmp_path: Path
+    server: ServerInfo, sdk: str, tmp_path: Path
 ) -> None:
     node_modules = tmp_path / "node_modules"
     _link(node_modules, "@jiffy/sdk", REPO / "sdk/js")
     _link(node_modules, "@gomomento/sdk", MOMENTO_JS)
-    for entry in ENTRIES:
-        script = tmp_path / f"{sdk}-{entry['channels']}.mjs"
-        script.write_text(measured_at(server, sdk, entry)["code"] + JS_USE[sdk])
-        done = subprocess.run(
-            ["node", str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60
-        )
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.strip().splitlines()[-1] == sdk
+    for transport in transports.of(sdk):
+        for entry in ENTRIES:
+            entry = {**entry, "transport": transport}
+            script = tmp_path / f"{sdk}-{transport}-{entry['channels']}.mjs"
+            script.write_text(measured_at(server, sdk, entry)["code"] + JS_USE[sdk])
+            before = calls_over(server, server_transport(sdk, entry))
+            done = subprocess.run(
+                ["node", str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60
+            )
+            assert done.returncode == 0, done.stderr
+            assert done.stdout.strip().splitlines()[-1] == sdk
+            # The set and the get went where the preset says.
+            assert calls_over(server, server_transport(sdk, entry)) == before + 2

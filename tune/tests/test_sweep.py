@@ -10,10 +10,11 @@ import jsonschema
 import pytest
 
 from jiffy_tune import cli, results
-from jiffy_tune.plan import LadderSettings, PointSpec, closed_grid
+from jiffy_tune.plan import LadderSettings, PointSpec, TransportPlan, closed_grid
 from jiffy_tune.runner import empty_point
 from jiffy_tune.server import ServerInfo
-from jiffy_tune.sweep import OpenLoopPlan, run_closed, run_open
+from jiffy_tune.summary import summarize
+from jiffy_tune.sweep import OpenLoopPlan, open_loop_results, run_closed, run_open
 
 
 def fake_point(spec: PointSpec, rps: float = 1000.0, p999: float = 2.0) -> dict[str, Any]:
@@ -251,10 +252,109 @@ def test_open_mode_results_carry_open_loop_rows(tmp_path: Path) -> None:
     assert rows == {(1, 20.0): 2000.0, (1, 5.0): 1000.0, (2, 20.0): 2000.0, (2, 5.0): 1000.0}
 
 
+def test_open_loop_runs_a_ladder_per_transport_where_it_is_swept() -> None:
+    ladder = LadderSettings(1000.0, 2.0, 2000.0, None, 20.0)
+    transports = TransportPlan({"jiffy-python": ("grpc", "protosocket")}, other_channels=[1])
+    plan = OpenLoopPlan(["jiffy-python"], [1, 2], 1000, 0, 1, ladder, transports)
+
+    sweep = run_open(plan, lambda spec: fake_point(spec, rps=spec.rate or 0.0))
+
+    assert [(p["channels"], p["transport"], p["rate"]) for p in sweep.points] == [
+        (1, "grpc", 1000.0), (1, "protosocket", 1000.0), (2, "grpc", 1000.0),
+        (1, "grpc", 2000.0), (1, "protosocket", 2000.0), (2, "grpc", 2000.0),
+    ]  # fmt: skip
+    summary = summarize(sweep.points)
+    rows = open_loop_results(summary, ["jiffy-python"], [1, 2], [20.0])
+    assert [(r["transport"], r["channels"], r["max_rate_met"]) for r in rows] == [
+        ("grpc", 1, 2000.0), ("grpc", 2, 2000.0), ("protosocket", 1, 2000.0),
+    ]  # fmt: skip
+
+
+def test_the_settings_record_each_sdk_s_transports_and_where_the_others_ran(
+    tmp_path: Path,
+) -> None:
+    argv = ["--sdk", "jiffy-python,jiffy-js,momento-js", "--channels", "2,5", "--quiet"]
+    settings = _invocation(tmp_path, argv).settings
+    assert settings["transports"] == {
+        "jiffy-python": ["grpc", "protosocket"],
+        "jiffy-js": ["http2", "protosocket"],
+        "momento-js": ["grpc"],
+    }
+    assert settings["transport_channels"] == [2]  # the first --channels value
+    asked = ["--sdk", "jiffy-js", "--channels", "2,5", "--quiet"]
+    asked += ["--transports", "grpc-js,http2", "--transport-channels", "2,5"]
+    settings = _invocation(tmp_path, asked).settings
+    assert settings["transports"] == {"jiffy-js": ["grpc-js", "http2"]}
+    assert settings["transport_channels"] == [2, 5]
+
+
+def test_an_external_server_is_swept_over_protosocket_only_when_its_port_is_named(
+    tmp_path: Path,
+) -> None:
+    argv = ["--sdk", "jiffy-python", "--endpoint", "10.0.0.1:8080", "--quiet"]
+    assert _invocation(tmp_path, argv).settings["transports"] == {"jiffy-python": ["grpc"]}
+    named = argv + ["--protosocket-endpoint", "10.0.0.1:9004"]
+    assert _invocation(tmp_path, named).settings["transports"] == {
+        "jiffy-python": ["grpc", "protosocket"]
+    }
+
+
+def test_a_faster_transport_is_recommended_with_its_preset_naming_the_port(
+    tmp_path: Path,
+) -> None:
+    argv = ["--sdk", "jiffy-python", "--concurrency", "1,2", "--channels", "1,2", "--quiet"]
+    inv = _invocation(tmp_path, argv + ["--targets", "20"])
+    server = ServerInfo("embedded", "127.0.0.1:7000", None, None, None, None, "127.0.0.1:7001")
+
+    def run(spec: PointSpec) -> dict[str, Any]:
+        faster = 2.0 if spec.transport == "protosocket" else 1.0
+        return fake_point(spec, rps=1000.0 * spec.concurrency * faster)
+
+    data = cli.measure_and_write(inv, server, None, run)
+
+    jsonschema.validate(data, results.schema())
+    assert data["server"]["protosocket_endpoint"] == "127.0.0.1:7001"
+    assert [(p["transport"], p["channels"]) for p in data["points"][:3]] == [
+        ("grpc", 1), ("protosocket", 1), ("grpc", 2),
+    ]  # fmt: skip
+    assert {(e["transport"], e["channels"]) for e in data["summary"]} == {
+        ("grpc", 1), ("protosocket", 1), ("grpc", 2),
+    }  # fmt: skip
+    [rec] = data["recommendations"]
+    assert rec["transport"] == "protosocket"
+    assert rec["point"]["transport"] == "protosocket"
+    assert " over protosocket with 1 channel, cap 2, concurrency 2;" in rec["statement"]
+    assert 'protosocket_endpoint="127.0.0.1:7001",' in rec["preset"]["code"]
+    assert "# Transport: protosocket." in rec["preset"]["code"]
+
+
 @pytest.mark.parametrize(
-    "argv",
-    [["--concurrency", "0"], ["--targets", "0"], ["--metrics-url", "http://x/metrics"]],
+    ("argv", "says"),
+    [
+        (["--concurrency", "0"], "--concurrency"),
+        (["--targets", "0"], "--targets"),
+        (["--metrics-url", "http://x/metrics"], "--metrics-url goes with --endpoint"),
+        (["--protosocket-endpoint", "127.0.0.1:9004"], "goes with --endpoint"),
+        (["--transports", "quic"], "unknown transport quic"),
+        (["--channels", "1,2", "--transport-channels", "5"], "takes values of --channels"),
+        (
+            ["--endpoint", "127.0.0.1:8080", "--transports", "grpc,protosocket"],
+            "needs --protosocket-endpoint",
+        ),
+        (
+            ["--workload", "dictionary", "--transports", "protosocket"],
+            "the dictionary workload's calls go over gRPC",
+        ),
+    ],
 )
-def test_bad_arguments_are_refused(argv: list[str]) -> None:
+def test_bad_arguments_are_refused(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit):
-        cli.check(cli.parser(), cli.parser().parse_args(argv))
+        cli.check(cli.parser(), cli.parser().parse_args(["--sdk", "jiffy-python", *argv]))
+    assert says in capsys.readouterr().err
+
+
+def test_a_collection_workload_leaves_protosocket_out_by_default(tmp_path: Path) -> None:
+    argv = ["--sdk", "jiffy-python", "--workload", "list", "--quiet"]
+    assert _invocation(tmp_path, argv).settings["transports"] == {"jiffy-python": ["grpc"]}

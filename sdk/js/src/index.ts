@@ -32,7 +32,7 @@ export { DEFAULTS, DEFAULT_TRANSPORT, resolveKnobs } from './config.js';
 export type { CacheClientOptions, Knobs, ResolvedKnobs, RetryOptions, TransportName } from './config.js';
 export * as presets from './presets.js';
 export { presetByName } from './presets.js';
-export type { Preset } from './presets.js';
+export type { MeasuredTransport, Preset } from './presets.js';
 export {
   AlreadyExistsError,
   AuthenticationError,

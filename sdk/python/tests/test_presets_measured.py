@@ -36,6 +36,8 @@ def test_latest_is_the_reports_recommendation(target_ms: float) -> None:
     latest = preset.latest()
     assert latest.channels == chosen["point"]["channels"]
     assert latest.max_concurrent_requests == chosen["point"]["max_concurrent_requests"]
+    # Reports from before jiffy-tune swept transports name none: every SDK ran on gRPC.
+    assert preset.measured_transport == chosen["point"].get("transport", "grpc")
 
 
 def test_latest_changes_only_the_measured_knobs() -> None:
@@ -50,4 +52,5 @@ def test_latest_changes_only_the_measured_knobs() -> None:
 @pytest.mark.parametrize("preset", [presets.laptop, presets.lambda_])
 def test_unmeasured_presets_say_so(preset: presets.Preset) -> None:
     assert preset.measured_in is None
+    assert preset.measured_transport is None
     assert preset.latest() == preset.v1()

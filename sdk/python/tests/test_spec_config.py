@@ -109,6 +109,10 @@ def test_preset_names(spec: dict[str, Any]) -> None:
     assert preset is presets.by_name(spec["name"])
     assert preset.name == spec["name"]
     assert preset.measured_in == spec["measured_in"]
+    transport = spec["measured_transport"]
+    assert preset.measured_transport == (transport["python"] if transport else None)
+    # A measured preset says over what; one not measured has no transport to name.
+    assert (spec["measured_in"] is None) == (transport is None)
 
 
 @pytest.mark.parametrize("version", ["v1", "latest"])

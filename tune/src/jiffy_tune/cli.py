@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from jiffy_tune import cpus, environment, reach, results
-from jiffy_tune.plan import LadderSettings, closed_grid
+from jiffy_tune import cpus, environment, reach, results, transports
+from jiffy_tune.plan import LadderSettings, TransportPlan, closed_grid
 from jiffy_tune.printout import print_results
 from jiffy_tune.progress import SweepProgress
 from jiffy_tune.runner import DEFAULT_CACHE, RunSettings, run_point
@@ -61,7 +61,30 @@ def parser() -> argparse.ArgumentParser:
         metavar="LIST",
         help="closed loop: workers, each with one request in flight",
     )
-    add("--channels", type=_list_of(int), default="1,2,5", metavar="LIST", help="gRPC channels")
+    add(
+        "--channels",
+        type=_list_of(int),
+        default="1,2,5",
+        metavar="LIST",
+        help="channels: the connections the client opens (gRPC or protosocket)",
+    )
+    add(
+        "--transports",
+        type=_list_of(str),
+        default=None,
+        metavar="LIST",
+        help="transports to sweep: grpc (each SDK's default gRPC one; TypeScript: http2), "
+        "grpc-js, http2, protosocket; each SDK runs those it speaks, the official SDKs gRPC. "
+        "Default: each SDK's default, and protosocket where the server has the port",
+    )
+    add(
+        "--transport-channels",
+        type=_list_of(int),
+        default=None,
+        metavar="LIST",
+        help="the channel counts at which each SDK's transports after its first are swept "
+        "(default: the first --channels value)",
+    )
     add(
         "--max-concurrent-requests",
         type=_list_of(int),
@@ -112,6 +135,11 @@ def parser() -> argparse.ArgumentParser:
         help="open loop: --concurrency passed to the loadgens (workers that carry the rate)",
     )
     add("--endpoint", help="use this server (HOST:PORT) instead of starting one")
+    add(
+        "--protosocket-endpoint",
+        metavar="HOST:PORT",
+        help="with --endpoint: its protosocket port (--protosocket-listen), to sweep protosocket",
+    )
     add("--metrics-url", help="with --endpoint: its /metrics URL, for server-side latency")
     add(
         "--server-bin",
@@ -175,6 +203,36 @@ def check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--rate-start must be positive and --rate-factor above 1")
     if args.metrics_url and not args.endpoint:
         p.error("--metrics-url goes with --endpoint")
+    if args.protosocket_endpoint and not args.endpoint:
+        p.error("--protosocket-endpoint goes with --endpoint (the embedded server opens its own)")
+    if args.transport_channels is not None and not set(args.transport_channels) <= set(
+        args.channels
+    ):
+        p.error("--transport-channels takes values of --channels")
+    try:
+        transport_plan(args)
+    except ValueError as exc:
+        p.error(str(exc))
+
+
+def transport_plan(args: argparse.Namespace) -> TransportPlan:
+    """Which transports each SDK runs, and at which channel counts (ValueError: which not)."""
+    scalar = args.workload == "scalar"
+    # The embedded server opens a protosocket port when asked; an external one must name it.
+    has_port = not args.endpoint or bool(args.protosocket_endpoint)
+    chosen = transports.resolve(args.sdk, args.transports, protosocket=has_port and scalar)
+    if transports.uses_protosocket(chosen):
+        if not scalar:
+            raise ValueError(
+                f"--transports protosocket: the {args.workload} workload's calls go over gRPC "
+                "(protosocket carries gets, sets and deletes only)"
+            )
+        if not has_port:
+            raise ValueError(
+                "--transports protosocket with --endpoint needs --protosocket-endpoint HOST:PORT"
+            )
+    other_channels = args.transport_channels or args.channels[:1]
+    return TransportPlan({sdk: tuple(names) for sdk, names in chosen.items()}, other_channels)
 
 
 def default_out_dir() -> Path:
@@ -183,10 +241,13 @@ def default_out_dir() -> Path:
 
 
 def settings_json(args: argparse.Namespace) -> dict[str, Any]:
+    plan = transport_plan(args)
     return {
         "sdks": args.sdk,
         "concurrency": args.concurrency if args.mode == "closed" else [args.open_concurrency],
         "channels": args.channels,
+        "transports": {sdk: list(names) for sdk, names in plan.by_sdk.items()},
+        "transport_channels": list(plan.other_channels or args.channels),
         "max_concurrent_requests": args.max_concurrent_requests,
         "rates": args.rates,
         "rate_start": args.rate_start,
@@ -246,10 +307,16 @@ def sweep(
                     tuple(args.rates) if args.rates else None,
                     max(args.targets),
                 ),
+                transport_plan(args),
             )
             return run_open(plan, run, observer, stop)
         grid = closed_grid(
-            args.sdk, args.concurrency, args.channels, args.max_concurrent_requests, args.rounds
+            args.sdk,
+            args.concurrency,
+            args.channels,
+            args.max_concurrent_requests,
+            args.rounds,
+            transport_plan(args),
         )
         return run_closed(grid, run, observer, stop)
 
@@ -327,18 +394,29 @@ def _main(argv: Sequence[str] | None) -> int:
     inv = Invocation(args, argv, repo, args.out or default_out_dir(), settings, results.utc_now())
 
     embedded = None
+    protosocket = transports.uses_protosocket(settings["transports"])
     if args.endpoint:
         # One connect now, rather than every point failing after the SDKs' connect timeout.
-        why = reach.unreachable(args.endpoint)
-        if why is not None:
-            message = f"jiffy-tune: cannot reach {args.endpoint}: {why}"
-            console.print(message, style="red", markup=False, soft_wrap=True)
-            return 1
-        server = ServerInfo("external", args.endpoint, args.metrics_url, None, None, None)
+        addresses = [args.endpoint] + ([args.protosocket_endpoint] if protosocket else [])
+        for address in addresses:
+            why = reach.unreachable(address)
+            if why is not None:
+                message = f"jiffy-tune: cannot reach {address}: {why}"
+                console.print(message, style="red", markup=False, soft_wrap=True)
+                return 1
+        server = ServerInfo(
+            "external",
+            args.endpoint,
+            args.metrics_url,
+            None,
+            None,
+            None,
+            args.protosocket_endpoint if protosocket else None,
+        )
     else:
         try:
             embedded = EmbeddedServer(
-                find_binary(repo, args.server_bin), server_cpus, args.server_arg
+                find_binary(repo, args.server_bin), server_cpus, args.server_arg, protosocket
             )
             server = embedded.__enter__()
         except (OSError, RuntimeError) as exc:
@@ -357,9 +435,15 @@ def _main(argv: Sequence[str] | None) -> int:
         client_cpus,
         args.workload,
         args.cache,
+        server.protosocket_endpoint,
     )
     if not args.quiet:
-        console.print(f"jiffy-tune: server {server.endpoint} ({server.kind}); out {inv.out_dir}")
+        ports = (
+            f", protosocket {server.protosocket_endpoint}" if server.protosocket_endpoint else ""
+        )
+        console.print(
+            f"jiffy-tune: server {server.endpoint}{ports} ({server.kind}); out {inv.out_dir}"
+        )
     try:
         data = measure_and_write(
             inv,

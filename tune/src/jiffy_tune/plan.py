@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from jiffy_tune import transports
 
 
 @dataclass(frozen=True)
@@ -18,11 +20,38 @@ class PointSpec:
     max_concurrent_requests: int  # 0 = no cap
     rate: float | None  # offered requests/s in open loop, None in closed loop
     round: int
+    transport: str | None = None  # None: the SDK's default (transports.default)
+
+    @property
+    def transport_name(self) -> str:
+        return self.transport or transports.default(self.sdk)
 
     def label(self) -> str:
         rate = f" rate={self.rate:,.0f}/s" if self.rate is not None else ""
         cap = self.max_concurrent_requests or "none"
-        return f"{self.sdk} ch={self.channels} c={self.concurrency} cap={cap}{rate} r{self.round}"
+        over = transports.named(self.sdk, self.transport_name)
+        sdk = f"{self.sdk} {over}" if over else self.sdk
+        return f"{sdk} ch={self.channels} c={self.concurrency} cap={cap}{rate} r{self.round}"
+
+
+@dataclass(frozen=True)
+class TransportPlan:
+    """Which transports run at which channel count.
+
+    Each SDK's first transport runs at every channel count; its others only
+    at `other_channels` (None: at every one too). A sweep of two transports
+    at every point costs twice the points; most of what a second transport
+    says (its throughput and tail against load) shows at one channel count.
+    """
+
+    by_sdk: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    other_channels: Sequence[int] | None = None
+
+    def at(self, sdk: str, channels: int) -> list[str]:
+        first, *others = self.by_sdk.get(sdk) or [transports.default(sdk)]
+        if self.other_channels is None or channels in self.other_channels:
+            return [first, *others]
+        return [first]
 
 
 def closed_grid(
@@ -31,20 +60,24 @@ def closed_grid(
     channels: Sequence[int],
     caps: Sequence[int] | None,
     rounds: int,
+    transport_plan: TransportPlan | None = None,
 ) -> list[PointSpec]:
     """Every point, interleaved so that drift on the machine hits every SDK alike.
 
-    Order: round, concurrency, channels, cap, SDK (the SDK varies fastest).
-    `caps` None: each point's cap is its concurrency, so N workers put N
-    requests on the wire.
+    Order: round, concurrency, channels, cap, SDK, transport (the SDK's
+    transports vary fastest, then the SDK). `caps` None: each point's cap is
+    its concurrency, so N workers put N requests on the wire. `transport_plan`
+    None: every SDK on its default.
     """
+    plan = transport_plan or TransportPlan()
     return [
-        PointSpec(sdk, ch, c, c if caps is None else cap, None, r)
+        PointSpec(sdk, ch, c, c if caps is None else cap, None, r, transport)
         for r in range(rounds)
         for c in concurrency
         for ch in channels
         for cap in (caps if caps is not None else [c])
         for sdk in sdks
+        for transport in plan.at(sdk, ch)
     ]
 
 

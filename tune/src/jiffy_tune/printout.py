@@ -9,8 +9,9 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
+from jiffy_tune import transports
 from jiffy_tune.progress import point_line
-from jiffy_tune.recommend import describe
+from jiffy_tune.recommend import by_transport, configuration
 from jiffy_tune.wording import higher, lower, noise_notice, noisy
 
 # Headers carry which way is better on a line of their own, so that the
@@ -28,6 +29,7 @@ def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
         (higher("rps", UNDER), "right"),
         (lower("p99.9 client", UNDER), "right"),
         (lower("p99.9 server", UNDER), "right"),
+        ("transport", "left"),
         ("configuration", "left"),
         ("rounds", "right"),
     ):
@@ -36,7 +38,7 @@ def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
         target = f"< {rec['target_ms']:g} ms"
         entry = rec["point"]
         if entry is None:
-            table.add_row(rec["sdk"], target, "-", "-", "-", "[yellow]no point met it[/]", "-")
+            table.add_row(rec["sdk"], target, "-", "-", "-", "-", "[yellow]no point met it[/]", "-")
             continue
         server = entry["server_ms"]
         table.add_row(
@@ -45,8 +47,36 @@ def recommendation_table(recommendations: Sequence[dict[str, Any]]) -> Table:
             f"{entry['rps']:,.0f}",
             f"{entry['client_ms']['p999']:g} ms",
             f"{server['p999']:g} ms" if server and server["p999"] is not None else "-",
-            describe(entry),
+            transports.of_entry(rec["sdk"], entry),
+            configuration(entry),
             _rounds_cell(entry["rounds_ok"]),
+        )
+    return table
+
+
+def transport_table(rows: Sequence[dict[str, Any]]) -> Table:
+    """recommend.by_transport's rows: what each transport gives under each target."""
+    table = Table(title="Each transport: most throughput with p99.9 under the target")
+    for column in (
+        "SDK",
+        "target p99.9",
+        "transport",
+        higher("rps", UNDER),
+        lower("p99.9 client", UNDER),
+        "configuration",
+    ):
+        table.add_column(column)
+    for row in rows:
+        head = (row["sdk"], f"< {row['target_ms']:g} ms", row["transport"])
+        entry = row["point"]
+        if entry is None:
+            table.add_row(*head, "-", "-", "[yellow]no point met it[/]")
+            continue
+        table.add_row(
+            *head,
+            f"{entry['rps']:,.0f}",
+            f"{entry['client_ms']['p999']:g} ms",
+            configuration(entry),
         )
     return table
 
@@ -59,6 +89,7 @@ def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
     table = Table(title="Open loop: highest offered rate with p99.9 under the target")
     for column in (
         "SDK",
+        "transport",
         "channels",
         "target p99.9",
         higher("max rate met", UNDER),
@@ -70,6 +101,7 @@ def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
         met = row["max_rate_met"]
         table.add_row(
             row["sdk"],
+            transports.of_entry(row["sdk"], row),
             str(row["channels"]),
             f"< {row['target_ms']:g} ms",
             f"{met:,.0f}/s" if met is not None else "none",
@@ -121,4 +153,9 @@ def print_results(console: Console, results: dict[str, Any]) -> None:
     if results["open_loop"] is not None:
         console.print(open_loop_table(results["open_loop"]))
     if results["recommendations"]:
+        compared = by_transport(
+            results["settings"]["sdks"], results["summary"], results["targets_ms"]
+        )
+        if compared:
+            console.print(transport_table(compared))
         console.print(recommendation_table(results["recommendations"]))

@@ -19,11 +19,14 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from jiffy_tune import transports
 from jiffy_tune.plan import PointSpec
 
 
 def point_line(point: dict[str, Any]) -> str:
-    where = f"{point['sdk']} ch={point['channels']} c={point['concurrency']}"
+    sdk = point["sdk"]
+    over = transports.named(sdk, transports.of_entry(sdk, point))
+    where = f"{sdk}{f' {over}' if over else ''} ch={point['channels']} c={point['concurrency']}"
     if point["rate"] is not None:
         where += f" rate={point['rate']:,.0f}/s"
     if point["status"] != "ok":

@@ -2,9 +2,10 @@
 
 Eligible: a configuration with at least one ok round, no errors, and a median
 client p99.9 strictly below the target. The highest rps wins, but among the
-eligible within 3% of the best, fewer channels and then lower concurrency win:
-on a shared machine a 1-2% difference is noise, and the simpler setting is
-the better bet.
+eligible within 3% of the best, the SDK's default transport, then fewer
+channels, then lower concurrency win: on a shared machine a 1-2% difference
+is noise, and the simpler setting is the better bet (the default transport
+needs no second server port and carries every call).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from jiffy_tune import transports
 from jiffy_tune.snippets import Where, preset_for
 from jiffy_tune.wording import noise_label, noisy, workers
 
@@ -35,10 +37,16 @@ def pick(entries: Sequence[dict[str, Any]], target_ms: float) -> dict[str, Any] 
         return None
     best_rps = max(entry["rps"] for entry in candidates)
     near = [entry for entry in candidates if entry["rps"] >= best_rps * (1 - NEAR_BEST_SHARE)]
-    return min(near, key=lambda e: (e["channels"], e["concurrency"], -e["rps"]))
+    return min(near, key=lambda e: (not _on_default(e), e["channels"], e["concurrency"], -e["rps"]))
 
 
-def describe(entry: dict[str, Any]) -> str:
+def _on_default(entry: dict[str, Any]) -> bool:
+    sdk = entry["sdk"]
+    return transports.of_entry(sdk, entry) == transports.default(sdk)
+
+
+def configuration(entry: dict[str, Any]) -> str:
+    """Channels, cap and concurrency: what a configuration sets besides its transport."""
     cap = entry["max_concurrent_requests"]
     channels = entry["channels"]
     return (
@@ -69,6 +77,7 @@ def recommend(
             "sdk": sdk,
             "target_ms": target_ms,
             "met": False,
+            "transport": None,
             "point": None,
             "statement": statement,
             "preset": None,
@@ -77,15 +86,16 @@ def recommend(
     best_rps = max(e["rps"] for e in mine if eligible(e, target_ms))
     statement = (
         f"{sdk}: {chosen['rps']:,.0f} rps at p99.9 {chosen['client_ms']['p999']:g} ms "
-        f"(target < {target_ms:g} ms) with {describe(chosen)}; "
+        f"(target < {target_ms:g} ms) over {transports.of_entry(sdk, chosen)} "
+        f"with {configuration(chosen)}; "
         f"{workers(chosen['concurrency'])}"
     )
     if runtime_flags:
         statement += f"; measured with node {' '.join(runtime_flags)}"
     if chosen["rps"] < best_rps:
         statement += (
-            f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% with "
-            "fewer channels or lower concurrency"
+            f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% and "
+            "simpler: the SDK's default transport, fewer channels or lower concurrency"
         )
     if noisy(chosen["rounds_ok"]):
         statement += f". {noise_label(chosen['rounds_ok'])}"
@@ -93,6 +103,7 @@ def recommend(
         "sdk": sdk,
         "target_ms": target_ms,
         "met": True,
+        "transport": transports.of_entry(sdk, chosen),
         "point": chosen,
         "statement": statement,
         "preset": preset_for(sdk, chosen, target_ms, runtime_flags, where),
@@ -108,8 +119,8 @@ def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> tup
     lowest = min(measured, key=lambda e: e["client_ms"]["p999"])
     statement = (
         f"{sdk}: no point met p99.9 < {target_ms:g} ms; the lowest p99.9 was "
-        f"{lowest['client_ms']['p999']:g} ms (c={lowest['concurrency']}, "
-        f"ch={lowest['channels']})"
+        f"{lowest['client_ms']['p999']:g} ms ({transports.of_entry(sdk, lowest)}, "
+        f"c={lowest['concurrency']}, ch={lowest['channels']})"
     )
     with_errors = [
         e for e in measured if e["errors_total"] > 0 and e["client_ms"]["p999"] < target_ms
@@ -138,3 +149,29 @@ def recommend_all(
         for sdk in sdks
         for target in targets_ms
     ]
+
+
+def by_transport(
+    sdks: Sequence[str], entries: Sequence[dict[str, Any]], targets_ms: Sequence[float]
+) -> list[dict[str, Any]]:
+    """Per SDK swept over more than one transport, transport and target: the
+    configuration the rule picks among that transport's alone (`point`, None
+    if none met the target). What each transport gives, beside the one chosen."""
+    rows = []
+    for sdk in sdks:
+        mine = [entry for entry in entries if entry["sdk"] == sdk]
+        names = list(dict.fromkeys(transports.of_entry(sdk, entry) for entry in mine))
+        if len(names) < 2:
+            continue
+        for target in targets_ms:
+            for name in names:
+                over = [entry for entry in mine if transports.of_entry(sdk, entry) == name]
+                rows.append(
+                    {
+                        "sdk": sdk,
+                        "transport": name,
+                        "target_ms": target,
+                        "point": pick(over, target),
+                    }
+                )
+    return rows

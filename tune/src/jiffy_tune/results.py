@@ -60,7 +60,10 @@ def assemble(
     else:
         flags = {sdk: settings["node_options"] for sdk in node_sdks}
         where = Where(
-            server["endpoint"], settings.get("cache", DEFAULT_CACHE), server["kind"] == "embedded"
+            server["endpoint"],
+            settings.get("cache", DEFAULT_CACHE),
+            server["kind"] == "embedded",
+            server.get("protosocket_endpoint"),
         )
         recommendations = recommend_all(sdks, summary, targets_ms, flags, where)
     return {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jiffy_tune import failure, metrics
+from jiffy_tune import failure, metrics, transports
 from jiffy_tune.cpus import pinned_command
 from jiffy_tune.plan import PointSpec
 from jiffy_tune.sdks import Loadgen
@@ -40,6 +40,8 @@ class RunSettings:
     client_cpus: list[int] | None
     workload: str = "scalar"
     cache: str = DEFAULT_CACHE
+    # The server's protosocket port (its --protosocket-listen), for protosocket points.
+    protosocket_endpoint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,13 @@ def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> li
     # (or one that has only scalar calls) still runs the scalar sweeps.
     if settings.workload != "scalar":
         argv += ["--workload", settings.workload]
+    # Only to the loadgens with a choice: the others refuse or ignore the flag.
+    if transports.chooses(spec.sdk):
+        argv += ["--transport", spec.transport_name]
+        if spec.transport_name == transports.PROTOSOCKET:
+            if settings.protosocket_endpoint is None:
+                raise ValueError("a protosocket point needs the server's protosocket endpoint")
+            argv += ["--protosocket-endpoint", settings.protosocket_endpoint]
     return argv
 
 
@@ -109,6 +118,7 @@ def loadgen_env(loadgen: Loadgen, settings: RunSettings) -> dict[str, str]:
 def empty_point(spec: PointSpec) -> dict[str, Any]:
     return {
         "sdk": spec.sdk,
+        "transport": spec.transport_name,
         "channels": spec.channels,
         "concurrency": spec.concurrency,
         "max_concurrent_requests": spec.max_concurrent_requests,
@@ -160,6 +170,7 @@ def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
         effective={
             "channels": config.get("channels"),
             "max_concurrent_requests": config.get("max_concurrent_requests"),
+            "transport": config.get("transport"),
         },
         loadgen=report,
     )

@@ -1,4 +1,8 @@
-"""The embedded jiffy-server: started on free ports, pinned, stopped at the end."""
+"""The embedded jiffy-server: started on free ports, pinned, stopped at the end.
+
+Its gRPC and metrics ports always; its protosocket port (`--protosocket-listen`)
+when the sweep runs an SDK over protosocket.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ START_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 5.0
 LISTENING = re.compile(r"^listening on (\S+)")
 METRICS_LISTENING = re.compile(r"^metrics listening on (\S+)")
+PROTOSOCKET_LISTENING = re.compile(r"^protosocket listening on (\S+)")
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,8 @@ class ServerInfo:
     binary: str | None
     version: str | None
     cpus: list[int] | None
+    # Its protosocket port (--protosocket-listen); None when the sweep has none.
+    protosocket_endpoint: str | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -37,6 +44,7 @@ class ServerInfo:
             "binary": self.binary,
             "version": self.version,
             "cpus": self.cpus,
+            "protosocket_endpoint": self.protosocket_endpoint,
         }
 
 
@@ -70,10 +78,17 @@ def binary_version(binary: str) -> str | None:
 class EmbeddedServer:
     """`with EmbeddedServer(...) as info:` a running server until the block ends."""
 
-    def __init__(self, binary: str, cpus: list[int] | None, extra_args: list[str]) -> None:
+    def __init__(
+        self,
+        binary: str,
+        cpus: list[int] | None,
+        extra_args: list[str],
+        protosocket: bool = False,
+    ) -> None:
         self.binary = binary
         self.cpus = cpus
         self.extra_args = extra_args
+        self.protosocket = protosocket
         self._process: subprocess.Popen[str] | None = None
         self.log: list[str] = []
 
@@ -84,6 +99,7 @@ class EmbeddedServer:
             "127.0.0.1:0",
             "--metrics-listen",
             "127.0.0.1:0",
+            *(["--protosocket-listen", "127.0.0.1:0"] if self.protosocket else []),
             *self.extra_args,
         ]
         # Its own session: a Ctrl-C in the terminal reaches jiffy-tune, which
@@ -96,23 +112,28 @@ class EmbeddedServer:
             start_new_session=True,
         )
         try:
-            endpoint, metrics = self._wait_for_addresses()
+            found = self._wait_for_addresses()
         except BaseException:
             self.stop()
             raise
         return ServerInfo(
             "embedded",
-            endpoint,
-            f"http://{metrics}/metrics",
+            found["endpoint"],
+            f"http://{found['metrics']}/metrics",
             self.binary,
             binary_version(self.binary),
             self.cpus,
+            found.get("protosocket"),
         )
 
-    def _wait_for_addresses(self) -> tuple[str, str]:
+    def _wait_for_addresses(self) -> dict[str, str]:
+        """The addresses the server printed, by "endpoint", "metrics" (and "protosocket")."""
         assert self._process is not None
         stdout = self._process.stdout
         assert stdout is not None
+        patterns = [("endpoint", LISTENING), ("metrics", METRICS_LISTENING)]
+        if self.protosocket:
+            patterns.append(("protosocket", PROTOSOCKET_LISTENING))
         found: dict[str, str] = {}
         done = threading.Event()
 
@@ -121,20 +142,20 @@ class EmbeddedServer:
             for line in stdout:
                 self.log.append(line.rstrip())
                 del self.log[:-50]
-                for key, pattern in (("endpoint", LISTENING), ("metrics", METRICS_LISTENING)):
+                for key, pattern in patterns:
                     match = pattern.match(line)
                     if match:
                         found[key] = match.group(1)
-                if len(found) == 2:
+                if len(found) == len(patterns):
                     done.set()
             done.set()
 
         threading.Thread(target=read, name="jiffy-server-log", daemon=True).start()
         done.wait(START_TIMEOUT_S)
-        if len(found) < 2:
+        if len(found) < len(patterns):
             tail = "\n".join(self.log[-10:])
             raise RuntimeError(f"jiffy-server did not report its addresses:\n{tail}")
-        return found["endpoint"], found["metrics"]
+        return dict(found)
 
     def stop(self) -> None:
         process, self._process = self._process, None

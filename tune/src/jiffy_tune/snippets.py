@@ -1,9 +1,10 @@
 """Ready-to-paste client configuration for a recommended point, per SDK.
 
 Each snippet uses the SDK's public configuration API (the same calls its
-loadgen makes), so what is pasted is what was measured: the channels and cap
-of the point, and the endpoint and cache of the sweep, so that it runs as
-pasted against the server it was measured on.
+loadgen makes), so what is pasted is what was measured: the transport,
+channels and cap of the point, and the endpoint (and protosocket port) and
+cache of the sweep, so that it runs as pasted against the server it was
+measured on.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jiffy_tune import transports
 from jiffy_tune.reach import host_port
 from jiffy_tune.runner import DEFAULT_CACHE, DEFAULT_ENDPOINT
 from jiffy_tune.wording import noise_label, noisy, workers
@@ -29,6 +31,14 @@ class Where:
     cache: str = DEFAULT_CACHE
     # A server jiffy-tune started for the sweep (and stopped after it).
     embedded: bool = False
+    # The server's protosocket port (--protosocket-listen), when the sweep had one.
+    protosocket_endpoint: str | None = None
+
+    def protosocket(self) -> str:
+        """The protosocket endpoint a protosocket point's snippet names."""
+        if self.protosocket_endpoint is None:
+            raise ValueError("a protosocket point's preset needs the server's protosocket port")
+        return self.protosocket_endpoint
 
 
 Snippet = Callable[[dict[str, Any], str, Where], str]
@@ -47,7 +57,7 @@ def _js_str(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _header(entry: dict[str, Any], target_ms: float, comment: str, where: Where) -> str:
+def _header(sdk: str, entry: dict[str, Any], target_ms: float, comment: str, where: Where) -> str:
     client = entry["client_ms"]
     lines = [
         f"jiffy-tune: {entry['rps']:,.0f} rps at p99.9 {client['p999']:g} ms "
@@ -60,16 +70,42 @@ def _header(entry: dict[str, Any], target_ms: float, comment: str, where: Where)
     if where.embedded:
         server += " (the jiffy-server jiffy-tune started)"
     lines.append(f"Measured against {server}, cache {json.dumps(where.cache)}.")
+    if transports.chooses(sdk):
+        transport = transports.of_entry(sdk, entry)
+        default = " (the SDK's default)" if transport == transports.default(sdk) else ""
+        lines.append(f"Transport: {transport}{default}.")
     return "".join(f"{comment} {line}\n" for line in lines)
 
 
+# Beside the knob: what the address is, and which calls use it.
+PROTOSOCKET_COMMENT = (
+    "The server's --protosocket-listen port: gets, sets and deletes go over it,",
+    "every other call over gRPC to the endpoint.",
+)
+
+
+def _comment(lines: Sequence[str], marker: str, indent: str) -> str:
+    return "".join(f"{indent}{marker} {line}\n" for line in lines)
+
+
 def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
+    channels, cap = entry["channels"], entry["max_concurrent_requests"]
+    if transports.of_entry("jiffy-python", entry) == transports.PROTOSOCKET:
+        config = (
+            f"config = {base}.latest().replace(\n"
+            f"    channels={channels},\n"
+            f"    max_concurrent_requests={cap},\n"
+            f"{_comment(PROTOSOCKET_COMMENT, '#', '    ')}"
+            f"    protosocket_endpoint={_python_str(where.protosocket())},\n"
+            ")\n"
+        )
+    else:
+        knobs = f"channels={channels}, max_concurrent_requests={cap}"
+        config = f"config = {base}.latest().replace({knobs})\n"
     return (
         "from jiffy import AsyncCacheClient, Endpoint\n"
         f"from jiffy.presets import {base}\n\n"
-        f"config = {base}.latest().replace("
-        f"channels={entry['channels']}, "
-        f"max_concurrent_requests={entry['max_concurrent_requests']})\n"
+        f"{config}"
         f"endpoint = Endpoint.parse({_python_str(where.endpoint)})\n\n\n"
         "def make_client() -> AsyncCacheClient:\n"
         "    # Call it in your event loop: a client's channels belong to the loop it is made in.\n"
@@ -79,6 +115,16 @@ def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
 
 def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
     name = {"in_region": "inRegion", "low_latency": "lowLatency"}[base]
+    transport = transports.of_entry("jiffy-js", entry)
+    if transport == transports.PROTOSOCKET:
+        over = (
+            f"{_comment(PROTOSOCKET_COMMENT, '//', '  ')}"
+            f"  protosocketEndpoint: {_js_str(where.protosocket())},\n"
+        )
+    elif transport != transports.default("jiffy-js"):
+        over = f"  transport: {_js_str(transport)},\n"
+    else:
+        over = ""
     return (
         "import { CacheClient, presets } from '@jiffy/sdk';\n\n"
         f"const cache = {_js_str(where.cache)}; // every call names its cache\n"
@@ -87,6 +133,7 @@ def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
         f"  endpoint: {_js_str(where.endpoint)},\n"
         f"  channels: {entry['channels']},\n"
         f"  maxConcurrentRequests: {entry['max_concurrent_requests']},\n"
+        f"{over}"
         "});\n"
     )
 
@@ -179,7 +226,7 @@ def preset_for(
     language, snippet = known
     base = base_preset(target_ms)
     comment = "#" if language == "python" else "//"
-    header = _header(entry, target_ms, comment, where)
+    header = _header(sdk, entry, target_ms, comment, where)
     if runtime_flags:
         header += f"{comment} Measured with node {' '.join(runtime_flags)}: start node so too.\n"
     return {"language": language, "base": base, "code": header + snippet(entry, base, where)}

@@ -6,14 +6,16 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from jiffy_tune import transports
 from jiffy_tune.runner import client_share
 
-Key = tuple[str, int, int, int, float | None]
+Key = tuple[str, str, int, int, int, float | None]
 
 
 def key_of(point: dict[str, Any]) -> Key:
     return (
         point["sdk"],
+        transports.of_entry(point["sdk"], point),
         point["channels"],
         point["concurrency"],
         point["max_concurrent_requests"],
@@ -27,7 +29,7 @@ def _median(values: Iterable[float | None]) -> float | None:
 
 
 def summarize(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per (sdk, channels, concurrency, cap, rate), in first-measured order.
+    """One entry per (sdk, transport, channels, concurrency, cap, rate), in first-measured order.
 
     Numbers are medians over the ok rounds; errors_total sums them, so an
     error in any round shows.
@@ -39,7 +41,7 @@ def summarize(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _entry(key: Key, group: list[dict[str, Any]]) -> dict[str, Any]:
-    sdk, channels, concurrency, cap, rate = key
+    sdk, transport, channels, concurrency, cap, rate = key
     ok = [point for point in group if point["status"] == "ok"]
     client = None
     if ok:
@@ -53,6 +55,7 @@ def _entry(key: Key, group: list[dict[str, Any]]) -> dict[str, Any]:
         server = {name: _median(s[name] for s in with_server) for name in ("p50", "p99", "p999")}
     return {
         "sdk": sdk,
+        "transport": transport,
         "channels": channels,
         "concurrency": concurrency,
         "max_concurrent_requests": cap,

@@ -7,11 +7,12 @@ So is the check after a failed point (`StopCheck`): when it gives a reason
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from jiffy_tune.plan import LadderSettings, PointSpec, RateLadder
+from jiffy_tune import transports
+from jiffy_tune.plan import LadderSettings, PointSpec, RateLadder, TransportPlan
 
 PointRunner = Callable[[PointSpec], dict[str, Any]]
 # Called with each failed point: why the sweep cannot go on, or None.
@@ -91,6 +92,7 @@ class OpenLoopPlan:
     max_concurrent_requests: int
     rounds: int
     ladder: LadderSettings
+    transport_plan: TransportPlan = field(default_factory=TransportPlan)
 
 
 def run_open(
@@ -99,26 +101,35 @@ def run_open(
     observer: Observer | None = None,
     stop: StopCheck | None = None,
 ) -> Sweep:
-    """Rate ladders per (channels, SDK), stepped in lockstep so drift hits all alike."""
+    """Rate ladders per (channels, SDK, transport), stepped in lockstep so drift hits all alike."""
     observer = observer or Silent()
     sweep = Sweep()
     steps = RateLadder.max_steps(plan.ladder)
     try:
         for round_ in range(plan.rounds):
             ladders = [
-                (sdk, ch, RateLadder(plan.ladder)) for ch in plan.channels for sdk in plan.sdks
+                (sdk, ch, transport, RateLadder(plan.ladder))
+                for ch in plan.channels
+                for sdk in plan.sdks
+                for transport in plan.transport_plan.at(sdk, ch)
             ]
             later_rounds = (plan.rounds - round_ - 1) * len(ladders) * steps
             while True:
                 stepped = False
-                for sdk, ch, ladder in ladders:
+                for sdk, ch, transport, ladder in ladders:
                     rate = ladder.next_rate()
                     if rate is None:
                         continue
-                    remaining = sum(steps - l_.steps_done for _, _, l_ in ladders if l_.active)
+                    remaining = sum(steps - l_[-1].steps_done for l_ in ladders if l_[-1].active)
                     observer.total(len(sweep.points) + remaining + later_rounds)
                     spec = PointSpec(
-                        sdk, ch, plan.concurrency, plan.max_concurrent_requests, rate, round_
+                        sdk,
+                        ch,
+                        plan.concurrency,
+                        plan.max_concurrent_requests,
+                        rate,
+                        round_,
+                        transport,
                     )
                     observer.started(spec)
                     point = sweep.add(run(spec))
@@ -143,33 +154,57 @@ def open_loop_results(
     targets_ms: Sequence[float],
     min_achieved_share: float = 0.9,
 ) -> list[dict[str, Any]]:
-    """Per (SDK, channels, target): the highest offered rate that met the target.
+    """Per (SDK, transport, channels, target): the highest offered rate that met the target.
 
     Met: ok, no errors, achieved at least 90% of the offered rate, median
-    p99.9 strictly below the target.
+    p99.9 strictly below the target. A transport appears at the channel
+    counts it was swept at.
     """
     results = []
     for sdk in sdks:
-        for ch in channels:
-            entries = [
-                e
-                for e in summary
-                if e["sdk"] == sdk and e["channels"] == ch and e["rate"] is not None
-            ]
-            for target in targets_ms:
-                met = [e for e in entries if _met_rate(e, target, min_achieved_share)]
-                best = max(met, key=lambda e: e["rate"]) if met else None
-                results.append(
-                    {
-                        "sdk": sdk,
-                        "channels": ch,
-                        "target_ms": target,
-                        "max_rate_met": best["rate"] if best else None,
-                        "achieved_rps": best["rps"] if best else None,
-                        "client_p999_ms": best["client_ms"]["p999"] if best else None,
-                    }
-                )
+        swept = [e for e in summary if e["sdk"] == sdk and e["rate"] is not None]
+        main, *others = _in_order(transports.of_entry(sdk, e) for e in swept) or [
+            transports.default(sdk)
+        ]
+        for transport in [main, *others]:
+            for ch in channels:
+                entries = [
+                    e
+                    for e in swept
+                    if e["channels"] == ch and transports.of_entry(sdk, e) == transport
+                ]
+                if not entries and transport != main:
+                    continue  # not swept at this channel count
+                results += [
+                    _open_loop_row(sdk, transport, ch, target, entries, min_achieved_share)
+                    for target in targets_ms
+                ]
     return results
+
+
+def _in_order(names: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def _open_loop_row(
+    sdk: str,
+    transport: str,
+    ch: int,
+    target: float,
+    entries: Sequence[dict[str, Any]],
+    min_achieved_share: float,
+) -> dict[str, Any]:
+    met = [e for e in entries if _met_rate(e, target, min_achieved_share)]
+    best = max(met, key=lambda e: e["rate"]) if met else None
+    return {
+        "sdk": sdk,
+        "transport": transport,
+        "channels": ch,
+        "target_ms": target,
+        "max_rate_met": best["rate"] if best else None,
+        "achieved_rps": best["rps"] if best else None,
+        "client_p999_ms": best["client_ms"]["p999"] if best else None,
+    }
 
 
 def _met_rate(entry: dict[str, Any], target_ms: float, min_share: float) -> bool:

@@ -55,6 +55,7 @@ interface PresetSpec {
   python: string;
   js: string;
   measured_in: string | null;
+  measured_transport: Record<'python' | 'js', string> | null;
   v1: Record<string, Value>;
   per_sdk: Record<'python' | 'js', Record<'v1' | 'latest', Record<string, Value>>>;
 }
@@ -171,6 +172,9 @@ describe('sdk/spec.json: presets', () => {
       assert.equal(presets.presetByName(spec.name), preset);
       assert.equal(preset.name, spec.name);
       assert.equal(preset.measuredIn, spec.measured_in ?? undefined);
+      assert.equal(preset.measuredTransport, spec.measured_transport?.js);
+      // A measured preset says over what; one not measured has no transport to name.
+      assert.equal(spec.measured_in === null, spec.measured_transport === null);
     });
 
     for (const version of ['v1', 'latest'] as const) {

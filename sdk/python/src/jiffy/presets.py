@@ -2,12 +2,14 @@
 
 Each preset has `v1()`, frozen forever (a test asserts its values), and
 `latest()`: v1 with the knobs a jiffy-tune report measured, named by the
-preset's `measured_in` (a test checks that the values match that report).
-The names and knobs are the same in the TypeScript SDK.
+preset's `measured_in` (a test checks that the values match that report),
+over the transport its `measured_transport` names. The names and knobs are
+the same in the TypeScript SDK.
 
 `latest()`, from docs/tuning/2026-11-21-localhost-2core (jiffy-tune, this
 repository's 2-core machine, server and client pinned to one core each,
-localhost, 4 SDKs x concurrency 1-500 x 1/2/5 channels, medians of 3 rounds):
+localhost, 4 SDKs x concurrency 1-500 x 1/2/5 channels, medians of 3 rounds,
+every call over gRPC: the sweep had no protosocket then):
 
 * in_region (p99.9 < 20 ms): 1 channel, cap 25: 13,249 rps at p99.9 3.3 ms.
   More in flight bought at most 2.5% (c=50 on 2 channels: 13,578 rps, p99.9
@@ -46,8 +48,10 @@ from jiffy._exceptions import InvalidArgumentError
 __all__ = ["Preset", "laptop", "in_region", "low_latency", "lambda_", "by_name"]
 
 
-# The jiffy-tune report behind the latest() values below.
+# The jiffy-tune report behind the latest() values below, and the transport
+# it measured them over (jiffy-tune's name for it).
 TUNING_REPORT = "docs/tuning/2026-11-21-localhost-2core"
+TUNING_TRANSPORT = "grpc"
 
 
 class Preset:
@@ -60,12 +64,17 @@ class Preset:
         *,
         measured: Mapping[str, Any] | None = None,
         measured_in: str | None = None,
+        measured_transport: str | None = None,
     ) -> None:
         self.name = name
         self._v1 = v1
         self._measured = dict(measured or {})
         self.measured_in = measured_in
         """The jiffy-tune report latest()'s knobs came from; None if not measured."""
+        self.measured_transport = measured_transport
+        """What carried the calls they were measured with: "grpc", or "protosocket"
+        (a client with `protosocket_endpoint`); None if not measured. A cap
+        measured over one transport need not suit the other."""
 
     def v1(self) -> Config:
         """The first version; never changes."""
@@ -107,6 +116,7 @@ in_region = Preset(
     ),
     measured={"channels": 1, "max_concurrent_requests": 25},
     measured_in=TUNING_REPORT,
+    measured_transport=TUNING_TRANSPORT,
 )
 
 low_latency = Preset(
@@ -123,6 +133,7 @@ low_latency = Preset(
     ),
     measured={"channels": 1, "max_concurrent_requests": 25},
     measured_in=TUNING_REPORT,
+    measured_transport=TUNING_TRANSPORT,
 )
 
 # `lambda` is a keyword; `jiffy.presets.by_name("lambda")` also finds it.

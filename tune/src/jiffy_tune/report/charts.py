@@ -5,7 +5,9 @@ Three kinds, the ones the 2022 client-tuning study drew by hand:
 * throughput against load, every SDK on one chart;
 * client p99.9 against throughput, every SDK on one chart.
 Load is concurrency in closed-loop runs and the offered rate in open-loop runs.
-Every latency chart carries a line per target.
+Every latency chart carries a line per target. An SDK swept over more than one
+transport is drawn as one series per transport ("jiffy-python over
+protosocket"), each with a chart of its own and lines of its own colour.
 
 Figures are built with `matplotlib.figure.Figure` rather than pyplot: no global
 figure state and no GUI backend, so rendering works headless and in threads.
@@ -25,6 +27,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.typing import LineStyleType
 
+from jiffy_tune import transports
 from jiffy_tune.report import formatting as fmt
 
 # Modest size: a demo run renders every chart each time, and the HTML embeds them.
@@ -36,8 +39,14 @@ SDK_COLORS = {
     "momento-python": "tab:purple",
     "jiffy-js": "tab:orange",
     "momento-js": "tab:brown",
+    # Our SDKs over each transport: the default keeps the SDK's colour.
+    "jiffy-python over grpc": "tab:blue",
+    "jiffy-python over protosocket": "tab:cyan",
+    "jiffy-js over http2": "tab:orange",
+    "jiffy-js over grpc-js": "tab:olive",
+    "jiffy-js over protosocket": "tab:red",
 }
-OTHER_COLORS = ("tab:green", "tab:red", "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+OTHER_COLORS = ("tab:green", "tab:pink", "tab:gray", "tab:red", "tab:olive", "tab:cyan")
 CHANNEL_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
 CHANNEL_STYLES: tuple[LineStyleType, ...] = ("-", "--", ":", "-.")
 CHANNEL_MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -77,8 +86,12 @@ def draw_charts(charts_dir: Path, results: dict[str, Any]) -> list[Chart]:
     charts_dir.mkdir(parents=True, exist_ok=True)
     load = OFFERED_RATE if results["mode"] == "open" else CONCURRENCY
     targets = [float(t) for t in results["targets_ms"]]
-    entries = [e for e in results["summary"] if _usable(e, load)]
-    sdks = [sdk for sdk in _ordered_sdks(results) if any(e["sdk"] == sdk for e in entries)]
+    usable = [e for e in results["summary"] if _usable(e, load)]
+    entries = _by_series(usable)
+    # Series in the SDKs' order, each SDK's transports in the order measured.
+    sdk_of = {series["sdk"]: entry["sdk"] for series, entry in zip(entries, usable, strict=True)}
+    order = _ordered_sdks(results)
+    sdks = sorted(sdk_of, key=lambda series: order.index(sdk_of[series]))
     charts = []
     for sdk in sdks:
         own = [e for e in entries if e["sdk"] == sdk]
@@ -97,6 +110,20 @@ def _usable(entry: dict[str, Any], load: _Load) -> bool:
         and isinstance(value, int | float)
         and value > 0
     )
+
+
+def _by_series(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries with "sdk" naming their series: the SDK, or "SDK over TRANSPORT"
+    for an SDK measured over more than one transport."""
+    names: dict[str, set[str]] = {}
+    for entry in entries:
+        names.setdefault(entry["sdk"], set()).add(transports.of_entry(entry["sdk"], entry))
+    return [
+        {**e, "sdk": f"{e['sdk']} over {transports.of_entry(e['sdk'], e)}"}
+        if len(names[e["sdk"]]) > 1
+        else e
+        for e in entries
+    ]
 
 
 def _ordered_sdks(results: dict[str, Any]) -> list[str]:

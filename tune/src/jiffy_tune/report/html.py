@@ -49,6 +49,7 @@ def render_html(view: ReportView, charts: Sequence[Chart]) -> str:
     template = _environment().get_template("report.html.j2")
     leads = {
         "recommendations": view_module.RECOMMENDATIONS_LEAD,
+        "transports": view_module.TRANSPORTS_LEAD,
         "ratios": view_module.RATIOS_LEAD,
         "summary": view_module.SUMMARY_LEAD,
         "failures": view_module.FAILURES_LEAD,

@@ -27,6 +27,11 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
     lines += [view_module.RECOMMENDATIONS_LEAD, ""]
     lines += _table(view.recommendations)
 
+    if view.transports is not None:
+        lines += ["## Each transport", ""]
+        lines += [view_module.TRANSPORTS_LEAD, ""]
+        lines += _table(view.transports)
+
     if view.ratios is not None:
         lines += ["## Ours beside the official SDKs", ""]
         lines += [view_module.RATIOS_LEAD, ""]

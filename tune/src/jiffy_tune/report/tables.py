@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from jiffy_tune import transports
+from jiffy_tune.recommend import by_transport, configuration
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.wording import higher, lower, noisy
 
@@ -45,6 +47,14 @@ class Ratio:
     official_rps: float
     ours_p999_ms: float
     official_p999_ms: float
+    # The transport of our recommended configuration (the official SDKs speak gRPC only).
+    ours_transport: str = ""
+
+    @property
+    def pair(self) -> str:
+        """The row's label: ours (over a transport other than its default) / official."""
+        over = transports.named(self.ours, self.ours_transport or transports.default(self.ours))
+        return f"{self.ours}{f' over {over}' if over else ''} / {self.official}"
 
     @property
     def rps_ratio(self) -> float:
@@ -77,6 +87,7 @@ def ratios(results: dict[str, Any]) -> list[Ratio]:
                     official_rps=theirs["rps"],
                     ours_p999_ms=mine["client_ms"]["p999"],
                     official_p999_ms=theirs["client_ms"]["p999"],
+                    ours_transport=transports.of_entry(ours, mine),
                 )
             )
     return found
@@ -105,10 +116,15 @@ def _load_cell(entry: dict[str, Any], open_mode: bool) -> str:
     return fmt.rps(entry["rate"]) if open_mode else str(entry["concurrency"])
 
 
+def _transport(entry: dict[str, Any]) -> str:
+    return transports.of_entry(entry["sdk"], entry)
+
+
 def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
     columns = [
         "SDK",
         "target",
+        "transport",
         "channels",
         "cap",
         _load_column(open_mode),
@@ -129,6 +145,7 @@ def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
             Row(
                 [
                     *head,
+                    transports.of_entry(rec["sdk"], point),
                     str(point["channels"]),
                     fmt.cap(point["max_concurrent_requests"]),
                     _load_cell(point, open_mode),
@@ -141,7 +158,43 @@ def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
                 css_class="met",
             )
         )
-    return Table("recommendations", columns, rows, text_columns=(0, 1))
+    return Table("recommendations", columns, rows, text_columns=(0, 1, 2))
+
+
+def transport_table(results: dict[str, Any]) -> Table | None:
+    """Per SDK swept over more than one transport: each transport's best under each target."""
+    rows_found = by_transport(
+        results["settings"]["sdks"], results["summary"], results["targets_ms"]
+    )
+    if not rows_found:
+        return None
+    columns = [
+        "SDK",
+        "target",
+        "transport",
+        higher("throughput"),
+        lower("client p99.9"),
+        "configuration",
+    ]
+    rows = []
+    for found in rows_found:
+        head = [found["sdk"], fmt.target(found["target_ms"]), found["transport"]]
+        point = found["point"]
+        if point is None:
+            rows.append(Row(head, statement="No configuration met the target.", css_class="unmet"))
+            continue
+        rows.append(
+            Row(
+                [
+                    *head,
+                    fmt.rps(point["rps"]),
+                    fmt.ms(_client(point, "p999")),
+                    configuration(point),
+                ],
+                css_class="met",
+            )
+        )
+    return Table("transports", columns, rows, text_columns=(0, 1, 2, 5))
 
 
 def rounds_cell(rounds_ok: int) -> str:
@@ -167,8 +220,8 @@ def ratio_table(results: dict[str, Any]) -> Table | None:
     rows = []
     for ours, official in pairs:
         for target in results["targets_ms"]:
-            head = [f"{ours} / {official}", fmt.target(target)]
             ratio = found.get((ours, target))
+            head = [ratio.pair if ratio else f"{ours} / {official}", fmt.target(target)]
             if ratio is None:
                 missing = [sdk for sdk in (ours, official) if (sdk, target) not in met]
                 rows.append(
@@ -200,6 +253,7 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
         return None
     columns = [
         "SDK",
+        "transport",
         "channels",
         "target",
         higher("highest offered rate met"),
@@ -208,7 +262,12 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
     ]
     rows = []
     for entry in entries:
-        head = [entry["sdk"], str(entry["channels"]), fmt.target(entry["target_ms"])]
+        head = [
+            entry["sdk"],
+            _transport(entry),
+            str(entry["channels"]),
+            fmt.target(entry["target_ms"]),
+        ]
         if entry["max_rate_met"] is None:
             rows.append(Row(head, statement="No offered rate met the target.", css_class="unmet"))
             continue
@@ -223,12 +282,13 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
                 css_class="met",
             )
         )
-    return Table("open-loop", columns, rows, text_columns=(0, 2))
+    return Table("open-loop", columns, rows, text_columns=(0, 1, 3))
 
 
 def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
     columns = [
         "SDK",
+        "transport",
         "channels",
         "cap",
         _load_column(open_mode),
@@ -249,6 +309,7 @@ def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
             Row(
                 [
                     entry["sdk"],
+                    _transport(entry),
                     str(entry["channels"]),
                     fmt.cap(entry["max_concurrent_requests"]),
                     _load_cell(entry, open_mode),
@@ -265,13 +326,14 @@ def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
                 css_class="failed" if entry["rounds_ok"] == 0 else "",
             )
         )
-    return Table("summary", columns, rows)
+    return Table("summary", columns, rows, text_columns=(0, 1))
 
 
 def _point_head(point: dict[str, Any], open_mode: bool) -> list[str]:
     return [
         str(point["id"]),
         point["sdk"],
+        _transport(point),
         str(point["channels"]),
         _load_cell(point, open_mode),
         str(point["round"]),
@@ -282,19 +344,27 @@ def failed_table(results: dict[str, Any], open_mode: bool) -> Table | None:
     failed = [p for p in results["points"] if p["status"] == "failed"]
     if not failed:
         return None
-    columns = ["point", "SDK", "channels", _load_column(open_mode), "round", "error"]
+    columns = ["point", "SDK", "transport", "channels", _load_column(open_mode), "round", "error"]
     rows = [
         Row([*_point_head(p, open_mode), p["error"] or "no error recorded"], css_class="failed")
         for p in failed
     ]
-    return Table("failed-points", columns, rows, text_columns=(1, 5))
+    return Table("failed-points", columns, rows, text_columns=(1, 2, 6))
 
 
 def request_error_table(results: dict[str, Any], open_mode: bool) -> Table | None:
     with_errors = [p for p in results["points"] if p["status"] == "ok" and p["errors_total"]]
     if not with_errors:
         return None
-    columns = ["point", "SDK", "channels", _load_column(open_mode), "round", "errors by status"]
+    columns = [
+        "point",
+        "SDK",
+        "transport",
+        "channels",
+        _load_column(open_mode),
+        "round",
+        "errors by status",
+    ]
     rows = [
         Row(
             [
@@ -304,4 +374,4 @@ def request_error_table(results: dict[str, Any], open_mode: bool) -> Table | Non
         )
         for p in with_errors
     ]
-    return Table("request-errors", columns, rows, text_columns=(1, 5))
+    return Table("request-errors", columns, rows, text_columns=(1, 2, 6))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from jiffy_tune import transports
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.report import tables
 from jiffy_tune.report.tables import Table
@@ -18,10 +19,17 @@ from jiffy_tune.wording import MEASURED_ROUNDS, noise_notice, noisy
 
 # The sentences under the section headings, the same in both renderings.
 RECOMMENDATIONS_LEAD = (
-    "For each SDK and target, the configuration with the most throughput whose client p99.9 "
-    "met the target. Client share is the part of client p99.9 not spent in the server: the "
-    "lower it is, the less the client, its network stack and the wire add to the tail. "
+    "For each SDK and target, the configuration (transport, channels, cap, concurrency) with "
+    "the most throughput whose client p99.9 met the target. Client share is the part of "
+    "client p99.9 not spent in the server: the lower it is, the less the client, its "
+    "network stack and the wire add to the tail. "
     f"Rounds: the ok rounds behind the medians; under {MEASURED_ROUNDS} they are noisy."
+)
+TRANSPORTS_LEAD = (
+    "For each SDK swept over more than one transport: the configuration the same rule picks "
+    "among each transport's points alone, so the transports can be compared at each target. "
+    "Within 3% of the best, the recommendation above keeps the SDK's default transport, "
+    "which needs no second server port and carries every call."
 )
 RATIOS_LEAD = (
     "Throughput and client p99.9 of the recommended configurations, ours divided by the "
@@ -50,10 +58,13 @@ class Preset:
     language: str
     base: str
     code: str
+    transport: str = ""
 
     @property
     def heading(self) -> str:
-        return f"{self.sdk}, {fmt.target(self.target_ms)} (from the {self.base} preset)"
+        over = transports.named(self.sdk, self.transport or transports.default(self.sdk))
+        sdk = f"{self.sdk} over {over}" if over else self.sdk
+        return f"{sdk}, {fmt.target(self.target_ms)} (from the {self.base} preset)"
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,7 @@ class ReportView:
     notices: list[str]
     facts: list[Fact]
     recommendations: Table
+    transports: Table | None
     ratios: Table | None
     presets: list[Preset]
     open_loop: Table | None
@@ -96,6 +108,7 @@ def build_view(results: dict[str, Any]) -> ReportView:
         notices=_notices(results),
         facts=_facts(results),
         recommendations=tables.recommendation_table(results, open_mode),
+        transports=tables.transport_table(results),
         ratios=tables.ratio_table(results),
         presets=_presets(results),
         open_loop=tables.open_loop_table(results),
@@ -185,6 +198,7 @@ def _facts(results: dict[str, Any]) -> list[Fact]:
     else:
         facts.append(Fact("Concurrency", ", ".join(str(c) for c in settings["concurrency"])))
     facts.append(Fact("Channels", ", ".join(str(c) for c in settings["channels"])))
+    facts.append(Fact("Transports", _transports_sentence(results)))
     caps = settings["max_concurrent_requests"]
     facts.append(
         Fact(
@@ -224,10 +238,29 @@ def _server_sentence(results: dict[str, Any]) -> str:
     else:
         name = "external server"
         where = f"at {server['endpoint']}"
+    if server.get("protosocket_endpoint"):
+        where += f" (protosocket port {server['protosocket_endpoint']})"
     latency = (
         "latency read from its metrics" if server["metrics_url"] else "server latency not measured"
     )
     return f"{name}, {where}, {fmt.cpus(server['cpus'])}; {latency}"
+
+
+def _transports_sentence(results: dict[str, Any]) -> str:
+    """Each SDK's transports as measured; the channel counts of those after its first."""
+    measured: dict[str, list[str]] = {}
+    for entry in results["summary"]:
+        names = measured.setdefault(entry["sdk"], [])
+        name = transports.of_entry(entry["sdk"], entry)
+        if name not in names:
+            names.append(name)
+    sentence = "; ".join(f"{sdk}: {', '.join(names)}" for sdk, names in measured.items())
+    other_channels = results["settings"].get("transport_channels")
+    if other_channels and any(len(names) > 1 for names in measured.values()):
+        counts = ", ".join(str(c) for c in other_channels)
+        noun = "channel" if other_channels == [1] else "channels"
+        sentence += f" (each SDK's transports after its first at {counts} {noun} only)"
+    return sentence or fmt.MISSING
 
 
 def _machine_sentence(env: dict[str, Any]) -> str:
@@ -254,6 +287,7 @@ def _presets(results: dict[str, Any]) -> list[Preset]:
             language=rec["preset"]["language"],
             base=rec["preset"]["base"],
             code=rec["preset"]["code"],
+            transport=transports.of_entry(rec["sdk"], rec["point"]),
         )
         for rec in results["recommendations"]
         if rec["met"] and rec["preset"] is not None
