@@ -17,10 +17,8 @@ use std::{
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use jiffy_server::proto::cache_client::{
-    scs_client::ScsClient, ECacheResult, GetRequest, SetRequest,
-};
-use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use tonic::{metadata::AsciiMetadataValue, transport::Channel};
 
 use jiffy_bench_server::{
     cpu::{CpuTicks, MachineTicks},
@@ -29,7 +27,7 @@ use jiffy_bench_server::{
 
 use crate::{
     args::Args,
-    calls::{Answer, Call, Inputs},
+    calls::{self, Answer, Call, Inputs},
     protosocket,
 };
 
@@ -277,7 +275,13 @@ async fn worker(mut client: Client, shared: Rc<Shared>, seed: u64) {
         let member = rng.below(shared.keys.len());
         let sent = Instant::now();
         let answer = match (&mut client, shared.call) {
-            (Client::Grpc(client), Call::GetSet) => get_or_set(client, &shared, op, key).await,
+            (Client::Grpc(client), Call::GetSet) => match op {
+                Op::Get => calls::get(client, &shared.cache, key).await,
+                Op::Set => {
+                    let value = shared.value.clone();
+                    calls::set(client, &shared.cache, key, value, shared.ttl_ms).await
+                }
+            },
             (Client::Grpc(client), call) => {
                 let inputs = Inputs {
                     value: &shared.value,
@@ -359,45 +363,6 @@ async fn prefill(shared: &Shared, channels: &[Channel]) -> Result<(), String> {
             .map_err(|status| format!("prefill: {status}"))?;
     }
     Ok(())
-}
-
-async fn get_or_set(
-    client: &mut ScsClient<Channel>,
-    shared: &Shared,
-    op: Op,
-    key: Bytes,
-) -> Result<Answer, tonic::Status> {
-    match op {
-        Op::Get => {
-            let mut request = Request::new(GetRequest { cache_key: key });
-            request.metadata_mut().insert("cache", shared.cache.clone());
-            let reply = client.get(request).await?.into_inner();
-            match ECacheResult::try_from(reply.result) {
-                Ok(ECacheResult::Hit) => Ok(Answer::Hit(reply.cache_body.len())),
-                Ok(ECacheResult::Miss) => Ok(Answer::Miss),
-                _ => Ok(Answer::Unexpected(
-                    "get",
-                    format!("ECacheResult {}", reply.result),
-                )),
-            }
-        }
-        Op::Set => {
-            let mut request = Request::new(SetRequest {
-                cache_key: key,
-                cache_body: shared.value.clone(),
-                ttl_milliseconds: shared.ttl_ms,
-            });
-            request.metadata_mut().insert("cache", shared.cache.clone());
-            let reply = client.set(request).await?.into_inner();
-            match ECacheResult::try_from(reply.result) {
-                Ok(ECacheResult::Ok) => Ok(Answer::Stored),
-                _ => Ok(Answer::Unexpected(
-                    "set",
-                    format!("ECacheResult {}", reply.result),
-                )),
-            }
-        }
-    }
 }
 
 /// A small, fast generator: the key and the op of each request need no
