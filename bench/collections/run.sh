@@ -36,7 +36,7 @@ for r in $(seq "$ROUNDS"); do
     for call in $CALLS; do
         echo "round $r/$ROUNDS: $call" >&2
         CALL=$call ROUNDS=1 KEYSPACE=$(keyspace "$call") OUT="$WORK/$call-$r.json" \
-            bash bench/server/run.sh >/dev/null
+            TARGETS="grpc redis" bash bench/server/run.sh >/dev/null
     done
 done
 
@@ -49,14 +49,14 @@ jq -s --argjson rounds "$ROUNDS" '
     group_by(.config.call) | map({
         call: .[0].config.call,
         keyspace: .[0].config.keyspace,
-        jiffy_us_per_request: ([.[].median.jiffy_us_per_request] | median),
-        redis_us_per_request: ([.[].median.redis_us_per_request] | median),
-        jiffy_rps: ([.[].median.jiffy_rps] | median),
-        jiffy_p50_ms: ([.[].median.jiffy_p50_ms] | median),
-        jiffy_p99_ms: ([.[].median.jiffy_p99_ms] | median),
-        jiffy_p999_ms: ([.[].median.jiffy_p999_ms] | median),
-        jiffy_errors: ([.[].jiffy_errors] | add),
-        wrong_answers: ([.[].rounds[].jiffy.gets | .misses + .wrong_size_hits] | add),
+        jiffy_us_per_request: ([.[].median.grpc.us_per_request] | median),
+        redis_us_per_request: ([.[].median.redis.us_per_request] | median),
+        jiffy_rps: ([.[].median.grpc.rps] | median),
+        jiffy_p50_ms: ([.[].median.grpc.p50_ms] | median),
+        jiffy_p99_ms: ([.[].median.grpc.p99_ms] | median),
+        jiffy_p999_ms: ([.[].median.grpc.p999_ms] | median),
+        jiffy_errors: ([.[].errors.grpc] | add),
+        wrong_answers: ([.[].rounds[].grpc.gets | .misses + .wrong_size_hits] | add),
         rounds: [.[].rounds[0]]
     } | .ratio = .jiffy_us_per_request / .redis_us_per_request)
     | {rounds: $rounds, calls: .}' "$WORK"/*.json >"$out"

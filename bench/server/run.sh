@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Server CPU per request: jiffy-server beside redis-server, in one run.
+# Server CPU per request: jiffy-server over gRPC, jiffy-server over
+# protosocket and redis-server, in one run.
 #
 # The server under test is pinned to core 0 and its load client to core 1.
-# Each round measures jiffy-server (our closed-loop client, 50% gets) and then
-# redis-server (redis-benchmark), so slow spells of this shared machine hit
-# both; the table shows the median of the rounds and the ratio jiffy/redis.
+# Each round measures every target in turn (TARGETS): jiffy-server under our
+# closed-loop client (50% gets) over gRPC, then over its protosocket port,
+# then redis-server under redis-benchmark, so slow spells of this shared
+# machine hit them all; the table shows one row per target, the median of
+# the rounds and its ratio to redis.
 #
 # CPU per request = (utime + stime of the server process, from
 # /proc/PID/stat, over the measured window) / requests answered in it.
-#  - jiffy: the client reads the server's /proc/PID/stat itself at the
-#    instants its measured window opens and closes (after the warmup), and
-#    counts the answers handled between the two readings.
+#  - jiffy (grpc, protosocket): the client reads the server's /proc/PID/stat
+#    itself at the instants its measured window opens and closes (after the
+#    warmup), and counts the answers handled between the two readings. The
+#    server is started the same way for both, with both ports open.
 #  - redis: this script reads redis-server's /proc/PID/stat just before and
 #    just after the measured redis-benchmark run, whose request count is known
 #    (-n per test); connection setup falls inside that window, which slightly
@@ -20,9 +24,12 @@
 # Environment (defaults):
 #   ROUNDS=3 DURATION=10 WARMUP=2 CONCURRENCY=50 VALUE_SIZE=100 KEYSPACE=10000
 #   SERVER_CORE=0 CLIENT_CORE=1
+#   TARGETS="grpc protosocket redis"   any of them, in the order of each round
 #   CALL=get-set   or a collection call beside the redis-server command doing
 #                  the same work (bench/server/src/calls.rs has the table);
-#                  bench/collections/run.sh runs them all
+#                  bench/collections/run.sh runs them all. The protosocket
+#                  protocol has only Get and Set: for a collection call,
+#                  TARGETS defaults to "grpc redis".
 #   OUT=out/bench/server-<time>.json
 set -euo pipefail
 
@@ -33,6 +40,11 @@ CONCURRENCY=${CONCURRENCY:-50}
 VALUE_SIZE=${VALUE_SIZE:-100}
 KEYSPACE=${KEYSPACE:-10000}
 CALL=${CALL:-get-set}
+if [[ $CALL == get-set ]]; then
+    TARGETS=${TARGETS:-grpc protosocket redis}
+else
+    TARGETS=${TARGETS:-grpc redis}
+fi
 SERVER_CORE=${SERVER_CORE:-0}
 CLIENT_CORE=${CLIENT_CORE:-1}
 # Requests per test of the redis warmup run, which also sizes the measured
@@ -96,13 +108,16 @@ install_tools() {
 # free_port
 source "$ROOT/bench/ports.sh"
 
-# One round of jiffy-server: writes the client's JSON report to $1.
+# One round of jiffy-server under our client over transport $1 (grpc or
+# protosocket): writes the client's JSON report to $2.
 run_jiffy() {
-    local out=$1 pid port=""
+    local transport=$1 out=$2 pid port="" protosocket_port
+    protosocket_port=$(free_port)
     # Emptied here, before the server starts: the redirect below runs in the
     # child, and the loop could otherwise read the previous round's port.
     : >"$WORK/jiffy.log"
     taskset -c "$SERVER_CORE" target/release/jiffy-server --listen 127.0.0.1:0 \
+        --protosocket-listen "127.0.0.1:$protosocket_port" \
         >"$WORK/jiffy.log" 2>&1 &
     pid=$! # taskset execs the server, so this is the server's pid
     SERVER_PID=$pid
@@ -117,8 +132,11 @@ run_jiffy() {
         cat "$WORK/jiffy.log" >&2
         exit 1
     fi
+    local transport_flags=(--transport "$transport")
+    [[ $transport == grpc ]] ||
+        transport_flags+=(--protosocket-endpoint "127.0.0.1:$protosocket_port")
     taskset -c "$CLIENT_CORE" target/release/jiffy-bench-server \
-        --endpoint "127.0.0.1:$port" --server-pid "$pid" \
+        --endpoint "127.0.0.1:$port" "${transport_flags[@]}" --server-pid "$pid" \
         --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup "$WARMUP" \
         --value-size "$VALUE_SIZE" --keyspace "$KEYSPACE" --get-ratio 0.5 --call "$CALL" \
         --json >"$out"
@@ -256,104 +274,121 @@ run_redis() {
          by_test: .}' >"$out"
 }
 
+# Refuses a TARGETS entry this script does not know, or one CALL lacks.
+check_targets() {
+    local target
+    for target in $TARGETS; do
+        case $target in
+        grpc | redis) ;;
+        protosocket)
+            [[ $CALL == get-set ]] ||
+                { log "TARGETS: protosocket has only Get and Set, not CALL=$CALL"; exit 2; } ;;
+        *) log "TARGETS: unknown target $target (grpc, protosocket, redis)"; exit 2 ;;
+        esac
+    done
+    [[ -n ${TARGETS// /} ]] || { log "TARGETS is empty"; exit 2; }
+}
+
 main() {
     command -v taskset >/dev/null || { log "taskset (util-linux) is needed"; exit 1; }
+    check_targets
     install_tools
     log "building (release)"
     cargo build --release -q -p jiffy-server -p jiffy-bench-server
 
-    local r
+    # Every measurement, one JSON object a line: {round, target, result}.
+    local r target
     for r in $(seq "$ROUNDS"); do
-        log "round $r/$ROUNDS: jiffy-server"
-        run_jiffy "$WORK/jiffy-$r.json"
-        log "round $r/$ROUNDS: redis-server"
-        run_redis "$WORK/redis-$r.json"
+        for target in $TARGETS; do
+            log "round $r/$ROUNDS: $target"
+            case $target in
+            redis) run_redis "$WORK/result.json" ;;
+            *) run_jiffy "$target" "$WORK/result.json" ;;
+            esac
+            jq -c --argjson r "$r" --arg t "$target" '{round: $r, target: $t, result: .}' \
+                "$WORK/result.json" >>"$WORK/all.jsonl"
+        done
     done
 
-    local stamp out
+    local stamp out redis_version=null
     stamp=$(date -u +%Y%m%dT%H%M%SZ)
     mkdir -p out/bench
     out=${OUT:-out/bench/server-$stamp.json}
-    jq -n --slurpfile jiffy <(cat "$WORK"/jiffy-*.json) \
-        --slurpfile redis <(cat "$WORK"/redis-*.json) \
-        --arg stamp "$stamp" --arg redis_version "$(redis-server --version)" \
+    [[ " $TARGETS " != *" redis "* ]] || redis_version=$(redis-server --version | jq -R .)
+    jq -s --arg stamp "$stamp" --argjson redis_version "$redis_version" \
+        --argjson targets "$(jq -cn --arg t "$TARGETS" '$t | split(" ") | map(select(. != ""))')" \
         --argjson rounds "$ROUNDS" --argjson duration "$DURATION" \
         --argjson concurrency "$CONCURRENCY" --argjson value_size "$VALUE_SIZE" \
-        --argjson keyspace "$KEYSPACE" --arg call "$CALL" "$(summary_jq)" >"$out"
+        --argjson keyspace "$KEYSPACE" --arg call "$CALL" "$(summary_jq)" \
+        "$WORK/all.jsonl" >"$out"
     print_table "$out"
     log "written to $out"
 }
 
-# The summary: every round as measured, and the medians.
+# The summary of the measurements (the input, an array): every round as
+# measured, and per target the medians of the rounds.
 summary_jq() {
     cat <<'EOF'
-def median: sort | if length % 2 == 1 then .[length / 2 | floor]
+def median: sort | if length == 0 then null
+                   elif length % 2 == 1 then .[length / 2 | floor]
                    else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-{
+. as $all
+| def runs($t): [$all[] | select(.target == $t) | .result];
+def medians($t): runs($t) as $runs | {
+    us_per_request: ([$runs[].server_cpu.us_per_request] | median),
+    rps: ([$runs[].rps] | median),
+    # redis-benchmark's latency is its own, per SET and GET phase: in the
+    # rounds' by_test, not here.
+    p50_ms: ([$runs[].latency_ms.p50 // empty] | median),
+    p99_ms: ([$runs[].latency_ms.p99 // empty] | median),
+    p999_ms: ([$runs[].latency_ms.p999 // empty] | median),
+    server_cores: ([$runs[].server_cpu.cores] | median),
+    client_cores: ([$runs[].client_cpu.cores // empty] | median),
+    other_processes_cores: ([$runs[].other_processes_cores // empty] | median)
+};
+($targets | map({key: ., value: medians(.)}) | from_entries) as $median
+| {
   timestamp: $stamp,
   config: {rounds: $rounds, duration_s: $duration, concurrency: $concurrency,
            value_size: $value_size, keyspace: $keyspace, call: $call, get_ratio: 0.5,
-           redis: $redis_version},
-  median: {
-    jiffy_us_per_request: ([$jiffy[].server_cpu.us_per_request] | median),
-    redis_us_per_request: ([$redis[].server_cpu.us_per_request] | median),
-    ratio_jiffy_redis: (([$jiffy[].server_cpu.us_per_request] | median)
-                        / ([$redis[].server_cpu.us_per_request] | median)),
-    jiffy_rps: ([$jiffy[].rps] | median),
-    jiffy_p50_ms: ([$jiffy[].latency_ms.p50] | median),
-    jiffy_p99_ms: ([$jiffy[].latency_ms.p99] | median),
-    jiffy_p999_ms: ([$jiffy[].latency_ms.p999] | median),
-    jiffy_server_cores: ([$jiffy[].server_cpu.cores] | median),
-    jiffy_client_cores: ([$jiffy[].client_cpu.cores] | median),
-    redis_rps: ([$redis[].rps] | median),
-    redis_server_cores: ([$redis[].server_cpu.cores] | median),
-    jiffy_other_processes_cores: ([$jiffy[].other_processes_cores] | median),
-    redis_other_processes_cores: ([$redis[].other_processes_cores // empty]
-                                  | if length > 0 then median else null end),
-    redis_client_cores: ([$redis[].client_cpu.cores // empty] | if length > 0 then median else null end)
-  },
-  jiffy_errors: ([$jiffy[].requests - $jiffy[].ok] | add),
-  rounds: [range($jiffy | length) as $i | {round: ($i + 1), jiffy: $jiffy[$i], redis: $redis[$i]}]
+           targets: $targets, redis: $redis_version},
+  median: ($median | map_values(
+      .ratio_to_redis = (if $median.redis == null then null
+                         else .us_per_request / $median.redis.us_per_request end))),
+  # Failed calls of our client, all rounds (redis-benchmark reports none).
+  errors: ($targets - ["redis"] | map({key: ., value: ([runs(.)[] | .requests - .ok] | add)})
+           | from_entries),
+  rounds: [range(1; $rounds + 1) as $r
+           | {round: $r} + ([$all[] | select(.round == $r) | {key: .target, value: .result}]
+                            | from_entries)]
 }
 EOF
 }
 
+# One row per target: CPU per request (median, then each round), its ratio
+# to redis, and the rest as medians of the rounds.
 print_table() {
     jq -r '
-        def row($name; $values; $median; fmt):
-            [$name] + ($values | map(fmt)) + [$median | fmt] | @tsv;
-        def f2: . * 100 | round / 100 | tostring;
-        def f3: . * 1000 | round / 1000 | tostring;
-        def f0: round | tostring;
-        [.rounds[].jiffy] as $j | [.rounds[].redis] as $r |
-        (["", (range($j | length) | "round \(. + 1)"), "median"] | @tsv),
-        row("jiffy server cpu us/req"; [$j[].server_cpu.us_per_request];
-            .median.jiffy_us_per_request; f2),
-        row("redis server cpu us/req"; [$r[].server_cpu.us_per_request];
-            .median.redis_us_per_request; f2),
-        row("ratio jiffy/redis";
-            [range($j | length) as $i
-             | $j[$i].server_cpu.us_per_request / $r[$i].server_cpu.us_per_request];
-            .median.ratio_jiffy_redis; f2),
-        row("jiffy client rps"; [$j[].rps]; .median.jiffy_rps; f0),
-        row("jiffy p50 ms"; [$j[].latency_ms.p50]; .median.jiffy_p50_ms; f3),
-        row("jiffy p99 ms"; [$j[].latency_ms.p99]; .median.jiffy_p99_ms; f3),
-        row("jiffy p99.9 ms"; [$j[].latency_ms.p999]; .median.jiffy_p999_ms; f3),
-        row("jiffy server cores"; [$j[].server_cpu.cores]; .median.jiffy_server_cores; f2),
-        row("jiffy client cores"; [$j[].client_cpu.cores]; .median.jiffy_client_cores; f2),
-        row("redis client rps"; [$r[].rps]; .median.redis_rps; f0),
-        row("redis server cores"; [$r[].server_cpu.cores]; .median.redis_server_cores; f2),
-        (if .median.redis_client_cores == null then empty else
-         row("redis client cores"; [$r[].client_cpu.cores]; .median.redis_client_cores; f2) end),
-        row("other processes cores (jiffy)"; [$j[].other_processes_cores];
-            .median.jiffy_other_processes_cores; f2),
-        (if .median.redis_other_processes_cores == null then empty else
-         row("other processes cores (redis)"; [$r[].other_processes_cores];
-             .median.redis_other_processes_cores; f2) end),
-        (if .jiffy_errors > 0 then "jiffy errors\t\(.jiffy_errors) (see the JSON)" else empty end)
+        def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
+        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
+        def f0: if . == null then "-" else round | tostring end;
+        . as $s |
+        (["target", "cpu us/req", "rounds", "vs redis", "rps", "p50 ms", "p99 ms", "p99.9 ms",
+          "server cores", "client cores", "other cores"] | @tsv),
+        ($s.config.targets[] as $t | $s.median[$t] as $m |
+         [$t, ($m.us_per_request | f2),
+          ([$s.rounds[][$t].server_cpu.us_per_request | f2] | join(" ")),
+          ($m.ratio_to_redis | f2), ($m.rps | f0),
+          ($m.p50_ms | f3), ($m.p99_ms | f3), ($m.p999_ms | f3),
+          ($m.server_cores | f2), ($m.client_cores | f2), ($m.other_processes_cores | f2)]
+         | @tsv)
     ' "$1" | column -t -s $'\t'
+    jq -r '.errors | to_entries[] | select(.value > 0)
+           | "\(.key): \(.value) failed calls (see the JSON)"' "$1"
     jq -r '"concurrency \(.config.concurrency), \(.config.value_size) B values, " +
-           "\(.config.rounds) interleaved rounds of \(.config.duration_s) s; \(.config.redis)"' "$1"
+           "\(.config.rounds) interleaved rounds of \(.config.duration_s) s " +
+           "(\(.config.targets | join(", ")))" +
+           (if .config.redis == null then "" else "; \(.config.redis)" end)' "$1"
 }
 
 main "$@"

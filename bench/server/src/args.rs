@@ -2,9 +2,20 @@
 
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 
 use crate::calls::Call;
+
+/// How the requests travel to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transport {
+    /// gRPC over HTTP/2, to `--endpoint`.
+    Grpc,
+    /// Momento's protosocket protocol, to `--protosocket-endpoint`: Get and
+    /// Set only.
+    Protosocket,
+}
 
 /// Closed-loop load against jiffy-server: N tasks, one request in flight each,
 /// on one thread, so the client fits on the one core the benchmark gives it.
@@ -17,6 +28,16 @@ pub struct Args {
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub endpoint: String,
 
+    /// How requests travel. The cache is created over gRPC (`--endpoint`)
+    /// either way: the protosocket protocol has no control calls.
+    #[arg(long, value_enum, default_value = "grpc")]
+    pub transport: Transport,
+
+    /// The server's protosocket port (its `--protosocket-listen`),
+    /// HOST:PORT, for `--transport protosocket`.
+    #[arg(long)]
+    pub protosocket_endpoint: Option<String>,
+
     /// Cache to create (ALREADY_EXISTS is fine) and send every request to.
     #[arg(long, default_value = "bench")]
     pub cache: String,
@@ -25,7 +46,8 @@ pub struct Args {
     #[arg(long, default_value_t = 50)]
     pub concurrency: usize,
 
-    /// HTTP/2 connections the tasks are spread over (task i uses i % N).
+    /// Connections the tasks are spread over (task i uses i % N): HTTP/2
+    /// ones, or protosocket ones to the one `--protosocket-endpoint`.
     #[arg(long, default_value_t = 1)]
     pub connections: usize,
 
@@ -94,7 +116,19 @@ impl Args {
         if !(self.duration > 0.0 && self.warmup >= 0.0) {
             return Err("--duration must be > 0 and --warmup >= 0".into());
         }
-        Ok(())
+        let protosocket_endpoint = self.protosocket_endpoint.as_deref().map(str::trim);
+        match self.transport {
+            Transport::Grpc if protosocket_endpoint.is_some() => {
+                Err("--protosocket-endpoint is for --transport protosocket".into())
+            }
+            Transport::Protosocket if protosocket_endpoint.is_none_or(str::is_empty) => {
+                Err("--transport protosocket needs --protosocket-endpoint HOST:PORT".into())
+            }
+            Transport::Protosocket if self.call != Call::GetSet => {
+                Err("--transport protosocket has only Get and Set: --call get-set".into())
+            }
+            _ => Ok(()),
+        }
     }
 
     pub fn duration(&self) -> Duration {
@@ -145,6 +179,25 @@ mod tests {
         assert!(parse(&["--endpoint", "a:1,,b:2", "--connections", "3"])
             .validate()
             .is_err());
+    }
+
+    #[test]
+    fn protosocket_needs_its_endpoint_and_get_set() {
+        let flags = [
+            "--transport",
+            "protosocket",
+            "--protosocket-endpoint",
+            "127.0.0.1:9",
+        ];
+        let args = parse(&flags);
+        assert_eq!(args.transport, Transport::Protosocket);
+        assert!(args.validate().is_ok());
+        assert!(parse(&["--transport", "protosocket"]).validate().is_err());
+        let collection = [&flags[..], &["--call", "list-fetch"]].concat();
+        assert!(parse(&collection).validate().is_err());
+        let stray = parse(&["--protosocket-endpoint", "127.0.0.1:9"]);
+        assert_eq!(stray.transport, Transport::Grpc);
+        assert!(stray.validate().is_err());
     }
 
     #[test]

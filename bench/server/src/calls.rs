@@ -15,14 +15,15 @@
 //!
 //! The reads need their collections to exist: [`Call::prefill`] writes them
 //! for every key before the warmup, as `run.sh` does for redis-server.
+//! `get-set` is made of [`get`] and [`set`], which `load.rs` picks between.
 
 use bytes::Bytes;
 use clap::ValueEnum;
 use jiffy_server::proto::cache_client::{
     dictionary_get_response, list_fetch_response, scs_client::ScsClient, sorted_set_fetch_request,
     sorted_set_fetch_response, DictionaryFieldValuePair, DictionaryGetRequest,
-    DictionarySetRequest, ECacheResult, ListConcatenateBackRequest, ListFetchRequest,
-    ListPushBackRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest,
+    DictionarySetRequest, ECacheResult, GetRequest, ListConcatenateBackRequest, ListFetchRequest,
+    ListPushBackRequest, SetRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest,
     SortedSetPutRequest,
 };
 use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
@@ -97,7 +98,7 @@ impl Call {
     ) -> Result<Answer, tonic::Status> {
         let member = || Bytes::from(format!("{:012}", inputs.member));
         match self {
-            Call::GetSet => unreachable!("get-set is sent by load.rs"),
+            Call::GetSet => unreachable!("get-set is `get` and `set`, picked by load.rs"),
             Call::DictionarySet => {
                 let message = dictionary_set(key, inputs.value, inputs.ttl_ms);
                 client.dictionary_set(request(message, cache)).await?;
@@ -240,6 +241,47 @@ impl Call {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// The Get of `get-set`.
+pub async fn get(
+    client: &mut ScsClient<Channel>,
+    cache: &AsciiMetadataValue,
+    key: Bytes,
+) -> Result<Answer, tonic::Status> {
+    let message = GetRequest { cache_key: key };
+    let reply = client.get(request(message, cache)).await?.into_inner();
+    match ECacheResult::try_from(reply.result) {
+        Ok(ECacheResult::Hit) => Ok(Answer::Hit(reply.cache_body.len())),
+        Ok(ECacheResult::Miss) => Ok(Answer::Miss),
+        _ => Ok(Answer::Unexpected(
+            "get",
+            format!("ECacheResult {}", reply.result),
+        )),
+    }
+}
+
+/// The Set of `get-set`.
+pub async fn set(
+    client: &mut ScsClient<Channel>,
+    cache: &AsciiMetadataValue,
+    key: Bytes,
+    value: Bytes,
+    ttl_ms: u64,
+) -> Result<Answer, tonic::Status> {
+    let message = SetRequest {
+        cache_key: key,
+        cache_body: value,
+        ttl_milliseconds: ttl_ms,
+    };
+    let reply = client.set(request(message, cache)).await?.into_inner();
+    match ECacheResult::try_from(reply.result) {
+        Ok(ECacheResult::Ok) => Ok(Answer::Stored),
+        _ => Ok(Answer::Unexpected(
+            "set",
+            format!("ECacheResult {}", reply.result),
+        )),
     }
 }
 

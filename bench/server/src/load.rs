@@ -1,5 +1,7 @@
 //! The closed loop: tasks that each keep one request in flight, and the clock
-//! task that opens and closes the measured window.
+//! task that opens and closes the measured window. The requests go over
+//! gRPC or over protosocket connections (`--transport`); the loop, the
+//! window and the counting are the same for both.
 //!
 //! Everything runs on one thread (a current-thread runtime and a `LocalSet`),
 //! so the clock task reads the server's CPU time and flips the phase in one
@@ -15,10 +17,8 @@ use std::{
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use jiffy_server::proto::cache_client::{
-    scs_client::ScsClient, ECacheResult, GetRequest, SetRequest,
-};
-use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use tonic::{metadata::AsciiMetadataValue, transport::Channel};
 
 use jiffy_bench_server::{
     cpu::{CpuTicks, MachineTicks},
@@ -27,7 +27,8 @@ use jiffy_bench_server::{
 
 use crate::{
     args::Args,
-    calls::{Answer, Call, Inputs},
+    calls::{self, Answer, Call, Inputs},
+    protosocket,
 };
 
 /// Where the run is; flipped only by the clock task.
@@ -57,7 +58,8 @@ pub struct Stats {
     /// them (say, a set answering `Invalid`), by description. The server did
     /// the work, so they count as requests; they are listed to be looked at.
     pub unexpected_results: BTreeMap<String, u64>,
-    /// Failed calls by gRPC status code, and the first message of each.
+    /// Failed calls by status code (protosocket errors carry gRPC's codes),
+    /// and the first message of each.
     pub errors: BTreeMap<String, u64>,
     pub error_examples: BTreeMap<String, String>,
 }
@@ -115,6 +117,41 @@ pub struct Outcome {
     pub window: Window,
 }
 
+/// The connections of a run, all of its one transport.
+pub enum Connections {
+    Grpc(Vec<Channel>),
+    Protosocket(Vec<Rc<protosocket::Connection>>),
+}
+
+impl Connections {
+    /// What worker `i` sends over: connection i % N.
+    fn client(&self, i: usize) -> Client {
+        match self {
+            Connections::Grpc(channels) => {
+                Client::Grpc(ScsClient::new(channels[i % channels.len()].clone()))
+            }
+            Connections::Protosocket(connections) => {
+                Client::Protosocket(Rc::clone(&connections[i % connections.len()]))
+            }
+        }
+    }
+
+    /// Why a connection ended during the run, if one did: its workers
+    /// stopped, so the run measured less than it says.
+    fn closed(&self) -> Option<String> {
+        match self {
+            Connections::Grpc(_) => None,
+            Connections::Protosocket(connections) => connections.iter().find_map(|c| c.closed()),
+        }
+    }
+}
+
+/// What one worker sends its requests over.
+enum Client {
+    Grpc(ScsClient<Channel>),
+    Protosocket(Rc<protosocket::Connection>),
+}
+
 /// What every worker shares. Single-threaded, hence `Rc` and `Cell`.
 struct Shared {
     phase: Cell<Phase>,
@@ -122,13 +159,15 @@ struct Shared {
     keys: Vec<Bytes>,
     value: Bytes,
     cache: AsciiMetadataValue,
+    /// The same, as the protosocket commands name it.
+    cache_name: String,
     get_ratio: f64,
     ttl_ms: u64,
     call: Call,
 }
 
 /// Runs warmup then the measured window; must be called inside a `LocalSet`.
-pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String> {
+pub async fn run(args: &Args, connections: Connections) -> Result<Outcome, String> {
     let cache = AsciiMetadataValue::try_from(args.cache.as_str())
         .map_err(|e| format!("--cache is not a valid header value: {e}"))?;
     let shared = Rc::new(Shared {
@@ -140,15 +179,19 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
             .collect(),
         value: Bytes::from(vec![b'x'; args.value_size]),
         cache,
+        cache_name: args.cache.clone(),
         get_ratio: args.get_ratio,
         ttl_ms: args.ttl.saturating_mul(1000),
         call: args.call,
     });
-    prefill(&shared, &channels).await?;
+    // Only gRPC has the collection calls that need a prefill.
+    if let Connections::Grpc(channels) = &connections {
+        prefill(&shared, channels).await?;
+    }
 
     let workers: Vec<_> = (0..args.concurrency)
         .map(|i| {
-            let client = ScsClient::new(channels[i % channels.len()].clone());
+            let client = connections.client(i);
             let seed = 0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1);
             tokio::task::spawn_local(worker(client, Rc::clone(&shared), seed))
         })
@@ -166,6 +209,9 @@ pub async fn run(args: &Args, channels: Vec<Channel>) -> Result<Outcome, String>
     // Workers stop after their request in flight; don't wait on a stuck one.
     for handle in workers {
         handle.abort();
+    }
+    if let Some(reason) = connections.closed() {
+        return Err(format!("a protosocket connection ended: {reason}"));
     }
 
     let stats = std::mem::replace(&mut *shared.stats.borrow_mut(), Stats::new());
@@ -216,7 +262,7 @@ fn unix_ms() -> u128 {
 }
 
 /// One request in flight at a time, until the phase is `Done`.
-async fn worker(mut client: ScsClient<Channel>, shared: Rc<Shared>, seed: u64) {
+async fn worker(mut client: Client, shared: Rc<Shared>, seed: u64) {
     let mut rng = SplitMix64(seed);
     while shared.phase.get() != Phase::Done {
         let key = shared.keys[rng.below(shared.keys.len())].clone();
@@ -228,18 +274,41 @@ async fn worker(mut client: ScsClient<Channel>, shared: Rc<Shared>, seed: u64) {
         };
         let member = rng.below(shared.keys.len());
         let sent = Instant::now();
-        let answer = match shared.call {
-            Call::GetSet => get_or_set(&mut client, &shared, op, key).await,
-            call => {
+        let answer = match (&mut client, shared.call) {
+            (Client::Grpc(client), Call::GetSet) => match op {
+                Op::Get => calls::get(client, &shared.cache, key).await,
+                Op::Set => {
+                    let value = shared.value.clone();
+                    calls::set(client, &shared.cache, key, value, shared.ttl_ms).await
+                }
+            },
+            (Client::Grpc(client), call) => {
                 let inputs = Inputs {
                     value: &shared.value,
                     member,
                     ttl_ms: shared.ttl_ms,
                 };
-                call.send(&mut client, &shared.cache, key, inputs).await
+                call.send(client, &shared.cache, key, inputs).await
             }
+            // Only get-set (`Args::validate`).
+            (Client::Protosocket(connection), _) => match op {
+                Op::Get => connection.get(&shared.cache_name, key).await,
+                Op::Set => {
+                    let value = shared.value.clone();
+                    connection
+                        .set(&shared.cache_name, key, value, shared.ttl_ms)
+                        .await
+                }
+            },
         };
         let elapsed = sent.elapsed();
+        // An ended connection fails every call at once, with no await in
+        // between: looping on would keep the clock task from ever running.
+        if let Client::Protosocket(connection) = &client {
+            if connection.closed().is_some() {
+                return;
+            }
+        }
         if shared.phase.get() != Phase::Measuring {
             continue;
         }
@@ -294,45 +363,6 @@ async fn prefill(shared: &Shared, channels: &[Channel]) -> Result<(), String> {
             .map_err(|status| format!("prefill: {status}"))?;
     }
     Ok(())
-}
-
-async fn get_or_set(
-    client: &mut ScsClient<Channel>,
-    shared: &Shared,
-    op: Op,
-    key: Bytes,
-) -> Result<Answer, tonic::Status> {
-    match op {
-        Op::Get => {
-            let mut request = Request::new(GetRequest { cache_key: key });
-            request.metadata_mut().insert("cache", shared.cache.clone());
-            let reply = client.get(request).await?.into_inner();
-            match ECacheResult::try_from(reply.result) {
-                Ok(ECacheResult::Hit) => Ok(Answer::Hit(reply.cache_body.len())),
-                Ok(ECacheResult::Miss) => Ok(Answer::Miss),
-                _ => Ok(Answer::Unexpected(
-                    "get",
-                    format!("ECacheResult {}", reply.result),
-                )),
-            }
-        }
-        Op::Set => {
-            let mut request = Request::new(SetRequest {
-                cache_key: key,
-                cache_body: shared.value.clone(),
-                ttl_milliseconds: shared.ttl_ms,
-            });
-            request.metadata_mut().insert("cache", shared.cache.clone());
-            let reply = client.set(request).await?.into_inner();
-            match ECacheResult::try_from(reply.result) {
-                Ok(ECacheResult::Ok) => Ok(Answer::Stored),
-                _ => Ok(Answer::Unexpected(
-                    "set",
-                    format!("ECacheResult {}", reply.result),
-                )),
-            }
-        }
-    }
 }
 
 /// A small, fast generator: the key and the op of each request need no

@@ -6,7 +6,8 @@
 //!
 //! - [`args`]: the flags.
 //! - [`calls`]: the collection calls a run can be made of, and their prefill.
-//! - [`load`]: connections, the worker tasks, the measured window.
+//! - [`load`]: the worker tasks and the measured window.
+//! - [`protosocket`]: the protosocket connection (`--transport protosocket`).
 //! - [`report`]: the JSON / text report.
 //!
 //! CPU readings, histograms and the connection helpers come from this
@@ -18,15 +19,20 @@
 mod args;
 mod calls;
 mod load;
+mod protosocket;
 mod report;
 
-use std::process::ExitCode;
+use std::{process::ExitCode, rc::Rc};
 
 use clap::Parser;
 use jiffy_bench_server::grpc;
 use tonic::transport::Channel;
 
-use crate::{args::Args, report::Report};
+use crate::{
+    args::{Args, Transport},
+    load::Connections,
+    report::Report,
+};
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -58,10 +64,33 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: &Args) -> Result<Report, String> {
-    let channels = connect(args).await?;
-    grpc::create_cache(channels[0].clone(), &args.cache).await?;
-    let outcome = load::run(args, channels).await?;
+    let connections = match args.transport {
+        Transport::Grpc => {
+            let channels = connect(args).await?;
+            grpc::create_cache(channels[0].clone(), &args.cache).await?;
+            Connections::Grpc(channels)
+        }
+        Transport::Protosocket => {
+            // The cache is made over gRPC, on a connection closed before
+            // the load: the protosocket protocol has no control calls.
+            let channel = grpc::connect(&args.uris()[0]).await?;
+            grpc::create_cache(channel, &args.cache).await?;
+            Connections::Protosocket(connect_protosocket(args).await?)
+        }
+    };
+    let outcome = load::run(args, connections).await?;
     Ok(Report::new(args, outcome))
+}
+
+/// `--connections` protosocket connections to `--protosocket-endpoint`,
+/// each authenticated before the load.
+async fn connect_protosocket(args: &Args) -> Result<Vec<Rc<protosocket::Connection>>, String> {
+    let endpoint = args.protosocket_endpoint.as_deref().unwrap_or_default();
+    let mut connections = Vec::with_capacity(args.connections);
+    for _ in 0..args.connections {
+        connections.push(protosocket::Connection::open(endpoint.trim()).await?);
+    }
+    Ok(connections)
 }
 
 /// One HTTP/2 connection per `--connections`, all open before the load;

@@ -37,7 +37,12 @@ pub struct Report {
 
 #[derive(Serialize)]
 pub struct Config {
+    pub transport: crate::args::Transport,
+    /// The gRPC address: the load's with `grpc`, only the cache creation's
+    /// with `protosocket`.
     pub endpoint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protosocket_endpoint: Option<String>,
     pub cache: String,
     pub concurrency: usize,
     pub connections: usize,
@@ -118,7 +123,9 @@ impl Report {
         all.add(&stats.set_latency).expect("same bounds");
         Report {
             config: Config {
+                transport: args.transport,
                 endpoint: args.endpoint.clone(),
+                protosocket_endpoint: args.protosocket_endpoint.clone(),
                 cache: args.cache.clone(),
                 concurrency: args.concurrency,
                 connections: args.connections,
@@ -164,10 +171,14 @@ impl Report {
     pub fn to_text(&self) -> String {
         let c = &self.config;
         let mut out = format!(
-            "endpoint {} cache {} concurrency {} connections {} value {} B \
+            "{} endpoint {} cache {} concurrency {} connections {} value {} B \
              keyspace {} gets {:.0}%\n\
              window {:.2} s: {} requests, {:.0} rps, {} errors\n",
-            c.endpoint,
+            match c.transport {
+                crate::args::Transport::Grpc => "grpc",
+                crate::args::Transport::Protosocket => "protosocket",
+            },
+            c.protosocket_endpoint.as_ref().unwrap_or(&c.endpoint),
             c.cache,
             c.concurrency,
             c.connections,

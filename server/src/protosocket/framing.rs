@@ -3,8 +3,10 @@
 //! [`FrameReader`] takes commands off a byte stream without trusting it: a
 //! length over the limit is refused before any of the message is buffered,
 //! a length prefix that is no varint and a message that does not decode are
-//! errors, and so is a stream that ends inside a frame.
+//! errors, and so is a stream that ends inside a frame. It reads answers as
+//! well, for a client (the load client of `bench/server`).
 
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use bytes::{Buf, BytesMut};
@@ -37,8 +39,9 @@ pub enum FrameError {
     Stalled,
 }
 
-/// Reads commands off one connection.
-pub struct FrameReader<R> {
+/// Reads messages off one connection: commands (the server's side, the
+/// default) or answers (a client's).
+pub struct FrameReader<R, M = CacheCommand> {
     io: R,
     buffer: BytesMut,
     /// The largest message accepted, without its length prefix.
@@ -49,9 +52,10 @@ pub struct FrameReader<R> {
     frame_timeout: Duration,
     /// When the first byte of the frame now in the buffer arrived.
     frame_started: Option<Instant>,
+    message: PhantomData<fn() -> M>,
 }
 
-impl<R: AsyncRead + Unpin> FrameReader<R> {
+impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
     pub fn new(io: R, limit: usize, frame_timeout: Duration) -> Self {
         FrameReader {
             io,
@@ -59,12 +63,13 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             limit,
             frame_timeout,
             frame_started: None,
+            message: PhantomData,
         }
     }
 
-    /// The next command; `None` when the stream ends between frames.
+    /// The next message; `None` when the stream ends between frames.
     /// Cancel-safe: dropped while waiting, it loses no bytes.
-    pub async fn next(&mut self) -> Result<Option<CacheCommand>, FrameError> {
+    pub async fn next(&mut self) -> Result<Option<M>, FrameError> {
         loop {
             if let Some(command) = self.parse()? {
                 return Ok(Some(command));
@@ -87,8 +92,8 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         }
     }
 
-    /// A whole command off the front of the buffer, if it holds one.
-    fn parse(&mut self) -> Result<Option<CacheCommand>, FrameError> {
+    /// A whole message off the front of the buffer, if it holds one.
+    fn parse(&mut self) -> Result<Option<M>, FrameError> {
         if self.buffer.is_empty() {
             self.frame_started = None;
             return Ok(None);
@@ -110,7 +115,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         self.buffer.advance(prefix);
         let message = self.buffer.split_to(size).freeze();
         self.frame_started = (!self.buffer.is_empty()).then(Instant::now);
-        CacheCommand::decode(message)
+        M::decode(message)
             .map(Some)
             .map_err(|error| FrameError::Garbage(error.to_string()))
     }
@@ -201,7 +206,7 @@ mod tests {
         let mut bytes = command.encode_length_delimited_to_vec();
         bytes.extend(command.encode_length_delimited_to_vec());
         let (mut client, server) = tokio::io::duplex(64);
-        let mut reader = FrameReader::new(server, 1 << 10, Duration::from_secs(5));
+        let mut reader: FrameReader<_> = FrameReader::new(server, 1 << 10, Duration::from_secs(5));
         let writing = tokio::spawn(async move {
             use tokio::io::AsyncWriteExt;
             for byte in bytes {
@@ -212,5 +217,14 @@ mod tests {
         assert_eq!(reader.next().await.unwrap(), Some(command));
         writing.await.unwrap();
         assert_eq!(reader.next().await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn answers_read_as_commands_do() {
+        let answer = get_hit(3, vec![1, 2, 3].into());
+        let bytes = encode(&answer);
+        let mut reader = FrameReader::new(&bytes[..], 1 << 10, Duration::from_secs(5));
+        assert_eq!(reader.next().await.unwrap(), Some(answer));
+        assert_eq!(reader.next().await.unwrap(), None::<CacheResponse>);
     }
 }

@@ -8,7 +8,8 @@
 //! - [`local_key`], [`grpc_credentials`], [`protosocket_credentials`]: the
 //!   credential the crate accepts for a plaintext local server.
 //! - [`grpc_client`], [`protosocket_client`]: the SDK's `CacheClient` and
-//!   `ProtosocketCacheClient` on a server.
+//!   `ProtosocketCacheClient` on a server ([`grpc_client_at`],
+//!   [`protosocket_client_at`]: on an address, for a server started apart).
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -230,18 +231,30 @@ pub fn protosocket_credentials(address: SocketAddr, token: &str) -> CredentialPr
 
 /// The SDK's gRPC client on `server`, with the Laptop configuration.
 pub fn grpc_client(server: &JiffyServer) -> CacheClient {
+    grpc_client_at(server.grpc)
+}
+
+/// The SDK's gRPC client on the gRPC port at `address` of a server without
+/// auth, with the Laptop configuration.
+pub fn grpc_client_at(address: SocketAddr) -> CacheClient {
     CacheClient::builder()
         .default_ttl(DEFAULT_TTL)
         .configuration(momento::cache::configurations::Laptop::latest())
-        .credential_provider(grpc_credentials(server.grpc, ANONYMOUS_TOKEN))
+        .credential_provider(grpc_credentials(address, ANONYMOUS_TOKEN))
         .build()
         .expect("the gRPC client builds")
 }
 
 /// The SDK's protosocket client on `server`, with the Laptop configuration.
 pub async fn protosocket_client(server: &JiffyServer) -> ProtosocketCacheClient {
+    protosocket_client_at(server.protosocket).await
+}
+
+/// The SDK's protosocket client on the protosocket port at `address` of a
+/// server without auth, with the Laptop configuration.
+pub async fn protosocket_client_at(address: SocketAddr) -> ProtosocketCacheClient {
     protosocket_client_with(
-        protosocket_credentials(server.protosocket, ANONYMOUS_TOKEN),
+        protosocket_credentials(address, ANONYMOUS_TOKEN),
         protosocket_configurations::Laptop::latest(),
     )
     .await
