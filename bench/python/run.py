@@ -32,11 +32,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target" / "release" / "jiffy-server"))
 PYTHON = sys.executable
+# OUR_FLAGS: more loadgen flags for ours (both transports), e.g.
+# "--max-concurrent-requests 0" to lift the preset's in-flight cap.
+OUR_FLAGS = os.environ.get("OUR_FLAGS", "").split()
 LOADGENS = {
-    "jiffy": [PYTHON, "-m", "jiffy.loadgen"],
+    # gRPC named, not left to the client's default, which may pick protosocket.
+    "jiffy": [PYTHON, "-m", "jiffy.loadgen", "--transport", "grpc", *OUR_FLAGS],
     # Gets and sets over the server's protosocket port; creating the cache over
     # gRPC. --protosocket-endpoint is added once the server has its port.
-    "jiffy-protosocket": [PYTHON, "-m", "jiffy.loadgen", "--transport", "protosocket"],
+    "jiffy-protosocket": [PYTHON, "-m", "jiffy.loadgen", "--transport", "protosocket", *OUR_FLAGS],
     "official": [PYTHON, str(REPO / "bench" / "momento_python_loadgen.py")],
     "bare": [PYTHON, str(REPO / "bench" / "python" / "bare_grpc_loadgen.py")],
 }
