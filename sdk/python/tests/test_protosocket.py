@@ -145,7 +145,9 @@ async def test_a_missing_cache_is_cache_not_found(ps_client: Any) -> None:
 
 
 async def test_values_protosocket_cannot_carry(ps_server: Server, cache_name: str) -> None:
-    grpc_only = jiffy.AsyncCacheClient(ps_server.endpoint, default_cache=cache_name)
+    grpc_only = jiffy.AsyncCacheClient(
+        ps_server.endpoint, jiffy.Config(protosocket_endpoint=None), default_cache=cache_name
+    )
     config = config_for(ps_server)
     async with (
         grpc_only,
@@ -216,7 +218,9 @@ async def test_tls_with_a_ca_file(
         assert await client.get("k") == b"over tls"
     assert answered(server, "Get", "protosocket") == 1
     # The protosocket connections alone (a client's gRPC side would fail first).
-    untrusted = AsyncProtosocketPool(jiffy.Endpoint.with_tls("localhost", server.port), config)
+    untrusted = AsyncProtosocketPool(
+        jiffy.Endpoint.with_tls("localhost", server.port), config, str(config.protosocket_endpoint)
+    )
     with pytest.raises(jiffy.ConnectionError, match="protosocket port .*not trusted"):
         await untrusted.connect(3.0)
     await untrusted.aclose()
