@@ -33,7 +33,9 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", REPO / "target" / "release" / "jiffy-server"))
 PYTHON = sys.executable
 LOADGENS = {
-    "jiffy": [PYTHON, "-m", "jiffy.loadgen"],
+    # gRPC only: the server has a protosocket port, which the SDK's default
+    # would find and use.
+    "jiffy": [PYTHON, "-m", "jiffy.loadgen", "--transport", "grpc"],
     # Gets and sets over the server's protosocket port; creating the cache over
     # gRPC. --protosocket-endpoint is added once the server has its port.
     "jiffy-protosocket": [PYTHON, "-m", "jiffy.loadgen", "--transport", "protosocket"],
