@@ -198,6 +198,10 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         metrics.in_flight_bytes.clone(),
     );
     let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups());
+    let advertised_port = match &protosocket {
+        Some(listener) => Some(listener.local_addr()?.port()),
+        None => None,
+    };
     let protosocket = match protosocket {
         Some(listener) => Some(protosocket_port(
             listener,
@@ -223,7 +227,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
                     .max_decoding_message_size(limits.max_request_size),
             )
-            .add_service(PingServer::new(PingService))
+            .add_service(PingServer::new(PingService::new(advertised_port)))
             .add_service(health.clone())
             .add_service(reflection()?)
             .prepare();

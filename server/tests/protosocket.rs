@@ -10,6 +10,8 @@ use std::time::Duration;
 use bytes::{Buf, BytesMut};
 use common::stores::{on_both_stores, Store};
 use common::{create_cache, process_metric, sample, scrape, ServerProcess};
+use jiffy_server::proto::cache_client::ping_client::PingClient;
+use jiffy_server::proto::cache_client::PingRequest;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::protosocket::cache::cache_command::RpcKind;
 use jiffy_server::proto::protosocket::cache::cache_response::Kind;
@@ -245,6 +247,31 @@ async fn set_get_hit_miss_delete_and_the_metrics_label() {
         count(r#"jiffy_requests_total{code="OK",rpc="Get",transport="grpc"}"#),
         0.0
     );
+}
+
+/// The `jiffy-protosocket-port` header of a gRPC Ping's answer, if any.
+async fn advertised_port(url: String) -> Option<String> {
+    let mut ping = PingClient::connect(url).await.unwrap();
+    let answer = ping.ping(PingRequest {}).await.unwrap();
+    let header = answer.metadata().get("jiffy-protosocket-port");
+    header.map(|value| value.to_str().unwrap().to_owned())
+}
+
+#[tokio::test]
+async fn ping_advertises_the_port_it_bound() {
+    // `:0` asked for any port: the answer names the one bound, which the
+    // SDKs then open (and this test does).
+    let server = spawn(&[]);
+    with_cache(&server, "c").await;
+    let bound = port(&server);
+    let advertised = advertised_port(server.url()).await;
+    assert_eq!(advertised, Some(bound.port().to_string()));
+    let mut client = Client::open(bound, "").await;
+    assert_eq!(value_of(client.call(1, get("c", "k")).await), None);
+
+    // Without the port, no header: clients stay on gRPC.
+    let plain = ServerProcess::spawn(&["--listen", "127.0.0.1:0"], &[]);
+    assert_eq!(advertised_port(plain.url()).await, None);
 }
 
 #[tokio::test]
@@ -602,6 +629,8 @@ async fn the_scalar_calls(store: Store) {
     let (server, _redis) = store.start(&["--protosocket-listen", "127.0.0.1:0"]).await;
     create_cache(&mut server.control().await, "c").await;
     let addr = server.protosocket_addr.unwrap();
+    let advertised = advertised_port(server.url()).await;
+    assert_eq!(advertised, Some(addr.port().to_string()));
     let mut client = Client::open(addr, "").await;
     assert_eq!(value_of(client.call(1, get("c", "k")).await), None);
     client.call(2, set("c", "k", b"v", 60_000)).await;

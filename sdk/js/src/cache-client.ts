@@ -11,10 +11,18 @@ import { type CallRunner, controlRpc, newCallRunner, scsRpc, type Rpc } from './
 import type { InFlightLimitChange } from './adaptive-limit.js';
 import { ChannelPool } from './channel-pool.js';
 import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlMsToWire, ttlToWire } from './codec.js';
-import { type CacheClientOptions, type ResolvedKnobs, resolveKnobs } from './config.js';
-import { parseProtosocketEndpoint, resolveEndpoints } from './endpoints.js';
-import { ProtosocketCalls } from './protosocket-calls.js';
-import { connectEagerly } from './eager-connect.js';
+import { type CacheClientOptions, PROTOSOCKET_AUTO, type ResolvedKnobs, resolveKnobs } from './config.js';
+import { type HostPort, parseProtosocketEndpoint, resolveEndpoints } from './endpoints.js';
+import { ProtosocketCalls, tooLargeToRead } from './protosocket-calls.js';
+import {
+  AUTO_PROTOSOCKET_TIMEOUT_MS,
+  type ScalarCalls,
+  Undecided,
+  askForProtosocketPort,
+  warnStayingOnGrpc,
+} from './protosocket-auto.js';
+import { type ProbeTarget, connectEagerly } from './eager-connect.js';
+import type { ProtosocketTarget } from './transport/protosocket-connection.js';
 import type { ChannelTarget } from './transport/channel.js';
 import { channelFactoryFor } from './transport/index.js';
 import { type CollectionOptions, type Operation, type Slice, type WireTtl, wireTtl } from './collections/common.js';
@@ -79,8 +87,34 @@ const RPC = {
   flushCache: controlRpc('FlushCache', true),
 } as const;
 
+/**
+ * For the loadgen (src/loadgen.ts), which counts the connections to both
+ * ports: host:port of the protosocket port a client's get, set and delete
+ * go to, or undefined over gRPC. Not part of the package's API.
+ */
+export let protosocketAddressOf: (client: CacheClient) => string | undefined;
+
 function encode<Desc extends DescMessage>(schema: Desc, init: MessageInitShape<Desc>): Uint8Array {
   return toBinary(schema, create(schema, init));
+}
+
+// The gRPC Get, Set and Delete, built and read in one place: both the calls
+// and what 'auto' sends over gRPC use them.
+function getRequest(key: Bytes): Uint8Array {
+  return encode(scs._GetRequestSchema, { cacheKey: toBytes(key) });
+}
+
+function readGet(response: Uint8Array): Uint8Array | undefined {
+  const read = fromBinary(scs._GetResponseSchema, response);
+  return read.result === scs.ECacheResult.Hit ? read.cacheBody : undefined;
+}
+
+function setRequest(key: Bytes, value: Bytes, ttl: bigint): Uint8Array {
+  return encode(scs._SetRequestSchema, { cacheKey: toBytes(key), cacheBody: toBytes(value), ttlMilliseconds: ttl });
+}
+
+function deleteRequest(key: Bytes): Uint8Array {
+  return encode(scs._DeleteRequestSchema, { cacheKey: toBytes(key) });
 }
 
 function conditionToWire(condition: SetIfCondition): scs._SetIfRequest['condition'] {
@@ -110,8 +144,28 @@ export class CacheClient {
   private readonly metadataByCache = new Map<string, Readonly<Record<string, string>>>();
   private closed = false;
   readonly #topics: Topics;
-  /** get, set and delete over protosocket, when `protosocketEndpoint` is set. */
-  #protosocket: ProtosocketCalls | undefined;
+  /**
+   * Where get, set and delete go when not over gRPC (undefined): protosocket
+   * connections, or under 'auto' with lazy connect, Undecided until the
+   * server has been asked. Decided at connect: the calls check nothing else.
+   */
+  #protosocket: ProtosocketCalls | Undecided | undefined;
+  /** protosocketEndpoint 'auto': what protosocket cannot carry goes over gRPC rather than failing. */
+  #auto = false;
+  /** 'auto': a protosocket port's connections to `endpoint`'s host, once the server named the port. */
+  #openProtosocket: ((port: number) => { calls: ProtosocketCalls; probe: ProbeTarget }) | undefined;
+  /** 'auto' with lazy connect: the question in flight, which the first calls share. */
+  #asking: Promise<ScalarCalls> | undefined;
+  /** get, set and delete over gRPC, for what 'auto' sends there. */
+  readonly #overGrpc: ScalarCalls = {
+    get: (cacheName, key) => this.#getOverGrpc(cacheName, key),
+    set: (cacheName, key, value, ttlMs) => this.#setOverGrpc(cacheName, key, value, ttlToWire(ttlMs)),
+    delete: (cacheName, key) => this.#data(RPC.delete, cacheName, deleteRequest(key)).then(() => undefined),
+  };
+
+  static {
+    protosocketAddressOf = (client) => (client.#protosocket instanceof ProtosocketCalls ? client.#protosocket.address : undefined);
+  }
 
   private constructor(
     readonly knobs: Readonly<ResolvedKnobs>,
@@ -154,21 +208,31 @@ export class CacheClient {
     const sameServer = data.host === controlEndpoint.host && data.port === controlEndpoint.port;
     const controlPool = sameServer ? dataPool : new ChannelPool(factory, target(controlEndpoint.host, controlEndpoint.port), 1);
     const client = new CacheClient(knobs, endpoints.authorization, dataPool, controlPool, `${data.host}:${data.port}`);
-    const protosocketAt = knobs.protosocketEndpoint === undefined ? undefined : parseProtosocketEndpoint(knobs.protosocketEndpoint);
-    if (protosocketAt !== undefined) {
-      const protosocketTarget = {
-        ...protosocketAt,
-        tls: endpoints.tls,
-        token: endpoints.authorization,
-        keepaliveTimeMs: knobs.keepaliveTimeMs,
-        maxReceiveMessageBytes: knobs.maxReceiveMessageBytes,
+    const protosocketTarget = (at: HostPort): ProtosocketTarget => ({
+      ...at,
+      tls: endpoints.tls,
+      token: endpoints.authorization,
+      keepaliveTimeMs: knobs.keepaliveTimeMs,
+      maxReceiveMessageBytes: knobs.maxReceiveMessageBytes,
+    });
+    const chosen = knobs.protosocketEndpoint;
+    const protosocketAt = chosen === null || chosen === PROTOSOCKET_AUTO ? undefined : parseProtosocketEndpoint(chosen);
+    const protosocket = protosocketAt === undefined ? undefined : new ProtosocketCalls(protosocketTarget(protosocketAt), knobs.channels, client.runner);
+    client.#protosocket = protosocket;
+    if (chosen === PROTOSOCKET_AUTO) {
+      client.#auto = true;
+      client.#openProtosocket = (port) => {
+        const at = { host: data.host, port };
+        const overGrpc = client.#overGrpc;
+        const oversized: ScalarCalls['set'] = (cacheName, key, value, ttlMs) => overGrpc.set(cacheName, key, value, ttlMs);
+        const calls = new ProtosocketCalls(protosocketTarget(at), knobs.channels, client.runner, oversized);
+        return { calls, probe: { ...at, tls: endpoints.tls, protocol: 'protosocket' } };
       };
-      client.#protosocket = new ProtosocketCalls(protosocketTarget, knobs.channels, client.runner);
     }
-    const protosocket = client.#protosocket;
     if (knobs.eagerConnectTimeoutMs > 0) {
       try {
         const timeoutMs = knobs.eagerConnectTimeoutMs;
+        const giveUpAt = Date.now() + timeoutMs;
         await Promise.all([
           connectEagerly((deadline) => dataPool.connect(deadline), { ...data, tls: endpoints.tls }, timeoutMs),
           protosocket === undefined || protosocketAt === undefined
@@ -179,20 +243,73 @@ export class CacheClient {
                 timeoutMs,
               ),
         ]);
+        if (client.#auto) await client.#decide(giveUpAt);
       } catch (err) {
         client.close();
         throw err;
       }
+    } else if (client.#auto) {
+      client.#protosocket = new Undecided(() => (client.#asking ??= client.#decide(Date.now() + knobs.deadlineMs)));
     }
     return client;
   }
 
+  /**
+   * protosocketEndpoint 'auto': asks the server for its protosocket port
+   * (one gRPC Ping) and opens it; resolves to where get, set and delete go
+   * from now on, and never rejects. A server that cannot be reached leaves
+   * the question open (Undecided asks again at the next call).
+   */
+  async #decide(giveUpAt: number): Promise<ScalarCalls> {
+    try {
+      const answer = await askForProtosocketPort(this.dataPool, this.controlMetadata, giveUpAt);
+      if (answer.kind === 'unreachable') return this.#overGrpc;
+      this.#protosocket = undefined;
+      if (answer.kind === 'invalid') warnStayingOnGrpc(`the server's Ping named protosocket port '${answer.value}', which is no port`);
+      if (answer.kind !== 'port' || this.#openProtosocket === undefined) return this.#overGrpc;
+      const { calls, probe } = this.#openProtosocket(answer.port);
+      const timeoutMs = Math.min(Math.max(giveUpAt - Date.now(), 1_000), AUTO_PROTOSOCKET_TIMEOUT_MS);
+      try {
+        // No grace for refusals: the server is up and says it listens there.
+        await connectEagerly((deadline) => calls.connect(deadline), probe, timeoutMs, 0);
+      } catch (err) {
+        calls.close();
+        warnStayingOnGrpc((err as Error).message);
+        return this.#overGrpc;
+      }
+      if (this.closed) {
+        calls.close();
+        return this.#overGrpc;
+      }
+      this.#protosocket = calls;
+      return calls;
+    } finally {
+      this.#asking = undefined;
+    }
+  }
+
+  /**
+   * What carries get, getString, set and delete: 'protosocket' or 'grpc';
+   * every other call is gRPC (over `knobs.transport`, the gRPC
+   * implementation). Under protosocketEndpoint 'auto' with lazy connect it
+   * is 'grpc' until the first of those calls has asked the server.
+   */
+  get transport(): 'grpc' | 'protosocket' {
+    return this.#protosocket instanceof ProtosocketCalls ? 'protosocket' : 'grpc';
+  }
+
   /** The value of `key`, or undefined on a miss. */
   async get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
-    if (this.#protosocket !== undefined) return this.#protosocket.get(cacheName, key);
-    const request = encode(scs._GetRequestSchema, { cacheKey: toBytes(key) });
-    const response = fromBinary(scs._GetResponseSchema, await this.#data(RPC.get, cacheName, request));
-    return response.result === scs.ECacheResult.Hit ? response.cacheBody : undefined;
+    const protosocket = this.#protosocket;
+    if (protosocket !== undefined) {
+      try {
+        return await protosocket.get(cacheName, key);
+      } catch (err) {
+        // 'auto' chose protosocket, so it must not fail what gRPC can do.
+        if (!this.#auto || !tooLargeToRead(err)) throw err;
+      }
+    }
+    return readGet(await this.#data(RPC.get, cacheName, getRequest(key)));
   }
 
   /** The value of `key` decoded as UTF-8, or undefined on a miss. */
@@ -205,17 +322,12 @@ export class CacheClient {
     if (this.#protosocket !== undefined) {
       return this.#protosocket.set(cacheName, key, value, ttlMsToWire(options.ttlMs ?? this.knobs.defaultTtlMs));
     }
-    const request = encode(scs._SetRequestSchema, {
-      cacheKey: toBytes(key),
-      cacheBody: toBytes(value),
-      ttlMilliseconds: this.#ttl(options),
-    });
-    await this.#data(RPC.set, cacheName, request);
+    await this.#data(RPC.set, cacheName, setRequest(key, value, this.#ttl(options)));
   }
 
   async delete(cacheName: string, key: Bytes): Promise<void> {
     if (this.#protosocket !== undefined) return this.#protosocket.delete(cacheName, key);
-    await this.#data(RPC.delete, cacheName, encode(scs._DeleteRequestSchema, { cacheKey: toBytes(key) }));
+    await this.#data(RPC.delete, cacheName, deleteRequest(key));
   }
 
   /** Stores `value` only if `condition` holds; resolves to whether it was stored. Never retried. */
@@ -807,6 +919,14 @@ export class CacheClient {
     this.#protosocket?.close();
     this.dataPool.close();
     if (this.controlPool !== this.dataPool) this.controlPool.close();
+  }
+
+  async #getOverGrpc(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
+    return readGet(await this.#data(RPC.get, cacheName, getRequest(key)));
+  }
+
+  async #setOverGrpc(cacheName: string, key: Bytes, value: Bytes, ttl: bigint): Promise<void> {
+    await this.#data(RPC.set, cacheName, setRequest(key, value, ttl));
   }
 
   #data(rpc: Rpc, cacheName: string, request: Uint8Array): Promise<Uint8Array> {

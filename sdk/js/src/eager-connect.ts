@@ -62,12 +62,14 @@ export interface Finding {
 
 /**
  * Calls `connect(deadline)` until it resolves, or rejects with a
- * ConnectionError naming the cause (see the rules at the top of this file).
+ * ConnectionError naming the cause (see the rules at the top of this file);
+ * refused connections are retried for `refusedGraceMs`.
  */
 export async function connectEagerly(
   connect: (deadline: number) => Promise<void>,
   target: ProbeTarget,
   timeoutMs: number,
+  refusedGraceMs = REFUSED_GRACE_MS,
 ): Promise<void> {
   const started = Date.now();
   const giveUpAt = started + timeoutMs;
@@ -88,7 +90,7 @@ export async function connectEagerly(
         // Refused: a starting server may yet listen. Nothing wrong seen: the
         // server answers now. Either way try again, for the grace or until
         // the timeout.
-        if (finding !== undefined) retryUntil = Math.min(giveUpAt, started + REFUSED_GRACE_MS);
+        if (finding !== undefined) retryUntil = Math.min(giveUpAt, started + refusedGraceMs);
       }
       const left = retryUntil - Date.now();
       if (left <= 0) throw finding === undefined ? timedOut(where, timeoutMs, err) : connectError(where, finding, err);

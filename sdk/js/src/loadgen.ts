@@ -2,6 +2,7 @@
 // Load generator for this SDK (docs/LOADGEN.md): `node dist/loadgen.js --help`.
 //   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
 import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
+import { protosocketAddressOf } from './cache-client.js';
 import { type CacheClientOptions, DEFAULT_TRANSPORT, type TransportName } from './config.js';
 import { withExtraHeaders } from './transport/extra-headers.js';
 import { channelFactoryFor } from './transport/index.js';
@@ -16,10 +17,13 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   if (config.transport === 'protosocket') {
     // Gets and sets over protosocket; createCache (and any other call) over http2.
     options.protosocketEndpoint = config.protosocketEndpoint;
-  } else if (config.transport !== undefined) {
+  } else if (config.transport !== 'auto') {
     options.transport = config.transport as TransportName;
+    options.protosocketEndpoint = null;
   }
   if (config.delayMs > 0) {
+    // A gRPC header: protosocket commands cannot carry it.
+    options.protosocketEndpoint = null;
     // The fault-injection header on every call: the server waits that long before answering.
     const delay = Object.freeze({ 'delay-ms': String(config.delayMs) });
     options.channelFactory = withExtraHeaders(await channelFactoryFor(options.transport ?? DEFAULT_TRANSPORT), () => delay);
@@ -33,7 +37,8 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   const cache = config.cache;
   const portOf = (endpoint: string): number => Number(endpoint.split(':').pop());
   // With protosocket the client holds connections to both ports: count both.
-  const psEndpoint = config.protosocketEndpoint;
+  const psEndpoint = config.protosocketEndpoint ?? protosocketAddressOf(client);
+  const transport = client.transport === 'protosocket' ? 'protosocket' : client.knobs.transport;
   const connections =
     psEndpoint === undefined
       ? undefined
@@ -45,7 +50,8 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   return {
     sdk: SDK_NAME,
     sdkVersion: SDK_VERSION,
-    runtime: `${nodeRuntime()} transport=${client.knobs.protosocketEndpoint === undefined ? client.knobs.transport : 'protosocket'}`,
+    runtime: `${nodeRuntime()} transport=${transport}`,
+    transport,
     get: (key) => client.get(cache, key),
     set: (key, value) => client.set(cache, key, value),
     // The collection workloads (loadgen/workloads.ts).

@@ -9,6 +9,8 @@
 import { type CallRunner, type Rpc, scsRpc } from './call-runner.js';
 import { type Bytes, checkBytes } from './codec.js';
 import { InvalidArgumentError, LimitExceededError } from './errors.js';
+import type { ScalarCalls } from './protosocket-auto.js';
+import { StatusError } from './transport/channel.js';
 import { Command, fieldBytes } from './transport/protosocket-codec.js';
 import { ProtosocketConnection, type ProtosocketTarget } from './transport/protosocket-connection.js';
 
@@ -19,12 +21,25 @@ import { ProtosocketConnection, type ProtosocketTarget } from './transport/proto
  */
 export const MAX_PROTOSOCKET_VALUE_BYTES = 4_194_279;
 
+/**
+ * How jiffy-server's refusal of a Get ends when the value, stored over
+ * gRPC, is over what a protosocket answer can carry (server/src/error.rs).
+ */
+const READ_OVER_GRPC = 'a protosocket answer can carry; read it over gRPC';
+
+/** Whether a get failed only because protosocket cannot carry its value (gRPC can). */
+export function tooLargeToRead(err: unknown): boolean {
+  return err instanceof LimitExceededError && err.cause instanceof StatusError && err.cause.details.endsWith(READ_OVER_GRPC);
+}
+
 // The same names as the gRPC calls: retries, metrics and messages read them.
 const GET: Rpc = scsRpc('Get');
 const SET: Rpc = scsRpc('Set');
 const DELETE: Rpc = scsRpc('Delete');
 
-export class ProtosocketCalls {
+export class ProtosocketCalls implements ScalarCalls {
+  /** host:port of the protosocket port. */
+  readonly address: string;
   private readonly connections: ProtosocketConnection[];
   private next = 0;
   /** Each cache name's UTF-8 bytes, encoded once. */
@@ -34,7 +49,13 @@ export class ProtosocketCalls {
     target: ProtosocketTarget,
     count: number,
     private readonly runner: CallRunner,
+    /**
+     * Where a set of a value over MAX_PROTOSOCKET_VALUE_BYTES goes under
+     * protosocketEndpoint 'auto' (gRPC); without it such a set is refused.
+     */
+    private readonly oversized?: ScalarCalls['set'],
   ) {
+    this.address = target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
     this.connections = Array.from({ length: count }, () => new ProtosocketConnection(target));
   }
 
@@ -53,7 +74,10 @@ export class ProtosocketCalls {
     checkBytes(key);
     checkBytes(value);
     const valueBytes = fieldBytes(value);
-    if (valueBytes > MAX_PROTOSOCKET_VALUE_BYTES) throw tooLarge(valueBytes);
+    if (valueBytes > MAX_PROTOSOCKET_VALUE_BYTES) {
+      if (this.oversized !== undefined) return this.oversized(cacheName, key, value, ttlMs);
+      throw tooLarge(valueBytes);
+    }
     if (ttlMs > Number.MAX_SAFE_INTEGER) {
       throw new InvalidArgumentError(`\`ttlMs\` must be at most ${Number.MAX_SAFE_INTEGER}; got ${ttlMs}`, { status: 'INVALID_ARGUMENT' });
     }
@@ -104,7 +128,7 @@ export class ProtosocketCalls {
 function tooLarge(bytes: number): LimitExceededError {
   return new LimitExceededError(
     `Set failed: RESOURCE_EXHAUSTED: a value of ${bytes} bytes is over the ${MAX_PROTOSOCKET_VALUE_BYTES} bytes ` +
-      'a protosocket Get can return; store it over gRPC (a client without `protosocketEndpoint`)',
+      "a protosocket Get can return; store it over gRPC (a client with `protosocketEndpoint: null` or 'auto')",
     { status: 'RESOURCE_EXHAUSTED', reason: 'item_size_limit_exceeded' },
   );
 }

@@ -31,6 +31,8 @@ class Recorder:
     and for subscriptions `open_stream` and `closed`."""
 
     closed = False
+    # The gRPC calls are what is recorded: protosocket carries no RPC.
+    over_protosocket = False
 
     def __init__(self) -> None:
         self.sent: list[tuple[Rpc, Any]] = []

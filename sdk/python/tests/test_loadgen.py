@@ -27,7 +27,7 @@ SCHEMA_PATH = REPO_ROOT / "docs" / "loadgen-report.schema.json"
 PERCENTILE_KEYS = {"p50", "p90", "p99", "p999", "max"}
 CONFIG_KEYS = {"concurrency", "rate", "channels", "max_concurrent_requests", "preset",
                "duration_s", "warmup_s", "value_size", "keyspace", "get_ratio",
-               "workload"}  # fmt: skip
+               "workload", "transport"}  # fmt: skip
 TOP_KEYS = {"sdk", "sdk_version", "runtime", "config", "requests", "rps", "errors",
             "latency_ms", "latency_ms_by_op", "connections", "client_cpu_percent",
             "in_flight_limit"}  # fmt: skip
@@ -72,6 +72,8 @@ def test_json_schema_on_a_one_second_run(server: Server, extra: list[str]) -> No
     in_region_cap = jiffy.presets.in_region.latest().max_concurrent_requests
     assert report["config"]["max_concurrent_requests"] == in_region_cap
     assert report["config"]["channels"] == (2 if extra else 1)
+    # --transport auto (the default) on a server without a protosocket port.
+    assert report["config"]["transport"] == "grpc"
     assert report["connections"] == report["config"]["channels"]
     assert report["client_cpu_percent"] > 0
     if extra:
@@ -168,23 +170,34 @@ def test_a_workload_the_driver_lacks_is_refused(server: Server) -> None:
     assert main(ScalarOnly, argv) == 2
 
 
-def test_transport_protosocket(start_server: Callable[..., Server]) -> None:
+@pytest.mark.parametrize(
+    ("transport", "carried_by", "connections"),
+    [("protosocket", "protosocket", 4), ("auto", "protosocket", 4), ("grpc", "grpc", 2)],
+)
+def test_transports_on_a_server_with_a_protosocket_port(
+    start_server: Callable[..., Server], transport: str, carried_by: str, connections: int
+) -> None:
     served = start_server("--protosocket-listen", "127.0.0.1:0")
     command = [sys.executable, "-m", "jiffy.loadgen", "--endpoint", served.address, "--json",
-               "--duration", "1", "--warmup", "0.2", "--concurrency", "4", "--channels", "2",
-               "--transport", "protosocket",
-               "--protosocket-endpoint", served.protosocket_address]  # fmt: skip
+               "--duration", "1", "--warmup", "0.2", "--concurrency", "4",
+               "--channels", "2"]  # fmt: skip
+    if transport != "auto":  # auto is the default: not given
+        command += ["--transport", transport]
+    if transport == "protosocket":
+        command += ["--protosocket-endpoint", served.protosocket_address]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     report = json.loads(done.stdout)
     assert schema_errors(report) == []
-    assert report["config"]["transport"] == "protosocket"
-    # Two gRPC channels (creating the cache) and two protosocket connections:
-    # both ports count, as in the Node loadgen.
+    # Forced, or what auto found: the server's Ping names its port.
+    assert report["config"]["transport"] == carried_by
+    # Two gRPC channels (creating the cache), and with protosocket two
+    # protosocket connections: both ports count, as in the Node loadgen.
     assert report["config"]["channels"] == 2
-    assert report["connections"] == 4
+    assert report["connections"] == connections
     assert report["requests"] > 0
     assert report["errors"] == {"DEADLINE_EXCEEDED": 0, "UNAVAILABLE": 0}
-    assert "protosocket" in served.metrics_text()
+    sets = f'jiffy_requests_total{{code="OK",rpc="Set",transport="{carried_by}"}}'
+    assert served.metric(sets) > 0
 
 
 @pytest.mark.parametrize(

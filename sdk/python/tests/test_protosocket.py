@@ -145,7 +145,9 @@ async def test_a_missing_cache_is_cache_not_found(ps_client: Any) -> None:
 
 
 async def test_values_protosocket_cannot_carry(ps_server: Server, cache_name: str) -> None:
-    grpc_only = jiffy.AsyncCacheClient(ps_server.endpoint, default_cache=cache_name)
+    grpc_only = jiffy.AsyncCacheClient(
+        ps_server.endpoint, jiffy.Config(protosocket_endpoint=None), default_cache=cache_name
+    )
     config = config_for(ps_server)
     async with (
         grpc_only,
@@ -216,19 +218,20 @@ async def test_tls_with_a_ca_file(
         assert await client.get("k") == b"over tls"
     assert answered(server, "Get", "protosocket") == 1
     # The protosocket connections alone (a client's gRPC side would fail first).
-    untrusted = AsyncProtosocketPool(jiffy.Endpoint.with_tls("localhost", server.port), config)
+    untrusted = AsyncProtosocketPool(
+        jiffy.Endpoint.with_tls("localhost", server.port), config, str(config.protosocket_endpoint)
+    )
     with pytest.raises(jiffy.ConnectionError, match="protosocket port .*not trusted"):
         await untrusted.connect(3.0)
     await untrusted.aclose()
 
 
 def test_the_readme_snippet_runs(ps_server: Server) -> None:
-    """README's Protosocket snippet, as written but for its two addresses,
-    inside the program a user would put it in."""
+    """README's Protosocket snippet, as written, inside the program a user
+    would put it in: the default config finds the port."""
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("## Protosocket", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
-    snippet = snippet.replace("127.0.0.1:9001", ps_server.protosocket_address)
     port = ps_server.address.rsplit(":", 1)[1]
     program = "\n".join(
         [
@@ -246,6 +249,6 @@ def test_the_readme_snippet_runs(ps_server: Server) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "hello"
-    assert lines[1] != "None"
+    assert lines[:2] == ["protosocket", "hello"]
+    assert lines[2] != "None"
     assert answered(ps_server, "Set", "protosocket") >= 1, "the set did not go over protosocket"

@@ -17,8 +17,9 @@ SPEC_CALLS: list[dict[str, Any]] = load_spec()["calls"]
 SPEC_NAMES = {call["python"] for call in SPEC_CALLS}
 RPC_BY_NAME = {rpc.name: rpc for rpc in c.ALL_RPCS}
 # Public attributes that are the client's lifecycle, not calls of the protocol,
-# and the readers of the in-flight limit (the spec's `adaptive.methods`).
-LIFECYCLE = {"connect", "aclose", "close", "in_flight_high_water"} | {
+# what carries get/set/delete (`transport`), and the readers of the in-flight
+# limit (the spec's `adaptive.methods`).
+LIFECYCLE = {"connect", "aclose", "close", "in_flight_high_water", "transport"} | {
     method["python"] for method in load_spec()["adaptive"]["methods"]
 }
 

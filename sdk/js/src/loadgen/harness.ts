@@ -45,6 +45,8 @@ export interface Driver {
   effective: { channels: number | undefined; maxConcurrentRequests: number | 'auto' | undefined };
   /** The client's in-flight cap now; the harness samples it into the report. */
   inFlightLimit?(): number;
+  /** What carried get and set, for the report when `--transport` was auto. */
+  transport?: string;
   /** True if the driver sends `--delay-ms` (the others are refused). */
   faultDelay?: boolean;
   close(): Promise<void> | void;

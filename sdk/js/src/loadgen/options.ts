@@ -22,8 +22,13 @@ export interface LoadgenConfig {
   /** What a get and a set are (workloads.ts). */
   workload: Workload;
   json: boolean;
-  /** grpc-js, http2 or protosocket for our SDK; drivers without a choice ignore it. */
-  transport: string | undefined;
+  /**
+   * For our SDK: 'auto' (the client's default: get and set over protosocket
+   * where the server offers it, else http2; http2 with --delay-ms, a gRPC
+   * header), or grpc-js, http2 or protosocket, forced. Drivers without a
+   * choice ignore it.
+   */
+  transport: string;
   /** With `--transport protosocket`: the server's --protosocket-listen address. */
   protosocketEndpoint: string | undefined;
   /** The server holds every call this long (its fault-injection header `delay-ms`); 0 = not sent. */
@@ -44,9 +49,11 @@ export const USAGE = `flags (docs/LOADGEN.md):
   --keyspace N                    distinct keys (10000)
   --get-ratio F                   share of gets (0.5)
   --workload NAME                 scalar, dictionary, list, sorted-set (scalar)
-  --transport grpc-js|http2|protosocket
-                                  transport (the SDK's default); protosocket: gets
-                                  and sets over protosocket, the rest over http2
+  --transport auto|grpc-js|http2|protosocket
+                                  transport (auto: the SDK's default, protosocket
+                                  where the server offers it, else http2);
+                                  protosocket: gets and sets over protosocket,
+                                  the rest over http2; grpc-js, http2: all gRPC
   --protosocket-endpoint HOST:PORT
                                   the server's --protosocket-listen address
                                   (required with --transport protosocket)
@@ -122,7 +129,7 @@ export function parseLoadgenArgs(argv: readonly string[]): LoadgenConfig {
     getRatio,
     workload,
     json: values.json ?? false,
-    transport: values.transport,
+    transport: values.transport ?? 'auto',
     protosocketEndpoint: values['protosocket-endpoint'],
     delayMs: Math.floor(number('delay-ms', values['delay-ms'], 0, 0)),
   };

@@ -55,6 +55,12 @@ function percentiles(histogram: Histogram): Percentiles {
   };
 }
 
+/** The report's `transport`: the one --transport forced, else what the driver's client picked. */
+function transportOf(config: LoadgenConfig, driver: Driver): { transport?: string } {
+  if (config.transport !== 'auto') return { transport: config.transport };
+  return driver.transport === undefined ? {} : { transport: driver.transport };
+}
+
 export function buildReport(
   driver: Driver,
   config: LoadgenConfig,
@@ -77,7 +83,7 @@ export function buildReport(
       keyspace: config.keyspace,
       get_ratio: config.getRatio,
       workload: config.workload,
-      ...(config.transport === undefined ? {} : { transport: config.transport }),
+      ...transportOf(config, driver),
       ...(config.delayMs > 0 ? { delay_ms: config.delayMs } : {}),
     },
     requests: result.requests,

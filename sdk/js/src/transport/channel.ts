@@ -49,6 +49,13 @@ export class StatusError extends Error {
 
 /** Receives a server stream's messages as they arrive (Subscribe). */
 export interface StreamListener {
+  /**
+   * The response headers, lower-case keys (pseudo-headers left out), before
+   * any message. Optional: the client reads jiffy-server's protosocket port
+   * from a Ping answer's headers this way; a channel that never calls it
+   * leaves every call on gRPC.
+   */
+  onHeaders?(headers: Readonly<Record<string, string>>): void;
   /** One response message, in order. */
   onMessage(message: Uint8Array): void;
   /**

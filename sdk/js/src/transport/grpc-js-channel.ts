@@ -34,18 +34,19 @@ function identity(bytes: Buffer): Buffer {
   return bytes;
 }
 
-function trailersOf(metadata: grpc.Metadata | undefined): Record<string, string> {
-  const trailers: Record<string, string> = {};
-  if (metadata === undefined) return trailers;
+/** Metadata (response headers or trailers) as one string per name. */
+function recordOf(metadata: grpc.Metadata | undefined): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (metadata === undefined) return record;
   for (const [key, value] of Object.entries(metadata.getMap())) {
-    trailers[key] = typeof value === 'string' ? value : value.toString('utf8');
+    record[key] = typeof value === 'string' ? value : value.toString('utf8');
   }
-  return trailers;
+  return record;
 }
 
 function statusErrorOf(err: grpc.ServiceError | Error): StatusError {
   if ('code' in err && typeof err.code === 'number') {
-    return new StatusError(err.code, err.details ?? err.message, trailersOf(err.metadata));
+    return new StatusError(err.code, err.details ?? err.message, recordOf(err.metadata));
   }
   return new StatusError(STATUS_INTERNAL, err.message);
 }
@@ -178,6 +179,12 @@ class GrpcJsChannel implements Channel {
     // No deadline: the stream lasts as long as its reader wants.
     const call = this.client.makeServerStreamRequest<Uint8Array, Buffer>(path, toBuffer, identity, request, this.metadataFor(metadata), {});
     this.calls.add(call);
+    if (listener.onHeaders !== undefined) {
+      const onHeaders = listener.onHeaders.bind(listener);
+      call.on('metadata', (headers: grpc.Metadata) => {
+        if (!ended) onHeaders(recordOf(headers));
+      });
+    }
     call.on('data', (message: Buffer) => {
       if (!ended) listener.onMessage(message);
     });

@@ -17,6 +17,16 @@ import {
   statusErrorFromTrailers,
 } from './http2-status.js';
 
+/** Headers as one string per name, without the pseudo-headers. */
+function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const plain: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    plain[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return plain;
+}
+
 /** What a stream needs from its channel. */
 export interface StreamOwner {
   /** The stream is over: stop tracking it for close(). */
@@ -48,6 +58,7 @@ export class Http2StreamCall extends MessageDeframer implements OpenStream {
     stream.on('response', (headers: IncomingHttpHeaders) => {
       this.httpStatus = Number(headers[':status'] ?? 0);
       this.readStatus(headers);
+      if (this.listener.onHeaders !== undefined && !this.ended) this.listener.onHeaders(plainHeaders(headers));
     });
     stream.on('data', (chunk: Buffer) => {
       if (this.ended) return;

@@ -84,26 +84,36 @@ describe('loadgen --json', () => {
     });
   }
 
-  test('--transport protosocket: gets and sets over protosocket, recorded in the report', async () => {
-    const ps = await startServer([], { protosocket: true });
-    try {
-      const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', ps.endpoint, '--duration', '1', '--warmup', '0.2',
-        '--concurrency', '8', '--transport', 'protosocket', '--protosocket-endpoint', ps.protosocketEndpoint!, '--json']);
-      const report = JSON.parse(stdout) as { errors: object; requests: number; runtime: string; connections: number; config: { transport: string } };
-      assert.deepEqual(schemaErrors(report), []);
-      assert.equal(report.config.transport, 'protosocket');
-      assert.match(report.runtime, / transport=protosocket$/);
-      assert.deepEqual(report.errors, {});
-      assert.equal(report.connections, 2, 'one gRPC channel (createCache) and one protosocket connection');
-      const metrics = await ps.metrics();
-      const count = (rpc: string, transport: string): number => metrics.split('\n')
-        .filter((line) => line.startsWith('jiffy_requests_total{') && line.includes(`rpc="${rpc}"`) && line.includes(`transport="${transport}"`))
-        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-      assert.ok(count('Get', 'protosocket') + count('Set', 'protosocket') >= report.requests);
-      assert.equal(count('Get', 'grpc') + count('Set', 'grpc'), 0);
-    } finally {
-      await ps.stop();
-    }
+  // auto (the default, so not given) finds the port through the server's Ping.
+  for (const [transport, carriedBy] of [['protosocket', 'protosocket'], ['auto', 'protosocket'], ['http2', 'http2']] as const) {
+    test(`--transport ${transport} on a server with a protosocket port: gets and sets over ${carriedBy}`, async () => {
+      const ps = await startServer([], { protosocket: true });
+      try {
+        const chosen = transport === 'auto' ? [] : ['--transport', transport];
+        const forced = transport === 'protosocket' ? ['--protosocket-endpoint', ps.protosocketEndpoint!] : [];
+        const { stdout } = await run(process.execPath, [LOADGEN, '--endpoint', ps.endpoint, '--duration', '1', '--warmup', '0.2',
+          '--concurrency', '8', ...chosen, ...forced, '--json']);
+        const report = JSON.parse(stdout) as { errors: object; requests: number; runtime: string; connections: number; config: { transport: string } };
+        assert.deepEqual(schemaErrors(report), []);
+        assert.equal(report.config.transport, carriedBy);
+        assert.match(report.runtime, new RegExp(` transport=${carriedBy}$`));
+        assert.deepEqual(report.errors, {});
+        const protosocket = carriedBy === 'protosocket';
+        assert.equal(report.connections, protosocket ? 2 : 1, 'one gRPC channel (createCache), and one protosocket connection');
+        const metrics = await ps.metrics();
+        const count = (rpc: string, wire: string): number => metrics.split('\n')
+          .filter((line) => line.startsWith('jiffy_requests_total{') && line.includes(`rpc="${rpc}"`) && line.includes(`transport="${wire}"`))
+          .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+        const [used, unused] = protosocket ? ['protosocket', 'grpc'] : ['grpc', 'protosocket'];
+        assert.ok(count('Get', used) + count('Set', used) >= report.requests);
+        assert.equal(count('Get', unused) + count('Set', unused), 0);
+      } finally {
+        await ps.stop();
+      }
+    });
+  }
+
+  test('--transport protosocket and --protosocket-endpoint go together', async () => {
     for (const [args, message] of [
       [['--transport', 'protosocket'], /--transport protosocket needs --protosocket-endpoint/],
       [['--protosocket-endpoint', '127.0.0.1:1'], /--protosocket-endpoint goes with --transport protosocket/],

@@ -144,7 +144,7 @@ describe('protosocket', () => {
   });
 
   test('a Get of a value stored over gRPC too large for protosocket is LimitExceededError', async () => {
-    const grpcOnly = await CacheClient.create({ endpoint: server.endpoint });
+    const grpcOnly = await CacheClient.create({ endpoint: server.endpoint, protosocketEndpoint: null });
     try {
       await grpcOnly.set(cache, 'huge', Buffer.alloc(4_500_000, 1));
     } finally {

@@ -45,6 +45,8 @@ describe('retries', () => {
         transport,
         channels: 1,
         retry: { maxAttempts: MAX_ATTEMPTS, initialBackoffMs: 1, maxBackoffMs: 5 },
+        // Every attempt of the calls is counted: no Ping asking for protosocket.
+        protosocketEndpoint: null,
       });
       try {
         await assert.rejects(client.get('c', 'k'), ConnectionError);

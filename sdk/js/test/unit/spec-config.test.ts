@@ -101,13 +101,13 @@ function jsName(knob: Knob): string {
 
 /**
  * A value in the spec's neutral unit as this SDK writes it. An `off` of
- * null is JSON's word for an option left unset: `undefined` in JS
- * (`protosocketEndpoint`).
+ * null is `null` in JS too (`protosocketEndpoint: null`, every call over
+ * gRPC), which an option left out is not: that takes the default.
  */
-function toJs(knob: Knob, value: Value): Value | undefined {
+function toJs(knob: Knob, value: Value): Value {
   if (value === null) {
     assert.ok(knob.js!.off !== undefined, `${knob.name} has no off value`);
-    return knob.js!.off ?? undefined;
+    return knob.js!.off;
   }
   if (typeof value !== 'number') return value;
   return value / (DIVISOR[`${knob.unit}>${knob.js!.unit}`] ?? 1);

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
+from typing import Literal
 
 from jiffy import _calls as c
 from jiffy import _hash as h
 from jiffy import _protosocket as ps
+from jiffy._adaptive import AUTO
 from jiffy._async_dictionaries import AsyncDictionaryCalls
 from jiffy._async_executor import make_executor_async
 from jiffy._async_lists import AsyncListCalls
@@ -21,6 +23,7 @@ from jiffy._async_topics import AsyncTopicCalls
 from jiffy._calls import Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
+from jiffy._exceptions import LimitExceededError
 from jiffy._hash import SetIfHash
 
 
@@ -49,9 +52,11 @@ class AsyncCacheClient(
         # client given no config and `Config()` can never differ again.
         self.config = config or Config()
         self.default_cache = default_cache
+        # Get, Set and Delete go over protosocket when `_executor.over_protosocket`
+        # (config.protosocket_endpoint; under "auto" decided at connect, so a
+        # call that connects a lazy client still goes over gRPC).
         self._executor = make_executor_async(self.endpoint, self.config)
-        # Get, Set and Delete over protosocket (config.protosocket_endpoint).
-        self._protosocket = self.config.protosocket_endpoint is not None
+        self._auto_protosocket = self.config.protosocket_endpoint == AUTO
         self._default_ttl_ms = round(self.config.default_ttl * 1000)
 
     def __repr__(self) -> str:
@@ -88,6 +93,13 @@ class AsyncCacheClient(
         await self._executor.aclose()
 
     @property
+    def transport(self) -> Literal["grpc", "protosocket"]:
+        """What carries get, get_str, set and delete: "protosocket" or "grpc";
+        every other call is gRPC. Under protosocket_endpoint="auto" it is
+        "grpc" until the client has connected and found the server's port."""
+        return "protosocket" if self._executor.over_protosocket else "grpc"
+
+    @property
     def in_flight_high_water(self) -> int:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
@@ -106,9 +118,14 @@ class AsyncCacheClient(
 
     async def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
         """The value of `key`, or None on a miss."""
-        if self._protosocket:
+        if self._executor.over_protosocket:
             command = ps.get_command(self._cache_name(cache), c.as_bytes(key))
-            return ps.read_get(await self._executor.call(ps.GET, command, None))
+            try:
+                return ps.read_get(await self._executor.call(ps.GET, command, None))
+            except LimitExceededError as exc:
+                if not (self._auto_protosocket and ps.too_large_to_read(exc)):
+                    raise
+                # "auto" chose protosocket, so it must not fail what gRPC can do.
         request = c.GetRequest(cache_key=c.as_bytes(key))
         return c.read_get(await self._executor.call(c.GET, request, self._metadata(cache)))
 
@@ -123,20 +140,23 @@ class AsyncCacheClient(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
     ) -> None:
         """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
-        if self._protosocket:
-            command = ps.set_command(
-                self._cache_name(cache), c.as_bytes(key), c.as_bytes(value), self._ttl(ttl)
-            )
+        data = c.as_bytes(value)
+        # Under "auto" a value over what protosocket carries goes over gRPC;
+        # set to a protosocket_endpoint, set_command refuses it.
+        if self._executor.over_protosocket and (
+            len(data) <= ps.MAX_VALUE or not self._auto_protosocket
+        ):
+            command = ps.set_command(self._cache_name(cache), c.as_bytes(key), data, self._ttl(ttl))
             await self._executor.call(ps.SET, command, None)
             return
         request = c.SetRequest(
-            cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
+            cache_key=c.as_bytes(key), cache_body=data, ttl_milliseconds=self._ttl(ttl)
         )
         await self._executor.call(c.SET, request, self._metadata(cache))
 
     async def delete(self, key: Key, *, cache: str | None = None) -> None:
         """Remove `key`; deleting a missing key is not an error."""
-        if self._protosocket:
+        if self._executor.over_protosocket:
             command = ps.delete_command(self._cache_name(cache), c.as_bytes(key))
             await self._executor.call(ps.DELETE, command, None)
             return

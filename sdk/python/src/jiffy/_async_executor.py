@@ -40,9 +40,16 @@ class AsyncExecutor:
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.config = config
         self.transport = AsyncTransport(endpoint, config)
+        self.over_protosocket = self.transport.protosocket is not None
+        """Whether Get, Set and Delete go over protosocket: decided by the
+        config, or under protosocket_endpoint="auto" when connect() has asked."""
         self.limiter = self._limiter(config)
         self._deadline = config.deadline
-        self._connected = config.eager_connect_timeout is None
+        # Lazy (no eager_connect_timeout): nothing to do before a call, but
+        # under protosocket_endpoint="auto" ask the server for its port first.
+        self._connected = (
+            config.eager_connect_timeout is None and not self.transport.protosocket_undecided
+        )
         # Closing clears `_connected`, so the hot path's one check sends a
         # call on a closed client to connect(), which refuses it.
         self._closed = False
@@ -73,7 +80,19 @@ class AsyncExecutor:
             raise client_closed("connect")
         timeout = self.config.eager_connect_timeout or self._deadline
         await self.transport.connect(timeout)
+        self.over_protosocket = self.transport.protosocket is not None
         self._connected = True
+
+    async def _before_first_call(self) -> None:
+        """Connect; with lazy connect, only ask for the protosocket port (the
+        call that asks still goes over gRPC)."""
+        if self.config.eager_connect_timeout is not None:
+            await self.connect()
+            return
+        transport = self.transport
+        await transport.decide_protosocket(time.monotonic() + self._deadline)
+        self.over_protosocket = transport.protosocket is not None
+        self._connected = not transport.protosocket_undecided
 
     async def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
         """Send a data call; its response (a list of them for a batch), or a CacheError.
@@ -84,7 +103,7 @@ class AsyncExecutor:
         if not self._connected:
             if self._closed:
                 raise client_closed(rpc.name)
-            await self.connect()
+            await self._before_first_call()
         started = time.monotonic()
         limiter = self.limiter
         timeout = self._deadline if limiter.try_acquire() else await self._queue(rpc, started)
@@ -119,7 +138,7 @@ class AsyncExecutor:
         if not self._connected:
             if self._closed:
                 raise client_closed(rpc.name)
-            await self.connect()
+            await self._before_first_call()
         transport = self.transport
         channel = transport.take_channel()
         transport.give_back_channel(channel)  # counted as a call only while it opens
@@ -199,7 +218,7 @@ class AsyncAdaptiveExecutor(AsyncExecutor):
         if not self._connected:
             if self._closed:
                 raise client_closed(rpc.name)
-            await self.connect()
+            await self._before_first_call()
         started = time.monotonic()
         limiter = self.limiter
         if limiter.try_acquire():

@@ -49,6 +49,11 @@ DEFAULT_KEEPALIVE_TIME = 30.0
 DEFAULT_KEEPALIVE_TIMEOUT = 10.0
 DEFAULT_EAGER_CONNECT_TIMEOUT = 10.0
 DEFAULT_TTL = 60.0
+# Protosocket carried get/set/delete at ~3-4x gRPC's rps at concurrency 50
+# (bench/python), so a client uses it wherever the server offers it: "auto"
+# asks jiffy-server's Ping for its port. The Momento service offers none, and
+# stays on gRPC.
+DEFAULT_PROTOSOCKET_ENDPOINT = AUTO
 # Config.protosocket_endpoint: a host or [ipv6], then the port, no scheme.
 _HOST_AND_PORT = re.compile(r"(?:\[[^\]\s]+\]|[^:/\[\]\s@]+):\d{1,5}")
 
@@ -111,10 +116,15 @@ class Config:
     target_p999: float | None = None
     """With max_concurrent_requests="auto": seconds the p99.9 of calls' time
     on the wire should stay under; None = only avoid queueing."""
-    protosocket_endpoint: str | None = None
-    """host:port of jiffy-server's protosocket port (--protosocket-listen): get,
-    get_str, set and delete then go over protosocket, every other call over
-    gRPC; the endpoint's TLS and API key apply to both. None = all gRPC."""
+    protosocket_endpoint: str | None = DEFAULT_PROTOSOCKET_ENDPOINT
+    """Where get, get_str, set and delete go; every other call is gRPC.
+    "auto": when the client connects, one gRPC Ping asks the server for its
+    protosocket port (jiffy-server's --protosocket-listen); if it names one,
+    those calls go over protosocket to the endpoint's host and that port,
+    else (the Momento service, a server without the port) over gRPC, and if
+    the port cannot be opened a warning names why and they stay on gRPC.
+    host:port: that protosocket port, its failures raised. None: all gRPC.
+    The endpoint's TLS and API key apply to both."""
 
     def __post_init__(self) -> None:
         if self.channels < 1:
@@ -128,7 +138,7 @@ class Config:
             raise InvalidArgumentError(
                 'Config.target_p999 must be positive, with max_concurrent_requests="auto"'
             )
-        if self.protosocket_endpoint is not None:
+        if self.protosocket_endpoint not in (None, AUTO):
             _check_protosocket_endpoint(self.protosocket_endpoint)
         if self.deadline <= 0 or self.default_ttl <= 0:
             raise InvalidArgumentError("Config.deadline and Config.default_ttl must be positive")
@@ -143,7 +153,7 @@ def _check_protosocket_endpoint(address: object) -> None:
     source = "Config.protosocket_endpoint"
     if not isinstance(address, str) or not _HOST_AND_PORT.fullmatch(address.strip()):
         raise InvalidArgumentError(
-            f"{source} is host:port (e.g. 127.0.0.1:9001, jiffy-server's"
+            f'{source} is "auto", None or host:port (e.g. 127.0.0.1:9001, jiffy-server\'s'
             f" --protosocket-listen; TLS and the API key are the endpoint's); got {address!r}"
         )
     parse_address(address, source)  # the port's range

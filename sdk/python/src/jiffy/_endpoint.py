@@ -49,6 +49,13 @@ def _target(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def on_port(target: str, port: int) -> str:
+    """`target`'s host on another port (where jiffy-server's Ping says its
+    protosocket port is)."""
+    host, _, _ = parse_address(target, "the endpoint")
+    return _target(host, port)
+
+
 def parse_address(text: str, source: str) -> tuple[str, int, bool]:
     """(host, port, tls) of an address in JIFFY_ENDPOINT's forms; `source`
     names where it came from, for the error."""

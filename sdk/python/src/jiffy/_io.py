@@ -10,7 +10,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import grpc
 import grpc.aio
@@ -29,6 +29,23 @@ def metadata_async(headers: Headers) -> grpc.aio.Metadata:
 def metadata_sync(headers: Headers) -> Headers:
     """The sync channel takes the tuple as is."""
     return headers
+
+
+async def unary_headers_async(
+    call: Any, request: Any, *, timeout: float, metadata: grpc.aio.Metadata
+) -> dict[str, str]:
+    """Make a unary call and return its response headers (initial metadata)."""
+    answer = call(request, timeout=timeout, metadata=metadata)
+    await answer
+    return {key: value for key, value in await answer.initial_metadata() if isinstance(value, str)}
+
+
+def unary_headers_sync(
+    call: Any, request: Any, *, timeout: float, metadata: Headers
+) -> dict[str, str]:
+    """Make a unary call and return its response headers (initial metadata)."""
+    _, answer = call.with_call(request, timeout=timeout, metadata=metadata)
+    return {key: value for key, value in answer.initial_metadata() if isinstance(value, str)}
 
 
 # What waiting for the channels came to.

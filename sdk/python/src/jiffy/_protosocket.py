@@ -38,6 +38,9 @@ MAX_FRAME = 4 << 20
 # refuse it too, and a frame over its --max-request-size (5 MiB by default)
 # would close the connection under every other call on it.
 MAX_VALUE = 4_194_279
+# How jiffy-server's refusal of a Get whose value is over MAX_VALUE ends
+# (server/src/error.rs): a value stored over gRPC that no answer here can carry.
+READ_OVER_GRPC = "a protosocket answer can carry; read it over gRPC"
 # A miss: NOT_FOUND with exactly this message. Any other NOT_FOUND is the cache.
 MISS_MESSAGE = "Key not found"
 # A varint takes at most ten bytes.
@@ -126,7 +129,8 @@ def set_command(cache: str, key: bytes, value: bytes, ttl_ms: int) -> Any:
         refused = ProtosocketError(
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             f"value is {len(value)} bytes, over the {MAX_VALUE} bytes a protosocket Get"
-            " answer can carry; store it with a client whose protosocket_endpoint is None",
+            " answer can carry; store it with a client whose protosocket_endpoint is None"
+            ' or "auto"',
             "item_size_limit_exceeded",
         )
         raise error_from_rpc(refused, call="Set", deadline=0.0, target="", cache_call=True)
@@ -185,6 +189,13 @@ def frame(message: bytes) -> bytes:
 # Answers.
 
 parse_response = cache_pb.CacheResponse.FromString
+
+
+def too_large_to_read(exc: BaseException) -> bool:
+    """Whether a failed Get failed only because its value is over what a
+    protosocket answer can carry (gRPC can read it)."""
+    cause = exc.__cause__
+    return isinstance(cause, ProtosocketError) and cause.details().endswith(READ_OVER_GRPC)
 
 
 def outcome(response: Any) -> Any:

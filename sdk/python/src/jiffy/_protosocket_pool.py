@@ -45,10 +45,9 @@ class _Target:
 
     __slots__ = ("host", "port", "address", "ssl", "token", "deadline")
 
-    def __init__(self, endpoint: Endpoint, config: Config) -> None:
-        assert config.protosocket_endpoint is not None
-        self.address = config.protosocket_endpoint
-        self.host, self.port, _ = parse_address(self.address, "Config.protosocket_endpoint")
+    def __init__(self, endpoint: Endpoint, config: Config, address: str) -> None:
+        self.address = address
+        self.host, self.port, _ = parse_address(address, "Config.protosocket_endpoint")
         self.ssl: ssl.SSLContext | None = None
         if endpoint.tls:
             self.ssl = ssl.create_default_context(cafile=endpoint.ca_file)
@@ -236,10 +235,10 @@ class AsyncProtosocketConnection:
             raise
         return wire
 
-    async def connect(self, timeout: float) -> None:
+    async def connect(self, timeout: float, refused_grace: float = REFUSED_GRACE) -> None:
         """Open the connection now, or raise the CacheError saying why: at
-        once when waiting cannot help, after REFUSED_GRACE of refusals, after
-        `timeout` without an answer."""
+        once when waiting cannot help, after `refused_grace` of refusals,
+        after `timeout` without an answer."""
         if self._wire is not None and not self._wire.broken:
             return
         started = time.monotonic()
@@ -256,7 +255,7 @@ class AsyncProtosocketConnection:
                 ) from None
             except (OSError, ps.ProtosocketError) as exc:
                 waited = time.monotonic() - started
-                if _final(exc) or waited >= min(timeout, REFUSED_GRACE):
+                if _final(exc) or waited >= min(timeout, refused_grace):
                     raise self._target.connect_error(exc) from exc
             await asyncio.sleep(_REFUSED_PAUSE)
 
@@ -317,14 +316,17 @@ class AsyncProtosocketConnection:
 
 
 class AsyncProtosocketPool:
-    """`channels` connections to the protosocket port."""
+    """`channels` connections to the protosocket port at `address` (host:port)."""
 
-    def __init__(self, endpoint: Endpoint, config: Config) -> None:
-        target = _Target(endpoint, config)
+    def __init__(self, endpoint: Endpoint, config: Config, address: str) -> None:
+        target = _Target(endpoint, config, address)
+        self.address = address
         self.connections = [AsyncProtosocketConnection(target) for _ in range(config.channels)]
 
-    async def connect(self, timeout: float) -> None:
-        await asyncio.gather(*(connection.connect(timeout) for connection in self.connections))
+    async def connect(self, timeout: float, refused_grace: float = REFUSED_GRACE) -> None:
+        await asyncio.gather(
+            *(connection.connect(timeout, refused_grace) for connection in self.connections)
+        )
 
     async def aclose(self) -> None:
         await asyncio.gather(*(connection.aclose() for connection in self.connections))
@@ -337,13 +339,14 @@ class SyncProtosocketPool:
     cancel frame, reconnect), and a TLS connection is only ever read and
     written by one thread, as the ssl module needs."""
 
-    def __init__(self, endpoint: Endpoint, config: Config) -> None:
+    def __init__(self, endpoint: Endpoint, config: Config, address: str) -> None:
+        self.address = address
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="jiffy-protosocket", daemon=True
         )
         self._thread.start()
-        self._pool = AsyncProtosocketPool(endpoint, config)
+        self._pool = AsyncProtosocketPool(endpoint, config, address)
         self.connections = [
             _SyncConnection(connection, self._loop) for connection in self._pool.connections
         ]
@@ -351,8 +354,8 @@ class SyncProtosocketPool:
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
-    def connect(self, timeout: float) -> None:
-        self._run(self._pool.connect(timeout))
+    def connect(self, timeout: float, refused_grace: float = REFUSED_GRACE) -> None:
+        self._run(self._pool.connect(timeout, refused_grace))
 
     def close(self) -> None:
         if self._loop.is_closed():

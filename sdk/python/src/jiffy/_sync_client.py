@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
+from typing import Literal
 
 from jiffy import _calls as c
 from jiffy import _hash as h
 from jiffy import _protosocket as ps
+from jiffy._adaptive import AUTO
 from jiffy._calls import Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
+from jiffy._exceptions import LimitExceededError
 from jiffy._hash import SetIfHash
 from jiffy._sync_dictionaries import SyncDictionaryCalls
 from jiffy._sync_executor import make_executor_sync
@@ -46,9 +49,11 @@ class CacheClient(
         # client given no config and `Config()` can never differ again.
         self.config = config or Config()
         self.default_cache = default_cache
+        # Get, Set and Delete go over protosocket when `_executor.over_protosocket`
+        # (config.protosocket_endpoint; under "auto" decided at connect, so a
+        # call that connects a lazy client still goes over gRPC).
         self._executor = make_executor_sync(self.endpoint, self.config)
-        # Get, Set and Delete over protosocket (config.protosocket_endpoint).
-        self._protosocket = self.config.protosocket_endpoint is not None
+        self._auto_protosocket = self.config.protosocket_endpoint == AUTO
         self._default_ttl_ms = round(self.config.default_ttl * 1000)
 
     def __repr__(self) -> str:
@@ -85,6 +90,13 @@ class CacheClient(
         self._executor.close()
 
     @property
+    def transport(self) -> Literal["grpc", "protosocket"]:
+        """What carries get, get_str, set and delete: "protosocket" or "grpc";
+        every other call is gRPC. Under protosocket_endpoint="auto" it is
+        "grpc" until the client has connected and found the server's port."""
+        return "protosocket" if self._executor.over_protosocket else "grpc"
+
+    @property
     def in_flight_high_water(self) -> int:
         """The most calls this client ever had on the wire at once."""
         return self._executor.limiter.high_water
@@ -103,9 +115,14 @@ class CacheClient(
 
     def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
         """The value of `key`, or None on a miss."""
-        if self._protosocket:
+        if self._executor.over_protosocket:
             command = ps.get_command(self._cache_name(cache), c.as_bytes(key))
-            return ps.read_get(self._executor.call(ps.GET, command, None))
+            try:
+                return ps.read_get(self._executor.call(ps.GET, command, None))
+            except LimitExceededError as exc:
+                if not (self._auto_protosocket and ps.too_large_to_read(exc)):
+                    raise
+                # "auto" chose protosocket, so it must not fail what gRPC can do.
         request = c.GetRequest(cache_key=c.as_bytes(key))
         return c.read_get(self._executor.call(c.GET, request, self._metadata(cache)))
 
@@ -118,20 +135,23 @@ class CacheClient(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
     ) -> None:
         """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
-        if self._protosocket:
-            command = ps.set_command(
-                self._cache_name(cache), c.as_bytes(key), c.as_bytes(value), self._ttl(ttl)
-            )
+        data = c.as_bytes(value)
+        # Under "auto" a value over what protosocket carries goes over gRPC;
+        # set to a protosocket_endpoint, set_command refuses it.
+        if self._executor.over_protosocket and (
+            len(data) <= ps.MAX_VALUE or not self._auto_protosocket
+        ):
+            command = ps.set_command(self._cache_name(cache), c.as_bytes(key), data, self._ttl(ttl))
             self._executor.call(ps.SET, command, None)
             return
         request = c.SetRequest(
-            cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
+            cache_key=c.as_bytes(key), cache_body=data, ttl_milliseconds=self._ttl(ttl)
         )
         self._executor.call(c.SET, request, self._metadata(cache))
 
     def delete(self, key: Key, *, cache: str | None = None) -> None:
         """Remove `key`; deleting a missing key is not an error."""
-        if self._protosocket:
+        if self._executor.over_protosocket:
             command = ps.delete_command(self._cache_name(cache), c.as_bytes(key))
             self._executor.call(ps.DELETE, command, None)
             return

@@ -41,9 +41,16 @@ class SyncExecutor:
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.config = config
         self.transport = SyncTransport(endpoint, config)
+        self.over_protosocket = self.transport.protosocket is not None
+        """Whether Get, Set and Delete go over protosocket: decided by the
+        config, or under protosocket_endpoint="auto" when connect() has asked."""
         self.limiter = self._limiter(config)
         self._deadline = config.deadline
-        self._connected = config.eager_connect_timeout is None
+        # Lazy (no eager_connect_timeout): nothing to do before a call, but
+        # under protosocket_endpoint="auto" ask the server for its port first.
+        self._connected = (
+            config.eager_connect_timeout is None and not self.transport.protosocket_undecided
+        )
         # Closing clears `_connected`, so the hot path's one check sends a
         # call on a closed client to connect(), which refuses it.
         self._closed = False
@@ -74,7 +81,19 @@ class SyncExecutor:
             raise client_closed("connect")
         timeout = self.config.eager_connect_timeout or self._deadline
         self.transport.connect(timeout)
+        self.over_protosocket = self.transport.protosocket is not None
         self._connected = True
+
+    def _before_first_call(self) -> None:
+        """Connect; with lazy connect, only ask for the protosocket port (the
+        call that asks still goes over gRPC)."""
+        if self.config.eager_connect_timeout is not None:
+            self.connect()
+            return
+        transport = self.transport
+        transport.decide_protosocket(time.monotonic() + self._deadline)
+        self.over_protosocket = transport.protosocket is not None
+        self._connected = not transport.protosocket_undecided
 
     def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
         """Send a data call; its response (a list of them for a batch), or a CacheError.
@@ -85,7 +104,7 @@ class SyncExecutor:
         if not self._connected:
             if self._closed:
                 raise client_closed(rpc.name)
-            self.connect()
+            self._before_first_call()
         started = time.monotonic()
         limiter = self.limiter
         timeout = self._deadline if limiter.try_acquire() else self._queue(rpc, started)
@@ -120,7 +139,7 @@ class SyncExecutor:
         if not self._connected:
             if self._closed:
                 raise client_closed(rpc.name)
-            self.connect()
+            self._before_first_call()
         transport = self.transport
         channel = transport.take_channel()
         transport.give_back_channel(channel)  # counted as a call only while it opens
@@ -198,7 +217,7 @@ class SyncAdaptiveExecutor(SyncExecutor):
         if not self._connected:
             if self._closed:
                 raise client_closed(rpc.name)
-            self.connect()
+            self._before_first_call()
         started = time.monotonic()
         limiter = self.limiter
         if limiter.try_acquire():

@@ -10,18 +10,28 @@ takes a slower path for every call once any interceptor is installed.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from typing import Any
 
 import grpc
 
-from jiffy._calls import ALL_RPCS, Rpc
+from jiffy._adaptive import AUTO
+from jiffy._calls import ALL_RPCS, PING, PING_REQUEST, Rpc
 from jiffy._channel_choice import SyncLeastLoaded
 from jiffy._config import Config
 from jiffy._connect_diagnosis import diagnose
-from jiffy._endpoint import Endpoint
-from jiffy._exceptions import ConnectionError
-from jiffy._io import FAILING, READY, run_blocking_sync, wait_ready_sync
+from jiffy._endpoint import Endpoint, on_port
+from jiffy._exceptions import CacheError, ConnectionError
+from jiffy._io import (
+    FAILING,
+    READY,
+    metadata_sync,
+    run_blocking_sync,
+    unary_headers_sync,
+    wait_ready_sync,
+)
 from jiffy._protosocket_pool import SyncProtosocketPool
 from jiffy._version import __version__
 
@@ -38,6 +48,16 @@ MAX_RECONNECT_BACKOFF_MS = 5_000
 REFUSED_GRACE = 1.0
 # The most the look for a cause may take once grpc reports a failure.
 PROBE_TIMEOUT = 1.0
+# jiffy-server's Ping answer names its protosocket port in this header
+# (server/src/service/ping.rs); the Momento service sends none.
+PROTOSOCKET_PORT_HEADER = "jiffy-protosocket-port"
+# protosocket_endpoint="auto": the most connect waits for the port the Ping
+# named. The server has just answered over gRPC, so a reachable port opens
+# within a few round trips; one that a firewall silently drops must not hold
+# connect for the whole eager_connect_timeout before gRPC is settled on.
+AUTO_PROTOSOCKET_TIMEOUT = 2.0
+
+logger = logging.getLogger("jiffy")
 
 
 def channel_options(config: Config) -> list[tuple[str, Any]]:
@@ -80,6 +100,7 @@ class SyncTransport:
 
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.endpoint = endpoint
+        self._config = config
         self._options = channel_options(config)
         self.data_channels = [self._open(endpoint.data_target) for _ in range(config.channels)]
         self.data_calls = [self._bind(channel) for channel in self.data_channels]
@@ -92,15 +113,24 @@ class SyncTransport:
         self._control_channel: grpc.Channel | None = None
         if endpoint.control_target == endpoint.data_target:
             self._control_calls = self.data_calls[0]
-        # With protosocket_endpoint, data channel i also carries the
-        # protosocket RPCs (Get, Set, Delete) on protosocket connection i.
         self.protosocket: SyncProtosocketPool | None = None
-        if config.protosocket_endpoint is not None:
-            self.protosocket = SyncProtosocketPool(endpoint, config)
-            for calls, connection in zip(
-                self.data_calls, self.protosocket.connections, strict=True
-            ):
-                calls.update(connection.calls)
+        """The protosocket connections when Get, Set and Delete use them."""
+        address = config.protosocket_endpoint
+        if address is not None and address != AUTO:
+            self._carry_protosocket(SyncProtosocketPool(endpoint, config, address))
+        self.protosocket_undecided = address == AUTO
+        """protosocket_endpoint="auto" until a Ping's answer settled it."""
+        # Held by the one caller asking, so concurrent first calls ask once.
+        self._asking = threading.Lock()
+        auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
+        self._ping_metadata = metadata_sync(auth)
+
+    def _carry_protosocket(self, pool: SyncProtosocketPool) -> None:
+        """Data channel i also carries the protosocket RPCs (Get, Set,
+        Delete) on protosocket connection i."""
+        for calls, connection in zip(self.data_calls, pool.connections, strict=True):
+            calls.update(connection.calls)
+        self.protosocket = pool
 
     def _open(self, target: str) -> grpc.Channel:
         if self.endpoint.tls:
@@ -154,9 +184,69 @@ class SyncTransport:
         `timeout` when the server never answers."""
         started = time.monotonic()
         self._connect_channels(timeout)
-        if self.protosocket is not None:
+        if self.protosocket_undecided:
+            self.decide_protosocket(started + timeout)
+        elif self.protosocket is not None:
             left = started + timeout - time.monotonic()
             self.protosocket.connect(max(left, REFUSED_GRACE))
+
+    def decide_protosocket(self, give_up_at: float) -> None:
+        """protosocket_endpoint="auto": one Ping asks the server for its
+        protosocket port; Get, Set and Delete move there once it opens.
+        Nothing here fails a call or connect: a Ping that fails or names no
+        port leaves every call on gRPC, and so, with one warning naming the
+        cause, does a port that cannot be opened (a proxy or NAT in between,
+        a firewall, a TLS mismatch). A Ping that did not reach the server
+        (UNAVAILABLE) leaves the question open for the next caller."""
+        if not self._asking.acquire(blocking=False):
+            return  # another caller is asking; calls go over gRPC meanwhile
+        try:
+            if self.protosocket_undecided:
+                self._ask(give_up_at)
+        finally:
+            self._asking.release()
+
+    def _ask(self, give_up_at: float) -> None:
+        left = give_up_at - time.monotonic()
+        try:
+            headers = unary_headers_sync(
+                self.data_calls[0][PING],
+                PING_REQUEST,
+                timeout=max(left, PROBE_TIMEOUT),
+                metadata=self._ping_metadata,
+            )
+        except grpc.RpcError as exc:
+            # Unreachable: ask again later. Any other failure is an answer (a
+            # server that refuses the Ping says nothing of protosocket).
+            self.protosocket_undecided = exc.code() == grpc.StatusCode.UNAVAILABLE
+            return
+        self.protosocket_undecided = False
+        advertised = headers.get(PROTOSOCKET_PORT_HEADER)
+        if advertised is None:
+            return  # the Momento service, or jiffy-server without the port
+        if not advertised.isdigit() or not 1 <= int(advertised) <= 65535:
+            logger.warning(
+                "jiffy: the server's Ping named protosocket port %r, which is no port;"
+                " get, set and delete stay on gRPC",
+                advertised,
+            )
+            return
+        address = on_port(self.endpoint.data_target, int(advertised))
+        pool = SyncProtosocketPool(self.endpoint, self._config, address)
+        left = give_up_at - time.monotonic()
+        try:
+            timeout = min(max(left, PROBE_TIMEOUT), AUTO_PROTOSOCKET_TIMEOUT)
+            # No grace for refusals: the server is up and says it listens there.
+            pool.connect(timeout, refused_grace=0.0)
+        except CacheError as exc:
+            logger.warning(
+                'jiffy: protosocket_endpoint="auto": %s; get, set and delete stay on gRPC'
+                " (protosocket_endpoint=None skips the attempt)",
+                exc,
+            )
+            pool.close()
+            return
+        self._carry_protosocket(pool)
 
     def _connect_channels(self, timeout: float) -> None:
         started = time.monotonic()

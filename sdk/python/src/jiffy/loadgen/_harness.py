@@ -41,8 +41,10 @@ class Driver(Protocol):
     Optional: `adaptive_cap = True` for a driver that takes
     `--max-concurrent-requests auto`, `fault_delay = True` for one that
     sends `--delay-ms`, `protosocket = True` for one that takes `--transport
-    protosocket`, and `in_flight_limit()` (the client's cap now), which the
-    harness samples into the report.
+    protosocket`, `in_flight_limit()` (the client's cap now), which the
+    harness samples into the report, and once started `transport` (what
+    carries get and set, "grpc" or "protosocket", for the report) and
+    `protosocket_address` (host:port of the protosocket port it uses).
     """
 
     sdk: str
@@ -210,8 +212,9 @@ async def measure(driver: Driver, options: Options, progress: Any = None) -> dic
         cpu = _cpu_seconds() - cpu_started
         # With protosocket the client holds connections to both ports: count both.
         ports = [options.endpoint]
-        if options.protosocket_endpoint:
-            ports.append(options.protosocket_endpoint)
+        protosocket = getattr(driver, "protosocket_address", None) or options.protosocket_endpoint
+        if protosocket:
+            ports.append(protosocket)
         connections = count_connections(*ports)
         rec.stopping = True
         await asyncio.gather(*workers)

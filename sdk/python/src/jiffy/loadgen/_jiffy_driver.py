@@ -23,6 +23,8 @@ class JiffyDriver:
 
     def __init__(self) -> None:
         self._client: AsyncCacheClient | None = None
+        self.transport: str | None = None
+        self.protosocket_address: str | None = None
 
     async def start(self, options: Options) -> tuple[int, int | str]:
         config = presets.by_name(options.preset).latest()
@@ -32,11 +34,18 @@ class JiffyDriver:
             config = config.replace(max_concurrent_requests=options.max_concurrent_requests)
         if options.transport == "protosocket":
             config = config.replace(protosocket_endpoint=options.protosocket_endpoint)
+        elif options.transport == "grpc" or options.delay_ms:
+            # delay-ms is a gRPC header: protosocket commands cannot carry it.
+            config = config.replace(protosocket_endpoint=None)
         # The token, when the server wants one, comes as for every client: JIFFY_API_KEY.
         endpoint = Endpoint.parse(options.endpoint, api_key=os.environ.get("JIFFY_API_KEY") or None)
         client = AsyncCacheClient(endpoint, config, default_cache=options.cache)
         self._client = client
         await client.connect()
+        # What the client settled on, for the report and the connection count.
+        self.transport = client.transport
+        pool = client._executor.transport.protosocket
+        self.protosocket_address = None if pool is None else pool.address
         with contextlib.suppress(AlreadyExistsError):
             await client.create_cache(options.cache)
         if options.delay_ms:

@@ -9,7 +9,7 @@ from typing import Literal
 from jiffy.loadgen._workloads import WORKLOADS
 
 PRESET_NAMES = ("laptop", "in_region", "low_latency", "lambda")
-TRANSPORTS = ("grpc", "protosocket")
+TRANSPORTS = ("auto", "grpc", "protosocket")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,8 +35,10 @@ class Options:
     `delay-ms`); drivers that cannot send it refuse it."""
     json: bool = False
     uvloop: bool = False
-    transport: str | None = None
-    """What carries get and set: "grpc" or "protosocket"; None (not given) = gRPC."""
+    transport: str = "auto"
+    """What carries get and set: "auto" = the client's default (protosocket
+    when the server offers it, else gRPC; gRPC with --delay-ms, which only
+    gRPC headers carry), "grpc" or "protosocket" = that one, forced."""
     protosocket_endpoint: str | None = None
     """HOST:PORT of the server's --protosocket-listen, for --transport protosocket."""
 
@@ -92,8 +94,9 @@ def parse_options(argv: list[str] | None, description: str) -> Options:
         help="the server holds each call MS ms (fault-injection header delay-ms)")  # fmt: skip
     add("--json", action="store_true", help="print one JSON object and nothing else on stdout")
     add("--uvloop", action="store_true", help="run on uvloop instead of asyncio's loop")
-    add("--transport", choices=TRANSPORTS, default=None,
-        help="what carries get and set (default: grpc)")  # fmt: skip
+    add("--transport", choices=TRANSPORTS, default=defaults.transport,
+        help="what carries get and set; auto = the client's default: protosocket"
+             " where the server offers it, else grpc (default: auto)")  # fmt: skip
     add("--protosocket-endpoint", default=None, metavar="HOST:PORT",
         help="the server's protosocket port (its --protosocket-listen)")  # fmt: skip
     args = parser.parse_args(argv)

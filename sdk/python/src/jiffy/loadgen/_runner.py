@@ -77,6 +77,15 @@ def _summary(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _transport(options: Options, driver: Driver) -> dict[str, str]:
+    """The report's `transport`: the one forced by --transport, else what the
+    client's default picked (drivers that cannot tell report none)."""
+    if options.transport != "auto":
+        return {"transport": options.transport}
+    picked = getattr(driver, "transport", None)
+    return {"transport": picked} if picked else {}
+
+
 def main(
     make_driver: Callable[[], Driver], argv: list[str] | None = None, description: str = ""
 ) -> int:
@@ -119,7 +128,7 @@ def main(
             "keyspace": options.keyspace,
             "get_ratio": options.get_ratio,
             "workload": options.workload,
-            **({"transport": options.transport} if options.transport else {}),
+            **_transport(options, driver),
             **({"delay_ms": options.delay_ms} if options.delay_ms else {}),
         },
         **measured,
