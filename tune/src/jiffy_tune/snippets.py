@@ -72,7 +72,13 @@ def _header(sdk: str, entry: dict[str, Any], target_ms: float, comment: str, whe
     lines.append(f"Measured against {server}, cache {json.dumps(where.cache)}.")
     if transports.chooses(sdk):
         transport = transports.of_entry(sdk, entry)
-        default = " (the SDK's default)" if transport == transports.default(sdk) else ""
+        # With a protosocket port on the server, the SDK's default ("auto")
+        # would take it: a gRPC point is then gRPC by the snippet's choice.
+        default = (
+            " (the SDK's default)"
+            if transport == transports.default(sdk) and where.protosocket_endpoint is None
+            else ""
+        )
         lines.append(f"Transport: {transport}{default}.")
     return "".join(f"{comment} {line}\n" for line in lines)
 
@@ -81,6 +87,14 @@ def _header(sdk: str, entry: dict[str, Any], target_ms: float, comment: str, whe
 PROTOSOCKET_COMMENT = (
     "The server's --protosocket-listen port: gets, sets and deletes go over it,",
     "every other call over gRPC to the endpoint.",
+)
+
+
+# Beside `protosocket_endpoint=None` in a gRPC point's snippet, when the
+# server it was measured on also had a protosocket port.
+GRPC_ONLY_COMMENT = (
+    "gRPC, as measured: by default the client would find the server's",
+    "protosocket port and carry gets, sets and deletes over it.",
 )
 
 
@@ -97,6 +111,15 @@ def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
             f"    max_concurrent_requests={cap},\n"
             f"{_comment(PROTOSOCKET_COMMENT, '#', '    ')}"
             f"    protosocket_endpoint={_python_str(where.protosocket())},\n"
+            ")\n"
+        )
+    elif where.protosocket_endpoint is not None:
+        config = (
+            f"config = {base}.latest().replace(\n"
+            f"    channels={channels},\n"
+            f"    max_concurrent_requests={cap},\n"
+            f"{_comment(GRPC_ONLY_COMMENT, '#', '    ')}"
+            "    protosocket_endpoint=None,\n"
             ")\n"
         )
     else:
@@ -121,10 +144,12 @@ def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
             f"{_comment(PROTOSOCKET_COMMENT, '//', '  ')}"
             f"  protosocketEndpoint: {_js_str(where.protosocket())},\n"
         )
-    elif transport != transports.default("jiffy-js"):
-        over = f"  transport: {_js_str(transport)},\n"
     else:
         over = ""
+        if transport != transports.default("jiffy-js"):
+            over += f"  transport: {_js_str(transport)},\n"
+        if where.protosocket_endpoint is not None:
+            over += f"{_comment(GRPC_ONLY_COMMENT, '//', '  ')}  protosocketEndpoint: null,\n"
     return (
         "import { CacheClient, presets } from '@jiffy/sdk';\n\n"
         f"const cache = {_js_str(where.cache)}; // every call names its cache\n"
