@@ -54,12 +54,14 @@ pub struct Limits {
     pub send_timeout: Duration,
 }
 
-/// Serves one connection until it ends; says why it did.
+/// Serves one connection until it ends; says why it did. `handshaken` is
+/// called once its first frame has arrived.
 pub async fn serve<S, IO>(
     context: Arc<Context<S>>,
     limits: Limits,
     io: IO,
     mut stop: watch::Receiver<bool>,
+    handshaken: impl FnOnce(),
 ) -> CloseReason
 where
     S: Storage,
@@ -79,7 +81,7 @@ where
     };
     let first_frame = tokio::time::sleep(limits.first_frame_timeout);
     tokio::pin!(first_frame);
-    let mut framed = false;
+    let mut handshaken = Some(handshaken);
     loop {
         let room = connection.tasks.len() < limits.max_in_flight;
         let command = tokio::select! {
@@ -91,10 +93,12 @@ where
                 }
                 continue;
             }
-            () = &mut first_frame, if !framed => return CloseReason::HandshakeTimeout,
+            () = &mut first_frame, if handshaken.is_some() => return CloseReason::HandshakeTimeout,
             frame = reader.next(), if room => frame,
         };
-        framed = true;
+        if let Some(handshaken) = handshaken.take() {
+            handshaken();
+        }
         let command = match command {
             Ok(Some(command)) => command,
             Ok(None) => break,
