@@ -507,6 +507,29 @@ async fn require_protosocket_served(outcome: &mut Outcome, target: &attack::Targ
     );
 }
 
+/// 4 protosocket connections, each writing Gets of a 4 MB value as fast as
+/// the server reads them and never reading an answer. The in-flight bound
+/// holds their memory: once each holds its share, its further answers are
+/// RESOURCE_EXHAUSTED and wait behind the ones it does not read, and no
+/// more is charged. What closes them then is the send timeout, shorter
+/// here than the short attack.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protosocket_clients_that_never_read() {
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&["--send-timeout", "1s"]);
+    setup.protosocket = true;
+    let mut target = attack::start(setup).await;
+    let mut outcome = attack::run(
+        &mut target,
+        "protosocket: never reading, 4 connections of Gets of 4 MB",
+        |ctx| attack::protosocket::never_reading(ctx, 4),
+    )
+    .await;
+    require_send_timeout_closes(&mut outcome);
+    require_protosocket_served(&mut outcome, &target).await;
+    outcome.assert_bounded();
+}
+
 /// Silent connections on the protosocket port: fewer than on the gRPC port
 /// (the same handshake deadline closes them; what is tested is that this
 /// port applies it, and keeps serving).

@@ -3,7 +3,8 @@
 //! [`FrameReader`] takes commands off a byte stream without trusting it: a
 //! length over the limit is refused before any of the message is buffered,
 //! a length prefix that is no varint and a message that does not decode are
-//! errors, and so is a stream that ends inside a frame.
+//! errors, and so is a stream that ends inside a frame. Given a [`Budget`],
+//! a frame that arrives in pieces is charged to it from the first.
 
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use prost::Message;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
 
+use super::budget::{Budget, Charge};
 use crate::proto::protosocket::cache::{cache_response, CacheCommand, CacheResponse, GetResponse};
 
 /// The largest frame the official client reads (protosocket-rpc's default
@@ -35,6 +37,17 @@ pub enum FrameError {
     Truncated,
     #[error("a frame was not complete within --request-timeout")]
     Stalled,
+    #[error("a frame did not fit in --max-in-flight-bytes, and this connection held the most")]
+    InFlightFull,
+}
+
+/// A command read, the size of its frame, and what its frame was charged
+/// while it arrived (`None` if it came whole, or nothing is counted).
+#[derive(Debug)]
+pub struct Frame {
+    pub command: CacheCommand,
+    pub size: usize,
+    pub charge: Option<Charge>,
 }
 
 /// Reads commands off one connection.
@@ -49,6 +62,10 @@ pub struct FrameReader<R> {
     frame_timeout: Duration,
     /// When the first byte of the frame now in the buffer arrived.
     frame_started: Option<Instant>,
+    /// Where frames arriving in pieces are charged (`None`: uncounted).
+    budget: Option<Budget>,
+    /// The charge of the frame now arriving.
+    arriving: Option<Charge>,
 }
 
 impl<R: AsyncRead + Unpin> FrameReader<R> {
@@ -59,12 +76,20 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             limit,
             frame_timeout,
             frame_started: None,
+            budget: None,
+            arriving: None,
         }
+    }
+
+    /// Charges each frame that arrives in pieces to `budget` while it does.
+    pub fn counted(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
     }
 
     /// The next command; `None` when the stream ends between frames.
     /// Cancel-safe: dropped while waiting, it loses no bytes.
-    pub async fn next(&mut self) -> Result<Option<CacheCommand>, FrameError> {
+    pub async fn next(&mut self) -> Result<Option<Frame>, FrameError> {
         loop {
             if let Some(command) = self.parse()? {
                 return Ok(Some(command));
@@ -88,7 +113,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     }
 
     /// A whole command off the front of the buffer, if it holds one.
-    fn parse(&mut self) -> Result<Option<CacheCommand>, FrameError> {
+    fn parse(&mut self) -> Result<Option<Frame>, FrameError> {
         if self.buffer.is_empty() {
             self.frame_started = None;
             return Ok(None);
@@ -103,6 +128,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             });
         }
         if self.buffer.len() < prefix + size {
+            if let (None, Some(budget)) = (&self.arriving, &self.budget) {
+                let charge = budget.charge(prefix + size);
+                self.arriving = Some(charge.ok_or(FrameError::InFlightFull)?);
+            }
             self.buffer
                 .reserve(prefix + size - self.buffer.len() + READ_CHUNK);
             return Ok(None);
@@ -110,9 +139,14 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         self.buffer.advance(prefix);
         let message = self.buffer.split_to(size).freeze();
         self.frame_started = (!self.buffer.is_empty()).then(Instant::now);
-        CacheCommand::decode(message)
-            .map(Some)
-            .map_err(|error| FrameError::Garbage(error.to_string()))
+        let charge = self.arriving.take();
+        let command = CacheCommand::decode(message)
+            .map_err(|error| FrameError::Garbage(error.to_string()))?;
+        Ok(Some(Frame {
+            command,
+            size: prefix + size,
+            charge,
+        }))
     }
 }
 
@@ -208,9 +242,10 @@ mod tests {
                 client.write_all(&[byte]).await.unwrap();
             }
         });
-        assert_eq!(reader.next().await.unwrap(), Some(command.clone()));
-        assert_eq!(reader.next().await.unwrap(), Some(command));
+        let mut next = async || reader.next().await.unwrap().map(|frame| frame.command);
+        assert_eq!(next().await, Some(command.clone()));
+        assert_eq!(next().await, Some(command));
         writing.await.unwrap();
-        assert_eq!(reader.next().await.unwrap(), None);
+        assert_eq!(next().await, None);
     }
 }

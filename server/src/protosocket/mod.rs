@@ -21,8 +21,10 @@
 //! - [`connection`] — one connection: in-flight commands, cancel, answers.
 //! - [`dispatch`] — each command, through the gRPC handlers' code.
 //! - [`auth`] — the session Authenticate opens, checked per command.
+//! - [`budget`] — what commands and answers hold of `--max-in-flight-bytes`.
 
 pub mod auth;
+pub mod budget;
 pub mod connection;
 pub mod dispatch;
 pub mod framing;
