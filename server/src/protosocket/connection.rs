@@ -19,17 +19,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use prost::Message;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 use tonic::Code;
 
+use super::answers::{charged_answer, write_answers, Answer};
 use super::auth::{authenticate, Session};
-use super::budget::{Budget, Charge, CALL_OVERHEAD};
-use super::dispatch::{self, Context, Outcome};
+use super::budget::{Budget, CALL_OVERHEAD};
+use super::dispatch::{self, Context};
 use super::framing::{encode, Frame, FrameError, FrameReader};
 use crate::backend::Storage;
 use crate::in_flight::CallCharges;
@@ -42,11 +41,8 @@ use crate::proto::protosocket::cache::{AuthenticateResponse, CacheResponse};
 use crate::rpcs::{self, Rpc};
 
 /// The control codes of protosocket-rpc.
-const NORMAL: u32 = 0;
+pub(super) const NORMAL: u32 = 0;
 const CANCEL: u32 = 1;
-
-/// An answer's frame, and what it is charged until written.
-type Answer = (Bytes, Option<Charge>);
 
 /// What a connection may use and how long it may take.
 #[derive(Clone, Debug)]
@@ -279,28 +275,6 @@ impl<S: Storage> Connection<S> {
     }
 }
 
-/// The answer's frame, charged once the budget has room for it; if it
-/// has none and this connection holds the most, RESOURCE_EXHAUSTED instead.
-async fn charged_answer(budget: &Budget, id: u64, outcome: Outcome) -> (Code, Answer) {
-    let response = |kind| CacheResponse {
-        message_id: id,
-        control_code: NORMAL,
-        kind: Some(kind),
-    };
-    let answer = response(outcome.kind);
-    let size = answer.encoded_len();
-    if let Some(charge) = budget
-        .charge_answer(prost::length_delimiter_len(size) + size)
-        .await
-    {
-        return (outcome.code, (encode(&answer), Some(charge)));
-    }
-    drop(answer);
-    let status = budget.full_status();
-    let refused = response(dispatch::error(Code::ResourceExhausted, status.message()));
-    (Code::ResourceExhausted, (encode(&refused), None))
-}
-
 fn unknown_command() -> String {
     "unknown command: this server serves auth, get, set and delete over protosocket".to_owned()
 }
@@ -343,39 +317,10 @@ impl Drop for Call {
     }
 }
 
-/// Writes answers as they come, several to a write when they queue up;
-/// ends when the queue closes, or with why the connection must close.
-/// An answer's charge ends once it is written (to the buffer of 64 KiB,
-/// or the socket).
-async fn write_answers<W: AsyncWrite>(
-    io: W,
-    mut outbox: mpsc::Receiver<Answer>,
-    send_timeout: Duration,
-) -> Result<(), CloseReason> {
-    let io = BufWriter::with_capacity(64 << 10, io);
-    tokio::pin!(io);
-    while let Some((frame, charge)) = outbox.recv().await {
-        let batch = async {
-            io.write_all(&frame).await?;
-            drop(charge);
-            while let Ok((more, charge)) = outbox.try_recv() {
-                io.write_all(&more).await?;
-                drop(charge);
-            }
-            io.flush().await
-        };
-        match tokio::time::timeout(send_timeout, batch).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Err(CloseReason::ClientClosed),
-            Err(_) => return Err(CloseReason::SendTimeout),
-        }
-    }
-    let _ = tokio::time::timeout(send_timeout, io.shutdown()).await;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use prost::Message;
+
     use super::*;
     use crate::config::Config;
     use crate::proto::protosocket::cache::{CacheCommand, GetCommand};

@@ -18,11 +18,13 @@
 //! input.
 //!
 //! - [`framing`] — frames in and out, and the largest value an answer carries.
-//! - [`connection`] — one connection: in-flight commands, cancel, answers.
+//! - [`connection`] — one connection: in-flight commands, cancel.
+//! - [`answers`] — answers charged, encoded and written.
 //! - [`dispatch`] — each command, through the gRPC handlers' code.
 //! - [`auth`] — the session Authenticate opens, checked per command.
 //! - [`budget`] — what commands and answers hold of `--max-in-flight-bytes`.
 
+pub mod answers;
 pub mod auth;
 pub mod budget;
 pub mod connection;
