@@ -26,7 +26,7 @@ export JIFFY_SERVER_BIN="$PWD/target/release/jiffy-server"
   JIFFY_CHECK_SECONDS=$CHECK_SECONDS run cargo test --release -p jiffy-server \
     --test no_lost_writes -- --nocapture
   PROPTEST_CASES=$PROPTEST_CASES run cargo test --release -p jiffy-server \
-    --test proptest_store --test proptest_requests
+    --test proptest_store --test proptest_requests --test proptest_protosocket
   run cargo test --release -p jiffy-server --test idle_connections -- --nocapture
 } 2>&1 | tee "$log"
 echo "log: $log"

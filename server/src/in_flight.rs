@@ -215,6 +215,38 @@ impl InFlight {
         }
     }
 
+    /// Waits until an answer of `own` may be made (encoded), as
+    /// [`AnswerBody`] waits for a gRPC answer: at once while the budget has
+    /// room, or for a connection holding next to nothing; otherwise the
+    /// connection holding the most is closed to make room and this waits
+    /// for it. False if the answer should give way instead: `own` is
+    /// closing, or holds the most itself.
+    pub async fn room_for_answer(&self, own: &ConnectionState) -> bool {
+        loop {
+            if own.closing.load(Ordering::Relaxed) {
+                return false;
+            }
+            if !self.is_spent() {
+                return true;
+            }
+            if !self.make_room(0, Some(own)) {
+                return false;
+            }
+            if own.held.load(Ordering::Relaxed) < LIGHT_CONNECTION {
+                return true;
+            }
+            let room = self.room.notified();
+            tokio::pin!(room);
+            // Registered before the check again, so a release in between
+            // still wakes this one.
+            room.as_mut().enable();
+            if !self.is_spent() {
+                return true;
+            }
+            room.await;
+        }
+    }
+
     /// The status of a call refused, or failed, because the budget is spent.
     pub fn full_status(&self) -> Status {
         Status::resource_exhausted(format!(
@@ -255,6 +287,13 @@ impl CallCharges {
     /// ones [`reserve_answer`] adds to.
     pub fn scope<R>(self: &Arc<Self>, poll: impl FnOnce() -> R) -> R {
         CALL.sync_scope(Arc::clone(self), poll)
+    }
+
+    /// Runs `call` with these charges as the ones [`reserve_answer`] adds
+    /// to: a whole call at once, where a handler is not polled step by step
+    /// (the protosocket port).
+    pub async fn within<F: Future>(self: &Arc<Self>, call: F) -> F::Output {
+        CALL.scope(Arc::clone(self), call).await
     }
 
     /// A connection holding next to nothing (a client making small calls)

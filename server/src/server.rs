@@ -207,6 +207,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             listener,
             data_plane.clone(),
             &metrics,
+            &in_flight,
             &config,
             stop_requested.clone(),
         )?),
@@ -297,6 +298,7 @@ fn protosocket_port<S: Storage + Clone>(
     listener: TcpListener,
     plane: DataPlane<S>,
     metrics: &Arc<Metrics>,
+    in_flight: &Arc<InFlight>,
     config: &Config,
     stop_requested: watch::Receiver<bool>,
 ) -> Result<impl Future<Output = ()>, BoxError> {
@@ -319,6 +321,7 @@ fn protosocket_port<S: Storage + Clone>(
             .as_ref()
             .map(|secret| Arc::new(Verifier::new(secret))),
         metrics: metrics.clone(),
+        in_flight: in_flight.clone(),
         max_value,
     });
     Ok(protosocket::serve(

@@ -480,3 +480,115 @@ async fn redis_store_zero_window_clients() {
     require_send_timeout_closes(&mut outcome);
     outcome.assert_bounded();
 }
+
+// ---------------------------------------------------------------------------
+// The protosocket port (`--protosocket-listen`): its own connections, the
+// same store and bounds. A well-behaved protosocket client and newcomers
+// call beside the gRPC ones (common/attack/protosocket.rs).
+
+/// The protosocket clients were served throughout, and a new one is after.
+async fn require_protosocket_served(outcome: &mut Outcome, target: &attack::Target) {
+    if let Err(problem) = attack::protosocket::client_served(&outcome.stats) {
+        outcome.require(false, problem);
+    }
+    if !outcome.alive {
+        return;
+    }
+    let addr = target.server.protosocket_addr.unwrap();
+    let after = async {
+        let mut client = common::protosocket::Client::open(addr, "").await;
+        let get = common::protosocket::get(attack::CACHE, "k");
+        client.call(1, get).await
+    };
+    let answered = tokio::time::timeout(Duration::from_secs(5), after).await;
+    outcome.require(
+        answered.is_ok(),
+        "a new protosocket client was not answered within 5 s after the attack",
+    );
+}
+
+/// 4 protosocket connections, each writing Gets of a 4 MB value as fast as
+/// the server reads them and never reading an answer. The in-flight bound
+/// holds their memory: once each holds its share, its further answers are
+/// RESOURCE_EXHAUSTED and wait behind the ones it does not read, and no
+/// more is charged. What closes them then is the send timeout, shorter
+/// here than the short attack.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protosocket_clients_that_never_read() {
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&["--send-timeout", "1s"]);
+    setup.protosocket = true;
+    let mut target = attack::start(setup).await;
+    let mut outcome = attack::run(
+        &mut target,
+        "protosocket: never reading, 4 connections of Gets of 4 MB",
+        |ctx| attack::protosocket::never_reading(ctx, 4),
+    )
+    .await;
+    require_send_timeout_closes(&mut outcome);
+    require_protosocket_served(&mut outcome, &target).await;
+    outcome.assert_bounded();
+}
+
+/// Silent connections on the protosocket port: fewer than on the gRPC port
+/// (the same handshake deadline closes them; what is tested is that this
+/// port applies it, and keeps serving).
+const PROTOSOCKET_SILENT: usize = 5_000;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protosocket_silent_connections() {
+    let _serial = attack::serialize().await;
+    if !common::open_files::raise_or_skip(
+        "protosocket_silent_connections",
+        PROTOSOCKET_SILENT as u64 + 1_024,
+    ) {
+        return;
+    }
+    let mut setup = Setup::new(&["--handshake-timeout", HANDSHAKE_TIMEOUT]);
+    setup.protosocket = true;
+    let mut target = attack::start(setup).await;
+    let close_within = Duration::from_secs(2) + CLOSE_SLACK;
+    let length = attack_time().max(SILENT_MIN_LENGTH);
+    let mut outcome = attack::run_for(
+        &mut target,
+        "protosocket: 5,000 silent connections",
+        length,
+        |ctx| attack::protosocket::silent(ctx, PROTOSOCKET_SILENT, Some(close_within)),
+    )
+    .await;
+    let outlived = outcome.stats.outlived.load(Ordering::Relaxed);
+    outcome.require(
+        outlived == 0,
+        format!(
+            "{outlived} silent connections were still open {close_within:?} after they were opened"
+        ),
+    );
+    outcome.require(
+        closed(&outcome.stats) > 0,
+        "the server closed no silent connection",
+    );
+    outcome.require_closes_counted(&["handshake_timeout"]);
+    require_protosocket_served(&mut outcome, &target).await;
+    outcome.assert_bounded();
+}
+
+/// More silent connections than `--max-connections` on the protosocket
+/// port, with a handshake deadline too long to help: newcomers must still
+/// get in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protosocket_silent_connections_past_the_connection_cap() {
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&["--max-connections", "500", "--handshake-timeout", "60s"]);
+    setup.protosocket = true;
+    let mut target = attack::start(setup).await;
+    let mut outcome = attack::run_for(
+        &mut target,
+        "protosocket: 2,000 silent connections, cap 500",
+        attack_time().max(SILENT_MIN_LENGTH),
+        |ctx| attack::protosocket::silent(ctx, 2_000, None),
+    )
+    .await;
+    outcome.require_closes_counted(&["evict", "max_conn"]);
+    require_protosocket_served(&mut outcome, &target).await;
+    outcome.assert_bounded();
+}

@@ -1,173 +1,25 @@
 //! The protosocket port (`--protosocket-listen`) of the real server binary,
-//! spoken to by a small client written here: frames of a varint length and
-//! a protobuf message over a TCP (or TLS) socket.
+//! spoken to by the small client of `common/protosocket.rs`. Bad input on
+//! this port, against a baseline, is in `bad_input_protosocket.rs`.
 
 mod common;
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use bytes::{Buf, BytesMut};
+use common::protosocket::{
+    auth, command_frame, delete, error_of, frame, get, set, value_of, wait_for_closes, Client,
+    AUTH_ID,
+};
 use common::stores::{on_both_stores, Store};
-use common::{create_cache, process_metric, sample, scrape, ServerProcess};
+use common::{create_cache, sample, scrape, ServerProcess};
 use jiffy_server::proto::cache_client::ping_client::PingClient;
 use jiffy_server::proto::cache_client::PingRequest;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
-use jiffy_server::proto::protosocket::cache::cache_command::RpcKind;
 use jiffy_server::proto::protosocket::cache::cache_response::Kind;
-use jiffy_server::proto::protosocket::cache::unary::Command;
-use jiffy_server::proto::protosocket::cache::{
-    AuthenticateCommand, CacheCommand, CacheResponse, DeleteCommand, GetCommand, SetCommand, Unary,
-};
+use jiffy_server::proto::protosocket::cache::CacheCommand;
 use jiffy_server::proto::protosocket::common::Status;
-use prost::Message;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// How long any one answer may take before the test fails.
-const PATIENCE: Duration = Duration::from_secs(10);
-
-/// The id the official client authenticates with.
-const AUTH_ID: u64 = 0xDEAD_BEEF;
-
-/// A protosocket client over any stream.
-struct Client<S> {
-    stream: S,
-    buffer: BytesMut,
-}
-
-impl Client<TcpStream> {
-    async fn connect(addr: SocketAddr) -> Self {
-        Client::over(TcpStream::connect(addr).await.unwrap())
-    }
-
-    /// Connected and authenticated with `token`.
-    async fn open(addr: SocketAddr, token: &str) -> Self {
-        let mut client = Client::connect(addr).await;
-        let answer = client.call(AUTH_ID, auth(token)).await;
-        assert_eq!(answer, Kind::Auth(Default::default()));
-        client
-    }
-}
-
-impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
-    fn over(stream: S) -> Self {
-        Client {
-            stream,
-            buffer: BytesMut::new(),
-        }
-    }
-
-    async fn send(&mut self, id: u64, command: Command) {
-        self.send_raw(&frame(id, command)).await;
-    }
-
-    async fn send_raw(&mut self, bytes: &[u8]) {
-        self.stream.write_all(bytes).await.unwrap();
-    }
-
-    /// The next answer; `None` once the server has closed the connection.
-    async fn recv(&mut self) -> Option<CacheResponse> {
-        tokio::time::timeout(PATIENCE, self.next())
-            .await
-            .expect("no answer in time")
-    }
-
-    async fn next(&mut self) -> Option<CacheResponse> {
-        loop {
-            if let Ok(size) = prost::decode_length_delimiter(&self.buffer[..]) {
-                let prefix = prost::length_delimiter_len(size);
-                if self.buffer.len() >= prefix + size {
-                    self.buffer.advance(prefix);
-                    let message = self.buffer.split_to(size);
-                    return Some(CacheResponse::decode(message).unwrap());
-                }
-            }
-            match self.stream.read_buf(&mut self.buffer).await {
-                Ok(0) | Err(_) => return None,
-                Ok(_) => {}
-            }
-        }
-    }
-
-    /// Sends one command and waits for its answer.
-    async fn call(&mut self, id: u64, command: Command) -> Kind {
-        self.send(id, command).await;
-        let answer = self.recv().await.expect("the connection closed");
-        assert_eq!(answer.message_id, id);
-        answer.kind.expect("an answer of some kind")
-    }
-
-    /// True once the server closes the connection (answers read on the way
-    /// are dropped).
-    async fn closed(&mut self) -> bool {
-        let drain = async { while self.next().await.is_some() {} };
-        tokio::time::timeout(PATIENCE, drain).await.is_ok()
-    }
-}
-
-fn frame(id: u64, command: Command) -> Vec<u8> {
-    command_frame(CacheCommand {
-        message_id: id,
-        control_code: 0,
-        rpc_kind: Some(RpcKind::Unary(Unary {
-            command: Some(command),
-        })),
-    })
-}
-
-fn command_frame(command: CacheCommand) -> Vec<u8> {
-    command.encode_length_delimited_to_vec()
-}
-
-fn auth(token: &str) -> Command {
-    Command::Auth(AuthenticateCommand {
-        token: token.to_owned(),
-    })
-}
-
-fn get(cache: &str, key: &str) -> Command {
-    Command::Get(GetCommand {
-        namespace: cache.to_owned(),
-        key: key.as_bytes().to_vec().into(),
-    })
-}
-
-fn set(cache: &str, key: &str, value: &[u8], ttl_ms: u64) -> Command {
-    Command::Set(SetCommand {
-        namespace: cache.to_owned(),
-        key: key.as_bytes().to_vec().into(),
-        value: value.to_vec().into(),
-        ttl_milliseconds: ttl_ms,
-    })
-}
-
-fn delete(cache: &str, key: &str) -> Command {
-    Command::Delete(DeleteCommand {
-        namespace: cache.to_owned(),
-        key: key.as_bytes().to_vec().into(),
-    })
-}
-
-/// The error of an answer: its status and message.
-fn error_of(kind: Kind) -> (Status, String) {
-    match kind {
-        Kind::Error(error) => (error.code(), error.message),
-        other => panic!("expected an error, got {other:?}"),
-    }
-}
-
-fn value_of(kind: Kind) -> Option<Vec<u8>> {
-    match kind {
-        Kind::Get(hit) => Some(hit.value.to_vec()),
-        Kind::Error(error)
-            if error.code() == Status::NotFound && error.message == "Key not found" =>
-        {
-            None
-        }
-        other => panic!("expected a hit or a miss, got {other:?}"),
-    }
-}
 
 /// The binary with the protosocket port and metrics on free ports, plus `args`.
 fn spawn(args: &[&str]) -> ServerProcess {
@@ -192,28 +44,6 @@ fn port(server: &ServerProcess) -> SocketAddr {
 async fn with_cache(server: &ServerProcess, cache: &str) {
     let mut control = ScsControlClient::connect(server.url()).await.unwrap();
     create_cache(&mut control, cache).await;
-}
-
-async fn closes_for(server: &ServerProcess, reason: &str) -> f64 {
-    let series = format!("jiffy_connections_closed_total{{reason=\"{reason}\"}}");
-    process_metric(server, &series).await
-}
-
-/// Waits until `count` connections have closed for `reason` (the count
-/// follows the close by a moment).
-async fn wait_for_closes(server: &ServerProcess, reason: &str, count: f64) {
-    let deadline = std::time::Instant::now() + PATIENCE;
-    loop {
-        let closes = closes_for(server, reason).await;
-        if closes == count {
-            return;
-        }
-        assert!(
-            closes < count && std::time::Instant::now() < deadline,
-            "{closes} closes for {reason}, not {count}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test]
@@ -395,104 +225,38 @@ async fn cancels_are_accepted_in_flight_or_not() {
 }
 
 #[tokio::test]
-async fn commands_before_authenticate_are_refused_and_change_nothing() {
-    let server = spawn(&[]);
-    with_cache(&server, "c").await;
-    let mut client = Client::connect(port(&server)).await;
-    let (code, message) = error_of(client.call(1, set("c", "k", b"v", 60_000)).await);
-    assert_eq!(code, Status::Unauthenticated);
-    assert!(message.contains("authenticate first"), "{message}");
-    assert_eq!(
-        client.call(AUTH_ID, auth("")).await,
-        Kind::Auth(Default::default())
-    );
-    assert_eq!(value_of(client.call(2, get("c", "k")).await), None);
-}
-
-#[tokio::test]
-async fn unknown_commands_and_control_codes_are_answered() {
-    let server = spawn(&[]);
-    with_cache(&server, "c").await;
-    let mut client = Client::open(port(&server), "").await;
-    let no_kind = CacheCommand {
-        message_id: 1,
-        control_code: 0,
-        rpc_kind: None,
-    };
-    // Message id 2, and a Unary whose command is field 99, which this
-    // server does not know: as a newer client would send a newer command.
-    let unknown = [0x10, 0x02, 0x52, 0x03, 0x9a, 0x06, 0x00];
-    let mut unknown_frame = vec![unknown.len() as u8];
-    unknown_frame.extend(unknown);
-    for (id, bytes) in [(1, command_frame(no_kind)), (2, unknown_frame)] {
-        client.send_raw(&bytes).await;
-        let answer = client.recv().await.unwrap();
-        assert_eq!(answer.message_id, id);
-        let (code, message) = error_of(answer.kind.unwrap());
-        assert_eq!(code, Status::Unimplemented);
-        assert!(message.contains("unknown command"), "{message}");
-    }
-    let odd_code = CacheCommand {
-        message_id: 3,
-        control_code: 9,
-        rpc_kind: None,
-    };
-    client.send_raw(&command_frame(odd_code)).await;
-    let (code, _) = error_of(client.recv().await.unwrap().kind.unwrap());
-    assert_eq!(code, Status::InvalidArgument);
-    assert_eq!(value_of(client.call(4, get("c", "k")).await), None);
-}
-
-#[tokio::test]
-async fn bad_frames_close_the_connection_and_nothing_else() {
-    let server = spawn(&["--request-timeout", "1s"]);
-    with_cache(&server, "c").await;
-    let addr = port(&server);
-    let before = |client: &mut Vec<u8>| client.extend(frame(AUTH_ID, auth("")));
-
-    // A length over --max-request-size (5 MiB): closed before the rest.
-    let mut oversized = Vec::new();
-    before(&mut oversized);
-    prost::encode_length_delimiter(6 << 20, &mut oversized).unwrap();
-    oversized.extend([0u8; 64]);
-    // Eleven bytes with the continuation bit set: no varint.
-    let mut no_varint = Vec::new();
-    before(&mut no_varint);
-    no_varint.extend([0xff; 11]);
-    // A whole frame that is no message.
-    let mut garbage = Vec::new();
-    before(&mut garbage);
-    garbage.extend([3, 0xff, 0xff, 0xff]);
-    // Half a Set, then silence: closed after --request-timeout.
-    let mut stalled = Vec::new();
-    before(&mut stalled);
-    let whole = frame(1, set("c", "k", b"value", 60_000));
-    stalled.extend(&whole[..whole.len() / 2]);
-
-    for bytes in [oversized, no_varint, garbage, stalled] {
-        let mut client = Client::connect(addr).await;
-        client.send_raw(&bytes).await;
-        assert!(client.closed().await, "the connection stays open");
-    }
-    // Half a Set, then the end of the stream.
-    let mut client = Client::connect(addr).await;
-    client.send_raw(&whole[..whole.len() - 1]).await;
-    client.stream.shutdown().await.unwrap();
-    assert!(client.closed().await);
-
-    wait_for_closes(&server, "frame_too_large", 1.0).await;
-    wait_for_closes(&server, "bad_frame", 4.0).await;
-    // Still up, and nothing was stored.
-    let mut client = Client::open(addr, "").await;
-    assert_eq!(value_of(client.call(2, get("c", "k")).await), None);
-}
-
-#[tokio::test]
 async fn a_silent_connection_is_closed_after_the_handshake_timeout() {
     let server = spawn(&["--handshake-timeout", "300ms"]);
     let mut client = Client::connect(port(&server)).await;
     assert!(client.closed().await);
     wait_for_closes(&server, "handshake_timeout", 1.0).await;
+}
+
+/// At `--max-connections` a new connection takes the place of the oldest
+/// one still waiting for its first frame; one past its first frame stays.
+#[tokio::test]
+async fn at_the_cap_a_newcomer_replaces_the_oldest_silent_connection() {
+    let server = spawn(&["--max-connections", "3", "--handshake-timeout", "60s"]);
+    with_cache(&server, "c").await;
+    let addr = port(&server);
+    let mut busy = Client::open(addr, "").await;
+    // Each one counted before the next connects, so that the server
+    // accepts them in this order (and the gRPC one of `with_cache` is gone).
+    wait_for_open(&server, 1.0).await;
+    let mut oldest = Client::connect(addr).await;
+    wait_for_open(&server, 2.0).await;
+    let _younger = Client::connect(addr).await;
+    wait_for_open(&server, 3.0).await;
+    let mut newcomer = Client::open(addr, "").await;
+    assert_eq!(value_of(newcomer.call(1, get("c", "k")).await), None);
+    assert!(oldest.closed().await);
+    wait_for_closes(&server, "evicted_in_handshake", 1.0).await;
+    assert_eq!(value_of(busy.call(1, get("c", "k")).await), None);
+}
+
+/// Waits until the two ports count `open` connections together.
+async fn wait_for_open(server: &ServerProcess, open: f64) {
+    common::wait_for_open_connections(server, open).await;
 }
 
 #[tokio::test]

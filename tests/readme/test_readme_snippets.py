@@ -7,7 +7,10 @@ and each SDK's.
 
 Each snippet runs against a fresh jiffy-server (the release build, or
 $JIFFY_SERVER_BIN), with the README's port 8080 changed to the server's
-free port: the only edit. Python snippets run in this virtualenv (our SDK
+free port: the only edit. A snippet that reads MOMENTO_API_KEY gets what
+the README tells its reader to do first: a server with auth on, and in
+that variable the key `jiffy-server token create --format momento-v1`
+prints. Python snippets run in this virtualenv (our SDK
 and the official `momento` package); JavaScript snippets run as ES modules
 from the package that provides their import, `@jiffy/sdk` from sdk/js (a
 package may import itself by name) and `@gomomento/sdk` from the
@@ -21,6 +24,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,21 +56,32 @@ def snippets() -> list[tuple[str, str, str]]:
     return found
 
 
-@pytest.fixture
-def port() -> Iterator[int]:
-    """A fresh server on a free port, stopped after the snippet."""
-    server = subprocess.Popen(
-        [str(SERVER_BIN), "--listen", "127.0.0.1:0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+@contextmanager
+def serving(directory: Path, auth: bool) -> Iterator[tuple[int, dict[str, str]]]:
+    """A fresh server on a free port, stopped after the snippet; its port,
+    and the environment the snippet runs in (with auth on, the key)."""
+    args = [str(SERVER_BIN), "--listen", "127.0.0.1:0"]
+    env = dict(os.environ)
+    if auth:
+        secret = directory / "secret"
+        secret.write_text("a readme test secret of at least thirty-two bytes")
+        args += ["--auth-secret-file", str(secret)]
+        key = subprocess.run(
+            [str(SERVER_BIN), "token", "create", "--auth-secret-file", str(secret)]
+            + ["--caches", "all", "--role", "admin", "--expires-in", "1h"]
+            + ["--format", "momento-v1"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        env["MOMENTO_API_KEY"] = key.stdout.strip()
+    server = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert server.stdout is not None
     line = server.stdout.readline()
     match = re.match(r"listening on 127\.0\.0\.1:(\d+)", line)
     assert match, f"jiffy-server said {line!r}"
     try:
-        yield int(match.group(1))
+        yield int(match.group(1)), env
     finally:
         server.terminate()
         server.wait()
@@ -81,11 +96,14 @@ def test_every_readme_has_programs_in_its_languages() -> None:
 @pytest.mark.parametrize(
     ("language", "code", "where"), snippets(), ids=[where for _, _, where in snippets()]
 )
-def test_program_runs_as_pasted(
-    language: str, code: str, where: str, port: int, tmp_path: Path
-) -> None:
+def test_program_runs_as_pasted(language: str, code: str, where: str, tmp_path: Path) -> None:
     assert "8080" in code, f"{where}: the program names no server"
-    code = code.replace("8080", str(port))
+    with serving(tmp_path, auth="MOMENTO_API_KEY" in code) as (port, env):
+        run(language, code.replace("8080", str(port)), where, env, tmp_path)
+
+
+def run(language: str, code: str, where: str, env: dict[str, str], tmp_path: Path) -> None:
+    """Runs one program as its reader would, and checks what it printed."""
     if language == "python":
         command = [sys.executable, "-c", code]
         cwd = tmp_path
@@ -95,7 +113,7 @@ def test_program_runs_as_pasted(
         script.write_text(code)
         command, cwd = ["node", str(script)], home
     try:
-        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
     finally:
         if language == "js":
             script.unlink()

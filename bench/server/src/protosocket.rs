@@ -208,7 +208,8 @@ async fn read_answers(socket: OwnedReadHalf, state: Rc<State>) {
         FrameReader::new(socket, MAX_ANSWER_FRAME, FRAME_TIMEOUT);
     let reason = loop {
         match frames.next().await {
-            Ok(Some(answer)) => {
+            Ok(Some(frame)) => {
+                let answer = frame.message;
                 let id = answer.message_id;
                 let Some(worker) = state.waiting.borrow_mut().remove(&id) else {
                     break format!("an answer under message id {id}, which no command had");

@@ -9,6 +9,7 @@
 //! - [`claims`] — roles and cache scopes.
 //! - [`secret`] — reading the secret, never showing it.
 //! - [`token`] — `jiffy-server token create`.
+//! - [`momento_key`] — a token wrapped as a Momento v1 key, for the official SDKs.
 //! - [`layer`] — the per-call check; [`Grant`] carries the claims on to handlers.
 //!
 //! With no secret configured, no layer is installed and no [`Grant`] is
@@ -16,6 +17,7 @@
 
 pub mod claims;
 pub mod layer;
+pub mod momento_key;
 pub mod secret;
 pub mod token;
 mod verifier;

@@ -5,6 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 
 use super::claims::{CacheScope, Claims, Role};
+use super::momento_key;
 use super::secret::Secret;
 
 #[derive(clap::Subcommand, Debug)]
@@ -28,9 +29,44 @@ pub struct CreateArgs {
     /// Who the token is for; shown in nothing but the token itself, to tell tokens apart.
     #[arg(long)]
     pub subject: Option<String>,
+    /// `jiffy`: the token, for the jiffy SDKs and any client that sends it
+    /// in `authorization`. `momento-v1`: the token wrapped as a Momento v1
+    /// key (base64 of JSON `api_key`, `endpoint`), the form the official
+    /// Momento SDKs read; they send the token inside.
+    #[arg(long, value_enum, default_value_t = Format::Jiffy)]
+    pub format: Format,
+    /// With `--format momento-v1`, the host the key names: the official
+    /// SDKs connect to cache.HOST and control.HOST on port 443 with TLS
+    /// unless their endpoints are overridden in code [default: localhost]
+    #[arg(long, value_name = "HOST", value_parser = momento_key::parse_endpoint)]
+    pub momento_endpoint: Option<String>,
+}
+
+/// What `token create` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Jiffy,
+    #[value(name = "momento-v1")]
+    MomentoV1,
 }
 
 impl CreateArgs {
+    /// What `token create` prints: the token signed with `secret`, in the
+    /// format asked for.
+    pub fn create(&self, secret: &Secret, now: SystemTime) -> Result<String, String> {
+        let token = sign(secret, &self.claims(now)?);
+        match (self.format, &self.momento_endpoint) {
+            (Format::Jiffy, None) => Ok(token),
+            (Format::Jiffy, Some(_)) => {
+                Err("--momento-endpoint goes with --format momento-v1".into())
+            }
+            (Format::MomentoV1, endpoint) => {
+                let endpoint = endpoint.as_deref().unwrap_or(momento_key::DEFAULT_ENDPOINT);
+                Ok(momento_key::wrap(&token, endpoint))
+            }
+        }
+    }
+
     pub fn claims(&self, now: SystemTime) -> Result<Claims, String> {
         if self.expires_in < Duration::from_secs(1) {
             return Err("--expires-in must be at least 1s".into());

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use jiffy_server::auth::token::{self, TokenCommand};
+use jiffy_server::auth::token::TokenCommand;
 use jiffy_server::config::{Cli, Command, Config, ConfigError, LogFormat};
 use tokio::net::TcpListener;
 
@@ -80,9 +80,9 @@ fn token_command(command: TokenCommand, config: &Config) -> ExitCode {
                 .into(),
         ));
     };
-    match args.claims(std::time::SystemTime::now()) {
-        Ok(claims) => {
-            println!("{}", token::sign(secret, &claims));
+    match args.create(secret, std::time::SystemTime::now()) {
+        Ok(printed) => {
+            println!("{printed}");
             ExitCode::SUCCESS
         }
         Err(message) => bad_config(ConfigError::Invalid(message)),

@@ -9,6 +9,9 @@
 //! - Answers go to the socket through a queue of `max_in_flight` frames; a
 //!   write that makes no progress for `send_timeout` closes the connection
 //!   (a client that never reads).
+//! - Frames, commands and answers are charged to the server's in-flight
+//!   budget ([`super::budget`]); when it closes this connection to make
+//!   room for others, the connection ends (`in_flight_limit`).
 //! - A cancel (control code 1) aborts the command in flight under its id,
 //!   and nothing is answered; a cancel for no such command is ignored.
 
@@ -16,27 +19,29 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 use tonic::Code;
 
+use super::answers::{charged_answer, write_answers, Answer};
 use super::auth::{authenticate, Session};
+use super::budget::{Budget, CALL_OVERHEAD};
 use super::dispatch::{self, Context};
-use super::framing::{encode, FrameError, FrameReader};
+use super::framing::{encode, Frame, FrameError, FrameReader};
 use crate::backend::Storage;
+use crate::in_flight::CallCharges;
 use crate::listener::CloseReason;
 use crate::metrics::{InFlightGuard, Metrics, RpcId, Transport};
 use crate::proto::protosocket::cache::cache_command::RpcKind;
 use crate::proto::protosocket::cache::cache_response::Kind;
 use crate::proto::protosocket::cache::unary::Command;
-use crate::proto::protosocket::cache::{AuthenticateResponse, CacheCommand, CacheResponse};
+use crate::proto::protosocket::cache::{AuthenticateResponse, CacheResponse};
 use crate::rpcs::{self, Rpc};
 
 /// The control codes of protosocket-rpc.
-const NORMAL: u32 = 0;
+pub(super) const NORMAL: u32 = 0;
 const CANCEL: u32 = 1;
 
 /// What a connection may use and how long it may take.
@@ -54,24 +59,30 @@ pub struct Limits {
     pub send_timeout: Duration,
 }
 
-/// Serves one connection until it ends; says why it did.
+/// Serves one connection until it ends; says why it did. `handshaken` is
+/// called once its first frame has arrived.
 pub async fn serve<S, IO>(
     context: Arc<Context<S>>,
     limits: Limits,
     io: IO,
     mut stop: watch::Receiver<bool>,
+    handshaken: impl FnOnce(),
 ) -> CloseReason
 where
     S: Storage,
     IO: AsyncRead + AsyncWrite + Send + 'static,
 {
     let (read_half, write_half) = tokio::io::split(io);
-    let mut reader = FrameReader::new(read_half, limits.max_frame, limits.frame_timeout);
+    let budget = Budget::open(&context.in_flight);
+    let state = budget.connection().clone();
+    let mut reader =
+        FrameReader::new(read_half, limits.max_frame, limits.frame_timeout).counted(budget.clone());
     let (answers, outbox) = mpsc::channel(limits.max_in_flight);
     let writer = write_answers(write_half, outbox, limits.send_timeout);
     tokio::pin!(writer);
     let mut connection = Connection {
         context,
+        budget,
         session: Session::Unauthenticated,
         in_flight: HashMap::new(),
         tasks: JoinSet::new(),
@@ -79,11 +90,12 @@ where
     };
     let first_frame = tokio::time::sleep(limits.first_frame_timeout);
     tokio::pin!(first_frame);
-    let mut framed = false;
+    let mut handshaken = Some(handshaken);
     loop {
         let room = connection.tasks.len() < limits.max_in_flight;
-        let command = tokio::select! {
+        let frame = tokio::select! {
             result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
+            () = state.close.notified() => return CloseReason::InFlightLimit,
             _ = stop.changed() => break,
             Some(done) = connection.tasks.join_next_with_id(), if !connection.tasks.is_empty() => {
                 if let Ok((task, id)) = done {
@@ -91,20 +103,23 @@ where
                 }
                 continue;
             }
-            () = &mut first_frame, if !framed => return CloseReason::HandshakeTimeout,
+            () = &mut first_frame, if handshaken.is_some() => return CloseReason::HandshakeTimeout,
             frame = reader.next(), if room => frame,
         };
-        framed = true;
-        let command = match command {
-            Ok(Some(command)) => command,
+        if let Some(handshaken) = handshaken.take() {
+            handshaken();
+        }
+        let frame = match frame {
+            Ok(Some(frame)) => frame,
             Ok(None) => break,
             Err(FrameError::TooLarge { .. }) => return CloseReason::FrameTooLarge,
+            Err(FrameError::InFlightFull) => return CloseReason::InFlightLimit,
             Err(error) => {
                 tracing::debug!(%error, "protosocket: closing a connection");
                 return CloseReason::BadFrame;
             }
         };
-        if let Some(answer) = connection.take(command) {
+        if let Some(answer) = connection.take(frame) {
             let sent = tokio::select! {
                 sent = connection.answers.send(answer) => sent,
                 result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
@@ -124,6 +139,7 @@ where
         tokio::select! {
             done = tasks.join_next() => if done.is_none() { break },
             result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
+            () = state.close.notified() => return CloseReason::InFlightLimit,
         }
     }
     match writer.await {
@@ -135,24 +151,31 @@ where
 
 struct Connection<S> {
     context: Arc<Context<S>>,
+    budget: Budget,
     session: Session,
     /// The commands running, by message id, with their task's id so that a
     /// finished task cannot remove a later command that reused its id.
     in_flight: HashMap<u64, (tokio::task::Id, AbortHandle)>,
     tasks: JoinSet<u64>,
-    answers: mpsc::Sender<Bytes>,
+    answers: mpsc::Sender<Answer>,
 }
 
 impl<S: Storage> Connection<S> {
     /// Starts or cancels one command; the frame to answer at once, if any.
-    fn take(&mut self, command: CacheCommand) -> Option<Bytes> {
+    fn take(&mut self, frame: Frame) -> Option<Answer> {
+        let Frame {
+            message: command,
+            size,
+            charge,
+        } = frame;
         let id = command.message_id;
         let reply = |kind| {
-            Some(encode(&CacheResponse {
+            let frame = encode(&CacheResponse {
                 message_id: id,
                 control_code: NORMAL,
                 kind: Some(kind),
-            }))
+            });
+            Some((frame, None))
         };
         let unary = match (command.control_code, command.rpc_kind) {
             (CANCEL, _) => {
@@ -198,19 +221,35 @@ impl<S: Storage> Connection<S> {
             );
             return reply(self.refuse(Some(rpc), Code::InvalidArgument, &message));
         }
+        // Charged as a gRPC call is, its overhead and its body.
+        let need = CALL_OVERHEAD + size;
+        let charge = match charge {
+            Some(charge) => charge.top_up(need),
+            None => self.budget.charge(need),
+        };
+        let Some(charge) = charge else {
+            let status = self.budget.full_status();
+            return reply(self.refuse(Some(rpc), Code::ResourceExhausted, status.message()));
+        };
         let call = Call::start(&self.context.metrics, rpc);
         let (context, session) = (self.context.clone(), self.session.clone());
-        let answers = self.answers.clone();
+        let (answers, budget) = (self.answers.clone(), self.budget.clone());
         let task = self.tasks.spawn(async move {
             let mut call = call;
-            let outcome = dispatch::data(&context, &session, rpc, command).await;
-            call.finish(outcome.code);
-            let frame = encode(&CacheResponse {
-                message_id: id,
-                control_code: NORMAL,
-                kind: Some(outcome.kind),
-            });
-            let _ = answers.send(frame).await;
+            // What the store charges for an answer it reads into new
+            // memory (the Redis store), until the answer is charged.
+            let store = CallCharges::new(
+                budget.in_flight().clone(),
+                Some(budget.connection().clone()),
+            );
+            let outcome = store
+                .within(dispatch::data(&context, &session, rpc, command))
+                .await;
+            drop(charge);
+            let (code, answer) = charged_answer(&budget, id, outcome).await;
+            drop(store);
+            call.finish(code);
+            let _ = answers.send(answer).await;
             id
         });
         self.in_flight.insert(id, (task.id(), task));
@@ -278,59 +317,41 @@ impl Drop for Call {
     }
 }
 
-/// Writes answers as they come, several to a write when they queue up;
-/// ends when the queue closes, or with why the connection must close.
-async fn write_answers<W: AsyncWrite>(
-    io: W,
-    mut outbox: mpsc::Receiver<Bytes>,
-    send_timeout: Duration,
-) -> Result<(), CloseReason> {
-    let io = BufWriter::with_capacity(64 << 10, io);
-    tokio::pin!(io);
-    while let Some(frame) = outbox.recv().await {
-        let batch = async {
-            io.write_all(&frame).await?;
-            while let Ok(more) = outbox.try_recv() {
-                io.write_all(&more).await?;
-            }
-            io.flush().await
-        };
-        match tokio::time::timeout(send_timeout, batch).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Err(CloseReason::ClientClosed),
-            Err(_) => return Err(CloseReason::SendTimeout),
-        }
-    }
-    let _ = tokio::time::timeout(send_timeout, io.shutdown()).await;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use prost::Message;
 
     use super::*;
     use crate::config::Config;
-    use crate::proto::protosocket::cache::GetCommand;
+    use crate::proto::protosocket::cache::{CacheCommand, GetCommand};
     use crate::service::DataPlane;
     use crate::store::{Store, StoreConfig};
 
-    fn connection() -> (Connection<Arc<Store>>, mpsc::Receiver<Bytes>) {
+    fn connection() -> (Connection<Arc<Store>>, mpsc::Receiver<Answer>) {
+        connection_within(1 << 30)
+    }
+
+    /// A connection of a server whose in-flight budget is `in_flight` bytes.
+    fn connection_within(in_flight: usize) -> (Connection<Arc<Store>>, mpsc::Receiver<Answer>) {
         let config = Config::defaults();
         let store = Store::new(StoreConfig {
             max_memory: config.max_memory,
             max_caches: config.max_caches,
         });
         let metrics = Metrics::new(None, config.max_memory);
+        let gauge = prometheus::IntGauge::new("in_flight", "test").unwrap();
         let context = Context {
             plane: DataPlane::new(store, config.limits, metrics.lookups()),
             verifier: None,
             metrics,
+            in_flight: crate::in_flight::InFlight::new(in_flight, gauge),
             max_value: 1 << 20,
         };
         let (answers, outbox) = mpsc::channel(8);
+        let budget = Budget::open(&context.in_flight);
         let connection = Connection {
             context: Arc::new(context),
+            budget,
             session: Session::Open,
             in_flight: HashMap::new(),
             tasks: JoinSet::new(),
@@ -339,8 +360,16 @@ mod tests {
         (connection, outbox)
     }
 
-    fn get(id: u64) -> CacheCommand {
-        CacheCommand {
+    fn read(command: CacheCommand) -> Frame {
+        Frame {
+            size: command.encoded_len() + 1,
+            message: command,
+            charge: None,
+        }
+    }
+
+    fn get(id: u64) -> Frame {
+        read(CacheCommand {
             message_id: id,
             control_code: NORMAL,
             rpc_kind: Some(RpcKind::Unary(crate::proto::protosocket::cache::Unary {
@@ -349,7 +378,7 @@ mod tests {
                     key: "k".into(),
                 })),
             })),
-        }
+        })
     }
 
     /// On one thread the first command cannot run before the second is
@@ -359,7 +388,7 @@ mod tests {
         let (mut connection, mut outbox) = connection();
         assert!(connection.take(get(5)).is_none());
         let refused = connection.take(get(5)).expect("answered at once");
-        let refused = CacheResponse::decode_length_delimited(refused).unwrap();
+        let refused = CacheResponse::decode_length_delimited(refused.0).unwrap();
         assert_eq!(refused.message_id, 5);
         let Some(Kind::Error(error)) = refused.kind else {
             panic!("{refused:?}")
@@ -371,7 +400,9 @@ mod tests {
             connection.finished(id, task);
         }
         assert!(connection.in_flight.is_empty());
-        let first = CacheResponse::decode_length_delimited(outbox.recv().await.unwrap()).unwrap();
+        let (first, charge) = outbox.recv().await.unwrap();
+        assert!(charge.is_some(), "an answer is charged until written");
+        let first = CacheResponse::decode_length_delimited(first).unwrap();
         assert_eq!(first.message_id, 5);
         // The cache does not exist: the first command ran and said so.
         let Some(Kind::Error(error)) = first.kind else {
@@ -386,11 +417,11 @@ mod tests {
     async fn a_cancel_aborts_the_command_and_answers_nothing() {
         let (mut connection, mut outbox) = connection();
         assert!(connection.take(get(3)).is_none());
-        let cancel = CacheCommand {
+        let cancel = read(CacheCommand {
             message_id: 3,
             control_code: CANCEL,
             rpc_kind: None,
-        };
+        });
         assert!(connection.take(cancel).is_none());
         assert!(connection.in_flight.is_empty());
         let done = connection.tasks.join_next().await.unwrap();
@@ -400,5 +431,22 @@ mod tests {
             outbox.recv().await.is_none(),
             "no answer to a cancelled command"
         );
+    }
+
+    /// A command whose charge would pass the bound, from the connection
+    /// holding the most of it (the only one here): refused, not run.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_command_past_the_in_flight_bound_is_resource_exhausted() {
+        let (mut connection, _outbox) = connection_within(CALL_OVERHEAD);
+        let (refused, charge) = connection.take(get(7)).expect("answered at once");
+        assert!(charge.is_none());
+        let refused = CacheResponse::decode_length_delimited(refused).unwrap();
+        let Some(Kind::Error(error)) = refused.kind else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(error.code, Code::ResourceExhausted as i32);
+        assert!(error.message.contains("--max-in-flight-bytes"));
+        assert!(connection.in_flight.is_empty());
+        assert_eq!(connection.context.in_flight.used(), 0);
     }
 }

@@ -10,6 +10,7 @@ use super::auth::{authorize, Session};
 use crate::auth::Verifier;
 use crate::backend::Storage;
 use crate::error::Error;
+use crate::in_flight::InFlight;
 use crate::metrics::Metrics;
 use crate::proto::protosocket::cache::cache_response::Kind;
 use crate::proto::protosocket::cache::unary::Command;
@@ -31,6 +32,9 @@ pub struct Context<S> {
     /// `None` without `--auth-secret-file`: any token is accepted.
     pub verifier: Option<Arc<Verifier>>,
     pub metrics: Arc<Metrics>,
+    /// The server's `--max-in-flight-bytes` budget, shared with the gRPC
+    /// port: commands and answers are charged to it (`budget`).
+    pub in_flight: Arc<InFlight>,
     /// The largest value a Get answer can carry (`framing`), or
     /// `--max-value-size` if lower: what a Set may store over this port.
     pub max_value: usize,

@@ -3,8 +3,9 @@
 //! [`FrameReader`] takes commands off a byte stream without trusting it: a
 //! length over the limit is refused before any of the message is buffered,
 //! a length prefix that is no varint and a message that does not decode are
-//! errors, and so is a stream that ends inside a frame. It reads answers as
-//! well, for a client (the load client of `bench/server`).
+//! errors, and so is a stream that ends inside a frame. Given a [`Budget`],
+//! a frame that arrives in pieces is charged to it from the first. It reads
+//! answers as well, for a client (the load client of `bench/server`).
 
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -14,6 +15,7 @@ use prost::Message;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
 
+use super::budget::{Budget, Charge};
 use crate::proto::protosocket::cache::{cache_response, CacheCommand, CacheResponse, GetResponse};
 
 /// The largest frame the official client reads (protosocket-rpc's default
@@ -37,6 +39,18 @@ pub enum FrameError {
     Truncated,
     #[error("a frame was not complete within --request-timeout")]
     Stalled,
+    #[error("a frame did not fit in --max-in-flight-bytes, and this connection held the most")]
+    InFlightFull,
+}
+
+/// A message read (a command, or a client's answer), the size of its frame,
+/// and what its frame was charged while it arrived (`None` if it came whole,
+/// or nothing is counted).
+#[derive(Debug)]
+pub struct Frame<M = CacheCommand> {
+    pub message: M,
+    pub size: usize,
+    pub charge: Option<Charge>,
 }
 
 /// Reads messages off one connection: commands (the server's side, the
@@ -52,6 +66,10 @@ pub struct FrameReader<R, M = CacheCommand> {
     frame_timeout: Duration,
     /// When the first byte of the frame now in the buffer arrived.
     frame_started: Option<Instant>,
+    /// Where frames arriving in pieces are charged (`None`: uncounted).
+    budget: Option<Budget>,
+    /// The charge of the frame now arriving.
+    arriving: Option<Charge>,
     message: PhantomData<fn() -> M>,
 }
 
@@ -63,13 +81,21 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
             limit,
             frame_timeout,
             frame_started: None,
+            budget: None,
+            arriving: None,
             message: PhantomData,
         }
     }
 
+    /// Charges each frame that arrives in pieces to `budget` while it does.
+    pub fn counted(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// The next message; `None` when the stream ends between frames.
     /// Cancel-safe: dropped while waiting, it loses no bytes.
-    pub async fn next(&mut self) -> Result<Option<M>, FrameError> {
+    pub async fn next(&mut self) -> Result<Option<Frame<M>>, FrameError> {
         loop {
             if let Some(command) = self.parse()? {
                 return Ok(Some(command));
@@ -93,7 +119,7 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
     }
 
     /// A whole message off the front of the buffer, if it holds one.
-    fn parse(&mut self) -> Result<Option<M>, FrameError> {
+    fn parse(&mut self) -> Result<Option<Frame<M>>, FrameError> {
         if self.buffer.is_empty() {
             self.frame_started = None;
             return Ok(None);
@@ -108,6 +134,10 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
             });
         }
         if self.buffer.len() < prefix + size {
+            if let (None, Some(budget)) = (&self.arriving, &self.budget) {
+                let charge = budget.charge(prefix + size);
+                self.arriving = Some(charge.ok_or(FrameError::InFlightFull)?);
+            }
             self.buffer
                 .reserve(prefix + size - self.buffer.len() + READ_CHUNK);
             return Ok(None);
@@ -115,9 +145,13 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
         self.buffer.advance(prefix);
         let message = self.buffer.split_to(size).freeze();
         self.frame_started = (!self.buffer.is_empty()).then(Instant::now);
-        M::decode(message)
-            .map(Some)
-            .map_err(|error| FrameError::Garbage(error.to_string()))
+        let charge = self.arriving.take();
+        let message = M::decode(message).map_err(|error| FrameError::Garbage(error.to_string()))?;
+        Ok(Some(Frame {
+            message,
+            size: prefix + size,
+            charge,
+        }))
     }
 }
 
@@ -213,10 +247,11 @@ mod tests {
                 client.write_all(&[byte]).await.unwrap();
             }
         });
-        assert_eq!(reader.next().await.unwrap(), Some(command.clone()));
-        assert_eq!(reader.next().await.unwrap(), Some(command));
+        let mut next = async || reader.next().await.unwrap().map(|frame| frame.message);
+        assert_eq!(next().await, Some(command.clone()));
+        assert_eq!(next().await, Some(command));
         writing.await.unwrap();
-        assert_eq!(reader.next().await.unwrap(), None);
+        assert_eq!(next().await, None);
     }
 
     #[tokio::test]
@@ -224,7 +259,8 @@ mod tests {
         let answer = get_hit(3, vec![1, 2, 3].into());
         let bytes = encode(&answer);
         let mut reader = FrameReader::new(&bytes[..], 1 << 10, Duration::from_secs(5));
-        assert_eq!(reader.next().await.unwrap(), Some(answer));
-        assert_eq!(reader.next().await.unwrap(), None::<CacheResponse>);
+        let read = reader.next().await.unwrap().map(|frame| frame.message);
+        assert_eq!(read, Some(answer));
+        assert!(reader.next().await.unwrap().is_none());
     }
 }

@@ -18,22 +18,28 @@
 //! input.
 //!
 //! - [`framing`] — frames in and out, and the largest value an answer carries.
-//! - [`connection`] — one connection: in-flight commands, cancel, answers.
+//! - [`connection`] — one connection: in-flight commands, cancel.
+//! - [`answers`] — answers charged, encoded and written.
 //! - [`dispatch`] — each command, through the gRPC handlers' code.
 //! - [`auth`] — the session Authenticate opens, checked per command.
+//! - [`budget`] — what commands and answers hold of `--max-in-flight-bytes`.
 
+pub mod answers;
 pub mod auth;
+pub mod budget;
 pub mod connection;
 pub mod dispatch;
 pub mod framing;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
 use crate::backend::Storage;
@@ -48,6 +54,11 @@ const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(50);
 /// Serves `listener` until `shutdown` completes; then stops accepting, lets
 /// each connection finish the commands it has read and send their answers,
 /// and returns once all have closed.
+///
+/// At `max_connections` a new connection takes the place of the oldest one
+/// still in its handshake (TLS and the first frame), as on the gRPC port:
+/// sockets that connect and stay silent cannot keep clients out until the
+/// handshake deadline frees them. With none in a handshake it is closed.
 pub async fn serve<S: Storage>(
     listener: TcpListener,
     context: Arc<Context<S>>,
@@ -60,6 +71,8 @@ pub async fn serve<S: Storage>(
     let metrics = context.metrics.clone();
     let (stopping, stop) = watch::channel(false);
     let mut connections = JoinSet::new();
+    let in_handshake = Arc::new(InHandshake::default());
+    let mut next_id = 0u64;
     tokio::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -75,8 +88,11 @@ pub async fn serve<S: Storage>(
             },
         };
         if connections.len() >= max_connections {
-            metrics.connection_closed(CloseReason::OverLimit);
-            continue;
+            if !in_handshake.evict_oldest() {
+                metrics.connection_closed(CloseReason::OverLimit);
+                continue;
+            }
+            metrics.connection_closed(CloseReason::Evicted);
         }
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
@@ -84,23 +100,54 @@ pub async fn serve<S: Storage>(
         let open = Open::new(metrics.clone());
         let (context, limits, tls, stop) =
             (context.clone(), limits.clone(), tls.clone(), stop.clone());
-        connections.spawn(async move {
+        let id = next_id;
+        next_id += 1;
+        let handshaken = {
+            let in_handshake = in_handshake.clone();
+            move || in_handshake.done(id)
+        };
+        let ended = in_handshake.clone();
+        // Registered under the lock, so the task cannot finish its handshake
+        // (and unregister) before it is registered.
+        let mut waiting = in_handshake.0.lock();
+        let task = connections.spawn(async move {
             let reason = match tls {
-                None => connection::serve(context, limits, stream, stop).await,
+                None => connection::serve(context, limits, stream, stop, handshaken).await,
                 Some(tls) => {
                     match tokio::time::timeout(handshake_timeout, tls.accept(stream)).await {
-                        Ok(Ok(stream)) => connection::serve(context, limits, stream, stop).await,
+                        Ok(Ok(stream)) => {
+                            connection::serve(context, limits, stream, stop, handshaken).await
+                        }
                         Ok(Err(_)) => CloseReason::HandshakeFailed,
                         Err(_) => CloseReason::HandshakeTimeout,
                     }
                 }
             };
+            ended.done(id);
             open.metrics.connection_closed(reason);
         });
+        waiting.insert(id, task);
     }
     drop(listener);
     let _ = stopping.send(true);
     while connections.join_next().await.is_some() {}
+}
+
+/// The connections still in their handshake, oldest first.
+#[derive(Default)]
+struct InHandshake(Mutex<BTreeMap<u64, AbortHandle>>);
+
+impl InHandshake {
+    /// Closes the oldest connection in its handshake; false if there is none.
+    fn evict_oldest(&self) -> bool {
+        let oldest = self.0.lock().pop_first();
+        oldest.map(|(_, task)| task.abort()).is_some()
+    }
+
+    /// Connection `id` has read its first frame, or ended.
+    fn done(&self, id: u64) {
+        self.0.lock().remove(&id);
+    }
 }
 
 /// Counts a connection as open until it drops.

@@ -42,6 +42,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadHalf, Wr
 use tokio::net::TcpStream;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
+pub mod protosocket;
+
 use super::raw_http2 as raw;
 use super::redis_cluster::RedisCluster;
 use super::{in_cache, sample, server_binary, ServerProcess};
@@ -198,6 +200,9 @@ pub struct Setup<'a> {
     /// The soft open-files limit the server process starts with (it
     /// inherits this test's, the hard limit, by default).
     pub server_nofile: Option<u64>,
+    /// Opens the protosocket port too (`--protosocket-listen`), for the
+    /// attacks of [`protosocket`].
+    pub protosocket: bool,
 }
 
 impl<'a> Setup<'a> {
@@ -208,6 +213,7 @@ impl<'a> Setup<'a> {
             redis: None,
             big_value: false,
             server_nofile: None,
+            protosocket: false,
         }
     }
 }
@@ -280,6 +286,10 @@ pub async fn start(setup: Setup<'_>) -> Target {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    if setup.protosocket {
+        args.push("--protosocket-listen".to_owned());
+        args.push("127.0.0.1:0".to_owned());
+    }
     if let Some(cluster) = setup.redis {
         args.push("--store".to_owned());
         args.push(cluster.store_url());
@@ -350,6 +360,10 @@ pub struct Stats {
     pub outlived: AtomicU64,
     /// GOAWAY frames received, by error code.
     pub goaways: Mutex<BTreeMap<u32, u64>>,
+    /// Calls of a well-behaved protosocket client made during the attack,
+    /// and those that failed or took over `NORMAL_CALL_TIMEOUT`.
+    pub protosocket_calls: AtomicU64,
+    pub protosocket_failures: AtomicU64,
 }
 
 impl Stats {
@@ -378,8 +392,15 @@ impl Stats {
             .iter()
             .map(|(code, n)| format!("{} x{n}", raw::error_name(*code)))
             .collect();
+        let protosocket = match self.protosocket_calls.load(Ordering::Relaxed) {
+            0 => String::new(),
+            calls => format!(
+                ", protosocket client {calls} calls, {} failed",
+                self.protosocket_failures.load(Ordering::Relaxed)
+            ),
+        };
         format!(
-            "{} conns ({} failed to connect, {} closed by server, {} outlived a deadline), {} streams, {:.1} MiB sent, {} RST_STREAM got, GOAWAY [{}]",
+            "{} conns ({} failed to connect, {} closed by server, {} outlived a deadline), {} streams, {:.1} MiB sent, {} RST_STREAM got, GOAWAY [{}]{protosocket}",
             self.connections.load(Ordering::Relaxed),
             self.connect_failures.load(Ordering::Relaxed),
             self.closed_by_server.load(Ordering::Relaxed),
@@ -397,6 +418,8 @@ impl Stats {
 #[derive(Clone)]
 pub struct Ctx {
     pub addr: SocketAddr,
+    /// The protosocket port, when the server has one ([`Setup::protosocket`]).
+    pub protosocket: Option<SocketAddr>,
     pub scheme: &'static str,
     pub connect: RawConnector,
     pub deadline: tokio::time::Instant,
@@ -405,6 +428,17 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The same attack context aimed at the protosocket port.
+    pub fn on_protosocket(&self) -> Ctx {
+        let addr = self
+            .protosocket
+            .expect("a server started with Setup::protosocket");
+        Ctx {
+            addr,
+            ..self.clone()
+        }
+    }
+
     pub fn over(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || tokio::time::Instant::now() >= self.deadline
     }
@@ -1159,6 +1193,7 @@ where
     let stats = Arc::new(Stats::default());
     let ctx = Ctx {
         addr: target.server.addr,
+        protosocket: target.server.protosocket_addr,
         scheme: target.transport.scheme,
         connect: target.transport.raw.clone(),
         deadline: tokio::time::Instant::now() + length,

@@ -336,6 +336,7 @@ pub mod attack;
 pub mod bad_calls;
 pub mod baseline;
 pub mod open_files;
+pub mod protosocket;
 pub mod raw_grpc;
 pub mod raw_http2;
 pub mod redis_cluster;

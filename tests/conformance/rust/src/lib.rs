@@ -6,14 +6,16 @@
 //! - [`JiffyServer`]: starts `$JIFFY_SERVER_BIN` with a gRPC and a
 //!   protosocket port, reads both from its stdout, kills it when dropped.
 //! - [`local_key`], [`grpc_credentials`], [`protosocket_credentials`]: the
-//!   credential the crate accepts for a plaintext local server.
+//!   credential the crate accepts for a plaintext local server, from a
+//!   token wrapped here or from a key `jiffy-server token create --format
+//!   momento-v1` printed ([`momento_key`]).
 //! - [`grpc_client`], [`protosocket_client`]: the SDK's `CacheClient` and
 //!   `ProtosocketCacheClient` on a server ([`grpc_client_at`],
 //!   [`protosocket_client_at`]: on an address, for a server started apart).
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -212,10 +214,29 @@ pub fn local_key(token: &str) -> String {
     base64::engine::general_purpose::URL_SAFE.encode(json)
 }
 
+/// What `jiffy-server token create --format momento-v1` prints for a key
+/// of `role` on every cache, signed with the secret in `secret_file`.
+pub fn momento_key(secret_file: &Path, role: &str) -> String {
+    let output = Command::new(server_binary())
+        .args(["token", "create", "--caches", "all", "--expires-in", "1h"])
+        .args(["--role", role, "--format", "momento-v1"])
+        .arg("--auth-secret-file")
+        .arg(secret_file)
+        .output()
+        .expect("jiffy-server runs");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
 /// Credentials for the gRPC `CacheClient` on a plaintext server at `address`:
 /// the crate uses the override as the channel's URI, so it needs `http://`.
 pub fn grpc_credentials(address: SocketAddr, token: &str) -> CredentialProvider {
-    CredentialProvider::from_disposable_token(local_key(token))
+    grpc_credentials_of_key(address, local_key(token))
+}
+
+/// The same from a v1 key.
+pub fn grpc_credentials_of_key(address: SocketAddr, key: String) -> CredentialProvider {
+    CredentialProvider::from_disposable_token(key)
         .expect("the crate reads a v1 key")
         .insecure_endpoint_override(&format!("http://{address}"))
 }
@@ -224,7 +245,12 @@ pub fn grpc_credentials(address: SocketAddr, token: &str) -> CredentialProvider 
 /// `address`: the crate resolves the override as `host:port`, with no
 /// scheme, and with it skips its address discovery over HTTPS.
 pub fn protosocket_credentials(address: SocketAddr, token: &str) -> CredentialProvider {
-    CredentialProvider::from_disposable_token(local_key(token))
+    protosocket_credentials_of_key(address, local_key(token))
+}
+
+/// The same from a v1 key.
+pub fn protosocket_credentials_of_key(address: SocketAddr, key: String) -> CredentialProvider {
+    CredentialProvider::from_disposable_token(key)
         .expect("the crate reads a v1 key")
         .insecure_endpoint_override(&address.to_string())
 }

@@ -1,14 +1,13 @@
-//! With `--auth-secret-file`: a jiffy token, wrapped in a v1 key
-//! (`local_key`), authenticates both clients, and the protosocket port
-//! applies its role and refuses a bad token.
+//! With `--auth-secret-file`: the key `jiffy-server token create --format
+//! momento-v1` prints authenticates both clients, the protosocket port
+//! applies its role, and a bad token is refused.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use jiffy_conformance_rust::{
-    grpc_credentials, protosocket_client_with, protosocket_credentials, server_binary, JiffyServer,
-    DEFAULT_TTL,
+    grpc_credentials_of_key, momento_key, protosocket_client_with, protosocket_credentials,
+    protosocket_credentials_of_key, JiffyServer, DEFAULT_TTL,
 };
 use momento::cache::{CreateCacheResponse, GetResponse};
 use momento::protosocket::cache::Configuration;
@@ -18,7 +17,7 @@ use momento_protos::protosocket::common::Status;
 use crate::{assert_command_error, CACHE};
 
 /// A secret file of its own for one test.
-fn secret_file(name: &str) -> PathBuf {
+pub fn secret_file(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("jiffy-rust-{name}-{}", std::process::id()));
     std::fs::write(
         &path,
@@ -26,18 +25,6 @@ fn secret_file(name: &str) -> PathBuf {
     )
     .unwrap();
     path
-}
-
-fn token(secret: &PathBuf, role: &str) -> String {
-    let output = Command::new(server_binary())
-        .args(["token", "create", "--caches", "all", "--expires-in", "1h"])
-        .args(["--role", role])
-        .arg("--auth-secret-file")
-        .arg(secret)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
 
 /// A short timeout, so a refused connection fails the call in seconds.
@@ -50,14 +37,14 @@ fn quick() -> Configuration {
 }
 
 #[tokio::test]
-async fn a_jiffy_token_authenticates_both_clients_and_its_role_holds() {
+async fn a_momento_v1_key_authenticates_both_clients_and_its_role_holds() {
     let secret = secret_file("roles");
     let server = JiffyServer::start(&["--auth-secret-file", secret.to_str().unwrap()]);
-    let admin = token(&secret, "admin");
+    let admin = momento_key(&secret, "admin");
     let grpc = CacheClient::builder()
         .default_ttl(DEFAULT_TTL)
         .configuration(momento::cache::configurations::Laptop::latest())
-        .credential_provider(grpc_credentials(server.grpc, &admin))
+        .credential_provider(grpc_credentials_of_key(server.grpc, admin.clone()))
         .build()
         .unwrap();
     assert_eq!(
@@ -65,17 +52,20 @@ async fn a_jiffy_token_authenticates_both_clients_and_its_role_holds() {
         CreateCacheResponse::Created
     );
 
-    let writer =
-        protosocket_client_with(protosocket_credentials(server.protosocket, &admin), quick()).await;
+    let writer = protosocket_client_with(
+        protosocket_credentials_of_key(server.protosocket, admin),
+        quick(),
+    )
+    .await;
     writer.set(CACHE, "k", "v").await.unwrap();
     assert_eq!(
         writer.get(CACHE, "k").await.unwrap(),
         GetResponse::from("v")
     );
 
-    let reader_token = token(&secret, "read");
+    let reader_key = momento_key(&secret, "read");
     let reader = protosocket_client_with(
-        protosocket_credentials(server.protosocket, &reader_token),
+        protosocket_credentials_of_key(server.protosocket, reader_key),
         quick(),
     )
     .await;
