@@ -222,14 +222,13 @@ async fn accept_loop<S, B>(
         // Registered under the lock, so the task cannot finish its handshake
         // (and unregister) before it is registered.
         let mut in_handshake = shared.in_handshake.lock();
-        let fut = connection(shared.clone(), stream, id, stop_requested.clone(), open);
-        if id < 2 {
-            eprintln!(
-                "DEBUG connection future size {}",
-                std::mem::size_of_val(&fut)
-            );
-        }
-        let task = tokio::spawn(fut);
+        let task = tokio::spawn(connection(
+            shared.clone(),
+            stream,
+            id,
+            stop_requested.clone(),
+            open,
+        ));
         in_handshake.insert(id, task.abort_handle());
     }
 }
