@@ -307,7 +307,7 @@ fn enough_to_stall() -> usize {
 }
 
 #[tokio::test]
-async fn a_duplicate_message_id_in_flight_is_refused_and_not_run() {
+async fn a_duplicate_message_id_gets_one_answer_per_command() {
     let mut server = Server::start().await;
     let mut writer = Client::open(server.addr, "").await;
     writer
@@ -325,8 +325,14 @@ async fn a_duplicate_message_id_in_flight_is_refused_and_not_run() {
     for id in 1..=stalled {
         batch.extend(frame(id, get(CACHE, "padding")));
     }
-    // The first Set under id 0 runs and waits to be answered; the second
-    // meets it in flight.
+    // The first Set under id 0 runs; if its answer has to wait for room
+    // (the socket and the queue of answers are full), the second meets it
+    // in flight and is refused. On the embedded store a command runs in
+    // line as it is read, so when the queue still had room, the first was
+    // answered before the second was read, and both run: the unit test
+    // `a_duplicate_id_in_flight_is_refused_and_the_first_runs` holds the
+    // refusal itself. Either way each command gets exactly one answer and
+    // the cache holds what the commands that ran wrote.
     const DUPLICATE: u64 = 0;
     batch.extend(frame(DUPLICATE, set(CACHE, "dup", b"first", TTL_MS)));
     batch.extend(frame(DUPLICATE, set(CACHE, "dup", b"second", TTL_MS)));
@@ -348,9 +354,14 @@ async fn a_duplicate_message_id_in_flight_is_refused_and_not_run() {
             }
         }
     }
-    assert_eq!((hits, set, refused), (stalled, 1, 1));
+    assert_eq!(hits, stalled);
+    assert!(
+        (set, refused) == (1, 1) || (set, refused) == (2, 0),
+        "{set} sets, {refused} refused"
+    );
+    let last_run: &[u8] = if refused == 1 { b"first" } else { b"second" };
     let read = value_of(writer.call(2, get(CACHE, "dup")).await);
-    assert_eq!(read.as_deref(), Some(&b"first"[..]));
+    assert_eq!(read.as_deref(), Some(last_run));
     // The test's own items aside, the baseline is as it was.
     writer.call(3, delete(CACHE, "dup")).await;
     writer.call(4, delete(CACHE, "padding")).await;

@@ -2,7 +2,8 @@
 //! answered as each finishes (the message id pairs them up).
 //!
 //! - Authenticate is answered in line, so the commands read after it run
-//!   with its session. Every other command runs in a task of its own.
+//!   with its session. Every other command is run in line until it would
+//!   wait (the embedded store never does), then in a task of its own.
 //! - At most `max_in_flight` commands run at once; past it the connection
 //!   is not read until one finishes, which holds back the client through
 //!   TCP instead of buffering without bound.
@@ -19,7 +20,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
+
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, watch};
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
@@ -233,8 +237,8 @@ impl<S: Storage> Connection<S> {
         };
         let call = Call::start(&self.context.metrics, rpc);
         let (context, session) = (self.context.clone(), self.session.clone());
-        let (answers, budget) = (self.answers.clone(), self.budget.clone());
-        let task = self.tasks.spawn(async move {
+        let budget = self.budget.clone();
+        let mut work = Box::pin(async move {
             let mut call = call;
             // What the store charges for an answer it reads into new
             // memory (the Redis store), until the answer is charged.
@@ -249,9 +253,30 @@ impl<S: Storage> Connection<S> {
             let (code, answer) = charged_answer(&budget, id, outcome).await;
             drop(store);
             call.finish(code);
-            let _ = answers.send(answer).await;
-            id
+            answer
         });
+        // Run in line first: on the embedded store a command finishes
+        // without waiting, and a task per command (spawn, scheduling, the
+        // abort handle, the map of ids) cost more than the command itself
+        // (server CPU per request 6.9-7.3 µs with a task each, 4.0-4.7 µs
+        // in line). One that must wait (the Redis store, an answer waiting
+        // for room in --max-in-flight-bytes, or for room in the queue to
+        // the socket) goes on in a task of its own: it stays in flight,
+        // where a cancel or a duplicate id meets it, and reading goes on.
+        let answers = self.answers.clone();
+        let task = match (&mut work).now_or_never() {
+            Some(answer) => match answers.try_send(answer) {
+                Ok(()) | Err(TrySendError::Closed(_)) => return None,
+                Err(TrySendError::Full(answer)) => self.tasks.spawn(async move {
+                    let _ = answers.send(answer).await;
+                    id
+                }),
+            },
+            None => self.tasks.spawn(async move {
+                let _ = answers.send(work.await).await;
+                id
+            }),
+        };
         self.in_flight.insert(id, (task.id(), task));
         None
     }
@@ -383,9 +408,26 @@ mod tests {
 
     /// On one thread the first command cannot run before the second is
     /// taken, so the second meets it in flight.
+    /// Fills the queue of answers to the socket (8 in `connection()`) as a
+    /// client that does not read would: the next command's answer has no
+    /// room, so the command stays in flight, in a task, until it has.
+    fn fill_the_queue(connection: &mut Connection<Arc<Store>>) {
+        for id in 100..108 {
+            assert!(connection.take(get(id)).is_none());
+        }
+        assert!(connection.in_flight.is_empty(), "answered in line");
+    }
+
+    async fn drain(outbox: &mut mpsc::Receiver<Answer>, answers: usize) {
+        for _ in 0..answers {
+            outbox.recv().await.unwrap();
+        }
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn a_duplicate_id_in_flight_is_refused_and_the_first_runs() {
         let (mut connection, mut outbox) = connection();
+        fill_the_queue(&mut connection);
         assert!(connection.take(get(5)).is_none());
         let refused = connection.take(get(5)).expect("answered at once");
         let refused = CacheResponse::decode_length_delimited(refused.0).unwrap();
@@ -395,6 +437,7 @@ mod tests {
         };
         assert_eq!(error.code, Code::InvalidArgument as i32);
         assert!(error.message.contains("already in flight"));
+        drain(&mut outbox, 8).await;
         while let Some(done) = connection.tasks.join_next_with_id().await {
             let (task, id) = done.unwrap();
             connection.finished(id, task);
@@ -416,6 +459,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_cancel_aborts_the_command_and_answers_nothing() {
         let (mut connection, mut outbox) = connection();
+        fill_the_queue(&mut connection);
         assert!(connection.take(get(3)).is_none());
         let cancel = read(CacheCommand {
             message_id: 3,
@@ -427,6 +471,7 @@ mod tests {
         let done = connection.tasks.join_next().await.unwrap();
         assert!(done.unwrap_err().is_cancelled());
         drop(connection);
+        drain(&mut outbox, 8).await;
         assert!(
             outbox.recv().await.is_none(),
             "no answer to a cancelled command"
