@@ -20,8 +20,8 @@
 // answers are skipped: each window measures the limit it follows.
 //
 // * The window's median time on the wire is its latency. Medians, not
-//   means or minimums: one GC pause among 25 calls must not halve the
-//   limit, and the median of many calls is not the luck of the fastest.
+//   means or minimums: one slow call among 25 must not move the limit, and
+//   the median of many calls is not the luck of the fastest one.
 // * The baseline (the no-load latency) is the lowest window median seen.
 //   The target is baseline + max(queueDelayMs, queueDelayShare x baseline):
 //   some queueing is allowed, because a client that batches its writes
@@ -29,13 +29,26 @@
 //   target delay, not Vegas's count of queued calls, so the allowance means
 //   the same on any machine; the share keeps a jittery far path from
 //   reading as queueing).
-// * Over the target the limit falls by target / latency, by half at most
-//   per window: by Little's law, past the knee latency = limit /
-//   throughput, so one step lands near the knee, and a server turning slow
-//   is followed within a few round trips (Gradient2's gradient, aimed at a
-//   target). Under it the limit rises by up to maxIncrease per window, in
-//   proportion to the allowance left: it doubles while latency is flat
-//   (TCP's slow start) and stops at the target.
+// * Slow start: under the target the limit grows by up to maxIncrease per
+//   window, in proportion to the allowance left, so it doubles each round
+//   trip while latency is flat (TCP's slow start) and stops where queueing
+//   shows. From 4, 100 in flight are about ten round trips away (each rise
+//   waits for a window sent under it): a tenth of a second 10 ms away.
+// * Backing off needs the latency over the target for sustainWindows
+//   windows in a row, and is judged on the lowest of their medians: a pause
+//   of the client (a GC, the event loop, another process on the core) holds
+//   every call on the wire at once and spoils a window or two, not three,
+//   while a server or path that turned slow spoils them all. Then the limit
+//   falls by target / latency, by half at most per window: by Little's law,
+//   past the knee latency = limit / throughput, so one step lands near the
+//   knee, and a slower server is followed within a few round trips
+//   (Gradient2's gradient, aimed at a target, over a windowed minimum as
+//   TCP BBR's).
+// * Only a full limit is cut: one the window's median call found full (a
+//   closed loop at its cap), not one an open loop fills at its bursts
+//   alone. A limit that held back few calls did not make the latency (a
+//   slower path or a busy client did), and cutting it would only queue
+//   calls in the client: an open loop's callers do not slow down with it.
 // * It rises only when the window used at least `utilisation` of the
 //   limit: a client sending little learns nothing about more.
 // * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a
@@ -50,8 +63,12 @@
 //   relearnWindows windows in a row at the floor are still over target,
 //   the path itself got slower, and the baseline becomes what the floor
 //   measures. The other way, the lowest median seen after a slow spell may
-//   be a loaded one, so every probeWindows windows one window runs at the
-//   floor and its median is the baseline (BBR's ProbeRTT; Vegas's probe).
+//   be a loaded one, so after probeWindows windows that filled the limit
+//   one window runs at the floor and its median is the baseline (BBR's
+//   ProbeRTT; Vegas's probe). Only windows that filled it count: a limit
+//   the load does not reach sees unloaded medians anyway, and a probe would
+//   queue an open loop's calls behind the floor for nothing (its tail would
+//   show it).
 // * With a tail target (`targetP999Ms`), the target median is also capped
 //   at targetP999Ms / (p99.9 / median of the last tailPeriodSamples calls),
 //   so the tail lands on the target; more than tailShare of a period's
@@ -72,6 +89,7 @@ export const ADAPTIVE = Object.freeze({
   queueDelayShare: 0.25,
   maxIncrease: 2,
   maxDecrease: 0.5,
+  sustainWindows: 3,
   utilisation: 0.5,
   relearnWindows: 3,
   probeWindows: 250,
@@ -108,6 +126,7 @@ const {
   queueDelayShare: QUEUE_DELAY_SHARE,
   maxIncrease: MAX_INCREASE,
   maxDecrease: MAX_DECREASE,
+  sustainWindows: SUSTAIN_WINDOWS,
   utilisation: UTILISATION,
   relearnWindows: RELEARN_WINDOWS,
   probeWindows: PROBE_WINDOWS,
@@ -134,8 +153,11 @@ export class AdaptiveLimit {
   private count = 0;
   private skip = 0;
   private peak = 0;
+  private full = 0;
   private drops = 0;
   private threshold: number;
+  /** The medians of the last sustainWindows windows, oldest first. */
+  private readonly medians: number[] = [];
   private windows = 0;
   private probing = false;
   private readonly queueDelay: number;
@@ -182,6 +204,7 @@ export class AdaptiveLimit {
     this.rtts[this.count] = rtt;
     this.count += 1;
     if (inFlight > this.peak) this.peak = inFlight;
+    if (inFlight >= this.limit) this.full += 1;
     return this.count >= this.window ? this.closeWindow(inFlight) : false;
   }
 
@@ -197,19 +220,22 @@ export class AdaptiveLimit {
     if (this.probing) {
       this.baseline = median; // what minLimit calls take: the path unloaded
       this.probing = false;
+      this.medians.length = 0;
       refill = Math.trunc(this.estimate); // the calls that fill the pipe again
     } else {
       this.update(rtts, median);
     }
     this.count = 0;
     this.peak = 0;
+    this.full = 0;
     this.drops = 0;
     const chosen = Math.trunc(this.estimate);
     if (chosen !== this.history[this.history.length - 1]!.limit) this.record(chosen);
     if (this.windows >= PROBE_WINDOWS && chosen > MIN_LIMIT) {
-      // Every probeWindows windows, one at the floor re-measures the
-      // baseline: after a slow spell the lowest median seen may be a
-      // loaded one, and the limit would never come back down to the knee.
+      // After probeWindows windows at the limit, one at the floor
+      // re-measures the baseline: after a slow spell the lowest median seen
+      // may be a loaded one, and a limit that is always full would never
+      // come back down to the knee.
       this.windows = 0;
       this.probing = true;
     }
@@ -227,9 +253,18 @@ export class AdaptiveLimit {
 
   /** Moves the estimate by one window's median (and tail). */
   private update(rtts: Float64Array, median: number): void {
-    this.windows += 1;
+    // Full: the window's median call found the limit full (a closed loop at
+    // its cap), not only an open loop's bursts.
+    const full = 2 * this.full >= rtts.length;
+    if (full) this.windows += 1;
     let baseline = this.baseline;
     if (baseline === undefined || median < baseline) baseline = this.baseline = median;
+    const medians = this.medians;
+    medians.push(median);
+    if (medians.length > SUSTAIN_WINDOWS) medians.shift();
+    // The latency a cut is judged on: the lowest median of the last
+    // sustainWindows windows (none until there are that many).
+    const sustained = medians.length === SUSTAIN_WINDOWS ? Math.min(...medians) : 0;
     let target = baseline + Math.max(this.queueDelay, QUEUE_DELAY_SHARE * baseline);
     let estimate = this.estimate;
     let risingAllowed = this.peak >= UTILISATION * estimate;
@@ -244,9 +279,10 @@ export class AdaptiveLimit {
       estimate *= TAIL_DECREASE;
       this.threshold = estimate;
       this.tailOver = 0;
-    } else if (median > target) {
-      estimate *= Math.max(MAX_DECREASE, target / median);
-    } else if (risingAllowed && target > baseline) {
+    } else if (sustained > target) {
+      // Not full: the limit did not make the latency, and a cut would only queue calls.
+      if (full) estimate *= Math.max(MAX_DECREASE, target / sustained);
+    } else if (risingAllowed && baseline < target && median <= target) {
       const unused = (target - median) / (target - baseline);
       if (estimate < this.threshold) {
         estimate = Math.min(estimate * (1 + (MAX_INCREASE - 1) * unused), this.threshold);
