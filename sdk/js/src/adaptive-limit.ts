@@ -58,17 +58,21 @@
 // * Between minLimit and a ceiling of streamsPerConnection x channels:
 //   past the server's HTTP/2 streams per connection calls queue in the
 //   transport, unseen and unordered.
-// * The floor keeps a slow network busy while the baseline is re-learnt.
-//   A delay-based limit reads a slower path as queueing; when
-//   relearnWindows windows in a row at the floor are still over target,
-//   the path itself got slower, and the baseline becomes what the floor
-//   measures. The other way, the lowest median seen after a slow spell may
-//   be a loaded one, so after probeWindows windows that filled the limit
-//   one window runs at the floor and its median is the baseline (BBR's
-//   ProbeRTT; Vegas's probe). Only windows that filled it count: a limit
-//   the load does not reach sees unloaded medians anyway, and a probe would
-//   queue an open loop's calls behind the floor for nothing (its tail would
-//   show it).
+// * A delay-based limit reads a slower path (or a busy client) as queueing,
+//   and cuts. Past the knee latency follows the limit (Little's law), so when
+//   a run of cuts has taken it to relearnCut of where they began and the
+//   window's median has not come down halfway to what that predicts, the
+//   latency is not the limit's: the cuts are undone and the baseline becomes
+//   that median (a busy spell of the client reads the same, so a limit that
+//   stays full probes the floor soon after, below). The floor keeps a slow
+//   network busy meanwhile, and when relearnWindows windows in a row at the
+//   floor are still over target, the baseline becomes what the floor
+//   measures. The other way, the lowest median seen after a slow spell may be
+//   a loaded one, so after probeWindows windows that filled the limit one
+//   window runs at the floor and its median is the baseline (BBR's ProbeRTT;
+//   Vegas's probe). Only windows that filled it count: a limit the load does
+//   not reach sees unloaded medians anyway, and a probe would queue an open
+//   loop's calls behind the floor for nothing (its tail would show it).
 // * With a tail target (`targetP999Ms`), the target median is also capped
 //   at targetP999Ms / (p99.9 / median of the last tailPeriodSamples calls),
 //   so the tail lands on the target; more than tailShare of a period's
@@ -92,6 +96,7 @@ export const ADAPTIVE = Object.freeze({
   sustainWindows: 3,
   utilisation: 0.5,
   relearnWindows: 3,
+  relearnCut: 0.75,
   probeWindows: 250,
   dropDecrease: 0.5,
   tailPeriodSamples: 1000,
@@ -129,6 +134,7 @@ const {
   sustainWindows: SUSTAIN_WINDOWS,
   utilisation: UTILISATION,
   relearnWindows: RELEARN_WINDOWS,
+  relearnCut: RELEARN_CUT,
   probeWindows: PROBE_WINDOWS,
   dropDecrease: DROP_DECREASE,
   tailPeriodSamples: TAIL_PERIOD_SAMPLES,
@@ -158,6 +164,8 @@ export class AdaptiveLimit {
   private threshold: number;
   /** The medians of the last sustainWindows windows, oldest first. */
   private readonly medians: number[] = [];
+  /** Where a run of cuts began: the limit then, and the median it had. */
+  private cutsFrom: { limit: number; median: number } | undefined;
   private windows = 0;
   private probing = false;
   private readonly queueDelay: number;
@@ -281,7 +289,7 @@ export class AdaptiveLimit {
       this.tailOver = 0;
     } else if (sustained > target) {
       // Not full: the limit did not make the latency, and a cut would only queue calls.
-      if (full) estimate *= Math.max(MAX_DECREASE, target / sustained);
+      if (full) estimate = this.cut(estimate, target, sustained, median);
     } else if (risingAllowed && baseline < target && median <= target) {
       const unused = (target - median) / (target - baseline);
       if (estimate < this.threshold) {
@@ -290,8 +298,36 @@ export class AdaptiveLimit {
         estimate += unused; // past a loss: one more per window at most, as TCP
       }
     }
+    if (sustained <= target) this.cutsFrom = undefined; // a run of cuts ends where latency is back under target
     this.relearn(this.estimate <= MIN_LIMIT && median > target, median);
     this.estimate = Math.min(Math.max(estimate, MIN_LIMIT), this.ceiling);
+  }
+
+  /**
+   * The estimate cut for `latency` over `target`, or, when the cuts so far
+   * did not lower the window's median, back where they began.
+   */
+  private cut(estimate: number, target: number, latency: number, median: number): number {
+    const from = this.cutsFrom;
+    if (from === undefined) {
+      this.cutsFrom = { limit: this.limit, median };
+    } else {
+      const share = this.limit / from.limit;
+      if (share <= RELEARN_CUT && median >= (from.median * (1 + share)) / 2) {
+        // Past the knee latency follows the limit (Little's law): at `share`
+        // of the limit it would be near share x what it was. It stayed
+        // nearer where it was: the path is slower, or the client busy, and
+        // cutting on would only queue calls.
+        this.baseline = median;
+        this.medians.length = 0;
+        this.cutsFrom = undefined;
+        // A busy spell of the client reads the same; a full limit soon
+        // probes the floor to tell (an open loop's seldom is).
+        this.windows = Math.max(this.windows, PROBE_WINDOWS - RELEARN_WINDOWS);
+        return from.limit;
+      }
+    }
+    return estimate * Math.max(MAX_DECREASE, target / latency);
   }
 
   /**

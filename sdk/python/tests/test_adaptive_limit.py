@@ -235,8 +235,10 @@ def test_a_pause_does_not_queue_an_open_loop_behind_a_cut_limit() -> None:
 
 def test_a_sustained_slowdown_cuts_the_limit_within_a_few_round_trips() -> None:
     """1 -> 20 ms a call, from a closed loop at the knee: every window is over
-    the target, so the limit falls within a few of the new round trips, to
-    the floor; there it learns the path is slower, and rises to keep it busy."""
+    the target, so the limit falls within a few of the new round trips; the
+    latency does not fall with it, as it would past a knee, so the path is
+    slower: its latency becomes the baseline, and the limit rises to keep it
+    busy."""
     server = Server(base=1 * MS, capacity=10_000)
     sim = Sim(server, workers=200)
     sim.run(1.0)
@@ -244,13 +246,12 @@ def test_a_sustained_slowdown_cuts_the_limit_within_a_few_round_trips() -> None:
     server.base = 20 * MS
     sim.run(0.1)  # 5 round trips of 20 ms
     assert min(sim.limits_between(1.0, 1.1)) <= settled / 2
-    sim.run(0.1)
-    assert min(sim.limits_between(1.1, 1.2)) == MIN_LIMIT
-    done = sim.run(0.8)
+    sim.run(0.2)
     assert sim.limit.baseline is not None
     assert sim.limit.baseline >= 18 * MS  # 20 ms, give or take the jitter
     assert sim.limit.chosen == STREAMS_PER_CONNECTION  # 200 calls in flight would fill it
-    assert rate([d for d in done if d.at > 1.5], 0.5) >= 0.97 * STREAMS_PER_CONNECTION / (20 * MS)
+    done = sim.run(0.7)
+    assert rate(done, 0.7) >= 0.97 * STREAMS_PER_CONNECTION / (20 * MS)
 
 
 def test_an_open_loop_is_not_throttled_when_the_limit_was_not_full() -> None:
@@ -285,8 +286,9 @@ def test_an_open_loop_far_away_keeps_its_tail() -> None:
 
 def test_a_slower_path_is_relearnt_and_the_queue_stays_bounded() -> None:
     """0 -> 20 ms per call: the limit falls at once (it reads like queueing),
-    then the floor sees the path itself is slower, and the limit rises to
-    keep it busy; the open loop's queue drains instead of growing."""
+    then sees the latency did not fall with it: the path itself is slower,
+    and the limit rises to keep it busy; the open loop's queue drains
+    instead of growing."""
     server = Server(base=0.3 * MS, capacity=20_000)
     sim = Sim(server, rate=15_000)
     sim.run(1.0)
@@ -295,9 +297,8 @@ def test_a_slower_path_is_relearnt_and_the_queue_stays_bounded() -> None:
     server.base = 20.3 * MS
     sim.run(0.25)
     assert min(sim.limits_between(1.0, 1.1)) <= before / 2
-    assert min(sim.limits_between(1.0, 1.25)) == MIN_LIMIT
     done = sim.run(0.75)
-    assert sim.longest_queue < 500  # half a second of calls at most
+    assert sim.longest_queue < 100  # a tenth of a second of calls at most
     assert len(sim.queue) <= 5
     assert sim.limit.chosen >= 20
     assert rate([d for d in done if d.at > 1.5], 0.5) >= 950

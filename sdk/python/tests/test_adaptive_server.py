@@ -1,8 +1,9 @@
 """max_concurrent_requests="auto" against a real jiffy-server, slowed with the
 fault-injection headers (`delay-ms`, as in test_faults_headers.py): the
-limit falls when the server turns slow, re-learns the slower path and rises
-to keep it busy, an open loop under it does not queue, and calls are fast
-again when the server recovers.
+limit learns that the server turned slow (a slower path, not a queue: every
+call is held 20 ms whatever the limit) and rises to keep it busy, an open
+loop under it does not queue, and calls are fast again when the server
+recovers. Backing off from a queue is the unit tests' (test_adaptive_limit.py).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ async def open_loop(client: jiffy.AsyncCacheClient, rate: float, seconds: float)
     await asyncio.gather(*calls)  # every one answered: none timed out in the queue
 
 
-async def test_the_limit_falls_when_the_server_slows_and_rises_to_keep_the_slow_path_busy(
+async def test_the_limit_learns_a_slower_server_and_keeps_it_busy(
     server: Server,
 ) -> None:
     client = jiffy.AsyncCacheClient(server.endpoint, AUTO, default_cache=CACHE)
@@ -85,39 +86,35 @@ async def test_the_limit_falls_when_the_server_slows_and_rises_to_keep_the_slow_
     await client.create_cache(CACHE)
     try:
         assert client.in_flight_limit() == INITIAL_LIMIT
-        # 200 callers: more than the ceiling, so the limit is full, and where
-        # it settles is the client's knee (its CPU, on this machine).
+        # 200 callers: more than the ceiling, so the limit is full.
         fast = Watch(client)
         await closed_loop(client, workers=200, seconds=1.0)
         fast.stop()
         settled = fast.limits[-1]
-        assert MIN_LIMIT < settled < STREAMS_PER_CONNECTION  # it rose, and stopped short
+        assert settled > MIN_LIMIT  # it rose from its start
 
-        delay_calls(client, 20)  # 0 -> 20 ms a call: every window over the target
-        falling = Watch(client)
-        await closed_loop(client, workers=200, seconds=0.5)
-        falling.stop()
-        assert min(falling.limits) <= max(MIN_LIMIT, settled // 2)
-        # At the floor the slower path is re-learnt, and the limit rises to
+        delay_calls(client, 20)  # 0 -> 20 ms a call, whatever the limit
+        # The slower path is learnt (cuts that do not lower the latency, or a
+        # probe of the floor, tell it from queueing), and the limit rises to
         # keep it busy: 200 callers at 20 ms would fill 200.
-        rising = Watch(client)
-        done = await closed_loop(client, workers=200, seconds=1.0)
-        rising.stop()
-        assert rising.limits[-1] >= STREAMS_PER_CONNECTION // 2
-        assert done >= 0.3 * STREAMS_PER_CONNECTION / 0.020  # calls/s, over the whole second
+        slow = Watch(client)
+        done = await closed_loop(client, workers=200, seconds=1.5)
+        slow.stop()
+        assert slow.limits[-1] >= STREAMS_PER_CONNECTION // 2
+        assert done >= 1.5 * 0.3 * STREAMS_PER_CONNECTION / 0.020
 
         # An open loop the limit does not hold back: nothing queues in the client.
         steady = Watch(client)
         await open_loop(client, rate=400, seconds=1.0)
         steady.stop()
         assert max(steady.queued) <= 10
-        assert min(steady.limits) >= rising.limits[-1] // 2
+        assert min(steady.limits) >= slow.limits[-1] // 2
 
         delay_calls(client, 0)
         recovered = Watch(client)
         fast_again = await closed_loop(client, workers=200, seconds=1.0)
         recovered.stop()
-        assert fast_again > 2 * done
+        assert fast_again > 2 * done / 1.5
         history = client.in_flight_limit_history()
         assert history[0] == (0.0, INITIAL_LIMIT)
         assert min(limit for _, limit in history) >= MIN_LIMIT

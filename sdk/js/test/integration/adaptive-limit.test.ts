@@ -1,8 +1,10 @@
 // maxConcurrentRequests 'auto' against a real jiffy-server, slowed with the
 // fault-injection header `delay-ms` (as in faults-headers.test.ts): the
-// limit falls when the server turns slow, re-learns the slower path and
-// rises to keep it busy, an open loop under it does not queue, and calls are
-// fast again when the server recovers. The limiter is the same over either
+// limit learns that the server turned slow (a slower path, not a queue:
+// every call is held 20 ms whatever the limit) and rises to keep it busy, an
+// open loop under it does not queue, and calls are fast again when the
+// server recovers. Backing off from a queue is the unit tests'
+// (test/unit/adaptive-limit.test.ts). The limiter is the same over either
 // transport, so the default one carries the calls.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -84,46 +86,42 @@ describe("maxConcurrentRequests 'auto' against a real server", () => {
     await server?.stop();
   });
 
-  test('the limit falls when the server slows, and rises to keep the slow path busy', async () => {
+  test('the limit learns a slower server and keeps it busy', async () => {
     const delay = { ms: 0 };
     const client = await CacheClient.create({ endpoint: server.endpoint, maxConcurrentRequests: 'auto', channelFactory: await delayable(delay) });
     // The queue in front of the cap: the runner's limiter is not public.
     const waiting = (): number => (client as unknown as { runner: { limiter: { waiting: number } } }).runner.limiter.waiting;
     try {
       await client.createCache(CACHE);
-      // 200 callers: more than the ceiling, so the limit is full, and where
-      // it settles is the client's knee (its thread, on this machine).
+      // 200 callers: more than the ceiling, so the limit is full.
       const fast = new Watch(client, waiting);
       await closedLoop(client, 200, 1_000);
       fast.stop();
       const settled = fast.limits.at(-1)!;
-      assert.ok(settled > minLimit && settled < streamsPerConnection, `it rose, and stopped short: ${settled}`);
+      assert.ok(settled > minLimit, `it rose from its start: ${settled}`);
 
-      delay.ms = 20; // 0 -> 20 ms a call: every window over the target
-      const falling = new Watch(client, waiting);
-      await closedLoop(client, 200, 500);
-      falling.stop();
-      assert.ok(Math.min(...falling.limits) <= Math.max(minLimit, Math.floor(settled / 2)), `${settled} -> ${Math.min(...falling.limits)}`);
-      // At the floor the slower path is re-learnt, and the limit rises to
+      delay.ms = 20; // 0 -> 20 ms a call, whatever the limit
+      // The slower path is learnt (cuts that do not lower the latency, or a
+      // probe of the floor, tell it from queueing), and the limit rises to
       // keep it busy: 200 callers at 20 ms would fill 200.
-      const rising = new Watch(client, waiting);
-      const slowCalls = await closedLoop(client, 200, 1_000);
-      rising.stop();
-      assert.ok(rising.limits.at(-1)! >= streamsPerConnection / 2, `limit ${rising.limits.at(-1)}`);
-      assert.ok(slowCalls >= (0.3 * streamsPerConnection) / 0.02, `${slowCalls} calls in a second`);
+      const slow = new Watch(client, waiting);
+      const slowCalls = await closedLoop(client, 200, 1_500);
+      slow.stop();
+      assert.ok(slow.limits.at(-1)! >= streamsPerConnection / 2, `limit ${slow.limits.at(-1)}`);
+      assert.ok(slowCalls >= (1.5 * 0.3 * streamsPerConnection) / 0.02, `${slowCalls} calls in 1.5 s`);
 
       // An open loop the limit does not hold back: nothing queues in the client.
       const steady = new Watch(client, waiting);
       await openLoop(client, 400, 1_000);
       steady.stop();
       assert.ok(Math.max(...steady.queued) <= 10, `queue ${Math.max(...steady.queued)}`);
-      assert.ok(Math.min(...steady.limits) >= rising.limits.at(-1)! / 2);
+      assert.ok(Math.min(...steady.limits) >= slow.limits.at(-1)! / 2);
 
       delay.ms = 0;
       const recovered = new Watch(client, waiting);
       const fastCalls = await closedLoop(client, 200, 1_000);
       recovered.stop();
-      assert.ok(fastCalls > 2 * slowCalls, `${fastCalls} calls in a second, ${slowCalls} when slow`);
+      assert.ok(fastCalls > (2 * slowCalls) / 1.5, `${fastCalls} calls in a second, ${slowCalls} in 1.5 s when slow`);
       const history = client.inFlightLimitHistory();
       assert.deepEqual(history[0], { atMs: 0, limit: initialLimit });
       assert.ok(history.every(({ limit }) => limit >= minLimit && limit <= streamsPerConnection));

@@ -285,8 +285,10 @@ describe('AdaptiveLimit against a simulated server', () => {
 
   test('a sustained slowdown cuts the limit within a few round trips', () => {
     // 1 -> 20 ms a call, from a closed loop at the knee: every window is over
-    // the target, so the limit falls within a few of the new round trips, to
-    // the floor; there it learns the path is slower, and rises to keep it busy.
+    // the target, so the limit falls within a few of the new round trips; the
+    // latency does not fall with it, as it would past a knee, so the path is
+    // slower: its latency becomes the baseline, and the limit rises to keep
+    // it busy.
     const server = near();
     const sim = new Sim(server, { workers: 200 });
     sim.run(1000);
@@ -294,12 +296,11 @@ describe('AdaptiveLimit against a simulated server', () => {
     server.baseMs = 20;
     sim.run(100); // 5 round trips of 20 ms
     assert.ok(Math.min(...sim.limitsBetween(1000, 1100)) <= settled / 2);
-    sim.run(100);
-    assert.equal(Math.min(...sim.limitsBetween(1100, 1200)), minLimit);
-    const done = sim.run(800);
+    sim.run(200);
     assert.ok(sim.limit.baseline! >= 18, `baseline ${sim.limit.baseline}`); // 20 ms, give or take the jitter
     assert.equal(sim.limit.chosen, streamsPerConnection); // 200 calls in flight would fill it
-    assert.ok(ratePerS(done.filter((d) => d.at > 1500), 500) >= (0.97 * streamsPerConnection * 1000) / 20);
+    const done = sim.run(700);
+    assert.ok(ratePerS(done, 700) >= (0.97 * streamsPerConnection * 1000) / 20);
   });
 
   test('an open loop is not throttled when the limit was not full', () => {
@@ -335,8 +336,9 @@ describe('AdaptiveLimit against a simulated server', () => {
 
   test('a slower path is relearnt and the queue stays bounded', () => {
     // 0 -> 20 ms per call: the limit falls at once (it reads like queueing),
-    // then the floor sees the path itself is slower, and the limit rises to
-    // keep it busy; the open loop's queue drains instead of growing.
+    // then sees the latency did not fall with it: the path itself is slower,
+    // and the limit rises to keep it busy; the open loop's queue drains
+    // instead of growing.
     const server = new Server(0.3, 20_000);
     const sim = new Sim(server, { rate: 15_000 });
     sim.run(1000);
@@ -345,9 +347,8 @@ describe('AdaptiveLimit against a simulated server', () => {
     server.baseMs = 20.3;
     sim.run(250);
     assert.ok(Math.min(...sim.limitsBetween(1000, 1100)) <= before / 2);
-    assert.equal(Math.min(...sim.limitsBetween(1000, 1250)), minLimit);
     const done = sim.run(750);
-    assert.ok(sim.longestQueue < 500, `longest queue ${sim.longestQueue}`); // half a second of calls at most
+    assert.ok(sim.longestQueue < 100, `longest queue ${sim.longestQueue}`); // a tenth of a second of calls at most
     assert.ok(sim.queue.length <= 5);
     assert.ok(sim.limit.chosen >= 20);
     assert.ok(ratePerS(done.filter((d) => d.at > 1500), 500) >= 950);

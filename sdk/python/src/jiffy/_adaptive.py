@@ -54,16 +54,22 @@ their answers are skipped: each window measures the limit it follows.
 * Between MIN_LIMIT and a ceiling of STREAMS_PER_CONNECTION x channels:
   past the server's HTTP/2 streams per connection calls queue in the
   transport, unseen and unordered.
-* The floor keeps a slow network busy while the baseline is re-learnt. A
-  delay-based limit reads a slower path as queueing; when RELEARN_WINDOWS
-  windows in a row at the floor are still over target, the path itself got
-  slower, and the baseline becomes what the floor measures. The other way,
-  the lowest median seen after a slow spell may be a loaded one, so after
-  PROBE_WINDOWS windows that filled the limit one window runs at the floor
-  and its median is the baseline (TCP BBR's ProbeRTT; Vegas's probe of the
-  no-load latency). Only windows that filled it count: a limit the load
-  does not reach sees unloaded medians anyway, and a probe would queue an
-  open loop's calls behind the floor for nothing (its tail would show it).
+* A delay-based limit reads a slower path (or a busy client) as queueing,
+  and cuts. Past the knee latency follows the limit (Little's law), so when
+  a run of cuts has taken it to RELEARN_CUT of where they began and the
+  window's median has not come down halfway to what that predicts, the
+  latency is not the limit's: the cuts are undone and the baseline becomes
+  that median (a busy spell of the client reads the same, so a limit that
+  stays full probes the floor soon after, below). The floor keeps a slow
+  network busy meanwhile, and when RELEARN_WINDOWS windows in a row at the
+  floor are still over target, the baseline becomes what the floor measures.
+  The other way, the lowest median seen after a slow spell may be a loaded
+  one, so after PROBE_WINDOWS windows that filled the limit one window runs
+  at the floor and its median is the baseline (TCP BBR's ProbeRTT; Vegas's
+  probe of the no-load latency). Only windows that filled it count: a limit
+  the load does not reach sees unloaded medians anyway, and a probe would
+  queue an open loop's calls behind the floor for nothing (its tail would
+  show it).
 * With a tail target (`target_p999`), the target median is also capped at
   target_p999 / (p99.9 / median of the last TAIL_PERIOD_SAMPLES calls), so
   the tail lands on the target; more than TAIL_SHARE of a period's calls
@@ -97,6 +103,7 @@ MAX_DECREASE = 0.5
 SUSTAIN_WINDOWS = 3
 UTILISATION = 0.5
 RELEARN_WINDOWS = 3
+RELEARN_CUT = 0.75
 PROBE_WINDOWS = 250
 DROP_DECREASE = 0.5
 TAIL_PERIOD_SAMPLES = 1000
@@ -130,6 +137,7 @@ class AdaptiveLimit:
         "_drops",
         "_threshold",
         "_medians",
+        "_cuts_from",
         "_full",
         "_windows",
         "_probing",
@@ -168,6 +176,7 @@ class AdaptiveLimit:
         self._drops = 0
         self._threshold = float(self.ceiling)
         self._medians: deque[float] = deque(maxlen=SUSTAIN_WINDOWS)
+        self._cuts_from: tuple[int, float] | None = None
         self._full = 0
         self._windows = 0
         self._probing = False
@@ -276,15 +285,40 @@ class AdaptiveLimit:
             self._tail_over = 0
         elif sustained > target:
             if full:  # else the limit did not make the latency: a cut would only queue calls
-                estimate *= max(MAX_DECREASE, target / sustained)
+                estimate = self._cut(estimate, target, sustained, median)
         elif rising_allowed and baseline < target and median <= target:
             unused = (target - median) / (target - baseline)
             if estimate < self._threshold:
                 estimate = min(estimate * (1.0 + (MAX_INCREASE - 1.0) * unused), self._threshold)
             else:
                 estimate += unused  # past a loss: one more per window at most, as TCP
+        if sustained <= target:
+            self._cuts_from = None  # a run of cuts ends where latency is back under target
         self._relearn(self._estimate <= MIN_LIMIT and median > target, median)
         self._estimate = min(max(estimate, float(MIN_LIMIT)), float(self.ceiling))
+
+    def _cut(self, estimate: float, target: float, latency: float, median: float) -> float:
+        """The estimate cut for `latency` over `target`, or, when the cuts so
+        far did not lower the window's median, back where they began."""
+        cuts_from = self._cuts_from
+        if cuts_from is None:
+            self._cuts_from = (self.limit, median)
+        else:
+            limit, before = cuts_from
+            share = self.limit / limit
+            if share <= RELEARN_CUT and median >= before * (1.0 + share) / 2:
+                # Past the knee latency follows the limit (Little's law): at
+                # `share` of the limit it would be near share x what it was.
+                # It stayed nearer where it was: the path is slower, or the
+                # client busy, and cutting on would only queue calls.
+                self.baseline = median
+                self._medians.clear()
+                self._cuts_from = None
+                # A busy spell of the client reads the same; a full limit
+                # soon probes the floor to tell (an open loop's seldom is).
+                self._windows = max(self._windows, PROBE_WINDOWS - RELEARN_WINDOWS)
+                return float(limit)
+        return estimate * max(MAX_DECREASE, target / latency)
 
     def _tail_bound(self, sorted_rtts: list[float], median: float) -> float:
         """The median that keeps p99.9 under the target, at the tail / median
