@@ -44,11 +44,12 @@
 //   knee, and a slower server is followed within a few round trips
 //   (Gradient2's gradient, aimed at a target, over a windowed minimum as
 //   TCP BBR's).
-// * Only a full limit is cut: one the window's median call found full (a
-//   closed loop at its cap), not one an open loop fills at its bursts
-//   alone. A limit that held back few calls did not make the latency (a
-//   slower path or a busy client did), and cutting it would only queue
-//   calls in the client: an open loop's callers do not slow down with it.
+// * A limit the window's median call did not find full (one an open loop
+//   reaches in bursts, if at all) did not make the latency: a slower path or
+//   a busy client did. It is cut no lower than the most calls the window had
+//   in flight, since under the load it would only queue calls in the client,
+//   and an open loop's callers do not slow down with it. A full limit (a
+//   closed loop at its cap) is cut as above.
 // * It rises only when the window used at least `utilisation` of the
 //   limit: a client sending little learns nothing about more.
 // * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a
@@ -288,8 +289,12 @@ export class AdaptiveLimit {
       this.threshold = estimate;
       this.tailOver = 0;
     } else if (sustained > target) {
-      // Not full: the limit did not make the latency, and a cut would only queue calls.
-      if (full) estimate = this.cut(estimate, target, sustained, median);
+      if (full) {
+        estimate = this.cut(estimate, target, sustained, median);
+      } else {
+        // The load, not the limit, made the latency: no lower than the load.
+        estimate = Math.max(this.peak, estimate * Math.max(MAX_DECREASE, target / sustained));
+      }
     } else if (risingAllowed && baseline < target && median <= target) {
       const unused = (target - median) / (target - baseline);
       if (estimate < this.threshold) {

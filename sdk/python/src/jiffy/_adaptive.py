@@ -40,11 +40,12 @@ their answers are skipped: each window measures the limit it follows.
   knee latency = limit / throughput, so one step lands near the knee, and a
   slower server is followed within a few round trips (Gradient2's
   gradient, aimed at a target, over a windowed minimum as TCP BBR's).
-* Only a full limit is cut: one the window's median call found full (a
-  closed loop at its cap), not one an open loop fills at its bursts alone.
-  A limit that held back few calls did not make the latency (a slower path
-  or a busy client did), and cutting it would only queue calls in the
-  client: an open loop's callers do not slow down with it.
+* A limit the window's median call did not find full (one an open loop
+  reaches in bursts, if at all) did not make the latency: a slower path or a
+  busy client did. It is cut no lower than the most calls the window had in
+  flight, since under the load it would only queue calls in the client, and
+  an open loop's callers do not slow down with it. A full limit (a closed
+  loop at its cap) is cut as above.
 * It rises only when the window used at least UTILISATION of the limit: a
   client sending little learns nothing about more (the "app-limited" rule).
 * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a loss:
@@ -284,8 +285,10 @@ class AdaptiveLimit:
             self._threshold = estimate
             self._tail_over = 0
         elif sustained > target:
-            if full:  # else the limit did not make the latency: a cut would only queue calls
+            if full:
                 estimate = self._cut(estimate, target, sustained, median)
+            else:  # the load, not the limit, made the latency: no lower than the load
+                estimate = max(float(self._peak), estimate * max(MAX_DECREASE, target / sustained))
         elif rising_allowed and baseline < target and median <= target:
             unused = (target - median) / (target - baseline)
             if estimate < self._threshold:
