@@ -20,8 +20,8 @@
 // answers are skipped: each window measures the limit it follows.
 //
 // * The window's median time on the wire is its latency. Medians, not
-//   means or minimums: one GC pause among 25 calls must not halve the
-//   limit, and the median of many calls is not the luck of the fastest.
+//   means or minimums: one slow call among 25 must not move the limit, and
+//   the median of many calls is not the luck of the fastest one.
 // * The baseline (the no-load latency) is the lowest window median seen.
 //   The target is baseline + max(queueDelayMs, queueDelayShare x baseline):
 //   some queueing is allowed, because a client that batches its writes
@@ -29,13 +29,27 @@
 //   target delay, not Vegas's count of queued calls, so the allowance means
 //   the same on any machine; the share keeps a jittery far path from
 //   reading as queueing).
-// * Over the target the limit falls by target / latency, by half at most
-//   per window: by Little's law, past the knee latency = limit /
-//   throughput, so one step lands near the knee, and a server turning slow
-//   is followed within a few round trips (Gradient2's gradient, aimed at a
-//   target). Under it the limit rises by up to maxIncrease per window, in
-//   proportion to the allowance left: it doubles while latency is flat
-//   (TCP's slow start) and stops at the target.
+// * Slow start: under the target the limit grows by up to maxIncrease per
+//   window, in proportion to the allowance left, so it doubles each round
+//   trip while latency is flat (TCP's slow start) and stops where queueing
+//   shows. From 4, 100 in flight are about ten round trips away (each rise
+//   waits for a window sent under it): a tenth of a second 10 ms away.
+// * Backing off needs the latency over the target for sustainWindows
+//   windows in a row, and is judged on the lowest of their medians: a pause
+//   of the client (a GC, the event loop, another process on the core) holds
+//   every call on the wire at once and spoils a window or two, not three,
+//   while a server or path that turned slow spoils them all. Then the limit
+//   falls by target / latency, by half at most per window: by Little's law,
+//   past the knee latency = limit / throughput, so one step lands near the
+//   knee, and a slower server is followed within a few round trips
+//   (Gradient2's gradient, aimed at a target, over a windowed minimum as
+//   TCP BBR's).
+// * A limit the window's median call did not find full (one an open loop
+//   reaches in bursts, if at all) did not make the latency: a slower path or
+//   a busy client did. It is cut no lower than the most calls the window had
+//   in flight, since under the load it would only queue calls in the client,
+//   and an open loop's callers do not slow down with it. A full limit (a
+//   closed loop at its cap) is cut as above.
 // * It rises only when the window used at least `utilisation` of the
 //   limit: a client sending little learns nothing about more.
 // * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a
@@ -45,13 +59,21 @@
 // * Between minLimit and a ceiling of streamsPerConnection x channels:
 //   past the server's HTTP/2 streams per connection calls queue in the
 //   transport, unseen and unordered.
-// * The floor keeps a slow network busy while the baseline is re-learnt.
-//   A delay-based limit reads a slower path as queueing; when
-//   relearnWindows windows in a row at the floor are still over target,
-//   the path itself got slower, and the baseline becomes what the floor
-//   measures. The other way, the lowest median seen after a slow spell may
-//   be a loaded one, so every probeWindows windows one window runs at the
-//   floor and its median is the baseline (BBR's ProbeRTT; Vegas's probe).
+// * A delay-based limit reads a slower path (or a busy client) as queueing,
+//   and cuts. Past the knee latency follows the limit (Little's law), so when
+//   a run of cuts has taken it to relearnCut of where they began and the
+//   window's median has not come down halfway to what that predicts, the
+//   latency is not the limit's: the cuts are undone and the baseline becomes
+//   that median (a busy spell of the client reads the same, so a limit that
+//   stays full probes the floor soon after, below). The floor keeps a slow
+//   network busy meanwhile, and when relearnWindows windows in a row at the
+//   floor are still over target, the baseline becomes what the floor
+//   measures. The other way, the lowest median seen after a slow spell may be
+//   a loaded one, so after probeWindows windows that filled the limit one
+//   window runs at the floor and its median is the baseline (BBR's ProbeRTT;
+//   Vegas's probe). Only windows that filled it count: a limit the load does
+//   not reach sees unloaded medians anyway, and a probe would queue an open
+//   loop's calls behind the floor for nothing (its tail would show it).
 // * With a tail target (`targetP999Ms`), the target median is also capped
 //   at targetP999Ms / (p99.9 / median of the last tailPeriodSamples calls),
 //   so the tail lands on the target; more than tailShare of a period's
@@ -72,8 +94,10 @@ export const ADAPTIVE = Object.freeze({
   queueDelayShare: 0.25,
   maxIncrease: 2,
   maxDecrease: 0.5,
+  sustainWindows: 3,
   utilisation: 0.5,
   relearnWindows: 3,
+  relearnCut: 0.75,
   probeWindows: 250,
   dropDecrease: 0.5,
   tailPeriodSamples: 1000,
@@ -108,8 +132,10 @@ const {
   queueDelayShare: QUEUE_DELAY_SHARE,
   maxIncrease: MAX_INCREASE,
   maxDecrease: MAX_DECREASE,
+  sustainWindows: SUSTAIN_WINDOWS,
   utilisation: UTILISATION,
   relearnWindows: RELEARN_WINDOWS,
+  relearnCut: RELEARN_CUT,
   probeWindows: PROBE_WINDOWS,
   dropDecrease: DROP_DECREASE,
   tailPeriodSamples: TAIL_PERIOD_SAMPLES,
@@ -134,8 +160,13 @@ export class AdaptiveLimit {
   private count = 0;
   private skip = 0;
   private peak = 0;
+  private full = 0;
   private drops = 0;
   private threshold: number;
+  /** The medians of the last sustainWindows windows, oldest first. */
+  private readonly medians: number[] = [];
+  /** Where a run of cuts began: the limit then, and the median it had. */
+  private cutsFrom: { limit: number; median: number } | undefined;
   private windows = 0;
   private probing = false;
   private readonly queueDelay: number;
@@ -182,6 +213,7 @@ export class AdaptiveLimit {
     this.rtts[this.count] = rtt;
     this.count += 1;
     if (inFlight > this.peak) this.peak = inFlight;
+    if (inFlight >= this.limit) this.full += 1;
     return this.count >= this.window ? this.closeWindow(inFlight) : false;
   }
 
@@ -197,19 +229,22 @@ export class AdaptiveLimit {
     if (this.probing) {
       this.baseline = median; // what minLimit calls take: the path unloaded
       this.probing = false;
+      this.medians.length = 0;
       refill = Math.trunc(this.estimate); // the calls that fill the pipe again
     } else {
       this.update(rtts, median);
     }
     this.count = 0;
     this.peak = 0;
+    this.full = 0;
     this.drops = 0;
     const chosen = Math.trunc(this.estimate);
     if (chosen !== this.history[this.history.length - 1]!.limit) this.record(chosen);
     if (this.windows >= PROBE_WINDOWS && chosen > MIN_LIMIT) {
-      // Every probeWindows windows, one at the floor re-measures the
-      // baseline: after a slow spell the lowest median seen may be a
-      // loaded one, and the limit would never come back down to the knee.
+      // After probeWindows windows at the limit, one at the floor
+      // re-measures the baseline: after a slow spell the lowest median seen
+      // may be a loaded one, and a limit that is always full would never
+      // come back down to the knee.
       this.windows = 0;
       this.probing = true;
     }
@@ -227,9 +262,18 @@ export class AdaptiveLimit {
 
   /** Moves the estimate by one window's median (and tail). */
   private update(rtts: Float64Array, median: number): void {
-    this.windows += 1;
+    // Full: the window's median call found the limit full (a closed loop at
+    // its cap), not only an open loop's bursts.
+    const full = 2 * this.full >= rtts.length;
+    if (full) this.windows += 1;
     let baseline = this.baseline;
     if (baseline === undefined || median < baseline) baseline = this.baseline = median;
+    const medians = this.medians;
+    medians.push(median);
+    if (medians.length > SUSTAIN_WINDOWS) medians.shift();
+    // The latency a cut is judged on: the lowest median of the last
+    // sustainWindows windows (none until there are that many).
+    const sustained = medians.length === SUSTAIN_WINDOWS ? Math.min(...medians) : 0;
     let target = baseline + Math.max(this.queueDelay, QUEUE_DELAY_SHARE * baseline);
     let estimate = this.estimate;
     let risingAllowed = this.peak >= UTILISATION * estimate;
@@ -244,9 +288,14 @@ export class AdaptiveLimit {
       estimate *= TAIL_DECREASE;
       this.threshold = estimate;
       this.tailOver = 0;
-    } else if (median > target) {
-      estimate *= Math.max(MAX_DECREASE, target / median);
-    } else if (risingAllowed && target > baseline) {
+    } else if (sustained > target) {
+      if (full) {
+        estimate = this.cut(estimate, target, sustained, median);
+      } else {
+        // The load, not the limit, made the latency: no lower than the load.
+        estimate = Math.max(this.peak, estimate * Math.max(MAX_DECREASE, target / sustained));
+      }
+    } else if (risingAllowed && baseline < target && median <= target) {
       const unused = (target - median) / (target - baseline);
       if (estimate < this.threshold) {
         estimate = Math.min(estimate * (1 + (MAX_INCREASE - 1) * unused), this.threshold);
@@ -254,8 +303,36 @@ export class AdaptiveLimit {
         estimate += unused; // past a loss: one more per window at most, as TCP
       }
     }
+    if (sustained <= target) this.cutsFrom = undefined; // a run of cuts ends where latency is back under target
     this.relearn(this.estimate <= MIN_LIMIT && median > target, median);
     this.estimate = Math.min(Math.max(estimate, MIN_LIMIT), this.ceiling);
+  }
+
+  /**
+   * The estimate cut for `latency` over `target`, or, when the cuts so far
+   * did not lower the window's median, back where they began.
+   */
+  private cut(estimate: number, target: number, latency: number, median: number): number {
+    const from = this.cutsFrom;
+    if (from === undefined) {
+      this.cutsFrom = { limit: this.limit, median };
+    } else {
+      const share = this.limit / from.limit;
+      if (share <= RELEARN_CUT && median >= (from.median * (1 + share)) / 2) {
+        // Past the knee latency follows the limit (Little's law): at `share`
+        // of the limit it would be near share x what it was. It stayed
+        // nearer where it was: the path is slower, or the client busy, and
+        // cutting on would only queue calls.
+        this.baseline = median;
+        this.medians.length = 0;
+        this.cutsFrom = undefined;
+        // A busy spell of the client reads the same; a full limit soon
+        // probes the floor to tell (an open loop's seldom is).
+        this.windows = Math.max(this.windows, PROBE_WINDOWS - RELEARN_WINDOWS);
+        return from.limit;
+      }
+    }
+    return estimate * Math.max(MAX_DECREASE, target / latency);
   }
 
   /**

@@ -18,22 +18,34 @@ still on the wire when the limit changes were sent under the old one, so
 their answers are skipped: each window measures the limit it follows.
 
 * The window's median time on the wire is its latency. Medians, not means
-  or minimums: one GC pause or scheduling hiccup among 25 calls must not
-  halve the limit, and the median of many calls is not the luck of the
-  fastest one.
+  or minimums: one slow call among 25 must not move the limit, and the
+  median of many calls is not the luck of the fastest one.
 * The baseline (the no-load latency) is the lowest window median seen. The
-  target is baseline + max(QUEUE_DELAY, QUEUE_DELAY_SHARE x baseline): some
-  queueing is allowed, because a client that batches its writes still gains
-  throughput while latency rises a little (a CoDel-like target delay, not
-  Vegas's count of queued calls, so the allowance means the same on any
+  target is baseline + max(QUEUE_DELAY, QUEUE_DELAY_SHARE x baseline):
+  some queueing is allowed, because a client that batches its writes still
+  gains throughput while latency rises a little (a CoDel-like target delay,
+  not Vegas's count of queued calls, so the allowance means the same on any
   machine; the share keeps a jittery far path from reading as queueing).
-* Over the target the limit falls by target / latency, by half at most per
-  window: by Little's law, past the knee latency = limit / throughput, so
-  one step lands near the knee, and a server turning slow is followed
-  within a few round trips (Gradient2's gradient, aimed at a target).
-  Under it the limit rises by up to MAX_INCREASE per window, in proportion
-  to the allowance left: it doubles while latency is flat (TCP's slow
-  start) and stops at the target.
+* Slow start: under the target the limit grows by up to MAX_INCREASE per
+  window, in proportion to the allowance left, so it doubles each round
+  trip while latency is flat (TCP's slow start) and stops where queueing
+  shows. From 4, 100 in flight are about ten round trips away (each rise
+  waits for a window sent under it): a tenth of a second 10 ms away.
+* Backing off needs the latency over the target for SUSTAIN_WINDOWS windows
+  in a row, and is judged on the lowest of their medians: a pause of the
+  client (a GC, the scheduler, another process on the core) holds every
+  call on the wire at once and spoils a window or two, not three, while a
+  server or path that turned slow spoils them all. Then the limit falls by
+  target / latency, by half at most per window: by Little's law, past the
+  knee latency = limit / throughput, so one step lands near the knee, and a
+  slower server is followed within a few round trips (Gradient2's
+  gradient, aimed at a target, over a windowed minimum as TCP BBR's).
+* A limit the window's median call did not find full (one an open loop
+  reaches in bursts, if at all) did not make the latency: a slower path or a
+  busy client did. It is cut no lower than the most calls the window had in
+  flight, since under the load it would only queue calls in the client, and
+  an open loop's callers do not slow down with it. A full limit (a closed
+  loop at its cap) is cut as above.
 * It rises only when the window used at least UTILISATION of the limit: a
   client sending little learns nothing about more (the "app-limited" rule).
 * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a loss:
@@ -43,13 +55,22 @@ their answers are skipped: each window measures the limit it follows.
 * Between MIN_LIMIT and a ceiling of STREAMS_PER_CONNECTION x channels:
   past the server's HTTP/2 streams per connection calls queue in the
   transport, unseen and unordered.
-* The floor keeps a slow network busy while the baseline is re-learnt. A
-  delay-based limit reads a slower path as queueing; when RELEARN_WINDOWS
-  windows in a row at the floor are still over target, the path itself got
-  slower, and the baseline becomes what the floor measures. The other way,
-  the lowest median seen after a slow spell may be a loaded one, so every
-  PROBE_WINDOWS windows one window runs at the floor and its median is the
-  baseline (TCP BBR's ProbeRTT; Vegas's probe of the no-load latency).
+* A delay-based limit reads a slower path (or a busy client) as queueing,
+  and cuts. Past the knee latency follows the limit (Little's law), so when
+  a run of cuts has taken it to RELEARN_CUT of where they began and the
+  window's median has not come down halfway to what that predicts, the
+  latency is not the limit's: the cuts are undone and the baseline becomes
+  that median (a busy spell of the client reads the same, so a limit that
+  stays full probes the floor soon after, below). The floor keeps a slow
+  network busy meanwhile, and when RELEARN_WINDOWS windows in a row at the
+  floor are still over target, the baseline becomes what the floor measures.
+  The other way, the lowest median seen after a slow spell may be a loaded
+  one, so after PROBE_WINDOWS windows that filled the limit one window runs
+  at the floor and its median is the baseline (TCP BBR's ProbeRTT; Vegas's
+  probe of the no-load latency). Only windows that filled it count: a limit
+  the load does not reach sees unloaded medians anyway, and a probe would
+  queue an open loop's calls behind the floor for nothing (its tail would
+  show it).
 * With a tail target (`target_p999`), the target median is also capped at
   target_p999 / (p99.9 / median of the last TAIL_PERIOD_SAMPLES calls), so
   the tail lands on the target; more than TAIL_SHARE of a period's calls
@@ -80,8 +101,10 @@ QUEUE_DELAY = 0.001
 QUEUE_DELAY_SHARE = 0.25
 MAX_INCREASE = 2.0
 MAX_DECREASE = 0.5
+SUSTAIN_WINDOWS = 3
 UTILISATION = 0.5
 RELEARN_WINDOWS = 3
+RELEARN_CUT = 0.75
 PROBE_WINDOWS = 250
 DROP_DECREASE = 0.5
 TAIL_PERIOD_SAMPLES = 1000
@@ -114,6 +137,9 @@ class AdaptiveLimit:
         "_peak",
         "_drops",
         "_threshold",
+        "_medians",
+        "_cuts_from",
+        "_full",
         "_windows",
         "_probing",
         "_queue_delay",
@@ -150,6 +176,9 @@ class AdaptiveLimit:
         self._peak = 0
         self._drops = 0
         self._threshold = float(self.ceiling)
+        self._medians: deque[float] = deque(maxlen=SUSTAIN_WINDOWS)
+        self._cuts_from: tuple[int, float] | None = None
+        self._full = 0
         self._windows = 0
         self._probing = False
         self._queue_delay = queue_delay
@@ -182,6 +211,8 @@ class AdaptiveLimit:
         rtts.append(rtt)
         if in_flight > self._peak:
             self._peak = in_flight
+        if in_flight >= self.limit:
+            self._full += 1
         if len(rtts) >= self._window:
             return self._close_window(in_flight)
         return False
@@ -198,18 +229,20 @@ class AdaptiveLimit:
         if self._probing:
             self.baseline = median  # what MIN_LIMIT calls take: the path unloaded
             self._probing = False
+            self._medians.clear()
             refill = int(self._estimate)  # the calls that fill the pipe again
         else:
             self._update(rtts, median)
         rtts.clear()
-        self._peak = self._drops = 0
+        self._peak = self._drops = self._full = 0
         chosen = int(self._estimate)
         if chosen != self.history[-1][1]:
             self._record(chosen)
         if self._windows >= PROBE_WINDOWS and chosen > MIN_LIMIT:
-            # Every PROBE_WINDOWS windows, one at the floor re-measures the
-            # baseline: after a slow spell the lowest median seen may be a
-            # loaded one, and the limit would never come back down to the knee.
+            # After PROBE_WINDOWS windows at the limit, one at the floor
+            # re-measures the baseline: after a slow spell the lowest median
+            # seen may be a loaded one, and a limit that is always full
+            # would never come back down to the knee.
             self._windows = 0
             self._probing = True
         limit = MIN_LIMIT if self._probing else chosen
@@ -226,10 +259,18 @@ class AdaptiveLimit:
 
     def _update(self, rtts: list[float], median: float) -> None:
         """Move the estimate by one window's median (and tail)."""
-        self._windows += 1
+        # Full: the window's median call found the limit full (a closed loop
+        # at its cap), not only an open loop's bursts.
+        full = 2 * self._full >= len(rtts)
+        self._windows += full
         baseline = self.baseline
         if baseline is None or median < baseline:
             baseline = self.baseline = median
+        medians = self._medians
+        medians.append(median)
+        # The latency a cut is judged on: the lowest median of the last
+        # SUSTAIN_WINDOWS windows (none until there are that many).
+        sustained = min(medians) if len(medians) == SUSTAIN_WINDOWS else 0.0
         target = baseline + max(self._queue_delay, QUEUE_DELAY_SHARE * baseline)
         estimate = self._estimate
         rising_allowed = self._peak >= UTILISATION * estimate
@@ -243,16 +284,44 @@ class AdaptiveLimit:
             estimate *= TAIL_DECREASE
             self._threshold = estimate
             self._tail_over = 0
-        elif median > target:
-            estimate *= max(MAX_DECREASE, target / median)
-        elif rising_allowed and target > baseline:
+        elif sustained > target:
+            if full:
+                estimate = self._cut(estimate, target, sustained, median)
+            else:  # the load, not the limit, made the latency: no lower than the load
+                estimate = max(float(self._peak), estimate * max(MAX_DECREASE, target / sustained))
+        elif rising_allowed and baseline < target and median <= target:
             unused = (target - median) / (target - baseline)
             if estimate < self._threshold:
                 estimate = min(estimate * (1.0 + (MAX_INCREASE - 1.0) * unused), self._threshold)
             else:
                 estimate += unused  # past a loss: one more per window at most, as TCP
+        if sustained <= target:
+            self._cuts_from = None  # a run of cuts ends where latency is back under target
         self._relearn(self._estimate <= MIN_LIMIT and median > target, median)
         self._estimate = min(max(estimate, float(MIN_LIMIT)), float(self.ceiling))
+
+    def _cut(self, estimate: float, target: float, latency: float, median: float) -> float:
+        """The estimate cut for `latency` over `target`, or, when the cuts so
+        far did not lower the window's median, back where they began."""
+        cuts_from = self._cuts_from
+        if cuts_from is None:
+            self._cuts_from = (self.limit, median)
+        else:
+            limit, before = cuts_from
+            share = self.limit / limit
+            if share <= RELEARN_CUT and median >= before * (1.0 + share) / 2:
+                # Past the knee latency follows the limit (Little's law): at
+                # `share` of the limit it would be near share x what it was.
+                # It stayed nearer where it was: the path is slower, or the
+                # client busy, and cutting on would only queue calls.
+                self.baseline = median
+                self._medians.clear()
+                self._cuts_from = None
+                # A busy spell of the client reads the same; a full limit
+                # soon probes the floor to tell (an open loop's seldom is).
+                self._windows = max(self._windows, PROBE_WINDOWS - RELEARN_WINDOWS)
+                return float(limit)
+        return estimate * max(MAX_DECREASE, target / latency)
 
     def _tail_bound(self, sorted_rtts: list[float], median: float) -> float:
         """The median that keeps p99.9 under the target, at the tail / median
