@@ -24,6 +24,9 @@
 # Environment (defaults):
 #   ROUNDS=3 DURATION=10 WARMUP=2 CONCURRENCY=50 VALUE_SIZE=100 KEYSPACE=10000
 #   SERVER_CORE=0 CLIENT_CORE=1
+#   CONNECTIONS=1  connections jiffy's load client spreads its requests over;
+#                  CONNECTIONS=$CONCURRENCY is one request in flight per
+#                  connection, as redis-benchmark runs (no pipelining)
 #   TARGETS="grpc protosocket redis"   any of them, in the order of each round
 #   CALL=get-set   or a collection call beside the redis-server command doing
 #                  the same work (bench/server/src/calls.rs has the table);
@@ -37,6 +40,7 @@ ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-2}
 CONCURRENCY=${CONCURRENCY:-50}
+CONNECTIONS=${CONNECTIONS:-1}
 VALUE_SIZE=${VALUE_SIZE:-100}
 KEYSPACE=${KEYSPACE:-10000}
 CALL=${CALL:-get-set}
@@ -137,7 +141,8 @@ run_jiffy() {
         transport_flags+=(--protosocket-endpoint "127.0.0.1:$protosocket_port")
     taskset -c "$CLIENT_CORE" target/release/jiffy-bench-server \
         --endpoint "127.0.0.1:$port" "${transport_flags[@]}" --server-pid "$pid" \
-        --concurrency "$CONCURRENCY" --duration "$DURATION" --warmup "$WARMUP" \
+        --concurrency "$CONCURRENCY" --connections "$CONNECTIONS" \
+        --duration "$DURATION" --warmup "$WARMUP" \
         --value-size "$VALUE_SIZE" --keyspace "$KEYSPACE" --get-ratio 0.5 --call "$CALL" \
         --json >"$out"
     stop_server
