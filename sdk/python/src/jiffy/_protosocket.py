@@ -16,6 +16,7 @@ as it does a gRPC failure: one error tree, one place that maps it.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import grpc
@@ -212,6 +213,53 @@ def outcome(response: Any) -> Any:
 def read_get(response: Any) -> bytes | None:
     """A Get's value, or None on a miss (an `error` that `outcome` let through)."""
     return response.get.value if response.HasField("get") else None
+
+
+# "auto": what a transport decides from its Ping, the same for the async and
+# the blocking one (each does its own I/O around it).
+
+# jiffy-server's Ping answer names its protosocket port in this header
+# (server/src/service/ping.rs); the Momento service sends none.
+PORT_HEADER = "jiffy-protosocket-port"
+# The most connect waits for the port the Ping named. The server has just
+# answered over gRPC, so a reachable port opens within a few round trips;
+# one that a firewall silently drops must not hold connect for the whole
+# eager_connect_timeout before gRPC is settled on.
+AUTO_CONNECT_TIMEOUT = 2.0
+
+_logger = logging.getLogger("jiffy")
+
+
+def still_undecided(failed_ping: grpc.RpcError) -> bool:
+    """Whether a failed Ping leaves the question for a later connect: only
+    an unreachable server does. Any other failure is an answer (a server
+    that refuses the Ping says nothing of protosocket)."""
+    return bool(failed_ping.code() == grpc.StatusCode.UNAVAILABLE)
+
+
+def advertised_port(headers: dict[str, str]) -> int | None:
+    """The port a Ping answer names; None without one (the Momento service,
+    jiffy-server without the port) or with one that is no port (warned)."""
+    advertised = headers.get(PORT_HEADER)
+    if advertised is None:
+        return None
+    if not advertised.isdigit() or not 1 <= int(advertised) <= 65535:
+        _logger.warning(
+            "jiffy: the server's Ping named protosocket port %r, which is no port;"
+            " get, set and delete stay on gRPC",
+            advertised,
+        )
+        return None
+    return int(advertised)
+
+
+def warn_unreachable(error: Exception) -> None:
+    """The advertised port could not be opened: say why, once; gRPC carries on."""
+    _logger.warning(
+        'jiffy: protosocket_endpoint="auto": %s; get, set and delete stay on gRPC'
+        " (protosocket_endpoint=None skips the attempt)",
+        error,
+    )
 
 
 class FrameError(Exception):

@@ -10,13 +10,13 @@ takes a slower path for every call once any interceptor is installed.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import Any
 
 import grpc
 
+from jiffy import _protosocket as ps
 from jiffy._adaptive import AUTO
 from jiffy._calls import ALL_RPCS, PING, PING_REQUEST, Rpc
 from jiffy._channel_choice import SyncLeastLoaded
@@ -48,16 +48,6 @@ MAX_RECONNECT_BACKOFF_MS = 5_000
 REFUSED_GRACE = 1.0
 # The most the look for a cause may take once grpc reports a failure.
 PROBE_TIMEOUT = 1.0
-# jiffy-server's Ping answer names its protosocket port in this header
-# (server/src/service/ping.rs); the Momento service sends none.
-PROTOSOCKET_PORT_HEADER = "jiffy-protosocket-port"
-# protosocket_endpoint="auto": the most connect waits for the port the Ping
-# named. The server has just answered over gRPC, so a reachable port opens
-# within a few round trips; one that a firewall silently drops must not hold
-# connect for the whole eager_connect_timeout before gRPC is settled on.
-AUTO_PROTOSOCKET_TIMEOUT = 2.0
-
-logger = logging.getLogger("jiffy")
 
 
 def channel_options(config: Config) -> list[tuple[str, Any]]:
@@ -216,34 +206,21 @@ class SyncTransport:
                 metadata=self._ping_metadata,
             )
         except grpc.RpcError as exc:
-            # Unreachable: ask again later. Any other failure is an answer (a
-            # server that refuses the Ping says nothing of protosocket).
-            self.protosocket_undecided = exc.code() == grpc.StatusCode.UNAVAILABLE
+            self.protosocket_undecided = ps.still_undecided(exc)
             return
         self.protosocket_undecided = False
-        advertised = headers.get(PROTOSOCKET_PORT_HEADER)
-        if advertised is None:
-            return  # the Momento service, or jiffy-server without the port
-        if not advertised.isdigit() or not 1 <= int(advertised) <= 65535:
-            logger.warning(
-                "jiffy: the server's Ping named protosocket port %r, which is no port;"
-                " get, set and delete stay on gRPC",
-                advertised,
-            )
+        port = ps.advertised_port(headers)
+        if port is None:
             return
-        address = on_port(self.endpoint.data_target, int(advertised))
+        address = on_port(self.endpoint.data_target, port)
         pool = SyncProtosocketPool(self.endpoint, self._config, address)
         left = give_up_at - time.monotonic()
         try:
-            timeout = min(max(left, PROBE_TIMEOUT), AUTO_PROTOSOCKET_TIMEOUT)
+            timeout = min(max(left, PROBE_TIMEOUT), ps.AUTO_CONNECT_TIMEOUT)
             # No grace for refusals: the server is up and says it listens there.
             pool.connect(timeout, refused_grace=0.0)
         except CacheError as exc:
-            logger.warning(
-                'jiffy: protosocket_endpoint="auto": %s; get, set and delete stay on gRPC'
-                " (protosocket_endpoint=None skips the attempt)",
-                exc,
-            )
+            ps.warn_unreachable(exc)
             pool.close()
             return
         self._carry_protosocket(pool)
