@@ -21,6 +21,8 @@ ROUNDS=${ROUNDS:-3}
 CALLS=${CALLS:-dictionary-set dictionary-get list-push-back list-fetch set-union sorted-set-put sorted-set-fetch}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
+# jq_median_def
+source "$ROOT/bench/jq.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -43,9 +45,7 @@ done
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p out/bench
 out="out/bench/collections-$stamp.json"
-jq -s --argjson rounds "$ROUNDS" '
-    def median: sort | if length % 2 == 1 then .[length / 2 | floor]
-                       else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+jq -s --argjson rounds "$ROUNDS" "$(jq_median_def)"'
     group_by(.config.call) | map({
         call: .[0].config.call,
         keyspace: .[0].config.keyspace,

@@ -51,6 +51,8 @@ log() { printf '%s\n' "$*" >&2; }
 
 # free_port
 source "$ROOT/bench/ports.sh"
+# jq_median_def
+source "$ROOT/bench/jq.sh"
 
 # Starts jiffy-server on core SERVER_CORE; sets SERVER_PID, GRPC_PORT and
 # PROTOSOCKET_PORT.
@@ -122,10 +124,8 @@ main() {
 # medians of each client's rounds and the ratios protosocket / gRPC; and
 # every run as measured.
 summary_jq() {
+    jq_median_def
     cat <<'EOF'
-def median: sort | if length == 0 then null
-                   elif length % 2 == 1 then .[length / 2 | floor]
-                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 def ratio($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
 . as $runs
 | def results($c; $t): [$runs[].result

@@ -111,6 +111,8 @@ install_tools() {
 
 # free_port
 source "$ROOT/bench/ports.sh"
+# jq_median_def
+source "$ROOT/bench/jq.sh"
 
 # One round of jiffy-server under our client over transport $1 (grpc or
 # protosocket): writes the client's JSON report to $2.
@@ -333,10 +335,8 @@ main() {
 # The summary of the measurements (the input, an array): every round as
 # measured, and per target the medians of the rounds.
 summary_jq() {
+    jq_median_def
     cat <<'EOF'
-def median: sort | if length == 0 then null
-                   elif length % 2 == 1 then .[length / 2 | floor]
-                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 . as $all
 | def runs($t): [$all[] | select(.target == $t) | .result];
 def medians($t): runs($t) as $runs | {

@@ -78,6 +78,8 @@ trap cleanup EXIT
 
 # free_port
 source "$ROOT/bench/ports.sh"
+# jq_median_def
+source "$ROOT/bench/jq.sh"
 
 # Starts jiffy-server with its default topic limits; prints its port.
 start_jiffy() {
@@ -188,10 +190,8 @@ main() {
 
 # The summary: the medians per (rate, subscribers, target), then every run.
 summary_jq() {
+    jq_median_def
     cat <<'EOF'
-def median: sort | if length == 0 then null
-                   elif length % 2 == 1 then .[length / 2 | floor]
-                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 def medians: {
     delivered_per_s: (map(.delivered_per_s) | median),
     published_per_s: (map(.published_per_s) | median),
