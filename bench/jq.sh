@@ -11,3 +11,13 @@ def median: sort | if length == 0 then null
                    else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 JQ
 }
+
+# The number formats of their tables: f0, f2 and f3 round to 0, 2 and 3
+# decimals and print "-" for a missing value.
+jq_format_defs() {
+    cat <<'JQ'
+def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
+def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
+def f0: if . == null then "-" else round | tostring end;
+JQ
+}

@@ -51,7 +51,7 @@ log() { printf '%s\n' "$*" >&2; }
 
 # free_port
 source "$ROOT/bench/ports.sh"
-# jq_median_def
+# jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
 
 # Starts jiffy-server on core SERVER_CORE; sets SERVER_PID, GRPC_PORT and
@@ -167,10 +167,7 @@ EOF
 # Per concurrency, a row per client (medians, and the server's CPU per
 # request of each round) and a row of the ratios protosocket / gRPC.
 print_table() {
-    jq -r '
-        def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
-        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
-        def f0: if . == null then "-" else round | tostring end;
+    jq -r "$(jq_format_defs)"'
         (["conc", "client", "rps", "p50 ms", "p99 ms", "p99.9 ms", "server us/req",
           "rounds", "client us/req", "server cores", "client cores", "other cores", "errors"]
          | @tsv),

@@ -111,7 +111,7 @@ install_tools() {
 
 # free_port
 source "$ROOT/bench/ports.sh"
-# jq_median_def
+# jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
 
 # One round of jiffy-server under our client over transport $1 (grpc or
@@ -373,10 +373,7 @@ EOF
 # One row per target: CPU per request (median, then each round), its ratio
 # to redis, and the rest as medians of the rounds.
 print_table() {
-    jq -r '
-        def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
-        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
-        def f0: if . == null then "-" else round | tostring end;
+    jq -r "$(jq_format_defs)"'
         . as $s |
         (["target", "cpu us/req", "rounds", "vs redis", "rps", "p50 ms", "p99 ms", "p99.9 ms",
           "server cores", "client cores", "other cores"] | @tsv),

@@ -78,7 +78,7 @@ trap cleanup EXIT
 
 # free_port
 source "$ROOT/bench/ports.sh"
-# jq_median_def
+# jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
 
 # Starts jiffy-server with its default topic limits; prints its port.
@@ -235,10 +235,7 @@ EOF
 # Two tables: throughput (every mode, delivered/s is the headline at
 # max), then latency, each with what else ran on the machine.
 print_table() {
-    jq -r '
-        def f2: if . == null then "-" else . * 100 | round / 100 | tostring end;
-        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
-        def f0: if . == null then "-" else round | tostring end;
+    jq -r "$(jq_format_defs)"'
         def mode: if .rate == 0 then "max" else "\(.rate)/s" end;
         (["mode", "subs", "jiffy deliv/s", "redis deliv/s", "ratio", "jiffy us/deliv",
           "redis us/deliv", "srv cores j/r", "client cores j/r", "jiffy lost", "redis lost",
@@ -253,9 +250,7 @@ print_table() {
          | @tsv)
     ' "$1" | column -t -s $'\t'
     echo
-    jq -r '
-        def f3: if . == null then "-" else . * 1000 | round / 1000 | tostring end;
-        def f0: if . == null then "-" else round | tostring end;
+    jq -r "$(jq_format_defs)"'
         def mode: if .rate == 0 then "max" else "\(.rate)/s" end;
         (["mode", "subs", "jiffy p50", "p99", "p99.9", "redis p50", "p99", "p99.9",
           "p99.9 from send j/r", "srv runq wait ms/s j/r"] | @tsv),
