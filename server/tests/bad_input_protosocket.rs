@@ -14,8 +14,8 @@ use std::net::SocketAddr;
 
 use common::baseline::{Baseline, CACHE, ITEMS, OTHER_CACHE, TTL_MS};
 use common::protosocket::{
-    auth, command_frame, delete, error_of, frame, get, set, value_of, wait_for_closes, Client,
-    AUTH_ID, PATIENCE,
+    auth, command_frame, delete, error_of, frame, get, set, spawn_server, value_of,
+    wait_for_closes, Client, AUTH_ID, PATIENCE,
 };
 use common::ServerProcess;
 use jiffy_server::proto::protosocket::cache::cache_command::RpcKind;
@@ -37,19 +37,7 @@ struct Server {
 
 impl Server {
     async fn start() -> Server {
-        let process = ServerProcess::spawn(
-            &[
-                "--listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-                "--protosocket-listen",
-                "127.0.0.1:0",
-                "--request-timeout",
-                REQUEST_TIMEOUT,
-            ],
-            &[],
-        );
+        let process = spawn_server(&["--request-timeout", REQUEST_TIMEOUT]);
         let baseline = Baseline::create(&process.url(), process.metrics_addr).await;
         let addr = process.protosocket_addr.expect("a protosocket port");
         Server {

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::protosocket::{
-    auth, command_frame, delete, error_of, frame, get, set, value_of, wait_for_closes, Client,
-    AUTH_ID,
+    auth, command_frame, delete, error_of, frame, get, set, spawn_server as spawn, value_of,
+    wait_for_closes, Client, AUTH_ID,
 };
 use common::stores::{on_both_stores, Store};
 use common::{create_cache, sample, scrape, ServerProcess};
@@ -20,20 +20,6 @@ use jiffy_server::proto::protosocket::cache::cache_response::Kind;
 use jiffy_server::proto::protosocket::cache::CacheCommand;
 use jiffy_server::proto::protosocket::common::Status;
 use tokio::net::TcpStream;
-
-/// The binary with the protosocket port and metrics on free ports, plus `args`.
-fn spawn(args: &[&str]) -> ServerProcess {
-    let mut all = vec![
-        "--listen",
-        "127.0.0.1:0",
-        "--metrics-listen",
-        "127.0.0.1:0",
-        "--protosocket-listen",
-        "127.0.0.1:0",
-    ];
-    all.extend_from_slice(args);
-    ServerProcess::spawn(&all, &[])
-}
 
 fn port(server: &ServerProcess) -> SocketAddr {
     server

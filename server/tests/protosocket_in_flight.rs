@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::protosocket::{
-    auth, error_of, frame, get, set, value_of, wait_for_closes, Client, AUTH_ID,
+    auth, error_of, frame, get, set, spawn_server, value_of, wait_for_closes, Client, AUTH_ID,
 };
 use common::{create_cache, in_cache, process_metric, raw_http2, ServerProcess};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
@@ -35,21 +35,7 @@ const KEY: &str = "big";
 /// The server, a cache and `VALUE` bytes under `KEY`. The send timeout is
 /// long: what closes a connection here is the budget.
 async fn start() -> (ServerProcess, SocketAddr) {
-    let server = ServerProcess::spawn(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-            "--protosocket-listen",
-            "127.0.0.1:0",
-            "--max-in-flight-bytes",
-            BUDGET,
-            "--send-timeout",
-            "60s",
-        ],
-        &[],
-    );
+    let server = spawn_server(&["--max-in-flight-bytes", BUDGET, "--send-timeout", "60s"]);
     let mut control = ScsControlClient::connect(server.url()).await.unwrap();
     create_cache(&mut control, CACHE).await;
     let set = SetRequest {

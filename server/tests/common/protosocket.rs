@@ -25,6 +25,21 @@ pub const PATIENCE: Duration = Duration::from_secs(10);
 /// The id the official client authenticates with.
 pub const AUTH_ID: u64 = 0xDEAD_BEEF;
 
+/// The binary with gRPC, metrics and the protosocket port on free ports,
+/// plus `args`.
+pub fn spawn_server(args: &[&str]) -> ServerProcess {
+    let mut all = vec![
+        "--listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "--protosocket-listen",
+        "127.0.0.1:0",
+    ];
+    all.extend_from_slice(args);
+    ServerProcess::spawn(&all, &[])
+}
+
 /// A protosocket client over any stream.
 pub struct Client<S> {
     pub stream: S,
