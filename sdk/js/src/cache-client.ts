@@ -98,8 +98,8 @@ function encode<Desc extends DescMessage>(schema: Desc, init: MessageInitShape<D
   return toBinary(schema, create(schema, init));
 }
 
-// The gRPC Get, Set and Delete, built and read in one place: both the calls
-// and what 'auto' sends over gRPC use them.
+// The gRPC Get, Set and Delete, built and read in one place (#getOverGrpc
+// and its twins, which the calls and what 'auto' sends over gRPC share).
 function getRequest(key: Bytes): Uint8Array {
   return encode(scs._GetRequestSchema, { cacheKey: toBytes(key) });
 }
@@ -160,7 +160,7 @@ export class CacheClient {
   readonly #overGrpc: ScalarCalls = {
     get: (cacheName, key) => this.#getOverGrpc(cacheName, key),
     set: (cacheName, key, value, ttlMs) => this.#setOverGrpc(cacheName, key, value, ttlToWire(ttlMs)),
-    delete: (cacheName, key) => this.#data(RPC.delete, cacheName, deleteRequest(key)).then(() => undefined),
+    delete: (cacheName, key) => this.#deleteOverGrpc(cacheName, key),
   };
 
   static {
@@ -309,7 +309,7 @@ export class CacheClient {
         if (!this.#auto || !tooLargeToRead(err)) throw err;
       }
     }
-    return readGet(await this.#data(RPC.get, cacheName, getRequest(key)));
+    return this.#getOverGrpc(cacheName, key);
   }
 
   /** The value of `key` decoded as UTF-8, or undefined on a miss. */
@@ -322,12 +322,12 @@ export class CacheClient {
     if (this.#protosocket !== undefined) {
       return this.#protosocket.set(cacheName, key, value, ttlMsToWire(options.ttlMs ?? this.knobs.defaultTtlMs));
     }
-    await this.#data(RPC.set, cacheName, setRequest(key, value, this.#ttl(options)));
+    await this.#setOverGrpc(cacheName, key, value, this.#ttl(options));
   }
 
   async delete(cacheName: string, key: Bytes): Promise<void> {
     if (this.#protosocket !== undefined) return this.#protosocket.delete(cacheName, key);
-    await this.#data(RPC.delete, cacheName, deleteRequest(key));
+    await this.#deleteOverGrpc(cacheName, key);
   }
 
   /** Stores `value` only if `condition` holds; resolves to whether it was stored. Never retried. */
@@ -927,6 +927,10 @@ export class CacheClient {
 
   async #setOverGrpc(cacheName: string, key: Bytes, value: Bytes, ttl: bigint): Promise<void> {
     await this.#data(RPC.set, cacheName, setRequest(key, value, ttl));
+  }
+
+  async #deleteOverGrpc(cacheName: string, key: Bytes): Promise<void> {
+    await this.#data(RPC.delete, cacheName, deleteRequest(key));
   }
 
   #data(rpc: Rpc, cacheName: string, request: Uint8Array): Promise<Uint8Array> {
