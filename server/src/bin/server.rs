@@ -90,13 +90,13 @@ fn token_command(command: TokenCommand, config: &Config) -> ExitCode {
 }
 
 async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
-    let listener = bind(config.listen).await?;
+    let listener = bind(config.listen)?;
     let metrics_listener = match config.metrics_listen {
-        Some(address) => Some(bind(address).await?),
+        Some(address) => Some(bind(address)?),
         None => None,
     };
     let protosocket_listener = match config.protosocket_listen {
-        Some(address) => Some(bind(address).await?),
+        Some(address) => Some(bind(address)?),
         None => None,
     };
     if let Some(metrics) = &metrics_listener {
@@ -116,10 +116,25 @@ async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
     jiffy_server::server::run_with(listeners, config, shutdown_signal()).await
 }
 
-async fn bind(address: std::net::SocketAddr) -> Result<TcpListener, jiffy_server::BoxError> {
-    TcpListener::bind(address)
-        .await
-        .map_err(|e| format!("cannot listen on {address}: {e}").into())
+/// Connections the kernel may hold for each port before `accept`. tokio's
+/// `TcpListener::bind` asks for 128, which a burst of reconnecting clients
+/// overflows: the kernel then drops SYNs, each retried a second later, and
+/// a new client waits that second. The kernel caps it at
+/// `net.core.somaxconn` (4,096 on current Linux).
+const LISTEN_BACKLOG: u32 = 1_024;
+
+fn bind(address: std::net::SocketAddr) -> Result<TcpListener, jiffy_server::BoxError> {
+    let listen = || -> std::io::Result<TcpListener> {
+        let socket = if address.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        socket.bind(address)?;
+        socket.listen(LISTEN_BACKLOG)
+    };
+    listen().map_err(|e| format!("cannot listen on {address}: {e}").into())
 }
 
 async fn shutdown_signal() {

@@ -21,12 +21,13 @@
 pub mod descriptors;
 mod handshake;
 pub mod http2;
+pub mod in_handshake;
+pub mod slots;
 
-use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,17 +35,18 @@ use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use parking_lot::Mutex;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-use tokio::task::AbortHandle;
+
 use tokio_rustls::TlsAcceptor;
 use tower::{Service, ServiceExt};
 
 use crate::in_flight::{InFlight, RequestBody};
 use crate::metrics::Metrics;
 use handshake::read_preface;
+use in_handshake::InHandshake;
+use slots::{Slot, Slots};
 
 /// How long to wait after an accept error (out of descriptors, say) before
 /// accepting again, so the loop does not spin.
@@ -135,10 +137,9 @@ struct Shared<S> {
     service: S,
     metrics: Arc<Metrics>,
     in_flight: Arc<InFlight>,
-    open: AtomicUsize,
+    slots: Arc<Slots>,
     next_id: AtomicU64,
-    /// Connections still in their handshake, oldest first.
-    in_handshake: Mutex<BTreeMap<u64, AbortHandle>>,
+    in_handshake: InHandshake,
 }
 
 /// Serves `listener` until `shutdown` completes, then asks every connection
@@ -162,14 +163,14 @@ pub async fn serve<S, B>(
     B::Error: Into<crate::BoxError>,
 {
     let shared = Arc::new(Shared {
+        slots: Slots::new(settings.max_connections, metrics.clone()),
         settings,
         tls,
         service,
         metrics,
         in_flight,
-        open: AtomicUsize::new(0),
         next_id: AtomicU64::new(0),
-        in_handshake: Mutex::new(BTreeMap::new()),
+        in_handshake: InHandshake::default(),
     });
     let (stopping, stop_requested) = watch::channel(false);
     tokio::select! {
@@ -177,9 +178,7 @@ pub async fn serve<S, B>(
         () = shutdown => {}
     }
     drop(listener);
-    for (_, handshake) in std::mem::take(&mut *shared.in_handshake.lock()) {
-        handshake.abort();
-    }
+    shared.in_handshake.abort_all();
     let _ = stopping.send(true);
     drop(stop_requested);
     // Each connection task holds a receiver; this waits for the last one.
@@ -201,6 +200,7 @@ async fn accept_loop<S, B>(
     B::Error: Into<crate::BoxError>,
 {
     loop {
+        shared.slots.room_to_accept().await;
         let stream = match listener.accept().await {
             Ok((stream, _peer)) => stream,
             Err(error) => {
@@ -209,19 +209,17 @@ async fn accept_loop<S, B>(
                 continue;
             }
         };
-        if !make_room(shared) {
-            shared.metrics.connection_closed(CloseReason::OverLimit);
+        if !shared.slots.make_room(&shared.in_handshake) {
             continue;
         }
         // Requests are small and latency-bound: never wait to coalesce.
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let open = OpenGuard::new(shared.clone());
+        let open = shared.slots.take();
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-        // Registered under the lock, so the task cannot finish its handshake
-        // (and unregister) before it is registered.
-        let mut in_handshake = shared.in_handshake.lock();
+        let spoken = in_handshake::has_spoken(&stream);
+        let registering = shared.in_handshake.registering();
         let task = tokio::spawn(connection(
             shared.clone(),
             stream,
@@ -229,45 +227,9 @@ async fn accept_loop<S, B>(
             stop_requested.clone(),
             open,
         ));
-        in_handshake.insert(id, task.abort_handle());
-    }
-}
-
-/// True if a new connection may open: under the cap, or the oldest one in
-/// its handshake was closed to make room.
-fn make_room<S>(shared: &Shared<S>) -> bool {
-    if shared.open.load(Ordering::Relaxed) < shared.settings.max_connections {
-        return true;
-    }
-    let oldest = shared.in_handshake.lock().pop_first();
-    match oldest {
-        Some((_, handshake)) => {
-            handshake.abort();
-            shared.metrics.connection_closed(CloseReason::Evicted);
-            true
+        if !spoken {
+            registering.insert(id, task.abort_handle());
         }
-        None => false,
-    }
-}
-
-/// Counts a connection as open until it drops, whatever ends it.
-struct OpenGuard<S> {
-    shared: Arc<Shared<S>>,
-}
-
-impl<S> OpenGuard<S> {
-    fn new(shared: Arc<Shared<S>>) -> Self {
-        shared.open.fetch_add(1, Ordering::Relaxed);
-        shared.metrics.open_connections.inc();
-        shared.metrics.connections.inc();
-        OpenGuard { shared }
-    }
-}
-
-impl<S> Drop for OpenGuard<S> {
-    fn drop(&mut self) {
-        self.shared.open.fetch_sub(1, Ordering::Relaxed);
-        self.shared.metrics.open_connections.dec();
     }
 }
 
@@ -276,7 +238,7 @@ async fn connection<S, B>(
     stream: TcpStream,
     id: u64,
     stop_requested: watch::Receiver<bool>,
-    _open: OpenGuard<S>,
+    _open: Slot,
 ) where
     S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
         + Clone
@@ -322,7 +284,7 @@ async fn after_handshake<S, B, IO>(
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let result = tokio::time::timeout(shared.settings.handshake_timeout, handshake).await;
-    shared.in_handshake.lock().remove(&id);
+    shared.in_handshake.done(id);
     let reason = match result {
         // Boxed: the serving state is large, and a connection still in its
         // handshake should not carry it (silent sockets cost little then).

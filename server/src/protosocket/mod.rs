@@ -31,20 +31,19 @@ pub mod connection;
 pub mod dispatch;
 pub mod framing;
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
 use crate::backend::Storage;
+use crate::listener::in_handshake::{self, InHandshake};
+use crate::listener::slots::Slots;
 use crate::listener::CloseReason;
-use crate::metrics::Metrics;
 pub use connection::Limits;
 pub use dispatch::Context;
 
@@ -72,13 +71,17 @@ pub async fn serve<S: Storage>(
     let (stopping, stop) = watch::channel(false);
     let mut connections = JoinSet::new();
     let in_handshake = Arc::new(InHandshake::default());
+    let slots = Slots::new(max_connections, metrics.clone());
     let mut next_id = 0u64;
     tokio::pin!(shutdown);
     loop {
         let stream = tokio::select! {
             () = &mut shutdown => break,
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
-            accepted = listener.accept() => match accepted {
+            accepted = async {
+                slots.room_to_accept().await;
+                listener.accept().await
+            } => match accepted {
                 Ok((stream, _peer)) => stream,
                 Err(error) => {
                     tracing::warn!(%error, "protosocket accept failed; retrying");
@@ -87,17 +90,13 @@ pub async fn serve<S: Storage>(
                 }
             },
         };
-        if connections.len() >= max_connections {
-            if !in_handshake.evict_oldest() {
-                metrics.connection_closed(CloseReason::OverLimit);
-                continue;
-            }
-            metrics.connection_closed(CloseReason::Evicted);
+        if !slots.make_room(&in_handshake) {
+            continue;
         }
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let open = Open::new(metrics.clone());
+        let open = slots.take();
         let (context, limits, tls, stop) =
             (context.clone(), limits.clone(), tls.clone(), stop.clone());
         let id = next_id;
@@ -107,9 +106,8 @@ pub async fn serve<S: Storage>(
             move || in_handshake.done(id)
         };
         let ended = in_handshake.clone();
-        // Registered under the lock, so the task cannot finish its handshake
-        // (and unregister) before it is registered.
-        let mut waiting = in_handshake.0.lock();
+        let spoken = in_handshake::has_spoken(&stream);
+        let registering = in_handshake.registering();
         let task = connections.spawn(async move {
             let reason = match tls {
                 None => connection::serve(context, limits, stream, stop, handshaken).await,
@@ -124,47 +122,13 @@ pub async fn serve<S: Storage>(
                 }
             };
             ended.done(id);
-            open.metrics.connection_closed(reason);
+            open.metrics().connection_closed(reason);
         });
-        waiting.insert(id, task);
+        if !spoken {
+            registering.insert(id, task);
+        }
     }
     drop(listener);
     let _ = stopping.send(true);
     while connections.join_next().await.is_some() {}
-}
-
-/// The connections still in their handshake, oldest first.
-#[derive(Default)]
-struct InHandshake(Mutex<BTreeMap<u64, AbortHandle>>);
-
-impl InHandshake {
-    /// Closes the oldest connection in its handshake; false if there is none.
-    fn evict_oldest(&self) -> bool {
-        let oldest = self.0.lock().pop_first();
-        oldest.map(|(_, task)| task.abort()).is_some()
-    }
-
-    /// Connection `id` has read its first frame, or ended.
-    fn done(&self, id: u64) {
-        self.0.lock().remove(&id);
-    }
-}
-
-/// Counts a connection as open until it drops.
-struct Open {
-    metrics: Arc<Metrics>,
-}
-
-impl Open {
-    fn new(metrics: Arc<Metrics>) -> Open {
-        metrics.open_connections.inc();
-        metrics.connections.inc();
-        Open { metrics }
-    }
-}
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        self.metrics.open_connections.dec();
-    }
 }
