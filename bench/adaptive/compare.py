@@ -2,23 +2,27 @@
 
 Run through bench/adaptive/run.sh (the machine-wide benchmark lock, the
 builds). For each added latency (the server's fault-injection delay, sent by
-the loadgens' --delay-ms), for each SDK, for each cap ("auto" and fixed
-ones), an open-loop rate ladder: RATE_START calls/s, times RATE_FACTOR per
-step, until a step misses the target (errors, p99.9 at or over
-TARGET_P999_MS, or less than 90% of the offered rate achieved). A cap's
-score in an environment is the most calls/s it achieved on a step that met
-the target. Open loop, because a latency target only means something when
-the load does not slow down with the client (docs/LOADGEN.md).
+the loadgens' --delay-ms), for each SDK, one open-loop rate ladder that all
+the caps ("auto" and fixed ones) climb together: RATE_START calls/s, times
+RATE_FACTOR per step. At each step every cap still climbing runs ROUNDS
+times, the caps interleaved (A B C, then B C A, ...), and a cap meets the
+target on the medians of its rounds: no errors, p99.9 under
+TARGET_P999_MS, and at least 90% of the offered rate achieved. A cap that
+misses stops climbing; its score is the median calls/s of its last step
+that met the target. Open loop, because a latency target only means
+something when the load does not slow down with the client
+(docs/LOADGEN.md); medians of interleaved rounds, because on this machine
+one slow second would otherwise decide a cap's score.
 
 The goal (issue 18): in every environment, "auto" reaches at least 90% of
 the best fixed cap's score, while every fixed cap misses that somewhere.
 
 Environment variables (defaults in brackets): SDKS [python js],
-DELAYS_MS [0 1 10], CAPS [auto 5 10 25 50 100], DURATION [5], WARMUP [2],
-RATE_START [1000], RATE_FACTOR [1.25], RATE_MAX [60000], TARGET_P999_MS
-[20], CHANNELS [1], OPEN_CONCURRENCY [1000], NODE_FLAGS
+DELAYS_MS [0 1 10], CAPS [auto 5 10 25 50 100], ROUNDS [3], DURATION [3],
+WARMUP [1], RATE_START [1000], RATE_FACTOR [1.5], RATE_MAX [60000],
+TARGET_P999_MS [20], CHANNELS [1], OPEN_CONCURRENCY [1000], NODE_FLAGS
 [--max-semi-space-size=1 --single-threaded-gc], SERVER_CORE [0],
-CLIENT_CORE [1]. The JSON of every step goes to
+CLIENT_CORE [1]. The JSON of every round goes to
 out/bench/adaptive-<timestamp>.json.
 """
 
@@ -28,6 +32,7 @@ import datetime
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -44,10 +49,11 @@ def setting(name: str, default: str) -> str:
 SDKS = setting("SDKS", "python js").split()
 DELAYS_MS = [int(d) for d in setting("DELAYS_MS", "0 1 10").split()]
 CAPS = setting("CAPS", "auto 5 10 25 50 100").split()
-DURATION = float(setting("DURATION", "5"))
-WARMUP = float(setting("WARMUP", "2"))
+ROUNDS = int(setting("ROUNDS", "3"))
+DURATION = float(setting("DURATION", "3"))
+WARMUP = float(setting("WARMUP", "1"))
 RATE_START = float(setting("RATE_START", "1000"))
-RATE_FACTOR = float(setting("RATE_FACTOR", "1.25"))
+RATE_FACTOR = float(setting("RATE_FACTOR", "1.5"))
 RATE_MAX = float(setting("RATE_MAX", "60000"))
 TARGET_P999_MS = float(setting("TARGET_P999_MS", "20"))
 CHANNELS = setting("CHANNELS", "1")
@@ -98,36 +104,59 @@ def run_step(sdk: str, endpoint: str, cap: str, delay_ms: int, rate: float) -> d
     return report
 
 
-def meets_target(report: dict[str, Any], rate: float) -> bool:
-    return (
-        not any(report["errors"].values())
-        and report["latency_ms"]["p999"] < TARGET_P999_MS
-        and report["rps"] >= MIN_ACHIEVED_SHARE * rate
+def step_figures(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """The medians of one cap's rounds at one step."""
+    return {
+        "rps": statistics.median([r["rps"] for r in reports]),
+        "p999_ms": statistics.median([r["latency_ms"]["p999"] for r in reports]),
+        "errors": sum(sum(r["errors"].values()) for r in reports),
+    }
+
+
+def meets_target(figures: dict[str, Any], rate: float) -> bool:
+    return bool(
+        figures["errors"] == 0
+        and figures["p999_ms"] < TARGET_P999_MS
+        and figures["rps"] >= MIN_ACHIEVED_SHARE * rate
     )
 
 
-def ladder(sdk: str, endpoint: str, cap: str, delay_ms: int) -> dict[str, Any]:
-    """The most calls/s `cap` sustains under the target; every step's report."""
-    steps: list[dict[str, Any]] = []
-    best = 0.0
+def limit_text(reports: list[dict[str, Any]]) -> str:
+    """The range of the limit "auto" chose over the rounds, and its last."""
+    limits = [limit for r in reports for _, limit in r.get("in_flight_limit", [])]
+    return f" limit {min(limits)}-{max(limits)}, last {limits[-1]}" if limits else ""
+
+
+def ladder(sdk: str, endpoint: str, delay_ms: int) -> dict[str, dict[str, Any]]:
+    """Each cap's score (the most calls/s it sustains under the target) and
+    every round of every step it climbed."""
+    results: dict[str, dict[str, Any]] = {cap: {"best_rps": 0.0, "steps": []} for cap in CAPS}
+    climbing = list(CAPS)
     rate = RATE_START
-    while rate <= RATE_MAX:
-        report = run_step(sdk, endpoint, cap, delay_ms, rate)
-        ok = meets_target(report, rate)
-        limits = [limit for _, limit in report.get("in_flight_limit", [])]
-        steps.append({"rate": rate, "ok": ok, "report": report})
-        print(
-            f"  {sdk:6} delay {delay_ms:>2} ms cap {cap:>4} rate {rate:>8,.0f}:"
-            f" {report['rps']:>9,.1f}/s p99.9 {report['latency_ms']['p999']:>7.2f} ms"
-            + (f" limit {min(limits)}-{max(limits)}, last {limits[-1]}" if limits else "")
-            + ("" if ok else "  (misses the target)"),
-            flush=True,
-        )
-        if not ok:
-            break
-        best = max(best, report["rps"])
+    while climbing and rate <= RATE_MAX:
+        rounds: dict[str, list[dict[str, Any]]] = {cap: [] for cap in climbing}
+        for n in range(ROUNDS):
+            order = climbing[n % len(climbing) :] + climbing[: n % len(climbing)]
+            for cap in order:
+                rounds[cap].append(run_step(sdk, endpoint, cap, delay_ms, rate))
+        for cap in list(climbing):
+            figures = step_figures(rounds[cap])
+            ok = meets_target(figures, rate)
+            results[cap]["steps"].append({"rate": rate, "ok": ok, **figures, "rounds": rounds[cap]})
+            p999s = ", ".join(f"{r['latency_ms']['p999']:.1f}" for r in rounds[cap])
+            print(
+                f"  {sdk:6} delay {delay_ms:>2} ms cap {cap:>4} rate {rate:>8,.0f}:"
+                f" {figures['rps']:>9,.1f}/s p99.9 {figures['p999_ms']:>7.2f} ms ({p999s})"
+                + limit_text(rounds[cap])
+                + ("" if ok else "  (misses the target)"),
+                flush=True,
+            )
+            if ok:
+                results[cap]["best_rps"] = figures["rps"]
+            else:
+                climbing.remove(cap)
         rate *= RATE_FACTOR
-    return {"best_rps": best, "steps": steps}
+    return results
 
 
 def summarize(results: dict[str, dict[int, dict[str, dict[str, Any]]]]) -> tuple[str, bool]:
@@ -172,7 +201,7 @@ def main() -> int:
         server, endpoint = start_server()  # a fresh one per environment
         try:
             for sdk in SDKS:
-                results[sdk][delay_ms] = {cap: ladder(sdk, endpoint, cap, delay_ms) for cap in CAPS}
+                results[sdk][delay_ms] = ladder(sdk, endpoint, delay_ms)
         finally:
             server.kill()
             server.wait()
@@ -183,7 +212,7 @@ def main() -> int:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     path = out / f"adaptive-{stamp}.json"
     settings = {name: os.environ.get(name) for name in (
-        "SDKS", "DELAYS_MS", "CAPS", "DURATION", "WARMUP", "RATE_START", "RATE_FACTOR",
+        "SDKS", "DELAYS_MS", "CAPS", "ROUNDS", "DURATION", "WARMUP", "RATE_START", "RATE_FACTOR",
         "RATE_MAX", "TARGET_P999_MS", "CHANNELS", "OPEN_CONCURRENCY", "NODE_FLAGS")}  # fmt: skip
     path.write_text(json.dumps({"settings": settings, "results": results, "goal_met": goal}))
     print(f"\nevery step: {path.relative_to(REPO)}")
