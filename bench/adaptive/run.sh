@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # max_concurrent_requests "auto" against fixed caps, both SDKs, with 0, 1 and
 # 10 ms added per call (the server's fault-injection delay): compare.py, see
-# README.md. Not a test: long (about an hour with the defaults).
+# README.md. Not a test: long (about 40 minutes with the defaults).
 #
 #   bash bench/adaptive/run.sh                  the comparison
 #   DELAYS_MS=10 SDKS=js bash bench/adaptive/run.sh   one environment
