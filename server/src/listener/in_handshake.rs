@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::mem::MaybeUninit;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::Mutex;
 use tokio::net::TcpStream;
 use tokio::task::AbortHandle;
 
@@ -22,25 +22,22 @@ pub struct InHandshake(Mutex<BTreeMap<u64, AbortHandle>>);
 
 /// Whether `stream`'s peer has sent bytes that wait to be read: looked at
 /// without reading them (and without waiting), once, as it is accepted.
-pub fn has_spoken(stream: &TcpStream) -> bool {
+pub(super) fn has_spoken(stream: &TcpStream) -> bool {
     let mut byte = [MaybeUninit::uninit()];
     matches!(socket2::SockRef::from(stream).peek(&mut byte), Ok(n) if n > 0)
 }
 
-/// The registry locked while a connection's task is spawned, so the task
-/// cannot finish its handshake (and unregister) before it is registered.
-pub struct Registering<'a>(MutexGuard<'a, BTreeMap<u64, AbortHandle>>);
-
-impl Registering<'_> {
-    pub fn insert(mut self, id: u64, task: AbortHandle) {
-        self.0.insert(id, task);
-    }
-}
-
 impl InHandshake {
-    /// Locks the registry to spawn and register a connection.
-    pub fn registering(&self) -> Registering<'_> {
-        Registering(self.0.lock())
+    /// Spawns connection `id`'s task with `spawn` and, unless the
+    /// connection has already spoken, registers it: under the lock, so the
+    /// task cannot finish its handshake (and unregister) before it is
+    /// registered.
+    pub fn spawn(&self, id: u64, spoken: bool, spawn: impl FnOnce() -> AbortHandle) {
+        let mut waiting = self.0.lock();
+        let task = spawn();
+        if !spoken {
+            waiting.insert(id, task);
+        }
     }
 
     /// Closes the oldest connection in its handshake; false if there is

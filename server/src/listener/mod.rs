@@ -38,7 +38,6 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-
 use tokio_rustls::TlsAcceptor;
 use tower::{Service, ServiceExt};
 
@@ -209,27 +208,20 @@ async fn accept_loop<S, B>(
                 continue;
             }
         };
-        if !shared.slots.make_room(&shared.in_handshake) {
+        let Some(admitted) = shared.slots.admit(&stream, &shared.in_handshake) else {
             continue;
-        }
-        // Requests are small and latency-bound: never wait to coalesce.
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "cannot set TCP_NODELAY");
-        }
-        let open = shared.slots.take();
+        };
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let spoken = in_handshake::has_spoken(&stream);
-        let registering = shared.in_handshake.registering();
-        let task = tokio::spawn(connection(
+        let task = connection(
             shared.clone(),
             stream,
             id,
             stop_requested.clone(),
-            open,
-        ));
-        if !spoken {
-            registering.insert(id, task.abort_handle());
-        }
+            admitted.slot,
+        );
+        shared
+            .in_handshake
+            .spawn(id, admitted.spoken, || tokio::spawn(task).abort_handle());
     }
 }
 

@@ -11,9 +11,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use super::in_handshake::InHandshake;
+use super::in_handshake::{has_spoken, InHandshake};
 use super::CloseReason;
 use crate::metrics::Metrics;
 
@@ -53,9 +54,30 @@ impl Slots {
         }
     }
 
+    /// A connection just accepted, if it may open: room made for it,
+    /// TCP_NODELAY set and counted as open, with whether it has already
+    /// spoken (see [`super::in_handshake`]). None: closed at the cap.
+    pub fn admit(
+        self: &Arc<Self>,
+        stream: &TcpStream,
+        in_handshake: &InHandshake,
+    ) -> Option<Admitted> {
+        if !self.make_room(in_handshake) {
+            return None;
+        }
+        // Requests are small and latency-bound: never wait to coalesce.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        Some(Admitted {
+            slot: self.take(),
+            spoken: has_spoken(stream),
+        })
+    }
+
     /// True if a new connection may open: under the cap, or the oldest one
     /// in its handshake was closed to make room. Either close is counted.
-    pub fn make_room(&self, in_handshake: &InHandshake) -> bool {
+    fn make_room(&self, in_handshake: &InHandshake) -> bool {
         if self.open.load(Ordering::Acquire) < self.max {
             return true;
         }
@@ -69,7 +91,7 @@ impl Slots {
     }
 
     /// Counts a new connection as open until the returned guard drops.
-    pub fn take(self: &Arc<Self>) -> Slot {
+    fn take(self: &Arc<Self>) -> Slot {
         self.open.fetch_add(1, Ordering::AcqRel);
         self.metrics.open_connections.inc();
         self.metrics.connections.inc();
@@ -77,6 +99,13 @@ impl Slots {
             slots: self.clone(),
         }
     }
+}
+
+/// A connection [`Slots::admit`] let in.
+pub struct Admitted {
+    pub slot: Slot,
+    /// It had sent bytes by the time it was accepted: never evicted.
+    pub spoken: bool,
 }
 
 /// One open connection, counted until it drops, whatever ends it.

@@ -41,7 +41,7 @@ use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
 use crate::backend::Storage;
-use crate::listener::in_handshake::{self, InHandshake};
+use crate::listener::in_handshake::InHandshake;
 use crate::listener::slots::Slots;
 use crate::listener::CloseReason;
 pub use connection::Limits;
@@ -90,13 +90,10 @@ pub async fn serve<S: Storage>(
                 }
             },
         };
-        if !slots.make_room(&in_handshake) {
+        let Some(admitted) = slots.admit(&stream, &in_handshake) else {
             continue;
-        }
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "cannot set TCP_NODELAY");
-        }
-        let open = slots.take();
+        };
+        let open = admitted.slot;
         let (context, limits, tls, stop) =
             (context.clone(), limits.clone(), tls.clone(), stop.clone());
         let id = next_id;
@@ -106,9 +103,7 @@ pub async fn serve<S: Storage>(
             move || in_handshake.done(id)
         };
         let ended = in_handshake.clone();
-        let spoken = in_handshake::has_spoken(&stream);
-        let registering = in_handshake.registering();
-        let task = connections.spawn(async move {
+        let task = async move {
             let reason = match tls {
                 None => connection::serve(context, limits, stream, stop, handshaken).await,
                 Some(tls) => {
@@ -123,10 +118,8 @@ pub async fn serve<S: Storage>(
             };
             ended.done(id);
             open.metrics().connection_closed(reason);
-        });
-        if !spoken {
-            registering.insert(id, task);
-        }
+        };
+        in_handshake.spawn(id, admitted.spoken, || connections.spawn(task));
     }
     drop(listener);
     let _ = stopping.send(true);
