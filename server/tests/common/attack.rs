@@ -896,13 +896,7 @@ impl Client {
         let stop = Arc::new(AtomicBool::new(false));
         let calls = Arc::new(AtomicU64::new(0));
         let (s, c) = (stop.clone(), calls.clone());
-        let thread = std::thread::spawn(move || {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap()
-                .block_on(body(s, c))
-        });
+        let thread = on_own_runtime(move || body(s, c));
         Client {
             stop,
             calls,
@@ -914,6 +908,24 @@ impl Client {
         self.stop.store(true, Ordering::Relaxed);
         self.thread.join().unwrap()
     }
+}
+
+/// Runs `body` on a thread and current-thread runtime of its own: a
+/// client the attack's thousands of tasks cannot hold up, as a real client
+/// in another process is not.
+pub fn on_own_runtime<F, Fut, T>(body: F) -> std::thread::JoinHandle<T>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = T>,
+    T: Send + 'static,
+{
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for a client")
+            .block_on(body())
+    })
 }
 
 async fn get_small(client: &mut ScsClient<Channel>) -> Result<(), String> {

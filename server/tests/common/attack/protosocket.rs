@@ -98,24 +98,16 @@ where
     F: std::future::Future<Output = ()> + Send + 'static,
 {
     let ctx = ctx.on_protosocket();
-    // The client and the newcomers run on a thread and runtime of their
-    // own, as the harness's gRPC clients do: on the attack's runtime a
-    // newcomer would wait behind thousands of attacking tasks to send its
-    // first frame, which no real client does.
+    // On the attack's runtime a newcomer would wait behind thousands of
+    // attacking tasks to send its first frame.
     let clients = {
         let ctx = ctx.clone();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime for the protosocket clients");
-            runtime.block_on(async move {
-                let Some(client) = open(&ctx).await else {
-                    Stats::count(&ctx.stats.protosocket_failures, 1);
-                    return;
-                };
-                tokio::join!(well_behaved(ctx.clone(), client), newcomers(ctx.clone()));
-            });
+        super::on_own_runtime(move || async move {
+            let Some(client) = open(&ctx).await else {
+                Stats::count(&ctx.stats.protosocket_failures, 1);
+                return;
+            };
+            tokio::join!(well_behaved(ctx.clone(), client), newcomers(ctx.clone()));
         })
     };
     attack.await;
