@@ -50,8 +50,13 @@
 //   in flight, since under the load it would only queue calls in the client,
 //   and an open loop's callers do not slow down with it. A full limit (a
 //   closed loop at its cap) is cut as above.
-// * It rises only when the window used at least `utilisation` of the
-//   limit: a client sending little learns nothing about more.
+// * It rises only when most of the window's calls ended with at least
+//   `utilisation` of the limit in flight: a client sending little learns
+//   nothing about more (the "app-limited" rule). Nor when the window had
+//   more calls in flight at its peak than maxIncrease x its own length:
+//   after a pause of the client an open loop sends what fell due at once,
+//   and a window that closes on the first answers of that burst (the
+//   fastest) would raise the limit at every burst, to the ceiling.
 // * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a
 //   loss: the window cuts the limit by dropDecrease, and from there it
 //   grows by one per window at most (TCP's congestion avoidance), so a
@@ -163,6 +168,7 @@ export class AdaptiveLimit {
   private skip = 0;
   private peak = 0;
   private full = 0;
+  private used = 0;
   private drops = 0;
   private threshold: number;
   /** The medians of the last sustainWindows windows, oldest first. */
@@ -216,6 +222,7 @@ export class AdaptiveLimit {
     this.count += 1;
     if (inFlight > this.peak) this.peak = inFlight;
     if (inFlight >= this.limit) this.full += 1;
+    if (inFlight >= UTILISATION * this.limit) this.used += 1;
     return this.count >= this.window ? this.closeWindow(inFlight) : false;
   }
 
@@ -239,6 +246,7 @@ export class AdaptiveLimit {
     this.count = 0;
     this.peak = 0;
     this.full = 0;
+    this.used = 0;
     this.drops = 0;
     const chosen = Math.trunc(this.estimate);
     if (chosen !== this.history[this.history.length - 1]!.limit) this.record(chosen);
@@ -278,7 +286,10 @@ export class AdaptiveLimit {
     const sustained = medians.length === SUSTAIN_WINDOWS ? Math.min(...medians) : 0;
     let target = baseline + Math.max(this.queueDelay, QUEUE_DELAY_SHARE * baseline);
     let estimate = this.estimate;
-    let risingAllowed = this.peak >= UTILISATION * estimate;
+    // Most of the window's calls, not one burst's peak, must have found the
+    // limit in use, and the window must be about as long as the calls it had
+    // in flight: not only a burst's first answers.
+    let risingAllowed = 2 * this.used >= rtts.length && MAX_INCREASE * rtts.length >= this.peak;
     if (this.targetP999 !== undefined) {
       target = Math.min(target, this.tailBound(rtts, median, this.targetP999));
       risingAllowed = risingAllowed && this.tailOver === 0;

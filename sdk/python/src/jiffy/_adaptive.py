@@ -46,8 +46,13 @@ their answers are skipped: each window measures the limit it follows.
   flight, since under the load it would only queue calls in the client, and
   an open loop's callers do not slow down with it. A full limit (a closed
   loop at its cap) is cut as above.
-* It rises only when the window used at least UTILISATION of the limit: a
-  client sending little learns nothing about more (the "app-limited" rule).
+* It rises only when most of the window's calls ended with at least
+  UTILISATION of the limit in flight: a client sending little learns
+  nothing about more (the "app-limited" rule). Nor when the window had more
+  calls in flight at its peak than MAX_INCREASE x its own length: after a
+  pause of the client an open loop sends what fell due at once, and a
+  window that closes on the first answers of that burst (the fastest)
+  would raise the limit at every burst, to the ceiling.
 * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a loss:
   the window cuts the limit by DROP_DECREASE, and from there it grows by
   one per window at most (TCP's congestion avoidance), so a server that
@@ -141,6 +146,7 @@ class AdaptiveLimit:
         "_medians",
         "_cuts_from",
         "_full",
+        "_used",
         "_windows",
         "_probing",
         "_queue_delay",
@@ -180,6 +186,7 @@ class AdaptiveLimit:
         self._medians: deque[float] = deque(maxlen=SUSTAIN_WINDOWS)
         self._cuts_from: tuple[int, float] | None = None
         self._full = 0
+        self._used = 0
         self._windows = 0
         self._probing = False
         self._queue_delay = queue_delay
@@ -214,6 +221,8 @@ class AdaptiveLimit:
             self._peak = in_flight
         if in_flight >= self.limit:
             self._full += 1
+        if in_flight >= UTILISATION * self.limit:
+            self._used += 1
         if len(rtts) >= self._window:
             return self._close_window(in_flight)
         return False
@@ -235,7 +244,7 @@ class AdaptiveLimit:
         else:
             self._update(rtts, median)
         rtts.clear()
-        self._peak = self._drops = self._full = 0
+        self._peak = self._drops = self._full = self._used = 0
         chosen = int(self._estimate)
         if chosen != self.history[-1][1]:
             self._record(chosen)
@@ -274,7 +283,10 @@ class AdaptiveLimit:
         sustained = min(medians) if len(medians) == SUSTAIN_WINDOWS else 0.0
         target = baseline + max(self._queue_delay, QUEUE_DELAY_SHARE * baseline)
         estimate = self._estimate
-        rising_allowed = self._peak >= UTILISATION * estimate
+        # Most of the window's calls, not one burst's peak, must have found
+        # the limit in use, and the window must be about as long as the
+        # calls it had in flight: not only a burst's first answers.
+        rising_allowed = 2 * self._used >= len(rtts) and MAX_INCREASE * len(rtts) >= self._peak
         if self._target_p999 is not None:
             target = min(target, self._tail_bound(rtts, median))
             rising_allowed = rising_allowed and self._tail_over == 0
