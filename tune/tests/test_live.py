@@ -293,3 +293,34 @@ def test_a_server_that_dies_mid_sweep_stops_it_with_the_loadgen_s_own_error(
     assert f"This run stopped early: {data['stopped']}." in markdown
     assert "### stderr of point 1\n\n```text\n" + dead["stderr_excerpt"] + "\n```" in markdown
     assert str(markupsafe.escape(dead["error"])) in (out / "report.html").read_text()
+
+
+@needs_server
+def test_auto_beside_a_fixed_cap_with_a_delay_is_compared(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["--sdk", "jiffy-python", "--concurrency", "10", "--channels", "1"]
+    argv += ["--max-concurrent-requests", "auto,10", "--delay-ms", "1", "--targets", "60000"]
+    argv += ["--duration", "1", "--warmup", "0.5", "--quiet", "--out", str(out)]
+    done = jiffy_tune(*argv, "--server-bin", str(SERVER))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "results.json").read_text())
+    jsonschema.validate(data, results.schema())
+    assert data["settings"]["delay_ms"] == 1
+    assert data["settings"]["server_args"] == ["--enable-fault-injection"]
+    auto, fixed = data["points"]
+    for point in (auto, fixed):
+        assert point["status"] == "ok", point["error"]
+        assert point["transport"] == "grpc"  # the delay is a gRPC header
+        assert point["loadgen"]["config"]["delay_ms"] == 1
+        # The server held every call: no call came back sooner than the delay.
+        assert point["client_ms"]["p50"] >= 1.0
+    assert auto["effective"]["max_concurrent_requests"] == "auto"
+    assert auto["in_flight_limit"]
+    assert auto["in_flight_limit"] == auto["loadgen"]["in_flight_limit"]
+    assert fixed["in_flight_limit"] is None
+    [row] = data["auto_comparison"]
+    assert row["best_cap"]["max_concurrent_requests"] == 10
+    assert row["share"] == pytest.approx(auto["rps"] / fixed["rps"], abs=1e-3)
+    assert "auto against the best fixed cap" in done.stdout
+    assert "## auto against the best fixed cap" in (out / "report.md").read_text()
+    assert (out / "charts" / "auto-limit.png").exists()

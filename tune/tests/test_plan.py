@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 import pytest
 
+from jiffy_tune import caps, cli
 from jiffy_tune.plan import (
     LadderSettings,
     PointSpec,
@@ -146,3 +148,80 @@ def test_a_point_names_its_transport_when_it_is_not_the_sdk_s_default() -> None:
     assert plain.label() == "jiffy-js ch=1 c=5 cap=5 r0"
     over = PointSpec("jiffy-js", 1, 5, 5, None, 0, "protosocket")
     assert over.label() == "jiffy-js protosocket ch=1 c=5 cap=5 r0"
+
+
+def test_auto_runs_only_for_the_sdks_that_have_it_beside_every_fixed_cap() -> None:
+    grid = closed_grid(["jiffy-python", "momento-js"], [10], [1], ["auto", 25], rounds=1)
+    assert [(p.sdk, p.max_concurrent_requests) for p in grid] == [
+        ("jiffy-python", "auto"), ("jiffy-python", 25), ("momento-js", 25),
+    ]  # fmt: skip
+    assert grid[0].label() == "jiffy-python ch=1 c=10 cap=auto r0"
+    assert PointSpec("jiffy-js", 1, 5, 0, None, 0).label() == "jiffy-js ch=1 c=5 cap=none r0"
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    p = cli.parser()
+    args = p.parse_args(list(argv))
+    cli.check(p, args)
+    return args
+
+
+@pytest.mark.parametrize(
+    ("text", "caps"),
+    [("auto", ["auto"]), ("auto,25,50", ["auto", 25, 50]), ("0, auto", [0, "auto"])],
+)
+def test_max_concurrent_requests_takes_auto_among_its_numbers(text: str, caps: list[Any]) -> None:
+    args = _parse("--sdk", "jiffy-python,jiffy-js", "--max-concurrent-requests", text)
+    assert args.max_concurrent_requests == caps
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("-1", "'-1': -1 is negative: a cap is auto, 0 (no cap) or more"),
+        ("aut", "'aut' is neither auto nor a whole number of 0 (no cap) or more"),
+        ("2.5", "'2.5' is neither auto nor a whole number"),
+        ("AUTO", "'AUTO' is neither auto"),
+    ],
+)
+def test_a_bad_cap_is_a_usage_error_that_says_why(
+    text: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        _parse("--max-concurrent-requests=" + text)
+    assert exited.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_only_auto_for_an_sdk_without_it_is_refused_mixed_it_is_skipped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        _parse("--sdk", "jiffy-js,momento-python", "--max-concurrent-requests", "auto")
+    err = capsys.readouterr().err
+    assert "--max-concurrent-requests auto: momento-python has no adaptive cap" in err
+    assert "(only jiffy-python, jiffy-js do)" in err
+    args = _parse("--sdk", "jiffy-js,momento-python", "--max-concurrent-requests", "auto,50")
+    assert caps.skipped_auto(args.sdk, args.max_concurrent_requests) == ["momento-python"]
+
+
+def test_the_delay_is_refused_for_the_official_sdks_and_protosocket(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _parse().delay_ms == 0
+    args = _parse("--sdk", "jiffy-python,jiffy-js", "--delay-ms", "2")
+    assert args.delay_ms == 2
+    # The delay is a gRPC header: protosocket leaves the default transports.
+    assert cli.transport_plan(args).by_sdk == {"jiffy-python": ("grpc",), "jiffy-js": ("http2",)}
+    assert cli.server_args(args) == ["--enable-fault-injection"]
+    external = _parse("--delay-ms", "2", "--endpoint", "10.0.0.1:8080")
+    assert cli.server_args(external) == []  # that server's flags are its own
+    for argv, says in [
+        (["--sdk", "jiffy-python,momento-js", "--delay-ms", "1"], "--delay-ms: momento-js cannot"),
+        (["--delay-ms", "1", "--transports", "grpc,protosocket"], "protosocket cannot carry"),
+        (["--delay-ms", "-3"], "'-3': 0 or more"),
+        (["--delay-ms", "1.5"], "not a whole number: '1.5'"),
+    ]:
+        with pytest.raises(SystemExit):
+            _parse(*argv)
+        assert says in capsys.readouterr().err

@@ -106,3 +106,18 @@ def test_a_sweep_over_transports_names_them_and_compares_them() -> None:
         if rec["met"]:
             assert f" over {rec['transport']} with " in rec["statement"]
             assert rec["statement"] in text
+
+
+def test_an_open_loop_sweep_of_caps_shows_each_cap_and_auto_against_the_best() -> None:
+    run = recorded("open_2sdk.json")
+    caps = ["auto", 50]
+    rows = [{**row, "max_concurrent_requests": cap} for row in run["open_loop"] for cap in caps]
+    headers = [column.header for column in open_loop_table(rows).columns]
+    assert headers[:5] == ["SDK", "transport", "channels", "cap", "target p99.9"]
+    # One cap, as before: no cap column.
+    assert "cap" not in [column.header for column in open_loop_table(run["open_loop"]).columns]
+
+    summary = run["summary"] + [{**e, "max_concurrent_requests": "auto"} for e in run["summary"]]
+    text = printed(print_results, {**run, "summary": summary, "open_loop": rows})
+    assert "auto against the best fixed cap (goal: 90% of its throughput)" in text
+    assert "= 100% of no cap's " in text

@@ -246,3 +246,28 @@ def test_the_registry_and_its_overrides(tmp_path: Path) -> None:
         resolve(["nope"], tmp_path)
     with pytest.raises(ValueError, match="NAME=COMMAND"):
         parse_override("just-a-name")
+
+
+def test_an_auto_point_with_a_delay_tells_the_loadgen_both() -> None:
+    js = Loadgen("jiffy-js", ("node", "loadgen.js"), "node", "typescript")
+    auto = PointSpec("jiffy-js", 1, 50, "auto", None, 0)
+    delayed = dataclasses.replace(SETTINGS, delay_ms=2)
+    flags = _flags(loadgen_argv(js, auto, delayed))
+    assert flags["--max-concurrent-requests"] == "auto"
+    assert flags["--delay-ms"] == "2"
+    assert "--delay-ms" not in loadgen_argv(js, auto, SETTINGS)  # 0: not sent
+
+
+def test_an_auto_point_keeps_the_limit_history_its_loadgen_reported() -> None:
+    history = [[0.0, 4], [0.1, 8], [0.2, 11]]
+    report = {**REPORT, "config": {**REPORT["config"], "max_concurrent_requests": "auto"}}
+    script = f"import json; print(json.dumps({{**{report!r}, 'in_flight_limit': {history!r}}}))"
+    auto = dataclasses.replace(SPEC, max_concurrent_requests="auto")
+    point = run_point(stand_in(script), auto, SETTINGS)
+    assert point["status"] == "ok"
+    assert point["effective"]["max_concurrent_requests"] == "auto"
+    assert point["in_flight_limit"] == [[0.0, 4], [0.1, 8], [0.2, 11]]
+    # A fixed cap's flat history stays in `loadgen` only.
+    fixed = run_point(stand_in(script), SPEC, SETTINGS)
+    assert fixed["in_flight_limit"] is None
+    assert fixed["loadgen"]["in_flight_limit"] == history

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO
 from prometheus_client.parser import text_string_to_metric_families
 
-from jiffy_tune import transports
+from jiffy_tune import caps, transports
 from jiffy_tune.server import EmbeddedServer, ServerInfo
 from jiffy_tune.snippets import SNIPPETS, Where, base_preset, preset_for
 
@@ -34,6 +34,15 @@ CASES = [
     for sdk in SNIPPETS
     for transport in transports.of(sdk)
     for entry in ENTRIES
+    for target in TARGETS
+]
+# The adaptive cap: our SDKs only, over each of their transports.
+AUTO_ENTRY = {"rps": 10950.0, "client_ms": {"p999": 4.2}, "channels": 2, "concurrency": 50,
+              "max_concurrent_requests": "auto", "rounds_ok": 3}  # fmt: skip
+CASES += [
+    (sdk, {**AUTO_ENTRY, "transport": transport}, target)
+    for sdk in caps.JIFFY_SDKS
+    for transport in transports.of(sdk)
     for target in TARGETS
 ]
 # Where presets are aimed when no server runs them.
@@ -85,6 +94,23 @@ def test_the_jiffy_python_preset_builds_the_measured_config(
         assert "# The server's --protosocket-listen port" in preset["code"]
 
 
+@pytest.mark.parametrize("transport", transports.of("jiffy-python"))
+def test_an_auto_preset_sets_the_adaptive_cap(transport: str) -> None:
+    entry = {**AUTO_ENTRY, "transport": transport}
+    preset = preset_for("jiffy-python", entry, 20.0, where=SOMEWHERE)
+    assert preset is not None
+    assert 'max_concurrent_requests="auto"' in preset["code"]
+    assert "# auto: the SDK's adaptive in-flight limit" in preset["code"]
+    namespace: dict[str, Any] = {}
+    exec(compile(preset["code"], "<jiffy-python preset>", "exec"), namespace)
+    assert namespace["config"].max_concurrent_requests == "auto"
+    assert namespace["config"].channels == 2
+    js = preset_for("jiffy-js", {**AUTO_ENTRY, "transport": "http2"}, 20.0, where=SOMEWHERE)
+    assert js is not None
+    assert "  maxConcurrentRequests: 'auto',\n" in js["code"]
+    assert "  // auto: the SDK's adaptive in-flight limit" in js["code"]
+
+
 def test_a_protosocket_preset_needs_the_server_s_protosocket_port() -> None:
     entry = {**ENTRIES[0], "transport": "protosocket"}
     with pytest.raises(ValueError, match="protosocket port"):
@@ -118,7 +144,7 @@ def test_typescript_presets_type_check_against_the_real_packages(tmp_path: Path)
             path.write_text(preset["code"])
             files.append(str(path))
     # jiffy-js over three transports, momento-js over one.
-    assert len(files) == len(ENTRIES) * len(TARGETS) * (3 + 1)
+    assert len(files) == len(ENTRIES) * len(TARGETS) * (3 + 1) + len(TARGETS) * 3
     done = subprocess.run(
         [str(TSC), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution",
          "nodenext", "--target", "es2022", "--skipLibCheck", *files],

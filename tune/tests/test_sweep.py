@@ -121,7 +121,7 @@ def test_a_failed_point_with_the_server_still_there_goes_on() -> None:
 
 def test_open_loop_stops_too_when_the_server_is_gone() -> None:
     ladder = LadderSettings(1000.0, 2.0, 8000.0, None, 20.0)
-    plan = OpenLoopPlan(["a", "b"], [1], 1000, 0, rounds=2, ladder=ladder)
+    plan = OpenLoopPlan(["a", "b"], [1], 1000, [0], rounds=2, ladder=ladder)
 
     def run(spec: PointSpec) -> dict[str, Any]:
         assert spec.rate is not None
@@ -154,7 +154,7 @@ def test_open_loop_steps_ladders_in_lockstep_until_each_stops() -> None:
         sdks=["fast", "slow"],
         channels=[1],
         concurrency=1000,
-        max_concurrent_requests=0,
+        caps=[0],
         rounds=1,
         ladder=LadderSettings(1000.0, 2.0, 8000.0, None, 20.0),
     )
@@ -255,7 +255,7 @@ def test_open_mode_results_carry_open_loop_rows(tmp_path: Path) -> None:
 def test_open_loop_runs_a_ladder_per_transport_where_it_is_swept() -> None:
     ladder = LadderSettings(1000.0, 2.0, 2000.0, None, 20.0)
     transports = TransportPlan({"jiffy-python": ("grpc", "protosocket")}, other_channels=[1])
-    plan = OpenLoopPlan(["jiffy-python"], [1, 2], 1000, 0, 1, ladder, transports)
+    plan = OpenLoopPlan(["jiffy-python"], [1, 2], 1000, [0], 1, ladder, transports)
 
     sweep = run_open(plan, lambda spec: fake_point(spec, rps=spec.rate or 0.0))
 
@@ -358,3 +358,34 @@ def test_bad_arguments_are_refused(
 def test_a_collection_workload_leaves_protosocket_out_by_default(tmp_path: Path) -> None:
     argv = ["--sdk", "jiffy-python", "--workload", "list", "--quiet"]
     assert _invocation(tmp_path, argv).settings["transports"] == {"jiffy-python": ["grpc"]}
+
+
+def test_the_settings_record_the_caps_with_auto_and_the_delay(tmp_path: Path) -> None:
+    argv = ["--sdk", "jiffy-python,jiffy-js", "--max-concurrent-requests", "auto,25"]
+    argv += ["--delay-ms", "1", "--concurrency", "1", "--channels", "1", "--quiet"]
+    argv += ["--targets", "5"]
+    inv = _invocation(tmp_path, argv)
+    assert inv.settings["max_concurrent_requests"] == ["auto", 25]
+    assert inv.settings["delay_ms"] == 1
+    assert inv.settings["server_args"] == ["--enable-fault-injection"]
+    assert inv.settings["transports"] == {"jiffy-python": ["grpc"], "jiffy-js": ["http2"]}
+
+    data = cli.measure_and_write(inv, SERVER, None, fake_point)
+    jsonschema.validate(data, results.schema())
+    assert [(p["sdk"], p["max_concurrent_requests"]) for p in data["points"]] == [
+        ("jiffy-python", "auto"), ("jiffy-js", "auto"), ("jiffy-python", 25), ("jiffy-js", 25),
+    ]  # fmt: skip
+    assert [(r["sdk"], r["share"]) for r in data["auto_comparison"]] == [
+        ("jiffy-python", 1.0), ("jiffy-js", 1.0),
+    ]  # fmt: skip
+
+
+def test_open_loop_runs_a_ladder_per_cap_given(tmp_path: Path) -> None:
+    argv = ["--mode", "open", "--sdk", "jiffy-js", "--channels", "1", "--quiet"]
+    argv += ["--rates", "1000", "--max-concurrent-requests", "auto,10,25", "--transports", "grpc"]
+    inv = _invocation(tmp_path, argv)
+    data = cli.measure_and_write(inv, SERVER, None, lambda spec: fake_point(spec, rps=999.0))
+    jsonschema.validate(data, results.schema())
+    assert [p["max_concurrent_requests"] for p in data["points"]] == ["auto", 10, 25]
+    rows = [(r["max_concurrent_requests"], r["target_ms"]) for r in data["open_loop"]]
+    assert rows == [(cap, target) for cap in ("auto", 10, 25) for target in (20.0, 5.0)]

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from jiffy_tune import cpus, environment, reach, results, transports
+from jiffy_tune import caps, cpus, environment, reach, results, transports
 from jiffy_tune.plan import LadderSettings, TransportPlan, closed_grid
 from jiffy_tune.printout import print_results
 from jiffy_tune.progress import SweepProgress
@@ -38,6 +38,16 @@ def _list_of(kind: Callable[[str], T]) -> Callable[[str], list[T]]:
             raise argparse.ArgumentTypeError(f"bad list {text!r}: {exc}") from exc
 
     return parse
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: 0 or more")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -87,10 +97,22 @@ def parser() -> argparse.ArgumentParser:
     )
     add(
         "--max-concurrent-requests",
-        type=_list_of(int),
+        type=_list_of(caps.parse),
         default=None,
         metavar="LIST",
-        help="the SDK's in-flight caps to sweep (0 = no cap); default: each point's concurrency",
+        help="the SDK's in-flight caps to sweep: numbers (0 = no cap) and auto (the adaptive "
+        "limit of jiffy-python and jiffy-js; the other SDKs skip it). Default: closed loop, "
+        "each point's concurrency; open loop, 0. Open loop runs a rate ladder per cap",
+    )
+    add(
+        "--delay-ms",
+        type=_non_negative_int,
+        default=0,
+        metavar="MS",
+        help="the server holds every call MS ms (a network MS ms away): the embedded server "
+        "runs with --enable-fault-injection and each jiffy loadgen sends the fault-injection "
+        "header; jiffy-python and jiffy-js only, over gRPC. With --endpoint, that server must "
+        "run with --enable-fault-injection",
     )
     add(
         "--targets",
@@ -134,7 +156,11 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_OPEN_CONCURRENCY,
         help="open loop: --concurrency passed to the loadgens (workers that carry the rate)",
     )
-    add("--endpoint", help="use this server (HOST:PORT) instead of starting one")
+    add(
+        "--endpoint",
+        help="use this server (HOST:PORT) instead of starting one; with --delay-ms it must "
+        "run with --enable-fault-injection (else it ignores the delay)",
+    )
     add(
         "--protosocket-endpoint",
         metavar="HOST:PORT",
@@ -193,8 +219,26 @@ def check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--concurrency needs values of 1 or more")
     if not args.channels or min(args.channels) < 1:
         p.error("--channels needs values of 1 or more")
-    if args.max_concurrent_requests is not None and min(args.max_concurrent_requests) < 0:
-        p.error("--max-concurrent-requests values are 0 (no cap) or more")
+    if args.max_concurrent_requests is not None:
+        if not args.max_concurrent_requests:
+            p.error("--max-concurrent-requests needs at least one cap")
+        refused = caps.refused_auto(args.sdk, args.max_concurrent_requests)
+        if refused:
+            p.error(
+                f"--max-concurrent-requests auto: {', '.join(refused)} "
+                f"{'has' if len(refused) == 1 else 'have'} no adaptive cap (only "
+                f"{', '.join(caps.JIFFY_SDKS)} do); add fixed caps to compare with "
+                "(e.g. auto,25,50: the others then sweep those) or leave "
+                f"{'it' if len(refused) == 1 else 'them'} out of --sdk"
+            )
+    if args.delay_ms:
+        refused = [sdk for sdk in args.sdk if not caps.sends_delay(sdk)]
+        if refused:
+            p.error(
+                f"--delay-ms: {', '.join(refused)} cannot send the fault-injection header "
+                f"(only {', '.join(caps.JIFFY_SDKS)} can); leave "
+                f"{'it' if len(refused) == 1 else 'them'} out of --sdk or drop --delay-ms"
+            )
     if not args.targets or min(args.targets) <= 0:
         p.error("--targets needs positive milliseconds")
     if args.rounds < 1:
@@ -220,8 +264,17 @@ def transport_plan(args: argparse.Namespace) -> TransportPlan:
     scalar = args.workload == "scalar"
     # The embedded server opens a protosocket port when asked; an external one must name it.
     has_port = not args.endpoint or bool(args.protosocket_endpoint)
-    chosen = transports.resolve(args.sdk, args.transports, protosocket=has_port and scalar)
+    # The delay is a gRPC header: protosocket has none to carry it.
+    delay = bool(args.delay_ms)
+    chosen = transports.resolve(
+        args.sdk, args.transports, protosocket=has_port and scalar and not delay
+    )
     if transports.uses_protosocket(chosen):
+        if delay:
+            raise ValueError(
+                "--transports protosocket with --delay-ms: the delay is a gRPC header, "
+                "which protosocket cannot carry"
+            )
         if not scalar:
             raise ValueError(
                 f"--transports protosocket: the {args.workload} workload's calls go over gRPC "
@@ -249,6 +302,7 @@ def settings_json(args: argparse.Namespace) -> dict[str, Any]:
         "transports": {sdk: list(names) for sdk, names in plan.by_sdk.items()},
         "transport_channels": list(plan.other_channels or args.channels),
         "max_concurrent_requests": args.max_concurrent_requests,
+        "delay_ms": args.delay_ms,
         "rates": args.rates,
         "rate_start": args.rate_start,
         "rate_factor": args.rate_factor,
@@ -264,9 +318,22 @@ def settings_json(args: argparse.Namespace) -> dict[str, Any]:
         "node_options": args.node_option,
         "python_uvloop": args.python_uvloop,
         "preset": args.preset,
-        "server_args": args.server_arg,
+        "server_args": server_args(args),
         "loadgen_commands": {},
     }
+
+
+def server_args(args: argparse.Namespace) -> list[str]:
+    """The embedded server's extra flags: --server-arg, and what --delay-ms needs."""
+    fault = ["--enable-fault-injection"] if args.delay_ms and not args.endpoint else []
+    given: list[str] = args.server_arg
+    return given + [flag for flag in fault if flag not in given]
+
+
+def open_caps(args: argparse.Namespace) -> list[caps.Cap]:
+    """Open loop: the caps to run a rate ladder at each (default none, 0)."""
+    asked: list[caps.Cap] | None = args.max_concurrent_requests
+    return asked or [0]
 
 
 def pinning(args: argparse.Namespace) -> tuple[list[int] | None, list[int] | None]:
@@ -293,12 +360,11 @@ def sweep(
 ) -> Sweep:
     def go(observer: Any) -> Sweep:
         if args.mode == "open":
-            cap = args.max_concurrent_requests[0] if args.max_concurrent_requests else 0
             plan = OpenLoopPlan(
                 args.sdk,
                 args.channels,
                 args.open_concurrency,
-                cap,
+                open_caps(args),
                 args.rounds,
                 LadderSettings(
                     args.rate_start,
@@ -416,7 +482,7 @@ def _main(argv: Sequence[str] | None) -> int:
     else:
         try:
             embedded = EmbeddedServer(
-                find_binary(repo, args.server_bin), server_cpus, args.server_arg, protosocket
+                find_binary(repo, args.server_bin), server_cpus, server_args(args), protosocket
             )
             server = embedded.__enter__()
         except (OSError, RuntimeError) as exc:
@@ -436,7 +502,15 @@ def _main(argv: Sequence[str] | None) -> int:
         args.workload,
         args.cache,
         server.protosocket_endpoint,
+        args.delay_ms,
     )
+    skipped = caps.skipped_auto(args.sdk, args.max_concurrent_requests or [])
+    if skipped and not args.quiet:
+        console.print(
+            f"jiffy-tune: {', '.join(skipped)}: no adaptive cap, the auto points are skipped",
+            highlight=False,
+            soft_wrap=True,
+        )
     if not args.quiet:
         ports = (
             f", protosocket {server.protosocket_endpoint}" if server.protosocket_endpoint else ""

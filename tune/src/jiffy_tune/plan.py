@@ -7,7 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jiffy_tune import caps as caps_
 from jiffy_tune import transports
+from jiffy_tune.caps import Cap
 
 
 @dataclass(frozen=True)
@@ -17,7 +19,7 @@ class PointSpec:
     sdk: str
     channels: int
     concurrency: int
-    max_concurrent_requests: int  # 0 = no cap
+    max_concurrent_requests: Cap  # 0 = no cap; "auto" = the SDK's adaptive limit
     rate: float | None  # offered requests/s in open loop, None in closed loop
     round: int
     transport: str | None = None  # None: the SDK's default (transports.default)
@@ -28,7 +30,7 @@ class PointSpec:
 
     def label(self) -> str:
         rate = f" rate={self.rate:,.0f}/s" if self.rate is not None else ""
-        cap = self.max_concurrent_requests or "none"
+        cap = caps_.label(self.max_concurrent_requests)
         over = transports.named(self.sdk, self.transport_name)
         sdk = f"{self.sdk} {over}" if over else self.sdk
         return f"{sdk} ch={self.channels} c={self.concurrency} cap={cap}{rate} r{self.round}"
@@ -58,7 +60,7 @@ def closed_grid(
     sdks: Sequence[str],
     concurrency: Sequence[int],
     channels: Sequence[int],
-    caps: Sequence[int] | None,
+    caps: Sequence[Cap] | None,
     rounds: int,
     transport_plan: TransportPlan | None = None,
 ) -> list[PointSpec]:
@@ -66,7 +68,8 @@ def closed_grid(
 
     Order: round, concurrency, channels, cap, SDK, transport (the SDK's
     transports vary fastest, then the SDK). `caps` None: each point's cap is
-    its concurrency, so N workers put N requests on the wire. `transport_plan`
+    its concurrency, so N workers put N requests on the wire; `auto` among
+    them runs only for the SDKs that have it (caps.for_sdk). `transport_plan`
     None: every SDK on its default.
     """
     plan = transport_plan or TransportPlan()
@@ -77,6 +80,7 @@ def closed_grid(
         for ch in channels
         for cap in (caps if caps is not None else [c])
         for sdk in sdks
+        if caps_.for_sdk(sdk, [cap])
         for transport in plan.at(sdk, ch)
     ]
 

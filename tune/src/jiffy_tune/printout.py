@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
-from jiffy_tune import transports
+from jiffy_tune import adaptive, caps, transports
 from jiffy_tune.progress import point_line
 from jiffy_tune.recommend import by_transport, configuration
 from jiffy_tune.wording import higher, lower, noise_notice, noisy
@@ -87,10 +87,13 @@ def _rounds_cell(rounds_ok: int) -> str:
 
 def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
     table = Table(title="Open loop: highest offered rate with p99.9 under the target")
+    # A cap column only when the sweep ran a ladder per cap.
+    with_cap = len({caps.label(row.get("max_concurrent_requests", 0)) for row in rows}) > 1
     for column in (
         "SDK",
         "transport",
         "channels",
+        *(["cap"] if with_cap else []),
         "target p99.9",
         higher("max rate met", UNDER),
         higher("achieved rps", UNDER),
@@ -103,12 +106,51 @@ def open_loop_table(rows: Sequence[dict[str, Any]]) -> Table:
             row["sdk"],
             transports.of_entry(row["sdk"], row),
             str(row["channels"]),
+            *([caps.label(row.get("max_concurrent_requests", 0))] if with_cap else []),
             f"< {row['target_ms']:g} ms",
             f"{met:,.0f}/s" if met is not None else "none",
             f"{row['achieved_rps']:,.0f}" if row["achieved_rps"] is not None else "-",
             f"{row['client_p999_ms']:g} ms" if row["client_p999_ms"] is not None else "-",
         )
     return table
+
+
+def auto_table(rows: Sequence[dict[str, Any]], open_mode: bool) -> Table:
+    """adaptive.compare's rows: auto against the best fixed cap, under each target."""
+    goal = f"{adaptive.GOAL_SHARE * 100:.0f}%"
+    table = Table(title=f"auto against the best fixed cap (goal: {goal} of its throughput)")
+    load = "rate" if open_mode else "c"
+    for column in (
+        "SDK",
+        "transport",
+        "channels",
+        "target p99.9",
+        higher("auto rps", UNDER),
+        "best fixed cap",
+        higher("its rps", UNDER),
+        higher("auto / cap", UNDER),
+        "goal met",
+    ):
+        table.add_column(column)
+    for row in rows:
+        auto, best = row["auto"], row["best_cap"]
+        table.add_row(
+            row["sdk"],
+            row["transport"],
+            str(row["channels"]),
+            f"< {row['target_ms']:g} ms",
+            _side_rps(auto, load) if auto else "[yellow]none met it[/]",
+            caps.label(best["max_concurrent_requests"]) if best else "-",
+            _side_rps(best, load) if best else "[yellow]none met it[/]",
+            f"{row['share'] * 100:.0f}%" if row["share"] is not None else "-",
+            adaptive.verdict(row),
+        )
+    return table
+
+
+def _side_rps(side: dict[str, Any], load: str) -> str:
+    where = f"rate={side['rate']:,.0f}" if load == "rate" else f"c={side['concurrency']}"
+    return f"{side['rps']:,.0f} ({where})"
 
 
 def print_failures(console: Console, points: Sequence[dict[str, Any]]) -> None:
@@ -152,6 +194,13 @@ def print_results(console: Console, results: dict[str, Any]) -> None:
         console.print(f"[yellow]{noise_notice(rounds)}[/]", highlight=False, soft_wrap=True)
     if results["open_loop"] is not None:
         console.print(open_loop_table(results["open_loop"]))
+    compared_auto = adaptive.of_results(results)
+    if compared_auto:
+        for row in compared_auto:
+            line = f"{row['sdk']} {row['transport']} ch={row['channels']} "
+            line += f"p99.9 < {row['target_ms']:g} ms: {adaptive.sentence(row)}"
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print(auto_table(compared_auto, results["mode"] == "open"))
     if results["recommendations"]:
         compared = by_transport(
             results["settings"]["sdks"], results["summary"], results["targets_ms"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jiffy_tune import transports
+from jiffy_tune import caps, transports
 from jiffy_tune.snippets import Where, preset_for
 from jiffy_tune.wording import noise_label, noisy, workers
 
@@ -47,11 +47,10 @@ def _on_default(entry: dict[str, Any]) -> bool:
 
 def configuration(entry: dict[str, Any]) -> str:
     """Channels, cap and concurrency: what a configuration sets besides its transport."""
-    cap = entry["max_concurrent_requests"]
     channels = entry["channels"]
     return (
         f"{channels} channel{'s' if channels != 1 else ''}, "
-        f"cap {cap if cap else 'none'}, concurrency {entry['concurrency']}"
+        f"cap {caps.label(entry['max_concurrent_requests'])}, concurrency {entry['concurrency']}"
     )
 
 

@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from jiffy_tune import adaptive
 from jiffy_tune._version import __version__
 from jiffy_tune.recommend import recommend_all
 from jiffy_tune.runner import DEFAULT_CACHE
@@ -46,7 +47,8 @@ def assemble(
     node_sdks: Sequence[str] = (),
     stopped: str | None = None,
 ) -> dict[str, Any]:
-    """The whole results object; summary, recommendations and open-loop results derived here.
+    """The whole results object; summary, recommendations, open-loop results and
+    the comparison of `auto` with the best fixed cap derived here.
 
     `node_sdks`: the SDKs run on node, measured with settings["node_options"].
     `stopped`: why the sweep ended before its plan (the server went away), or None.
@@ -84,6 +86,7 @@ def assemble(
         "summary": summary,
         "recommendations": recommendations,
         "open_loop": open_loop,
+        "auto_comparison": adaptive.compare(summary, targets_ms, mode),
     }
 
 

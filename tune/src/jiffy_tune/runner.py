@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jiffy_tune import failure, metrics, transports
+from jiffy_tune import caps, failure, metrics, transports
 from jiffy_tune.cpus import pinned_command
 from jiffy_tune.plan import PointSpec
 from jiffy_tune.sdks import Loadgen
@@ -42,6 +42,8 @@ class RunSettings:
     cache: str = DEFAULT_CACHE
     # The server's protosocket port (its --protosocket-listen), for protosocket points.
     protosocket_endpoint: str | None = None
+    # The server holds every call this long (the loadgens' --delay-ms); 0 = not sent.
+    delay_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,9 @@ def loadgen_argv(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> li
     ]
     if spec.rate is not None:
         argv += ["--rate", f"{spec.rate:g}"]
+    # Only when asked: the official SDKs' drivers refuse the flag (cli.check refuses them first).
+    if settings.delay_ms:
+        argv += ["--delay-ms", str(settings.delay_ms)]
     # Only when not the default: a loadgen of the contract before workloads
     # (or one that has only scalar calls) still runs the scalar sweeps.
     if settings.workload != "scalar":
@@ -138,6 +143,7 @@ def empty_point(spec: PointSpec) -> dict[str, Any]:
         "client_cpu_percent": None,
         "wall_s": 0.0,
         "effective": None,
+        "in_flight_limit": None,
         "loadgen": None,
     }
 
@@ -172,8 +178,19 @@ def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
             "max_concurrent_requests": config.get("max_concurrent_requests"),
             "transport": config.get("transport"),
         },
+        in_flight_limit=_limit_history(report)
+        if caps.is_auto(point["max_concurrent_requests"])
+        else None,
         loadgen=report,
     )
+
+
+def _limit_history(report: dict[str, Any]) -> list[list[float]] | None:
+    """An auto point's in-flight limit over the run: [seconds, limit] pairs, as reported."""
+    history = report.get("in_flight_limit")
+    if not isinstance(history, list):
+        return None
+    return [[float(at), int(limit)] for at, limit in history]
 
 
 def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jiffy_tune import transports
+from jiffy_tune import caps, transports
 from jiffy_tune.reach import host_port
 from jiffy_tune.runner import DEFAULT_CACHE, DEFAULT_ENDPOINT
 from jiffy_tune.wording import noise_label, noisy, workers
@@ -102,8 +102,25 @@ def _comment(lines: Sequence[str], marker: str, indent: str) -> str:
     return "".join(f"{indent}{marker} {line}\n" for line in lines)
 
 
+def _python_cap(cap: caps.Cap) -> str:
+    """The cap as Python: a number, or the string "auto" (the adaptive limit)."""
+    return _python_str(caps.AUTO) if caps.is_auto(cap) else str(cap)
+
+
+def _js_cap(cap: caps.Cap) -> str:
+    return _js_str(caps.AUTO) if caps.is_auto(cap) else str(cap)
+
+
+# Above an `auto` cap: what it does, so that the pasted line is not read as a typo.
+AUTO_COMMENT = (
+    "auto: the SDK's adaptive in-flight limit, as measured: it moves the cap",
+    "with the latency it sees instead of holding a fixed number.",
+)
+
+
 def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
-    channels, cap = entry["channels"], entry["max_concurrent_requests"]
+    channels = entry["channels"]
+    cap = _python_cap(entry["max_concurrent_requests"])
     if transports.of_entry("jiffy-python", entry) == transports.PROTOSOCKET:
         config = (
             f"config = {base}.latest().replace(\n"
@@ -125,6 +142,8 @@ def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
     else:
         knobs = f"channels={channels}, max_concurrent_requests={cap}"
         config = f"config = {base}.latest().replace({knobs})\n"
+    if caps.is_auto(entry["max_concurrent_requests"]):
+        config = _comment(AUTO_COMMENT, "#", "") + config
     return (
         "from jiffy import AsyncCacheClient, Endpoint\n"
         f"from jiffy.presets import {base}\n\n"
@@ -138,6 +157,9 @@ def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
 
 def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
     name = {"in_region": "inRegion", "low_latency": "lowLatency"}[base]
+    auto = (
+        _comment(AUTO_COMMENT, "//", "  ") if caps.is_auto(entry["max_concurrent_requests"]) else ""
+    )
     transport = transports.of_entry("jiffy-js", entry)
     if transport == transports.PROTOSOCKET:
         over = (
@@ -157,7 +179,8 @@ def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
         f"  ...presets.{name}.latest(),\n"
         f"  endpoint: {_js_str(where.endpoint)},\n"
         f"  channels: {entry['channels']},\n"
-        f"  maxConcurrentRequests: {entry['max_concurrent_requests']},\n"
+        f"{auto}"
+        f"  maxConcurrentRequests: {_js_cap(entry['max_concurrent_requests'])},\n"
         f"{over}"
         "});\n"
     )
@@ -181,7 +204,9 @@ def momento_python(entry: dict[str, Any], base: str, where: Where) -> str:
         )
     else:
         lines.append("# 1 channel: the SDK's own default (it has no public knob for it).\n")
-    if cap:
+    if caps.is_auto(cap):
+        lines.append("# The SDK has no adaptive in-flight cap (auto): run it without one.\n")
+    elif cap:
         lines.append(
             f"# The SDK has no in-flight cap: keep at most {cap} calls in flight yourself,\n"
             f"# e.g. behind asyncio.Semaphore({cap}), as the measurement did.\n"
@@ -205,7 +230,7 @@ def momento_js(entry: dict[str, Any], base: str, where: Where) -> str:
         "configuration = configuration.withTransportStrategy(\n"
         f"  configuration.getTransportStrategy().withMaxConcurrentRequests({cap}),\n"
         ");\n"
-        if cap
+        if cap and not caps.is_auto(cap)
         else "// No cap on requests in flight (the SDK's default).\n"
     )
     return (

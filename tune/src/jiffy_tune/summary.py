@@ -6,10 +6,11 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from jiffy_tune import transports
+from jiffy_tune import caps, transports
+from jiffy_tune.caps import Cap
 from jiffy_tune.runner import client_share
 
-Key = tuple[str, str, int, int, int, float | None]
+Key = tuple[str, str, int, int, Cap, float | None]
 
 
 def key_of(point: dict[str, Any]) -> Key:
@@ -32,7 +33,8 @@ def summarize(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One entry per (sdk, transport, channels, concurrency, cap, rate), in first-measured order.
 
     Numbers are medians over the ok rounds; errors_total sums them, so an
-    error in any round shows.
+    error in any round shows. An `auto` entry also has `in_flight_limit_last`:
+    the median over its ok rounds of the last limit the client chose.
     """
     groups: dict[Key, list[dict[str, Any]]] = {}
     for point in points:
@@ -53,7 +55,7 @@ def _entry(key: Key, group: list[dict[str, Any]]) -> dict[str, Any]:
     server = None
     if with_server:
         server = {name: _median(s[name] for s in with_server) for name in ("p50", "p99", "p999")}
-    return {
+    entry: dict[str, Any] = {
         "sdk": sdk,
         "transport": transport,
         "channels": channels,
@@ -70,3 +72,11 @@ def _entry(key: Key, group: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         "errors_total": sum(point["errors_total"] for point in ok),
     }
+    if caps.is_auto(cap):
+        entry["in_flight_limit_last"] = _median(_last_limit(point) for point in ok)
+    return entry
+
+
+def _last_limit(point: dict[str, Any]) -> float | None:
+    history = point.get("in_flight_limit")
+    return float(history[-1][1]) if history else None

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from jiffy_tune import caps as caps_
 from jiffy_tune import transports
+from jiffy_tune.caps import Cap
 from jiffy_tune.plan import LadderSettings, PointSpec, RateLadder, TransportPlan
 
 PointRunner = Callable[[PointSpec], dict[str, Any]]
@@ -89,7 +91,7 @@ class OpenLoopPlan:
     sdks: Sequence[str]
     channels: Sequence[int]
     concurrency: int  # workers for loadgens that bound in-flight requests by them
-    max_concurrent_requests: int
+    caps: Sequence[Cap]  # a ladder for each (`auto` only for the SDKs that have it)
     rounds: int
     ladder: LadderSettings
     transport_plan: TransportPlan = field(default_factory=TransportPlan)
@@ -101,22 +103,25 @@ def run_open(
     observer: Observer | None = None,
     stop: StopCheck | None = None,
 ) -> Sweep:
-    """Rate ladders per (channels, SDK, transport), stepped in lockstep so drift hits all alike."""
+    """Rate ladders per (channels, cap, SDK, transport), stepped in lockstep so drift
+    hits all alike."""
     observer = observer or Silent()
     sweep = Sweep()
     steps = RateLadder.max_steps(plan.ladder)
     try:
         for round_ in range(plan.rounds):
             ladders = [
-                (sdk, ch, transport, RateLadder(plan.ladder))
+                (sdk, ch, cap, transport, RateLadder(plan.ladder))
                 for ch in plan.channels
+                for cap in plan.caps
                 for sdk in plan.sdks
+                if caps_.for_sdk(sdk, [cap])
                 for transport in plan.transport_plan.at(sdk, ch)
             ]
             later_rounds = (plan.rounds - round_ - 1) * len(ladders) * steps
             while True:
                 stepped = False
-                for sdk, ch, transport, ladder in ladders:
+                for sdk, ch, cap, transport, ladder in ladders:
                     rate = ladder.next_rate()
                     if rate is None:
                         continue
@@ -126,7 +131,7 @@ def run_open(
                         sdk,
                         ch,
                         plan.concurrency,
-                        plan.max_concurrent_requests,
+                        cap,
                         rate,
                         round_,
                         transport,
@@ -154,11 +159,11 @@ def open_loop_results(
     targets_ms: Sequence[float],
     min_achieved_share: float = 0.9,
 ) -> list[dict[str, Any]]:
-    """Per (SDK, transport, channels, target): the highest offered rate that met the target.
+    """Per (SDK, transport, channels, cap, target): the highest offered rate that met the target.
 
     Met: ok, no errors, achieved at least 90% of the offered rate, median
     p99.9 strictly below the target. A transport appears at the channel
-    counts it was swept at.
+    counts it was swept at, a cap (`auto` included) where it was swept.
     """
     results = []
     for sdk in sdks:
@@ -166,23 +171,30 @@ def open_loop_results(
         main, *others = _in_order(transports.of_entry(sdk, e) for e in swept) or [
             transports.default(sdk)
         ]
+        caps: list[Cap] = _in_order(e["max_concurrent_requests"] for e in swept) or [0]
         for transport in [main, *others]:
             for ch in channels:
-                entries = [
-                    e
-                    for e in swept
-                    if e["channels"] == ch and transports.of_entry(sdk, e) == transport
-                ]
-                if not entries and transport != main:
-                    continue  # not swept at this channel count
-                results += [
-                    _open_loop_row(sdk, transport, ch, target, entries, min_achieved_share)
-                    for target in targets_ms
-                ]
+                for cap in caps:
+                    entries = [
+                        e
+                        for e in swept
+                        if e["channels"] == ch
+                        and e["max_concurrent_requests"] == cap
+                        and transports.of_entry(sdk, e) == transport
+                    ]
+                    if not entries and (transport != main or len(caps) > 1):
+                        continue  # not swept at this channel count (or with this cap)
+                    results += [
+                        _open_loop_row(sdk, transport, ch, cap, target, entries, min_achieved_share)
+                        for target in targets_ms
+                    ]
     return results
 
 
-def _in_order(names: Iterable[str]) -> list[str]:
+T = TypeVar("T")
+
+
+def _in_order(names: Iterable[T]) -> list[T]:
     return list(dict.fromkeys(names))
 
 
@@ -190,16 +202,18 @@ def _open_loop_row(
     sdk: str,
     transport: str,
     ch: int,
+    cap: Cap,
     target: float,
     entries: Sequence[dict[str, Any]],
     min_achieved_share: float,
 ) -> dict[str, Any]:
-    met = [e for e in entries if _met_rate(e, target, min_achieved_share)]
+    met = [e for e in entries if met_rate(e, target, min_achieved_share)]
     best = max(met, key=lambda e: e["rate"]) if met else None
     return {
         "sdk": sdk,
         "transport": transport,
         "channels": ch,
+        "max_concurrent_requests": cap,
         "target_ms": target,
         "max_rate_met": best["rate"] if best else None,
         "achieved_rps": best["rps"] if best else None,
@@ -207,7 +221,8 @@ def _open_loop_row(
     }
 
 
-def _met_rate(entry: dict[str, Any], target_ms: float, min_share: float) -> bool:
+def met_rate(entry: dict[str, Any], target_ms: float, min_share: float = 0.9) -> bool:
+    """Whether an open-loop summary entry met the target at its offered rate."""
     return (
         entry["rounds_ok"] >= 1
         and entry["errors_total"] == 0

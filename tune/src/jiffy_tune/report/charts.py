@@ -3,7 +3,9 @@
 Three kinds, the ones the 2022 client-tuning study drew by hand:
 * per SDK, client p50 / p99 / p99.9 and server p99.9 against load;
 * throughput against load, every SDK on one chart;
-* client p99.9 against throughput, every SDK on one chart.
+* client p99.9 against throughput, every SDK on one chart;
+and, for a sweep of `auto` beside fixed caps, the in-flight limit the
+adaptive cap chose over the run of its best point, per SDK.
 Load is concurrency in closed-loop runs and the offered rate in open-loop runs.
 Every latency chart carries a line per target. An SDK swept over more than one
 transport is drawn as one series per transport ("jiffy-python over
@@ -27,7 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.typing import LineStyleType
 
-from jiffy_tune import transports
+from jiffy_tune import adaptive, transports
 from jiffy_tune.report import formatting as fmt
 
 # Modest size: a demo run renders every chart each time, and the HTML embeds them.
@@ -99,7 +101,82 @@ def draw_charts(charts_dir: Path, results: dict[str, Any]) -> list[Chart]:
     if sdks:
         charts.append(_throughput_chart(charts_dir, sdks, entries, load))
         charts.append(_latency_vs_throughput_chart(charts_dir, sdks, entries, targets))
+    limits = _limit_histories(results)
+    if limits:
+        charts.append(_limit_chart(charts_dir, limits, float(results["settings"]["warmup_s"])))
     return charts
+
+
+@dataclass(frozen=True)
+class _Limits:
+    label: str
+    history: list[tuple[float, float]]
+
+
+def _limit_histories(results: dict[str, Any]) -> list[_Limits]:
+    """Per (SDK, transport, channels) compared: the limit history of auto's best
+    point under the largest target it met."""
+    found: dict[tuple[str, str, int], _Limits] = {}
+    rows = sorted(adaptive.of_results(results), key=lambda row: -row["target_ms"])
+    for row in rows:
+        key = (row["sdk"], row["transport"], row["channels"])
+        if key in found:
+            continue
+        history = adaptive.limit_history(results, row)
+        if history:
+            auto = row["auto"]
+            over = transports.named(row["sdk"], row["transport"])
+            load = (
+                f"rate {auto['rate']:,.0f}/s"
+                if auto["rate"] is not None
+                else f"c={auto['concurrency']}"
+            )
+            label = (
+                f"{row['sdk']}{f' over {over}' if over else ''}, "
+                f"{_channels_label(row['channels'])}, {load} ({fmt.target(row['target_ms'])})"
+            )
+            found[key] = _Limits(label, history)
+    return list(found.values())
+
+
+def _limit_chart(charts_dir: Path, limits: list[_Limits], warmup_s: float) -> Chart:
+    figure, axes = _new_axes()
+    for index, limit in enumerate(limits):
+        axes.step(
+            [at for at, _ in limit.history],
+            [value for _, value in limit.history],
+            where="post",
+            color=CHANNEL_COLORS[index % len(CHANNEL_COLORS)],
+            linewidth=1.5,
+            label=limit.label,
+        )
+    if warmup_s > 0:
+        axes.axvline(warmup_s, color=TARGET_COLOR, linewidth=1.0, linestyle=(0, (1, 1.5)))
+        axes.text(
+            warmup_s,
+            1.0,
+            " measured from here",
+            transform=axes.get_xaxis_transform(),
+            ha="left",
+            va="top",
+            fontsize=8,
+            color=TARGET_COLOR,
+        )
+    axes.set_xlim(left=0)
+    axes.set_ylim(bottom=0)
+    axes.set_xlabel("seconds since the load began (warm-up included)")
+    axes.set_ylabel("in-flight limit (requests)")
+    title = "auto: the in-flight limit over the run"
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    path = charts_dir / "auto-limit.png"
+    _save(figure, path)
+    return Chart(
+        path,
+        title,
+        "the in-flight limit the adaptive cap chose, in requests, against seconds since the "
+        "load began, for auto's best point of each SDK",
+    )
 
 
 def _usable(entry: dict[str, Any], load: _Load) -> bool:

@@ -27,6 +27,13 @@ def share(value: Any) -> str:
     return f"{value * 100:.0f}%"
 
 
+def percent(value: Any) -> str:
+    """A share, a fraction, as a whole percentage: 0.963 is 96%."""
+    if not isinstance(value, int | float):
+        return MISSING
+    return f"{value * 100:.0f}%"
+
+
 def ratio(value: float) -> str:
     return f"{value:.2f}x"
 
@@ -36,7 +43,9 @@ def target(value: Any) -> str:
 
 
 def cap(value: Any) -> str:
-    """The SDK's in-flight cap; 0 means the SDK was run without one."""
+    """The SDK's in-flight cap; 0 means the SDK was run without one, auto its adaptive limit."""
+    if value == "auto":
+        return "auto"
     if not isinstance(value, int):
         return MISSING
     return "none" if value == 0 else f"{value:,}"

@@ -51,6 +51,7 @@ def render_html(view: ReportView, charts: Sequence[Chart]) -> str:
         "recommendations": view_module.RECOMMENDATIONS_LEAD,
         "transports": view_module.TRANSPORTS_LEAD,
         "ratios": view_module.RATIOS_LEAD,
+        "auto": view_module.AUTO_LEAD,
         "summary": view_module.SUMMARY_LEAD,
         "failures": view_module.FAILURES_LEAD,
     }

@@ -37,6 +37,11 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
         lines += [view_module.RATIOS_LEAD, ""]
         lines += _table(view.ratios)
 
+    if view.auto is not None:
+        lines += ["## auto against the best fixed cap", ""]
+        lines += [view_module.AUTO_LEAD, ""]
+        lines += _table(view.auto)
+
     if view.presets:
         lines += ["## Ready-to-paste presets", ""]
         for preset in view.presets:

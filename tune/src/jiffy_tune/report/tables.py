@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from jiffy_tune import transports
+from jiffy_tune import adaptive, transports
 from jiffy_tune.recommend import by_transport, configuration
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.wording import higher, lower, noisy
@@ -260,12 +260,17 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
         higher("throughput"),
         lower("client p99.9"),
     ]
+    # A cap column only when the sweep ran a ladder per cap.
+    with_cap = len({fmt.cap(entry.get("max_concurrent_requests", 0)) for entry in entries}) > 1
+    if with_cap:
+        columns.insert(3, "cap")
     rows = []
     for entry in entries:
         head = [
             entry["sdk"],
             _transport(entry),
             str(entry["channels"]),
+            *([fmt.cap(entry.get("max_concurrent_requests", 0))] if with_cap else []),
             fmt.target(entry["target_ms"]),
         ]
         if entry["max_rate_met"] is None:
@@ -282,7 +287,63 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
                 css_class="met",
             )
         )
-    return Table("open-loop", columns, rows, text_columns=(0, 1, 3))
+    return Table("open-loop", columns, rows, text_columns=(0, 1, 4) if with_cap else (0, 1, 3))
+
+
+def auto_table(results: dict[str, Any]) -> Table | None:
+    """auto against the best fixed cap under each target (adaptive.compare's rows)."""
+    found = adaptive.of_results(results)
+    if not found:
+        return None
+    open_mode = results["mode"] == "open"
+    load = _load_column(open_mode)
+    columns = [
+        "SDK",
+        "transport",
+        "channels",
+        "target",
+        higher("auto throughput"),
+        lower("auto client p99.9"),
+        f"auto {load}",
+        "auto's last limit",
+        "best fixed cap",
+        higher("its throughput"),
+        f"its {load}",
+        higher("auto / best fixed cap"),
+        f"goal: {fmt.percent(adaptive.GOAL_SHARE)} or more",
+    ]
+    rows = []
+    for row in found:
+        head = [row["sdk"], row["transport"], str(row["channels"]), fmt.target(row["target_ms"])]
+        auto, best = row["auto"], row["best_cap"]
+        if auto is None and best is None:
+            rows.append(Row(head, statement=adaptive.sentence(row) + ".", css_class="unmet"))
+            continue
+        cells = [*head]
+        if auto is None:
+            cells += ["no point met it", fmt.MISSING, fmt.MISSING, fmt.MISSING]
+        else:
+            cells += [
+                fmt.rps(auto["rps"]),
+                fmt.ms(auto["client_p999_ms"]),
+                _side_load(auto, open_mode),
+                fmt.count(auto.get("in_flight_limit_last")),
+            ]
+        if best is None:
+            cells += ["no point met it", fmt.MISSING, fmt.MISSING]
+        else:
+            cells += [
+                fmt.cap(best["max_concurrent_requests"]),
+                fmt.rps(best["rps"]),
+                _side_load(best, open_mode),
+            ]
+        cells += [fmt.percent(row["share"]), adaptive.verdict(row)]
+        rows.append(Row(cells, css_class="met" if row["meets_goal"] else "unmet"))
+    return Table("auto", columns, rows, text_columns=(0, 1, 3, 12))
+
+
+def _side_load(side: dict[str, Any], open_mode: bool) -> str:
+    return fmt.rps(side["rate"]) if open_mode else str(side["concurrency"])
 
 
 def summary_table(results: dict[str, Any], open_mode: bool) -> Table:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from jiffy_tune import transports
+from jiffy_tune import adaptive, transports
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.report import tables
 from jiffy_tune.report.tables import Table
@@ -35,6 +35,14 @@ RATIOS_LEAD = (
     "Throughput and client p99.9 of the recommended configurations, ours divided by the "
     "official SDK's, at each target. Throughput: higher is better, so a ratio above 1 favours "
     "ours. Client p99.9: lower is better, so a ratio below 1 favours ours."
+)
+AUTO_LEAD = (
+    "The adaptive in-flight limit (cap auto) against the fixed caps the sweep tried, per SDK, "
+    "transport and channel count: the most throughput auto reached with client p99.9 under "
+    "the target, the fixed cap that reached the most, and auto's share of it. The goal: "
+    f"auto reaches at least {adaptive.GOAL_SHARE * 100:.0f}% of the best fixed cap's "
+    "throughput. Auto's last limit: the limit it had chosen when its run ended (median over "
+    "rounds)."
 )
 SUMMARY_LEAD = "Medians over the rounds that succeeded; errors are summed over all rounds."
 # Points named in a stderr heading; the failed-points table lists them all.
@@ -95,6 +103,7 @@ class ReportView:
     ratios: Table | None
     presets: list[Preset]
     open_loop: Table | None
+    auto: Table | None
     summary: Table
     failed_points: Table | None
     stderr: list[Stderr]
@@ -112,6 +121,7 @@ def build_view(results: dict[str, Any]) -> ReportView:
         ratios=tables.ratio_table(results),
         presets=_presets(results),
         open_loop=tables.open_loop_table(results),
+        auto=tables.auto_table(results),
         summary=tables.summary_table(results, open_mode),
         failed_points=tables.failed_table(results, open_mode),
         stderr=_stderr(results["points"]),
@@ -200,12 +210,21 @@ def _facts(results: dict[str, Any]) -> list[Fact]:
     facts.append(Fact("Channels", ", ".join(str(c) for c in settings["channels"])))
     facts.append(Fact("Transports", _transports_sentence(results)))
     caps = settings["max_concurrent_requests"]
-    facts.append(
-        Fact(
-            "In-flight cap",
-            "equal to each point's concurrency" if caps is None else ", ".join(map(fmt.cap, caps)),
+    if caps is None:
+        caps_sentence = "equal to each point's concurrency" if results["mode"] != "open" else "none"
+    else:
+        caps_sentence = ", ".join(map(fmt.cap, caps))
+        if "auto" in caps:
+            caps_sentence += " (auto: the SDK's adaptive limit, for the SDKs that have it)"
+    facts.append(Fact("In-flight cap", caps_sentence))
+    delay = settings.get("delay_ms") or 0
+    if delay:
+        facts.append(
+            Fact(
+                "Added latency",
+                f"the server held every call {delay:g} ms (--delay-ms, fault injection)",
+            )
         )
-    )
     facts.append(Fact("Server", _server_sentence(results)))
     facts.append(Fact("Client", fmt.cpus(results["client"]["cpus"])))
     facts.append(Fact("Machine", _machine_sentence(env)))
