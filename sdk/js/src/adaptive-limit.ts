@@ -28,7 +28,12 @@
 //   still gains throughput while latency rises a little (a CoDel-like
 //   target delay, not Vegas's count of queued calls, so the allowance means
 //   the same on any machine; the share keeps a jittery far path from
-//   reading as queueing).
+//   reading as queueing). queueDelayMs is 2 because a client's own
+//   turnaround of a batch counts as time on the wire: the Python SDK spends
+//   60-70 us of CPU a call, so 25 answers in one event-loop turn take it
+//   ~2 ms. With 1 ms allowed, the limit of a client whose CPU is busy
+//   settled at 12-20, where it writes too few calls at a time to keep up
+//   with the load it had carried at 25-50. One constant for both SDKs.
 // * Slow start: under the target the limit grows by up to maxIncrease per
 //   window, in proportion to the allowance left, so it doubles each round
 //   trip while latency is flat (TCP's slow start) and stops where queueing
@@ -43,7 +48,10 @@
 //   past the knee latency = limit / throughput, so one step lands near the
 //   knee, and a slower server is followed within a few round trips
 //   (Gradient2's gradient, aimed at a target, over a windowed minimum as
-//   TCP BBR's).
+//   TCP BBR's). Where a run of cuts begins is remembered (TCP's ssthresh):
+//   growth climbs back there at once and past it by one a window at most,
+//   so a latency that swings with the client's own load does not swing the
+//   limit between half and double where it should be.
 // * A limit the window's median call did not find full (one an open loop
 //   reaches in bursts, if at all) did not make the latency: a slower path or
 //   a busy client did. It is cut no lower than the most calls the window had
@@ -97,7 +105,7 @@ export const ADAPTIVE = Object.freeze({
   /** jiffy-server's default --max-concurrent-streams, and gRPC servers' usual one. */
   streamsPerConnection: 100,
   windowMinSamples: 8,
-  queueDelayMs: 1,
+  queueDelayMs: 2,
   queueDelayShare: 0.25,
   maxIncrease: 2,
   maxDecrease: 0.5,
@@ -175,6 +183,7 @@ export class AdaptiveLimit {
   private readonly medians: number[] = [];
   /** Where a run of cuts began: the limit then, and the median it had. */
   private cutsFrom: { limit: number; median: number } | undefined;
+  private overTarget = false;
   private windows = 0;
   private probing = false;
   private readonly queueDelay: number;
@@ -302,6 +311,14 @@ export class AdaptiveLimit {
       this.threshold = estimate;
       this.tailOver = 0;
     } else if (sustained > target) {
+      if (!this.overTarget) {
+        // Where queueing showed: growth climbs back to here at once and past
+        // it by one a window at most (TCP's ssthresh), so a latency that
+        // swings with the client's own load cannot double the limit again
+        // window after window.
+        this.threshold = estimate;
+        this.overTarget = true;
+      }
       if (full) {
         estimate = this.cut(estimate, target, sustained, median);
       } else {
@@ -313,10 +330,13 @@ export class AdaptiveLimit {
       if (estimate < this.threshold) {
         estimate = Math.min(estimate * (1 + (MAX_INCREASE - 1) * unused), this.threshold);
       } else {
-        estimate += unused; // past a loss: one more per window at most, as TCP
+        estimate += unused; // past a loss or queueing: one more per window at most, as TCP
       }
     }
-    if (sustained <= target) this.cutsFrom = undefined; // a run of cuts ends where latency is back under target
+    if (sustained <= target) {
+      this.cutsFrom = undefined; // a run of cuts ends where latency is back under target
+      this.overTarget = false;
+    }
     this.relearn(this.estimate <= MIN_LIMIT && median > target, median);
     this.estimate = Math.min(Math.max(estimate, MIN_LIMIT), this.ceiling);
   }
@@ -339,6 +359,7 @@ export class AdaptiveLimit {
         this.baseline = median;
         this.medians.length = 0;
         this.cutsFrom = undefined;
+        this.threshold = this.ceiling; // queueing was not the limit's
         // A busy spell of the client reads the same; a full limit soon
         // probes the floor to tell (an open loop's seldom is).
         this.windows = Math.max(this.windows, PROBE_WINDOWS - RELEARN_WINDOWS);
@@ -387,6 +408,7 @@ export class AdaptiveLimit {
     this.stuckBest = Math.min(this.stuckBest, median);
     if (this.stuck >= RELEARN_WINDOWS) {
       this.baseline = this.stuckBest;
+      this.threshold = this.ceiling;
       this.stuck = 0;
       this.stuckBest = Infinity;
     }

@@ -27,6 +27,7 @@ from jiffy._adaptive import (
     HISTORY_INTERVAL,
     INITIAL_LIMIT,
     MIN_LIMIT,
+    QUEUE_DELAY,
     STREAMS_PER_CONNECTION,
     AdaptiveLimit,
 )
@@ -150,9 +151,9 @@ def percentile(values: list[float], share: float) -> float:
 
 
 # A server 1 ms away that completes 10,000 calls/s: 10 in flight fill it, and
-# the 1 ms of queueing allowed (QUEUE_DELAY) puts the knee near 20.
+# the 2 ms of queueing allowed (QUEUE_DELAY) puts the knee near 30.
 NEAR = Server(base=1 * MS, capacity=10_000)
-KNEE = 20
+KNEE = round(NEAR.capacity * (NEAR.base + QUEUE_DELAY))
 
 
 def test_starts_small_and_rises_quickly() -> None:
@@ -175,11 +176,11 @@ def test_slow_start_reaches_the_knee_in_a_few_round_trips(base_ms: float, within
     assert sim.limit.chosen >= filling
     done = sim.run(0.5)
     assert rate(done, 0.5) >= 0.97 * server.capacity
-    knee = server.capacity * (server.base + max(MS, 0.25 * server.base))
+    knee = server.capacity * (server.base + max(QUEUE_DELAY, 0.25 * server.base))
     # Past it by one doubling at most, and back where queueing begins.
     assert max(sim.limits_between(within, within + 0.5)) <= 2 * knee
     assert filling <= sim.limit.chosen <= 1.3 * knee
-    assert percentile([d.rtt for d in done], 0.5) <= 1.5 * server.base + 1 * MS
+    assert percentile([d.rtt for d in done], 0.5) <= 1.5 * server.base + QUEUE_DELAY
 
 
 def test_settles_where_queueing_begins() -> None:
@@ -187,9 +188,10 @@ def test_settles_where_queueing_begins() -> None:
     sim.run(1.0)
     done = sim.run(1.0)
     assert rate(done, 1.0) >= 0.97 * NEAR.capacity
-    # About 1 ms of queueing over the 1 ms a call takes, not the 19 ms that
+    # About 2 ms of queueing over the 1 ms a call takes, not the 19 ms that
     # 200 callers would make of it with no cap.
-    assert 1.5 * MS <= percentile([d.rtt for d in done], 0.5) <= 2.5 * MS
+    p50 = percentile([d.rtt for d in done], 0.5)
+    assert NEAR.base + 0.5 * QUEUE_DELAY <= p50 <= NEAR.base + 1.5 * QUEUE_DELAY
     limits = sim.limits_between(1.0, 2.0)
     # Steady, but for a brief overshoot after a probe of the floor.
     assert sum(0.7 * KNEE <= limit <= 1.3 * KNEE for limit in limits) >= 0.95 * len(limits)
@@ -201,12 +203,12 @@ def test_backs_off_within_a_few_round_trips_when_the_server_slows() -> None:
     sim = Sim(server, workers=200)
     sim.run(1.0)
     settled = sim.limit.chosen
-    server.capacity = 2_000  # a fifth: the knee falls from ~20 to ~4
-    sim.run(0.05)  # 5 round trips at the new pace (10 ms each at 20 in flight)
+    server.capacity = 2_000  # a fifth: the knee falls from ~30 to ~6
+    sim.run(0.075)  # 5 round trips at the new pace (15 ms each at 30 in flight)
     assert sim.limit.chosen <= settled / 2
     done = sim.run(1.0)
     assert rate(done, 1.0) >= 0.95 * server.capacity  # backing off cost no throughput
-    assert percentile([d.rtt for d in done], 0.5) <= 3.5 * MS
+    assert percentile([d.rtt for d in done], 0.5) <= server.base + QUEUE_DELAY + 0.5 * MS
 
 
 @pytest.mark.parametrize("pause", [0.005, 0.02, 0.1])
@@ -275,17 +277,18 @@ def test_an_open_loop_is_not_throttled_below_its_load() -> None:
     calls in flight, and when it then fills and the cuts do not lower the
     latency, they are undone: the client's queue stays all but empty."""
     server = Server(base=1 * MS, capacity=100_000)
-    sim = Sim(server, rate=4_000)
+    sim = Sim(server, rate=2_000)
     sim.run(1.0)
     settled = sim.limit.chosen
-    assert settled > 4_000 * 2.5 * MS  # room for the calls at 2.5 ms each
-    server.base = 2.5 * MS  # over the target (2 ms), whatever the limit
+    slower = 1 * MS + 1.25 * QUEUE_DELAY  # over the target (1 ms + QUEUE_DELAY), whatever the limit
+    assert settled > 2_000 * slower  # room for the calls at the slower pace
+    server.base = slower
     done = sim.run(1.0)
-    assert min(sim.limits_between(1.0, 2.0)) >= 0.75 * 4_000 * 2.5 * MS
+    assert min(sim.limits_between(1.0, 2.0)) >= 0.75 * 2_000 * slower
     assert sim.longest_queue <= 10
     assert percentile([d.total for d in done], 0.999) <= 1.5 * server.base
     assert sim.limit.baseline is not None
-    assert sim.limit.baseline >= 2 * MS  # the slower path, learnt
+    assert sim.limit.baseline >= 0.8 * slower  # the slower path, learnt
 
 
 def test_an_open_loop_far_away_keeps_its_tail() -> None:
@@ -332,7 +335,7 @@ def test_recovers_when_the_server_does() -> None:
     sim.run(3.0)  # the next probe of the full limit's floor finds the fast path again
     done = sim.run(1.0)
     assert 0.7 * KNEE <= sim.limit.chosen <= 1.3 * KNEE
-    assert percentile([d.rtt for d in done], 0.5) <= 2.5 * MS
+    assert percentile([d.rtt for d in done], 0.5) <= NEAR.base + 1.5 * QUEUE_DELAY
     assert rate(done, 1.0) >= 0.97 * server.capacity
 
 
@@ -341,8 +344,8 @@ def test_never_below_the_floor() -> None:
     sim = Sim(server, workers=50)
     sim.run(1.0)
     server.capacity = 300  # less than one call in flight fills it
-    sim.run(0.6)  # round trips of 70 ms and more
-    limits = sim.limits_between(1.0, 1.6)
+    sim.run(1.0)  # round trips of 70 ms and more
+    limits = sim.limits_between(1.0, 2.0)
     assert min(limits) == MIN_LIMIT  # it went as low as it may, no lower
     # The floor's own latency becomes the baseline: queueing is judged from there.
     assert sim.limit.baseline is not None

@@ -26,6 +26,12 @@ their answers are skipped: each window measures the limit it follows.
   gains throughput while latency rises a little (a CoDel-like target delay,
   not Vegas's count of queued calls, so the allowance means the same on any
   machine; the share keeps a jittery far path from reading as queueing).
+  QUEUE_DELAY is 2 ms because a client's own turnaround of a batch counts
+  as time on the wire: the Python SDK spends 60-70 us of CPU a call, so 25
+  answers in one event-loop turn take it ~2 ms. With 1 ms allowed, the
+  limit of a client whose CPU is busy settled at 12-20, where it writes too
+  few calls at a time to keep up with the load it had carried at 25-50.
+  One constant for both SDKs.
 * Slow start: under the target the limit grows by up to MAX_INCREASE per
   window, in proportion to the allowance left, so it doubles each round
   trip while latency is flat (TCP's slow start) and stops where queueing
@@ -40,6 +46,10 @@ their answers are skipped: each window measures the limit it follows.
   knee latency = limit / throughput, so one step lands near the knee, and a
   slower server is followed within a few round trips (Gradient2's
   gradient, aimed at a target, over a windowed minimum as TCP BBR's).
+  Where a run of cuts begins is remembered (TCP's ssthresh): growth climbs
+  back there at once and past it by one a window at most, so a latency
+  that swings with the client's own load does not swing the limit between
+  half and double where it should be.
 * A limit the window's median call did not find full (one an open loop
   reaches in bursts, if at all) did not make the latency: a slower path or a
   busy client did. It is cut no lower than the most calls the window had in
@@ -102,8 +112,8 @@ MIN_LIMIT = 4
 # jiffy-server's default --max-concurrent-streams, and gRPC servers' usual one.
 STREAMS_PER_CONNECTION = 100
 WINDOW_MIN_SAMPLES = 8
-QUEUE_DELAY = 0.001
-"""Seconds of queueing allowed over the baseline (1 ms)."""
+QUEUE_DELAY = 0.002
+"""Seconds of queueing allowed over the baseline (2 ms)."""
 QUEUE_DELAY_SHARE = 0.25
 MAX_INCREASE = 2.0
 MAX_DECREASE = 0.5
@@ -145,6 +155,7 @@ class AdaptiveLimit:
         "_threshold",
         "_medians",
         "_cuts_from",
+        "_over_target",
         "_full",
         "_used",
         "_windows",
@@ -185,6 +196,7 @@ class AdaptiveLimit:
         self._threshold = float(self.ceiling)
         self._medians: deque[float] = deque(maxlen=SUSTAIN_WINDOWS)
         self._cuts_from: tuple[int, float] | None = None
+        self._over_target = False
         self._full = 0
         self._used = 0
         self._windows = 0
@@ -298,6 +310,13 @@ class AdaptiveLimit:
             self._threshold = estimate
             self._tail_over = 0
         elif sustained > target:
+            if not self._over_target:
+                # Where queueing showed: growth climbs back to here at once
+                # and past it by one a window at most (TCP's ssthresh), so a
+                # latency that swings with the client's own load cannot
+                # double the limit again window after window.
+                self._threshold = estimate
+                self._over_target = True
             if full:
                 estimate = self._cut(estimate, target, sustained, median)
             else:  # the load, not the limit, made the latency: no lower than the load
@@ -307,9 +326,10 @@ class AdaptiveLimit:
             if estimate < self._threshold:
                 estimate = min(estimate * (1.0 + (MAX_INCREASE - 1.0) * unused), self._threshold)
             else:
-                estimate += unused  # past a loss: one more per window at most, as TCP
+                estimate += unused  # past a loss or queueing: one more per window at most, as TCP
         if sustained <= target:
             self._cuts_from = None  # a run of cuts ends where latency is back under target
+            self._over_target = False
         self._relearn(self._estimate <= MIN_LIMIT and median > target, median)
         self._estimate = min(max(estimate, float(MIN_LIMIT)), float(self.ceiling))
 
@@ -330,6 +350,7 @@ class AdaptiveLimit:
                 self.baseline = median
                 self._medians.clear()
                 self._cuts_from = None
+                self._threshold = float(self.ceiling)  # queueing was not the limit's
                 # A busy spell of the client reads the same; a full limit
                 # soon probes the floor to tell (an open loop's seldom is).
                 self._windows = max(self._windows, PROBE_WINDOWS - RELEARN_WINDOWS)
@@ -369,6 +390,7 @@ class AdaptiveLimit:
         self._stuck_best = min(self._stuck_best, median)
         if self._stuck >= RELEARN_WINDOWS:
             self.baseline = self._stuck_best
+            self._threshold = float(self.ceiling)
             self._stuck, self._stuck_best = 0, float("inf")
 
     def _record(self, chosen: int) -> None:
