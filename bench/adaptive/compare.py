@@ -7,10 +7,15 @@ the caps ("auto" and fixed ones) climb together: RATE_START calls/s, times
 RATE_FACTOR per step. At each step every cap still climbing runs ROUNDS
 times, the caps interleaved (A B C, then B C A, ...), and a cap meets the
 target on the medians of its rounds: no errors, p99.9 under
-TARGET_P999_MS, and at least 90% of the offered rate achieved. A cap that
-misses stops climbing; its score is the median calls/s of its last step
-that met the target. Open loop, because a latency target only means
-something when the load does not slow down with the client
+TARGET_P999_MS, and at least 90% of the offered rate achieved. A cap
+stops climbing after MISSES_TO_STOP missed steps in a row; its score is
+the median calls/s of its best step that met the target. One miss does not
+end a ladder: on this machine a 3 s run's p99.9 is its few slowest calls,
+and one pause of the client decides it, so a ladder that stopped at the
+first miss would score the luck of its lowest unlucky step, and the best of
+five fixed caps would be the luckiest of five against auto's one draw.
+Open loop, because a latency target only means something when the load
+does not slow down with the client
 (docs/LOADGEN.md); medians of interleaved rounds, because on this machine
 one slow second would otherwise decide a cap's score.
 
@@ -62,6 +67,7 @@ NODE_FLAGS = setting("NODE_FLAGS", "--max-semi-space-size=1 --single-threaded-gc
 SERVER_CORE = setting("SERVER_CORE", "0")
 CLIENT_CORE = setting("CLIENT_CORE", "1")
 MIN_ACHIEVED_SHARE = 0.9
+MISSES_TO_STOP = 2
 GOAL_SHARE = 0.9
 LOADGENS = {
     "python": [sys.executable, "-m", "jiffy.loadgen"],
@@ -132,6 +138,7 @@ def ladder(sdk: str, endpoint: str, delay_ms: int) -> dict[str, dict[str, Any]]:
     every round of every step it climbed."""
     results: dict[str, dict[str, Any]] = {cap: {"best_rps": 0.0, "steps": []} for cap in CAPS}
     climbing = list(CAPS)
+    misses = dict.fromkeys(CAPS, 0)  # missed steps in a row
     rate = RATE_START
     while climbing and rate <= RATE_MAX:
         rounds: dict[str, list[dict[str, Any]]] = {cap: [] for cap in climbing}
@@ -151,9 +158,10 @@ def ladder(sdk: str, endpoint: str, delay_ms: int) -> dict[str, dict[str, Any]]:
                 + ("" if ok else "  (misses the target)"),
                 flush=True,
             )
+            misses[cap] = 0 if ok else misses[cap] + 1
             if ok:
-                results[cap]["best_rps"] = figures["rps"]
-            else:
+                results[cap]["best_rps"] = max(results[cap]["best_rps"], figures["rps"])
+            elif misses[cap] >= MISSES_TO_STOP:
                 climbing.remove(cap)
         rate *= RATE_FACTOR
     return results
