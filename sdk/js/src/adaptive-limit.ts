@@ -28,12 +28,7 @@
 //   still gains throughput while latency rises a little (a CoDel-like
 //   target delay, not Vegas's count of queued calls, so the allowance means
 //   the same on any machine; the share keeps a jittery far path from
-//   reading as queueing). queueDelayMs is 2 because a client's own
-//   turnaround of a batch counts as time on the wire: the Python SDK spends
-//   60-70 us of CPU a call, so 25 answers in one event-loop turn take it
-//   ~2 ms. With 1 ms allowed, the limit of a client whose CPU is busy
-//   settled at 12-20, where it writes too few calls at a time to keep up
-//   with the load it had carried at 25-50. One constant for both SDKs.
+//   reading as queueing).
 // * Slow start: under the target the limit grows by up to maxIncrease per
 //   window, in proportion to the allowance left, so it doubles each round
 //   trip while latency is flat (TCP's slow start) and stops where queueing
@@ -48,23 +43,15 @@
 //   past the knee latency = limit / throughput, so one step lands near the
 //   knee, and a slower server is followed within a few round trips
 //   (Gradient2's gradient, aimed at a target, over a windowed minimum as
-//   TCP BBR's). Where a run of cuts begins is remembered (TCP's ssthresh):
-//   growth climbs back there at once and past it by one a window at most,
-//   so a latency that swings with the client's own load does not swing the
-//   limit between half and double where it should be.
+//   TCP BBR's).
 // * A limit the window's median call did not find full (one an open loop
 //   reaches in bursts, if at all) did not make the latency: a slower path or
 //   a busy client did. It is cut no lower than the most calls the window had
 //   in flight, since under the load it would only queue calls in the client,
 //   and an open loop's callers do not slow down with it. A full limit (a
 //   closed loop at its cap) is cut as above.
-// * It rises only when most of the window's calls ended with at least
-//   `utilisation` of the limit in flight: a client sending little learns
-//   nothing about more (the "app-limited" rule). Nor when the window had
-//   more calls in flight at its peak than maxIncrease x its own length:
-//   after a pause of the client an open loop sends what fell due at once,
-//   and a window that closes on the first answers of that burst (the
-//   fastest) would raise the limit at every burst, to the ceiling.
+// * It rises only when the window used at least `utilisation` of the
+//   limit: a client sending little learns nothing about more.
 // * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a
 //   loss: the window cuts the limit by dropDecrease, and from there it
 //   grows by one per window at most (TCP's congestion avoidance), so a
@@ -105,7 +92,7 @@ export const ADAPTIVE = Object.freeze({
   /** jiffy-server's default --max-concurrent-streams, and gRPC servers' usual one. */
   streamsPerConnection: 100,
   windowMinSamples: 8,
-  queueDelayMs: 2,
+  queueDelayMs: 1,
   queueDelayShare: 0.25,
   maxIncrease: 2,
   maxDecrease: 0.5,
@@ -176,14 +163,12 @@ export class AdaptiveLimit {
   private skip = 0;
   private peak = 0;
   private full = 0;
-  private used = 0;
   private drops = 0;
   private threshold: number;
   /** The medians of the last sustainWindows windows, oldest first. */
   private readonly medians: number[] = [];
   /** Where a run of cuts began: the limit then, and the median it had. */
   private cutsFrom: { limit: number; median: number } | undefined;
-  private overTarget = false;
   private windows = 0;
   private probing = false;
   private readonly queueDelay: number;
@@ -231,7 +216,6 @@ export class AdaptiveLimit {
     this.count += 1;
     if (inFlight > this.peak) this.peak = inFlight;
     if (inFlight >= this.limit) this.full += 1;
-    if (inFlight >= UTILISATION * this.limit) this.used += 1;
     return this.count >= this.window ? this.closeWindow(inFlight) : false;
   }
 
@@ -255,7 +239,6 @@ export class AdaptiveLimit {
     this.count = 0;
     this.peak = 0;
     this.full = 0;
-    this.used = 0;
     this.drops = 0;
     const chosen = Math.trunc(this.estimate);
     if (chosen !== this.history[this.history.length - 1]!.limit) this.record(chosen);
@@ -295,10 +278,7 @@ export class AdaptiveLimit {
     const sustained = medians.length === SUSTAIN_WINDOWS ? Math.min(...medians) : 0;
     let target = baseline + Math.max(this.queueDelay, QUEUE_DELAY_SHARE * baseline);
     let estimate = this.estimate;
-    // Most of the window's calls, not one burst's peak, must have found the
-    // limit in use, and the window must be about as long as the calls it had
-    // in flight: not only a burst's first answers.
-    let risingAllowed = 2 * this.used >= rtts.length && MAX_INCREASE * rtts.length >= this.peak;
+    let risingAllowed = this.peak >= UTILISATION * estimate;
     if (this.targetP999 !== undefined) {
       target = Math.min(target, this.tailBound(rtts, median, this.targetP999));
       risingAllowed = risingAllowed && this.tailOver === 0;
@@ -311,14 +291,6 @@ export class AdaptiveLimit {
       this.threshold = estimate;
       this.tailOver = 0;
     } else if (sustained > target) {
-      if (!this.overTarget) {
-        // Where queueing showed: growth climbs back to here at once and past
-        // it by one a window at most (TCP's ssthresh), so a latency that
-        // swings with the client's own load cannot double the limit again
-        // window after window.
-        this.threshold = estimate;
-        this.overTarget = true;
-      }
       if (full) {
         estimate = this.cut(estimate, target, sustained, median);
       } else {
@@ -330,13 +302,10 @@ export class AdaptiveLimit {
       if (estimate < this.threshold) {
         estimate = Math.min(estimate * (1 + (MAX_INCREASE - 1) * unused), this.threshold);
       } else {
-        estimate += unused; // past a loss or queueing: one more per window at most, as TCP
+        estimate += unused; // past a loss: one more per window at most, as TCP
       }
     }
-    if (sustained <= target) {
-      this.cutsFrom = undefined; // a run of cuts ends where latency is back under target
-      this.overTarget = false;
-    }
+    if (sustained <= target) this.cutsFrom = undefined; // a run of cuts ends where latency is back under target
     this.relearn(this.estimate <= MIN_LIMIT && median > target, median);
     this.estimate = Math.min(Math.max(estimate, MIN_LIMIT), this.ceiling);
   }
@@ -359,7 +328,6 @@ export class AdaptiveLimit {
         this.baseline = median;
         this.medians.length = 0;
         this.cutsFrom = undefined;
-        this.threshold = this.ceiling; // queueing was not the limit's
         // A busy spell of the client reads the same; a full limit soon
         // probes the floor to tell (an open loop's seldom is).
         this.windows = Math.max(this.windows, PROBE_WINDOWS - RELEARN_WINDOWS);
@@ -408,7 +376,6 @@ export class AdaptiveLimit {
     this.stuckBest = Math.min(this.stuckBest, median);
     if (this.stuck >= RELEARN_WINDOWS) {
       this.baseline = this.stuckBest;
-      this.threshold = this.ceiling;
       this.stuck = 0;
       this.stuckBest = Infinity;
     }

@@ -26,12 +26,6 @@ their answers are skipped: each window measures the limit it follows.
   gains throughput while latency rises a little (a CoDel-like target delay,
   not Vegas's count of queued calls, so the allowance means the same on any
   machine; the share keeps a jittery far path from reading as queueing).
-  QUEUE_DELAY is 2 ms because a client's own turnaround of a batch counts
-  as time on the wire: the Python SDK spends 60-70 us of CPU a call, so 25
-  answers in one event-loop turn take it ~2 ms. With 1 ms allowed, the
-  limit of a client whose CPU is busy settled at 12-20, where it writes too
-  few calls at a time to keep up with the load it had carried at 25-50.
-  One constant for both SDKs.
 * Slow start: under the target the limit grows by up to MAX_INCREASE per
   window, in proportion to the allowance left, so it doubles each round
   trip while latency is flat (TCP's slow start) and stops where queueing
@@ -46,23 +40,14 @@ their answers are skipped: each window measures the limit it follows.
   knee latency = limit / throughput, so one step lands near the knee, and a
   slower server is followed within a few round trips (Gradient2's
   gradient, aimed at a target, over a windowed minimum as TCP BBR's).
-  Where a run of cuts begins is remembered (TCP's ssthresh): growth climbs
-  back there at once and past it by one a window at most, so a latency
-  that swings with the client's own load does not swing the limit between
-  half and double where it should be.
 * A limit the window's median call did not find full (one an open loop
   reaches in bursts, if at all) did not make the latency: a slower path or a
   busy client did. It is cut no lower than the most calls the window had in
   flight, since under the load it would only queue calls in the client, and
   an open loop's callers do not slow down with it. A full limit (a closed
   loop at its cap) is cut as above.
-* It rises only when most of the window's calls ended with at least
-  UTILISATION of the limit in flight: a client sending little learns
-  nothing about more (the "app-limited" rule). Nor when the window had more
-  calls in flight at its peak than MAX_INCREASE x its own length: after a
-  pause of the client an open loop sends what fell due at once, and a
-  window that closes on the first answers of that burst (the fastest)
-  would raise the limit at every burst, to the ceiling.
+* It rises only when the window used at least UTILISATION of the limit: a
+  client sending little learns nothing about more (the "app-limited" rule).
 * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a loss:
   the window cuts the limit by DROP_DECREASE, and from there it grows by
   one per window at most (TCP's congestion avoidance), so a server that
@@ -112,8 +97,8 @@ MIN_LIMIT = 4
 # jiffy-server's default --max-concurrent-streams, and gRPC servers' usual one.
 STREAMS_PER_CONNECTION = 100
 WINDOW_MIN_SAMPLES = 8
-QUEUE_DELAY = 0.002
-"""Seconds of queueing allowed over the baseline (2 ms)."""
+QUEUE_DELAY = 0.001
+"""Seconds of queueing allowed over the baseline (1 ms)."""
 QUEUE_DELAY_SHARE = 0.25
 MAX_INCREASE = 2.0
 MAX_DECREASE = 0.5
@@ -155,9 +140,7 @@ class AdaptiveLimit:
         "_threshold",
         "_medians",
         "_cuts_from",
-        "_over_target",
         "_full",
-        "_used",
         "_windows",
         "_probing",
         "_queue_delay",
@@ -196,9 +179,7 @@ class AdaptiveLimit:
         self._threshold = float(self.ceiling)
         self._medians: deque[float] = deque(maxlen=SUSTAIN_WINDOWS)
         self._cuts_from: tuple[int, float] | None = None
-        self._over_target = False
         self._full = 0
-        self._used = 0
         self._windows = 0
         self._probing = False
         self._queue_delay = queue_delay
@@ -233,8 +214,6 @@ class AdaptiveLimit:
             self._peak = in_flight
         if in_flight >= self.limit:
             self._full += 1
-        if in_flight >= UTILISATION * self.limit:
-            self._used += 1
         if len(rtts) >= self._window:
             return self._close_window(in_flight)
         return False
@@ -256,7 +235,7 @@ class AdaptiveLimit:
         else:
             self._update(rtts, median)
         rtts.clear()
-        self._peak = self._drops = self._full = self._used = 0
+        self._peak = self._drops = self._full = 0
         chosen = int(self._estimate)
         if chosen != self.history[-1][1]:
             self._record(chosen)
@@ -295,10 +274,7 @@ class AdaptiveLimit:
         sustained = min(medians) if len(medians) == SUSTAIN_WINDOWS else 0.0
         target = baseline + max(self._queue_delay, QUEUE_DELAY_SHARE * baseline)
         estimate = self._estimate
-        # Most of the window's calls, not one burst's peak, must have found
-        # the limit in use, and the window must be about as long as the
-        # calls it had in flight: not only a burst's first answers.
-        rising_allowed = 2 * self._used >= len(rtts) and MAX_INCREASE * len(rtts) >= self._peak
+        rising_allowed = self._peak >= UTILISATION * estimate
         if self._target_p999 is not None:
             target = min(target, self._tail_bound(rtts, median))
             rising_allowed = rising_allowed and self._tail_over == 0
@@ -310,13 +286,6 @@ class AdaptiveLimit:
             self._threshold = estimate
             self._tail_over = 0
         elif sustained > target:
-            if not self._over_target:
-                # Where queueing showed: growth climbs back to here at once
-                # and past it by one a window at most (TCP's ssthresh), so a
-                # latency that swings with the client's own load cannot
-                # double the limit again window after window.
-                self._threshold = estimate
-                self._over_target = True
             if full:
                 estimate = self._cut(estimate, target, sustained, median)
             else:  # the load, not the limit, made the latency: no lower than the load
@@ -326,10 +295,9 @@ class AdaptiveLimit:
             if estimate < self._threshold:
                 estimate = min(estimate * (1.0 + (MAX_INCREASE - 1.0) * unused), self._threshold)
             else:
-                estimate += unused  # past a loss or queueing: one more per window at most, as TCP
+                estimate += unused  # past a loss: one more per window at most, as TCP
         if sustained <= target:
             self._cuts_from = None  # a run of cuts ends where latency is back under target
-            self._over_target = False
         self._relearn(self._estimate <= MIN_LIMIT and median > target, median)
         self._estimate = min(max(estimate, float(MIN_LIMIT)), float(self.ceiling))
 
@@ -350,7 +318,6 @@ class AdaptiveLimit:
                 self.baseline = median
                 self._medians.clear()
                 self._cuts_from = None
-                self._threshold = float(self.ceiling)  # queueing was not the limit's
                 # A busy spell of the client reads the same; a full limit
                 # soon probes the floor to tell (an open loop's seldom is).
                 self._windows = max(self._windows, PROBE_WINDOWS - RELEARN_WINDOWS)
@@ -390,7 +357,6 @@ class AdaptiveLimit:
         self._stuck_best = min(self._stuck_best, median)
         if self._stuck >= RELEARN_WINDOWS:
             self.baseline = self._stuck_best
-            self._threshold = float(self.ceiling)
             self._stuck, self._stuck_best = 0, float("inf")
 
     def _record(self, chosen: int) -> None:

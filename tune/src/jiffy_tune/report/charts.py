@@ -166,14 +166,11 @@ def _limit_chart(charts_dir: Path, limits: list[_Limits], warmup_s: float) -> Ch
     axes.set_ylim(bottom=0)
     axes.set_xlabel("seconds since the load began (warm-up included)")
     axes.set_ylabel("in-flight limit (requests)")
-    title = "auto: the in-flight limit over the run"
-    axes.set_title(title)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    path = charts_dir / "auto-limit.png"
-    _save(figure, path)
-    return Chart(
-        path,
-        title,
+    return _titled_with_legend(
+        figure,
+        axes,
+        "auto: the in-flight limit over the run",
+        charts_dir / "auto-limit.png",
         "the in-flight limit the adaptive cap chose, in requests, against seconds since the "
         "load began, for auto's best point of each SDK",
     )
@@ -285,6 +282,14 @@ def _save(figure: Figure, path: Path) -> None:
     figure.savefig(path, format="png")
 
 
+def _titled_with_legend(figure: Figure, axes: Axes, title: str, path: Path, alt: str) -> Chart:
+    """A chart of one legend: its title, the legend right of the plot, the file."""
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    _save(figure, path)
+    return Chart(path, title, alt)
+
+
 def _latency_chart(
     charts_dir: Path, sdk: str, entries: list[dict[str, Any]], load: _Load, targets: list[float]
 ) -> Chart:
@@ -388,14 +393,11 @@ def _throughput_chart(
     axes.set_xlabel(load.label)
     axes.set_ylabel("throughput (requests/s)")
     axes.yaxis.set_major_formatter("{x:,.0f}")
-    title = f"Throughput vs {load.noun}"
-    axes.set_title(title)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    path = charts_dir / "throughput.png"
-    _save(figure, path)
-    return Chart(
-        path,
-        title,
+    return _titled_with_legend(
+        figure,
+        axes,
+        f"Throughput vs {load.noun}",
+        charts_dir / "throughput.png",
         f"throughput in requests per second against {load.noun}, "
         "one line per SDK and channel count",
     )
@@ -430,14 +432,11 @@ def _latency_vs_throughput_chart(
     axes.set_xlabel("throughput (requests/s)")
     axes.xaxis.set_major_formatter("{x:,.0f}")
     axes.set_ylabel("client p99.9 (ms, log scale)")
-    title = "Client p99.9 vs throughput"
-    axes.set_title(title)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    path = charts_dir / "latency-vs-throughput.png"
-    _save(figure, path)
-    return Chart(
-        path,
-        title,
+    return _titled_with_legend(
+        figure,
+        axes,
+        "Client p99.9 vs throughput",
+        charts_dir / "latency-vs-throughput.png",
         "client p99.9 latency in ms against throughput in requests per second, "
         "one line per SDK and channel count, with the p99.9 targets",
     )
