@@ -26,8 +26,8 @@ Environment variables (defaults in brackets): SDKS [python js],
 DELAYS_MS [0 1 10], CAPS [auto 5 10 25 50 100], ROUNDS [3], DURATION [3],
 WARMUP [1], RATE_START [1000], RATE_FACTOR [1.5], RATE_MAX [60000],
 TARGET_P999_MS [20], CHANNELS [1], OPEN_CONCURRENCY [1000], NODE_FLAGS
-[--max-semi-space-size=1 --single-threaded-gc], SERVER_CORE [0],
-CLIENT_CORE [1]. The JSON of every round goes to
+[--max-semi-space-size=1 --single-threaded-gc --max-old-space-size=64],
+SERVER_CORE [0], CLIENT_CORE [1]. The JSON of every round goes to
 out/bench/adaptive-<timestamp>.json.
 """
 
@@ -63,7 +63,12 @@ RATE_MAX = float(setting("RATE_MAX", "60000"))
 TARGET_P999_MS = float(setting("TARGET_P999_MS", "20"))
 CHANNELS = setting("CHANNELS", "1")
 OPEN_CONCURRENCY = setting("OPEN_CONCURRENCY", "1000")
-NODE_FLAGS = setting("NODE_FLAGS", "--max-semi-space-size=1 --single-threaded-gc").split()
+# --max-old-space-size=64 (MB): every finished http2 stream reaches the old
+# generation (sdk/js/docs/transport.md), and left to grow to ~60 MB between
+# mark-compacts, each took 6-18 ms; held near 20 MB, 2-4 ms (bench/adaptive/README.md).
+NODE_FLAGS = setting(
+    "NODE_FLAGS", "--max-semi-space-size=1 --single-threaded-gc --max-old-space-size=64"
+).split()
 SERVER_CORE = setting("SERVER_CORE", "0")
 CLIENT_CORE = setting("CLIENT_CORE", "1")
 MIN_ACHIEVED_SHARE = 0.9
