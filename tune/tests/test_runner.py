@@ -271,3 +271,20 @@ def test_an_auto_point_keeps_the_limit_history_its_loadgen_reported() -> None:
     fixed = run_point(stand_in(script), SPEC, SETTINGS)
     assert fixed["in_flight_limit"] is None
     assert fixed["loadgen"]["in_flight_limit"] == history
+
+
+def test_a_point_answered_sooner_than_its_delay_fails_the_server_ignored_it() -> None:
+    # REPORT's p50 is 0.5 ms: a server that held every call 2 ms cannot answer so.
+    script = f"import json; print(json.dumps({REPORT!r}))"
+    delayed = dataclasses.replace(SETTINGS, delay_ms=2)
+    point = run_point(stand_in(script), SPEC, delayed)
+    assert point["status"] == "failed"
+    assert point["error"] == (
+        "--delay-ms 2: half the calls took under 0.5 ms, so the server ignored the delay "
+        "header; start it with --enable-fault-injection"
+    )
+    assert point["client_ms"] == REPORT["latency_ms"]  # what it measured stays readable
+    # A delay the calls did take is a point like any other.
+    held = {**REPORT, "latency_ms": {**REPORT["latency_ms"], "p50": 2.3}}
+    script = f"import json; print(json.dumps({held!r}))"
+    assert run_point(stand_in(script), SPEC, delayed)["status"] == "ok"

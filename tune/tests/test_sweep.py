@@ -119,6 +119,16 @@ def test_a_failed_point_with_the_server_still_there_goes_on() -> None:
     assert sweep.stopped is None
 
 
+def test_a_server_that_ignored_the_delay_stops_the_sweep_at_its_first_point() -> None:
+    check = cli.server_gone("127.0.0.1:1", delay_ms=10)
+    ignored = {"status": "failed", "client_ms": {"p50": 0.4}}
+    assert check(ignored) == "the server at 127.0.0.1:1 ignored --delay-ms 10"
+    # Without a delay asked, the same point is judged by the server's presence.
+    assert cli.server_gone("127.0.0.1:1")(ignored) == (
+        "the server at 127.0.0.1:1 went away (connection refused)"
+    )
+
+
 def test_open_loop_stops_too_when_the_server_is_gone() -> None:
     ladder = LadderSettings(1000.0, 2.0, 8000.0, None, 20.0)
     plan = OpenLoopPlan(["a", "b"], [1], 1000, [0], rounds=2, ladder=ladder)

@@ -17,7 +17,7 @@ from jiffy_tune import caps, cpus, environment, reach, results, transports
 from jiffy_tune.plan import LadderSettings, TransportPlan, closed_grid
 from jiffy_tune.printout import print_results
 from jiffy_tune.progress import SweepProgress
-from jiffy_tune.runner import DEFAULT_CACHE, RunSettings, run_point
+from jiffy_tune.runner import DEFAULT_CACHE, RunSettings, delay_ignored, run_point
 from jiffy_tune.sdks import default_repo, resolve
 from jiffy_tune.server import EmbeddedServer, ServerInfo, find_binary
 from jiffy_tune.sweep import OpenLoopPlan, PointRunner, StopCheck, Sweep, run_closed, run_open
@@ -345,10 +345,13 @@ def pinning(args: argparse.Namespace) -> tuple[list[int] | None, list[int] | Non
     return server, client
 
 
-def server_gone(endpoint: str) -> StopCheck:
-    """After a failed point: a reason to stop when nothing listens at `endpoint` any more."""
+def server_gone(endpoint: str, delay_ms: int = 0) -> StopCheck:
+    """After a failed point: a reason to stop when nothing listens at
+    `endpoint` any more, or when it ignored --delay-ms (every point would)."""
 
     def check(point: dict[str, Any]) -> str | None:
+        if delay_ignored(point, delay_ms):
+            return f"the server at {endpoint} ignored --delay-ms {delay_ms}"
         why = reach.unreachable(endpoint)
         return None if why is None else f"the server at {endpoint} went away ({why})"
 
@@ -525,7 +528,7 @@ def _main(argv: Sequence[str] | None) -> int:
             client_cpus,
             lambda spec: run_point(loadgens[spec.sdk], spec, run_settings),
             node_sdks=[name for name, lg in loadgens.items() if lg.runtime == "node"],
-            stop=server_gone(server.endpoint),
+            stop=server_gone(server.endpoint, args.delay_ms),
         )
     finally:
         if embedded is not None:

@@ -193,6 +193,21 @@ def _limit_history(report: dict[str, Any]) -> list[list[float]] | None:
     return [[float(at), int(limit)] for at, limit in history]
 
 
+def delay_ignored(point: dict[str, Any], delay_ms: int) -> bool:
+    """Whether a point asked for --delay-ms had calls answered sooner: the
+    server ignored the header (a server of --endpoint started without
+    --enable-fault-injection does), so the point measured no delay at all."""
+    client_ms = point.get("client_ms")
+    return bool(delay_ms) and client_ms is not None and client_ms["p50"] < delay_ms
+
+
+def delay_ignored_error(point: dict[str, Any], delay_ms: int) -> str:
+    return (
+        f"--delay-ms {delay_ms}: half the calls took under {point['client_ms']['p50']:g} ms, "
+        "so the server ignored the delay header; start it with --enable-fault-injection"
+    )
+
+
 def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[str, Any]:
     """Measure one point; failures are recorded in the point, never raised.
 
@@ -219,6 +234,9 @@ def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[
         fill_from_loadgen(point, json.loads(done.stdout))
     except (ValueError, KeyError, TypeError) as exc:
         return _failed(point, f"unreadable JSON ({exc})", done.stderr or done.stdout)
+    if delay_ignored(point, settings.delay_ms):
+        point.update(status="failed", error=delay_ignored_error(point, settings.delay_ms))
+        return point
     after = _scrape(settings.metrics_url)
     if before is not None and after is not None:
         point["server_ms"] = metrics.latency_ms(metrics.diff(after, before))
