@@ -14,11 +14,9 @@ end a ladder: on this machine a 3 s run's p99.9 is its few slowest calls,
 and one pause of the client decides it, so a ladder that stopped at the
 first miss would score the luck of its lowest unlucky step, and the best of
 five fixed caps would be the luckiest of five against auto's one draw.
-When the best fixed cap beat auto by more than the goal allows, its best
-step runs again, auto beside it, in CONFIRM_ROUNDS rounds each, and both
-are rescored by that (confirm()): the best of five fixed caps is the
-luckiest of five draws, and one more draw of the winner tells luck from a
-better cap.
+For the same reason, when the best fixed cap beat auto by more than the
+goal allows, its best step runs again, auto beside it, in CONFIRM_ROUNDS
+rounds each, and both are rescored by that (confirm()).
 Open loop, because a latency target only means something when the load
 does not slow down with the client
 (docs/LOADGEN.md); medians of interleaved rounds, because on this machine
@@ -28,9 +26,8 @@ The goal (issue 18): in every environment, "auto" reaches at least 90% of
 the best fixed cap's score, while every fixed cap misses that somewhere.
 
 Environment variables (defaults in brackets): SDKS [python js],
-DELAYS_MS [0 1 10], CAPS [auto 5 10 25 50 100], ROUNDS [3], CONFIRM_ROUNDS [7],
-DURATION [3],
-WARMUP [1], RATE_START [1000], RATE_FACTOR [1.5], RATE_MAX [60000],
+DELAYS_MS [0 1 10], CAPS [auto 5 10 25 50 100], ROUNDS [3], CONFIRM_ROUNDS
+[7], DURATION [3], WARMUP [1], RATE_START [1000], RATE_FACTOR [1.5], RATE_MAX [60000],
 TARGET_P999_MS [20], CHANNELS [1], OPEN_CONCURRENCY [1000], NODE_FLAGS
 [--max-semi-space-size=1 --single-threaded-gc --max-old-space-size=64],
 SERVER_CORE [0], CLIENT_CORE [1]. The JSON of every round goes to
@@ -203,13 +200,18 @@ def ladder(sdk: str, endpoint: str, delay_ms: int) -> dict[str, dict[str, Any]]:
     return results
 
 
+def fixed_scores(by_cap: dict[str, dict[str, Any]]) -> tuple[dict[str, float], str | None]:
+    """The fixed caps' scores, and the best of them (None without fixed caps)."""
+    fixed = {cap: r["best_rps"] for cap, r in by_cap.items() if cap != AUTO}
+    return fixed, max(fixed, key=lambda cap: fixed[cap]) if fixed else None
+
+
 def contest(results: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
     """The fixed cap that beat auto by more than the goal allows and the rate
     of its best step, or None when auto is within the goal (or absent)."""
-    fixed = {cap: r["best_rps"] for cap, r in results.items() if cap != AUTO}
-    if AUTO not in results or not fixed:
+    fixed, winner = fixed_scores(results)
+    if AUTO not in results or winner is None:
         return None
-    winner = max(fixed, key=lambda cap: fixed[cap])
     if results[AUTO]["best_rps"] >= GOAL_SHARE * fixed[winner]:
         return None
     best_step = max((s for s in results[winner]["steps"] if s["ok"]), key=lambda s: s["rps"])
@@ -218,13 +220,9 @@ def contest(results: dict[str, dict[str, Any]]) -> tuple[str, float] | None:
 
 def confirm(sdk: str, endpoint: str, delay_ms: int, results: dict[str, dict[str, Any]]) -> None:
     """Runs again, with CONFIRM_ROUNDS rounds each, the step where the best
-    fixed cap beat auto, and rescores both by it.
-
-    The best of the fixed caps is the luckiest of their draws against
-    auto's one: at a step where every cap's rounds straddle the target, a
-    win by one step is as likely chance as a better cap. The winner and
-    auto at that step again, in more rounds, tell which. Until auto is
-    within the goal, or a cap's win at its step held up."""
+    fixed cap beat auto, and rescores both by it: where every cap's rounds
+    straddle the target, a win by one step is as likely chance as a better
+    cap. Until auto is within the goal, or a cap's win at its step held up."""
     confirmed: set[tuple[str, float]] = set()
     while (found := contest(results)) is not None and found not in confirmed:
         confirmed.add(found)
@@ -253,10 +251,9 @@ def summarize(results: dict[str, dict[int, dict[str, dict[str, Any]]]]) -> tuple
     for sdk, by_delay in results.items():
         missed: dict[str, int] = {}
         for delay_ms, by_cap in by_delay.items():
-            fixed = {cap: r["best_rps"] for cap, r in by_cap.items() if cap != "auto"}
-            best_cap = max(fixed, key=lambda cap: fixed[cap]) if fixed else None
+            fixed, best_cap = fixed_scores(by_cap)
             best = fixed[best_cap] if best_cap else 0.0
-            auto = by_cap["auto"]["best_rps"] if "auto" in by_cap else 0.0
+            auto = by_cap[AUTO]["best_rps"] if AUTO in by_cap else 0.0
             share = auto / best if best else 0.0
             goal = goal and share >= GOAL_SHARE
             under = [cap for cap, rps in fixed.items() if rps < GOAL_SHARE * best]
