@@ -1,0 +1,27 @@
+//! Attacks on the budget: small requests that would make the server spend
+//! bytes or seconds out of all proportion (amplified answers, topic and
+//! subscription floods, answers held by clients that never read, calls whose
+//! cost grows with a collection, writes past the memory caps), against the
+//! release binary, each for a bounded time (`JIFFY_ATTACK_SECONDS`, 2 s by
+//! default; `bench/reliability/attacks.sh` runs them longer). One runs at a
+//! time.
+//!
+//! Each asserts what `attacks.rs` asserts (the server stays up, its peak
+//! resident memory stays within the bound above idle, the well-behaved
+//! client's calls succeed with p99 under the bound, newcomers are served),
+//! on both stores where the call has both. docs/RELIABILITY.md, "Budget",
+//! lists each place that holds bytes a client sent and the attack here that
+//! proves its bound.
+
+mod common;
+
+#[path = "attacks_budget/amplification.rs"]
+mod amplification;
+#[path = "attacks_budget/collections.rs"]
+mod collections;
+#[path = "attacks_budget/memory_caps.rs"]
+mod memory_caps;
+#[path = "attacks_budget/send_path.rs"]
+mod send_path;
+#[path = "attacks_budget/topics.rs"]
+mod topics;

@@ -1,0 +1,1 @@
+//! (attacks of this class are added here)
