@@ -224,9 +224,25 @@ impl RedisStore {
         key: &[u8],
         args: &[&[u8]],
     ) -> Result<Value, Error> {
+        self.run_read_within(script, cache, key, args, self.max_answer)
+            .await
+    }
+
+    /// [`Self::run_read`] with its own bound in place of
+    /// `--max-response-size`: for reads that are not answers (a union's
+    /// sources, bounded by their count of elements instead).
+    async fn run_read_within(
+        &self,
+        script: &'static redis::Script,
+        cache: &RedisCache,
+        key: &[u8],
+        args: &[&[u8]],
+        max_answer: usize,
+    ) -> Result<Value, Error> {
         let mut cap = SMALL_ANSWER;
         let mut charged = 0;
-        let max_answer = self.max_answer.to_string();
+        let limit = max_answer;
+        let max_answer = max_answer.to_string();
         for _ in 0..READ_ATTEMPTS {
             let cap_arg = cap.to_string();
             let mut all = args.to_vec();
@@ -239,10 +255,7 @@ impl RedisStore {
                     .await?
             };
             if let Some(size) = refused_size(&reply) {
-                return Err(Error::AnswerTooLarge {
-                    size,
-                    limit: self.max_answer,
-                });
+                return Err(Error::AnswerTooLarge { size, limit });
             }
             let Some(size) = announced_size(&reply) else {
                 return Ok(reply);
