@@ -208,7 +208,7 @@ async fn union_store_repeated(ctx: Ctx, answers: Arc<Answers>) {
     .await
 }
 
-async fn dictionary_get_of_one_field_named_10000_times(redis: Option<&RedisCluster>) {
+async fn attack_dictionary_get(redis: Option<&RedisCluster>) {
     let mut setup = Setup::new(&[]);
     setup.redis = redis;
     let mut target = attack::start(setup).await;
@@ -226,7 +226,7 @@ async fn dictionary_get_of_one_field_named_10000_times(redis: Option<&RedisClust
     outcome.assert_bounded();
 }
 
-async fn union_store_of_one_set_named_10000_times(redis: Option<&RedisCluster>, elements: usize) {
+async fn attack_union_store(redis: Option<&RedisCluster>, elements: usize) {
     let mut setup = Setup::new(&[]);
     setup.redis = redis;
     let mut target = attack::start(setup).await;
@@ -249,7 +249,7 @@ async fn union_store_of_one_set_named_10000_times(redis: Option<&RedisCluster>, 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dictionary_get_of_one_large_field_named_10000_times() {
     let _serial = attack::serialize().await;
-    dictionary_get_of_one_field_named_10000_times(None).await;
+    attack_dictionary_get(None).await;
 }
 
 /// The Redis store read the field once per naming, in its script, and sent
@@ -258,7 +258,7 @@ async fn dictionary_get_of_one_large_field_named_10000_times() {
 async fn redis_store_dictionary_get_of_one_large_field_named_10000_times() {
     let _serial = attack::serialize().await;
     let cluster = RedisCluster::start().await;
-    dictionary_get_of_one_field_named_10000_times(Some(&cluster)).await;
+    attack_dictionary_get(Some(&cluster)).await;
 }
 
 /// On main each call copied the set once per naming: over +2 GiB with a
@@ -266,12 +266,12 @@ async fn redis_store_dictionary_get_of_one_large_field_named_10000_times() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn union_store_of_one_set_named_10000_times() {
     let _serial = attack::serialize().await;
-    union_store_of_one_set_named_10000_times(None, 1_000).await;
+    attack_union_store(None, 1_000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_store_union_store_of_one_set_named_10000_times() {
     let _serial = attack::serialize().await;
     let cluster = RedisCluster::start().await;
-    union_store_of_one_set_named_10000_times(Some(&cluster), 1_000).await;
+    attack_union_store(Some(&cluster), 1_000).await;
 }
