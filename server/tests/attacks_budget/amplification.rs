@@ -16,13 +16,13 @@ use jiffy_server::proto::cache_client::sorted_set_union_store_request::{
     AggregateFunction, Source,
 };
 use jiffy_server::proto::cache_client::{
-    DictionaryFieldValuePair, DictionaryGetRequest, DictionarySetRequest, SortedSetElement,
-    SortedSetPutRequest, SortedSetUnionStoreRequest,
+    DictionaryFieldValuePair, DictionaryGetRequest, DictionarySetRequest, GetBatchRequest,
+    GetRequest, SortedSetElement, SortedSetPutRequest, SortedSetUnionStoreRequest,
 };
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
-use crate::common::attack::{self, Ctx, Outcome, Setup, Target, CACHE};
+use crate::common::attack::{self, Ctx, Outcome, Setup, Target, BIG_KEY, CACHE};
 use crate::common::in_cache;
 use crate::common::redis_cluster::RedisCluster;
 
@@ -44,6 +44,9 @@ struct Answers {
     /// Anything else: an answer, or another status (the first one kept).
     other: AtomicU64,
     first_other: Mutex<Option<String>>,
+    /// Bytes of values the attackers received: what the requests made the
+    /// server send.
+    received: AtomicU64,
 }
 
 impl Answers {
@@ -69,7 +72,8 @@ impl Answers {
     fn require_all_refused(&self, outcome: &mut Outcome, flag: &str) {
         let refused = self.refused.load(Ordering::Relaxed);
         let other = self.other.load(Ordering::Relaxed);
-        eprintln!("    {refused} calls refused naming {flag}, {other} not");
+        let received = self.received.load(Ordering::Relaxed) >> 20;
+        eprintln!("    {refused} calls refused naming {flag}, {other} not; {received} MiB of values received");
         outcome.require(
             refused > 0 && other == 0,
             format!(
@@ -274,4 +278,103 @@ async fn redis_store_union_store_of_one_set_named_10000_times() {
     let _serial = attack::serialize().await;
     let cluster = RedisCluster::start().await;
     attack_union_store(Some(&cluster), 1_000).await;
+}
+
+/// GetBatches naming the 4 MiB item [`NAMINGS`] times (a 40 KB request for
+/// 40 GB of answers), read to the end: the whole stream is one answer,
+/// sized before its first item is encoded.
+async fn get_batch_repeated(ctx: Ctx, answers: Arc<Answers>) {
+    let items: Vec<GetRequest> = (0..NAMINGS)
+        .map(|_| GetRequest {
+            cache_key: Bytes::from_static(BIG_KEY),
+        })
+        .collect();
+    repeat(ctx, move |mut client| {
+        let (items, answers) = (items.clone(), answers.clone());
+        async move {
+            let batch = GetBatchRequest { items };
+            let answer = match client.get_batch(in_cache(CACHE, batch)).await {
+                Ok(stream) => {
+                    let mut stream = stream.into_inner();
+                    loop {
+                        match stream.message().await {
+                            Ok(Some(item)) => {
+                                let size = item.cache_body.len() as u64;
+                                answers.received.fetch_add(size, Ordering::Relaxed);
+                            }
+                            Ok(None) => break Ok(()),
+                            Err(status) => break Err(status),
+                        }
+                    }
+                }
+                Err(status) => Err(status),
+            };
+            answers.record(answer, "--max-response-size");
+        }
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_batch_of_one_large_key_named_10000_times() {
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&[]);
+    setup.big_value = true;
+    let mut target = attack::start(setup).await;
+    let answers = Arc::new(Answers::default());
+    let attacking = answers.clone();
+    let mut outcome = attack::run(
+        &mut target,
+        "embedded store: GetBatch of one 4 MiB key named 10,000 times, read",
+        move |ctx| get_batch_repeated(ctx, attacking),
+    )
+    .await;
+    answers.require_all_refused(&mut outcome, "--max-response-size");
+    outcome.assert_bounded();
+}
+
+/// A union at the bound (a 1,000-element set named 1,000 times: a million
+/// elements read) is answered, reading the set once per call, and its
+/// work does not hold up the calls queued on its worker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn union_store_at_the_work_bound() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    store_sorted_set(&target, 1_000).await;
+    let answered = Arc::new(AtomicU64::new(0));
+    let attacking = answered.clone();
+    let sources: Vec<Source> = (0..1_000)
+        .map(|i| Source {
+            set_name: Bytes::from_static(SORTED_SET),
+            weight: 1.0 + i as f32,
+        })
+        .collect();
+    let mut outcome = attack::run(
+        &mut target,
+        "embedded store: SortedSetUnionStore of one 1000-element set named 1,000 times",
+        move |ctx| {
+            repeat(ctx, move |mut client| {
+                let (sources, answered) = (sources.clone(), attacking.clone());
+                async move {
+                    let union = SortedSetUnionStoreRequest {
+                        set_name: Bytes::from_static(b"amplified-union"),
+                        sources,
+                        aggregate: AggregateFunction::Sum.into(),
+                        ttl_milliseconds: HOUR_MS,
+                    };
+                    if let Ok(answer) = client.sorted_set_union_store(in_cache(CACHE, union)).await
+                    {
+                        if answer.into_inner().length == 1_000 {
+                            answered.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            })
+        },
+    )
+    .await;
+    let answered = answered.load(Ordering::Relaxed);
+    eprintln!("    {answered} unions answered");
+    outcome.require(answered > 0, "no union at the bound was answered");
+    outcome.assert_bounded();
 }
