@@ -221,25 +221,24 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     let scs = ScsServer::new(data_plane)
         .max_decoding_message_size(limits.max_request_size)
         .max_encoding_message_size(limits.max_response_size);
-    let routes =
-        Routes::new(scs)
-            .add_service(
-                ScsControlServer::new(ControlPlane::new(
-                    store,
-                    limits,
-                    cache_events,
-                    config.topics,
-                ))
+    let routes = Routes::new(scs)
+        .add_service(
+            ScsControlServer::new(ControlPlane::new(
+                store,
+                limits,
+                cache_events,
+                config.topics,
+            ))
+            .max_decoding_message_size(limits.max_request_size),
+        )
+        .add_service(
+            PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
                 .max_decoding_message_size(limits.max_request_size),
-            )
-            .add_service(
-                PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
-                    .max_decoding_message_size(limits.max_request_size),
-            )
-            .add_service(PingServer::new(PingService::new(advertised_port)))
-            .add_service(health.clone())
-            .add_service(reflection()?)
-            .prepare();
+        )
+        .add_service(PingServer::new(PingService::new(advertised_port)))
+        .add_service(health.clone())
+        .add_service(reflection()?)
+        .prepare();
     let service = tower::ServiceBuilder::new()
         .layer(RpcLayer::new(
             metrics.clone(),

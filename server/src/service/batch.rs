@@ -74,7 +74,10 @@ pub(super) async fn get_batch<S: Storage>(
     // The whole stream is one answer: a key of 4 MiB named 10,000 times is
     // a 30 KB request that would have the server encode and send 40 GB.
     // Counted before any item is encoded; the values are shared.
-    let size = answers.iter().map(prost::Message::encoded_len).sum::<usize>();
+    let size = answers
+        .iter()
+        .map(prost::Message::encoded_len)
+        .sum::<usize>();
     if size > plane.limits.max_response_size {
         return Err(Error::AnswerTooLarge {
             size,

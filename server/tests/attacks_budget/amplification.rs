@@ -240,7 +240,9 @@ async fn attack_union_store(redis: Option<&RedisCluster>, elements: usize) {
     let attacking = answers.clone();
     let mut outcome = attack::run(
         &mut target,
-        &format!("{store} store: SortedSetUnionStore of one {elements}-element set named 10,000 times"),
+        &format!(
+            "{store} store: SortedSetUnionStore of one {elements}-element set named 10,000 times"
+        ),
         move |ctx| union_store_repeated(ctx, attacking),
     )
     .await;

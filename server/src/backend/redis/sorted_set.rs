@@ -240,7 +240,11 @@ impl SortedSetStorage for Arc<RedisStore> {
         let mut work = 0usize;
         let mut lengths = Vec::with_capacity(distinct.len());
         for name in &distinct {
-            lengths.push(self.sorted_set_length(cache, name).await?.unwrap_or_default());
+            lengths.push(
+                self.sorted_set_length(cache, name)
+                    .await?
+                    .unwrap_or_default(),
+            );
         }
         for &slot in &slots {
             work = work.saturating_add(lengths[slot]);
