@@ -341,7 +341,11 @@ fn help_defaults() -> Vec<(&'static str, String)> {
             "max_collection_elements",
             DEFAULT_MAX_COLLECTION_ELEMENTS.to_string(),
         ),
-        ("max_response_size", size(DEFAULT_MAX_RESPONSE_SIZE)),
+        // In bytes: "5.0 MiB" would hide the 120 bytes over 5 MiB.
+        (
+            "max_response_size",
+            format!("{DEFAULT_MAX_RESPONSE_SIZE} bytes, or --max-value-size + 64 bytes if more"),
+        ),
         ("keepalive_interval", time(DEFAULT_KEEPALIVE_INTERVAL)),
         ("keepalive_timeout", time(DEFAULT_KEEPALIVE_TIMEOUT)),
         ("shutdown_timeout", time(DEFAULT_SHUTDOWN_TIMEOUT)),
@@ -809,6 +813,7 @@ mod tests {
         let config = Config::defaults();
         assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(config.limits.max_value_size, 5 << 20);
+        assert_eq!(config.limits.max_response_size, 5_243_000);
         assert_eq!(config.max_concurrent_streams, 100);
     }
 
@@ -819,6 +824,20 @@ mod tests {
             .unwrap();
         assert_eq!(config.max_memory, 64 << 20);
         assert_eq!(config.limits.max_ttl, Duration::from_secs(7200));
+    }
+
+    #[test]
+    fn the_response_limit_holds_any_value_stored() {
+        let config = |args: &[&str]| parse(args).resolve().map(|c| c.limits.max_response_size);
+        assert_eq!(config(&["--max-response-size", "16MiB"]).unwrap(), 16 << 20);
+        // Unset, it follows a larger --max-value-size.
+        assert_eq!(
+            config(&["--max-value-size", "8MiB"]).unwrap(),
+            (8 << 20) + 64
+        );
+        let toml: Settings = toml::from_str("max-response-size = \"6MiB\"").unwrap();
+        assert_eq!(toml.resolve().unwrap().limits.max_response_size, 6 << 20);
+        assert!(config(&["--max-response-size", "5MiB"]).is_err());
     }
 
     #[test]
