@@ -14,7 +14,8 @@
 //!   `--max-collection-elements` allows (a B-tree keeping subtree sizes
 //!   would make it O(log n), at the cost of a tree of our own).
 //! - LengthByScore: O(log n + the count).
-//! - Remove: O(k log n); UnionStore: O(total elements of the sources).
+//! - Remove: O(k log n); UnionStore: O(total elements of the sources, a
+//!   source named twice counted twice), at most `--max-collection-elements`.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the set as it was.

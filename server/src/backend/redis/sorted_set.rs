@@ -9,11 +9,14 @@
 //!
 //! Scripts answer 2 for a missing set, else an array.
 //!
-//! SortedSetUnionStore reads every source first, each with its own script
-//! (and type check), in the request's order; then one script on the
-//! destination's slot re-reads the sources that live in that slot, takes
-//! the others' elements as arguments, and writes the union. So the call
-//! is atomic only when every source shares the destination's slot.
+//! SortedSetUnionStore reads every source's length first, each with its own
+//! script (and type check), in the request's order, and refuses a union
+//! that would read more than `--max-collection-elements` (a source named
+//! twice counted twice); then the sources of other slots, once each; then
+//! one script on the destination's slot re-reads the sources that live in
+//! that slot, takes the others' elements as arguments, and writes the
+//! union. So the call is atomic only when every source shares the
+//! destination's slot.
 
 use std::sync::Arc;
 use std::time::Duration;
