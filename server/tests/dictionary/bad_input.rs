@@ -287,4 +287,23 @@ async fn an_answer_over_the_response_limit_is_refused(store: Store) {
     }
     // The dictionary, whole, is under the limit: fetched as before.
     assert_eq!(d.fetch("big").await.map(|e| e.len()), Some(2));
+    // Five such values are over it: the Redis store refuses it in its
+    // script, by the values' size, before any leaves Redis.
+    let five: Vec<(String, &str)> = (0..5).map(|i| (format!("f{i}"), &value[..])).collect();
+    let five: Vec<(&str, &str)> = five.iter().map(|(f, v)| (&f[..], *v)).collect();
+    d.set("bigger", &five).await;
+    let c = &mut d.0;
+    let status = assert_status(
+        c.client
+            .dictionary_fetch(c.request(fetch_request("bigger")))
+            .await
+            .map(drop),
+        Code::ResourceExhausted,
+        None,
+    );
+    assert!(
+        status.message().contains("--max-response-size"),
+        "{status:?}"
+    );
+    assert_eq!(d.length("bigger").await, Some(5));
 }
