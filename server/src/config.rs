@@ -23,6 +23,7 @@
 //! | `--max-header-list-size SIZE`| `JIFFY_MAX_HEADER_LIST_SIZE` | `max-header-list-size`   | 16 KiB           |
 //! | `--max-request-items N`     | `JIFFY_MAX_REQUEST_ITEMS`     | `max-request-items`      | 10000            |
 //! | `--max-collection-elements N`| `JIFFY_MAX_COLLECTION_ELEMENTS` | `max-collection-elements` | 1000000   |
+//! | `--max-response-size SIZE`  | `JIFFY_MAX_RESPONSE_SIZE`     | `max-response-size`      | 5243000 bytes    |
 //! | `--keepalive-interval DUR`  | `JIFFY_KEEPALIVE_INTERVAL`    | `keepalive-interval`     | 60s              |
 //! | `--keepalive-timeout DUR`   | `JIFFY_KEEPALIVE_TIMEOUT`     | `keepalive-timeout`      | 20s              |
 //! | `--tls-cert FILE`           | `JIFFY_TLS_CERT`              | `tls-cert`               | none (plaintext) |
@@ -100,6 +101,18 @@ pub const DEFAULT_MAX_REQUEST_ITEMS: usize = 10_000;
 /// A leaderboard of a million players fits; a runaway writer is stopped
 /// long before one collection holds a worker for seconds.
 pub const DEFAULT_MAX_COLLECTION_ELEMENTS: usize = 1_000_000;
+/// The largest message the official Momento SDKs accept (their
+/// `DEFAULT_MAX_MESSAGE_SIZE`, 5,243,000 bytes in the Java, Go, Python and
+/// .NET SDKs: the item limit of 5 MiB plus room for the framing): a larger
+/// answer is one they would refuse after the server built and sent it.
+/// Our own SDKs accept 64 MiB, but answer what every client can read.
+pub const DEFAULT_MAX_RESPONSE_SIZE: u64 = 5_243_000;
+/// What an answer of one value carries besides it (tags, lengths, a
+/// result code: 7 bytes for a Get of 5 MiB, 22 for a DictionaryGet of one
+/// field): `--max-response-size` is at least `--max-value-size` plus this,
+/// so any value stored can be read back. The official SDKs' 5,243,000 is
+/// 5 MiB plus 120.
+const MIN_RESPONSE_ROOM: u64 = 64;
 pub const DEFAULT_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
 pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -191,6 +204,9 @@ pub struct Settings {
     /// Most elements one collection (dictionary, list, set, sorted set) may hold.
     #[arg(long, env = "JIFFY_MAX_COLLECTION_ELEMENTS")]
     pub max_collection_elements: Option<usize>,
+    /// Largest answer the server builds; a larger one is refused before it is made.
+    #[arg(long, env = "JIFFY_MAX_RESPONSE_SIZE")]
+    pub max_response_size: Option<ByteSize>,
     /// How often the server pings an HTTP/2 connection to check it is alive.
     #[arg(long, env = "JIFFY_KEEPALIVE_INTERVAL", value_parser = humantime::parse_duration)]
     #[serde(default, with = "humantime_serde")]
@@ -324,6 +340,11 @@ fn help_defaults() -> Vec<(&'static str, String)> {
         (
             "max_collection_elements",
             DEFAULT_MAX_COLLECTION_ELEMENTS.to_string(),
+        ),
+        // In bytes: "5.0 MiB" would hide the 120 bytes over 5 MiB.
+        (
+            "max_response_size",
+            format!("{DEFAULT_MAX_RESPONSE_SIZE} bytes, or --max-value-size + 64 bytes if more"),
         ),
         ("keepalive_interval", time(DEFAULT_KEEPALIVE_INTERVAL)),
         ("keepalive_timeout", time(DEFAULT_KEEPALIVE_TIMEOUT)),
@@ -524,6 +545,7 @@ impl Settings {
             max_collection_elements: self
                 .max_collection_elements
                 .or(fallback.max_collection_elements),
+            max_response_size: self.max_response_size.or(fallback.max_response_size),
             keepalive_interval: self.keepalive_interval.or(fallback.keepalive_interval),
             keepalive_timeout: self.keepalive_timeout.or(fallback.keepalive_timeout),
             tls_cert: self.tls_cert.or(fallback.tls_cert),
@@ -567,6 +589,13 @@ impl Settings {
             max_collection_elements: self
                 .max_collection_elements
                 .unwrap_or(DEFAULT_MAX_COLLECTION_ELEMENTS),
+            // Unset, it follows a larger --max-value-size, so a value stored
+            // can always be read back.
+            max_response_size: size(
+                self.max_response_size,
+                DEFAULT_MAX_RESPONSE_SIZE
+                    .max(size(self.max_value_size, DEFAULT_MAX_VALUE_SIZE) + MIN_RESPONSE_ROOM),
+            ) as usize,
         };
         let tls = match (self.tls_cert, self.tls_key) {
             (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
@@ -645,6 +674,11 @@ impl Settings {
 impl Config {
     fn check(&self) -> Result<(), ConfigError> {
         let limits = &self.limits;
+        if limits.max_response_size < limits.max_value_size + MIN_RESPONSE_ROOM as usize {
+            return invalid(&format!(
+                "--max-response-size must be at least --max-value-size plus {MIN_RESPONSE_ROOM} bytes, so a value stored can be read back"
+            ));
+        }
         if limits.max_key_size == 0 || limits.max_value_size == 0 {
             return invalid("--max-key-size and --max-value-size must be above zero");
         }
@@ -779,6 +813,7 @@ mod tests {
         let config = Config::defaults();
         assert_eq!(config.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(config.limits.max_value_size, 5 << 20);
+        assert_eq!(config.limits.max_response_size, 5_243_000);
         assert_eq!(config.max_concurrent_streams, 100);
     }
 
@@ -789,6 +824,20 @@ mod tests {
             .unwrap();
         assert_eq!(config.max_memory, 64 << 20);
         assert_eq!(config.limits.max_ttl, Duration::from_secs(7200));
+    }
+
+    #[test]
+    fn the_response_limit_holds_any_value_stored() {
+        let config = |args: &[&str]| parse(args).resolve().map(|c| c.limits.max_response_size);
+        assert_eq!(config(&["--max-response-size", "16MiB"]).unwrap(), 16 << 20);
+        // Unset, it follows a larger --max-value-size.
+        assert_eq!(
+            config(&["--max-value-size", "8MiB"]).unwrap(),
+            (8 << 20) + 64
+        );
+        let toml: Settings = toml::from_str("max-response-size = \"6MiB\"").unwrap();
+        assert_eq!(toml.resolve().unwrap().limits.max_response_size, 6 << 20);
+        assert!(config(&["--max-response-size", "5MiB"]).is_err());
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub enum Error {
     TooManyItems { items: usize, limit: usize },
     #[error("the collection would hold {elements} elements, over the limit of {limit} (--max-collection-elements)")]
     CollectionTooLarge { elements: usize, limit: usize },
+    #[error("the answer would be {size} bytes or more, over the limit of {limit} (--max-response-size); ask for less at a time")]
+    AnswerTooLarge { size: usize, limit: usize },
+    #[error("the union would read {elements} elements of its sources, over the limit of {limit} (--max-collection-elements); name fewer or smaller sources")]
+    UnionTooLarge { elements: usize, limit: usize },
     #[error("element size limit exceeded: {what} is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
     ElementTooLarge {
         what: &'static str,
@@ -129,7 +133,9 @@ impl Error {
                 Code::ResourceExhausted,
                 Some(reason::ELEMENT_SIZE_LIMIT_EXCEEDED),
             ),
-            CollectionTooLarge { .. } => (Code::ResourceExhausted, None),
+            CollectionTooLarge { .. } | AnswerTooLarge { .. } | UnionTooLarge { .. } => {
+                (Code::ResourceExhausted, None)
+            }
             TopicMessageTooLarge { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),

@@ -162,7 +162,10 @@ impl InFlight {
     /// the others is told to close. That one is closed unless it is `own`
     /// (refused then: the caller is the one holding the most); a single one
     /// per call, so that a budget spent by many small calls refuses a large
-    /// one rather than closing many connections for it.
+    /// one rather than closing many connections for it. Nobody is closed
+    /// when that would not make the room: an answer larger than the worst
+    /// connection holds is refused, and the innocent connection that
+    /// happens to hold the most (a client making small calls) stays.
     pub fn make_room(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
         let connections = self.connections.lock();
         let mut coming = 0;
@@ -188,10 +191,13 @@ impl InFlight {
         if own.is_some_and(|own| std::ptr::eq(own, &*worst)) {
             return false;
         }
+        coming += worst.held.load(Ordering::Relaxed);
+        if self.used().saturating_sub(coming) + bytes > self.limit {
+            return false;
+        }
         worst.closing.store(true, Ordering::Relaxed);
         worst.close.notify_one();
-        coming += worst.held.load(Ordering::Relaxed);
-        self.used().saturating_sub(coming) + bytes <= self.limit
+        true
     }
 
     fn charge(&self, bytes: usize, connection: Option<&ConnectionState>) {
@@ -758,6 +764,24 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(1), hog.close.notified())
             .await
             .expect("the hog is notified");
+    }
+
+    #[tokio::test]
+    async fn nobody_is_closed_when_closing_cannot_make_the_room() {
+        let budget = budget(100);
+        let (small, other) = (budget.connection(), budget.connection());
+        assert!(budget.admit(30, Some(&small)));
+        assert!(budget.admit(20, Some(&other)));
+        // 80 more: closing `small` (30) would leave 20 + 80 = 100, room.
+        // 90 more: it would not; nobody is closed and the caller refused.
+        let caller = budget.connection();
+        assert!(!budget.admit(90, Some(&caller)));
+        assert!(!small.closing.load(Ordering::Relaxed));
+        assert!(!other.closing.load(Ordering::Relaxed));
+        assert_eq!(budget.used(), 50);
+        assert!(budget.admit(80, Some(&caller)));
+        assert!(small.closing.load(Ordering::Relaxed));
+        assert!(!other.closing.load(Ordering::Relaxed));
     }
 
     #[tokio::test]

@@ -26,6 +26,12 @@ pub struct Limits {
     pub max_request_items: usize,
     /// Elements one collection may hold.
     pub max_collection_elements: usize,
+    /// The largest answer built, encoded. Without it one DictionaryGet
+    /// naming a large field 10,000 times (a 30 KB request) made the server
+    /// encode fields x value: gigabytes, and an abort when the allocation
+    /// failed. Checked before the answer is encoded, from the sizes of the
+    /// values the store shares (`Bytes`), so a refusal costs no copy.
+    pub max_response_size: usize,
 }
 
 impl Limits {
@@ -100,6 +106,34 @@ impl Limits {
         Ok(())
     }
 
+    /// An answer about to be encoded: at most `--max-response-size`.
+    /// `encoded_len` walks the message and adds up lengths; the values it
+    /// holds are shared with the store, so nothing has been copied yet.
+    pub fn check_answer(&self, answer: &impl prost::Message) -> Result<(), Error> {
+        let size = answer.encoded_len();
+        if size > self.max_response_size {
+            return Err(Error::AnswerTooLarge {
+                size,
+                limit: self.max_response_size,
+            });
+        }
+        Ok(())
+    }
+
+    /// A union about to read `elements` elements of its sources, counting
+    /// a source named twice twice: the work (and, unfolded, the copies)
+    /// it costs. At most `--max-collection-elements`, what one collection
+    /// may hold: a union of more is refused before any source is read.
+    pub fn check_union_work(&self, elements: usize) -> Result<(), Error> {
+        if elements > self.max_collection_elements {
+            return Err(Error::UnionTooLarge {
+                elements,
+                limit: self.max_collection_elements,
+            });
+        }
+        Ok(())
+    }
+
     pub fn check_item(&self, key: &[u8], value: &[u8], ttl_ms: u64) -> Result<Duration, Error> {
         self.check_key(key)?;
         self.check_value(value)?;
@@ -141,6 +175,7 @@ mod tests {
         max_ttl: Duration::from_secs(60),
         max_request_items: 3,
         max_collection_elements: 5,
+        max_response_size: 16,
     };
 
     #[test]
@@ -188,6 +223,27 @@ mod tests {
             LIMITS.check_element("field", &[0; 9]),
             Err(Error::ElementTooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn answers_are_limited_in_encoded_bytes() {
+        use crate::proto::cache_client::GetResponse;
+        let answer = |size: usize| GetResponse {
+            result: 2,
+            cache_body: vec![0; size].into(),
+            message: String::new(),
+        };
+        // A tag and a result, a tag and a length: 4 bytes besides the value.
+        assert!(LIMITS.check_answer(&answer(12)).is_ok());
+        assert_eq!(
+            LIMITS.check_answer(&answer(13)),
+            Err(Error::AnswerTooLarge {
+                size: 17,
+                limit: 16
+            })
+        );
+        assert!(LIMITS.check_union_work(5).is_ok());
+        assert!(LIMITS.check_union_work(6).is_err());
     }
 
     #[test]

@@ -101,6 +101,7 @@ pub async fn run_with(
                 config.store_timeout,
                 config.max_caches,
                 large_answers_in_transit(config.max_in_flight_bytes),
+                config.limits.max_response_size,
             );
             // Connect now, so the first calls do not wait; a cluster that is
             // not up yet is retried by each call, answered UNAVAILABLE till then.
@@ -163,6 +164,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         max_ttl = %humantime::format_duration(limits.max_ttl),
         max_request_items = limits.max_request_items,
         max_collection_elements = limits.max_collection_elements,
+        max_response_size = limits.max_response_size,
         max_topic_subscriptions = config.topics.max_subscriptions,
         max_topic_message_size = config.topics.max_message_size,
         max_topic_memory = config.topics.max_memory,
@@ -213,25 +215,30 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         )?),
         None => None,
     };
-    let routes =
-        Routes::new(ScsServer::new(data_plane).max_decoding_message_size(limits.max_request_size))
-            .add_service(
-                ScsControlServer::new(ControlPlane::new(
-                    store,
-                    limits,
-                    cache_events,
-                    config.topics,
-                ))
+    // The encoding limit is a backstop: every handler whose answer can be
+    // larger than its request checks its size first (`Limits::check_answer`),
+    // refusing it before it is built; tonic's check comes after encoding.
+    let scs = ScsServer::new(data_plane)
+        .max_decoding_message_size(limits.max_request_size)
+        .max_encoding_message_size(limits.max_response_size);
+    let routes = Routes::new(scs)
+        .add_service(
+            ScsControlServer::new(ControlPlane::new(
+                store,
+                limits,
+                cache_events,
+                config.topics,
+            ))
+            .max_decoding_message_size(limits.max_request_size),
+        )
+        .add_service(
+            PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
                 .max_decoding_message_size(limits.max_request_size),
-            )
-            .add_service(
-                PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
-                    .max_decoding_message_size(limits.max_request_size),
-            )
-            .add_service(PingServer::new(PingService::new(advertised_port)))
-            .add_service(health.clone())
-            .add_service(reflection()?)
-            .prepare();
+        )
+        .add_service(PingServer::new(PingService::new(advertised_port)))
+        .add_service(health.clone())
+        .add_service(reflection()?)
+        .prepare();
     let service = tower::ServiceBuilder::new()
         .layer(RpcLayer::new(
             metrics.clone(),

@@ -30,6 +30,7 @@ on_both_stores!(
     lengths_whole_and_by_score,
     union_store_weighs_and_aggregates,
     union_store_of_nothing_removes_the_destination,
+    a_source_named_again_counts_again,
     scores_round_trip_exactly,
     a_new_set_gets_the_ttl_and_a_write_refreshes_it_only_when_asked,
     calls_of_other_types_fail_the_precondition_and_change_nothing,
@@ -378,6 +379,38 @@ async fn union_store_weighs_and_aggregates(store: Store) {
     let zeros = sets.scores("zero", &["x", "y"]).await.unwrap();
     assert!(zeros.iter().all(|s| s.unwrap().to_bits() == 0), "{zeros:?}");
     assert!(sets.remaining_ttl("d").await.unwrap() > Duration::from_secs(50));
+}
+
+/// A source named twice is read once but counts once per naming, in
+/// the sources' order, on either side of the destination's slot.
+async fn a_source_named_again_counts_again(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Zsets::new(&server).await;
+    sets.put("a", &[("x", 1.0), ("y", 2.0)]).await;
+    let names: Vec<String> = (0..12).map(|i| format!("b{i}")).collect();
+    for name in &names {
+        sets.put(name, &[("y", 10.0), ("z", 3.0)]).await;
+        let b = name.as_str();
+        let sources = [(b, 1.0), ("a", 1.0), (b, 2.0), ("a", 0.5)];
+        assert_eq!(sets.union_store("d", &sources, 0).await, 3);
+        assert_eq!(
+            sets.all("d").await,
+            Some(pairs(&[("x", 1.5), ("z", 9.0), ("y", 33.0)])),
+            "sum with {name}"
+        );
+        assert_eq!(sets.union_store("d", &sources, 1).await, 3);
+        assert_eq!(
+            sets.all("d").await,
+            Some(pairs(&[("x", 0.5), ("y", 1.0), ("z", 3.0)])),
+            "min with {name}"
+        );
+        assert_eq!(sets.union_store("d", &sources, 2).await, 3);
+        assert_eq!(
+            sets.all("d").await,
+            Some(pairs(&[("x", 1.0), ("z", 6.0), ("y", 20.0)])),
+            "max with {name}"
+        );
+    }
 }
 
 async fn union_store_of_nothing_removes_the_destination(store: Store) {

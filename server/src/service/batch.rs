@@ -9,6 +9,7 @@ use tonic::{Request, Response, Status};
 
 use super::{Answer, DataPlane};
 use crate::backend::Storage;
+use crate::error::Error;
 use crate::proto::cache_client::{
     ECacheResult, GetBatchRequest, GetResponse, SetBatchRequest, SetResponse,
 };
@@ -47,14 +48,44 @@ pub(super) async fn get_batch<S: Storage>(
     if items.is_empty() {
         plane.store.check_exists(&cache).await?;
     }
-    let gets = items
+    // Each key looked up once, however often it is named: the answers
+    // share its value.
+    let mut index: hashbrown::HashMap<&[u8], usize> = hashbrown::HashMap::new();
+    let mut distinct: Vec<&[u8]> = Vec::new();
+    let slots: Vec<usize> = items
         .iter()
-        .map(|item| plane.lookup(&cache, &item.cache_key));
-    let answers: Vec<_> = try_join_all(gets)
-        .await?
-        .into_iter()
-        .map(|value| Ok(get_response(value)))
+        .map(|item| {
+            *index.entry(&item.cache_key[..]).or_insert_with(|| {
+                distinct.push(&item.cache_key[..]);
+                distinct.len() - 1
+            })
+        })
         .collect();
+    let gets = distinct.iter().map(|key| plane.store.get(&cache, key));
+    let values = try_join_all(gets).await?;
+    let answers: Vec<GetResponse> = slots
+        .into_iter()
+        .map(|slot| {
+            let value = values[slot].clone();
+            plane.lookups.record(value.is_some());
+            get_response(value)
+        })
+        .collect();
+    // The whole stream is one answer: a key of 4 MiB named 10,000 times is
+    // a 30 KB request that would have the server encode and send 40 GB.
+    // Counted before any item is encoded; the values are shared.
+    let size = answers
+        .iter()
+        .map(prost::Message::encoded_len)
+        .sum::<usize>();
+    if size > plane.limits.max_response_size {
+        return Err(Error::AnswerTooLarge {
+            size,
+            limit: plane.limits.max_response_size,
+        }
+        .into());
+    }
+    let answers: Vec<_> = answers.into_iter().map(Ok).collect();
     Ok(Response::new(tokio_stream::iter(answers)))
 }
 

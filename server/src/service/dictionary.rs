@@ -107,9 +107,14 @@ pub(super) async fn dictionary_get<S: Storage>(
         }),
         None => Dictionary::Missing(Missing {}),
     };
-    Ok(Response::new(DictionaryGetResponse {
+    // Each part shares its value with the store: a field named 10,000
+    // times is 10,000 handles on one value until the answer is encoded,
+    // which this check comes before.
+    let answer = DictionaryGetResponse {
         dictionary: Some(dictionary),
-    }))
+    };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 pub(super) async fn dictionary_fetch<S: Storage>(
@@ -129,9 +134,11 @@ pub(super) async fn dictionary_fetch<S: Storage>(
         }),
         None => Dictionary::Missing(Missing {}),
     };
-    Ok(Response::new(DictionaryFetchResponse {
+    let answer = DictionaryFetchResponse {
         dictionary: Some(dictionary),
-    }))
+    };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 pub(super) async fn dictionary_delete<S: Storage>(

@@ -195,7 +195,9 @@ pub(super) async fn list_fetch<S: Storage>(
         Some(values) if !values.is_empty() => List::Found(Found { values }),
         _ => List::Missing(Missing {}),
     };
-    Ok(Response::new(ListFetchResponse { list: Some(list) }))
+    let answer = ListFetchResponse { list: Some(list) };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 pub(super) async fn list_length<S: Storage>(

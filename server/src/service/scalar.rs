@@ -23,7 +23,11 @@ pub(super) async fn get<S: Storage>(
 ) -> Answer<GetResponse> {
     let cache = plane.cache(&request)?;
     let value = get_item(plane, &cache, &request.get_ref().cache_key).await?;
-    Ok(Response::new(super::batch::get_response(value)))
+    let answer = super::batch::get_response(value);
+    // Only over it when --max-value-size was raised past it with values
+    // stored before (the configuration refuses a smaller one).
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 /// Get on either port: the key checked, the item looked up and counted.

@@ -111,7 +111,9 @@ pub(super) async fn set_fetch<S: Storage>(
         Some(elements) => Set::Found(Found { elements }),
         None => Set::Missing(Missing {}),
     };
-    Ok(Response::new(SetFetchResponse { set: Some(set) }))
+    let answer = SetFetchResponse { set: Some(set) };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 pub(super) async fn set_contains<S: Storage>(
@@ -182,5 +184,7 @@ pub(super) async fn set_sample<S: Storage>(
         Some(elements) => Set::Found(Found { elements }),
         None => Set::Missing(Missing {}),
     };
-    Ok(Response::new(SetSampleResponse { set: Some(set) }))
+    let answer = SetSampleResponse { set: Some(set) };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }

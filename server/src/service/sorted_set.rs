@@ -160,9 +160,11 @@ pub(super) async fn sorted_set_fetch<S: Storage>(
         }
         None => SortedSet::Missing(Missing {}),
     };
-    Ok(Response::new(SortedSetFetchResponse {
+    let answer = SortedSetFetchResponse {
         sorted_set: Some(sorted_set),
-    }))
+    };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 pub(super) async fn sorted_set_get_score<S: Storage>(
@@ -202,9 +204,11 @@ pub(super) async fn sorted_set_get_score<S: Storage>(
         }),
         None => SortedSet::Missing(SortedSetMissing {}),
     };
-    Ok(Response::new(SortedSetGetScoreResponse {
+    let answer = SortedSetGetScoreResponse {
         sorted_set: Some(sorted_set),
-    }))
+    };
+    plane.limits.check_answer(&answer)?;
+    Ok(Response::new(answer))
 }
 
 pub(super) async fn sorted_set_get_rank<S: Storage>(

@@ -14,7 +14,8 @@
 //!   `--max-collection-elements` allows (a B-tree keeping subtree sizes
 //!   would make it O(log n), at the cost of a tree of our own).
 //! - LengthByScore: O(log n + the count).
-//! - Remove: O(k log n); UnionStore: O(total elements of the sources).
+//! - Remove: O(k log n); UnionStore: O(total elements of the sources, a
+//!   source named twice counted twice), at most `--max-collection-elements`.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the set as it was.
@@ -422,6 +423,15 @@ impl SortedSetStorage for Arc<Store> {
 
 /// Reads each source under its own shard's lock, in the request's order,
 /// then writes the destination under its own: not one atomic step.
+///
+/// A source named more than once is read (copied) once and its elements
+/// added once per naming, so the answer is exactly the unfolded union's.
+/// The work is counted before any source is copied: the sources' lengths,
+/// each naming counted, at most `max_len` ([`Error::UnionTooLarge`]).
+/// Past [`UNION_INLINE_ELEMENTS`] the union runs with its worker handed
+/// over to the runtime's other tasks (`block_in_place`): a union of a
+/// million elements takes tens of milliseconds, which calls queued on that
+/// worker would otherwise wait for.
 fn union_store(
     store: &Store,
     cache: CacheId,
@@ -430,20 +440,62 @@ fn union_store(
     ttl: Duration,
     max_len: usize,
 ) -> Result<usize, Error> {
-    let mut sources = Vec::with_capacity(spec.sources.len());
-    for (name, weight) in &spec.sources {
-        let elements = store
-            .read(cache, name, SortedSetValue::elements)?
-            .unwrap_or_default();
-        sources.push((*weight, elements));
+    let mut distinct: Vec<&Bytes> = Vec::new();
+    let mut slot_of: hashbrown::HashMap<&Bytes, usize> = hashbrown::HashMap::new();
+    let slots: Vec<usize> = spec
+        .sources
+        .iter()
+        .map(|(name, _)| {
+            *slot_of.entry(name).or_insert_with(|| {
+                distinct.push(name);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let mut lengths = Vec::with_capacity(distinct.len());
+    for name in &distinct {
+        let length = store.read(cache, name, SortedSetValue::len)?;
+        lengths.push(length.unwrap_or_default());
     }
-    let elements = union(sources.iter().map(|(w, e)| (*w, &e[..])), spec.aggregate)?;
-    let ttl = CollectionTtl { ttl, refresh: true };
-    let stored = store.write(cache, key, Some(ttl), |set: &mut SortedSetValue| {
-        set.replace(elements, max_len)
-    })?;
-    Ok(stored.unwrap_or_default())
+    let work = slots.iter().map(|&slot| lengths[slot]).sum::<usize>();
+    if work > max_len {
+        return Err(Error::UnionTooLarge {
+            elements: work,
+            limit: max_len,
+        });
+    }
+    let run = || {
+        let mut read = Vec::with_capacity(distinct.len());
+        for name in &distinct {
+            let elements = store
+                .read(cache, name, SortedSetValue::elements)?
+                .unwrap_or_default();
+            read.push(elements);
+        }
+        let sources = spec
+            .sources
+            .iter()
+            .zip(&slots)
+            .map(|((_, weight), &slot)| (*weight, &read[slot][..]));
+        let elements = union(sources, spec.aggregate)?;
+        let ttl = CollectionTtl { ttl, refresh: true };
+        let stored = store.write(cache, key, Some(ttl), |set: &mut SortedSetValue| {
+            set.replace(elements, max_len)
+        })?;
+        Ok(stored.unwrap_or_default())
+    };
+    let on_workers = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if work > UNION_INLINE_ELEMENTS && on_workers {
+        tokio::task::block_in_place(run)
+    } else {
+        run()
+    }
 }
+
+/// A union reading more source elements than this hands its worker over
+/// while it runs (about a millisecond of work).
+const UNION_INLINE_ELEMENTS: usize = 10_000;
 
 #[cfg(test)]
 mod tests {

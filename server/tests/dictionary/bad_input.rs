@@ -18,6 +18,7 @@ on_both_stores!(
     calls_need_fields_to_work_on,
     writes_need_a_ttl_within_the_limit,
     a_missing_cache_is_not_found,
+    an_answer_over_the_response_limit_is_refused,
 );
 
 const HELD: &[(&str, &str)] = &[("a", "1"), ("b", "2"), ("c", "3")];
@@ -250,4 +251,59 @@ async fn a_missing_cache_is_not_found(store: Store) {
         Code::NotFound,
         None,
     );
+}
+
+/// A field named many times is answered as often as named, and the
+/// answer's size counts each: past `--max-response-size` the call is
+/// refused before the answer is built, naming the flag.
+async fn an_answer_over_the_response_limit_is_refused(store: Store) {
+    let limits = ["--max-value-size", "1KiB", "--max-response-size", "4KiB"];
+    let (server, _redis) = store.start(&limits).await;
+    let mut d = Dictionaries::new(&server).await;
+    let value = "v".repeat(1 << 10);
+    d.set("big", &[("f", &value), ("g", "small")]).await;
+    let three = d.get("big", &["f", "g", "f", "f"]).await.unwrap();
+    assert_eq!(
+        three
+            .iter()
+            .filter(|v| v.as_deref() == Some(&value[..]))
+            .count(),
+        3
+    );
+    let c = &mut d.0;
+    for fields in [&["f"; 4][..], &["f"; 10_000][..]] {
+        let status = assert_status(
+            c.client
+                .dictionary_get(c.request(get_request("big", fields)))
+                .await
+                .map(drop),
+            Code::ResourceExhausted,
+            None,
+        );
+        assert!(
+            status.message().contains("--max-response-size"),
+            "{status:?}"
+        );
+    }
+    // The dictionary, whole, is under the limit: fetched as before.
+    assert_eq!(d.fetch("big").await.map(|e| e.len()), Some(2));
+    // Five such values are over it: the Redis store refuses it in its
+    // script, by the values' size, before any leaves Redis.
+    let five: Vec<(String, &str)> = (0..5).map(|i| (format!("f{i}"), &value[..])).collect();
+    let five: Vec<(&str, &str)> = five.iter().map(|(f, v)| (&f[..], *v)).collect();
+    d.set("bigger", &five).await;
+    let c = &mut d.0;
+    let status = assert_status(
+        c.client
+            .dictionary_fetch(c.request(fetch_request("bigger")))
+            .await
+            .map(drop),
+        Code::ResourceExhausted,
+        None,
+    );
+    assert!(
+        status.message().contains("--max-response-size"),
+        "{status:?}"
+    );
+    assert_eq!(d.length("bigger").await, Some(5));
 }

@@ -20,6 +20,7 @@ on_both_stores!(
     a_union_past_the_finite_scores_changes_nothing,
     writes_need_a_ttl_within_the_limit,
     a_missing_cache_is_not_found,
+    a_union_reading_past_the_element_limit_changes_nothing,
 );
 
 async fn start(store: Store) -> (TestServer, Option<RedisNode>, Zsets) {
@@ -435,4 +436,25 @@ async fn a_missing_cache_is_not_found(store: Store) {
             .await
             .map(drop),
     );
+}
+
+/// A union's work is the sources' elements, each naming counted: the set
+/// of three named twice is six, over the limit of five, refused before any
+/// source is read, though the union itself would hold three.
+async fn a_union_reading_past_the_element_limit_changes_nothing(store: Store) {
+    let (_server, _redis, mut sets) = start(store).await;
+    let c = &mut sets.0;
+    let status = assert_status(
+        c.client
+            .sorted_set_union_store(c.request(union_store("s", &[("s", 1.0), ("s", 2.0)], 0)))
+            .await
+            .map(drop),
+        Code::ResourceExhausted,
+        None,
+    );
+    assert!(
+        status.message().contains("--max-collection-elements"),
+        "{status:?}"
+    );
+    assert_unchanged(&mut sets).await;
 }

@@ -64,6 +64,10 @@ pub struct RedisStore {
     in_transit_bound: usize,
     timeout: Duration,
     max_caches: usize,
+    /// `--max-response-size`: a read script answers no more than this
+    /// (`read_prelude.lua`), so an answer the front-end would refuse is
+    /// never sent by Redis, nor charged and fetched.
+    max_answer: usize,
 }
 
 /// A cache, by its (valid) name; whether it exists is checked by each call.
@@ -88,12 +92,14 @@ impl Registry {
 impl RedisStore {
     /// Connects on first use, so the front-end may start before the cluster.
     /// At most `in_transit` bytes of large answers are on their way from
-    /// Redis at once (one answer larger than that travels alone).
+    /// Redis at once (one answer larger than that travels alone); none is
+    /// larger than `max_answer` (`--max-response-size`).
     pub fn new(
         target: Target,
         timeout: Duration,
         max_caches: usize,
         in_transit: usize,
+        max_answer: usize,
     ) -> Arc<RedisStore> {
         let in_transit_bound = in_transit.clamp(SMALL_ANSWER, Semaphore::MAX_PERMITS);
         Arc::new(RedisStore {
@@ -103,6 +109,7 @@ impl RedisStore {
             in_transit_bound,
             timeout,
             max_caches,
+            max_answer,
         })
     }
 
@@ -208,6 +215,8 @@ impl RedisStore {
     /// Gets of 4 MiB from clients that never read cannot pull 1.6 GB out of
     /// Redis before anything counts it (docs/RELIABILITY.md, Attacks). An
     /// answer that grew in between is charged again, a few times at most.
+    /// One over `--max-response-size` is refused ([`Error::AnswerTooLarge`])
+    /// without leaving Redis: its size is all that is sent.
     async fn run_read(
         &self,
         script: &'static redis::Script,
@@ -215,11 +224,29 @@ impl RedisStore {
         key: &[u8],
         args: &[&[u8]],
     ) -> Result<Value, Error> {
+        self.run_read_within(script, cache, key, args, self.max_answer)
+            .await
+    }
+
+    /// [`Self::run_read`] with its own bound in place of
+    /// `--max-response-size`: for reads that are not answers (a union's
+    /// sources, bounded by their count of elements instead).
+    async fn run_read_within(
+        &self,
+        script: &'static redis::Script,
+        cache: &RedisCache,
+        key: &[u8],
+        args: &[&[u8]],
+        max_answer: usize,
+    ) -> Result<Value, Error> {
         let mut cap = SMALL_ANSWER;
         let mut charged = 0;
+        let limit = max_answer;
+        let max_answer = max_answer.to_string();
         for _ in 0..READ_ATTEMPTS {
             let cap_arg = cap.to_string();
             let mut all = args.to_vec();
+            all.push(max_answer.as_bytes());
             all.push(cap_arg.as_bytes());
             let reply = if charged == 0 {
                 self.run_item(script, cache, key, &all).await?
@@ -227,6 +254,9 @@ impl RedisStore {
                 self.run_large_item(script, cache, key, &all, charged)
                     .await?
             };
+            if let Some(size) = refused_size(&reply) {
+                return Err(Error::AnswerTooLarge { size, limit });
+            }
             let Some(size) = announced_size(&reply) else {
                 return Ok(reply);
             };
@@ -374,6 +404,15 @@ fn check_cache(cache: &RedisCache, reply: Value) -> Result<Value, Error> {
     match reply {
         Value::Int(scripts::NO_CACHE) => Err(Error::CacheNotFound(cache.0.clone())),
         value => Ok(value),
+    }
+}
+
+/// The size in a read script's `TOO_LARGE <bytes>` status reply: the
+/// answer is over `--max-response-size`.
+fn refused_size(reply: &Value) -> Option<usize> {
+    match reply {
+        Value::SimpleString(status) => status.strip_prefix("TOO_LARGE ")?.parse().ok(),
+        _ => None,
     }
 }
 

@@ -9,11 +9,14 @@
 //!
 //! Scripts answer 2 for a missing set, else an array.
 //!
-//! SortedSetUnionStore reads every source first, each with its own script
-//! (and type check), in the request's order; then one script on the
-//! destination's slot re-reads the sources that live in that slot, takes
-//! the others' elements as arguments, and writes the union. So the call
-//! is atomic only when every source shares the destination's slot.
+//! SortedSetUnionStore reads every source's length first, each with its own
+//! script (and type check), in the request's order, and refuses a union
+//! that would read more than `--max-collection-elements` (a source named
+//! twice counted twice); then the sources of other slots, once each; then
+//! one script on the destination's slot re-reads the sources that live in
+//! that slot, takes the others' elements as arguments, and writes the
+//! union. So the call is atomic only when every source shares the
+//! destination's slot.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -230,21 +233,43 @@ impl SortedSetStorage for Arc<RedisStore> {
         ttl: Duration,
         max_len: usize,
     ) -> Result<usize, Error> {
-        // Every source first, in order, so the first of another type is
-        // the one the error names, as in the embedded store.
-        let mut read = Vec::with_capacity(union.sources.len());
-        for (name, _) in &union.sources {
-            let all = SortedSetRange::ByIndex {
-                start: None,
-                end: None,
-            };
-            let elements = self
-                .sorted_set_fetch(cache, name, all, SortOrder::Ascending)
-                .await?;
-            read.push(elements.unwrap_or_default());
+        // A source named more than once is read once and passed once; the
+        // script adds its elements once per naming ('again'), so the union
+        // is exactly the unfolded one's without copying the set N times.
+        let (distinct, slots) = fold_repeats(union.sources.iter().map(|(name, _)| name));
+        // Every source's length first, in order, so the first of another
+        // type is the one the error names, as in the embedded store; and
+        // the work counted, each naming counted, before anything is read.
+        let mut work = 0usize;
+        let mut lengths = Vec::with_capacity(distinct.len());
+        for name in &distinct {
+            lengths.push(
+                self.sorted_set_length(cache, name)
+                    .await?
+                    .unwrap_or_default(),
+            );
+        }
+        for &slot in &slots {
+            work = work.saturating_add(lengths[slot]);
+        }
+        if work > max_len {
+            return Err(Error::UnionTooLarge {
+                elements: work,
+                limit: max_len,
+            });
         }
 
         let bucket = keys::bucket_of(key);
+        // Sources of other slots are read here, once each: their elements
+        // go to the script as arguments.
+        let mut read: Vec<Option<Vec<ScoredValue>>> = Vec::with_capacity(distinct.len());
+        for name in &distinct {
+            if keys::bucket_of(name) == bucket {
+                read.push(None);
+            } else {
+                read.push(Some(self.read_whole(cache, name).await?));
+            }
+        }
         let (generation, item, data) = keys::item_keys(&cache.0, key);
         let mut invocation = scripts::SORTED_SET_UNION_STORE.prepare_invoke();
         invocation.key(generation).key(item).key(data);
@@ -259,17 +284,27 @@ impl SortedSetStorage for Arc<RedisStore> {
             .arg(aggregate)
             .arg(union.sources.len());
         let mut local = 0;
-        for ((name, weight), elements) in union.sources.iter().zip(&read) {
+        // For each distinct source, the naming (1-based) that passed it.
+        let mut first_naming = vec![0; distinct.len()];
+        for (naming, ((name, weight), &slot)) in union.sources.iter().zip(&slots).enumerate() {
             invocation.arg(score_text(f64::from(*weight)));
-            if keys::bucket_of(name) == bucket {
-                local += 1;
-                let (_, item, data) = keys::item_keys(&cache.0, name);
-                invocation.key(item).key(data);
-                invocation.arg("key").arg(local);
-            } else {
-                invocation.arg("given").arg(elements.len());
-                for (value, score) in elements {
-                    invocation.arg(&value[..]).arg(score_text(*score));
+            if first_naming[slot] != 0 {
+                invocation.arg("again").arg(first_naming[slot]);
+                continue;
+            }
+            first_naming[slot] = naming + 1;
+            match &read[slot] {
+                None => {
+                    local += 1;
+                    let (_, item, data) = keys::item_keys(&cache.0, name);
+                    invocation.key(item).key(data);
+                    invocation.arg("key").arg(local);
+                }
+                Some(elements) => {
+                    invocation.arg("given").arg(elements.len());
+                    for (value, score) in elements {
+                        invocation.arg(&value[..]).arg(score_text(*score));
+                    }
                 }
             }
         }
@@ -287,6 +322,39 @@ impl SortedSetStorage for Arc<RedisStore> {
         }
         length("sorted_set_union_store", reply)
     }
+}
+
+impl RedisStore {
+    /// Every element of the sorted set at `key` (none if it is missing),
+    /// for a union: not bounded by `--max-response-size`, since it is not
+    /// an answer; the union's work bound has counted it already.
+    async fn read_whole(&self, cache: &RedisCache, key: &[u8]) -> Result<Vec<ScoredValue>, Error> {
+        let args: [&[u8]; 4] = [order_name(SortOrder::Ascending), b"index", b"", b""];
+        match self
+            .run_read_within(&scripts::SORTED_SET_FETCH, cache, key, &args, usize::MAX)
+            .await?
+        {
+            Value::Int(MISSING) => Ok(Vec::new()),
+            Value::Array(flat) => pairs("sorted_set_union_store", flat),
+            other => Err(unexpected("sorted_set_union_store", &other)),
+        }
+    }
+}
+
+/// The distinct names, in the order first named, and for each naming
+/// the index of its distinct one.
+fn fold_repeats<'a>(names: impl Iterator<Item = &'a Bytes>) -> (Vec<&'a Bytes>, Vec<usize>) {
+    let mut index: hashbrown::HashMap<&Bytes, usize> = hashbrown::HashMap::new();
+    let mut distinct = Vec::new();
+    let slots = names
+        .map(|name| {
+            *index.entry(name).or_insert_with(|| {
+                distinct.push(name);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    (distinct, slots)
 }
 
 /// A score as exact decimal text (Rust's shortest form that parses back

@@ -5,6 +5,11 @@
 -- the front-end charges that much and asks again. So the bytes an answer
 -- occupies in the front-end are counted before they leave Redis.
 local answer_cap = tonumber(table.remove(ARGV))
+-- The one before it is --max-response-size: a larger answer is refused,
+-- as 'TOO_LARGE <bytes>', and never sent or fetched. The count is of the
+-- values' bytes alone, a lower bound of the encoded answer, so what this
+-- refuses the front-end would refuse too.
+local max_answer = tonumber(table.remove(ARGV))
 
 -- The answer (a string, or a table of strings and falses), or its size
 -- alone if it is larger than the cap.
@@ -18,6 +23,9 @@ local function within_cap(answer)
         size = size + #answer[i]
       end
     end
+  end
+  if size > max_answer then
+    return redis.status_reply('TOO_LARGE ' .. size)
   end
   if size > answer_cap then
     return redis.status_reply('SIZE ' .. size)

@@ -6,7 +6,8 @@
 -- (exact decimal text) and either 'key', i (its keys are KEYS[2i + 2] and
 -- KEYS[2i + 3]: read here, atomically with the write) or 'given', n and n
 -- value, score pairs (a source of another slot, read by the front-end
--- just before).
+-- just before), or 'again', s: the elements of the s-th source (1-based),
+-- a set named twice, read and passed once but added once per naming.
 -- Returns {length after}, {'not_finite'} or {'too_large', the length it
 -- would have} (and nothing changed). A source of another type raises the
 -- wrong-type error; a missing one counts as empty.
@@ -52,10 +53,23 @@ local function weighted(score, weight)
   return product
 end
 
+-- Each source's elements as a flat value, score list and its bounds, for
+-- an 'again' naming it.
+local sources = {}
+local function add_all(flat, first, last, weight)
+  for j = first, last, 2 do
+    add(flat[j], weighted(flat[j + 1], weight))
+  end
+end
+
 local at = 5
-for _ = 1, tonumber(ARGV[4]) do
+for s = 1, tonumber(ARGV[4]) do
   local weight = tonumber(ARGV[at])
-  if ARGV[at + 1] == 'key' then
+  if ARGV[at + 1] == 'again' then
+    local source = sources[tonumber(ARGV[at + 2])]
+    at = at + 3
+    add_all(source[1], source[2], source[3], weight)
+  elseif ARGV[at + 1] == 'key' then
     local i = tonumber(ARGV[at + 2])
     at = at + 3
     local item_key, data_key = KEYS[2 * i + 2], KEYS[2 * i + 3]
@@ -63,19 +77,18 @@ for _ = 1, tonumber(ARGV[4]) do
     if kind ~= nil and kind ~= 'sorted_set' then
       error(wrong_type('sorted_set', kind))
     end
+    local flat = {}
     if kind == 'sorted_set' then
-      local flat = redis.call('ZRANGE', data_key, 0, -1, 'WITHSCORES')
-      for j = 1, #flat, 2 do
-        add(flat[j], weighted(flat[j + 1], weight))
-      end
+      flat = redis.call('ZRANGE', data_key, 0, -1, 'WITHSCORES')
     end
+    sources[s] = {flat, 1, #flat}
+    add_all(flat, 1, #flat, weight)
   else
     local n = tonumber(ARGV[at + 2])
     local from = at + 3
     at = from + 2 * n
-    for j = from, at - 1, 2 do
-      add(ARGV[j], weighted(ARGV[j + 1], weight))
-    end
+    sources[s] = {ARGV, from, at - 1}
+    add_all(ARGV, from, at - 1, weight)
   end
 end
 
