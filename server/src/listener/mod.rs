@@ -76,8 +76,8 @@ pub enum CloseReason {
     Shutdown,
     /// It held the most of the in-flight bytes when they ran out.
     InFlightLimit,
-    /// Protosocket: a frame over the size limit.
-    FrameTooLarge,
+    /// Protosocket: no command read or running for `--idle-timeout`.
+    IdleTimeout,
     /// Protosocket: bytes that are no frame (a bad length or message), or a
     /// frame cut short by the end of the stream or `--request-timeout`.
     BadFrame,
@@ -96,7 +96,7 @@ impl CloseReason {
         CloseReason::KeepaliveTimeout,
         CloseReason::Shutdown,
         CloseReason::InFlightLimit,
-        CloseReason::FrameTooLarge,
+        CloseReason::IdleTimeout,
         CloseReason::BadFrame,
     ];
 
@@ -113,7 +113,7 @@ impl CloseReason {
             CloseReason::KeepaliveTimeout => "keepalive_timeout",
             CloseReason::Shutdown => "shutdown",
             CloseReason::InFlightLimit => "in_flight_limit",
-            CloseReason::FrameTooLarge => "frame_too_large",
+            CloseReason::IdleTimeout => "idle_timeout",
             CloseReason::BadFrame => "bad_frame",
         }
     }

@@ -6,6 +6,10 @@
 //! `--max-concurrent-streams`, so the client can open more. The in-flight
 //! budget must count those bytes until they are written, and close the
 //! connection holding the most when it is spent.
+//!
+//! On the protosocket port, clients that authenticate and then stay idle
+//! would hold their places under `--max-connections` for ever:
+//! `--idle-timeout` closes them.
 
 use std::time::Duration;
 
@@ -14,8 +18,9 @@ use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{GetBatchRequest, GetRequest, SetRequest};
 use prost::Message;
 
-use crate::common::attack::{self, Ctx, RawConn, Setup, Stats, Target, CACHE};
+use crate::common::attack::{self, Ctx, RawConn, Setup, Stats, Target, CACHE, SMALL_KEY};
 use crate::common::in_cache;
+use crate::common::protosocket::{get, value_of, Client};
 use crate::common::raw_http2 as raw;
 
 /// The largest window HTTP/2 allows, for each stream and the connection.
@@ -162,4 +167,41 @@ async fn wide_windows_get_batches_never_read() {
         get_batch(),
     )
     .await;
+}
+
+/// Protosocket clients that authenticate and go idle, filling the port's
+/// connection cap: each is closed after `--idle-timeout` and counted, a
+/// client making calls is not, and newcomers are served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_protosocket_clients_give_way() {
+    const CAP: usize = 20;
+    let _serial = attack::serialize().await;
+    let mut setup = Setup::new(&["--max-connections", "20", "--idle-timeout", "1s"]);
+    setup.protosocket = true;
+    let target = attack::start(setup).await;
+    let addr = target.server.protosocket_addr.expect("a protosocket port");
+    let key = std::str::from_utf8(SMALL_KEY).unwrap();
+    let mut active = Client::open(addr, "").await;
+    let mut idle = Vec::new();
+    for _ in 1..CAP {
+        idle.push(Client::open(addr, "").await);
+    }
+    // Past the timeout, with the active client calling all along.
+    for id in 1..=10 {
+        let value = value_of(active.call(id, get(CACHE, key)).await);
+        assert!(value.is_some(), "the active client is answered");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    for (i, client) in idle.iter_mut().enumerate() {
+        assert!(client.closed().await, "idle client {i} still open");
+    }
+    let mut newcomer = Client::open(addr, "").await;
+    assert!(value_of(newcomer.call(1, get(CACHE, key)).await).is_some());
+    assert!(value_of(active.call(11, get(CACHE, key)).await).is_some());
+    let metrics = attack::try_scrape(target.server.metrics_addr).await;
+    let closed = attack::closed_total(&metrics, &["idle_timeout"]);
+    assert!(
+        closed.is_some_and(|n| n >= (CAP - 1) as f64),
+        "idle closes counted: {closed:?}"
+    );
 }
