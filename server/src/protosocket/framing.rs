@@ -173,7 +173,7 @@ impl<R: AsyncRead + Unpin, M: Message + Default + MessageId> FrameReader<R, M> {
             // Read no further than the frame: what follows is the next one.
             self.buffer.advance(prefix);
             self.skipping = Some(Skipping {
-                size: prefix + size,
+                size: size.saturating_add(prefix),
                 remaining: size,
                 scan: IdScan::new(M::ID_FIELD),
             });
@@ -466,6 +466,17 @@ mod tests {
         let read = reader.next().await.unwrap().unwrap();
         assert_eq!(read.message, next);
         writing.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_frame_whose_length_is_never_reached_stalls() {
+        let mut bytes = Vec::new();
+        prost::encoding::encode_varint(u64::MAX, &mut bytes);
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut reader: FrameReader<_> = FrameReader::new(server, 1 << 10, Duration::from_secs(5));
+        use tokio::io::AsyncWriteExt;
+        client.write_all(&bytes).await.unwrap();
+        assert_eq!(reader.next().await.unwrap_err(), FrameError::Stalled);
     }
 
     #[test]
