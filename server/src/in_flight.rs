@@ -702,7 +702,8 @@ where
                     this.rest_charged = bytes;
                     this.rest = data.copy_to_bytes(bytes);
                     if this.rest.is_empty() {
-                        this.budget.release(std::mem::take(&mut this.rest_charged), connection);
+                        this.budget
+                            .release(std::mem::take(&mut this.rest_charged), connection);
                         return Poll::Ready(Some(Ok(Frame::data(Bytes::new()))));
                     }
                     Poll::Ready(Some(Ok(this.next_chunk())))

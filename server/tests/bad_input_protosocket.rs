@@ -123,7 +123,9 @@ async fn oversized_frames_are_refused_under_their_id() {
     prost::encoding::encode_varint(u64::MAX, &mut huge);
     let mut client = Client::connect(server.addr).await;
     client.send_raw(&huge).await;
-    server.assert_closed(&mut client, "a frame that never ends").await;
+    server
+        .assert_closed(&mut client, "a frame that never ends")
+        .await;
     wait_for_closes(&server.process, "bad_frame", 1.0).await;
     server.assert_unaffected().await;
 }

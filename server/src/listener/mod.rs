@@ -15,6 +15,7 @@
 //!   them for `--send-timeout` is closed (a client that never reads still
 //!   answers keepalive pings, so keepalive does not find it).
 //! - Established idle connections are left alone: SDKs keep them and ping.
+//!   (The protosocket port closes its idle ones after `--idle-timeout`.)
 //!
 //! Every close is counted in `jiffy_connections_closed_total{reason}`.
 

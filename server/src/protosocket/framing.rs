@@ -265,7 +265,9 @@ impl IdScan {
     fn feed(&mut self, mut bytes: &[u8]) {
         while let Some((&byte, rest)) = bytes.split_first() {
             if let ScanState::Skip(left) = &mut self.state {
-                let passed = bytes.len().min(usize::try_from(*left).unwrap_or(usize::MAX));
+                let passed = bytes
+                    .len()
+                    .min(usize::try_from(*left).unwrap_or(usize::MAX));
                 *left -= passed as u64;
                 bytes = &bytes[passed..];
                 if *left == 0 {
