@@ -19,6 +19,7 @@
 //! | `--handshake-timeout DUR`   | `JIFFY_HANDSHAKE_TIMEOUT`     | `handshake-timeout`      | 10s              |
 //! | `--request-timeout DUR`     | `JIFFY_REQUEST_TIMEOUT`       | `request-timeout`        | 30s              |
 //! | `--send-timeout DUR`        | `JIFFY_SEND_TIMEOUT`          | `send-timeout`           | 30s              |
+//! | `--idle-timeout DUR`        | `JIFFY_IDLE_TIMEOUT`          | `idle-timeout`           | 5m               |
 //! | `--max-in-flight-bytes SIZE`| `JIFFY_MAX_IN_FLIGHT_BYTES`   | `max-in-flight-bytes`    | 256 MiB          |
 //! | `--max-header-list-size SIZE`| `JIFFY_MAX_HEADER_LIST_SIZE` | `max-header-list-size`   | 16 KiB           |
 //! | `--max-request-items N`     | `JIFFY_MAX_REQUEST_ITEMS`     | `max-request-items`      | 10000            |
@@ -92,6 +93,9 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longer than any client deadline the SDKs set by default.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(30);
+/// A protosocket client idle this long holds a place under the connection
+/// cap for nothing; the official client reconnects on its next command.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Fifty answers of the largest value at once; far above normal use, far
 /// below what exhausts a machine.
 pub const DEFAULT_MAX_IN_FLIGHT_BYTES: u64 = 256 << 20;
@@ -191,6 +195,11 @@ pub struct Settings {
     #[arg(long, env = "JIFFY_SEND_TIMEOUT", value_parser = humantime::parse_duration)]
     #[serde(default, with = "humantime_serde")]
     pub send_timeout: Option<Duration>,
+    /// A protosocket connection with no command read or running for this
+    /// long is closed (gRPC connections are kept, and pinged).
+    #[arg(long, env = "JIFFY_IDLE_TIMEOUT", value_parser = humantime::parse_duration)]
+    #[serde(default, with = "humantime_serde")]
+    pub idle_timeout: Option<Duration>,
     /// Bytes of requests being received and answers not yet sent, server-wide;
     /// past it new calls answer RESOURCE_EXHAUSTED.
     #[arg(long, env = "JIFFY_MAX_IN_FLIGHT_BYTES")]
@@ -334,6 +343,7 @@ fn help_defaults() -> Vec<(&'static str, String)> {
         ("handshake_timeout", time(DEFAULT_HANDSHAKE_TIMEOUT)),
         ("request_timeout", time(DEFAULT_REQUEST_TIMEOUT)),
         ("send_timeout", time(DEFAULT_SEND_TIMEOUT)),
+        ("idle_timeout", time(DEFAULT_IDLE_TIMEOUT)),
         ("max_in_flight_bytes", size(DEFAULT_MAX_IN_FLIGHT_BYTES)),
         ("max_header_list_size", size(DEFAULT_MAX_HEADER_LIST_SIZE)),
         ("max_request_items", DEFAULT_MAX_REQUEST_ITEMS.to_string()),
@@ -459,6 +469,7 @@ pub struct Config {
     pub handshake_timeout: Duration,
     pub request_timeout: Duration,
     pub send_timeout: Duration,
+    pub idle_timeout: Duration,
     pub max_in_flight_bytes: u64,
     pub max_header_list_size: u64,
     pub keepalive_interval: Duration,
@@ -539,6 +550,7 @@ impl Settings {
             handshake_timeout: self.handshake_timeout.or(fallback.handshake_timeout),
             request_timeout: self.request_timeout.or(fallback.request_timeout),
             send_timeout: self.send_timeout.or(fallback.send_timeout),
+            idle_timeout: self.idle_timeout.or(fallback.idle_timeout),
             max_in_flight_bytes: self.max_in_flight_bytes.or(fallback.max_in_flight_bytes),
             max_header_list_size: self.max_header_list_size.or(fallback.max_header_list_size),
             max_request_items: self.max_request_items.or(fallback.max_request_items),
@@ -644,6 +656,7 @@ impl Settings {
             handshake_timeout: self.handshake_timeout.unwrap_or(DEFAULT_HANDSHAKE_TIMEOUT),
             request_timeout: self.request_timeout.unwrap_or(DEFAULT_REQUEST_TIMEOUT),
             send_timeout: self.send_timeout.unwrap_or(DEFAULT_SEND_TIMEOUT),
+            idle_timeout: self.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
             max_in_flight_bytes: size(self.max_in_flight_bytes, DEFAULT_MAX_IN_FLIGHT_BYTES),
             max_header_list_size: size(self.max_header_list_size, DEFAULT_MAX_HEADER_LIST_SIZE),
             keepalive_interval: self
@@ -716,12 +729,13 @@ impl Config {
             self.handshake_timeout,
             self.request_timeout,
             self.send_timeout,
+            self.idle_timeout,
         ]
         .iter()
         .any(Duration::is_zero)
         {
             return invalid(
-                "--handshake-timeout, --request-timeout and --send-timeout must be above zero",
+                "--handshake-timeout, --request-timeout, --send-timeout and --idle-timeout must be above zero",
             );
         }
         if self.max_in_flight_bytes < limits.max_request_size as u64 {

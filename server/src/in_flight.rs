@@ -11,8 +11,14 @@
 //!   chunk that would take the total past the budget fails its call with
 //!   RESOURCE_EXHAUSTED; a body still incomplete after `--request-timeout`
 //!   fails with DEADLINE_EXCEEDED.
-//! - [`AnswerBody`] charges the answer frame it is handing to HTTP/2 and
-//!   releases it when HTTP/2 asks for the next one, or the answer is done.
+//! - [`AnswerBody`] charges each answer frame it makes, and the charge
+//!   stays with the frame's bytes until HTTP/2 has written them to the
+//!   socket: each chunk handed to hyper owns its share of the charge
+//!   ([`Unsent`]), released when h2 drops it, which it does once written
+//!   (or once its stream or connection is gone). A client that opens wide
+//!   windows and never reads would otherwise leave each stream's answer in
+//!   h2's send buffer, uncounted, and a stream whose whole answer is queued
+//!   no longer counts against the stream limit, so it could open more.
 //!   A frame is only made (encoded: tonic copies the message into a new
 //!   buffer) while the budget has room: HTTP/2 asks for every stream's
 //!   first frame before the client's window allows sending it, so the
@@ -20,10 +26,9 @@
 //!   and held. With the budget spent an answer waits for room (the
 //!   connection holding the most being closed to make it), or, if its own
 //!   connection holds the most or is closing, ends RESOURCE_EXHAUSTED.
-//!   It also cuts frames into [`CHUNK`]s, so that HTTP/2 takes one chunk at
-//!   a time as the client's window allows: "the answer body is dropped"
-//!   then means "sent", and a stalled answer is seen as no progress on its
-//!   connection ([`ConnectionState`]).
+//!   Frames are cut into [`CHUNK`]s, and a chunk not written is a stalled
+//!   answer on its connection: chunks that wait with none written for
+//!   `--send-timeout` close it ([`ConnectionState`]).
 //! - Each call is charged [`CALL_OVERHEAD`] from its HEADERS until it is
 //!   answered (`RpcLayer`); past the bound the connection holding the most
 //!   is closed, or, if that is the caller's, the call is refused with
@@ -75,6 +80,19 @@ pub const CHUNK: usize = 64 << 10;
 /// rest (tests/attacks.rs, `headers_without_data`). 100 calls of one
 /// connection are 1.6 MiB; the default bound fits 16,000 at once.
 pub const CALL_OVERHEAD: usize = 16 << 10;
+
+/// What an answer chunk waiting in h2 holds beyond its bytes, charged
+/// with it until written: its share of the stream's state, its frame and
+/// the answer's headers and trailers queued behind it. A stream whose
+/// answer is queued whole is closed for h2's stream limit but kept until
+/// written, so a client that never reads could otherwise pile up streams
+/// of small answers.
+pub const CHUNK_OVERHEAD: usize = 2 << 10;
+
+/// h2's send buffer per stream (hyper's default is 400 KiB): what h2 takes
+/// of an answer beyond what the socket has taken. Two chunks keep a stream
+/// busy while the socket drains; more only queues, charged, in memory.
+pub const SEND_BUFFER: usize = 2 * CHUNK;
 
 /// An answer this small is not reserved before it is read from the store:
 /// the call's [`CALL_OVERHEAD`] already pays for it.
@@ -357,11 +375,10 @@ pub fn reserve_answer(bytes: usize) -> Result<(), Status> {
 /// timeout, and for closing the connection that holds the most.
 pub struct ConnectionState {
     started: Instant,
-    /// Answers holding data not yet taken by HTTP/2.
-    answers_waiting: AtomicUsize,
-    /// When a waiting answer last moved (HTTP/2 took a chunk after the
-    /// first, or an answer with data finished), or when answers started
-    /// waiting; milliseconds since `started`.
+    /// Answer chunks handed to HTTP/2 and not yet written ([`Unsent`]).
+    unsent: AtomicUsize,
+    /// When a chunk was last written (or dropped with its stream), or when
+    /// chunks started waiting; milliseconds since `started`.
     last_progress_ms: AtomicU64,
     /// Bytes in flight charged to this connection.
     held: AtomicUsize,
@@ -374,7 +391,7 @@ impl Default for ConnectionState {
     fn default() -> Self {
         ConnectionState {
             started: Instant::now(),
-            answers_waiting: AtomicUsize::new(0),
+            unsent: AtomicUsize::new(0),
             last_progress_ms: AtomicU64::new(0),
             held: AtomicUsize::new(0),
             closing: std::sync::atomic::AtomicBool::new(false),
@@ -389,9 +406,9 @@ impl ConnectionState {
         self.last_progress_ms.store(now, Ordering::Relaxed);
     }
 
-    /// True if answers are waiting and none has moved for `timeout`.
+    /// True if answer chunks are waiting and none was written for `timeout`.
     pub fn is_stalled(&self, timeout: Duration) -> bool {
-        if self.answers_waiting.load(Ordering::Relaxed) == 0 {
+        if self.unsent.load(Ordering::Relaxed) == 0 {
             return false;
         }
         let last = Duration::from_millis(self.last_progress_ms.load(Ordering::Relaxed));
@@ -488,22 +505,16 @@ where
     }
 }
 
-/// An answer body: its current frame charged while held, cut into chunks,
-/// tracked on its connection. A streamed answer (GetBatch) is charged one
-/// item at a time, not for all it has sent.
+/// An answer body: each frame charged once made, cut into chunks that
+/// carry their charge until written ([`Unsent`]). A streamed answer
+/// (GetBatch) holds what it has made and not yet sent, no more.
 pub struct AnswerBody<B> {
     inner: B,
     budget: Arc<InFlight>,
-    charged: usize,
     connection: Option<Arc<ConnectionState>>,
-    /// The rest of a frame larger than [`CHUNK`].
+    /// The rest of a frame larger than [`CHUNK`], and its charge.
     rest: Bytes,
-    /// Whether this answer counts among its connection's waiting ones: from
-    /// its first data until it is dropped.
-    waiting: bool,
-    /// Chunks handed to HTTP/2; the first one proves nothing about the
-    /// client (HTTP/2 takes it before it has window to send it).
-    chunks: u64,
+    rest_charged: usize,
     /// Ended early by [`Self::refuse`]: the rest is never asked for.
     ended: bool,
     /// Set while the answer waits for the budget to have room.
@@ -517,11 +528,9 @@ impl<B> AnswerBody<B> {
         AnswerBody {
             inner,
             budget,
-            charged: 0,
             connection,
             rest: Bytes::new(),
-            waiting: false,
-            chunks: 0,
+            rest_charged: 0,
             ended: false,
             room: None,
             call: None,
@@ -599,29 +608,63 @@ impl<B> AnswerBody<B> {
         Frame::trailers(trailers)
     }
 
+    /// The next chunk of `rest`, owning its share of the charge (and
+    /// [`CHUNK_OVERHEAD`]) until h2 drops it.
     fn next_chunk(&mut self) -> Frame<Bytes> {
         let size = self.rest.len().min(CHUNK);
+        // The frame was charged its size: each chunk takes its own share.
+        let charged = size.min(self.rest_charged);
+        self.rest_charged -= charged;
+        self.budget
+            .charge(CHUNK_OVERHEAD, self.connection.as_deref());
         if let Some(connection) = &self.connection {
-            if !self.waiting {
-                self.waiting = true;
-                if connection.answers_waiting.fetch_add(1, Ordering::Relaxed) == 0 {
-                    connection.progress();
-                }
-            } else if self.chunks > 0 {
+            // The stall clock starts when chunks start waiting.
+            if connection.unsent.fetch_add(1, Ordering::Relaxed) == 0 {
                 connection.progress();
             }
         }
-        self.chunks += 1;
-        Frame::data(self.rest.split_to(size))
+        let chunk = Unsent {
+            bytes: self.rest.split_to(size),
+            charged: charged + CHUNK_OVERHEAD,
+            budget: self.budget.clone(),
+            connection: self.connection.clone(),
+        };
+        Frame::data(Bytes::from_owner(chunk))
     }
 }
 
 impl<B> Drop for AnswerBody<B> {
     fn drop(&mut self) {
         self.budget
-            .release(self.charged, self.connection.as_deref());
-        if let (Some(connection), true) = (&self.connection, self.waiting) {
-            connection.answers_waiting.fetch_sub(1, Ordering::Relaxed);
+            .release(self.rest_charged, self.connection.as_deref());
+    }
+}
+
+/// A chunk of an answer handed to HTTP/2, and its charge: h2 keeps a
+/// chunk (inside the `Bytes` it was given) until it has written it to the
+/// socket, or its stream or connection is gone, then drops it. (A chunk
+/// under 256 bytes h2 copies into its write buffer, of bounded size, and
+/// drops at once.) So what h2 holds of answers is counted, and a chunk
+/// dropped is progress for the send timeout.
+struct Unsent {
+    bytes: Bytes,
+    charged: usize,
+    budget: Arc<InFlight>,
+    connection: Option<Arc<ConnectionState>>,
+}
+
+impl AsRef<[u8]> for Unsent {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Unsent {
+    fn drop(&mut self) {
+        let connection = self.connection.as_deref();
+        self.budget.release(self.charged, connection);
+        if let Some(connection) = connection {
+            connection.unsent.fetch_sub(1, Ordering::Relaxed);
             connection.progress();
         }
     }
@@ -645,11 +688,6 @@ where
         if !this.rest.is_empty() {
             return Poll::Ready(Some(Ok(this.next_chunk())));
         }
-        // The frame before this one has been taken whole by HTTP/2, which
-        // asks for more only once it could send.
-        let connection = this.connection.as_deref();
-        this.budget.release(this.charged, connection);
-        this.charged = 0;
         if std::task::ready!(this.poll_room(cx)).is_err() {
             return Poll::Ready(Some(Ok(this.refuse())));
         }
@@ -667,8 +705,13 @@ where
                         drop(data);
                         return Poll::Ready(Some(Ok(this.refuse())));
                     }
-                    this.charged = bytes;
+                    this.rest_charged = bytes;
                     this.rest = data.copy_to_bytes(bytes);
+                    if this.rest.is_empty() {
+                        this.budget
+                            .release(std::mem::take(&mut this.rest_charged), connection);
+                        return Poll::Ready(Some(Ok(Frame::data(Bytes::new()))));
+                    }
                     Poll::Ready(Some(Ok(this.next_chunk())))
                 }
                 Err(frame) => Poll::Ready(Some(Ok(frame))),
@@ -701,12 +744,24 @@ mod tests {
         InFlight::new(limit, IntGauge::new("in_flight", "test").unwrap())
     }
 
-    fn waiting(connection: &ConnectionState) -> usize {
-        connection.answers_waiting.load(Ordering::Relaxed)
+    fn unsent(connection: &ConnectionState) -> usize {
+        connection.unsent.load(Ordering::Relaxed)
+    }
+
+    fn held(connection: &ConnectionState) -> usize {
+        connection.held.load(Ordering::Relaxed)
+    }
+
+    /// The next frame of `body`, which must be data.
+    async fn chunk<B: Body<Data = Bytes> + Unpin>(body: &mut AnswerBody<B>) -> Bytes
+    where
+        B::Error: std::fmt::Debug,
+    {
+        body.frame().await.unwrap().unwrap().into_data().unwrap()
     }
 
     #[tokio::test]
-    async fn answers_are_cut_into_chunks_and_released_when_done() {
+    async fn answers_are_cut_into_chunks_charged_until_written() {
         let budget = budget(1 << 30);
         let connection = budget.connection();
         let value = Bytes::from(vec![7u8; 3 * CHUNK + 5]);
@@ -715,22 +770,26 @@ mod tests {
             budget.clone(),
             Some(connection.clone()),
         );
-        let mut sizes = Vec::new();
-        let mut received = Vec::new();
+        // HTTP/2 takes every chunk and writes none.
+        let mut taken = Vec::new();
         while let Some(frame) = body.frame().await {
-            let data = frame.unwrap().into_data().unwrap();
-            sizes.push(data.len());
-            received.extend_from_slice(&data);
-            assert_eq!(budget.used(), value.len());
-            assert_eq!(connection.held.load(Ordering::Relaxed), value.len());
+            taken.push(frame.unwrap().into_data().unwrap());
         }
+        let sizes: Vec<usize> = taken.iter().map(Bytes::len).collect();
         assert_eq!(sizes, [CHUNK, CHUNK, CHUNK, 5]);
-        assert_eq!(received, value);
-        assert_eq!(waiting(&connection), 1);
+        assert_eq!(taken.concat(), value);
+        let whole = value.len() + 4 * CHUNK_OVERHEAD;
+        assert_eq!((budget.used(), held(&connection)), (whole, whole));
+        // The answer is done, but its bytes are not written yet.
         drop(body);
-        assert_eq!(budget.used(), 0);
-        assert_eq!(connection.held.load(Ordering::Relaxed), 0);
-        assert_eq!(waiting(&connection), 0);
+        assert_eq!(budget.used(), whole);
+        assert_eq!(unsent(&connection), 4);
+        // Written, one by one.
+        taken.remove(0);
+        assert_eq!(budget.used(), whole - CHUNK - CHUNK_OVERHEAD);
+        drop(taken);
+        assert_eq!((budget.used(), held(&connection)), (0, 0));
+        assert_eq!(unsent(&connection), 0);
     }
 
     #[tokio::test]
@@ -798,8 +857,8 @@ mod tests {
         };
         // The first answer fits, and waits (its first chunk taken, no more).
         let mut first = answer(&hog);
-        first.frame().await.unwrap().unwrap().into_data().unwrap();
-        assert_eq!(budget.used(), 6 * CHUNK);
+        let first_chunk = chunk(&mut first).await;
+        assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
         // The hog's second one would pass the bound: it ends at once with
         // RESOURCE_EXHAUSTED in its trailers, and nothing of it is held.
         let mut second = answer(&hog);
@@ -813,18 +872,19 @@ mod tests {
         assert_eq!(trailers["grpc-status"], "8");
         assert!(second.is_end_stream());
         assert!(second.frame().await.is_none());
-        assert_eq!(budget.used(), 6 * CHUNK);
+        assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
         // Another connection's answer closes the hog and goes ahead.
         let mut third = answer(&other);
-        third.frame().await.unwrap().unwrap().into_data().unwrap();
+        let third_chunk = chunk(&mut third).await;
         assert!(hog.closing.load(Ordering::Relaxed));
-        assert_eq!(budget.used(), 12 * CHUNK);
+        assert_eq!(budget.used(), 12 * CHUNK + 2 * CHUNK_OVERHEAD);
         // While the hog closes, the others may not pass the bound by more
         // than it holds: a fourth answer gives way.
         let mut fourth = answer(&other);
         let refused = fourth.frame().await.unwrap().unwrap();
         assert!(refused.is_trailers());
         drop((first, second, third, fourth));
+        drop((first_chunk, third_chunk));
         assert_eq!(budget.used(), 0);
     }
 
@@ -843,7 +903,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn an_answer_that_does_not_move_stalls_its_connection() {
+    async fn an_answer_not_written_stalls_its_connection() {
         let budget = budget(1 << 30);
         let connection = budget.connection();
         tokio::time::advance(Duration::from_secs(60)).await;
@@ -856,21 +916,25 @@ mod tests {
             Some(connection.clone()),
         );
         while empty.frame().await.is_some() {}
-        assert_eq!(waiting(&connection), 0);
+        assert_eq!(unsent(&connection), 0);
 
-        // One whose first chunk was taken and no more: stalled after 30 s.
+        // One whose first chunk HTTP/2 took and never wrote: stalled after
+        // 30 s, whether or not the answer asks for more.
         let value = Bytes::from(vec![1u8; 2 * CHUNK]);
         let mut stuck = AnswerBody::new(Full::new(value), budget.clone(), Some(connection.clone()));
-        stuck.frame().await.unwrap().unwrap();
-        tokio::time::advance(Duration::from_secs(29)).await;
-        assert!(!connection.is_stalled(Duration::from_secs(30)));
-        // A second chunk taken is progress.
-        stuck.frame().await.unwrap().unwrap();
+        let first = chunk(&mut stuck).await;
         tokio::time::advance(Duration::from_secs(29)).await;
         assert!(!connection.is_stalled(Duration::from_secs(30)));
         tokio::time::advance(Duration::from_secs(2)).await;
         assert!(connection.is_stalled(Duration::from_secs(30)));
+        // Written: progress.
+        drop(first);
+        assert!(!connection.is_stalled(Duration::from_secs(30)));
+        let second = chunk(&mut stuck).await;
         drop(stuck);
+        tokio::time::advance(Duration::from_secs(31)).await;
+        assert!(connection.is_stalled(Duration::from_secs(30)));
+        drop(second);
         assert!(!connection.is_stalled(Duration::from_secs(30)));
     }
 }

@@ -320,6 +320,7 @@ fn protosocket_port<S: Storage + Clone>(
         first_frame_timeout: config.handshake_timeout,
         frame_timeout: config.request_timeout,
         send_timeout: config.send_timeout,
+        idle_timeout: config.idle_timeout,
     };
     let context = Arc::new(protosocket::Context {
         plane,

@@ -87,34 +87,46 @@ fn overwrite() -> Vec<u8> {
     frame(1, set(CACHE, "k", b"new", TTL_MS))
 }
 
+/// A Set of `size` bytes of value over the baseline item "k", framed whole.
+fn oversized_set(id: u64, size: usize) -> Vec<u8> {
+    frame(id, set(CACHE, "k", &vec![b'o'; size], TTL_MS))
+}
+
 #[tokio::test]
-async fn oversized_frames_close_the_connection() {
+async fn oversized_frames_are_refused_under_their_id() {
     let mut server = Server::start().await;
-    let mut cases = Vec::new();
     // Over --max-request-size (5 MiB by default), before and after
-    // Authenticate: refused from the length alone.
+    // Authenticate: skipped as it arrives, refused under its id, and the
+    // connection goes on.
     for authenticated in [false, true] {
-        let mut bytes = Vec::new();
+        let mut client = Client::connect(server.addr).await;
         if authenticated {
-            bytes.extend(frame(AUTH_ID, auth("")));
+            client.call(AUTH_ID, auth("")).await;
         }
-        prost::encode_length_delimiter(6 << 20, &mut bytes).unwrap();
-        bytes.extend(&overwrite()[1..]);
-        cases.push(bytes);
+        let id = 41 + u64::from(authenticated);
+        client.send_raw(&oversized_set(id, 6 << 20)).await;
+        let refused = client.recv().await.expect("an answer, not a close");
+        assert_eq!(refused.message_id, id);
+        let (status, message) = error_of(refused.kind.unwrap());
+        assert_eq!(status, Status::ResourceExhausted, "{message}");
+        assert!(message.contains("--max-request-size"), "{message}");
+        if !authenticated {
+            client.call(AUTH_ID, auth("")).await;
+        }
+        let (cache, key, value) = ITEMS[0];
+        let read = value_of(client.call(7, get(cache, key)).await);
+        assert_eq!(read.as_deref(), Some(value.as_bytes()));
     }
-    // The largest length a varint holds (u64::MAX, ten bytes).
+    // A length no frame reaches (2^64 - 1, ten bytes): waited for until
+    // --request-timeout, then the connection closes.
     let mut huge = Vec::new();
     prost::encoding::encode_varint(u64::MAX, &mut huge);
-    cases.push(huge);
-    let count = cases.len() as f64;
-    for bytes in cases {
-        let mut client = Client::connect(server.addr).await;
-        client.send_raw(&bytes).await;
-        server
-            .assert_closed(&mut client, "an oversized frame")
-            .await;
-    }
-    wait_for_closes(&server.process, "frame_too_large", count).await;
+    let mut client = Client::connect(server.addr).await;
+    client.send_raw(&huge).await;
+    server
+        .assert_closed(&mut client, "a frame that never ends")
+        .await;
+    wait_for_closes(&server.process, "bad_frame", 1.0).await;
     server.assert_unaffected().await;
 }
 

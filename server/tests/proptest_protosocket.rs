@@ -205,7 +205,7 @@ fn any_bytes_through_the_frame_reader() {
             let (commands, end) = read_all(&bytes, &cuts).await;
             let documented = match &end {
                 End::Clean => true,
-                End::Error(FrameError::TooLarge { size, limit }) => size > limit,
+                End::Error(FrameError::TooLarge { size, limit, .. }) => size > limit,
                 End::Error(FrameError::Garbage(_) | FrameError::Truncated) => true,
                 // No budget here; no clock runs out.
                 End::Error(FrameError::InFlightFull | FrameError::Stalled) => false,

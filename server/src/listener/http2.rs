@@ -14,6 +14,10 @@
 //!   capped likewise (Rapid Reset, CVE-2023-44487).
 //! - The header list is capped (`--max-header-list-size`), and the streams
 //!   per connection (`--max-concurrent-streams`).
+//! - h2's send buffer per stream is [`SEND_BUFFER`], not hyper's 400 KiB:
+//!   what h2 holds of an answer is charged to the in-flight budget until
+//!   written (`crate::in_flight`), and beyond two chunks a larger buffer
+//!   only queues in memory what the socket has not taken.
 //! - Keepalive pings find dead peers; a peer that answers pings but never
 //!   reads is found by the send timeout instead (`super::serve_connection`).
 
@@ -21,6 +25,8 @@ use std::time::Duration;
 
 use hyper::server::conn::http2::Builder;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+use crate::in_flight::SEND_BUFFER;
 
 /// Streams one connection may make the server reset before it is closed.
 /// A well-behaved client provokes none; h2's own default.
@@ -47,6 +53,7 @@ pub fn builder(settings: &Settings) -> Builder<TokioExecutor> {
         .max_header_list_size(settings.max_header_list_size)
         .max_local_error_reset_streams(Some(MAX_LOCAL_ERROR_RESETS))
         .max_pending_accept_reset_streams(Some(MAX_PENDING_ACCEPT_RESETS))
+        .max_send_buf_size(SEND_BUFFER)
         .keep_alive_interval(Some(settings.keepalive_interval))
         .keep_alive_timeout(settings.keepalive_timeout);
     builder

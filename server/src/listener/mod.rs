@@ -15,6 +15,7 @@
 //!   them for `--send-timeout` is closed (a client that never reads still
 //!   answers keepalive pings, so keepalive does not find it).
 //! - Established idle connections are left alone: SDKs keep them and ping.
+//!   (The protosocket port closes its idle ones after `--idle-timeout`.)
 //!
 //! Every close is counted in `jiffy_connections_closed_total{reason}`.
 
@@ -76,8 +77,8 @@ pub enum CloseReason {
     Shutdown,
     /// It held the most of the in-flight bytes when they ran out.
     InFlightLimit,
-    /// Protosocket: a frame over the size limit.
-    FrameTooLarge,
+    /// Protosocket: no command read or running for `--idle-timeout`.
+    IdleTimeout,
     /// Protosocket: bytes that are no frame (a bad length or message), or a
     /// frame cut short by the end of the stream or `--request-timeout`.
     BadFrame,
@@ -96,7 +97,7 @@ impl CloseReason {
         CloseReason::KeepaliveTimeout,
         CloseReason::Shutdown,
         CloseReason::InFlightLimit,
-        CloseReason::FrameTooLarge,
+        CloseReason::IdleTimeout,
         CloseReason::BadFrame,
     ];
 
@@ -113,7 +114,7 @@ impl CloseReason {
             CloseReason::KeepaliveTimeout => "keepalive_timeout",
             CloseReason::Shutdown => "shutdown",
             CloseReason::InFlightLimit => "in_flight_limit",
-            CloseReason::FrameTooLarge => "frame_too_large",
+            CloseReason::IdleTimeout => "idle_timeout",
             CloseReason::BadFrame => "bad_frame",
         }
     }

@@ -13,6 +13,11 @@
 //! - Frames, commands and answers are charged to the server's in-flight
 //!   budget ([`super::budget`]); when it closes this connection to make
 //!   room for others, the connection ends (`in_flight_limit`).
+//! - A frame over `--max-request-size` is skipped as it arrives and refused
+//!   RESOURCE_EXHAUSTED under its message id; the connection goes on.
+//! - Once its first frame is in, a connection with no command read or
+//!   running for `--idle-timeout` is closed (`idle_timeout`): idle clients
+//!   cannot hold the port's connection cap.
 //! - A cancel (control code 1) aborts the command in flight under its id,
 //!   and nothing is answered; a cancel for no such command is ignored.
 
@@ -61,6 +66,8 @@ pub struct Limits {
     pub frame_timeout: Duration,
     /// A write of answers without progress (`--send-timeout`).
     pub send_timeout: Duration,
+    /// No command read or running (`--idle-timeout`), after the first frame.
+    pub idle_timeout: Duration,
 }
 
 /// Serves one connection until it ends; says why it did. `handshaken` is
@@ -95,8 +102,13 @@ where
     let first_frame = tokio::time::sleep(limits.first_frame_timeout);
     tokio::pin!(first_frame);
     let mut handshaken = Some(handshaken);
+    // Idle connections would hold their place under --max-connections for
+    // nothing: past --idle-timeout without a command, they are closed.
+    let idle = tokio::time::sleep(limits.idle_timeout);
+    tokio::pin!(idle);
     loop {
         let room = connection.tasks.len() < limits.max_in_flight;
+        let idle_now = handshaken.is_none() && connection.tasks.is_empty();
         let frame = tokio::select! {
             result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
             () = state.close.notified() => return CloseReason::InFlightLimit,
@@ -105,18 +117,34 @@ where
                 if let Ok((task, id)) = done {
                     connection.finished(id, task);
                 }
+                idle.as_mut().reset(Instant::now() + limits.idle_timeout);
                 continue;
             }
+            () = &mut idle, if idle_now => return CloseReason::IdleTimeout,
             () = &mut first_frame, if handshaken.is_some() => return CloseReason::HandshakeTimeout,
             frame = reader.next(), if room => frame,
         };
         if let Some(handshaken) = handshaken.take() {
             handshaken();
         }
+        idle.as_mut().reset(Instant::now() + limits.idle_timeout);
         let frame = match frame {
             Ok(Some(frame)) => frame,
             Ok(None) => break,
-            Err(FrameError::TooLarge { .. }) => return CloseReason::FrameTooLarge,
+            Err(error @ FrameError::TooLarge { message_id, .. }) => {
+                // Skipped whole: refused under its id, and the client's
+                // other commands go on.
+                let refused = connection.refuse(None, Code::ResourceExhausted, &error.to_string());
+                let answer = (reply(message_id, refused), None);
+                let sent = tokio::select! {
+                    sent = connection.answers.send(answer) => sent,
+                    result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
+                };
+                if sent.is_err() {
+                    return CloseReason::ClientClosed;
+                }
+                continue;
+            }
             Err(FrameError::InFlightFull) => return CloseReason::InFlightLimit,
             Err(error) => {
                 tracing::debug!(%error, "protosocket: closing a connection");
@@ -173,14 +201,7 @@ impl<S: Storage> Connection<S> {
             charge,
         } = frame;
         let id = command.message_id;
-        let reply = |kind| {
-            let frame = encode(&CacheResponse {
-                message_id: id,
-                control_code: NORMAL,
-                kind: Some(kind),
-            });
-            Some((frame, None))
-        };
+        let reply = |kind| Some((reply(id, kind), None));
         let unary = match (command.control_code, command.rpc_kind) {
             (CANCEL, _) => {
                 if let Some((_, task)) = self.in_flight.remove(&id) {
@@ -298,6 +319,15 @@ impl<S: Storage> Connection<S> {
             self.in_flight.remove(&id);
         }
     }
+}
+
+/// The frame of an answer to the command `id`.
+fn reply(id: u64, kind: Kind) -> bytes::Bytes {
+    encode(&CacheResponse {
+        message_id: id,
+        control_code: NORMAL,
+        kind: Some(kind),
+    })
 }
 
 fn unknown_command() -> String {

@@ -1,9 +1,11 @@
 //! Frames: a protobuf varint holding the message's length, then the message.
 //!
 //! [`FrameReader`] takes commands off a byte stream without trusting it: a
-//! length over the limit is refused before any of the message is buffered,
-//! a length prefix that is no varint and a message that does not decode are
-//! errors, and so is a stream that ends inside a frame. Given a [`Budget`],
+//! frame whose length is over the limit is skipped as it arrives, never
+//! buffered, its fields scanned for the message id so that it can be
+//! refused under that id ([`FrameError::TooLarge`]) while the connection
+//! goes on; a length prefix that is no varint and a message that does not
+//! decode are errors, and so is a stream that ends inside a frame. Given a [`Budget`],
 //! a frame that arrives in pieces is charged to it from the first. It reads
 //! answers as well, for a client (the load client of `bench/server`).
 
@@ -31,8 +33,15 @@ const READ_CHUNK: usize = 16 << 10;
 /// Why the bytes on a connection are no command.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
+    /// The frame was skipped whole: the connection may go on. `message_id`
+    /// is the last one its fields held (0, as protobuf reads a missing
+    /// field, if none came before anything that is no protobuf field).
     #[error("a frame of {size} bytes, over the limit of {limit} (--max-request-size)")]
-    TooLarge { size: usize, limit: usize },
+    TooLarge {
+        size: usize,
+        limit: usize,
+        message_id: u64,
+    },
     #[error("not a frame: {0}")]
     Garbage(String),
     #[error("the stream ended inside a frame")]
@@ -70,10 +79,25 @@ pub struct FrameReader<R, M = CacheCommand> {
     budget: Option<Budget>,
     /// The charge of the frame now arriving.
     arriving: Option<Charge>,
+    /// The frame over the limit now being skipped.
+    skipping: Option<Skipping>,
     message: PhantomData<fn() -> M>,
 }
 
-impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
+/// The protobuf field number of the message id, in a command or an answer.
+pub trait MessageId {
+    const ID_FIELD: u32;
+}
+
+impl MessageId for CacheCommand {
+    const ID_FIELD: u32 = 2;
+}
+
+impl MessageId for CacheResponse {
+    const ID_FIELD: u32 = 1;
+}
+
+impl<R: AsyncRead + Unpin, M: Message + Default + MessageId> FrameReader<R, M> {
     pub fn new(io: R, limit: usize, frame_timeout: Duration) -> Self {
         FrameReader {
             io,
@@ -83,6 +107,7 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
             frame_started: None,
             budget: None,
             arriving: None,
+            skipping: None,
             message: PhantomData,
         }
     }
@@ -100,7 +125,7 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
             if let Some(command) = self.parse()? {
                 return Ok(Some(command));
             }
-            let read = if self.buffer.is_empty() {
+            let read = if self.buffer.is_empty() && self.skipping.is_none() {
                 self.io.read_buf(&mut self.buffer).await
             } else {
                 let started = *self.frame_started.get_or_insert_with(Instant::now);
@@ -120,6 +145,23 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
 
     /// A whole message off the front of the buffer, if it holds one.
     fn parse(&mut self) -> Result<Option<Frame<M>>, FrameError> {
+        if let Some(skipping) = &mut self.skipping {
+            let seen = skipping.remaining.min(self.buffer.len());
+            skipping.scan.feed(&self.buffer[..seen]);
+            self.buffer.advance(seen);
+            skipping.remaining -= seen;
+            if skipping.remaining > 0 {
+                self.buffer.reserve(READ_CHUNK);
+                return Ok(None);
+            }
+            let skipped = self.skipping.take().expect("skipping");
+            self.frame_started = (!self.buffer.is_empty()).then(Instant::now);
+            return Err(FrameError::TooLarge {
+                size: skipped.size,
+                limit: self.limit,
+                message_id: skipped.scan.id,
+            });
+        }
         if self.buffer.is_empty() {
             self.frame_started = None;
             return Ok(None);
@@ -128,10 +170,14 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
             return Ok(None);
         };
         if size > self.limit {
-            return Err(FrameError::TooLarge {
-                size,
-                limit: self.limit,
+            // Read no further than the frame: what follows is the next one.
+            self.buffer.advance(prefix);
+            self.skipping = Some(Skipping {
+                size: size.saturating_add(prefix),
+                remaining: size,
+                scan: IdScan::new(M::ID_FIELD),
             });
+            return self.parse();
         }
         if self.buffer.len() < prefix + size {
             if let (None, Some(budget)) = (&self.arriving, &self.budget) {
@@ -152,6 +198,130 @@ impl<R: AsyncRead + Unpin, M: Message + Default> FrameReader<R, M> {
             size: prefix + size,
             charge,
         }))
+    }
+}
+
+/// A frame over the limit, skipped as it arrives.
+struct Skipping {
+    /// The whole frame, its length prefix included.
+    size: usize,
+    /// Bytes of it still to come.
+    remaining: usize,
+    scan: IdScan,
+}
+
+/// Finds a message's id among its fields as its bytes go by, keeping none
+/// of them: each field's tag is read, the id's value kept, every other
+/// value skipped by its length. prost has no decoder for a message that is
+/// not kept whole; this reads only tags, varints and lengths
+/// (protobuf.dev/programming-guides/encoding). Bytes that are no field
+/// stop the search; the id found so far stands.
+struct IdScan {
+    id_field: u32,
+    id: u64,
+    state: ScanState,
+}
+
+enum ScanState {
+    /// A field's tag, as a varint so far.
+    Tag(Varint),
+    /// The value of a varint field (the id's, if `keep`).
+    Value { varint: Varint, keep: bool },
+    /// The length of a length-delimited field.
+    Length(Varint),
+    /// Bytes of a value to pass over.
+    Skip(u64),
+    /// Not a protobuf field: look no further.
+    Lost,
+}
+
+#[derive(Default)]
+struct Varint {
+    value: u64,
+    shift: u32,
+}
+
+impl Varint {
+    /// Adds `byte`; the value once it was the last, or an error past ten bytes.
+    fn push(&mut self, byte: u8) -> Result<Option<u64>, ()> {
+        if self.shift >= 64 {
+            return Err(());
+        }
+        self.value |= u64::from(byte & 0x7f) << self.shift;
+        self.shift += 7;
+        Ok((byte & 0x80 == 0).then_some(self.value))
+    }
+}
+
+impl IdScan {
+    fn new(id_field: u32) -> IdScan {
+        IdScan {
+            id_field,
+            id: 0,
+            state: ScanState::Tag(Varint::default()),
+        }
+    }
+
+    fn feed(&mut self, mut bytes: &[u8]) {
+        while let Some((&byte, rest)) = bytes.split_first() {
+            if let ScanState::Skip(left) = &mut self.state {
+                let passed = bytes
+                    .len()
+                    .min(usize::try_from(*left).unwrap_or(usize::MAX));
+                *left -= passed as u64;
+                bytes = &bytes[passed..];
+                if *left == 0 {
+                    self.state = ScanState::Tag(Varint::default());
+                }
+                continue;
+            }
+            bytes = rest;
+            self.state = match std::mem::replace(&mut self.state, ScanState::Lost) {
+                ScanState::Tag(mut tag) => match tag.push(byte) {
+                    Ok(None) => ScanState::Tag(tag),
+                    Ok(Some(tag)) => self.field(tag),
+                    Err(()) => ScanState::Lost,
+                },
+                ScanState::Value { mut varint, keep } => match varint.push(byte) {
+                    Ok(None) => ScanState::Value { varint, keep },
+                    Ok(Some(value)) => {
+                        if keep {
+                            self.id = value;
+                        }
+                        ScanState::Tag(Varint::default())
+                    }
+                    Err(()) => ScanState::Lost,
+                },
+                ScanState::Length(mut length) => match length.push(byte) {
+                    Ok(None) => ScanState::Length(length),
+                    Ok(Some(0)) => ScanState::Tag(Varint::default()),
+                    Ok(Some(length)) => ScanState::Skip(length),
+                    Err(()) => ScanState::Lost,
+                },
+                ScanState::Skip(_) => unreachable!("handled above"),
+                ScanState::Lost => return,
+            };
+        }
+    }
+
+    /// What follows the tag `tag`: its value, by wire type.
+    fn field(&self, tag: u64) -> ScanState {
+        let number = tag >> 3;
+        if number == 0 {
+            return ScanState::Lost;
+        }
+        match tag & 7 {
+            0 => ScanState::Value {
+                varint: Varint::default(),
+                keep: number == u64::from(self.id_field),
+            },
+            1 => ScanState::Skip(8),
+            2 => ScanState::Length(Varint::default()),
+            5 => ScanState::Skip(4),
+            // Groups (3, 4) are long gone from protobuf, and no other
+            // wire type exists.
+            _ => ScanState::Lost,
+        }
     }
 }
 
@@ -252,6 +422,90 @@ mod tests {
         assert_eq!(next().await, Some(command));
         writing.await.unwrap();
         assert_eq!(next().await, None);
+    }
+
+    fn set_command(id: u64, value_len: usize) -> CacheCommand {
+        use crate::proto::protosocket::cache::{cache_command::RpcKind, unary, SetCommand, Unary};
+        CacheCommand {
+            message_id: id,
+            control_code: 0,
+            rpc_kind: Some(RpcKind::Unary(Unary {
+                command: Some(unary::Command::Set(SetCommand {
+                    namespace: "c".into(),
+                    key: "k".into(),
+                    value: vec![7; value_len].into(),
+                    ttl_milliseconds: 1000,
+                })),
+            })),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_frame_over_the_limit_is_skipped_and_named_by_its_id() {
+        let mut bytes = set_command(77, 5000).encode_length_delimited_to_vec();
+        let size = bytes.len();
+        let next = set_command(78, 10);
+        bytes.extend(next.encode_length_delimited_to_vec());
+        let (mut client, server) = tokio::io::duplex(256);
+        let mut reader: FrameReader<_> = FrameReader::new(server, 1 << 10, Duration::from_secs(5));
+        let writing = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            for piece in bytes.chunks(100) {
+                client.write_all(piece).await.unwrap();
+            }
+        });
+        let limit = 1 << 10;
+        assert_eq!(
+            reader.next().await.unwrap_err(),
+            FrameError::TooLarge {
+                size,
+                limit,
+                message_id: 77
+            }
+        );
+        // Nothing of it was kept, and the next frame reads whole.
+        assert!(reader.buffer.capacity() < 2 * READ_CHUNK + 200);
+        let read = reader.next().await.unwrap().unwrap();
+        assert_eq!(read.message, next);
+        writing.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_frame_whose_length_is_never_reached_stalls() {
+        let mut bytes = Vec::new();
+        prost::encoding::encode_varint(u64::MAX, &mut bytes);
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut reader: FrameReader<_> = FrameReader::new(server, 1 << 10, Duration::from_secs(5));
+        use tokio::io::AsyncWriteExt;
+        client.write_all(&bytes).await.unwrap();
+        assert_eq!(reader.next().await.unwrap_err(), FrameError::Stalled);
+    }
+
+    #[test]
+    fn the_id_is_found_wherever_it_is_and_whatever_comes_before() {
+        let scan = |bytes: &[u8], pieces: usize| {
+            let mut scan = IdScan::new(2);
+            for piece in bytes.chunks(pieces.max(1)) {
+                scan.feed(piece);
+            }
+            scan.id
+        };
+        // prost writes fields in order of number: the id (2) first.
+        let encoded = set_command(u64::MAX, 300).encode_to_vec();
+        assert_eq!(scan(&encoded, 1), u64::MAX);
+        assert_eq!(scan(&encoded, 7), u64::MAX);
+        // Another encoder may put it last, after fixed-width fields too.
+        let mut last = Vec::new();
+        prost::encoding::bytes::encode(10, &vec![1u8; 300], &mut last);
+        prost::encoding::fixed64::encode(5, &9, &mut last);
+        prost::encoding::fixed32::encode(6, &9, &mut last);
+        prost::encoding::uint64::encode(2, &42, &mut last);
+        assert_eq!(scan(&last, 1), 42);
+        assert_eq!(scan(&last, 64), 42);
+        // No id: 0, as protobuf reads it. Garbage first: 0, and no panic.
+        assert_eq!(scan(&set_command(0, 10).encode_to_vec(), 3), 0);
+        assert_eq!(scan(&[0xff; 40], 3), 0);
+        assert_eq!(scan(&[0x07, 0x10, 0x05], 1), 0);
     }
 
     #[tokio::test]
