@@ -1,5 +1,12 @@
 //! Dictionaries in the embedded store: a hash map of field to value, with
-//! the cost of its entries kept up to date by every change.
+//! the cost of its entries and the size of its whole answer kept up to date
+//! by every change.
+//!
+//! What each call costs, for a dictionary of n fields: Set O(k) for k
+//! fields, Get O(k), Increment, Length O(1), Delete O(k) (all: O(n) to
+//! free), Fetch O(n) refcount copies (no sort: the answer is a map, in no
+//! promised order), its answer's size known in O(1) beforehand
+//! ([`Dictionary::fetch_encoded_len`]).
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the dictionary as it was.
@@ -9,6 +16,7 @@ use std::future::{ready, Future};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use prost::encoding::encoded_len_varint;
 
 use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
@@ -20,12 +28,26 @@ fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
     part_cost(field.len()) + part_cost(value.len()) + ELEMENT_OVERHEAD
 }
 
+/// The bytes one entry takes in a DictionaryFetch answer, as prost encodes
+/// it: a `DictionaryFieldValuePair` (an empty field or value is left out,
+/// proto3's default) behind its tag and length.
+fn entry_encoded_len(field: &[u8], value: &[u8]) -> u64 {
+    let part = |bytes: &[u8]| match bytes.len() {
+        0 => 0,
+        len => 1 + encoded_len_varint(len as u64) + len,
+    };
+    let pair = part(field) + part(value);
+    (1 + encoded_len_varint(pair as u64) + pair) as u64
+}
+
 #[derive(Debug, Default)]
 pub struct Dictionary {
     entries: HashMap<Bytes, Bytes>,
     /// The sum of [`entry_cost`] over `entries`: every mutator keeps it, so
     /// the store reads the dictionary's charge in O(1).
     cost: u64,
+    /// The sum of [`entry_encoded_len`] over `entries`, kept likewise.
+    encoded_len: u64,
 }
 
 impl Dictionary {
@@ -39,6 +61,13 @@ impl Dictionary {
 
     pub fn cost(&self) -> u64 {
         self.cost
+    }
+
+    /// The bytes of the entries of this dictionary's DictionaryFetch answer,
+    /// exactly as encoded (the envelope around them adds at most 16), in
+    /// O(1): an answer too large to send is refused without a walk.
+    pub fn fetch_encoded_len(&self) -> u64 {
+        self.encoded_len
     }
 
     /// Sets each field to its value, in order (so a repeated field keeps
@@ -99,15 +128,14 @@ impl Dictionary {
             .collect()
     }
 
-    /// Every entry, in ascending byte order of the fields.
+    /// Every entry, in the hash map's order: a refcount copy of each, with
+    /// no sort (the protocol answers a map; sorting a million fields under
+    /// the shard lock held every other call of the shard for 100s of ms).
     pub fn fetch(&self) -> Vec<(Bytes, Bytes)> {
-        let mut entries: Vec<(Bytes, Bytes)> = self
-            .entries
+        self.entries
             .iter()
             .map(|(field, value)| (field.clone(), value.clone()))
-            .collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        entries
+            .collect()
     }
 
     pub fn delete(&mut self, delete: &DictionaryDelete) {
@@ -115,11 +143,13 @@ impl Dictionary {
             DictionaryDelete::All => {
                 self.entries.clear();
                 self.cost = 0;
+                self.encoded_len = 0;
             }
             DictionaryDelete::Fields(fields) => {
                 for field in fields {
                     if let Some((field, value)) = self.entries.remove_entry(&field[..]) {
                         self.cost -= entry_cost(&field, &value);
+                        self.encoded_len -= entry_encoded_len(&field, &value);
                     }
                 }
             }
@@ -128,8 +158,10 @@ impl Dictionary {
 
     fn insert(&mut self, field: Bytes, value: Bytes) {
         self.cost += entry_cost(&field, &value);
+        self.encoded_len += entry_encoded_len(&field, &value);
         if let Some(old) = self.entries.get_mut(&field) {
             self.cost -= entry_cost(&field, old);
+            self.encoded_len -= entry_encoded_len(&field, old);
             *old = value;
         } else {
             self.entries.insert(field, value);
@@ -237,8 +269,10 @@ mod tests {
         items.iter().map(|(f, v)| (bytes(f), bytes(v))).collect()
     }
 
+    /// The entries, sorted by field (fetch promises no order).
     fn contents(d: &Dictionary) -> Vec<(String, String)> {
-        d.fetch()
+        let mut entries: Vec<(String, String)> = d
+            .fetch()
             .into_iter()
             .map(|(f, v)| {
                 (
@@ -246,13 +280,26 @@ mod tests {
                     String::from_utf8(v.to_vec()).unwrap(),
                 )
             })
-            .collect()
+            .collect();
+        entries.sort();
+        entries
     }
 
-    /// The cost kept incrementally equals the cost recomputed from scratch.
+    /// The cost and answer size kept incrementally equal those recomputed
+    /// from scratch, the size as prost encodes the answer's items.
     fn assert_cost_is_exact(d: &Dictionary) {
+        use crate::proto::cache_client::{dictionary_fetch_response, DictionaryFieldValuePair};
+        use prost::Message;
         let recomputed: u64 = d.entries.iter().map(|(f, v)| entry_cost(f, v)).sum();
         assert_eq!(d.cost(), recomputed);
+        let found = dictionary_fetch_response::Found {
+            items: d
+                .fetch()
+                .into_iter()
+                .map(|(field, value)| DictionaryFieldValuePair { field, value })
+                .collect(),
+        };
+        assert_eq!(d.fetch_encoded_len(), found.encoded_len() as u64);
     }
 
     #[test]
@@ -338,6 +385,21 @@ mod tests {
         d.delete(&DictionaryDelete::All);
         assert!(d.is_empty());
         assert_eq!(d.cost(), 0);
+        assert_eq!(d.fetch_encoded_len(), 0);
+    }
+
+    #[test]
+    fn the_answer_size_counts_empty_parts_and_long_lengths() {
+        let long = "v".repeat(300);
+        let mut d = dictionary(&[("", ""), ("f", ""), ("", "x"), ("g", &long)]);
+        assert_cost_is_exact(&d);
+        d.set(pairs(&[("g", "short"), ("h", &long)]), NO_LIMIT)
+            .unwrap();
+        assert_cost_is_exact(&d);
+        d.delete(&DictionaryDelete::Fields(vec![bytes("h"), bytes("")]));
+        assert_cost_is_exact(&d);
+        assert_eq!(d.increment(b"n", 7, NO_LIMIT), Ok(7));
+        assert_cost_is_exact(&d);
     }
 
     #[test]
