@@ -4,9 +4,9 @@
 //!
 //! What each call costs, for a dictionary of n fields: Set O(k) for k
 //! fields, Get O(k), Increment, Length O(1), Delete O(k) (all: O(n) to
-//! free), Fetch O(n) refcount copies (no sort: the answer is a map, in no
-//! promised order), its answer's size known in O(1) beforehand
-//! ([`Dictionary::fetch_encoded_len`]).
+//! free), Fetch O(n): one copy of the fields and values (no sort: the
+//! answer is a map, in no promised order), its answer's size known in O(1)
+//! beforehand ([`Dictionary::fetch_encoded_len`]).
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the dictionary as it was.
@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::future::{ready, Future};
 use std::sync::Arc;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use prost::encoding::encoded_len_varint;
 
 use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
@@ -128,13 +128,28 @@ impl Dictionary {
             .collect()
     }
 
-    /// Every entry, in the hash map's order: a refcount copy of each, with
-    /// no sort (the protocol answers a map; sorting a million fields under
-    /// the shard lock held every other call of the shard for 100s of ms).
+    /// Every entry, in the hash map's order (no sort: the protocol answers
+    /// a map, and sorting a million fields under the shard lock held every
+    /// other call of the shard for 100s of ms).
+    ///
+    /// The fields and values are copied into one buffer and answered as
+    /// slices of it, rather than as clones of the stored `Bytes`: the first
+    /// clone of a stored part allocates its 32-byte shared header, which
+    /// then lives as long as the entry, uncounted (one fetch of 1,000,000
+    /// fields left +61 MiB behind), and each clone and its drop touch every
+    /// part's header, two cache misses a part where one copy costs one.
     pub fn fetch(&self) -> Vec<(Bytes, Bytes)> {
+        // The encoded size is the parts' bytes and a few more per entry: a
+        // buffer of it never grows, so every slice shares one allocation.
+        let mut buffer = BytesMut::with_capacity(self.encoded_len as usize);
         self.entries
             .iter()
-            .map(|(field, value)| (field.clone(), value.clone()))
+            .map(|(field, value)| {
+                buffer.extend_from_slice(field);
+                let field = buffer.split().freeze();
+                buffer.extend_from_slice(value);
+                (field, buffer.split().freeze())
+            })
             .collect()
     }
 

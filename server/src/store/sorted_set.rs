@@ -21,7 +21,7 @@ use std::future::{ready, Future};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use hashbrown::HashMap;
 
 use super::ranked::Ranked;
@@ -87,11 +87,15 @@ impl Key {
         }
     }
 
-    fn scored(&self) -> ScoredValue {
+    fn value(&self) -> &Bytes {
         match &self.tail {
-            Tail::Value(value) => (value.clone(), self.score),
+            Tail::Value(value) => value,
             Tail::Low | Tail::High => unreachable!("bounds are never stored"),
         }
+    }
+
+    fn scored(&self) -> ScoredValue {
+        (self.value().clone(), self.score)
     }
 }
 
@@ -220,9 +224,17 @@ impl SortedSetValue {
             }
         };
         let range = self.order.range(start, end);
+        // Copied into one buffer and answered as slices of it, as a
+        // dictionary's fetch is (see `Dictionary::fetch` for why not clones).
+        let size = range.clone().map(|key| key.value().len()).sum();
+        let mut buffer = BytesMut::with_capacity(size);
+        let copy = |key: &Key| {
+            buffer.extend_from_slice(key.value());
+            (buffer.split().freeze(), key.score)
+        };
         match order {
-            SortOrder::Ascending => range.map(Key::scored).collect(),
-            SortOrder::Descending => range.rev().map(Key::scored).collect(),
+            SortOrder::Ascending => range.map(copy).collect(),
+            SortOrder::Descending => range.rev().map(copy).collect(),
         }
     }
 
@@ -232,7 +244,7 @@ impl SortedSetValue {
         let rank = self.order.rank(&key)?;
         Some(match order {
             SortOrder::Ascending => rank,
-            SortOrder::Descending => self.len() - 1 - rank,
+            SortOrder::Descending => self.order.len() - 1 - rank,
         } as u64)
     }
 
