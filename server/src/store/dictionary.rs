@@ -23,6 +23,11 @@ use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
 
+/// Past this many fields a fetch is copied on tokio's blocking pool: a few
+/// hundred microseconds of work, the longest a runtime worker should hold
+/// the calls queued on it.
+const INLINE_FETCH_FIELDS: usize = 4096;
+
 /// The charge of one entry holding `field` and `value`.
 fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
     part_cost(field.len()) + part_cost(value.len()) + ELEMENT_OVERHEAD
@@ -239,7 +244,26 @@ impl DictionaryStorage for Arc<Store> {
         cache: &CacheId,
         key: &[u8],
     ) -> impl Future<Output = Result<Option<Vec<(Bytes, Bytes)>>, Error>> + Send {
-        ready(self.read(*cache, key, Dictionary::fetch))
+        let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
+        async move {
+            let small = |dictionary: &Dictionary| {
+                (dictionary.len() <= INLINE_FETCH_FIELDS).then(|| dictionary.fetch())
+            };
+            match store.read(cache, &key, small)? {
+                None => Ok(None),
+                Some(Some(entries)) => Ok(Some(entries)),
+                // A copy of O(n) parts: on tokio's blocking pool, so the calls
+                // queued behind this one on its runtime worker (which no other
+                // worker may take from it) are not held for its length.
+                Some(None) => {
+                    let copy = move || store.read(cache, &key, Dictionary::fetch);
+                    match tokio::task::spawn_blocking(copy).await {
+                        Ok(entries) => entries,
+                        Err(join) => std::panic::resume_unwind(join.into_panic()),
+                    }
+                }
+            }
+        }
     }
 
     fn dictionary_delete(
