@@ -28,6 +28,18 @@ use crate::error::Error;
 /// the calls queued on it.
 const INLINE_FETCH_FIELDS: usize = 4096;
 
+/// Runs `copy` (a copy of O(n) parts out of the store) on tokio's blocking
+/// pool, so the calls queued behind this one on its runtime worker (which
+/// no other worker may take from it) are not held for its length.
+pub(super) async fn on_blocking_pool<R: Send + 'static>(
+    copy: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    match tokio::task::spawn_blocking(copy).await {
+        Ok(answer) => answer,
+        Err(join) => std::panic::resume_unwind(join.into_panic()),
+    }
+}
+
 /// The charge of one entry holding `field` and `value`.
 fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
     part_cost(field.len()) + part_cost(value.len()) + ELEMENT_OVERHEAD
@@ -252,15 +264,9 @@ impl DictionaryStorage for Arc<Store> {
             match store.read(cache, &key, small)? {
                 None => Ok(None),
                 Some(Some(entries)) => Ok(Some(entries)),
-                // A copy of O(n) parts: on tokio's blocking pool, so the calls
-                // queued behind this one on its runtime worker (which no other
-                // worker may take from it) are not held for its length.
                 Some(None) => {
                     let copy = move || store.read(cache, &key, Dictionary::fetch);
-                    match tokio::task::spawn_blocking(copy).await {
-                        Ok(entries) => entries,
-                        Err(join) => std::panic::resume_unwind(join.into_panic()),
-                    }
+                    on_blocking_pool(copy).await
                 }
             }
         }
@@ -499,5 +505,42 @@ mod tests {
             store.dictionary_length(&c, b"d99").await.unwrap(),
             Some(100)
         );
+    }
+
+    /// A fetch small enough to copy in place and one copied on the blocking
+    /// pool answer alike: every entry once, as stored.
+    #[tokio::test]
+    async fn small_and_large_fetches_answer_every_entry() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 26,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: std::time::Duration::from_secs(60),
+            refresh: false,
+        };
+        for n in [3, INLINE_FETCH_FIELDS + 1] {
+            let name = format!("d{n}");
+            let items: Vec<(Bytes, Bytes)> = (0..n)
+                .map(|i| (Bytes::from(format!("f{i}")), Bytes::from(format!("v{i}"))))
+                .collect();
+            store
+                .dictionary_set(&c, name.as_bytes(), items.clone(), ttl, NO_LIMIT)
+                .await
+                .unwrap();
+            let mut fetched = store
+                .dictionary_fetch(&c, name.as_bytes())
+                .await
+                .unwrap()
+                .unwrap();
+            fetched.sort();
+            let mut want = items;
+            want.sort();
+            assert_eq!(fetched, want, "{n} fields");
+        }
+        assert_eq!(store.dictionary_fetch(&c, b"missing").await, Ok(None));
     }
 }

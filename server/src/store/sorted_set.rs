@@ -9,7 +9,8 @@
 //! - Put: O(k log n) for k elements; Increment: O(log n).
 //! - GetScore: O(k) for k values; Length: O(1).
 //! - Fetch by index or by score: O(log n + m) for m answered, wherever the
-//!   range starts (the offset of a fetch by score is skipped by position).
+//!   range starts (the offset of a fetch by score is skipped by position);
+//!   past `INLINE_FETCH_ELEMENTS` the copy runs on tokio's blocking pool.
 //! - GetRank: O(log n). LengthByScore: O(log n).
 //! - Remove: O(k log n); UnionStore: O(total elements of the sources).
 //!
@@ -24,6 +25,7 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use hashbrown::HashMap;
 
+use super::dictionary::on_blocking_pool;
 use super::ranked::Ranked;
 use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
@@ -32,6 +34,10 @@ use crate::backend::{
     SortedSetRange, SortedSetRemove, SortedSetStorage, SortedSetUnion,
 };
 use crate::error::Error;
+
+/// Past this many elements a fetch is copied on tokio's blocking pool, as
+/// a dictionary's is past as many fields.
+const INLINE_FETCH_ELEMENTS: usize = 4096;
 
 /// The charge of one element holding `value`: its bytes once (shared by
 /// both structures) and a slot in each, a hash-map entry and a chunk slot.
@@ -193,9 +199,15 @@ impl SortedSetValue {
     }
 
     pub fn fetch(&self, range: SortedSetRange, order: SortOrder) -> Vec<ScoredValue> {
+        let (start, end) = self.answered(range, order);
+        self.copy(start, end, order)
+    }
+
+    /// The ascending positions `start..end` a fetch answers, in O(log n);
+    /// `order` only says which way they are walked.
+    fn answered(&self, range: SortedSetRange, order: SortOrder) -> (usize, usize) {
         let len = self.len();
-        // The ascending positions answered; `order` only says which way.
-        let (start, end) = match range {
+        match range {
             SortedSetRange::ByIndex { start, end } => {
                 let bounds = SortedSetRange::index_bounds(start, end, len);
                 match order {
@@ -222,7 +234,11 @@ impl SortedSetValue {
                     }
                 }
             }
-        };
+        }
+    }
+
+    /// The elements at ascending positions `start..end`, walked in `order`.
+    fn copy(&self, start: usize, end: usize, order: SortOrder) -> Vec<ScoredValue> {
         let range = self.order.range(start, end);
         // Copied into one buffer and answered as slices of it, as a
         // dictionary's fetch is (see `Dictionary::fetch` for why not clones).
@@ -349,7 +365,24 @@ impl SortedSetStorage for Arc<Store> {
         range: SortedSetRange,
         order: SortOrder,
     ) -> impl Future<Output = Result<Option<Vec<ScoredValue>>, Error>> + Send {
-        ready(self.read(*cache, key, |set: &SortedSetValue| set.fetch(range, order)))
+        let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
+        async move {
+            let small = |set: &SortedSetValue| {
+                let (start, end) = set.answered(range, order);
+                (end - start <= INLINE_FETCH_ELEMENTS).then(|| set.copy(start, end, order))
+            };
+            match store.read(cache, &key, small)? {
+                None => Ok(None),
+                Some(Some(elements)) => Ok(Some(elements)),
+                // As a large dictionary's fetch (see `on_blocking_pool`).
+                Some(None) => {
+                    let fetch = move || {
+                        store.read(cache, &key, |set: &SortedSetValue| set.fetch(range, order))
+                    };
+                    on_blocking_pool(fetch).await
+                }
+            }
+        }
     }
 
     fn sorted_set_get_scores(
@@ -820,5 +853,48 @@ mod tests {
             .unwrap();
         tokio::time::sleep(Duration::from_millis(40)).await;
         assert_eq!(store.sorted_set_length(&c, b"z").await, Ok(None));
+    }
+
+    /// A fetch small enough to copy in place and one copied on the blocking
+    /// pool answer alike, in order both ways.
+    #[tokio::test]
+    async fn small_and_large_fetches_answer_in_order() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 26,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: Duration::from_secs(60),
+            refresh: false,
+        };
+        let n = INLINE_FETCH_ELEMENTS + 1;
+        let all: Vec<ScoredValue> = (0..n)
+            .map(|i| (Bytes::from(format!("m{i:06}")), i as f64))
+            .collect();
+        store
+            .sorted_set_put(&c, b"z", all.clone(), ttl, NO_LIMIT)
+            .await
+            .unwrap();
+        let fetch = |end, order| store.sorted_set_fetch(&c, b"z", by_index(None, end), order);
+        let reversed: Vec<ScoredValue> = all.iter().rev().cloned().collect();
+        assert_eq!(
+            fetch(None, SortOrder::Ascending).await,
+            Ok(Some(all.clone()))
+        );
+        assert_eq!(
+            fetch(None, SortOrder::Descending).await,
+            Ok(Some(reversed.clone()))
+        );
+        assert_eq!(
+            fetch(Some(3), SortOrder::Ascending).await,
+            Ok(Some(all[..3].to_vec()))
+        );
+        assert_eq!(
+            fetch(Some(3), SortOrder::Descending).await,
+            Ok(Some(reversed[..3].to_vec()))
+        );
     }
 }
