@@ -6,7 +6,8 @@
 //! fields, Get O(k), Increment, Length O(1), Delete O(k) (all: O(n) to
 //! free), Fetch O(n): one copy of the fields and values (no sort: the
 //! answer is a map, in no promised order), its answer's size known in O(1)
-//! beforehand ([`Dictionary::fetch_encoded_len`]).
+//! beforehand ([`Dictionary::fetch_encoded_len`]); a large one is charged to
+//! the in-flight budget before it is copied, and copied off the runtime.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the dictionary as it was.
@@ -22,6 +23,7 @@ use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
+use crate::in_flight::reserve_answer;
 
 /// Past this many fields a fetch is copied on tokio's blocking pool: a few
 /// hundred microseconds of work, the longest a runtime worker should hold
@@ -85,6 +87,12 @@ impl Dictionary {
     /// O(1): an answer too large to send is refused without a walk.
     pub fn fetch_encoded_len(&self) -> u64 {
         self.encoded_len
+    }
+
+    /// The memory a fetch makes before its answer is encoded: the copy of
+    /// the parts (within the encoded size) and the list of entries.
+    fn fetch_memory(&self) -> usize {
+        self.encoded_len as usize + self.len() * std::mem::size_of::<(Bytes, Bytes)>()
     }
 
     /// Sets each field to its value, in order (so a repeated field keeps
@@ -258,13 +266,19 @@ impl DictionaryStorage for Arc<Store> {
     ) -> impl Future<Output = Result<Option<Vec<(Bytes, Bytes)>>, Error>> + Send {
         let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
         async move {
-            let small = |dictionary: &Dictionary| {
-                (dictionary.len() <= INLINE_FETCH_FIELDS).then(|| dictionary.fetch())
+            let small = |dictionary: &Dictionary| match dictionary.len() {
+                0..=INLINE_FETCH_FIELDS => Ok(dictionary.fetch()),
+                _ => Err(dictionary.fetch_memory()),
             };
             match store.read(cache, &key, small)? {
                 None => Ok(None),
-                Some(Some(entries)) => Ok(Some(entries)),
-                Some(None) => {
+                Some(Ok(entries)) => Ok(Some(entries)),
+                Some(Err(bytes)) => {
+                    // Charged to the call before the copy is made, as the
+                    // Redis store charges a large answer before it leaves
+                    // Redis: past the in-flight budget it is refused.
+                    reserve_answer(bytes)
+                        .map_err(|refused| Error::InFlightFull(refused.message().to_owned()))?;
                     let copy = move || store.read(cache, &key, Dictionary::fetch);
                     on_blocking_pool(copy).await
                 }

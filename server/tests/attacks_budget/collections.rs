@@ -261,13 +261,12 @@ async fn fill(target: &Target, dictionary: bool, n: usize) {
 
 /// Four connections fetching every field of a large dictionary, a few MB
 /// an answer: each fetch is one copy of the fields and values (no sort, no
-/// clone of the stored parts), and nothing stays resident once they are
-/// over. A whole fetch is O(n) by nature, so its CPU is only reported, and
-/// the normal client is held to the harness's bound: its Gets wait for
-/// in-flight room behind these answers at the 32 MiB budget (27 ms p99 at
-/// 1 GiB on the same machine). An answer over `--max-response-size` is
-/// refused before it is built, its size known in O(1)
-/// (`Dictionary::fetch_encoded_len`).
+/// clone of the stored parts), charged to the in-flight budget before it is
+/// made (refused past it), and nothing stays resident once they are over. A
+/// whole fetch is O(n) by nature, so its CPU is only reported, and the
+/// normal client is held to the harness's bound. An answer over
+/// `--max-response-size` is refused before it is built, its size known in
+/// O(1) (`Dictionary::fetch_encoded_len`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dictionary_fetch_of_a_large_dictionary_on_four_connections() {
     let _serial = attack::serialize().await;
