@@ -48,8 +48,9 @@ pub trait DictionaryStorage: Caches {
         key: &[u8],
         fields: &[Bytes],
     ) -> impl Future<Output = Result<Option<Vec<Option<Bytes>>>, Error>> + Send;
-    /// Every field and its value, in ascending byte order of the fields, so
-    /// both stores answer alike.
+    /// Every field and its value, in no promised order (each store answers
+    /// in its hash table's): the protocol answers a map, and a sort per call
+    /// would cost O(n log n) for what the client puts in a map anyway.
     fn dictionary_fetch(
         &self,
         cache: &Self::Cache,

@@ -28,6 +28,7 @@
 pub mod dictionary;
 mod expiry;
 pub mod list;
+mod ranked;
 mod registry;
 pub mod set;
 mod shard;

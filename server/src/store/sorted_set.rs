@@ -1,19 +1,17 @@
 //! Sorted sets in the embedded store: a hash map from value to score, for
-//! the score of a value in O(1), beside a B-tree of (score, value) in the
-//! set's order, for ordered walks both ways. Both share each value's bytes
-//! (a `Bytes` clone), and every change keeps the two and the cost in step.
+//! the score of a value in O(1), beside an order-statistic sequence of
+//! (score, value) in the set's order ([`Ranked`]), for positions and ordered
+//! walks both ways. Both share each value's bytes (a `Bytes` clone), and
+//! every change keeps the two and the cost in step.
 //!
-//! What each call costs, for a set of n elements:
+//! What each call costs, for a set of n elements (none walks what it does
+//! not answer):
 //! - Put: O(k log n) for k elements; Increment: O(log n).
 //! - GetScore: O(k) for k values; Length: O(1).
-//! - Fetch by index: O(start + m) for m answered (a B-tree has no
-//!   positions, so the walk counts from the nearer end: the start in the
-//!   fetch's order); by score: O(log n + offset + m).
-//! - GetRank: O(rank) in the order asked, at most O(n): the walk counts the
-//!   elements before the value. Acceptable for the sizes
-//!   `--max-collection-elements` allows (a B-tree keeping subtree sizes
-//!   would make it O(log n), at the cost of a tree of our own).
-//! - LengthByScore: O(log n + the count).
+//! - Fetch by index or by score: O(log n + m) for m answered, wherever the
+//!   range starts (the offset of a fetch by score is skipped by position);
+//!   past `INLINE_FETCH_ELEMENTS` the copy runs on tokio's blocking pool.
+//! - GetRank: O(log n). LengthByScore: O(log n).
 //! - Remove: O(k log n); UnionStore: O(total elements of the sources, a
 //!   source named twice counted twice), at most `--max-collection-elements`.
 //!
@@ -21,15 +19,15 @@
 //! refused call leaves the set as it was.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
 use std::future::{ready, Future};
-use std::ops::Bound;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use hashbrown::HashMap;
 
+use super::dictionary::on_blocking_pool;
+use super::ranked::Ranked;
 use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{
@@ -38,15 +36,19 @@ use crate::backend::{
 };
 use crate::error::Error;
 
+/// Past this many elements a fetch is copied on tokio's blocking pool, as
+/// a dictionary's is past as many fields.
+const INLINE_FETCH_ELEMENTS: usize = 4096;
+
 /// The charge of one element holding `value`: its bytes once (shared by
-/// both structures) and a slot in each, a hash-map entry and a B-tree key.
+/// both structures) and a slot in each, a hash-map entry and a chunk slot.
 fn element_cost(value: &[u8]) -> u64 {
     part_cost(value.len()) + 2 * ELEMENT_OVERHEAD
 }
 
-/// A key of the B-tree: the score, then the value. `Low` and `High` are
-/// never stored: they bound a walk to the scores of a range, before and
-/// after every value of their score.
+/// A key of the order: the score, then the value. `Low` and `High` are
+/// never stored: they bound a range of scores, before and after every value
+/// of their score.
 #[derive(Clone, Debug)]
 struct Key {
     score: f64,
@@ -92,18 +94,22 @@ impl Key {
         }
     }
 
-    fn scored(&self) -> ScoredValue {
+    fn value(&self) -> &Bytes {
         match &self.tail {
-            Tail::Value(value) => (value.clone(), self.score),
+            Tail::Value(value) => value,
             Tail::Low | Tail::High => unreachable!("bounds are never stored"),
         }
+    }
+
+    fn scored(&self) -> ScoredValue {
+        (self.value().clone(), self.score)
     }
 }
 
 #[derive(Debug, Default)]
 pub struct SortedSetValue {
     scores: HashMap<Bytes, f64>,
-    order: BTreeSet<Key>,
+    order: Ranked<Key>,
     /// The sum of [`element_cost`] over the elements.
     cost: u64,
 }
@@ -194,44 +200,74 @@ impl SortedSetValue {
     }
 
     pub fn fetch(&self, range: SortedSetRange, order: SortOrder) -> Vec<ScoredValue> {
+        let (start, end) = self.answered(range, order);
+        self.copy(start, end, order)
+    }
+
+    /// The ascending positions `start..end` a fetch answers, in O(log n);
+    /// `order` only says which way they are walked.
+    fn answered(&self, range: SortedSetRange, order: SortOrder) -> (usize, usize) {
+        let len = self.len();
         match range {
             SortedSetRange::ByIndex { start, end } => {
-                let bounds = SortedSetRange::index_bounds(start, end, self.len());
-                let walk = self.walk(ScoreRange::ALL, order);
-                walk.skip(bounds.start)
-                    .take(bounds.len())
-                    .map(Key::scored)
-                    .collect()
+                let bounds = SortedSetRange::index_bounds(start, end, len);
+                match order {
+                    SortOrder::Ascending => (bounds.start, bounds.end),
+                    SortOrder::Descending => (len - bounds.end, len - bounds.start),
+                }
             }
             SortedSetRange::ByScore {
                 scores,
                 offset,
                 count,
             } => {
-                let walk = self.walk(scores, order).skip(offset as usize);
-                match count {
-                    Some(count) => walk.take(count as usize).map(Key::scored).collect(),
-                    None => walk.map(Key::scored).collect(),
+                let (low, high) = self.positions(scores);
+                let count = count.map_or(usize::MAX, |c| c as usize);
+                let offset = offset as usize;
+                match order {
+                    SortOrder::Ascending => {
+                        let start = low.saturating_add(offset).min(high);
+                        (start, start.saturating_add(count).min(high))
+                    }
+                    SortOrder::Descending => {
+                        let end = high.saturating_sub(offset).max(low);
+                        (end.saturating_sub(count).max(low), end)
+                    }
                 }
             }
+        }
+    }
+
+    /// The elements at ascending positions `start..end`, walked in `order`.
+    fn copy(&self, start: usize, end: usize, order: SortOrder) -> Vec<ScoredValue> {
+        let range = self.order.range(start, end);
+        // Copied into one buffer and answered as slices of it, as a
+        // dictionary's fetch is (see `Dictionary::fetch` for why not clones).
+        let size = range.clone().map(|key| key.value().len()).sum();
+        let mut buffer = BytesMut::with_capacity(size);
+        let copy = |key: &Key| {
+            buffer.extend_from_slice(key.value());
+            (buffer.split().freeze(), key.score)
+        };
+        match order {
+            SortOrder::Ascending => range.map(copy).collect(),
+            SortOrder::Descending => range.rev().map(copy).collect(),
         }
     }
 
     pub fn rank(&self, value: &[u8], order: SortOrder) -> Option<u64> {
         let score = self.score(value)?;
         let key = Key::element(&Bytes::copy_from_slice(value), score);
-        let rank = match order {
-            SortOrder::Ascending => self.order.range(..key).count(),
-            SortOrder::Descending => self
-                .order
-                .range((Bound::Excluded(key), Bound::Unbounded))
-                .count(),
-        };
-        Some(rank as u64)
+        let rank = self.order.rank(&key)?;
+        Some(match order {
+            SortOrder::Ascending => rank,
+            SortOrder::Descending => self.order.len() - 1 - rank,
+        } as u64)
     }
 
     pub fn count(&self, scores: ScoreRange) -> usize {
-        self.walk(scores, SortOrder::Ascending).count()
+        let (low, high) = self.positions(scores);
+        high - low
     }
 
     /// Removes the values named, or all; answers the length after.
@@ -254,43 +290,32 @@ impl SortedSetValue {
         self.len()
     }
 
-    /// The elements with a score in `scores`, in `order`. A bound of -0.0
-    /// is 0.0 here, as stored scores are, so it compares as a number does.
-    fn walk(&self, scores: ScoreRange, order: SortOrder) -> Box<dyn Iterator<Item = &Key> + '_> {
+    /// The ascending positions `low..high` of the elements with a score in
+    /// `scores`, in O(log n). A bound of -0.0 is 0.0 here, as stored scores
+    /// are, so it compares as a number does. A range the wrong way round
+    /// (refused by the handler, or empty by exclusion) holds none.
+    fn positions(&self, scores: ScoreRange) -> (usize, usize) {
+        let bound = |score: f64, tail: Tail| Key {
+            score: canonical(score),
+            tail,
+        };
+        // The first position in the range, and the first past it.
         let low = match scores.min {
-            ScoreBound::Unbounded => Bound::Unbounded,
-            ScoreBound::Inclusive(min) => Bound::Included(Key {
-                score: canonical(min),
-                tail: Tail::Low,
-            }),
-            ScoreBound::Exclusive(min) => Bound::Included(Key {
-                score: canonical(min),
-                tail: Tail::High,
-            }),
+            ScoreBound::Unbounded => 0,
+            ScoreBound::Inclusive(min) => self.below(&bound(min, Tail::Low)),
+            ScoreBound::Exclusive(min) => self.below(&bound(min, Tail::High)),
         };
         let high = match scores.max {
-            ScoreBound::Unbounded => Bound::Unbounded,
-            ScoreBound::Inclusive(max) => Bound::Included(Key {
-                score: canonical(max),
-                tail: Tail::High,
-            }),
-            ScoreBound::Exclusive(max) => Bound::Included(Key {
-                score: canonical(max),
-                tail: Tail::Low,
-            }),
+            ScoreBound::Unbounded => self.len(),
+            ScoreBound::Inclusive(max) => self.below(&bound(max, Tail::High)),
+            ScoreBound::Exclusive(max) => self.below(&bound(max, Tail::Low)),
         };
-        // BTreeSet::range panics on bounds the wrong way round; such a
-        // range (refused by the handler, or empty by exclusion) holds none.
-        if let (Bound::Included(low), Bound::Included(high)) = (&low, &high) {
-            if low > high {
-                return Box::new(std::iter::empty());
-            }
-        }
-        let range = self.order.range((low, high));
-        match order {
-            SortOrder::Ascending => Box::new(range),
-            SortOrder::Descending => Box::new(range.rev()),
-        }
+        (low, high.max(low))
+    }
+
+    /// How many elements order before `bound`.
+    fn below(&self, bound: &Key) -> usize {
+        self.order.count_below(|key| key < bound)
     }
 
     fn set(&mut self, value: Bytes, score: f64) {
@@ -341,7 +366,24 @@ impl SortedSetStorage for Arc<Store> {
         range: SortedSetRange,
         order: SortOrder,
     ) -> impl Future<Output = Result<Option<Vec<ScoredValue>>, Error>> + Send {
-        ready(self.read(*cache, key, |set: &SortedSetValue| set.fetch(range, order)))
+        let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
+        async move {
+            let small = |set: &SortedSetValue| {
+                let (start, end) = set.answered(range, order);
+                (end - start <= INLINE_FETCH_ELEMENTS).then(|| set.copy(start, end, order))
+            };
+            match store.read(cache, &key, small)? {
+                None => Ok(None),
+                Some(Some(elements)) => Ok(Some(elements)),
+                // As a large dictionary's fetch (see `on_blocking_pool`).
+                Some(None) => {
+                    let fetch = move || {
+                        store.read(cache, &key, |set: &SortedSetValue| set.fetch(range, order))
+                    };
+                    on_blocking_pool(fetch).await
+                }
+            }
+        }
     }
 
     fn sorted_set_get_scores(
@@ -527,7 +569,7 @@ mod tests {
         assert_eq!(set.scores.len(), set.order.len());
         let cost: u64 = set.scores.keys().map(|v| element_cost(v)).sum();
         assert_eq!(set.cost(), cost);
-        for key in &set.order {
+        for key in set.order.iter() {
             let (value, score) = key.scored();
             assert_eq!(set.scores[&value], score);
         }
@@ -686,7 +728,7 @@ mod tests {
         assert_consistent(&s);
         assert_eq!(s.remove(&SortedSetRemove::All), 0);
         assert_eq!(s.cost(), 0);
-        assert!(s.order.is_empty());
+        assert_eq!(s.order.len(), 0);
     }
 
     #[test]
@@ -863,5 +905,48 @@ mod tests {
             .unwrap();
         tokio::time::sleep(Duration::from_millis(40)).await;
         assert_eq!(store.sorted_set_length(&c, b"z").await, Ok(None));
+    }
+
+    /// A fetch small enough to copy in place and one copied on the blocking
+    /// pool answer alike, in order both ways.
+    #[tokio::test]
+    async fn small_and_large_fetches_answer_in_order() {
+        use crate::store::StoreConfig;
+        let store = Store::new(StoreConfig {
+            max_memory: 1 << 26,
+            max_caches: 1,
+        });
+        store.create_cache("c").unwrap();
+        let c = store.cache_id("c").unwrap();
+        let ttl = CollectionTtl {
+            ttl: Duration::from_secs(60),
+            refresh: false,
+        };
+        let n = INLINE_FETCH_ELEMENTS + 1;
+        let all: Vec<ScoredValue> = (0..n)
+            .map(|i| (Bytes::from(format!("m{i:06}")), i as f64))
+            .collect();
+        store
+            .sorted_set_put(&c, b"z", all.clone(), ttl, NO_LIMIT)
+            .await
+            .unwrap();
+        let fetch = |end, order| store.sorted_set_fetch(&c, b"z", by_index(None, end), order);
+        let reversed: Vec<ScoredValue> = all.iter().rev().cloned().collect();
+        assert_eq!(
+            fetch(None, SortOrder::Ascending).await,
+            Ok(Some(all.clone()))
+        );
+        assert_eq!(
+            fetch(None, SortOrder::Descending).await,
+            Ok(Some(reversed.clone()))
+        );
+        assert_eq!(
+            fetch(Some(3), SortOrder::Ascending).await,
+            Ok(Some(all[..3].to_vec()))
+        );
+        assert_eq!(
+            fetch(Some(3), SortOrder::Descending).await,
+            Ok(Some(reversed[..3].to_vec()))
+        );
     }
 }

@@ -143,19 +143,22 @@ impl Dictionaries {
         }
     }
 
-    /// Every field and value, as the server orders them.
+    /// Every field and value, sorted by field: the answer is a map, in no
+    /// promised order.
     pub async fn fetch(&mut self, name: &str) -> Option<Vec<(String, String)>> {
         use dictionary_fetch_response::Dictionary;
         let request = self.0.request(fetch_request(name));
         let answer = self.0.client.dictionary_fetch(request).await.unwrap();
         match answer.into_inner().dictionary {
-            Some(Dictionary::Found(found)) => Some(
-                found
+            Some(Dictionary::Found(found)) => {
+                let mut entries: Vec<(String, String)> = found
                     .items
                     .into_iter()
                     .map(|item| (text(item.field), text(item.value)))
-                    .collect(),
-            ),
+                    .collect();
+                entries.sort();
+                Some(entries)
+            }
             Some(Dictionary::Missing(_)) => None,
             None => panic!("DictionaryFetch answered neither found nor missing"),
         }

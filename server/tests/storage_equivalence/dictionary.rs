@@ -81,12 +81,21 @@ pub async fn dictionary_answer(data: &mut ScsClient<Channel>, call: DictionaryCa
             }))
             .await,
         ),
-        DictionaryCall::Fetch(k) => shown(
-            data.dictionary_fetch(request(cc::DictionaryFetchRequest {
-                dictionary_name: name(k),
-            }))
-            .await,
-        ),
+        DictionaryCall::Fetch(k) => {
+            let mut answer = data
+                .dictionary_fetch(request(cc::DictionaryFetchRequest {
+                    dictionary_name: name(k),
+                }))
+                .await;
+            // A map, in each store's own order: compared by field.
+            if let Ok(response) = &mut answer {
+                use cc::dictionary_fetch_response::Dictionary;
+                if let Some(Dictionary::Found(found)) = &mut response.get_mut().dictionary {
+                    found.items.sort_by(|a, b| a.field.cmp(&b.field));
+                }
+            }
+            shown(answer)
+        }
         DictionaryCall::Delete(k, fields) => {
             let delete = match fields {
                 None => Delete::All(All {}),

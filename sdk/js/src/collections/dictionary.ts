@@ -38,14 +38,17 @@ export function getFields(dictionaryName: Bytes, fields: readonly Bytes[]): Oper
   };
 }
 
-/** Every field and value; field names decoded as UTF-8. */
+/** Every field and value, fields in ascending byte order; field names decoded as UTF-8. */
 export function fetch(dictionaryName: Bytes): Operation<Map<string, Uint8Array>> {
   return {
     rpc: RPC.fetch,
     request: encode(scs._DictionaryFetchRequestSchema, { dictionaryName: name(dictionaryName) }),
     read(answer) {
       const response = fromBinary(scs._DictionaryFetchResponseSchema, answer);
-      const items = response.dictionary.case === 'found' ? response.dictionary.value.items : [];
+      const items = response.dictionary.case === 'found' ? [...response.dictionary.value.items] : [];
+      // The server answers in its own (hash table's) order, sorting nothing
+      // per call; this SDK's Map keeps the byte order it promises.
+      items.sort((a, b) => Buffer.compare(a.field, b.field));
       return new Map(items.map((item) => [toUtf8(item.field), item.value]));
     },
   };
