@@ -34,6 +34,7 @@
 //! message twice. The ring here is both, bounded in bytes, under one lock
 //! held for a copy of an `Arc` at a time; waking is `watch`'s.
 
+mod heartbeat;
 mod hub;
 mod local;
 mod subscription;
@@ -49,13 +50,22 @@ use crate::proto::cache_client::pubsub::TopicValue;
 
 pub use hub::{CacheEvents, Hub, SubscriberGuard, TopicWatch};
 pub use local::LocalTopics;
-pub use subscription::{Resume, Subscription, SubscriptionStream};
+pub use subscription::{BudgetShare, Resume, Subscription, SubscriptionStream};
 pub use topic::{Message, Topic};
 
 /// Subscriptions open at once on one cache (in this process). The official
 /// SDKs open up to 100 per channel and their own tests hold 2,000 on one
 /// cache; each costs a cursor, a stream and its HTTP/2 buffers.
 pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 10_000;
+/// Subscriptions open at once on all caches together (in this process).
+/// Each holds [`SUBSCRIPTION_CHARGE`] of `--max-in-flight-bytes` while it
+/// is open: 50,000 are 100 MiB of resident memory and of that budget.
+pub const DEFAULT_MAX_SUBSCRIPTIONS_TOTAL: usize = 50_000;
+/// What an open subscription is charged in the in-flight budget for as long
+/// as it is open: what it holds at rest (its HTTP/2 stream, its task, its
+/// encoder and cursor), measured at about 1.5 KiB with 20,000 open
+/// (tests/attacks_budget/topics.rs), with room for the allocator.
+pub const SUBSCRIPTION_CHARGE: usize = 2 << 10;
 /// Newest messages a topic keeps for subscribers that fall behind or come
 /// back, by count and by bytes (whichever is reached first).
 pub const DEFAULT_BUFFER_MESSAGES: usize = 1_000;
@@ -85,6 +95,8 @@ pub const MAX_FALLS_BEHIND: u32 = 3;
 pub struct TopicSettings {
     /// Subscriptions open at once per cache, in this process.
     pub max_subscriptions: usize,
+    /// Subscriptions open at once on every cache, in this process.
+    pub max_subscriptions_total: usize,
     /// Messages a topic's ring keeps.
     pub buffer_messages: usize,
     /// Bytes a topic's ring keeps (values, plus [`MESSAGE_OVERHEAD`] each).
@@ -102,6 +114,7 @@ impl Default for TopicSettings {
     fn default() -> Self {
         TopicSettings {
             max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+            max_subscriptions_total: DEFAULT_MAX_SUBSCRIPTIONS_TOTAL,
             buffer_messages: DEFAULT_BUFFER_MESSAGES,
             buffer_bytes: DEFAULT_BUFFER_BYTES as usize,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE as usize,
@@ -121,9 +134,12 @@ pub const TOPIC_OVERHEAD: usize = 512;
 impl TopicSettings {
     /// The settings' own consistency, for `config.rs`.
     pub fn check(&self) -> Result<(), String> {
-        if self.max_subscriptions == 0 || self.buffer_messages == 0 {
+        if self.max_subscriptions == 0
+            || self.max_subscriptions_total == 0
+            || self.buffer_messages == 0
+        {
             return Err(
-                "--max-topic-subscriptions and --topic-buffer-messages must be above zero".into(),
+                "--max-topic-subscriptions, --max-subscriptions and --topic-buffer-messages must be above zero".into(),
             );
         }
         if self.heartbeat_interval.is_zero() {
