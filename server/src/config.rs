@@ -37,7 +37,7 @@
 //! | `--store URL`               | `JIFFY_STORE`                 | `store`                  | embedded         |
 //! | `--store-timeout DURATION`  | `JIFFY_STORE_TIMEOUT`         | `store-timeout`          | 1s               |
 //! | `--max-topic-subscriptions N` | `JIFFY_MAX_TOPIC_SUBSCRIPTIONS` | `max-topic-subscriptions` | 10000      |
-//! | `--max-subscriptions N`     | `JIFFY_MAX_SUBSCRIPTIONS`     | `max-subscriptions`      | 50000            |
+//! | `--max-subscriptions N`     | `JIFFY_MAX_SUBSCRIPTIONS`     | `max-subscriptions`      | 20000            |
 //! | `--topic-buffer-messages N` | `JIFFY_TOPIC_BUFFER_MESSAGES` | `topic-buffer-messages`  | 1000             |
 //! | `--topic-buffer-bytes SIZE` | `JIFFY_TOPIC_BUFFER_BYTES`    | `topic-buffer-bytes`     | 1 MiB            |
 //! | `--max-topic-message-size SIZE` | `JIFFY_MAX_TOPIC_MESSAGE_SIZE` | `max-topic-message-size` | 100 KiB |

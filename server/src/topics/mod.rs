@@ -59,13 +59,15 @@ pub use topic::{Message, Topic};
 pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 10_000;
 /// Subscriptions open at once on all caches together (in this process).
 /// Each holds [`SUBSCRIPTION_CHARGE`] of `--max-in-flight-bytes` while it
-/// is open: 50,000 are 100 MiB of resident memory and of that budget.
-pub const DEFAULT_MAX_SUBSCRIPTIONS_TOTAL: usize = 50_000;
+/// is open: 20,000 are 80 MiB of resident memory and of that budget (the
+/// default budget, 256 MiB, keeps the rest for calls).
+pub const DEFAULT_MAX_SUBSCRIPTIONS_TOTAL: usize = 20_000;
 /// What an open subscription is charged in the in-flight budget for as long
-/// as it is open: what it holds at rest (its HTTP/2 stream, its task, its
-/// encoder and cursor), measured at about 1.5 KiB with 20,000 open
-/// (tests/attacks_budget/topics.rs), with room for the allocator.
-pub const SUBSCRIPTION_CHARGE: usize = 2 << 10;
+/// as it is open: what it holds at rest, measured at 3.4 KiB each with
+/// 10,000 open over 100 connections (tests/attacks_budget/topics.rs): h2's
+/// stream and hyper's task for it about 2.7 KiB, its own stream, cursor
+/// and wake-ups about 0.7 KiB.
+pub const SUBSCRIPTION_CHARGE: usize = 4 << 10;
 /// Newest messages a topic keeps for subscribers that fall behind or come
 /// back, by count and by bytes (whichever is reached first).
 pub const DEFAULT_BUFFER_MESSAGES: usize = 1_000;
@@ -128,8 +130,11 @@ impl Default for TopicSettings {
 /// `Arc`, its slot in the ring and the publisher's id.
 pub const MESSAGE_OVERHEAD: usize = 128;
 /// What each topic is charged while it exists: its map entry, lock, ring
-/// and wake-up channel, beside its name.
-pub const TOPIC_OVERHEAD: usize = 512;
+/// and wake-up channel, beside its name. 512 left a third of what topics
+/// hold uncounted: 32 MiB charged was 42 MiB resident with 200,000 topics
+/// made (tests/attacks_budget/topics.rs); `watch`'s channel alone is over
+/// 400 bytes.
+pub const TOPIC_OVERHEAD: usize = 1024;
 
 impl TopicSettings {
     /// The settings' own consistency, for `config.rs`.
