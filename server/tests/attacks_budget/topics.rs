@@ -12,9 +12,11 @@
 //! - subscribers that open wide flow-control windows and never read, while
 //!   100 KB messages are published to them.
 //!
-//! Each runs on the embedded store. Over Redis the topics' rings and
-//! subscriptions are the same hub's (`topics::hub`), and the values a
-//! front-end keeps are copied out of Redis's replies already.
+//! Each runs on the embedded store; the idle subscriptions and the padded
+//! Publishes over Redis too. Over Redis the topics' rings and subscriptions
+//! are the same hub's (`topics::hub`), holding a topic only while it has
+//! subscribers here, and the values a front-end keeps are copied out of
+//! Redis's replies.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -28,6 +30,7 @@ use tonic::transport::Channel;
 
 use crate::common::attack::{self, Ctx, RawConn, Setup, Stats, CACHE};
 use crate::common::raw_http2 as raw;
+use crate::common::redis_cluster::RedisCluster;
 use crate::common::sample;
 use crate::common::topics::{binary, publish_request, text, Pubsub};
 
@@ -161,8 +164,12 @@ async fn h2_call(
 async fn publishes_padded_with_a_skipped_field_keep_only_their_value() {
     let _serial = attack::serialize().await;
     let mut target = attack::start(Setup::new(&[])).await;
+    padded_publishes(&mut target).await.assert_bounded();
+}
+
+async fn padded_publishes(target: &mut attack::Target) -> attack::Outcome {
     let outcome = attack::run(
-        &mut target,
+        target,
         "Publishes of 1 byte padded to 4 MiB, 4 connections",
         |ctx| async move {
             let tasks: Vec<_> = (0..4)
@@ -196,7 +203,7 @@ async fn publishes_padded_with_a_skipped_field_keep_only_their_value() {
         "TOPICS published {}",
         outcome.stats.streams.load(Ordering::Relaxed)
     );
-    outcome.assert_bounded();
+    outcome
 }
 
 /// `--max-topic-memory` for the distinct-topics attack: small enough that
@@ -267,9 +274,15 @@ fn subscribe_frames(ctx: &Ctx, stream: u32, topic: &str) -> Vec<u8> {
 
 /// `count` subscriptions to `topic(i)`, on hand-made connections of
 /// [`STREAMS_PER_CONNECTION`] each, opened with `params` and `preamble`;
-/// kept open (the connections returned) until the caller drops them.
+/// kept open (the connections returned) until the caller drops them. With
+/// `paced_by` (the server's metrics), each connection's subscriptions are
+/// seen open before the next connection's are asked for: over Redis each
+/// takes a round trip to open, and thousands asked for at once would hold
+/// more than the in-flight budget in calls being handled (the budget then
+/// closes connections, as it should; this attack measures the idle cost).
 async fn open_subscriptions(
     ctx: &Ctx,
+    paced_by: Option<std::net::SocketAddr>,
     count: usize,
     reading: bool,
     params: &[(u16, u32)],
@@ -293,6 +306,13 @@ async fn open_subscriptions(
             Stats::count(&ctx.stats.streams, streams as u64);
         }
         connections.push(connection);
+        if paced_by.is_some() {
+            let until = tokio::time::Instant::now() + Duration::from_secs(2);
+            while subscribers(paced_by).await < opened as f64 && tokio::time::Instant::now() < until
+            {
+                ctx.pause(Duration::from_millis(5)).await;
+            }
+        }
     }
     connections
 }
@@ -320,15 +340,37 @@ const SUBSCRIPTION_COST_BOUND: f64 = SUBSCRIPTION_CHARGE as f64;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_subscriptions_cost_little_and_their_heartbeats_disturb_no_one() {
     let _serial = attack::serialize().await;
+    idle_subscriptions_attack(None).await.assert_bounded();
+}
+
+/// The same over a Redis Cluster: the subscriptions are the front-end's
+/// (its hub, its route), and a Publish's value reaches the topic's ring as
+/// read back from Redis, never as a slice of the request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_redis_idle_subscriptions_and_padded_publishes() {
+    let _serial = attack::serialize().await;
+    let cluster = RedisCluster::start().await;
+    let idle = idle_subscriptions_attack(Some(&cluster)).await;
+    let mut setup = Setup::new(&[]);
+    setup.redis = Some(&cluster);
+    let mut target = attack::start(setup).await;
+    let padded = padded_publishes(&mut target).await;
+    idle.assert_bounded();
+    padded.assert_bounded();
+}
+
+async fn idle_subscriptions_attack(redis: Option<&RedisCluster>) -> attack::Outcome {
     let count = idle_subscriptions();
     let limit = count.to_string();
-    let mut target = attack::start(Setup::new(&[
+    let args = [
         "--max-topic-subscriptions",
         &limit,
         "--max-subscriptions",
         &limit,
-    ]))
-    .await;
+    ];
+    let mut setup = Setup::new(&args);
+    setup.redis = redis;
+    let mut target = attack::start(setup).await;
     let metrics = target.server.metrics_addr;
     let open = Arc::new(AtomicU64::new(0));
     let seen = open.clone();
@@ -338,9 +380,10 @@ async fn idle_subscriptions_cost_little_and_their_heartbeats_disturb_no_one() {
         &name,
         attack::attack_time() + Duration::from_secs(2),
         |ctx| async move {
-            let held =
-                open_subscriptions(&ctx, count, true, &[], &[], |i| format!("idle-{}", i % 100))
-                    .await;
+            let held = open_subscriptions(&ctx, metrics, count, true, &[], &[], |i| {
+                format!("idle-{}", i % 100)
+            })
+            .await;
             // Held with nothing published: only heartbeats flow.
             ctx.pause(Duration::from_secs(3600)).await;
             seen.store(subscribers(metrics).await as u64, Ordering::Relaxed);
@@ -363,7 +406,7 @@ async fn idle_subscriptions_cost_little_and_their_heartbeats_disturb_no_one() {
         each <= SUBSCRIPTION_COST_BOUND,
         format!("each subscription cost {each:.0} bytes, over {SUBSCRIPTION_COST_BOUND}"),
     );
-    outcome.assert_bounded();
+    outcome
 }
 
 /// The largest flow-control window (RFC 9113 §6.9.1).
@@ -379,9 +422,10 @@ async fn subscribers_with_wide_windows_that_never_read() {
         |ctx| async move {
             let params = [(raw::SETTINGS_INITIAL_WINDOW_SIZE, WIDEST_WINDOW)];
             let widen = raw::window_update(0, WIDEST_WINDOW - 65_535);
-            let held =
-                open_subscriptions(&ctx, 2_000, false, &params, &widen, |_| "wide".to_owned())
-                    .await;
+            let held = open_subscriptions(&ctx, None, 2_000, false, &params, &widen, |_| {
+                "wide".to_owned()
+            })
+            .await;
             publish_flood(
                 ctx.clone(),
                 1,
