@@ -39,6 +39,7 @@
 //! | `--store URL`               | `JIFFY_STORE`                 | `store`                  | embedded         |
 //! | `--store-timeout DURATION`  | `JIFFY_STORE_TIMEOUT`         | `store-timeout`          | 1s               |
 //! | `--max-topic-subscriptions N` | `JIFFY_MAX_TOPIC_SUBSCRIPTIONS` | `max-topic-subscriptions` | 10000      |
+//! | `--max-subscriptions N`     | `JIFFY_MAX_SUBSCRIPTIONS`     | `max-subscriptions`      | 20000            |
 //! | `--topic-buffer-messages N` | `JIFFY_TOPIC_BUFFER_MESSAGES` | `topic-buffer-messages`  | 1000             |
 //! | `--topic-buffer-bytes SIZE` | `JIFFY_TOPIC_BUFFER_BYTES`    | `topic-buffer-bytes`     | 1 MiB            |
 //! | `--max-topic-message-size SIZE` | `JIFFY_MAX_TOPIC_MESSAGE_SIZE` | `max-topic-message-size` | 100 KiB |
@@ -267,6 +268,9 @@ pub struct Settings {
     /// Topic subscriptions open at once per cache, on this server.
     #[arg(long, env = "JIFFY_MAX_TOPIC_SUBSCRIPTIONS")]
     pub max_topic_subscriptions: Option<usize>,
+    /// Topic subscriptions open at once on all caches together, on this server.
+    #[arg(long, env = "JIFFY_MAX_SUBSCRIPTIONS")]
+    pub max_subscriptions: Option<usize>,
     /// Newest messages each topic keeps for subscribers that fall behind or resume.
     #[arg(long, env = "JIFFY_TOPIC_BUFFER_MESSAGES")]
     pub topic_buffer_messages: Option<usize>,
@@ -365,6 +369,10 @@ fn help_defaults() -> Vec<(&'static str, String)> {
         (
             "max_topic_subscriptions",
             topics::DEFAULT_MAX_SUBSCRIPTIONS.to_string(),
+        ),
+        (
+            "max_subscriptions",
+            topics::DEFAULT_MAX_SUBSCRIPTIONS_TOTAL.to_string(),
         ),
         (
             "topic_buffer_messages",
@@ -575,6 +583,7 @@ impl Settings {
             max_topic_subscriptions: self
                 .max_topic_subscriptions
                 .or(fallback.max_topic_subscriptions),
+            max_subscriptions: self.max_subscriptions.or(fallback.max_subscriptions),
             topic_buffer_messages: self
                 .topic_buffer_messages
                 .or(fallback.topic_buffer_messages),
@@ -626,6 +635,9 @@ impl Settings {
             max_subscriptions: self
                 .max_topic_subscriptions
                 .unwrap_or(topics::DEFAULT_MAX_SUBSCRIPTIONS),
+            max_subscriptions_total: self
+                .max_subscriptions
+                .unwrap_or(topics::DEFAULT_MAX_SUBSCRIPTIONS_TOTAL),
             buffer_messages: self
                 .topic_buffer_messages
                 .unwrap_or(topics::DEFAULT_BUFFER_MESSAGES),

@@ -92,6 +92,8 @@ pub enum Error {
     // "subscribers" is the word the JS SDK looks for to word its error.
     #[error("cache `{cache}` already has {limit} subscriptions open, the most it may have (--max-topic-subscriptions): too many subscribers")]
     TooManySubscriptions { cache: String, limit: usize },
+    #[error("the server already has {limit} subscriptions open, the most it may have (--max-subscriptions): too many subscribers")]
+    TooManySubscriptionsTotal { limit: usize },
     #[error("subscriber too slow: it fell behind the topic's buffer {falls} times without catching up in between, so it would keep losing messages; read faster, or raise --topic-buffer-messages / --topic-buffer-bytes")]
     SubscriberTooSlow { falls: u32 },
     #[error("the server is shutting down; subscribe again (to another server)")]
@@ -140,7 +142,7 @@ impl Error {
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
             ),
-            TooManySubscriptions { .. } => (
+            TooManySubscriptions { .. } | TooManySubscriptionsTotal { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED),
             ),

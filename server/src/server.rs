@@ -27,6 +27,7 @@ use crate::rpcs;
 use crate::service::control::ControlPlane;
 use crate::service::ping::PingService;
 use crate::service::pubsub::PubsubService;
+use crate::service::subscribe_route::PubsubRoutes;
 use crate::service::DataPlane;
 use crate::store::{Store, StoreConfig};
 use crate::topics::{CacheEvents, Hub, LocalTopics, TopicStore};
@@ -231,10 +232,13 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             ))
             .max_decoding_message_size(limits.max_request_size),
         )
-        .add_service(
-            PubsubServer::new(PubsubService::new(topics, config.topics, metrics.topics()))
-                .max_decoding_message_size(limits.max_request_size),
-        )
+        .add_service({
+            let pubsub = PubsubService::new(topics, config.topics, metrics.topics())
+                .with_budget(in_flight.clone());
+            let generated = PubsubServer::new(pubsub.clone())
+                .max_decoding_message_size(limits.max_request_size);
+            PubsubRoutes::new(generated, pubsub, limits.max_request_size)
+        })
         .add_service(PingServer::new(PingService::new(advertised_port)))
         .add_service(health.clone())
         .add_service(reflection()?)

@@ -13,6 +13,7 @@ use jiffy_server::auth::{token, CacheScope, Claims, Role, Secret};
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::{CreateCacheRequest, ListCachesRequest};
+use jiffy_server::topics::SUBSCRIPTION_CHARGE;
 use tonic::metadata::MetadataValue;
 use tonic::transport::Endpoint;
 use tonic::{Code, Request};
@@ -65,6 +66,70 @@ async fn subscriptions_per_cache_are_limited() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscriptions_of_all_caches_are_limited_together() {
+    let (server, mut client) = start(&["--max-subscriptions", "2"]).await;
+    create_cache(&mut server.control().await, "other").await;
+    let _first = Reader::subscribe(&mut client, CACHE, "a").await;
+    let _second = Reader::subscribe(&mut client, "other", "a").await;
+    let refused = Reader::open(&mut client, subscribe_request("other", "b")).await;
+    let status = assert_status(
+        refused.map(drop),
+        Code::ResourceExhausted,
+        Some("topic_subscriptions_limit_exceeded"),
+    );
+    assert!(
+        status.message().contains("--max-subscriptions"),
+        "{status:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn open_subscriptions_hold_their_share_of_the_in_flight_budget() {
+    let (server, mut client) = start(&[
+        "--max-in-flight-bytes",
+        "256KiB",
+        "--max-request-size",
+        "64KiB",
+    ])
+    .await;
+    let in_flight = |text: String| sample(&text, "jiffy_in_flight_bytes").unwrap_or(0.0);
+    let before = in_flight(server.metrics().await);
+    let mut open = Vec::new();
+    let refused = loop {
+        match Reader::open(&mut client, subscribe_request(CACHE, "t")).await {
+            Ok(reader) => open.push(reader),
+            Err(status) => break status,
+        }
+        // Before the 100 streams a connection may have open.
+        assert!(open.len() < 90, "256 KiB never ran out");
+    };
+    // Held while the streams are open, not only until they opened.
+    let held = in_flight(server.metrics().await) - before;
+    assert!(
+        held >= (open.len() * SUBSCRIPTION_CHARGE) as f64,
+        "{held} bytes in flight for {} subscriptions",
+        open.len()
+    );
+    assert!(open.len() * SUBSCRIPTION_CHARGE <= 256 << 10);
+    assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+    assert!(
+        refused.message().contains("--max-in-flight-bytes"),
+        "{refused:?}"
+    );
+    // Closed subscriptions give their share back.
+    open.clear();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while in_flight(server.metrics().await) > before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "shares never given back"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _again = Reader::subscribe(&mut client, CACHE, "t").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

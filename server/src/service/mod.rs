@@ -10,6 +10,7 @@
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
 //! - [`pubsub`] — `cache_client.pubsub.Pubsub`, topics (over [`crate::topics`]).
+//! - [`subscribe_route`] — Subscribe's route, its answer framed by hand.
 //!
 //! A path that is not declared in `proto/` never reaches a handler: the
 //! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
@@ -25,6 +26,7 @@ pub mod scalar;
 pub mod scs;
 pub mod set;
 pub mod sorted_set;
+pub mod subscribe_route;
 
 use bytes::Bytes;
 use tonic::{Request, Response, Status};

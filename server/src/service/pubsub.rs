@@ -3,24 +3,36 @@
 //! The cache is named in the message, not in a header (the official SDKs'
 //! topic clients send none), so the token's scope is checked here, as for
 //! the control plane; its role was checked by the auth layer.
+//!
+//! Subscribe is served by `subscribe_route` (its answer framed by hand), which
+//! calls [`PubsubService::open`]; the trait's `subscribe` does the same for
+//! a server built from tonic's generated router alone.
+
+use std::sync::Arc;
 
 use tonic::{Request, Response};
 
 use super::Answer;
 use crate::auth::{self, Grant};
 use crate::error::Error;
+use crate::in_flight::{ConnectionState, InFlight};
 use crate::limits::{check_cache_name, MAX_CACHE_NAME_LEN};
 use crate::metrics::TopicMetrics;
 use crate::proto::cache_client::pubsub::pubsub_server::Pubsub;
 use crate::proto::cache_client::pubsub::{PublishRequest, SubscriptionRequest};
 use crate::proto::common::Empty;
-use crate::topics::{check_topic_name, Resume, SubscriptionStream, TopicSettings, TopicStore};
+use crate::topics::{
+    check_topic_name, BudgetShare, Resume, SubscriptionStream, TopicSettings, TopicStore,
+};
 
 #[derive(Clone)]
 pub struct PubsubService<T> {
     topics: T,
     settings: TopicSettings,
     metrics: TopicMetrics,
+    /// The in-flight budget each open subscription holds a share of; none in
+    /// tests that serve without one.
+    budget: Option<Arc<InFlight>>,
 }
 
 impl<T: TopicStore> PubsubService<T> {
@@ -29,7 +41,42 @@ impl<T: TopicStore> PubsubService<T> {
             topics,
             settings,
             metrics,
+            budget: None,
         }
+    }
+
+    /// Subscriptions hold a share of `budget` while they are open.
+    pub fn with_budget(mut self, budget: Arc<InFlight>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Opens a subscription: names checked, a share of the in-flight budget
+    /// taken (RESOURCE_EXHAUSTED naming `--max-in-flight-bytes` if none is
+    /// left), then the subscription (within `--max-subscriptions` and
+    /// `--max-topic-subscriptions`).
+    pub async fn open(
+        &self,
+        grant: Option<&Grant>,
+        connection: Option<Arc<ConnectionState>>,
+        message: &SubscriptionRequest,
+    ) -> Result<SubscriptionStream, tonic::Status> {
+        let (cache, topic) = names(grant, "Subscribe", &message.cache_name, &message.topic)?;
+        let share = match &self.budget {
+            Some(budget) => {
+                Some(BudgetShare::take(budget, connection).ok_or_else(|| budget.full_status())?)
+            }
+            None => None,
+        };
+        let resume = Resume {
+            seq: message.resume_at_topic_sequence_number,
+            page: message.sequence_page,
+        };
+        let mut subscription = self.topics.subscribe(cache, topic, resume).await?;
+        if let Some(share) = share {
+            subscription = subscription.holding(share);
+        }
+        Ok(subscription.into_stream())
     }
 }
 
@@ -86,13 +133,8 @@ impl<T: TopicStore + Clone> Pubsub for PubsubService<T> {
         request: Request<SubscriptionRequest>,
     ) -> Answer<Self::SubscribeStream> {
         let grant = request.extensions().get::<Grant>();
-        let message = request.get_ref();
-        let (cache, topic) = names(grant, "Subscribe", &message.cache_name, &message.topic)?;
-        let resume = Resume {
-            seq: message.resume_at_topic_sequence_number,
-            page: message.sequence_page,
-        };
-        let subscription = self.topics.subscribe(cache, topic, resume).await?;
-        Ok(Response::new(subscription.into_stream()))
+        let connection = request.extensions().get::<Arc<ConnectionState>>().cloned();
+        let stream = self.open(grant, connection, request.get_ref()).await?;
+        Ok(Response::new(stream))
     }
 }

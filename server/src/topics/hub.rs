@@ -2,7 +2,8 @@
 //!
 //! A topic exists while it has subscribers here or (embedded) messages in
 //! its ring; publishing or subscribing makes it. The hub counts subscriptions per
-//! cache (`--max-topic-subscriptions`), keeps all rings together under
+//! cache (`--max-topic-subscriptions`) and in all (`--max-subscriptions`),
+//! keeps the topics themselves and all rings together under
 //! `--max-topic-memory` (the rings of the topics published to least
 //! recently are emptied first), and carries out what deleting or flushing a
 //! cache means for its topics.
@@ -17,6 +18,7 @@ use hashbrown::HashMap;
 use parking_lot::RwLock;
 use tokio::sync::watch;
 
+use super::heartbeat::Heartbeats;
 use super::topic::{Charge, Message, Topic};
 use super::{TopicSettings, TOPIC_OVERHEAD};
 use crate::error::Error;
@@ -68,6 +70,12 @@ pub struct Hub {
     /// Publishes so far, to order topics by their last one.
     stamps: AtomicU64,
     reclaiming: AtomicBool,
+    /// Subscriptions open on every cache together (`--max-subscriptions`):
+    /// the per-cache cap alone let a client holding many caches open
+    /// subscriptions without end.
+    subscriptions: Arc<AtomicUsize>,
+    /// The one clock that sends every subscription its heartbeats.
+    pub(super) heartbeats: Arc<Heartbeats>,
     /// Embedded: topics start ready, and a topic's ring is the only copy
     /// of its recent messages, kept for later subscribers. Over Redis:
     /// topics wait for a load from the stream, which also serves later
@@ -86,6 +94,7 @@ pub struct SubscriberGuard {
     topic_name: Box<str>,
     topic: Arc<Topic>,
     cache_count: Arc<AtomicUsize>,
+    total: Arc<AtomicUsize>,
 }
 
 impl SubscriberGuard {
@@ -97,6 +106,7 @@ impl SubscriberGuard {
 impl Drop for SubscriberGuard {
     fn drop(&mut self) {
         self.cache_count.fetch_sub(1, Ordering::AcqRel);
+        self.total.fetch_sub(1, Ordering::AcqRel);
         self.topic.subscribers().fetch_sub(1, Ordering::AcqRel);
         self.hub.metrics.subscribers.dec();
         self.hub
@@ -122,6 +132,8 @@ impl Hub {
             last_page: AtomicU64::new(now),
             stamps: AtomicU64::new(0),
             reclaiming: AtomicBool::new(false),
+            subscriptions: Arc::new(AtomicUsize::new(0)),
+            heartbeats: Heartbeats::new(settings.heartbeat_interval),
             topics_start_ready: watch.is_none(),
             watch,
             shutdown,
@@ -208,14 +220,19 @@ impl Hub {
         Message::new(seq, page, value, publisher, &self.metrics.memory)
     }
 
-    /// Registers a subscriber of `name` in `cache`, within the cache's limit.
+    /// Registers a subscriber of `name` in `cache`, within the server's
+    /// limit and the cache's.
     pub fn subscribe(self: &Arc<Self>, cache: &str, name: &str) -> Result<SubscriberGuard, Error> {
+        let total = &self.subscriptions;
+        let limit = self.settings.max_subscriptions_total;
+        // Counted before the topic is made: past the limit, nothing is.
+        if !take_one(total, limit) {
+            return Err(Error::TooManySubscriptionsTotal { limit });
+        }
         let (topic, cache_count) = self.topic(cache, name);
         let limit = self.settings.max_subscriptions;
-        let admitted = cache_count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-            (open < limit).then_some(open + 1)
-        });
-        if admitted.is_err() {
+        if !take_one(&cache_count, limit) {
+            total.fetch_sub(1, Ordering::AcqRel);
             self.forget_if_idle(cache, name, &topic);
             return Err(Error::TooManySubscriptions {
                 cache: cache.to_owned(),
@@ -230,6 +247,7 @@ impl Hub {
             topic_name: name.into(),
             topic,
             cache_count,
+            total: total.clone(),
         })
     }
 
@@ -334,6 +352,15 @@ impl Hub {
     }
 }
 
+/// One more on `count` if it is under `limit`.
+fn take_one(count: &AtomicUsize, limit: usize) -> bool {
+    count
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+            (open < limit).then_some(open + 1)
+        })
+        .is_ok()
+}
+
 impl CacheEvents for Hub {
     fn cache_deleted(&self, cache: &str) {
         Hub::cache_deleted(self, cache);
@@ -376,6 +403,24 @@ mod tests {
         drop(a);
         let _c = hub.subscribe("c", "t3").unwrap();
         assert_eq!(hub.metrics.subscribers.get(), 3);
+    }
+
+    #[test]
+    fn subscriptions_of_all_caches_together_are_limited() {
+        let hub = hub(TopicSettings {
+            max_subscriptions_total: 2,
+            ..TopicSettings::default()
+        });
+        let a = hub.subscribe("c", "t").unwrap();
+        let _b = hub.subscribe("d", "t").unwrap();
+        assert!(matches!(
+            hub.subscribe("e", "t"),
+            Err(Error::TooManySubscriptionsTotal { limit: 2 })
+        ));
+        // Refused before anything was made for it.
+        assert!(hub.existing("e", "t").is_none());
+        drop(a);
+        let _c = hub.subscribe("e", "t").unwrap();
     }
 
     #[test]

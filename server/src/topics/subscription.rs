@@ -6,26 +6,32 @@
 //! Redis, once the topic is loaded), so that whatever is published after
 //! the client sees it reaches the client. Then come the message the resume
 //! point names, if the topic still holds it, and every message after, in
-//! order. A heartbeat follows any
-//! silence of `--topic-heartbeat-interval`. The stream is produced only as
+//! order. A quiet stream is sent a heartbeat once per
+//! `--topic-heartbeat-interval`, by the process's one heartbeat clock
+//! (`heartbeat`): no stream stays silent for two intervals. The stream is produced only as
 //! fast as HTTP/2 takes it: a subscriber that reads slowly falls behind the
 //! topic's ring and is sent a discontinuity, and one that keeps falling
 //! behind ([`MAX_FALLS_BEHIND`] times without catching up) is ended with
 //! RESOURCE_EXHAUSTED. The stream ends with NOT_FOUND when the cache is
 //! deleted, and with UNAVAILABLE when the server shuts down.
+//!
+//! An open subscription holds [`SUBSCRIPTION_CHARGE`] of the in-flight
+//! budget ([`BudgetShare`]) until its stream is dropped: the call's own
+//! charge ends when the stream opens, and subscriptions that stay open for
+//! hours would otherwise be memory no budget sees.
 
 use std::pin::Pin;
 use std::sync::Arc;
 
 use futures_util::Stream;
 use tokio::sync::watch;
-use tokio::time::Instant;
 use tonic::Status;
 
 use super::hub::{Hub, SubscriberGuard};
 use super::topic::{Cursor, Start, Step, Topic};
-use super::MAX_FALLS_BEHIND;
+use super::{MAX_FALLS_BEHIND, SUBSCRIPTION_CHARGE};
 use crate::error::Error;
+use crate::in_flight::{ConnectionState, InFlight};
 use crate::proto::cache_client::pubsub::subscription_item::Kind as ItemKind;
 use crate::proto::cache_client::pubsub::{
     Discontinuity, Heartbeat, SubscriptionItem, TopicItem, TopicValue,
@@ -43,12 +49,41 @@ pub struct Resume {
 pub type SubscriptionStream =
     Pin<Box<dyn Stream<Item = Result<SubscriptionItem, Status>> + Send + 'static>>;
 
+/// [`SUBSCRIPTION_CHARGE`] of the in-flight budget, held by an open
+/// subscription and given back when it ends.
+pub struct BudgetShare {
+    budget: Arc<InFlight>,
+    connection: Option<Arc<ConnectionState>>,
+}
+
+impl BudgetShare {
+    /// The share, charged to `connection`; `None` if the budget is spent and
+    /// no other connection can be closed to make room (the caller answers
+    /// [`InFlight::full_status`]).
+    pub fn take(budget: &Arc<InFlight>, connection: Option<Arc<ConnectionState>>) -> Option<Self> {
+        budget
+            .admit(SUBSCRIPTION_CHARGE, connection.as_deref())
+            .then(|| BudgetShare {
+                budget: budget.clone(),
+                connection,
+            })
+    }
+}
+
+impl Drop for BudgetShare {
+    fn drop(&mut self) {
+        self.budget
+            .release(SUBSCRIPTION_CHARGE, self.connection.as_deref());
+    }
+}
+
 /// An open subscription, not yet streaming.
 pub struct Subscription {
     hub: Arc<Hub>,
     topic: Arc<Topic>,
     guard: SubscriberGuard,
     resume: Resume,
+    share: Option<BudgetShare>,
 }
 
 impl Subscription {
@@ -77,17 +112,26 @@ impl Subscription {
             topic,
             guard,
             resume,
+            share: None,
         }
+    }
+
+    /// Holds `share` of the in-flight budget for as long as the stream lives.
+    pub fn holding(mut self, share: BudgetShare) -> Self {
+        self.share = Some(share);
+        self
     }
 
     /// The subscription as the stream Subscribe answers with.
     pub fn into_stream(self) -> SubscriptionStream {
         let changes = self.topic.changes();
         let shutdown = self.hub.shutdown.clone();
+        let beat = self.hub.heartbeats.join();
         let state = Streaming {
             hub: self.hub,
             topic: self.topic,
             _guard: self.guard,
+            _share: self.share,
             resume: self.resume,
             cursor: None,
             told: None,
@@ -96,7 +140,8 @@ impl Subscription {
             greeted: false,
             done: false,
             falls: 0,
-            last_sent: Instant::now(),
+            beat,
+            sent_since_beat: false,
         };
         Box::pin(futures_util::stream::unfold(
             state,
@@ -112,6 +157,7 @@ struct Streaming {
     hub: Arc<Hub>,
     topic: Arc<Topic>,
     _guard: SubscriberGuard,
+    _share: Option<BudgetShare>,
     resume: Resume,
     /// `None` until the topic is ready and the starting point is taken.
     cursor: Option<Cursor>,
@@ -123,11 +169,11 @@ struct Streaming {
     done: bool,
     /// Falls behind the ring since the subscriber last caught up.
     falls: u32,
-    last_sent: Instant,
+    /// Woken by the heartbeat clock once per interval.
+    beat: watch::Receiver<()>,
+    /// Whether anything was sent since the clock last woke this stream.
+    sent_since_beat: bool,
 }
-
-/// Far enough to mean never, for a timer that must not fire.
-const NOT_YET: std::time::Duration = std::time::Duration::from_secs(365 * 24 * 3600);
 
 /// What ended a subscriber's wait.
 enum Wake {
@@ -204,13 +250,6 @@ impl Streaming {
                     if self.cursor.is_some() {
                         self.falls = 0;
                     }
-                    // No heartbeat before the first one, which says the
-                    // subscription is open.
-                    let heartbeat_due = if self.greeted {
-                        self.last_sent + self.hub.settings().heartbeat_interval
-                    } else {
-                        self.last_sent + NOT_YET
-                    };
                     let woken = tokio::select! {
                         _ = self.changes.changed() => Wake::Changed,
                         stopping = self.shutdown.changed() => match stopping {
@@ -218,13 +257,22 @@ impl Streaming {
                             // The server is gone with its sender.
                             Err(_) => Wake::Stopped,
                         },
-                        () = tokio::time::sleep_until(heartbeat_due) => Wake::Heartbeat,
+                        beat = self.beat.changed() => match beat {
+                            Ok(()) => Wake::Heartbeat,
+                            // The hub is gone, and its clock with it.
+                            Err(_) => Wake::Stopped,
+                        },
                     };
                     match woken {
                         Wake::Changed => {}
                         Wake::Stopped => return self.end(Error::ShuttingDown),
                         Wake::Heartbeat => {
-                            return Some(Ok(self.sent(ItemKind::Heartbeat(Heartbeat {}))));
+                            let quiet = !std::mem::take(&mut self.sent_since_beat);
+                            // No heartbeat before the first one, which says
+                            // the subscription is open.
+                            if quiet && self.greeted {
+                                return Some(Ok(item(ItemKind::Heartbeat(Heartbeat {}))));
+                            }
                         }
                     }
                 }
@@ -232,8 +280,11 @@ impl Streaming {
         }
     }
 
+    /// An item, a discontinuity or the first heartbeat: the stream is not
+    /// quiet. (The clock's own heartbeats do not count, so a quiet stream
+    /// gets one per interval.)
     fn sent(&mut self, kind: ItemKind) -> SubscriptionItem {
-        self.last_sent = Instant::now();
+        self.sent_since_beat = true;
         item(kind)
     }
 

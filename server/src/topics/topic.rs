@@ -61,6 +61,7 @@ impl Message {
         gauge: &IntGauge,
     ) -> Self {
         let bytes = value_len(&value) + publisher.len() + MESSAGE_OVERHEAD;
+        let value = owned(value);
         Message {
             seq,
             page,
@@ -73,6 +74,19 @@ impl Message {
     /// What the message is charged, value and overhead.
     pub fn size(&self) -> usize {
         self.charge.bytes
+    }
+}
+
+/// The value in memory of its own. A binary value decoded from a Publish is
+/// a slice of the request's whole receive buffer (prost hands out `Bytes`
+/// without copying, `build.rs`): kept in a ring as it is, it would keep
+/// that buffer, padding and all, for as long as the ring holds the
+/// message, while being charged for its own length only. Text is decoded
+/// into a `String` of its own already.
+fn owned(value: Kind) -> Kind {
+    match value {
+        Kind::Binary(bytes) => Kind::Binary(bytes::Bytes::copy_from_slice(&bytes)),
+        text => text,
     }
 }
 
@@ -442,6 +456,26 @@ pub(super) mod tests {
             },
             _ => panic!("not an item"),
         }
+    }
+
+    #[test]
+    fn a_kept_binary_value_does_not_keep_the_buffer_it_was_decoded_from() {
+        let (topic, gauge) = topic();
+        let request = bytes::Bytes::from(vec![7u8; 64 << 10]);
+        let value = Kind::Binary(request.slice(100..101));
+        topic
+            .append(value, String::new(), 0, &settings(10), &gauge)
+            .unwrap();
+        let (mut cursor, _) = started(topic.start(1, 0));
+        let Step::Item(message) = topic.read(&mut cursor) else {
+            panic!("not an item");
+        };
+        let Kind::Binary(kept) = &message.value else {
+            panic!("not binary");
+        };
+        assert_eq!(&kept[..], &[7]);
+        let within = request.as_ptr_range().contains(&kept.as_ptr());
+        assert!(!within, "the ring keeps a slice of the request's buffer");
     }
 
     #[test]
