@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The long version of the attack suite (server/tests/attacks.rs and
-# attacks_tls.rs): every attack for ATTACK_SECONDS (30 by default) instead
-# of the 2 s of `make test`, against the release server, one at a time.
+# The long version of the attack suite (server/tests/attacks.rs,
+# attacks_tls.rs and attacks_budget.rs): every attack for ATTACK_SECONDS (30
+# by default) instead of the 2 s of `make test`, against the release server,
+# one at a time, and the budget attacks at their full size (collections of
+# 1,000,000 elements rather than the 100,000-200,000 of `make test`).
 # Each attack prints one `ATTACK` line (idle and peak resident memory,
 # normal-call p50/p99/max, newcomers, what the attacker saw); the log and
 # those lines go to out/reliability/.
@@ -24,10 +26,11 @@ run() { flock -s "$LOCK" "$@"; }
 run cargo build --release -p jiffy-server
 export JIFFY_SERVER_BIN="$PWD/target/release/jiffy-server"
 export JIFFY_ATTACK_SECONDS=$ATTACK_SECONDS
+export JIFFY_ATTACK_COLLECTION_ELEMENTS=${JIFFY_ATTACK_COLLECTION_ELEMENTS:-1000000}
 set +e
 {
   echo "jiffy attack suite, $(date -u +%FT%TZ), $(git rev-parse --short HEAD), ${ATTACK_SECONDS}s per attack"
-  run cargo test --release --no-fail-fast -p jiffy-server --test attacks --test attacks_tls \
+  run cargo test --release --no-fail-fast -p jiffy-server --test attacks --test attacks_tls --test attacks_budget \
     -- --nocapture --test-threads 1 "$@"
 } 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
