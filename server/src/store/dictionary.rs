@@ -150,13 +150,18 @@ impl DictionaryStorage for Arc<Store> {
     ) -> impl Future<Output = Result<(), Error>> + Send {
         // Copied before the lock: a large value's copy should not hold up
         // the shard, and a copy keeps the request's buffer from being pinned.
-        let items = items
+        let items: Vec<(Bytes, Bytes)> = items
             .iter()
             .map(|(f, v)| (Bytes::copy_from_slice(f), Bytes::copy_from_slice(v)))
             .collect();
-        let set = self.write(*cache, key, Some(ttl), |dictionary: &mut Dictionary| {
-            dictionary.set(items, max_len)
-        });
+        let growth = items.iter().map(|(f, v)| entry_cost(f, v)).sum();
+        let set = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            growth,
+            |dictionary: &mut Dictionary| dictionary.set(items, max_len),
+        );
         ready(set.map(drop))
     }
 
@@ -169,9 +174,15 @@ impl DictionaryStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<i64, Error>> + Send {
-        let total = self.write(*cache, key, Some(ttl), |dictionary: &mut Dictionary| {
-            dictionary.increment(field, amount, max_len)
-        });
+        // At most a new field holding the longest i64 text.
+        let growth = entry_cost(field, i64::MIN.to_string().as_bytes());
+        let total = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            growth,
+            |dictionary: &mut Dictionary| dictionary.increment(field, amount, max_len),
+        );
         // With a TTL, `write` always runs the closure, so there is a total.
         ready(total.map(|total| total.unwrap_or(amount)))
     }

@@ -183,13 +183,14 @@ impl ListStorage for Arc<Store> {
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Copied before the lock: a large value's copy should not hold up
         // the shard, and a copy keeps the request's buffer from being pinned.
-        let values = push
+        let values: Vec<Bytes> = push
             .values
             .iter()
             .map(|v| Bytes::copy_from_slice(v))
             .collect();
+        let growth = values.iter().map(|value| element_cost(value)).sum();
         let push = ListPush { values, ..push };
-        let pushed = self.write(*cache, key, Some(ttl), |list: &mut ListValue| {
+        let pushed = self.grow(*cache, key, Some(ttl), growth, |list: &mut ListValue| {
             list.push(push, max_len)
         });
         ready(pushed.map(Option::unwrap_or_default))

@@ -250,8 +250,9 @@ impl SetStorage for Arc<Store> {
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Copied before the lock: a large element's copy should not hold up
         // the shard, and a copy keeps the request's buffer from being pinned.
-        let elements = elements.iter().map(|e| Bytes::copy_from_slice(e)).collect();
-        let added = self.write(*cache, key, Some(ttl), |set: &mut SetValue| {
+        let elements: Vec<Bytes> = elements.iter().map(|e| Bytes::copy_from_slice(e)).collect();
+        let growth = elements.iter().map(|element| element_cost(element)).sum();
+        let added = self.grow(*cache, key, Some(ttl), growth, |set: &mut SetValue| {
             set.union(elements, max_len)
         });
         ready(added.map(Option::unwrap_or_default))

@@ -323,13 +323,18 @@ impl SortedSetStorage for Arc<Store> {
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Copied before the lock, as the list's values are.
-        let elements = elements
+        let elements: Vec<ScoredValue> = elements
             .into_iter()
             .map(|(value, score)| (Bytes::copy_from_slice(&value), score))
             .collect();
-        let put = self.write(*cache, key, Some(ttl), |set: &mut SortedSetValue| {
-            set.put(elements, max_len)
-        });
+        let growth = elements.iter().map(|(value, _)| element_cost(value)).sum();
+        let put = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            growth,
+            |set: &mut SortedSetValue| set.put(elements, max_len),
+        );
         ready(put.map(Option::unwrap_or_default))
     }
 
@@ -374,9 +379,14 @@ impl SortedSetStorage for Arc<Store> {
         max_len: usize,
     ) -> impl Future<Output = Result<f64, Error>> + Send {
         let value = Bytes::copy_from_slice(&value);
-        let score = self.write(*cache, key, Some(ttl), |set: &mut SortedSetValue| {
-            set.increment(value, amount, max_len)
-        });
+        let growth = element_cost(&value);
+        let score = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            growth,
+            |set: &mut SortedSetValue| set.increment(value, amount, max_len),
+        );
         ready(score.map(Option::unwrap_or_default))
     }
 
