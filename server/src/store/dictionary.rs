@@ -10,14 +10,14 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::value::{collection, part_cost, DICTIONARY_ENTRY_OVERHEAD, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
 
 /// The charge of one entry holding `field` and `value`.
 fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
-    part_cost(field.len()) + part_cost(value.len()) + ELEMENT_OVERHEAD
+    part_cost(field.len()) + part_cost(value.len()) + 2 * SHARED_HEADER + DICTIONARY_ENTRY_OVERHEAD
 }
 
 #[derive(Debug, Default)]
@@ -159,7 +159,7 @@ impl DictionaryStorage for Arc<Store> {
             *cache,
             key,
             Some(ttl),
-            growth,
+            |_| growth,
             |dictionary: &mut Dictionary| dictionary.set(items, max_len),
         );
         ready(set.map(drop))
@@ -180,7 +180,7 @@ impl DictionaryStorage for Arc<Store> {
             *cache,
             key,
             Some(ttl),
-            growth,
+            |_| growth,
             |dictionary: &mut Dictionary| dictionary.increment(field, amount, max_len),
         );
         // With a TTL, `write` always runs the closure, so there is a total.
@@ -354,7 +354,10 @@ mod tests {
     #[test]
     fn each_entry_is_charged_its_allocations_and_the_overhead() {
         let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);
-        assert_eq!(d.cost(), 16 + 16 + 32 + 2 * ELEMENT_OVERHEAD);
+        assert_eq!(
+            d.cost(),
+            16 + 16 + 32 + 2 * (2 * SHARED_HEADER + DICTIONARY_ENTRY_OVERHEAD)
+        );
     }
 
     /// Through the store: each write charges the dictionary's entries, the

@@ -199,20 +199,20 @@ impl Store {
         ttl: Option<CollectionTtl>,
         write: impl FnOnce(&mut T) -> Result<R, Error>,
     ) -> Result<Option<R>, Error> {
-        self.write_within(cache, key, ttl, None, write)
+        self.write_within(cache, key, ttl, None::<fn(&T) -> u64>, write)
     }
 
     /// [`Self::write`] for a write that adds to the collection at most
-    /// `growth` accounted bytes (the charge of the elements it was given):
-    /// if the item's charge plus `growth` would pass [`Self::max_item`], it
-    /// answers [`Error::ItemTooLarge`] before `write` runs, and nothing
-    /// changes.
+    /// `growth(collection)` accounted bytes (the charge of the elements it
+    /// was given, and of the room the structure grows by): if the item's
+    /// charge plus that would pass [`Self::max_item`], it answers
+    /// [`Error::ItemTooLarge`] before `write` runs, and nothing changes.
     pub fn grow<T: Collection, R>(
         &self,
         cache: CacheId,
         key: &[u8],
         ttl: Option<CollectionTtl>,
-        growth: u64,
+        growth: impl FnOnce(&T) -> u64,
         write: impl FnOnce(&mut T) -> Result<R, Error>,
     ) -> Result<Option<R>, Error> {
         self.write_within(cache, key, ttl, Some(growth), write)
@@ -235,7 +235,7 @@ impl Store {
         cache: CacheId,
         key: &[u8],
         ttl: Option<CollectionTtl>,
-        growth: Option<u64>,
+        growth: Option<impl FnOnce(&T) -> u64>,
         write: impl FnOnce(&mut T) -> Result<R, Error>,
     ) -> Result<Option<R>, Error> {
         let (index, hash) = self.locate(cache, key);
@@ -272,6 +272,8 @@ impl Store {
             }
             (Some(slot), ttl) => {
                 let old = shard.cost(slot);
+                // A collection of another type is refused by `of_mut` below.
+                let growth = growth.zip(T::of(shard.value(slot))).map(|(g, c)| g(c));
                 if let Some(growth) = growth {
                     let size = old.saturating_add(growth);
                     if size > max_item {

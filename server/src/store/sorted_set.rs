@@ -29,7 +29,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hashbrown::HashMap;
 
-use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::value::{collection, part_cost, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{
     canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
@@ -40,7 +40,7 @@ use crate::error::Error;
 /// The charge of one element holding `value`: its bytes once (shared by
 /// both structures) and a slot in each, a hash-map entry and a B-tree key.
 fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len()) + 2 * ELEMENT_OVERHEAD
+    part_cost(value.len()) + SHARED_HEADER + SORTED_SET_ELEMENT_OVERHEAD
 }
 
 /// A key of the B-tree: the score, then the value. `Low` and `High` are
@@ -332,7 +332,7 @@ impl SortedSetStorage for Arc<Store> {
             *cache,
             key,
             Some(ttl),
-            growth,
+            |_| growth,
             |set: &mut SortedSetValue| set.put(elements, max_len),
         );
         ready(put.map(Option::unwrap_or_default))
@@ -384,7 +384,7 @@ impl SortedSetStorage for Arc<Store> {
             *cache,
             key,
             Some(ttl),
-            growth,
+            |_| growth,
             |set: &mut SortedSetValue| set.increment(value, amount, max_len),
         );
         ready(score.map(Option::unwrap_or_default))

@@ -258,7 +258,6 @@ async fn the_memory_cap_holds_by_eviction() {
 fn push(store: &Store, c: CacheId, key: &[u8], count: usize, size: usize) -> Result<usize, Error> {
     use list::ListValue;
     let values: Vec<Bytes> = (0..count).map(|_| Bytes::from(vec![1u8; size])).collect();
-    let growth = values.len() as u64 * (value::part_cost(size) + value::ELEMENT_OVERHEAD);
     let ttl = CollectionTtl {
         ttl: MINUTE,
         refresh: true,
@@ -268,6 +267,7 @@ fn push(store: &Store, c: CacheId, key: &[u8], count: usize, size: usize) -> Res
         values,
         truncate_to: 0,
     };
+    let growth = ListValue::growth(&push.values);
     let pushed = store.grow(c, key, Some(ttl), growth, |list: &mut ListValue| {
         list.push(push, usize::MAX)
     });
