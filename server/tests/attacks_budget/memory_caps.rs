@@ -11,15 +11,16 @@ use bytes::Bytes;
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
-    list_length_response, DictionaryFieldValuePair, DictionarySetRequest,
-    ListConcatenateBackRequest, ListLengthRequest, SetBatchRequest, SetRequest, SetUnionRequest,
-    SortedSetElement, SortedSetPutRequest,
+    list_length_response, DictionaryFetchRequest, DictionaryFieldValuePair, DictionarySetRequest,
+    ListConcatenateBackRequest, ListFetchRequest, ListLengthRequest, SetBatchRequest,
+    SetFetchRequest, SetRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest,
+    SortedSetPutRequest,
 };
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
-use tonic::Code;
+use tonic::{Code, Status};
 
-use crate::common::attack::{self, Ctx, Outcome, Setup, Target, CACHE};
+use crate::common::attack::{self, Ctx, Outcome, Setup, Target, CACHE, SMALL_KEY, SMALL_VALUE};
 use crate::common::topics::{binary, publish_request};
 use crate::common::{in_cache, sample};
 
@@ -221,7 +222,8 @@ enum Writer {
     /// overhead dominates.
     Scalars,
     /// 64 small elements (40 to 200 bytes) a write into a list, a set, a
-    /// dictionary or a sorted set, 32 writes a collection.
+    /// dictionary or a sorted set, 32 writes a collection, then one fetch
+    /// of it.
     Collections,
     /// 64-byte binary messages round-robin over 1,000 topics.
     Topics,
@@ -364,7 +366,52 @@ async fn collections(
         }
     };
     answers.count(answer, bytes);
+    if round % 32 == 31 {
+        // Read once, whole, as a client would: on main a read left a
+        // header on each element the store did not charge.
+        let name = Bytes::from(format!("c{n:02}-{collection}"));
+        let read = fetch(client, collection % 4, name).await;
+        answers.count(read, 0);
+    }
     bytes
+}
+
+async fn fetch(client: &mut ScsClient<Channel>, kind: u64, name: Bytes) -> Result<(), Status> {
+    match kind {
+        0 => {
+            let request = ListFetchRequest {
+                list_name: name,
+                start_index: None,
+                end_index: None,
+            };
+            client.list_fetch(in_cache(CACHE, request)).await.map(drop)
+        }
+        1 => {
+            let request = SetFetchRequest { set_name: name };
+            client.set_fetch(in_cache(CACHE, request)).await.map(drop)
+        }
+        2 => {
+            let request = DictionaryFetchRequest {
+                dictionary_name: name,
+            };
+            client
+                .dictionary_fetch(in_cache(CACHE, request))
+                .await
+                .map(drop)
+        }
+        _ => {
+            let request = SortedSetFetchRequest {
+                set_name: name,
+                order: 0,
+                with_scores: true,
+                range: None,
+            };
+            client
+                .sorted_set_fetch(in_cache(CACHE, request))
+                .await
+                .map(drop)
+        }
+    }
 }
 
 async fn topics(
@@ -401,6 +448,18 @@ async fn mixed_fill(name: &str, topics_cap: Option<&str>, writers: &'static [Wri
     let deadline = tokio::time::Instant::now() + SETUP_TIME;
     fill(url.clone(), deadline, SETUP_BYTES, writers, answers.clone()).await;
     let set_up = answers.written.load(Relaxed);
+    // The fill evicted the normal client's key too; from here on its reads
+    // keep it (SIEVE spares what is read).
+    let small = SetRequest {
+        cache_key: Bytes::from_static(SMALL_KEY),
+        cache_body: Bytes::from_static(SMALL_VALUE),
+        ttl_milliseconds: TTL_MS,
+    };
+    client_of(&target)
+        .await
+        .set(in_cache(CACHE, small))
+        .await
+        .unwrap();
     let writing = answers.clone();
     let mut outcome = attack::run(&mut target, name, |ctx| {
         fill(url, ctx.deadline, FILL_BYTES - set_up, writers, writing)
