@@ -310,9 +310,9 @@ impl Store {
                 (slot, answer, wake)
             }
         };
-        shard.evict_until(self.max_memory, now, Some(slot), 1, &self.counters);
+        shard.evict_until(self.max_memory, now, Some(slot), &self.counters);
         drop(shard);
-        self.after_write(index, Some(slot), wake, now);
+        self.after_write(index, wake, now);
         Ok(Some(answer))
     }
 
@@ -383,9 +383,9 @@ impl Store {
             deadline(now, ttl),
             &self.counters,
         );
-        shard.evict_until(self.max_memory, now, Some(slot), 1, &self.counters);
+        shard.evict_until(self.max_memory, now, Some(slot), &self.counters);
         drop(shard);
-        self.after_write(index, Some(slot), wake, now);
+        self.after_write(index, wake, now);
         Ok(total)
     }
 
@@ -471,34 +471,25 @@ impl Store {
             deadline(now, ttl),
             &self.counters,
         );
-        shard.evict_until(self.max_memory, now, Some(slot), 1, &self.counters);
+        shard.evict_until(self.max_memory, now, Some(slot), &self.counters);
         drop(shard);
-        self.after_write(index, Some(slot), wake, now);
+        self.after_write(index, wake, now);
         Ok(true)
     }
 
     /// Wakes the shard's expiry task if needed, then, with no lock held,
-    /// evicts from the other shards while the store is still over the cap:
-    /// a round in which each hand makes one pass (sparing what was read
-    /// since its last), then, if that was not enough, a round in which any
-    /// item but the one just written (`written`, in shard `index`) may go.
-    fn after_write(&self, index: usize, written: Option<u32>, wake: bool, now: Instant) {
+    /// evicts from the other shards while the store is still over the cap.
+    fn after_write(&self, index: usize, wake: bool, now: Instant) {
         if wake {
             self.shards[index].wake.notify_one();
         }
-        let rounds = (1..SHARDS)
-            .map(|step| (step, 1))
-            .chain((0..SHARDS).map(|step| (step, 2)));
-        for (step, sweeps) in rounds {
+        for step in 1..SHARDS {
             if self.counters.bytes.load(Relaxed) <= self.max_memory {
                 return;
             }
             let other = (index + step) & (SHARDS - 1);
-            // The lock was let go: `written` may name another item by now,
-            // which is then spared once; no harm.
-            let exclude = written.filter(|_| other == index);
             let mut shard = self.shards[other].state.lock();
-            shard.evict_until(self.max_memory, now, exclude, sweeps, &self.counters);
+            shard.evict_until(self.max_memory, now, None, &self.counters);
         }
     }
 

@@ -308,20 +308,15 @@ impl Shard {
         Pending::Idle
     }
 
-    /// Evicts until the store is under `max_memory`, or this shard has
-    /// nothing left but `exclude`, or the hand has made `sweeps` passes
-    /// (one spares every item read since the last; two take any). Returns
-    /// whether the store is under the cap.
+    /// Evicts until the store is under `max_memory` or this shard has nothing
+    /// left but `exclude`. Returns whether the store is under the cap.
     pub(super) fn evict_until(
         &mut self,
         max_memory: u64,
         now: Instant,
         exclude: Option<u32>,
-        sweeps: usize,
         counters: &Counters,
     ) -> bool {
-        // The hand's moves for this call: `sweeps` passes over the queue.
-        let mut steps = sweeps * self.sieve.len();
         while counters.bytes.load(Relaxed) > max_memory {
             // An expired item is the cheapest victim: nobody can read it anyway.
             if let Some(&(at, slot)) = self.expiry.first() {
@@ -331,10 +326,7 @@ impl Shard {
                     continue;
                 }
             }
-            let Some(slot) = self
-                .sieve
-                .victim_within(&mut self.slab, exclude, &mut steps)
-            else {
+            let Some(slot) = self.sieve.victim(&mut self.slab, exclude) else {
                 return false;
             };
             self.remove(slot, counters);

@@ -107,22 +107,7 @@ impl Sieve {
     pub(super) fn victim(&mut self, arena: &mut impl Arena, exclude: Option<u32>) -> Option<u32> {
         // One sweep clears every visited bit, so within two sweeps the hand
         // meets an unvisited item unless `exclude` is all there is.
-        self.victim_within(arena, exclude, &mut (2 * self.len + 1))
-    }
-
-    /// [`Self::victim`], the hand moving at most `steps` times (counted
-    /// down). A caller that evicts many items in one go gives them all one
-    /// budget, a sweep: else the hand, meeting only items read since its
-    /// last pass, would clear their bits and come round to evict them in
-    /// the same go, however often they are read.
-    pub(super) fn victim_within(
-        &mut self,
-        arena: &mut impl Arena,
-        exclude: Option<u32>,
-        steps: &mut usize,
-    ) -> Option<u32> {
-        while *steps > 0 {
-            *steps -= 1;
+        for _ in 0..=2 * self.len {
             let slot = if self.hand == NIL {
                 self.tail
             } else {
@@ -198,19 +183,6 @@ mod tests {
         let (mut sieve, mut arena) = queue(3);
         arena.iter_mut().for_each(Links::visit);
         assert_eq!(evict(&mut sieve, &mut arena), Some(0));
-    }
-
-    #[test]
-    fn within_one_sweep_visited_items_are_spared() {
-        let (mut sieve, mut arena) = queue(3);
-        arena[0].visit();
-        arena[2].visit();
-        let mut steps = sieve.len();
-        assert_eq!(sieve.victim_within(&mut arena, None, &mut steps), Some(1));
-        sieve.unlink(&mut arena, 1);
-        // The hand passed 0 once; it may not come round to it again.
-        assert_eq!(sieve.victim_within(&mut arena, None, &mut steps), None);
-        assert_eq!(sieve.len(), 2);
     }
 
     #[test]
