@@ -505,7 +505,7 @@ async fn mixed_fill(name: &str, topics_cap: Option<&str>, writers: &'static [Wri
 /// it holds, 1.05 to 1.26 x (1.47 x on main), growing with what the fill
 /// wrote (allocator pages left part-used by evictions); and in about one
 /// run in three the well-behaved client's key is evicted though it is read
-/// every few milliseconds (not in 5 runs on main), a cause not yet found,
+/// every few milliseconds (not in 5 runs on main), a cause not yet found.
 /// `-- --ignored` runs it.
 #[ignore = "resident memory near the 1.25 x bound, and the normal client's key evicted at times"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
