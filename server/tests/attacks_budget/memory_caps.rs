@@ -502,7 +502,7 @@ async fn mixed_fill(name: &str, topics_cap: Option<&str>, writers: &'static [Wri
 /// resident memory stays within 1.25 x the cap above the idle process.
 ///
 /// Not yet dependable, so not in `make test`: with every item charged what
-/// it holds, 1.05 to 1.26 x (1.47 x on main), growing with what the fill
+/// it holds, 1.05 to 1.29 x (1.47 x on main), growing with what the fill
 /// wrote (allocator pages left part-used by evictions); and in about one
 /// run in three the well-behaved client's key is evicted though it is read
 /// every few milliseconds (not in 5 runs on main), a cause not yet found.
