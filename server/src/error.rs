@@ -59,6 +59,9 @@ pub enum Error {
     AnswerTooLarge { size: usize, limit: usize },
     #[error("the union would read {elements} elements of its sources, over the limit of {limit} (--max-collection-elements); name fewer or smaller sources")]
     UnionTooLarge { elements: usize, limit: usize },
+    // "item size" is the phrase the JS SDK looks for to word its error.
+    #[error("item size limit exceeded: the item would be charged {size} bytes, over the {limit} bytes one item may hold (half of --max-memory)")]
+    ItemTooLarge { size: u64, limit: u64 },
     #[error("element size limit exceeded: {what} is {size} bytes, over the limit of {limit} bytes (--max-value-size)")]
     ElementTooLarge {
         what: &'static str,
@@ -123,7 +126,7 @@ impl Error {
             CacheNotFound(_) => (Code::NotFound, None),
             CacheAlreadyExists(_) => (Code::AlreadyExists, None),
             TooManyCaches { .. } => (Code::ResourceExhausted, None),
-            ValueTooLarge { .. } | ValueTooLargeForProtosocket { .. } => (
+            ValueTooLarge { .. } | ValueTooLargeForProtosocket { .. } | ItemTooLarge { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::ITEM_SIZE_LIMIT_EXCEEDED),
             ),

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use prost::encoding::encoded_len_varint;
 
-use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::value::{collection, part_cost, DICTIONARY_ENTRY_OVERHEAD, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
@@ -44,7 +44,7 @@ pub(super) async fn on_blocking_pool<R: Send + 'static>(
 
 /// The charge of one entry holding `field` and `value`.
 fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
-    part_cost(field.len()) + part_cost(value.len()) + ELEMENT_OVERHEAD
+    part_cost(field.len()) + part_cost(value.len()) + 2 * SHARED_HEADER + DICTIONARY_ENTRY_OVERHEAD
 }
 
 /// The bytes one entry takes in a DictionaryFetch answer, as prost encodes
@@ -222,13 +222,18 @@ impl DictionaryStorage for Arc<Store> {
     ) -> impl Future<Output = Result<(), Error>> + Send {
         // Copied before the lock: a large value's copy should not hold up
         // the shard, and a copy keeps the request's buffer from being pinned.
-        let items = items
+        let items: Vec<(Bytes, Bytes)> = items
             .iter()
             .map(|(f, v)| (Bytes::copy_from_slice(f), Bytes::copy_from_slice(v)))
             .collect();
-        let set = self.write(*cache, key, Some(ttl), |dictionary: &mut Dictionary| {
-            dictionary.set(items, max_len)
-        });
+        let growth = items.iter().map(|(f, v)| entry_cost(f, v)).sum();
+        let set = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            |_| growth,
+            |dictionary: &mut Dictionary| dictionary.set(items, max_len),
+        );
         ready(set.map(drop))
     }
 
@@ -241,9 +246,15 @@ impl DictionaryStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<i64, Error>> + Send {
-        let total = self.write(*cache, key, Some(ttl), |dictionary: &mut Dictionary| {
-            dictionary.increment(field, amount, max_len)
-        });
+        // At most a new field holding the longest i64 text.
+        let growth = entry_cost(field, i64::MIN.to_string().as_bytes());
+        let total = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            |_| growth,
+            |dictionary: &mut Dictionary| dictionary.increment(field, amount, max_len),
+        );
         // With a TTL, `write` always runs the closure, so there is a total.
         ready(total.map(|total| total.unwrap_or(amount)))
     }
@@ -464,7 +475,10 @@ mod tests {
     #[test]
     fn each_entry_is_charged_its_allocations_and_the_overhead() {
         let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);
-        assert_eq!(d.cost(), 16 + 16 + 32 + 2 * ELEMENT_OVERHEAD);
+        assert_eq!(
+            d.cost(),
+            16 + 16 + 32 + 2 * (2 * SHARED_HEADER + DICTIONARY_ENTRY_OVERHEAD)
+        );
     }
 
     /// Through the store: each write charges the dictionary's entries, the

@@ -1,6 +1,6 @@
 //! Lists in the embedded store: values in order in a double-ended queue, so
 //! both ends push and pop in O(1), with the cost of the elements kept up to
-//! date by every change.
+//! date by every change, and the queue's buffer charged by its capacity.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the list as it was.
@@ -11,14 +11,23 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::shard::allocation_size;
+use super::value::{collection, part_cost, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
 
-/// The charge of one element holding `value`.
+/// The charge of one element holding `value`: its bytes and the header a
+/// read leaves on them. Its slot is charged with the queue's buffer.
 fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len()) + ELEMENT_OVERHEAD
+    part_cost(value.len()) + SHARED_HEADER
+}
+
+/// The charge of a queue buffer of `capacity` slots, one `Bytes` each. A
+/// buffer never shrinks by itself, so a list popped down is charged the
+/// room it keeps until it gives it back (see [`ListValue::shrink`]).
+fn buffer_cost(capacity: usize) -> u64 {
+    allocation_size(capacity * size_of::<Bytes>()) as u64
 }
 
 #[derive(Debug, Default)]
@@ -39,7 +48,38 @@ impl ListValue {
     }
 
     pub fn cost(&self) -> u64 {
-        self.cost
+        self.cost + buffer_cost(self.values.capacity())
+    }
+
+    /// At least what pushing `values` adds to a list's [`Self::cost`]: their charge,
+    /// and the room the buffer grows by if they do not fit (it at least
+    /// doubles), so that the store can refuse a push before it is made.
+    pub fn growth(values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
+        let elements: u64 = values.iter().map(|value| element_cost(value)).sum();
+        let added = values.len();
+        move |list| list.room_for(added) + elements
+    }
+
+    /// What the buffer grows by to take `added` more values.
+    fn room_for(&self, added: usize) -> u64 {
+        let (len, capacity) = (self.values.len(), self.values.capacity());
+        let needed = len + added;
+        let grown = if needed > capacity {
+            needed.max(2 * capacity).max(4)
+        } else {
+            capacity
+        };
+        buffer_cost(grown) - buffer_cost(capacity)
+    }
+
+    /// A list that shrank to a quarter of its room gives half of it back
+    /// (all of it when empty), so the room it keeps, charged, stays in
+    /// proportion to what it holds.
+    fn shrink(&mut self) {
+        let (len, capacity) = (self.values.len(), self.values.capacity());
+        if len == 0 || capacity > 64 && len * 4 < capacity {
+            self.values.shrink_to(len * 2);
+        }
     }
 
     /// Adds the values of `push` at its end, keeping their order, then
@@ -81,6 +121,7 @@ impl ListValue {
             };
             self.uncharge(dropped.as_deref());
         }
+        self.shrink();
         Ok(len)
     }
 
@@ -91,6 +132,7 @@ impl ListValue {
             End::Back => self.values.pop_back(),
         };
         self.uncharge(value.as_deref());
+        self.shrink();
         value
     }
 
@@ -111,6 +153,7 @@ impl ListValue {
         for dropped in self.values.drain(..bounds.start) {
             self.cost -= element_cost(&dropped);
         }
+        self.shrink();
         self.values.len()
     }
 
@@ -125,6 +168,7 @@ impl ListValue {
             !matches
         });
         self.cost -= freed;
+        self.shrink();
         self.values.len()
     }
 
@@ -134,7 +178,7 @@ impl ListValue {
     pub fn erase(&mut self, erase: &ListErase) -> usize {
         let ranges = match erase {
             ListErase::All => {
-                self.values.clear();
+                self.values = VecDeque::new();
                 self.cost = 0;
                 return 0;
             }
@@ -160,6 +204,7 @@ impl ListValue {
             !erase
         });
         self.cost -= freed;
+        self.shrink();
         self.values.len()
     }
 
@@ -183,13 +228,14 @@ impl ListStorage for Arc<Store> {
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Copied before the lock: a large value's copy should not hold up
         // the shard, and a copy keeps the request's buffer from being pinned.
-        let values = push
+        let values: Vec<Bytes> = push
             .values
             .iter()
             .map(|v| Bytes::copy_from_slice(v))
             .collect();
         let push = ListPush { values, ..push };
-        let pushed = self.write(*cache, key, Some(ttl), |list: &mut ListValue| {
+        let growth = ListValue::growth(&push.values);
+        let pushed = self.grow(*cache, key, Some(ttl), growth, |list: &mut ListValue| {
             list.push(push, max_len)
         });
         ready(pushed.map(Option::unwrap_or_default))
@@ -298,7 +344,11 @@ mod tests {
     /// The cost kept incrementally equals the cost recomputed from scratch.
     fn assert_cost_is_exact(list: &ListValue) {
         let recomputed: u64 = list.values.iter().map(|v| element_cost(v)).sum();
-        assert_eq!(list.cost(), recomputed);
+        assert_eq!(list.cost, recomputed);
+        assert_eq!(
+            list.cost(),
+            recomputed + buffer_cost(list.values.capacity())
+        );
     }
 
     fn slice(start: Option<i32>, end: Option<i32>) -> ListSlice {
@@ -450,8 +500,37 @@ mod tests {
     }
 
     #[test]
-    fn each_element_is_charged_its_allocation_and_the_overhead() {
+    fn each_element_is_charged_its_allocation_its_header_and_its_slot() {
         let l = list(&["", "x", &"y".repeat(17)]);
-        assert_eq!(l.cost(), 16 + 32 + 3 * ELEMENT_OVERHEAD);
+        let slots = l.values.capacity() * size_of::<Bytes>();
+        assert!(l.values.capacity() >= 3);
+        assert_eq!(l.cost(), 16 + 32 + 3 * SHARED_HEADER + slots as u64);
+    }
+
+    #[test]
+    fn growth_covers_what_a_push_adds() {
+        let mut l = ListValue::default();
+        for n in 0..2_000 {
+            let values: Vec<&str> = vec!["value"; n % 7 + 1];
+            let new = push(End::Back, &values, 0);
+            let (before, growth) = (l.cost(), ListValue::growth(&new.values)(&l));
+            l.push(new, NO_LIMIT).unwrap();
+            assert!(l.cost() <= before + growth, "push {n}");
+        }
+    }
+
+    #[test]
+    fn a_list_popped_down_gives_back_its_room() {
+        let mut l = ListValue::default();
+        let values: Vec<String> = (0..1_000).map(|n| n.to_string()).collect();
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        l.push(push(End::Back, &values, 0), NO_LIMIT).unwrap();
+        let full = l.cost();
+        while l.len() > 10 {
+            l.pop(End::Front);
+        }
+        assert!(l.values.capacity() <= 64, "{}", l.values.capacity());
+        assert!(l.cost() < full / 10);
+        assert_cost_is_exact(&l);
     }
 }

@@ -23,7 +23,10 @@
 //! Every item is charged the allocation sizes of its key and value plus a
 //! fixed per-item overhead (see `shard::charge`) against one
 //! global count; a write that takes it over `max_memory` evicts, first from
-//! the shard it already holds, then from the others in turn.
+//! the shard it already holds, then from the others in turn. No item may be
+//! charged more than half of `max_memory` ([`Store::max_item`]), so the
+//! item just written, which eviction spares, never holds the store over
+//! its cap.
 
 pub mod dictionary;
 mod expiry;
@@ -183,6 +186,13 @@ impl Store {
     ///
     /// `write` must check everything before it changes anything: on `Err`
     /// the collection must be as it was. An emptied collection is removed.
+    ///
+    /// For a write that only shrinks the collection, or whose growth cannot
+    /// be told beforehand; a write that adds elements it was given calls
+    /// [`Self::grow`], so that one too large is refused before it changes
+    /// anything. Should this one leave the item over [`Self::max_item`],
+    /// the item is evicted and the call answers [`Error::ItemTooLarge`]: a
+    /// cache may lose an item, but no item may outgrow the cap.
     pub fn write<T: Collection, R>(
         &self,
         cache: CacheId,
@@ -190,8 +200,48 @@ impl Store {
         ttl: Option<CollectionTtl>,
         write: impl FnOnce(&mut T) -> Result<R, Error>,
     ) -> Result<Option<R>, Error> {
+        self.write_within(cache, key, ttl, None::<fn(&T) -> u64>, write)
+    }
+
+    /// [`Self::write`] for a write that adds to the collection at most
+    /// `growth(collection)` accounted bytes (the charge of the elements it
+    /// was given, and of the room the structure grows by): if the item's
+    /// charge plus that would pass [`Self::max_item`], it answers
+    /// [`Error::ItemTooLarge`] before `write` runs, and nothing changes.
+    pub fn grow<T: Collection, R>(
+        &self,
+        cache: CacheId,
+        key: &[u8],
+        ttl: Option<CollectionTtl>,
+        growth: impl FnOnce(&T) -> u64,
+        write: impl FnOnce(&mut T) -> Result<R, Error>,
+    ) -> Result<Option<R>, Error> {
+        self.write_within(cache, key, ttl, Some(growth), write)
+    }
+
+    /// The most one item may be charged: half of `max_memory`.
+    ///
+    /// Eviction never takes the item being written, so an item larger than
+    /// the cap would hold memory past it until some other write evicted it.
+    /// At half, evicting the others always makes room, and it is the share
+    /// `--max-memory`'s own check (at least twice the largest key and
+    /// value) already gives a scalar: the bound matters for collections,
+    /// which grow one write at a time.
+    pub fn max_item(&self) -> u64 {
+        self.max_memory / 2
+    }
+
+    fn write_within<T: Collection, R>(
+        &self,
+        cache: CacheId,
+        key: &[u8],
+        ttl: Option<CollectionTtl>,
+        growth: Option<impl FnOnce(&T) -> u64>,
+        write: impl FnOnce(&mut T) -> Result<R, Error>,
+    ) -> Result<Option<R>, Error> {
         let (index, hash) = self.locate(cache, key);
         let now = Instant::now();
+        let max_item = self.max_item();
         let mut shard = self.shards[index].state.lock();
         let found = shard.live(hash, cache, key, now, &self.counters);
         let (slot, answer, wake) = match (found, ttl) {
@@ -202,11 +252,20 @@ impl Store {
                 if created.is_empty() {
                     return Ok(Some(answer));
                 }
+                let value = created.into_value();
+                // Nothing is stored yet: the exact charge is known.
+                let size = shard::item_cost(key, &value);
+                if size > max_item {
+                    return Err(Error::ItemTooLarge {
+                        size,
+                        limit: max_item,
+                    });
+                }
                 let (slot, wake) = shard.upsert(
                     hash,
                     cache,
                     key,
-                    created.into_value(),
+                    value,
                     deadline(now, ttl.ttl),
                     &self.counters,
                 );
@@ -214,6 +273,17 @@ impl Store {
             }
             (Some(slot), ttl) => {
                 let old = shard.cost(slot);
+                // A collection of another type is refused by `of_mut` below.
+                let growth = growth.zip(T::of(shard.value(slot))).map(|(g, c)| g(c));
+                if let Some(growth) = growth {
+                    let size = old.saturating_add(growth);
+                    if size > max_item {
+                        return Err(Error::ItemTooLarge {
+                            size,
+                            limit: max_item,
+                        });
+                    }
+                }
                 let value = shard.value_mut(slot);
                 let found_type = value.item_type();
                 let collection = T::of_mut(value).ok_or_else(|| T::TYPE.mismatch(found_type))?;
@@ -224,6 +294,15 @@ impl Store {
                 if emptied {
                     shard.remove(slot, &self.counters);
                     return Ok(Some(answer));
+                }
+                let size = shard.cost(slot);
+                if size > max_item {
+                    shard.remove(slot, &self.counters);
+                    self.counters.evictions.fetch_add(1, Relaxed);
+                    return Err(Error::ItemTooLarge {
+                        size,
+                        limit: max_item,
+                    });
                 }
                 let wake = match ttl {
                     Some(ttl) if ttl.refresh => shard.set_expiry(slot, deadline(now, ttl.ttl)),

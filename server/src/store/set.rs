@@ -2,7 +2,8 @@
 //! their positions in it. Membership is a hash lookup; a removal moves the
 //! last element into the hole (so positions stay dense), which is what lets
 //! pops and samples pick `k` random elements in O(k) rather than walking
-//! the set. The cost of the elements is kept up to date by every change.
+//! the set. The cost of the elements is kept up to date by every change;
+//! the vector and the table are charged by their capacity.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the set as it was.
@@ -15,7 +16,8 @@ use std::sync::{Arc, LazyLock};
 use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 
-use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::shard::allocation_size;
+use super::value::{collection, part_cost, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, SetRemove, SetStorage};
 use crate::error::Error;
@@ -28,9 +30,48 @@ fn hash(element: &[u8]) -> u64 {
     HASHER.hash_one(element)
 }
 
-/// The charge of one element.
+/// The charge of one element: its bytes and the header a read leaves on
+/// them. Its slots are charged with the vector and the table.
 fn element_cost(element: &[u8]) -> u64 {
-    part_cost(element.len()) + ELEMENT_OVERHEAD
+    part_cost(element.len()) + SHARED_HEADER
+}
+
+/// The charge of the vector and the table with room for `capacity`
+/// elements each: a `Bytes` per vector slot; per table bucket a position and
+/// a control byte, plus a group of control bytes (hashbrown's layout, whose
+/// table holds 7/8 of its buckets, or one less than their number below 8).
+fn room_cost(vector: usize, table: usize) -> u64 {
+    let buckets = match table {
+        0 => 0,
+        1..=6 => table + 1,
+        _ => table / 7 * 8,
+    };
+    let table_bytes = match buckets {
+        0 => 0,
+        _ => buckets * (size_of::<usize>() + 1) + 16,
+    };
+    (allocation_size(vector * size_of::<Bytes>()) + allocation_size(table_bytes)) as u64
+}
+
+/// The capacity a hash table that holds `capacity` grows to, to hold
+/// `needed` elements inserted one at a time: its buckets double.
+fn table_capacity_for(capacity: usize, needed: usize) -> usize {
+    let capacity_of = |buckets: usize| {
+        if buckets < 8 {
+            buckets - 1
+        } else {
+            buckets / 8 * 7
+        }
+    };
+    let mut buckets = match capacity {
+        0 => 4,
+        1..=6 => capacity + 1,
+        _ => capacity / 7 * 8,
+    };
+    while capacity_of(buckets) < needed {
+        buckets *= 2;
+    }
+    capacity_of(buckets)
 }
 
 #[derive(Default)]
@@ -54,7 +95,29 @@ impl SetValue {
     }
 
     pub fn cost(&self) -> u64 {
-        self.cost
+        self.cost + room_cost(self.elements.capacity(), self.positions.capacity())
+    }
+
+    /// At least what adding `elements` adds to a set's [`Self::cost`]:
+    /// their charge, and the room the vector and the table grow by if they
+    /// do not fit, so that the store can refuse a union before it is made.
+    pub fn growth(elements: &[Bytes]) -> impl FnOnce(&SetValue) -> u64 {
+        let charge: u64 = elements.iter().map(|element| element_cost(element)).sum();
+        let added = elements.len();
+        move |set| {
+            let needed = set.len() + added;
+            let vector = set.elements.capacity();
+            let table = set.positions.capacity();
+            let grown_vector = match needed > vector {
+                true => needed.max(2 * vector).max(4),
+                false => vector,
+            };
+            let grown_table = match needed > table {
+                true => table_capacity_for(table, needed),
+                false => table,
+            };
+            charge + room_cost(grown_vector, grown_table) - room_cost(vector, table)
+        }
     }
 
     pub fn contains(&self, element: &[u8]) -> bool {
@@ -142,7 +205,10 @@ impl SetValue {
         *cost -= element_cost(&removed);
         // A set that shrank to a quarter of its room gives half of it back,
         // so its real size stays near what it is charged.
-        if elements.capacity() > 64 && elements.len() * 4 < elements.capacity() {
+        if elements.is_empty() {
+            *elements = Vec::new();
+            *positions = HashTable::new();
+        } else if elements.capacity() > 64 && elements.len() * 4 < elements.capacity() {
             elements.shrink_to(elements.len() * 2);
             positions.shrink_to(elements.len() * 2, |&p| hash(&elements[p]));
         }
@@ -165,7 +231,7 @@ impl SetValue {
     }
 
     fn clear(&mut self) -> Vec<Bytes> {
-        self.positions.clear();
+        self.positions = HashTable::new();
         self.cost = 0;
         std::mem::take(&mut self.elements)
     }
@@ -250,8 +316,9 @@ impl SetStorage for Arc<Store> {
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Copied before the lock: a large element's copy should not hold up
         // the shard, and a copy keeps the request's buffer from being pinned.
-        let elements = elements.iter().map(|e| Bytes::copy_from_slice(e)).collect();
-        let added = self.write(*cache, key, Some(ttl), |set: &mut SetValue| {
+        let elements: Vec<Bytes> = elements.iter().map(|e| Bytes::copy_from_slice(e)).collect();
+        let growth = SetValue::growth(&elements);
+        let added = self.grow(*cache, key, Some(ttl), growth, |set: &mut SetValue| {
             set.union(elements, max_len)
         });
         ready(added.map(Option::unwrap_or_default))
@@ -350,7 +417,9 @@ mod tests {
     /// The cost and the positions kept incrementally match the elements.
     fn assert_consistent(set: &SetValue) {
         let recomputed: u64 = set.elements.iter().map(|e| element_cost(e)).sum();
-        assert_eq!(set.cost(), recomputed);
+        assert_eq!(set.cost, recomputed);
+        let room = room_cost(set.elements.capacity(), set.positions.capacity());
+        assert_eq!(set.cost(), recomputed + room);
         assert_eq!(set.positions.len(), set.elements.len());
         for (at, element) in set.elements.iter().enumerate() {
             assert_eq!(set.position(element), Some(at));
@@ -507,17 +576,23 @@ mod tests {
             .set_union(&c, b"s", bytes(&["a"]), MINUTE, NO_LIMIT)
             .await
             .unwrap();
-        let one = store.stats().bytes;
-        assert!(one > element_cost(b"a"));
+        // What the store charges beside the set's own cost: key, box, item.
+        let beside = |store: &Store| {
+            let cost = store.read(c, b"s", SetValue::cost).unwrap().unwrap();
+            store.stats().bytes - cost
+        };
+        let fixed = beside(&store);
+        assert!(fixed > 0);
         let added = store.set_union(&c, b"s", bytes(&["a", "b", "c"]), MINUTE, NO_LIMIT);
         assert_eq!(added.await, Ok(3));
-        assert_eq!(store.stats().bytes, one + 2 * element_cost(b"b"));
+        assert_eq!(beside(&store), fixed);
         let popped = store.set_pop(&c, b"s", 1).await.unwrap().unwrap();
         assert_eq!(popped.len(), 1);
-        assert_eq!(store.stats().bytes, one + element_cost(b"b"));
+        assert_eq!(beside(&store), fixed);
+        let before = store.stats().bytes;
         let refused = store.set_union(&c, b"s", bytes(&["x", "y"]), MINUTE, 3);
         assert!(refused.await.is_err());
-        assert_eq!(store.stats().bytes, one + element_cost(b"b"));
+        assert_eq!(store.stats().bytes, before);
         assert_eq!(
             store.set_difference(&c, b"s", &SetRemove::All).await,
             Ok(true)
@@ -633,6 +708,36 @@ mod tests {
     #[test]
     fn each_element_is_charged_its_allocation_and_the_overhead() {
         let s = set(&["", "x", &"y".repeat(17)]);
-        assert_eq!(s.cost(), 16 + 32 + 3 * ELEMENT_OVERHEAD);
+        let room = room_cost(s.elements.capacity(), s.positions.capacity());
+        assert_eq!(s.cost(), 16 + 32 + 3 * SHARED_HEADER + room);
+    }
+
+    #[test]
+    fn the_room_charged_is_the_room_held() {
+        // hashbrown's table for 3 holds 3 in 4 buckets; for 100, 112 in 128.
+        assert_eq!(
+            room_cost(0, 3),
+            (4 * 9 + 16_usize).next_multiple_of(16) as u64
+        );
+        assert_eq!(room_cost(0, 112), allocation_size(128 * 9 + 16) as u64);
+        let mut table = HashTable::<usize>::new();
+        for n in 0..1000 {
+            let needed = table_capacity_for(table.capacity(), table.len() + 1);
+            table.insert_unique(n as u64, n, |&n| n as u64);
+            assert_eq!(table.capacity(), needed, "after {n}");
+        }
+    }
+
+    #[test]
+    fn growth_covers_what_a_union_adds() {
+        let mut s = SetValue::default();
+        for n in 0..3_000usize {
+            let elements: Vec<Bytes> = (0..n % 7 + 1)
+                .map(|i| Bytes::from(format!("{n}-{i}")))
+                .collect();
+            let (before, growth) = (s.cost(), SetValue::growth(&elements)(&s));
+            s.union(elements, NO_LIMIT).unwrap();
+            assert!(s.cost() <= before + growth, "union {n}");
+        }
     }
 }

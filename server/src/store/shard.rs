@@ -87,8 +87,13 @@ pub(super) struct Entry {
 
 impl Entry {
     fn cost(&self) -> u64 {
-        allocation_size(self.key.len()) as u64 + self.value.cost() + ITEM_OVERHEAD
+        item_cost(&self.key, &self.value)
     }
+}
+
+/// What an item of this key and value is charged against the cap.
+pub(super) fn item_cost(key: &[u8], value: &Value) -> u64 {
+    allocation_size(key.len()) as u64 + value.cost() + ITEM_OVERHEAD
 }
 
 impl Arena for Vec<Option<Entry>> {

@@ -28,7 +28,7 @@ use hashbrown::HashMap;
 
 use super::dictionary::on_blocking_pool;
 use super::ranked::Ranked;
-use super::value::{collection, part_cost, ELEMENT_OVERHEAD};
+use super::value::{collection, part_cost, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{
     canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
@@ -43,7 +43,7 @@ const INLINE_FETCH_ELEMENTS: usize = 4096;
 /// The charge of one element holding `value`: its bytes once (shared by
 /// both structures) and a slot in each, a hash-map entry and a chunk slot.
 fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len()) + 2 * ELEMENT_OVERHEAD
+    part_cost(value.len()) + SHARED_HEADER + SORTED_SET_ELEMENT_OVERHEAD
 }
 
 /// A key of the order: the score, then the value. `Low` and `High` are
@@ -349,13 +349,18 @@ impl SortedSetStorage for Arc<Store> {
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Copied before the lock, as the list's values are.
-        let elements = elements
+        let elements: Vec<ScoredValue> = elements
             .into_iter()
             .map(|(value, score)| (Bytes::copy_from_slice(&value), score))
             .collect();
-        let put = self.write(*cache, key, Some(ttl), |set: &mut SortedSetValue| {
-            set.put(elements, max_len)
-        });
+        let growth = elements.iter().map(|(value, _)| element_cost(value)).sum();
+        let put = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            |_| growth,
+            |set: &mut SortedSetValue| set.put(elements, max_len),
+        );
         ready(put.map(Option::unwrap_or_default))
     }
 
@@ -417,9 +422,14 @@ impl SortedSetStorage for Arc<Store> {
         max_len: usize,
     ) -> impl Future<Output = Result<f64, Error>> + Send {
         let value = Bytes::copy_from_slice(&value);
-        let score = self.write(*cache, key, Some(ttl), |set: &mut SortedSetValue| {
-            set.increment(value, amount, max_len)
-        });
+        let growth = element_cost(&value);
+        let score = self.grow(
+            *cache,
+            key,
+            Some(ttl),
+            |_| growth,
+            |set: &mut SortedSetValue| set.increment(value, amount, max_len),
+        );
         ready(score.map(Option::unwrap_or_default))
     }
 

@@ -254,6 +254,106 @@ async fn the_memory_cap_holds_by_eviction() {
     assert_eq!(store.get(c, &last).unwrap().as_deref(), Some(&value[..]));
 }
 
+/// Pushes `count` values of `size` bytes at the back of list `key`.
+fn push(store: &Store, c: CacheId, key: &[u8], count: usize, size: usize) -> Result<usize, Error> {
+    use list::ListValue;
+    let values: Vec<Bytes> = (0..count).map(|_| Bytes::from(vec![1u8; size])).collect();
+    let ttl = CollectionTtl {
+        ttl: MINUTE,
+        refresh: true,
+    };
+    let push = crate::backend::ListPush {
+        end: crate::backend::End::Back,
+        values,
+        truncate_to: 0,
+    };
+    let growth = ListValue::growth(&push.values);
+    let pushed = store.grow(c, key, Some(ttl), growth, |list: &mut ListValue| {
+        list.push(push, usize::MAX)
+    });
+    pushed.map(Option::unwrap_or_default)
+}
+
+fn list_len(store: &Store, c: CacheId, key: &[u8]) -> Option<usize> {
+    store.read(c, key, list::ListValue::len).unwrap()
+}
+
+#[tokio::test]
+async fn no_collection_grows_past_half_the_cap() {
+    let (store, c) = store_with(MIB);
+    let mut pushed = 0;
+    let refused = loop {
+        match push(&store, c, b"l", 16, 1024) {
+            Ok(len) => pushed = len,
+            Err(error) => break error,
+        }
+        assert!(
+            store.stats().bytes <= MIB / 2,
+            "the list passed half the cap"
+        );
+    };
+    assert!(
+        matches!(refused, Error::ItemTooLarge { limit, .. } if limit == MIB / 2),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("--max-memory"));
+    // Refused before it changed anything: the list is as it was, and kept.
+    assert!(pushed > 0);
+    assert_eq!(list_len(&store, c, b"l"), Some(pushed));
+    assert_eq!(store.stats().evictions, 0);
+    // A write that fits still does, and one too large for an empty item
+    // is not stored.
+    assert!(push(&store, c, b"l", 1, 16).is_ok());
+    assert!(matches!(
+        push(&store, c, b"new", 1024, 1024),
+        Err(Error::ItemTooLarge { .. })
+    ));
+    assert_eq!(list_len(&store, c, b"new"), None);
+}
+
+#[tokio::test]
+async fn a_write_that_outgrows_the_bound_unforeseen_evicts_the_item() {
+    let (store, c) = store_with(MIB);
+    push(&store, c, b"l", 1, 16).unwrap();
+    let ttl = CollectionTtl {
+        ttl: MINUTE,
+        refresh: true,
+    };
+    // No growth told beforehand: the store finds out afterwards.
+    let values = (0..1024).map(|_| Bytes::from(vec![1u8; 1024])).collect();
+    let push = crate::backend::ListPush {
+        end: crate::backend::End::Back,
+        values,
+        truncate_to: 0,
+    };
+    let grown = store.write(c, b"l", Some(ttl), |list: &mut list::ListValue| {
+        list.push(push, usize::MAX)
+    });
+    assert!(
+        matches!(grown, Err(Error::ItemTooLarge { .. })),
+        "{grown:?}"
+    );
+    assert_eq!(list_len(&store, c, b"l"), None);
+    assert_eq!(store.stats().bytes, 0);
+    assert_eq!(store.stats().evictions, 1);
+}
+
+#[tokio::test]
+async fn a_large_collection_evicts_the_others_not_itself() {
+    let (store, c) = store_with(MIB);
+    let value = vec![7u8; 1024];
+    for i in 0..1024u32 {
+        store.set(c, format!("key-{i}").as_bytes(), &value, MINUTE);
+    }
+    let mut len = 0;
+    while let Ok(now) = push(&store, c, b"l", 16, 1024) {
+        len = now;
+        assert!(store.stats().bytes <= MIB, "over the cap at {len} elements");
+    }
+    assert_eq!(list_len(&store, c, b"l"), Some(len));
+    assert!(store.stats().evictions > 0);
+}
+
 #[tokio::test]
 async fn sieve_keeps_a_hot_key_through_a_scan() {
     let (store, c) = store_with(256 * 1024);

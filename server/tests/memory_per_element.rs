@@ -1,0 +1,271 @@
+//! What the store charges an item or element covers what it really holds.
+//! For scalars and each collection type: 200,000 small elements written
+//! into a server whose cap is far away, every one then read once (a read
+//! leaves a shared header behind on each value it hands out), and the growth
+//! of resident memory compared with what `jiffy_memory_bytes` says.
+//!
+//! `-- --nocapture` prints the figures per element; they are where the
+//! overhead constants of `store/shard.rs` and the collection files come from.
+
+mod common;
+
+use bytes::Bytes;
+use common::{in_cache, sample, ServerProcess};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::cache_client::{
+    DictionaryFetchRequest, DictionaryFieldValuePair, DictionarySetRequest, GetBatchRequest,
+    GetRequest, ListConcatenateBackRequest, ListFetchRequest, SetBatchRequest, SetFetchRequest,
+    SetRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest, SortedSetPutRequest,
+};
+use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+const TTL_MS: u64 = 3_600_000;
+/// Elements of each type written; enough that their memory dwarfs the noise.
+const ELEMENTS: usize = 200_000;
+/// 32 bytes: charged at the 32-byte class, the common case of small
+/// elements, where what is charged per element matters most.
+const ELEMENT_SIZE: usize = 32;
+/// Collection lengths cycle through these, so hash tables and deques are
+/// measured across their growth, not at one lucky or unlucky load.
+const LENGTHS: [usize; 6] = [96, 200, 448, 1_000, 1_800, 3_500];
+/// Resident growth may exceed the charge by at most this much (allocator
+/// pages, tables between two sizes); past it the cap would not bound memory.
+const SLACK: f64 = 1.10;
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Scalar,
+    List,
+    Set,
+    Dictionary,
+    SortedSet,
+}
+
+fn element(n: usize) -> Bytes {
+    let mut bytes = format!("{n:012}-").into_bytes();
+    bytes.resize(ELEMENT_SIZE, b'e');
+    Bytes::from(bytes)
+}
+
+/// Writes ELEMENTS elements of `kind` into collections of the LENGTHS;
+/// answers each collection's name.
+async fn write(client: &mut ScsClient<Channel>, kind: Kind) -> Vec<Bytes> {
+    let mut names = Vec::new();
+    let mut n = 0;
+    while n < ELEMENTS {
+        let name = Bytes::from(format!("{kind:?}-{}", names.len()));
+        let length = LENGTHS[names.len() % LENGTHS.len()].min(ELEMENTS - n);
+        let elements: Vec<Bytes> = (n..n + length).map(element).collect();
+        n += length;
+        for chunk in elements.chunks(500) {
+            write_chunk(client, kind, name.clone(), chunk.to_vec()).await;
+        }
+        names.push(name);
+    }
+    names
+}
+
+async fn write_chunk(
+    client: &mut ScsClient<Channel>,
+    kind: Kind,
+    name: Bytes,
+    elements: Vec<Bytes>,
+) {
+    let (ttl_milliseconds, refresh_ttl) = (TTL_MS, true);
+    match kind {
+        Kind::Scalar => {
+            let items = elements
+                .into_iter()
+                .map(|e| SetRequest {
+                    cache_key: e.slice(..16),
+                    cache_body: e,
+                    ttl_milliseconds,
+                })
+                .collect();
+            let request = in_cache("c", SetBatchRequest { items });
+            let mut answers = client.set_batch(request).await.unwrap().into_inner();
+            while let Some(answer) = answers.next().await {
+                answer.unwrap();
+            }
+        }
+        Kind::List => {
+            let request = ListConcatenateBackRequest {
+                list_name: name,
+                values: elements,
+                ttl_milliseconds,
+                refresh_ttl,
+                truncate_front_to_size: 0,
+            };
+            client
+                .list_concatenate_back(in_cache("c", request))
+                .await
+                .unwrap();
+        }
+        Kind::Set => {
+            let request = SetUnionRequest {
+                set_name: name,
+                elements,
+                ttl_milliseconds,
+                refresh_ttl,
+            };
+            client.set_union(in_cache("c", request)).await.unwrap();
+        }
+        Kind::Dictionary => {
+            let items = elements
+                .into_iter()
+                .map(|e| DictionaryFieldValuePair {
+                    field: e.clone(),
+                    value: e,
+                })
+                .collect();
+            let request = DictionarySetRequest {
+                dictionary_name: name,
+                items,
+                ttl_milliseconds,
+                refresh_ttl,
+            };
+            client.dictionary_set(in_cache("c", request)).await.unwrap();
+        }
+        Kind::SortedSet => {
+            let elements = elements
+                .into_iter()
+                .enumerate()
+                .map(|(i, value)| SortedSetElement {
+                    value,
+                    score: i as f64,
+                })
+                .collect();
+            let request = SortedSetPutRequest {
+                set_name: name,
+                elements,
+                ttl_milliseconds,
+                refresh_ttl,
+            };
+            client.sorted_set_put(in_cache("c", request)).await.unwrap();
+        }
+    }
+}
+
+/// Reads every element once.
+async fn read(client: &mut ScsClient<Channel>, kind: Kind, names: &[Bytes]) {
+    if let Kind::Scalar = kind {
+        let keys: Vec<Bytes> = (0..ELEMENTS).map(|n| element(n).slice(..16)).collect();
+        for chunk in keys.chunks(500) {
+            let items = chunk
+                .iter()
+                .map(|key| GetRequest {
+                    cache_key: key.clone(),
+                })
+                .collect();
+            let request = in_cache("c", GetBatchRequest { items });
+            let mut answers = client.get_batch(request).await.unwrap().into_inner();
+            while let Some(answer) = answers.next().await {
+                answer.unwrap();
+            }
+        }
+        return;
+    }
+    for name in names.iter().cloned() {
+        match kind {
+            Kind::Scalar => unreachable!(),
+            Kind::List => {
+                let request = ListFetchRequest {
+                    list_name: name,
+                    start_index: None,
+                    end_index: None,
+                };
+                client.list_fetch(in_cache("c", request)).await.unwrap();
+            }
+            Kind::Set => {
+                let request = SetFetchRequest { set_name: name };
+                client.set_fetch(in_cache("c", request)).await.unwrap();
+            }
+            Kind::Dictionary => {
+                let request = DictionaryFetchRequest {
+                    dictionary_name: name,
+                };
+                client
+                    .dictionary_fetch(in_cache("c", request))
+                    .await
+                    .unwrap();
+            }
+            Kind::SortedSet => {
+                let request = SortedSetFetchRequest {
+                    set_name: name,
+                    order: 0,
+                    with_scores: true,
+                    range: None,
+                };
+                client
+                    .sorted_set_fetch(in_cache("c", request))
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+}
+
+/// Resident memory once the allocator has given back what it will.
+async fn settled_resident(server: &ServerProcess) -> f64 {
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    server.resident_bytes() as f64
+}
+
+async fn measure(kind: Kind) -> (f64, f64, f64) {
+    let server = ServerProcess::spawn(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--max-memory",
+            "4GiB",
+        ],
+        &[],
+    );
+    let channel = tonic::transport::Endpoint::from_shared(server.url())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    common::create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    let mut client = ScsClient::new(channel)
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(64 << 20);
+    let idle = settled_resident(&server).await;
+    let names = write(&mut client, kind).await;
+    let written = settled_resident(&server).await - idle;
+    read(&mut client, kind, &names).await;
+    let read = settled_resident(&server).await - idle;
+    let metrics = common::scrape(server.metrics_addr.unwrap()).await;
+    let charged = sample(&metrics, "jiffy_memory_bytes").unwrap();
+    let per = |bytes: f64| bytes / ELEMENTS as f64;
+    (per(written), per(read), per(charged))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_type_is_charged_at_least_what_it_holds() {
+    let mut problems = Vec::new();
+    for kind in [
+        Kind::Scalar,
+        Kind::List,
+        Kind::Set,
+        Kind::Dictionary,
+        Kind::SortedSet,
+    ] {
+        let (written, read, charged) = measure(kind).await;
+        eprintln!(
+            "{kind:?}: {ELEMENT_SIZE}-byte elements: resident {written:.0} B/element written, {read:.0} B/element after a read; charged {charged:.0} B/element ({:.2} x resident)",
+            charged / read.max(written)
+        );
+        if read.max(written) > charged * SLACK {
+            problems.push(format!(
+                "{kind:?}: {:.0} B resident per element, charged {charged:.0}",
+                read.max(written)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:?}");
+}
