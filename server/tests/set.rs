@@ -24,6 +24,7 @@ on_both_stores!(
     difference_removes_elements_or_the_whole_set,
     contains_answers_each_element_in_the_order_asked,
     pop_takes_random_elements_until_the_set_is_gone,
+    a_pop_over_the_response_limit_is_refused_and_changes_nothing,
     sample_answers_distinct_elements_and_leaves_them,
     a_new_set_gets_the_ttl_and_a_union_refreshes_it_only_when_asked,
     set_calls_on_other_types_fail_the_precondition_and_change_nothing,
@@ -145,6 +146,43 @@ async fn pop_takes_random_elements_until_the_set_is_gone(store: Store) {
     assert_eq!(Some(taken), strings(&ten));
     assert_eq!(sets.pop("s", 1).await, None);
     assert_eq!(sets.remaining_ttl("s").await, None);
+}
+
+/// A pop whose answer would pass `--max-response-size` is refused, naming
+/// the flag, before it removes anything: the set keeps every element (a
+/// check after the pop would lose them with the answer).
+async fn a_pop_over_the_response_limit_is_refused_and_changes_nothing(store: Store) {
+    let limits = ["--max-value-size", "1KiB", "--max-response-size", "4KiB"];
+    let (server, _redis) = store.start(&limits).await;
+    let mut sets = Sets::new(&server).await;
+    // Five elements of 1,000 bytes: 5,018 bytes encoded, three are 3,012.
+    let five: Vec<String> = (0..5).map(|n| n.to_string().repeat(1000)).collect();
+    let five: Vec<&str> = five.iter().map(String::as_str).collect();
+    sets.union("s", &five).await;
+    for count in [5, 6, u32::MAX] {
+        let c = &mut sets.0;
+        let refused = c
+            .client
+            .set_pop(c.request(SetPopRequest {
+                set_name: bytes("s"),
+                count,
+            }))
+            .await
+            .map(drop);
+        let status = assert_status(refused, Code::ResourceExhausted, None);
+        assert!(
+            status.message().contains("5018 bytes")
+                && status.message().contains("--max-response-size"),
+            "{status:?}"
+        );
+        assert_eq!(sets.length("s").await, Some(5), "pop of {count}");
+        assert_eq!(sets.contains("s", &five).await, Some(vec![true; 5]));
+    }
+    let three = sets.pop("s", 3).await.unwrap();
+    assert_eq!(three.len(), 3);
+    assert_eq!(sets.length("s").await, Some(2));
+    assert_eq!(sets.pop("s", 5).await.map(|e| e.len()), Some(2));
+    assert_eq!(sets.length("s").await, None);
 }
 
 async fn sample_answers_distinct_elements_and_leaves_them(store: Store) {
