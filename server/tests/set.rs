@@ -146,6 +146,15 @@ async fn pop_takes_random_elements_until_the_set_is_gone(store: Store) {
     assert_eq!(Some(taken), strings(&ten));
     assert_eq!(sets.pop("s", 1).await, None);
     assert_eq!(sets.remaining_ttl("s").await, None);
+
+    // A pop of more elements than one script call can pass at once.
+    let many: Vec<String> = (0..2500).map(|n| n.to_string()).collect();
+    for slice in many.chunks(500) {
+        let slice: Vec<&str> = slice.iter().map(String::as_str).collect();
+        sets.union("many", &slice).await;
+    }
+    assert_eq!(sets.pop("many", 2400).await.map(|e| e.len()), Some(2400));
+    assert_eq!(sets.length("many").await, Some(100));
 }
 
 /// A pop whose answer would pass `--max-response-size` is refused, naming
@@ -159,6 +168,12 @@ async fn a_pop_over_the_response_limit_is_refused_and_changes_nothing(store: Sto
     let five: Vec<String> = (0..5).map(|n| n.to_string().repeat(1000)).collect();
     let five: Vec<&str> = five.iter().map(String::as_str).collect();
     sets.union("s", &five).await;
+    let refusals = || async {
+        let text = server.metrics().await;
+        let series = r#"jiffy_answers_refused_total{reason="max_response_size"}"#;
+        common::sample(&text, series).expect("the refusal counter is served")
+    };
+    let refused_before = refusals().await;
     for count in [5, 6, u32::MAX] {
         let c = &mut sets.0;
         let refused = c
@@ -178,6 +193,8 @@ async fn a_pop_over_the_response_limit_is_refused_and_changes_nothing(store: Sto
         assert_eq!(sets.length("s").await, Some(5), "pop of {count}");
         assert_eq!(sets.contains("s", &five).await, Some(vec![true; 5]));
     }
+    // At least these three: the counter is the process's, other tests add.
+    assert!(refusals().await >= refused_before + 3.0);
     let three = sets.pop("s", 3).await.unwrap();
     assert_eq!(three.len(), 3);
     assert_eq!(sets.length("s").await, Some(2));
