@@ -566,7 +566,11 @@ mod tests {
         let added = store.set_union(&c, b"s", bytes(&["a", "b", "c"]), MINUTE, NO_LIMIT);
         assert_eq!(added.await, Ok(3));
         assert_eq!(store.stats().bytes, one + 2 * element_cost(b"b"));
-        let popped = store.set_pop(&c, b"s", 1, usize::MAX).await.unwrap().unwrap();
+        let popped = store
+            .set_pop(&c, b"s", 1, usize::MAX)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(popped.len(), 1);
         assert_eq!(store.stats().bytes, one + element_cost(b"b"));
         let refused = store.set_union(&c, b"s", bytes(&["x", "y"]), MINUTE, 3);
