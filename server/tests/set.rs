@@ -25,6 +25,7 @@ on_both_stores!(
     contains_answers_each_element_in_the_order_asked,
     pop_takes_random_elements_until_the_set_is_gone,
     a_pop_over_the_response_limit_is_refused_and_changes_nothing,
+    large_pops_of_elements_of_many_sizes_succeed,
     sample_answers_distinct_elements_and_leaves_them,
     a_new_set_gets_the_ttl_and_a_union_refreshes_it_only_when_asked,
     set_calls_on_other_types_fail_the_precondition_and_change_nothing,
@@ -200,6 +201,27 @@ async fn a_pop_over_the_response_limit_is_refused_and_changes_nothing(store: Sto
     assert_eq!(sets.length("s").await, Some(2));
     assert_eq!(sets.pop("s", 5).await.map(|e| e.len()), Some(2));
     assert_eq!(sets.length("s").await, None);
+}
+
+/// Pops whose answers are large enough to be charged before they leave the
+/// store (over 16 KiB), of elements of many sizes: each pick differs in
+/// size, and none may fail for it (the Redis store announces a large pick's
+/// size, then picks again with that much charged).
+async fn large_pops_of_elements_of_many_sizes_succeed(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    let elements: Vec<String> = (0..300)
+        .map(|n| format!("{n:04}{}", "x".repeat(n * 37 % 3000)))
+        .collect();
+    let elements: Vec<&str> = elements.iter().map(String::as_str).collect();
+    for round in 0..3 {
+        sets.union("s", &elements).await;
+        let mut taken = 0;
+        while let Some(popped) = sets.pop("s", 20).await {
+            taken += popped.len();
+        }
+        assert_eq!(taken, 300, "round {round}");
+    }
 }
 
 async fn sample_answers_distinct_elements_and_leaves_them(store: Store) {
