@@ -185,20 +185,21 @@ impl SetValue {
     /// removed: over `max_answer` it is refused and the set is unchanged,
     /// rather than emptied into an answer the service cannot send.
     pub fn pop(&mut self, count: usize, max_answer: usize) -> Result<Vec<Bytes>, Error> {
-        let all = count >= self.len();
-        let mut chosen = match all {
-            true => (0..self.len()).collect(),
-            false => random_positions(count, self.len()),
+        let too_large = |size| Error::AnswerTooLarge {
+            size,
+            limit: max_answer,
         };
+        if count >= self.len() {
+            let size = pop_answer_size(self.elements.iter().map(|e| e.len()));
+            if size > max_answer {
+                return Err(too_large(size));
+            }
+            return Ok(self.clear());
+        }
+        let mut chosen = random_positions(count, self.len());
         let size = pop_answer_size(chosen.iter().map(|&at| self.elements[at].len()));
         if size > max_answer {
-            return Err(Error::AnswerTooLarge {
-                size,
-                limit: max_answer,
-            });
-        }
-        if all {
-            return Ok(self.clear());
+            return Err(too_large(size));
         }
         // From the highest position down: the last element, moved into each
         // hole, is never one still to be taken.
