@@ -173,6 +173,7 @@ impl Error {
 
 impl From<Error> for Status {
     fn from(error: Error) -> Self {
+        crate::metrics::count_refused_answer(&error);
         let (code, reason) = error.code_and_reason();
         let mut status = Status::new(code, error.to_string());
         if let Some(reason) = reason {

@@ -6,7 +6,7 @@
 //! hot path is an index and an atomic add, never a label-map lookup.
 
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 use std::time::Duration;
 
 use prometheus::{
@@ -324,6 +324,7 @@ impl Metrics {
             Box::new(self.in_flight_gauges[1].clone()),
             Box::new(self.hits.clone()),
             Box::new(self.misses.clone()),
+            Box::new(ANSWERS_REFUSED.clone()),
             Box::new(self.topics.published.clone()),
             Box::new(self.topics.delivered.clone()),
             Box::new(self.topics.subscribers.clone()),
@@ -417,6 +418,35 @@ impl Metrics {
             .expect("text encoding cannot fail");
         String::from_utf8(text).expect("the text format is UTF-8")
     }
+}
+
+/// Answers refused for their size (`jiffy_answers_refused_total`), by the
+/// bound they passed: `max_response_size` (`--max-response-size`) or
+/// `protosocket_frame` (what the protosocket client can read). One for the
+/// process, counted where an error becomes a status ([`count_refused_answer`]):
+/// the refusals are made deep in the stores, far from any server's
+/// `Metrics`, and every server in the process registers this one counter.
+static ANSWERS_REFUSED: LazyLock<IntCounterVec> = LazyLock::new(|| {
+    let opts = Opts::new(
+        "answers_refused_total",
+        "Answers refused for their size, by the bound they passed",
+    );
+    let refused = IntCounterVec::new(opts, &["reason"]).expect("valid metric");
+    for reason in ["max_response_size", "protosocket_frame"] {
+        refused.with_label_values(&[reason]);
+    }
+    refused
+});
+
+/// Counts `error` in `jiffy_answers_refused_total` if it refused an answer.
+pub fn count_refused_answer(error: &crate::error::Error) {
+    use crate::error::Error::{AnswerTooLarge, AnswerTooLargeForProtosocket};
+    let reason = match error {
+        AnswerTooLarge { .. } => "max_response_size",
+        AnswerTooLargeForProtosocket { .. } => "protosocket_frame",
+        _ => return,
+    };
+    ANSWERS_REFUSED.with_label_values(&[reason]).inc();
 }
 
 /// The hit and miss counters, for the handlers of the calls that get an

@@ -24,6 +24,8 @@ on_both_stores!(
     difference_removes_elements_or_the_whole_set,
     contains_answers_each_element_in_the_order_asked,
     pop_takes_random_elements_until_the_set_is_gone,
+    a_pop_over_the_response_limit_is_refused_and_changes_nothing,
+    large_pops_of_elements_of_many_sizes_succeed,
     sample_answers_distinct_elements_and_leaves_them,
     a_new_set_gets_the_ttl_and_a_union_refreshes_it_only_when_asked,
     set_calls_on_other_types_fail_the_precondition_and_change_nothing,
@@ -145,6 +147,81 @@ async fn pop_takes_random_elements_until_the_set_is_gone(store: Store) {
     assert_eq!(Some(taken), strings(&ten));
     assert_eq!(sets.pop("s", 1).await, None);
     assert_eq!(sets.remaining_ttl("s").await, None);
+
+    // A pop of more elements than one script call can pass at once.
+    let many: Vec<String> = (0..2500).map(|n| n.to_string()).collect();
+    for slice in many.chunks(500) {
+        let slice: Vec<&str> = slice.iter().map(String::as_str).collect();
+        sets.union("many", &slice).await;
+    }
+    assert_eq!(sets.pop("many", 2400).await.map(|e| e.len()), Some(2400));
+    assert_eq!(sets.length("many").await, Some(100));
+}
+
+/// A pop whose answer would pass `--max-response-size` is refused, naming
+/// the flag, before it removes anything: the set keeps every element (a
+/// check after the pop would lose them with the answer).
+async fn a_pop_over_the_response_limit_is_refused_and_changes_nothing(store: Store) {
+    let limits = ["--max-value-size", "1KiB", "--max-response-size", "4KiB"];
+    let (server, _redis) = store.start(&limits).await;
+    let mut sets = Sets::new(&server).await;
+    // Five elements of 1,000 bytes: 5,018 bytes encoded, three are 3,012.
+    let five: Vec<String> = (0..5).map(|n| n.to_string().repeat(1000)).collect();
+    let five: Vec<&str> = five.iter().map(String::as_str).collect();
+    sets.union("s", &five).await;
+    let refusals = || async {
+        let text = server.metrics().await;
+        let series = r#"jiffy_answers_refused_total{reason="max_response_size"}"#;
+        common::sample(&text, series).expect("the refusal counter is served")
+    };
+    let refused_before = refusals().await;
+    for count in [5, 6, u32::MAX] {
+        let c = &mut sets.0;
+        let refused = c
+            .client
+            .set_pop(c.request(SetPopRequest {
+                set_name: bytes("s"),
+                count,
+            }))
+            .await
+            .map(drop);
+        let status = assert_status(refused, Code::ResourceExhausted, None);
+        assert!(
+            status.message().contains("5018 bytes")
+                && status.message().contains("--max-response-size"),
+            "{status:?}"
+        );
+        assert_eq!(sets.length("s").await, Some(5), "pop of {count}");
+        assert_eq!(sets.contains("s", &five).await, Some(vec![true; 5]));
+    }
+    // At least these three: the counter is the process's, other tests add.
+    assert!(refusals().await >= refused_before + 3.0);
+    let three = sets.pop("s", 3).await.unwrap();
+    assert_eq!(three.len(), 3);
+    assert_eq!(sets.length("s").await, Some(2));
+    assert_eq!(sets.pop("s", 5).await.map(|e| e.len()), Some(2));
+    assert_eq!(sets.length("s").await, None);
+}
+
+/// Pops whose answers are large enough to be charged before they leave the
+/// store (over 16 KiB), of elements of many sizes: each pick differs in
+/// size, and none may fail for it (the Redis store announces a large pick's
+/// size, then picks again with that much charged).
+async fn large_pops_of_elements_of_many_sizes_succeed(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut sets = Sets::new(&server).await;
+    let elements: Vec<String> = (0..300)
+        .map(|n| format!("{n:04}{}", "x".repeat(n * 37 % 3000)))
+        .collect();
+    let elements: Vec<&str> = elements.iter().map(String::as_str).collect();
+    for round in 0..3 {
+        sets.union("s", &elements).await;
+        let mut taken = 0;
+        while let Some(popped) = sets.pop("s", 20).await {
+            taken += popped.len();
+        }
+        assert_eq!(taken, 300, "round {round}");
+    }
 }
 
 async fn sample_answers_distinct_elements_and_leaves_them(store: Store) {

@@ -64,7 +64,7 @@ use bytes::Bytes;
 use crate::error::Error;
 pub use dictionary::{DictionaryDelete, DictionaryStorage};
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
-pub use set::{SetRemove, SetStorage};
+pub use set::{pop_answer_size, SetRemove, SetStorage};
 pub use sorted_set::{
     canonical, union, Aggregate, ScoreBound, ScoreRange, ScoredValue, SortOrder, SortedSetRange,
     SortedSetRemove, SortedSetStorage, SortedSetUnion,

@@ -58,12 +58,17 @@ pub trait SetStorage: Caches {
         key: &[u8],
     ) -> impl Future<Output = Result<Option<usize>, Error>> + Send;
     /// Removes and answers `count` (at least 1) elements chosen at random,
-    /// or all of them when the set holds no more; the TTL is kept.
+    /// or all of them when the set holds no more; the TTL is kept. The
+    /// elements are chosen and their answer sized ([`pop_answer_size`])
+    /// before any is removed: an answer over `max_answer`
+    /// (`--max-response-size`) is refused ([`Error::AnswerTooLarge`]) and
+    /// the set is left as it was.
     fn set_pop(
         &self,
         cache: &Self::Cache,
         key: &[u8],
         count: u32,
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send;
     /// Up to `limit` distinct elements chosen at random, left in the set:
     /// all of them when the set holds no more, none for a limit of 0.
@@ -73,6 +78,19 @@ pub trait SetStorage: Caches {
         key: &[u8],
         limit: u64,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send;
+}
+
+/// The encoded size of a SetPop answer of elements of these lengths: the
+/// `found` message (tag, length, then per element a tag, a length and the
+/// bytes) in the response. Exact, so what a store lets through the
+/// service's own check (`Limits::check_answer`) lets through too. The Redis
+/// store's `set_collection_pop.lua` counts the same way.
+pub fn pop_answer_size(lengths: impl Iterator<Item = usize>) -> usize {
+    use prost::encoding::encoded_len_varint;
+    let found: usize = lengths
+        .map(|len| 1 + encoded_len_varint(len as u64) + len)
+        .sum();
+    1 + encoded_len_varint(found as u64) + found
 }
 
 /// What SetDifference removes from the stored set.

@@ -58,6 +58,7 @@ impl From<Status> for Outcome {
 
 impl From<Error> for Outcome {
     fn from(error: Error) -> Self {
+        crate::metrics::count_refused_answer(&error);
         Outcome {
             code: error.code(),
             kind: self::error(error.code(), &error.to_string()),

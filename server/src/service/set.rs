@@ -10,6 +10,10 @@
 //! response has no room for) is INVALID_ARGUMENT too. SetSample of limit 0
 //! is a hit with no elements on an existing set, as the JS SDK's suite
 //! expects of the service.
+//!
+//! Answers that can be large are held to `--max-response-size`: fetch and
+//! sample once built (nothing changed yet), pop inside the store, before
+//! it removes the elements it would answer.
 
 use tonic::{Request, Response};
 
@@ -165,7 +169,14 @@ pub(super) async fn set_pop<S: Storage>(
     if r.count == 0 {
         return Err(Error::InvalidArgument("SetPop's count must be at least 1".into()).into());
     }
-    let set = match plane.store.set_pop(&cache, &r.set_name, r.count).await? {
+    // The store sizes the answer before it removes anything: checked here,
+    // after the pop, the elements of a refused answer would be lost.
+    let max_answer = plane.limits.max_response_size;
+    let set = match plane
+        .store
+        .set_pop(&cache, &r.set_name, r.count, max_answer)
+        .await?
+    {
         Some(elements) => Set::Found(Found { elements }),
         None => Set::Missing(Missing {}),
     };

@@ -19,7 +19,7 @@ use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 use super::shard::allocation_size;
 use super::value::{collection, part_cost, SHARED_HEADER};
 use super::{CacheId, Store};
-use crate::backend::{CollectionTtl, SetRemove, SetStorage};
+use crate::backend::{pop_answer_size, CollectionTtl, SetRemove, SetStorage};
 use crate::error::Error;
 
 /// One randomly seeded hasher for every set: clients cannot aim elements at
@@ -247,16 +247,30 @@ impl SetValue {
     }
 
     /// Removes and answers `count` elements chosen at random (all of them
-    /// when there are no more).
-    pub fn pop(&mut self, count: usize) -> Vec<Bytes> {
+    /// when there are no more). The answer is sized before anything is
+    /// removed: over `max_answer` it is refused and the set is unchanged,
+    /// rather than emptied into an answer the service cannot send.
+    pub fn pop(&mut self, count: usize, max_answer: usize) -> Result<Vec<Bytes>, Error> {
+        let too_large = |size| Error::AnswerTooLarge {
+            size,
+            limit: max_answer,
+        };
         if count >= self.len() {
-            return self.clear();
+            let size = pop_answer_size(self.elements.iter().map(|e| e.len()));
+            if size > max_answer {
+                return Err(too_large(size));
+            }
+            return Ok(self.clear());
         }
         let mut chosen = random_positions(count, self.len());
+        let size = pop_answer_size(chosen.iter().map(|&at| self.elements[at].len()));
+        if size > max_answer {
+            return Err(too_large(size));
+        }
         // From the highest position down: the last element, moved into each
         // hole, is never one still to be taken.
         chosen.sort_unstable_by(|a, b| b.cmp(a));
-        chosen.into_iter().map(|at| self.remove_at(at)).collect()
+        Ok(chosen.into_iter().map(|at| self.remove_at(at)).collect())
     }
 
     /// Up to `limit` distinct elements chosen at random.
@@ -366,9 +380,10 @@ impl SetStorage for Arc<Store> {
         cache: &CacheId,
         key: &[u8],
         count: u32,
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
         ready(self.write(*cache, key, None, |set: &mut SetValue| {
-            Ok(set.pop(count as usize))
+            set.pop(count as usize, max_answer)
         }))
     }
 
@@ -477,7 +492,7 @@ mod tests {
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         let mut s = set(&all);
         let room = s.elements.capacity();
-        let popped = s.pop(990);
+        let popped = s.pop(990, usize::MAX).unwrap();
         assert_eq!((popped.len(), s.len()), (990, 10));
         assert!(
             s.elements.capacity() < room / 4,
@@ -504,12 +519,52 @@ mod tests {
     }
 
     #[test]
+    fn a_pop_over_the_answer_limit_changes_nothing() {
+        let all: Vec<String> = (0..100).map(|n| format!("{n:0>10}")).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let mut s = set(&all);
+        let cost = s.cost();
+        // 20 elements of 10 bytes answer 20 x 12 bytes, plus the `found` header.
+        let twenty = 20 * 12 + 3;
+        for count in [20, 100, 1000] {
+            let refused = s.pop(count, twenty - 1);
+            assert!(
+                matches!(refused, Err(Error::AnswerTooLarge { size, limit })
+                    if size >= twenty && limit == twenty - 1),
+                "{refused:?}"
+            );
+            assert_eq!((s.len(), s.cost()), (100, cost));
+            assert_consistent(&s);
+        }
+        assert_eq!(s.pop(20, twenty).map(|p| p.len()), Ok(20));
+        assert_eq!(s.len(), 80);
+    }
+
+    #[test]
+    fn the_pop_answer_size_is_the_encoded_size() {
+        use crate::proto::cache_client::set_pop_response::{Found, Set};
+        use crate::proto::cache_client::SetPopResponse;
+        use prost::Message;
+        for lengths in [vec![], vec![0], vec![1, 127, 128], vec![20_000; 200]] {
+            let elements = lengths.iter().map(|&n| Bytes::from(vec![7; n])).collect();
+            let answer = SetPopResponse {
+                set: Some(Set::Found(Found { elements })),
+            };
+            assert_eq!(
+                pop_answer_size(lengths.iter().copied()),
+                answer.encoded_len(),
+                "{lengths:?}"
+            );
+        }
+    }
+
+    #[test]
     fn pop_takes_distinct_elements_until_empty() {
         let all = ["a", "b", "c", "d", "e", "f", "g"];
         let mut s = set(&all);
         let mut taken = BTreeSet::new();
         for (count, answered, left) in [(1, 1, 6), (4, 4, 2), (5, 2, 0)] {
-            let popped = s.pop(count);
+            let popped = s.pop(count, usize::MAX).unwrap();
             assert_eq!(popped.len(), answered);
             assert_eq!(s.len(), left);
             for element in contents(&popped) {
@@ -533,7 +588,7 @@ mod tests {
         for _ in 0..500 {
             sampled.extend(contents(&s.sample(3)));
             let mut copy = set(&all);
-            popped.extend(contents(&copy.pop(2)));
+            popped.extend(contents(&copy.pop(2, usize::MAX).unwrap()));
         }
         assert_eq!(sampled, strings(&all));
         assert_eq!(popped, strings(&all));
@@ -586,7 +641,11 @@ mod tests {
         let added = store.set_union(&c, b"s", bytes(&["a", "b", "c"]), MINUTE, NO_LIMIT);
         assert_eq!(added.await, Ok(3));
         assert_eq!(beside(&store), fixed);
-        let popped = store.set_pop(&c, b"s", 1).await.unwrap().unwrap();
+        let popped = store
+            .set_pop(&c, b"s", 1, usize::MAX)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(popped.len(), 1);
         assert_eq!(beside(&store), fixed);
         let before = store.stats().bytes;
@@ -682,7 +741,7 @@ mod tests {
                             s.difference(&SetRemove::All);
                         }
                         Op::Pop(count) => {
-                            let popped = s.pop(count);
+                            let popped = s.pop(count, usize::MAX).unwrap();
                             prop_assert_eq!(popped.len(), count.min(model.len()));
                             for e in &popped {
                                 prop_assert!(model.remove(e), "popped {:?} twice", e);

@@ -17,7 +17,8 @@ use jiffy_server::proto::cache_client::sorted_set_union_store_request::{
 };
 use jiffy_server::proto::cache_client::{
     DictionaryFieldValuePair, DictionaryGetRequest, DictionarySetRequest, GetBatchRequest,
-    GetRequest, SortedSetElement, SortedSetPutRequest, SortedSetUnionStoreRequest,
+    GetRequest, SetLengthRequest, SetPopRequest, SetUnionRequest, SortedSetElement,
+    SortedSetPutRequest, SortedSetUnionStoreRequest,
 };
 use tonic::transport::Channel;
 use tonic::{Code, Status};
@@ -388,4 +389,96 @@ async fn union_store_at_the_work_bound() {
     eprintln!("    {answered} unions answered");
     outcome.require(answered > 0, "no union at the bound was answered");
     outcome.assert_bounded();
+}
+
+/// A set over `--max-response-size` (8 MiB against 5,243,000 bytes), in
+/// unions under `--max-request-size`.
+const POPPED_SET: &[u8] = b"popped-set";
+const POPPED_ELEMENTS: usize = 8;
+
+async fn store_large_set(target: &Target) {
+    let mut client = setup_client(target).await;
+    for half in 0..2 {
+        let union = SetUnionRequest {
+            set_name: Bytes::from_static(POPPED_SET),
+            elements: (0..POPPED_ELEMENTS / 2)
+                .map(|i| Bytes::from(vec![b'a' + (half * 4 + i) as u8; 1 << 20]))
+                .collect(),
+            ttl_milliseconds: HOUR_MS,
+            refresh_ttl: true,
+        };
+        client.set_union(in_cache(CACHE, union)).await.unwrap();
+    }
+}
+
+async fn large_set_length(target: &Target) -> Option<u32> {
+    use jiffy_server::proto::cache_client::set_length_response::Set;
+    let length = SetLengthRequest {
+        set_name: Bytes::from_static(POPPED_SET),
+    };
+    let answer = setup_client(target)
+        .await
+        .set_length(in_cache(CACHE, length))
+        .await
+        .ok()?;
+    match answer.into_inner().set {
+        Some(Set::Found(found)) => Some(found.length),
+        _ => None,
+    }
+}
+
+/// SetPops of the whole set: each answer would be over the limit.
+async fn set_pop_of_everything(ctx: Ctx, answers: Arc<Answers>) {
+    repeat(ctx, move |mut client| {
+        let answers = answers.clone();
+        async move {
+            let pop = SetPopRequest {
+                set_name: Bytes::from_static(POPPED_SET),
+                count: u32::MAX,
+            };
+            let answer = client.set_pop(in_cache(CACHE, pop)).await;
+            answers.record(answer, "--max-response-size");
+        }
+    })
+    .await
+}
+
+/// A pop whose answer is over `--max-response-size` must be refused before
+/// it removes anything. On main the store emptied the set into an answer
+/// that tonic's encoding limit then refused (OUT_OF_RANGE): the elements
+/// were lost, and every later pop answered a missing set.
+async fn attack_set_pop(redis: Option<&RedisCluster>) {
+    let mut setup = Setup::new(&[]);
+    setup.redis = redis;
+    let mut target = attack::start(setup).await;
+    store_large_set(&target).await;
+    let answers = Arc::new(Answers::default());
+    let store = if redis.is_some() { "redis" } else { "embedded" };
+    let attacking = answers.clone();
+    let mut outcome = attack::run(
+        &mut target,
+        &format!("{store} store: SetPop of a whole 8 MiB set, over --max-response-size"),
+        move |ctx| set_pop_of_everything(ctx, attacking),
+    )
+    .await;
+    answers.require_all_refused(&mut outcome, "--max-response-size");
+    let left = large_set_length(&target).await;
+    outcome.require(
+        left == Some(POPPED_ELEMENTS as u32),
+        format!("the set holds {left:?} elements after the refused pops, not {POPPED_ELEMENTS}"),
+    );
+    outcome.assert_bounded();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_pop_over_the_response_limit() {
+    let _serial = attack::serialize().await;
+    attack_set_pop(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_store_set_pop_over_the_response_limit() {
+    let _serial = attack::serialize().await;
+    let cluster = RedisCluster::start().await;
+    attack_set_pop(Some(&cluster)).await;
 }

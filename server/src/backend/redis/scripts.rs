@@ -93,7 +93,12 @@ pub static SET_FETCH: LazyLock<Script> = script!(
 );
 pub static SET_CONTAINS: LazyLock<Script> = collection_script!("set_collection_contains.lua");
 pub static SET_LENGTH: LazyLock<Script> = collection_script!("set_collection_length.lua");
-pub static SET_POP: LazyLock<Script> = collection_script!("set_collection_pop.lua");
+pub static SET_POP: LazyLock<Script> = script!(
+    "read_prelude.lua",
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "set_collection_pop.lua"
+);
 pub static SET_SAMPLE: LazyLock<Script> = script!(
     "read_prelude.lua",
     "item_prelude.lua",

@@ -1,6 +1,7 @@
 //! The set calls of the Redis store: each one script (`lua/set_collection_*.lua`)
 //! on a Redis set, so the type check, the change and the TTL are one atomic
-//! step. Pops and samples are Redis's own SPOP and SRANDMEMBER.
+//! step. Samples are Redis's own SRANDMEMBER; pops too, then SREM of what
+//! it picked, so a pop can be sized, and refused, before it removes.
 //!
 //! Scripts answer 2 for a missing set, else an array: `{length}`, the
 //! elements, or one 1 or 0 per element asked about; SetDifference answers 1.
@@ -103,10 +104,21 @@ impl SetStorage for Arc<RedisStore> {
         cache: &RedisCache,
         key: &[u8],
         count: u32,
+        max_answer: usize,
     ) -> Result<Option<Vec<Bytes>>, Error> {
+        // A read script: the elements are sized before they are removed, a
+        // pop over `max_answer` is refused in Redis and changes nothing, and
+        // a large answer is charged to the in-flight budget before it
+        // leaves Redis (a retried pop picks again).
         let count = count.to_string();
         let reply = self
-            .run_item(&scripts::SET_POP, cache, key, &[count.as_bytes()])
+            .run_read_within(
+                &scripts::SET_POP,
+                cache,
+                key,
+                &[count.as_bytes()],
+                max_answer,
+            )
             .await?;
         elements("set_pop", reply)
     }
