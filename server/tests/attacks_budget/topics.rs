@@ -451,8 +451,8 @@ async fn idle_subscriptions_attack(redis: Option<&RedisCluster>) -> attack::Outc
     let (seen, cpu) = (open.clone(), idle_cpu.clone());
     let name = format!("{count} idle subscriptions over {caches} caches");
     // Opening paces itself by the server's metrics, a connection of 100 at
-    // a time: about 5,000 a second here.
-    let opening = Duration::from_secs(count as u64 / 5_000);
+    // a time: about 2,500 a second on a two-core machine.
+    let opening = Duration::from_secs(count as u64 / 2_000);
     let mut outcome = attack::run_for(
         &mut target,
         &name,
