@@ -275,9 +275,10 @@ fn subscribe_frames(ctx: &Ctx, stream: u32, cache: &str, topic: &str) -> Vec<u8>
     frames
 }
 
-/// `count` subscriptions to `topic(i)` of `cache(i)`, on hand-made connections of
-/// [`STREAMS_PER_CONNECTION`] each, opened with `params` and `preamble`;
-/// kept open (the connections returned) until the caller drops them. With
+/// `count` subscriptions, the i-th to the topic `at(i)` names (cache,
+/// topic), on hand-made connections of [`STREAMS_PER_CONNECTION`] each,
+/// opened with `params` and `preamble`; kept open (the connections
+/// returned) until the caller drops them. With
 /// `paced_by` (the server's metrics), each connection's subscriptions are
 /// seen open before the next connection's are asked for: over Redis each
 /// takes a round trip to open, and thousands asked for at once would hold
@@ -290,8 +291,7 @@ async fn open_subscriptions(
     reading: bool,
     params: &[(u16, u32)],
     preamble: &[u8],
-    topic: impl Fn(usize) -> String,
-    cache: impl Fn(usize) -> String,
+    at: impl Fn(usize) -> (String, String),
 ) -> Vec<RawConn> {
     let mut connections = Vec::new();
     let mut opened = 0;
@@ -304,7 +304,8 @@ async fn open_subscriptions(
         let streams = STREAMS_PER_CONNECTION.min(count - opened);
         for s in 0..streams {
             let (i, stream) = (opened + s, 1 + 2 * s as u32);
-            frames.extend(subscribe_frames(ctx, stream, &cache(i), &topic(i)));
+            let (cache, topic) = at(i);
+            frames.extend(subscribe_frames(ctx, stream, &cache, &topic));
         }
         if connection.send(ctx, &frames).await {
             opened += streams;
@@ -458,17 +459,11 @@ async fn idle_subscriptions_attack(redis: Option<&RedisCluster>) -> attack::Outc
         &name,
         attack::attack_time() + Duration::from_secs(2) + opening,
         |ctx| async move {
-            let held = open_subscriptions(
-                &ctx,
-                metrics,
-                count,
-                true,
-                &[],
-                &[],
-                |i| format!("idle-{}", i % 100),
-                |i| cache_name(i / SUBSCRIPTIONS_PER_CACHE),
-            )
-            .await;
+            let at = |i| {
+                let cache = cache_name(i / SUBSCRIPTIONS_PER_CACHE);
+                (cache, format!("idle-{}", i % 100))
+            };
+            let held = open_subscriptions(&ctx, metrics, count, true, &[], &[], at).await;
             // Held with nothing published: only heartbeats flow.
             let (before, since) = (cpu_time(pid), tokio::time::Instant::now());
             ctx.pause(Duration::from_secs(3600)).await;
@@ -511,16 +506,9 @@ async fn subscribers_with_wide_windows_that_never_read() {
         |ctx| async move {
             let params = [(raw::SETTINGS_INITIAL_WINDOW_SIZE, WIDEST_WINDOW)];
             let widen = raw::window_update(0, WIDEST_WINDOW - 65_535);
-            let held = open_subscriptions(
-                &ctx,
-                None,
-                2_000,
-                false,
-                &params,
-                &widen,
-                |_| "wide".to_owned(),
-                |_| CACHE.to_owned(),
-            )
+            let held = open_subscriptions(&ctx, None, 2_000, false, &params, &widen, |_| {
+                (CACHE.to_owned(), "wide".to_owned())
+            })
             .await;
             publish_flood(
                 ctx.clone(),
