@@ -319,7 +319,12 @@ where
                 ))
             });
             request.extensions_mut().insert(state.clone());
-            shared.service.clone().oneshot(request)
+            // Boxed: hyper runs each stream as a task sized for the largest
+            // state of this future (a clone of the whole service stack and
+            // the request, then the stack's future), and keeps it for as
+            // long as the answer streams. A subscription streams for hours:
+            // unboxed, each held that size long after the call was done.
+            Box::pin(shared.service.clone().oneshot(request))
         })
     };
     let builder = http2::builder(&shared.settings.http2);

@@ -63,10 +63,12 @@ pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 10_000;
 /// default budget, 256 MiB, keeps the rest for calls).
 pub const DEFAULT_MAX_SUBSCRIPTIONS_TOTAL: usize = 20_000;
 /// What an open subscription is charged in the in-flight budget for as long
-/// as it is open: what it holds at rest, measured at 3.4 KiB each with
-/// 10,000 open over 100 connections (tests/attacks_budget/topics.rs): h2's
-/// stream and hyper's task for it about 2.7 KiB, its own stream, cursor
-/// and wake-ups about 0.7 KiB.
+/// as it is open: what it holds at rest, measured at 2.9 KiB each with
+/// 6,000 open over 60 connections and with 95,000 over 950
+/// (tests/attacks_budget/topics.rs, `JIFFY_ATTACK_SUBSCRIPTIONS`): h2's
+/// stream, hyper's task for it and its share of its connection about
+/// 2.2 KiB, its own stream, cursor and wake-ups about 0.7 KiB. Kept above
+/// what was measured for the allocator's slack.
 pub const SUBSCRIPTION_CHARGE: usize = 4 << 10;
 /// Newest messages a topic keeps for subscribers that fall behind or come
 /// back, by count and by bytes (whichever is reached first).

@@ -24,6 +24,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use jiffy_server::proto::cache_client::pubsub::SubscriptionRequest;
+use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use jiffy_server::proto::control_client::CreateCacheRequest;
 use jiffy_server::topics::SUBSCRIPTION_CHARGE;
 use prost::Message;
 use tonic::transport::Channel;
@@ -248,16 +250,17 @@ async fn publishes_to_ever_new_topics_stay_within_the_topic_memory() {
     outcome.assert_bounded();
 }
 
-/// The frames that open a subscription to `topic` on stream `stream`.
-fn subscribe_frames(ctx: &Ctx, stream: u32, topic: &str) -> Vec<u8> {
+/// The frames that open a subscription to `topic` of `cache` on stream
+/// `stream`.
+fn subscribe_frames(ctx: &Ctx, stream: u32, cache: &str, topic: &str) -> Vec<u8> {
     let block = raw::grpc_request_block(
         ctx.scheme,
         &ctx.authority(),
         "/cache_client.pubsub.Pubsub/Subscribe",
-        CACHE,
+        cache,
     );
     let request = SubscriptionRequest {
-        cache_name: CACHE.to_owned(),
+        cache_name: cache.to_owned(),
         topic: topic.to_owned(),
         ..SubscriptionRequest::default()
     };
@@ -272,9 +275,10 @@ fn subscribe_frames(ctx: &Ctx, stream: u32, topic: &str) -> Vec<u8> {
     frames
 }
 
-/// `count` subscriptions to `topic(i)`, on hand-made connections of
-/// [`STREAMS_PER_CONNECTION`] each, opened with `params` and `preamble`;
-/// kept open (the connections returned) until the caller drops them. With
+/// `count` subscriptions, the i-th to the topic `at(i)` names (cache,
+/// topic), on hand-made connections of [`STREAMS_PER_CONNECTION`] each,
+/// opened with `params` and `preamble`; kept open (the connections
+/// returned) until the caller drops them. With
 /// `paced_by` (the server's metrics), each connection's subscriptions are
 /// seen open before the next connection's are asked for: over Redis each
 /// takes a round trip to open, and thousands asked for at once would hold
@@ -287,7 +291,7 @@ async fn open_subscriptions(
     reading: bool,
     params: &[(u16, u32)],
     preamble: &[u8],
-    topic: impl Fn(usize) -> String,
+    at: impl Fn(usize) -> (String, String),
 ) -> Vec<RawConn> {
     let mut connections = Vec::new();
     let mut opened = 0;
@@ -299,7 +303,9 @@ async fn open_subscriptions(
         let mut frames = preamble.to_vec();
         let streams = STREAMS_PER_CONNECTION.min(count - opened);
         for s in 0..streams {
-            frames.extend(subscribe_frames(ctx, 1 + 2 * s as u32, &topic(opened + s)));
+            let (i, stream) = (opened + s, 1 + 2 * s as u32);
+            let (cache, topic) = at(i);
+            frames.extend(subscribe_frames(ctx, stream, &cache, &topic));
         }
         if connection.send(ctx, &frames).await {
             opened += streams;
@@ -325,12 +331,53 @@ async fn subscribers(metrics: Option<std::net::SocketAddr>) -> f64 {
 
 /// Subscriptions the idle-subscription attack opens: 6,000 hold 24 MiB of
 /// the attacks' 32 MiB in-flight budget. `JIFFY_ATTACK_SUBSCRIPTIONS` sets
-/// another count; past the budget, subscriptions are refused.
+/// another count (100,000 is the scale the README states a cost for);
+/// past [`SUBSCRIPTIONS_IN_BUDGET`] the budget is raised to fit them, and
+/// so is the resident memory the attack may add.
 fn idle_subscriptions() -> usize {
     std::env::var("JIFFY_ATTACK_SUBSCRIPTIONS")
         .ok()
         .and_then(|count| count.parse().ok())
         .unwrap_or(6_000)
+}
+
+/// Subscriptions that fit the attacks' 32 MiB in-flight budget with room
+/// for the normal client's calls.
+const SUBSCRIPTIONS_IN_BUDGET: usize = 6_000;
+
+/// Subscriptions per cache (`--max-topic-subscriptions`) at scale: 10,000,
+/// as a deployment of many caches would hold them.
+const SUBSCRIPTIONS_PER_CACHE: usize = 10_000;
+
+/// The caches `count` subscriptions are spread over: one up to
+/// [`SUBSCRIPTIONS_PER_CACHE`], else as many as they fill.
+fn caches_for(count: usize) -> usize {
+    count.div_ceil(SUBSCRIPTIONS_PER_CACHE)
+}
+
+/// The name of the `i`-th cache of a spread attack: the first is `CACHE`.
+fn cache_name(i: usize) -> String {
+    if i == 0 {
+        CACHE.to_owned()
+    } else {
+        format!("{CACHE}-{i}")
+    }
+}
+
+/// The server's CPU time (user and system) so far, from `/proc`.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|v| v.parse::<u64>().ok()))
+        .sum();
+    // The kernel's clock ticks are 100 a second on every Linux we run on.
+    Duration::from_millis(ticks * 10)
 }
 
 /// What an idle subscription may cost the server at most: what it is
@@ -361,31 +408,67 @@ async fn over_redis_idle_subscriptions_and_padded_publishes() {
 
 async fn idle_subscriptions_attack(redis: Option<&RedisCluster>) -> attack::Outcome {
     let count = idle_subscriptions();
+    let caches = caches_for(count);
+    let per_cache = count.div_ceil(caches).to_string();
     let limit = count.to_string();
     let args = [
         "--max-topic-subscriptions",
-        &limit,
+        &per_cache,
         "--max-subscriptions",
         &limit,
     ];
     let mut setup = Setup::new(&args);
     setup.redis = redis;
+    // Past what the attacks' budget holds, a budget that fits them all,
+    // and as much resident memory as their charge on top of the usual bound.
+    let scaled = count > SUBSCRIPTIONS_IN_BUDGET;
+    let budget = format!(
+        "{}MiB",
+        (count * SUBSCRIPTION_CHARGE).div_ceil(1 << 20) + 32
+    );
+    if scaled {
+        setup.max_in_flight_bytes = &budget;
+    }
     let mut target = attack::start(setup).await;
+    if scaled {
+        target.rss_bound += (count * SUBSCRIPTION_CHARGE) as u64;
+    }
+    let channel = target
+        .transport
+        .endpoint(target.server.addr)
+        .connect()
+        .await;
+    let mut control = ScsControlClient::new(channel.unwrap());
+    for i in 1..caches {
+        let cache_name = cache_name(i);
+        let _ = control
+            .create_cache(CreateCacheRequest { cache_name })
+            .await;
+    }
     let metrics = target.server.metrics_addr;
+    let pid = target.server.child.id();
     let open = Arc::new(AtomicU64::new(0));
-    let seen = open.clone();
-    let name = format!("{count} idle subscriptions");
+    let idle_cpu = Arc::new(AtomicU64::new(0));
+    let (seen, cpu) = (open.clone(), idle_cpu.clone());
+    let name = format!("{count} idle subscriptions over {caches} caches");
+    // Opening paces itself by the server's metrics, a connection of 100 at
+    // a time: about 2,500 a second on a two-core machine.
+    let opening = Duration::from_secs(count as u64 / 2_000);
     let mut outcome = attack::run_for(
         &mut target,
         &name,
-        attack::attack_time() + Duration::from_secs(2),
+        attack::attack_time() + Duration::from_secs(2) + opening,
         |ctx| async move {
-            let held = open_subscriptions(&ctx, metrics, count, true, &[], &[], |i| {
-                format!("idle-{}", i % 100)
-            })
-            .await;
+            let at = |i| {
+                let cache = cache_name(i / SUBSCRIPTIONS_PER_CACHE);
+                (cache, format!("idle-{}", i % 100))
+            };
+            let held = open_subscriptions(&ctx, metrics, count, true, &[], &[], at).await;
             // Held with nothing published: only heartbeats flow.
+            let (before, since) = (cpu_time(pid), tokio::time::Instant::now());
             ctx.pause(Duration::from_secs(3600)).await;
+            let share = (cpu_time(pid) - before).as_secs_f64() / since.elapsed().as_secs_f64();
+            cpu.store((share * 1000.0) as u64, Ordering::Relaxed);
             seen.store(subscribers(metrics).await as u64, Ordering::Relaxed);
             drop(held);
         },
@@ -395,8 +478,9 @@ async fn idle_subscriptions_attack(redis: Option<&RedisCluster>) -> attack::Outc
     let added = outcome.peak.saturating_sub(outcome.idle) as f64;
     let each = added / open.max(1) as f64;
     println!(
-        "TOPICS {open} of {count} subscriptions open at the end; {:.1} MiB above idle, {each:.0} bytes each",
-        added / MIB
+        "TOPICS {open} of {count} subscriptions open at the end; {:.1} MiB above idle, {each:.0} bytes each; server CPU while idle-subscribed {:.1}% of a core",
+        added / MIB,
+        idle_cpu.load(Ordering::Relaxed) as f64 / 10.0
     );
     outcome.require(
         open as usize == count,
@@ -423,7 +507,7 @@ async fn subscribers_with_wide_windows_that_never_read() {
             let params = [(raw::SETTINGS_INITIAL_WINDOW_SIZE, WIDEST_WINDOW)];
             let widen = raw::window_update(0, WIDEST_WINDOW - 65_535);
             let held = open_subscriptions(&ctx, None, 2_000, false, &params, &widen, |_| {
-                "wide".to_owned()
+                (CACHE.to_owned(), "wide".to_owned())
             })
             .await;
             publish_flood(

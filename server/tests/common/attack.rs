@@ -203,6 +203,9 @@ pub struct Setup<'a> {
     /// Opens the protosocket port too (`--protosocket-listen`), for the
     /// attacks of [`protosocket`].
     pub protosocket: bool,
+    /// `--max-in-flight-bytes`: [`IN_FLIGHT_BOUND`] unless an attack needs
+    /// a budget that fits what it holds on purpose.
+    pub max_in_flight_bytes: &'a str,
 }
 
 impl<'a> Setup<'a> {
@@ -214,6 +217,7 @@ impl<'a> Setup<'a> {
             big_value: false,
             server_nofile: None,
             protosocket: false,
+            max_in_flight_bytes: IN_FLIGHT_BOUND,
         }
     }
 }
@@ -281,7 +285,7 @@ pub async fn start(setup: Setup<'_>) -> Target {
         "--metrics-listen",
         "127.0.0.1:0",
         "--max-in-flight-bytes",
-        IN_FLIGHT_BOUND,
+        setup.max_in_flight_bytes,
     ]
     .iter()
     .map(|s| s.to_string())
