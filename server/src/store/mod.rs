@@ -484,13 +484,22 @@ impl Store {
         if wake {
             self.shards[index].wake.notify_one();
         }
-        for step in 1..SHARDS {
-            if self.counters.bytes.load(Relaxed) <= self.max_memory {
-                return;
+        // First only what the other shards hold unvisited, so items being
+        // read keep their second chance; then, if that was not enough, the
+        // cap wins.
+        for patient in [true, false] {
+            for step in 1..SHARDS {
+                if self.counters.bytes.load(Relaxed) <= self.max_memory {
+                    return;
+                }
+                let other = (index + step) & (SHARDS - 1);
+                let mut shard = self.shards[other].state.lock();
+                if patient {
+                    shard.evict_unvisited(self.max_memory, now, &self.counters);
+                } else {
+                    shard.evict_until(self.max_memory, now, None, &self.counters);
+                }
             }
-            let other = (index + step) & (SHARDS - 1);
-            let mut shard = self.shards[other].state.lock();
-            shard.evict_until(self.max_memory, now, None, &self.counters);
         }
     }
 

@@ -317,6 +317,31 @@ impl Shard {
         exclude: Option<u32>,
         counters: &Counters,
     ) -> bool {
+        self.evict_within(max_memory, now, exclude, usize::MAX, counters)
+    }
+
+    /// As [`Shard::evict_until`] for a write on another shard: gives up only
+    /// what one pass of the hand finds unvisited. Without the limit, a write
+    /// whose own shard fell short emptied the next shards of items read every
+    /// few milliseconds: the hand came round twice within one call.
+    pub(super) fn evict_unvisited(
+        &mut self,
+        max_memory: u64,
+        now: Instant,
+        counters: &Counters,
+    ) -> bool {
+        let one_pass = self.sieve.len();
+        self.evict_within(max_memory, now, None, one_pass, counters)
+    }
+
+    fn evict_within(
+        &mut self,
+        max_memory: u64,
+        now: Instant,
+        exclude: Option<u32>,
+        mut steps: usize,
+        counters: &Counters,
+    ) -> bool {
         while counters.bytes.load(Relaxed) > max_memory {
             // An expired item is the cheapest victim: nobody can read it anyway.
             if let Some(&(at, slot)) = self.expiry.first() {
@@ -326,7 +351,13 @@ impl Shard {
                     continue;
                 }
             }
-            let Some(slot) = self.sieve.victim(&mut self.slab, exclude) else {
+            let victim = if steps == usize::MAX {
+                self.sieve.victim(&mut self.slab, exclude)
+            } else {
+                self.sieve
+                    .victim_within(&mut self.slab, exclude, &mut steps)
+            };
+            let Some(slot) = victim else {
                 return false;
             };
             self.remove(slot, counters);

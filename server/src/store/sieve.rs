@@ -105,9 +105,23 @@ impl Sieve {
     /// The next item to evict, never `exclude` (the item just written).
     /// The caller unlinks it, which moves the hand past it.
     pub(super) fn victim(&mut self, arena: &mut impl Arena, exclude: Option<u32>) -> Option<u32> {
+        let mut steps = 2 * self.len + 1;
+        self.victim_within(arena, exclude, &mut steps)
+    }
+
+    /// As [`Sieve::victim`], moving the hand at most `steps` items (counted
+    /// down), so a caller can stop before the hand comes round again to
+    /// items whose bits it cleared: those were read since its last pass.
+    pub(super) fn victim_within(
+        &mut self,
+        arena: &mut impl Arena,
+        exclude: Option<u32>,
+        steps: &mut usize,
+    ) -> Option<u32> {
         // One sweep clears every visited bit, so within two sweeps the hand
         // meets an unvisited item unless `exclude` is all there is.
-        for _ in 0..=2 * self.len {
+        while *steps > 0 {
+            *steps -= 1;
             let slot = if self.hand == NIL {
                 self.tail
             } else {
