@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::FutureExt;
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
-use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
+use jiffy_server::proto::cache_client::{ECacheResult, GetRequest, SetRequest};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::CreateCacheRequest;
 use prost::Message;
@@ -229,6 +229,10 @@ pub struct Target {
     /// The resident memory the attacks may add: `RSS_BOUND_ABOVE_IDLE`
     /// unless a test documents another.
     pub rss_bound: u64,
+    /// Whether a Get of the small key may miss: past `--max-memory` the
+    /// store may evict any key, the well-behaved client's included, and a
+    /// miss is then a right answer. A wrong value never is.
+    pub small_key_may_be_evicted: bool,
 }
 
 /// The `--help` of the server binary, read once.
@@ -337,6 +341,7 @@ pub async fn start(setup: Setup<'_>) -> Target {
         server,
         transport: setup.transport,
         rss_bound: RSS_BOUND_ABOVE_IDLE,
+        small_key_may_be_evicted: false,
     }
 }
 
@@ -833,7 +838,7 @@ struct Client {
 }
 
 impl Client {
-    fn normal(endpoint: Endpoint, recording: Arc<AtomicBool>) -> Client {
+    fn normal(endpoint: Endpoint, recording: Arc<AtomicBool>, may_miss: bool) -> Client {
         Client::spawn(move |stop, calls| async move {
             let mut log = CallLog::default();
             let channel = match endpoint.connect().await {
@@ -847,7 +852,8 @@ impl Client {
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
                 let result =
-                    tokio::time::timeout(NORMAL_CALL_TIMEOUT, get_small(&mut client)).await;
+                    tokio::time::timeout(NORMAL_CALL_TIMEOUT, get_small(&mut client, may_miss))
+                        .await;
                 let took = started.elapsed();
                 calls.fetch_add(1, Ordering::Relaxed);
                 if recording.load(Ordering::Relaxed) {
@@ -865,7 +871,7 @@ impl Client {
         })
     }
 
-    fn newcomers(endpoint: Endpoint) -> Client {
+    fn newcomers(endpoint: Endpoint, may_miss: bool) -> Client {
         Client::spawn(move |stop, calls| async move {
             let mut log = CallLog::default();
             while !stop.load(Ordering::Relaxed) {
@@ -876,7 +882,7 @@ impl Client {
                         .connect()
                         .await
                         .map_err(|e| format!("connect: {e}"))?;
-                    get_small(&mut ScsClient::new(channel)).await
+                    get_small(&mut ScsClient::new(channel), may_miss).await
                 };
                 match tokio::time::timeout(NEWCOMER_LIMIT, call).await {
                     Ok(Ok(())) => log.latencies.push(started.elapsed()),
@@ -932,7 +938,7 @@ where
     })
 }
 
-async fn get_small(client: &mut ScsClient<Channel>) -> Result<(), String> {
+async fn get_small(client: &mut ScsClient<Channel>, may_miss: bool) -> Result<(), String> {
     let get = GetRequest {
         cache_key: Bytes::from_static(SMALL_KEY),
     };
@@ -940,7 +946,12 @@ async fn get_small(client: &mut ScsClient<Channel>) -> Result<(), String> {
         .get(in_cache(CACHE, get))
         .await
         .map_err(|status| format!("{:?}: {}", status.code(), status.message()))?;
-    if answer.into_inner().cache_body != SMALL_VALUE {
+    let answer = answer.into_inner();
+    let missed = answer.result == ECacheResult::Miss as i32;
+    if missed && may_miss {
+        return Ok(());
+    }
+    if answer.cache_body != SMALL_VALUE {
         return Err("wrong value".to_owned());
     }
     Ok(())
@@ -1192,9 +1203,11 @@ where
     Fut: Future<Output = ()> + Send + 'static,
 {
     let recording = Arc::new(AtomicBool::new(false));
+    let may_miss = target.small_key_may_be_evicted;
     let normal = Client::normal(
         target.transport.endpoint(target.server.addr),
         recording.clone(),
+        may_miss,
     );
     // Warm up: the normal connection made and some calls answered.
     let warm_until = Instant::now() + Duration::from_secs(10);
@@ -1218,7 +1231,7 @@ where
     };
     let sampler = Sampler::start(pid, idle, stop.clone());
     recording.store(true, Ordering::Relaxed);
-    let newcomers = Client::newcomers(target.transport.endpoint(target.server.addr));
+    let newcomers = Client::newcomers(target.transport.endpoint(target.server.addr), may_miss);
 
     let mut problems = Vec::new();
     let attacking = tokio::spawn(attack(ctx));
@@ -1306,7 +1319,7 @@ where
         let endpoint = target.transport.endpoint(target.server.addr);
         let after = async {
             let channel = endpoint.connect().await.map_err(|e| e.to_string())?;
-            get_small(&mut ScsClient::new(channel)).await
+            get_small(&mut ScsClient::new(channel), may_miss).await
         };
         let answered = tokio::time::timeout(Duration::from_secs(5), after).await;
         outcome.require(
