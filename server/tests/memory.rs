@@ -5,10 +5,9 @@
 mod common;
 
 use bytes::Bytes;
-use common::{in_cache, sample, ServerProcess};
+use common::{in_cache, sample};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{ECacheResult, GetRequest, SetBatchRequest, SetRequest};
-use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use tokio_stream::StreamExt;
 
 const CAP: u64 = 64 << 20;
@@ -20,23 +19,7 @@ const WRITERS: usize = 4;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writing_1_gib_into_a_64_mib_cap_stays_near_the_cap() {
-    let server = ServerProcess::spawn(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-            "--max-memory",
-            "64MiB",
-        ],
-        &[],
-    );
-    let channel = tonic::transport::Endpoint::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    common::create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    let (server, channel) = common::spawn_with_cache("64MiB").await;
 
     let per_writer = WRITTEN / WRITERS as u64;
     let writers = (0..WRITERS).map(|writer| {

@@ -7,15 +7,14 @@
 mod common;
 
 use bytes::Bytes;
-use common::{in_cache, sample, ServerProcess};
+use common::collections::{self, Kind, KINDS};
+use common::{in_cache, sample};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
     dictionary_length_response, list_length_response, set_length_response,
-    sorted_set_length_response, DictionaryFieldValuePair, DictionaryLengthRequest,
-    DictionarySetRequest, ListConcatenateBackRequest, ListLengthRequest, SetLengthRequest,
-    SetUnionRequest, SortedSetElement, SortedSetLengthRequest, SortedSetPutRequest,
+    sorted_set_length_response, DictionaryLengthRequest, ListLengthRequest, SetLengthRequest,
+    SortedSetLengthRequest,
 };
-use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use tonic::transport::Channel;
 
 const CAP: u64 = 64 << 20;
@@ -30,35 +29,9 @@ const PER_REQUEST: usize = 64;
 const REQUESTS_PER_COLLECTION: usize = 16;
 const TTL_MS: u64 = 3_600_000;
 
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Dictionary,
-    List,
-    Set,
-    SortedSet,
-}
-
-const KINDS: [Kind; 4] = [Kind::Dictionary, Kind::List, Kind::Set, Kind::SortedSet];
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writing_1_gib_of_collections_into_a_64_mib_cap_stays_near_the_cap() {
-    let server = ServerProcess::spawn(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-            "--max-memory",
-            "64MiB",
-        ],
-        &[],
-    );
-    let channel = tonic::transport::Endpoint::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    common::create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    let (server, channel) = common::spawn_with_cache("64MiB").await;
 
     let per_writer = WRITTEN / KINDS.len() as u64;
     let writers = KINDS.map(|kind| {
@@ -152,63 +125,9 @@ async fn write_collection_bytes(client: &mut ScsClient<Channel>, kind: Kind, n: 
 }
 
 async fn write(client: &mut ScsClient<Channel>, kind: Kind, name: Bytes, elements: Vec<Bytes>) {
-    match kind {
-        Kind::Dictionary => {
-            let items = elements
-                .into_iter()
-                .map(|e| DictionaryFieldValuePair {
-                    field: e.slice(..13),
-                    value: e,
-                })
-                .collect();
-            let message = DictionarySetRequest {
-                dictionary_name: name,
-                items,
-                ttl_milliseconds: TTL_MS,
-                refresh_ttl: true,
-            };
-            client.dictionary_set(in_cache("c", message)).await.unwrap();
-        }
-        Kind::List => {
-            let message = ListConcatenateBackRequest {
-                list_name: name,
-                values: elements,
-                ttl_milliseconds: TTL_MS,
-                refresh_ttl: true,
-                truncate_front_to_size: 0,
-            };
-            client
-                .list_concatenate_back(in_cache("c", message))
-                .await
-                .unwrap();
-        }
-        Kind::Set => {
-            let message = SetUnionRequest {
-                set_name: name,
-                elements,
-                ttl_milliseconds: TTL_MS,
-                refresh_ttl: true,
-            };
-            client.set_union(in_cache("c", message)).await.unwrap();
-        }
-        Kind::SortedSet => {
-            let elements = elements
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| SortedSetElement {
-                    value,
-                    score: i as f64,
-                })
-                .collect();
-            let message = SortedSetPutRequest {
-                set_name: name,
-                elements,
-                ttl_milliseconds: TTL_MS,
-                refresh_ttl: true,
-            };
-            client.sorted_set_put(in_cache("c", message)).await.unwrap();
-        }
-    }
+    collections::write(client, "c", kind, name, elements, TTL_MS, |e| e.slice(..13))
+        .await
+        .unwrap();
 }
 
 async fn length(client: &mut ScsClient<Channel>, kind: Kind, name: Bytes) -> Option<usize> {

@@ -10,14 +10,13 @@
 mod common;
 
 use bytes::Bytes;
+use common::collections;
 use common::{in_cache, sample, ServerProcess};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
-    DictionaryFetchRequest, DictionaryFieldValuePair, DictionarySetRequest, GetBatchRequest,
-    GetRequest, ListConcatenateBackRequest, ListFetchRequest, SetBatchRequest, SetFetchRequest,
-    SetRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest, SortedSetPutRequest,
+    DictionaryFetchRequest, GetBatchRequest, GetRequest, ListFetchRequest, SetBatchRequest,
+    SetFetchRequest, SetRequest, SortedSetFetchRequest,
 };
-use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
@@ -41,6 +40,18 @@ enum Kind {
     Set,
     Dictionary,
     SortedSet,
+}
+
+impl Kind {
+    fn as_collection(self) -> Option<collections::Kind> {
+        match self {
+            Kind::Scalar => None,
+            Kind::List => Some(collections::Kind::List),
+            Kind::Set => Some(collections::Kind::Set),
+            Kind::Dictionary => Some(collections::Kind::Dictionary),
+            Kind::SortedSet => Some(collections::Kind::SortedSet),
+        }
+    }
 }
 
 fn element(n: usize) -> Bytes {
@@ -73,7 +84,7 @@ async fn write_chunk(
     name: Bytes,
     elements: Vec<Bytes>,
 ) {
-    let (ttl_milliseconds, refresh_ttl) = (TTL_MS, true);
+    let ttl_milliseconds = TTL_MS;
     match kind {
         Kind::Scalar => {
             let items = elements
@@ -90,60 +101,13 @@ async fn write_chunk(
                 answer.unwrap();
             }
         }
-        Kind::List => {
-            let request = ListConcatenateBackRequest {
-                list_name: name,
-                values: elements,
-                ttl_milliseconds,
-                refresh_ttl,
-                truncate_front_to_size: 0,
-            };
-            client
-                .list_concatenate_back(in_cache("c", request))
-                .await
-                .unwrap();
-        }
-        Kind::Set => {
-            let request = SetUnionRequest {
-                set_name: name,
-                elements,
-                ttl_milliseconds,
-                refresh_ttl,
-            };
-            client.set_union(in_cache("c", request)).await.unwrap();
-        }
-        Kind::Dictionary => {
-            let items = elements
-                .into_iter()
-                .map(|e| DictionaryFieldValuePair {
-                    field: e.clone(),
-                    value: e,
-                })
-                .collect();
-            let request = DictionarySetRequest {
-                dictionary_name: name,
-                items,
-                ttl_milliseconds,
-                refresh_ttl,
-            };
-            client.dictionary_set(in_cache("c", request)).await.unwrap();
-        }
-        Kind::SortedSet => {
-            let elements = elements
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| SortedSetElement {
-                    value,
-                    score: i as f64,
-                })
-                .collect();
-            let request = SortedSetPutRequest {
-                set_name: name,
-                elements,
-                ttl_milliseconds,
-                refresh_ttl,
-            };
-            client.sorted_set_put(in_cache("c", request)).await.unwrap();
+        collection => {
+            let kind = collection.as_collection().expect("a collection kind");
+            collections::write(client, "c", kind, name, elements, ttl_milliseconds, |e| {
+                e.clone()
+            })
+            .await
+            .unwrap();
         }
     }
 }
@@ -214,23 +178,7 @@ async fn settled_resident(server: &ServerProcess) -> f64 {
 }
 
 async fn measure(kind: Kind) -> (f64, f64, f64) {
-    let server = ServerProcess::spawn(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-            "--max-memory",
-            "4GiB",
-        ],
-        &[],
-    );
-    let channel = tonic::transport::Endpoint::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    common::create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    let (server, channel) = common::spawn_with_cache("4GiB").await;
     let mut client = ScsClient::new(channel)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20);

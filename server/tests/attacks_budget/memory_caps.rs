@@ -11,16 +11,15 @@ use bytes::Bytes;
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
-    list_length_response, DictionaryFetchRequest, DictionaryFieldValuePair, DictionarySetRequest,
-    ListConcatenateBackRequest, ListFetchRequest, ListLengthRequest, SetBatchRequest,
-    SetFetchRequest, SetRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest,
-    SortedSetPutRequest,
+    list_length_response, DictionaryFetchRequest, ListConcatenateBackRequest, ListFetchRequest,
+    ListLengthRequest, SetBatchRequest, SetFetchRequest, SetRequest, SortedSetFetchRequest,
 };
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 use crate::common::attack::{self, Ctx, Outcome, Setup, Target, CACHE, SMALL_KEY, SMALL_VALUE};
+use crate::common::collections::{self, KINDS};
 use crate::common::topics::{binary, publish_request};
 use crate::common::{in_cache, sample};
 
@@ -307,68 +306,9 @@ async fn collections(
         })
         .collect();
     let bytes: u64 = elements.iter().map(|e| e.len() as u64).sum();
-    let (ttl_milliseconds, refresh_ttl) = (TTL_MS, true);
-    let answer = match collection % 4 {
-        0 => {
-            let request = ListConcatenateBackRequest {
-                list_name: name,
-                values: elements,
-                ttl_milliseconds,
-                refresh_ttl,
-                truncate_front_to_size: 0,
-            };
-            let answer = client.list_concatenate_back(in_cache(CACHE, request));
-            answer.await.map(drop)
-        }
-        1 => {
-            let request = SetUnionRequest {
-                set_name: name,
-                elements,
-                ttl_milliseconds,
-                refresh_ttl,
-            };
-            client.set_union(in_cache(CACHE, request)).await.map(drop)
-        }
-        2 => {
-            let items = elements
-                .into_iter()
-                .map(|e| DictionaryFieldValuePair {
-                    field: e.slice(..12),
-                    value: e,
-                })
-                .collect();
-            let request = DictionarySetRequest {
-                dictionary_name: name,
-                items,
-                ttl_milliseconds,
-                refresh_ttl,
-            };
-            client
-                .dictionary_set(in_cache(CACHE, request))
-                .await
-                .map(drop)
-        }
-        _ => {
-            let elements = elements
-                .into_iter()
-                .enumerate()
-                .map(|(i, value)| SortedSetElement {
-                    value,
-                    score: i as f64,
-                })
-                .collect();
-            let request = SortedSetPutRequest {
-                set_name: name,
-                elements,
-                ttl_milliseconds,
-                refresh_ttl,
-            };
-            client
-                .sorted_set_put(in_cache(CACHE, request))
-                .await
-                .map(drop)
-        }
-    };
+    let kind = KINDS[(collection % 4) as usize];
+    let field_of: fn(&Bytes) -> Bytes = |e| e.slice(..12);
+    let answer = collections::write(client, CACHE, kind, name, elements, TTL_MS, field_of).await;
     answers.count(answer, bytes);
     if round % 32 == 31 {
         // Read once, whole, as a client would: on main a read left a

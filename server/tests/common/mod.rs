@@ -260,6 +260,27 @@ pub fn server_binary() -> String {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_jiffy-server").to_owned())
 }
 
+/// The built server with its metrics port and `--max-memory max_memory`,
+/// and a channel to it on which cache "c" exists: the memory tests' start.
+pub async fn spawn_with_cache(max_memory: &str) -> (ServerProcess, Channel) {
+    let args = [
+        "--listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "--max-memory",
+        max_memory,
+    ];
+    let server = ServerProcess::spawn(&args, &[]);
+    let channel = Endpoint::from_shared(server.url())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    (server, channel)
+}
+
 /// The built `jiffy-server` binary, started with `args`; killed when dropped.
 pub struct ServerProcess {
     pub child: Child,
@@ -335,6 +356,7 @@ impl Drop for ServerProcess {
 pub mod attack;
 pub mod bad_calls;
 pub mod baseline;
+pub mod collections;
 pub mod open_files;
 pub mod protosocket;
 pub mod raw_grpc;
