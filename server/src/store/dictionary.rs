@@ -485,17 +485,8 @@ mod tests {
     /// memory cap evicts whole dictionaries, and emptying one frees it all.
     #[tokio::test]
     async fn the_store_charges_entries_and_frees_an_emptied_dictionary() {
-        use crate::store::StoreConfig;
-        let store = Store::new(StoreConfig {
-            max_memory: 1 << 20,
-            max_caches: 1,
-        });
-        store.create_cache("c").unwrap();
-        let c = store.cache_id("c").unwrap();
-        let ttl = CollectionTtl {
-            ttl: std::time::Duration::from_secs(60),
-            refresh: false,
-        };
+        let (store, c) = crate::store::tests::store_with(1 << 20);
+        let ttl = crate::store::tests::MINUTE_TTL;
         let items = |n: usize| -> Vec<(Bytes, Bytes)> {
             (0..n)
                 .map(|i| (Bytes::from(format!("field-{i}")), Bytes::from(vec![1; 100])))
@@ -539,17 +530,8 @@ mod tests {
     /// pool answer alike: every entry once, as stored.
     #[tokio::test]
     async fn small_and_large_fetches_answer_every_entry() {
-        use crate::store::StoreConfig;
-        let store = Store::new(StoreConfig {
-            max_memory: 1 << 26,
-            max_caches: 1,
-        });
-        store.create_cache("c").unwrap();
-        let c = store.cache_id("c").unwrap();
-        let ttl = CollectionTtl {
-            ttl: std::time::Duration::from_secs(60),
-            refresh: false,
-        };
+        let (store, c) = crate::store::tests::store_with(1 << 26);
+        let ttl = crate::store::tests::MINUTE_TTL;
         for n in [3, INLINE_FETCH_FIELDS + 1] {
             let name = format!("d{n}");
             let items: Vec<(Bytes, Bytes)> = (0..n)

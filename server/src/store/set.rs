@@ -609,20 +609,7 @@ mod tests {
         assert_consistent(&s);
     }
 
-    fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
-        let store = Store::new(crate::store::StoreConfig {
-            max_memory,
-            max_caches: 1,
-        });
-        store.create_cache("c").unwrap();
-        let cache = store.cache_id("c").unwrap();
-        (store, cache)
-    }
-
-    const MINUTE: CollectionTtl = CollectionTtl {
-        ttl: std::time::Duration::from_secs(60),
-        refresh: false,
-    };
+    use crate::store::tests::{store_with, MINUTE_TTL as MINUTE};
 
     #[tokio::test]
     async fn the_store_charges_each_element_and_frees_an_emptied_set() {

@@ -877,17 +877,8 @@ mod tests {
     /// a sorted set past its TTL is missing.
     #[tokio::test]
     async fn the_store_charges_and_frees_a_sorted_set() {
-        use crate::store::StoreConfig;
-        let store = Store::new(StoreConfig {
-            max_memory: 1 << 26,
-            max_caches: 1,
-        });
-        store.create_cache("c").unwrap();
-        let c = store.cache_id("c").unwrap();
-        let ttl = CollectionTtl {
-            ttl: Duration::from_secs(60),
-            refresh: false,
-        };
+        let (store, c) = crate::store::tests::store_with(1 << 26);
+        let ttl = crate::store::tests::MINUTE_TTL;
         let put = |values: &[(&str, f64)]| {
             store.sorted_set_put(&c, b"z", elements(values), ttl, NO_LIMIT)
         };
@@ -921,17 +912,8 @@ mod tests {
     /// pool answer alike, in order both ways.
     #[tokio::test]
     async fn small_and_large_fetches_answer_in_order() {
-        use crate::store::StoreConfig;
-        let store = Store::new(StoreConfig {
-            max_memory: 1 << 26,
-            max_caches: 1,
-        });
-        store.create_cache("c").unwrap();
-        let c = store.cache_id("c").unwrap();
-        let ttl = CollectionTtl {
-            ttl: Duration::from_secs(60),
-            refresh: false,
-        };
+        let (store, c) = crate::store::tests::store_with(1 << 26);
+        let ttl = crate::store::tests::MINUTE_TTL;
         let n = INLINE_FETCH_ELEMENTS + 1;
         let all: Vec<ScoredValue> = (0..n)
             .map(|i| (Bytes::from(format!("m{i:06}")), i as f64))

@@ -11,7 +11,9 @@ use super::*;
 const MIB: u64 = 1 << 20;
 const MINUTE: Duration = Duration::from_secs(60);
 
-fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
+/// A store with one cache, "c": every store test's start, the collection
+/// files' too.
+pub(crate) fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
     let store = Store::new(StoreConfig {
         max_memory,
         max_caches: 4,
@@ -20,6 +22,12 @@ fn store_with(max_memory: u64) -> (Arc<Store>, CacheId) {
     let id = store.cache_id("c").unwrap();
     (store, id)
 }
+
+/// A collection TTL of a minute, not refreshed by writes.
+pub(crate) const MINUTE_TTL: crate::backend::CollectionTtl = crate::backend::CollectionTtl {
+    ttl: MINUTE,
+    refresh: false,
+};
 
 fn store() -> (Arc<Store>, CacheId) {
     store_with(64 * MIB)
