@@ -1,30 +1,11 @@
-// CacheClient: the public client. Each method builds its request, runs it
-// through the CallRunner (cap, deadline, retries, errors) and reads the
-// answer. A miss resolves to undefined; every failure rejects with a
-// CacheError (errors.ts).
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
-import * as scs from './gen/cacheclient_pb.js';
-import * as common from './gen/common_pb.js';
-import * as control from './gen/controlclient_pb.js';
-import { _PingRequestSchema } from './gen/cacheping_pb.js';
-import { type CallRunner, controlRpc, newCallRunner, scsRpc, type Rpc } from './call-runner.js';
+// CacheClient: the public client, a façade. Each method builds its call
+// with an operation module (scalars.ts, caches.ts, collections/), hands it
+// to the Route (route.ts), which chooses the transport, runs it through the
+// CallRunner (cap, deadline, retries, errors) and reads the answer. A miss
+// resolves to undefined; every failure rejects with a CacheError (errors.ts).
 import type { InFlightLimitChange } from './adaptive-limit.js';
-import { ChannelPool } from './channel-pool.js';
-import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8, ttlMsToWire, ttlToWire } from './codec.js';
-import { type CacheClientOptions, PROTOSOCKET_AUTO, type ResolvedKnobs, resolveKnobs } from './config.js';
-import { type HostPort, parseProtosocketEndpoint, resolveEndpoints } from './endpoints.js';
-import { ProtosocketCalls, tooLargeToRead } from './protosocket-calls.js';
-import {
-  AUTO_PROTOSOCKET_TIMEOUT_MS,
-  type ScalarCalls,
-  Undecided,
-  askForProtosocketPort,
-  warnStayingOnGrpc,
-} from './protosocket-auto.js';
-import { type ProbeTarget, connectEagerly } from './eager-connect.js';
-import type { ProtosocketTarget } from './transport/protosocket-connection.js';
-import type { ChannelTarget } from './transport/channel.js';
-import { channelFactoryFor } from './transport/index.js';
+import * as caches from './caches.js';
+import { type Bytes, toUtf8, ttlToWire } from './codec.js';
 import { type CollectionOptions, type Operation, type Slice, type WireTtl, wireTtl } from './collections/common.js';
 import * as dictionary from './collections/dictionary.js';
 import { type DictionaryEntries } from './collections/dictionary.js';
@@ -44,142 +25,38 @@ import type {
   SortedSetUnionSources,
   SortedSetUnionStoreOptions,
 } from './collections/sorted-set.js';
+import type { CacheClientOptions, ResolvedKnobs } from './config.js';
+import { openRoute } from './connection-setup.js';
+import type { Route } from './route.js';
+import * as scalars from './scalars.js';
+import type { ItemType, SetIfCondition, TtlUpdate } from './scalars.js';
 import type { TopicSubscription } from './topics/subscription.js';
-import { type SubscribeOptions, Topics } from './topics/topics.js';
-
-/** Condition of setIf: the six of the protocol. */
-export type SetIfCondition =
-  | { present: true }
-  | { absent: true }
-  | { equal: Bytes }
-  | { notEqual: Bytes }
-  | { presentAndNotEqual: Bytes }
-  | { absentOrEqual: Bytes };
-
-export type ItemType = 'scalar' | 'dictionary' | 'set' | 'list' | 'sorted_set';
-
-/** How updateTtl changes the TTL: always, or only if longer / shorter than what is left. */
-export type TtlUpdate = 'overwrite' | 'increase' | 'decrease';
+import type { SubscribeOptions } from './topics/topics.js';
 
 export interface WriteOptions {
   /** TTL of the item; the client's `defaultTtlMs` when left out. */
   ttlMs?: number;
 }
 
-const ITEM_TYPES: readonly ItemType[] = ['scalar', 'dictionary', 'set', 'list', 'sorted_set'];
-const PING_RPC: Rpc = { method: 'Ping', path: '/cache_client.Ping/Ping', cacheCall: false, capped: false };
-const RPC = {
-  get: scsRpc('Get'),
-  getBatch: scsRpc('GetBatch'),
-  set: scsRpc('Set'),
-  setBatch: scsRpc('SetBatch'),
-  setIf: scsRpc('SetIf'),
-  setIfNotExists: scsRpc('SetIfNotExists'),
-  delete: scsRpc('Delete'),
-  keysExist: scsRpc('KeysExist'),
-  increment: scsRpc('Increment'),
-  updateTtl: scsRpc('UpdateTtl'),
-  itemGetTtl: scsRpc('ItemGetTtl'),
-  itemGetType: scsRpc('ItemGetType'),
-  createCache: controlRpc('CreateCache', false),
-  deleteCache: controlRpc('DeleteCache', true),
-  listCaches: controlRpc('ListCaches', false),
-  flushCache: controlRpc('FlushCache', true),
-} as const;
+// Each client's route, for routeOf.
+const ROUTES = new WeakMap<CacheClient, Route>();
 
 /**
- * For the loadgen (src/loadgen.ts), which counts the connections to both
- * ports: host:port of the protosocket port a client's get, set and delete
- * go to, or undefined over gRPC. Not part of the package's API.
+ * The route under a client: for the loadgen (src/loadgen.ts), which counts
+ * the connections to both ports. Internal: src/index.ts does not export it.
  */
-export let protosocketAddressOf: (client: CacheClient) => string | undefined;
-
-function encode<Desc extends DescMessage>(schema: Desc, init: MessageInitShape<Desc>): Uint8Array {
-  return toBinary(schema, create(schema, init));
-}
-
-// The gRPC Get, Set and Delete, built and read in one place (#getOverGrpc
-// and its twins, which the calls and what 'auto' sends over gRPC share).
-function getRequest(key: Bytes): Uint8Array {
-  return encode(scs._GetRequestSchema, { cacheKey: toBytes(key) });
-}
-
-function readGet(response: Uint8Array): Uint8Array | undefined {
-  const read = fromBinary(scs._GetResponseSchema, response);
-  return read.result === scs.ECacheResult.Hit ? read.cacheBody : undefined;
-}
-
-function setRequest(key: Bytes, value: Bytes, ttl: bigint): Uint8Array {
-  return encode(scs._SetRequestSchema, { cacheKey: toBytes(key), cacheBody: toBytes(value), ttlMilliseconds: ttl });
-}
-
-function deleteRequest(key: Bytes): Uint8Array {
-  return encode(scs._DeleteRequestSchema, { cacheKey: toBytes(key) });
-}
-
-function conditionToWire(condition: SetIfCondition): scs._SetIfRequest['condition'] {
-  if ('present' in condition) return { case: 'present', value: create(common.PresentSchema) };
-  if ('absent' in condition) return { case: 'absent', value: create(common.AbsentSchema) };
-  if ('equal' in condition) {
-    return { case: 'equal', value: create(common.EqualSchema, { valueToCheck: toBytes(condition.equal) }) };
-  }
-  if ('notEqual' in condition) {
-    return { case: 'notEqual', value: create(common.NotEqualSchema, { valueToCheck: toBytes(condition.notEqual) }) };
-  }
-  if ('presentAndNotEqual' in condition) {
-    const valueToCheck = toBytes(condition.presentAndNotEqual);
-    return { case: 'presentAndNotEqual', value: create(common.PresentAndNotEqualSchema, { valueToCheck }) };
-  }
-  const valueToCheck = toBytes(condition.absentOrEqual);
-  return { case: 'absentOrEqual', value: create(common.AbsentOrEqualSchema, { valueToCheck }) };
+export function routeOf(client: CacheClient): Route {
+  return ROUTES.get(client)!;
 }
 
 export class CacheClient {
-  private readonly runner: CallRunner;
-  private readonly dataPool: ChannelPool;
-  private readonly controlPool: ChannelPool;
-  private readonly controlMetadata: Readonly<Record<string, string>>;
-  // One frozen header record per cache, built on first use: the transports
-  // key their own per-call structures on it.
-  private readonly metadataByCache = new Map<string, Readonly<Record<string, string>>>();
-  private closed = false;
-  readonly #topics: Topics;
-  /**
-   * Where get, set and delete go when not over gRPC (undefined): protosocket
-   * connections, or under 'auto' with lazy connect, Undecided until the
-   * server has been asked. Decided at connect: the calls check nothing else.
-   */
-  #protosocket: ProtosocketCalls | Undecided | undefined;
-  /** protosocketEndpoint 'auto': what protosocket cannot carry goes over gRPC rather than failing. */
-  #auto = false;
-  /** 'auto': a protosocket port's connections to `endpoint`'s host, once the server named the port. */
-  #openProtosocket: ((port: number) => { calls: ProtosocketCalls; probe: ProbeTarget }) | undefined;
-  /** 'auto' with lazy connect: the question in flight, which the first calls share. */
-  #asking: Promise<ScalarCalls> | undefined;
-  /** get, set and delete over gRPC, for what 'auto' sends there. */
-  readonly #overGrpc: ScalarCalls = {
-    get: (cacheName, key) => this.#getOverGrpc(cacheName, key),
-    set: (cacheName, key, value, ttlMs) => this.#setOverGrpc(cacheName, key, value, ttlToWire(ttlMs)),
-    delete: (cacheName, key) => this.#deleteOverGrpc(cacheName, key),
-  };
+  readonly knobs: Readonly<ResolvedKnobs>;
+  readonly #route: Route;
 
-  static {
-    protosocketAddressOf = (client) => (client.#protosocket instanceof ProtosocketCalls ? client.#protosocket.address : undefined);
-  }
-
-  private constructor(
-    readonly knobs: Readonly<ResolvedKnobs>,
-    private readonly authorization: string | undefined,
-    dataPool: ChannelPool,
-    controlPool: ChannelPool,
-    target: string,
-  ) {
-    this.dataPool = dataPool;
-    this.controlPool = controlPool;
-    this.runner = newCallRunner(knobs, target);
-    this.controlMetadata = Object.freeze(authorization === undefined ? {} : { authorization }) as Readonly<Record<string, string>>;
-    const topicContext = { pool: dataPool, knobs, target, closed: () => this.closed };
-    this.#topics = new Topics(topicContext, this.runner, (cacheName) => this.#metadataFor(cacheName));
+  private constructor(route: Route) {
+    this.knobs = route.knobs;
+    this.#route = route;
+    ROUTES.set(this, route);
   }
 
   /**
@@ -190,102 +67,7 @@ export class CacheClient {
    * answers (eager-connect.ts).
    */
   static async create(options: CacheClientOptions = {}): Promise<CacheClient> {
-    const knobs = resolveKnobs(options);
-    const endpoints = resolveEndpoints(options);
-    const factory = options.channelFactory ?? (await channelFactoryFor(knobs.transport));
-    const target = (host: string, port: number): ChannelTarget => ({
-      host,
-      port,
-      tls: endpoints.tls,
-      keepaliveTimeMs: knobs.keepaliveTimeMs,
-      keepaliveTimeoutMs: knobs.keepaliveTimeoutMs,
-      maxReceiveMessageBytes: knobs.maxReceiveMessageBytes,
-    });
-    const { data, control: controlEndpoint } = endpoints;
-    const dataPool = new ChannelPool(factory, target(data.host, data.port), knobs.channels);
-    // Control calls share the data channels when both go to one server, so
-    // the client holds exactly `channels` connections.
-    const sameServer = data.host === controlEndpoint.host && data.port === controlEndpoint.port;
-    const controlPool = sameServer ? dataPool : new ChannelPool(factory, target(controlEndpoint.host, controlEndpoint.port), 1);
-    const client = new CacheClient(knobs, endpoints.authorization, dataPool, controlPool, `${data.host}:${data.port}`);
-    const protosocketTarget = (at: HostPort): ProtosocketTarget => ({
-      ...at,
-      tls: endpoints.tls,
-      token: endpoints.authorization,
-      keepaliveTimeMs: knobs.keepaliveTimeMs,
-      maxReceiveMessageBytes: knobs.maxReceiveMessageBytes,
-    });
-    const chosen = knobs.protosocketEndpoint;
-    const protosocketAt = chosen === null || chosen === PROTOSOCKET_AUTO ? undefined : parseProtosocketEndpoint(chosen);
-    const protosocket = protosocketAt === undefined ? undefined : new ProtosocketCalls(protosocketTarget(protosocketAt), knobs.channels, client.runner);
-    client.#protosocket = protosocket;
-    if (chosen === PROTOSOCKET_AUTO) {
-      client.#auto = true;
-      client.#openProtosocket = (port) => {
-        const at = { host: data.host, port };
-        const overGrpc = client.#overGrpc;
-        const oversized: ScalarCalls['set'] = (cacheName, key, value, ttlMs) => overGrpc.set(cacheName, key, value, ttlMs);
-        const calls = new ProtosocketCalls(protosocketTarget(at), knobs.channels, client.runner, oversized);
-        return { calls, probe: { ...at, tls: endpoints.tls, protocol: 'protosocket' } };
-      };
-    }
-    if (knobs.eagerConnectTimeoutMs > 0) {
-      try {
-        const timeoutMs = knobs.eagerConnectTimeoutMs;
-        const giveUpAt = Date.now() + timeoutMs;
-        await Promise.all([
-          connectEagerly((deadline) => dataPool.connect(deadline), { ...data, tls: endpoints.tls }, timeoutMs),
-          protosocket === undefined || protosocketAt === undefined
-            ? undefined
-            : connectEagerly(
-                (deadline) => protosocket.connect(deadline),
-                { ...protosocketAt, tls: endpoints.tls, protocol: 'protosocket' },
-                timeoutMs,
-              ),
-        ]);
-        if (client.#auto) await client.#decide(giveUpAt);
-      } catch (err) {
-        client.close();
-        throw err;
-      }
-    } else if (client.#auto) {
-      client.#protosocket = new Undecided(() => (client.#asking ??= client.#decide(Date.now() + knobs.deadlineMs)));
-    }
-    return client;
-  }
-
-  /**
-   * protosocketEndpoint 'auto': asks the server for its protosocket port
-   * (one gRPC Ping) and opens it; resolves to where get, set and delete go
-   * from now on, and never rejects. A server that cannot be reached leaves
-   * the question open (Undecided asks again at the next call).
-   */
-  async #decide(giveUpAt: number): Promise<ScalarCalls> {
-    try {
-      const answer = await askForProtosocketPort(this.dataPool, this.controlMetadata, giveUpAt);
-      if (answer.kind === 'unreachable') return this.#overGrpc;
-      this.#protosocket = undefined;
-      if (answer.kind === 'invalid') warnStayingOnGrpc(`the server's Ping named protosocket port '${answer.value}', which is no port`);
-      if (answer.kind !== 'port' || this.#openProtosocket === undefined) return this.#overGrpc;
-      const { calls, probe } = this.#openProtosocket(answer.port);
-      const timeoutMs = Math.min(Math.max(giveUpAt - Date.now(), 1_000), AUTO_PROTOSOCKET_TIMEOUT_MS);
-      try {
-        // No grace for refusals: the server is up and says it listens there.
-        await connectEagerly((deadline) => calls.connect(deadline), probe, timeoutMs, 0);
-      } catch (err) {
-        calls.close();
-        warnStayingOnGrpc((err as Error).message);
-        return this.#overGrpc;
-      }
-      if (this.closed) {
-        calls.close();
-        return this.#overGrpc;
-      }
-      this.#protosocket = calls;
-      return calls;
-    } finally {
-      this.#asking = undefined;
-    }
+    return new CacheClient(await openRoute(options));
   }
 
   /**
@@ -295,21 +77,12 @@ export class CacheClient {
    * is 'grpc' until the first of those calls has asked the server.
    */
   get transport(): 'grpc' | 'protosocket' {
-    return this.#protosocket instanceof ProtosocketCalls ? 'protosocket' : 'grpc';
+    return this.#route.transport;
   }
 
   /** The value of `key`, or undefined on a miss. */
   async get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
-    const protosocket = this.#protosocket;
-    if (protosocket !== undefined) {
-      try {
-        return await protosocket.get(cacheName, key);
-      } catch (err) {
-        // 'auto' chose protosocket, so it must not fail what gRPC can do.
-        if (!this.#auto || !tooLargeToRead(err)) throw err;
-      }
-    }
-    return this.#getOverGrpc(cacheName, key);
+    return this.#route.send(cacheName, scalars.get(key));
   }
 
   /** The value of `key` decoded as UTF-8, or undefined on a miss. */
@@ -319,38 +92,21 @@ export class CacheClient {
   }
 
   async set(cacheName: string, key: Bytes, value: Bytes, options: WriteOptions = {}): Promise<void> {
-    if (this.#protosocket !== undefined) {
-      return this.#protosocket.set(cacheName, key, value, ttlMsToWire(options.ttlMs ?? this.knobs.defaultTtlMs));
-    }
-    await this.#setOverGrpc(cacheName, key, value, this.#ttl(options));
+    await this.#route.send(cacheName, scalars.set(key, value, options.ttlMs ?? this.knobs.defaultTtlMs));
   }
 
   async delete(cacheName: string, key: Bytes): Promise<void> {
-    if (this.#protosocket !== undefined) return this.#protosocket.delete(cacheName, key);
-    await this.#deleteOverGrpc(cacheName, key);
+    await this.#route.send(cacheName, scalars.remove(key));
   }
 
   /** Stores `value` only if `condition` holds; resolves to whether it was stored. Never retried. */
   async setIf(cacheName: string, key: Bytes, value: Bytes, condition: SetIfCondition, options: WriteOptions = {}): Promise<boolean> {
-    const request = encode(scs._SetIfRequestSchema, {
-      cacheKey: toBytes(key),
-      cacheBody: toBytes(value),
-      ttlMilliseconds: this.#ttl(options),
-      condition: conditionToWire(condition),
-    });
-    const response = fromBinary(scs._SetIfResponseSchema, await this.#data(RPC.setIf, cacheName, request));
-    return response.result.case === 'stored';
+    return this.#run(cacheName, scalars.setIf(key, value, condition, this.#ttl(options)));
   }
 
   /** Stores `value` only if `key` is absent; resolves to whether it was stored. Never retried. */
   async setIfAbsent(cacheName: string, key: Bytes, value: Bytes, options: WriteOptions = {}): Promise<boolean> {
-    const request = encode(scs._SetIfNotExistsRequestSchema, {
-      cacheKey: toBytes(key),
-      cacheBody: toBytes(value),
-      ttlMilliseconds: this.#ttl(options),
-    });
-    const response = fromBinary(scs._SetIfNotExistsResponseSchema, await this.#data(RPC.setIfNotExists, cacheName, request));
-    return response.result.case === 'stored';
+    return this.#run(cacheName, scalars.setIfAbsent(key, value, this.#ttl(options)));
   }
 
   /**
@@ -372,19 +128,12 @@ export class CacheClient {
     amount: number | bigint = 1,
     options: WriteOptions = {},
   ): Promise<number | bigint> {
-    const request = encode(scs._IncrementRequestSchema, {
-      cacheKey: toBytes(key),
-      amount: int64ToWire(amount, 'amount'),
-      ttlMilliseconds: this.#ttl(options),
-    });
-    const response = fromBinary(scs._IncrementResponseSchema, await this.#data(RPC.increment, cacheName, request));
-    return typeof amount === 'bigint' ? response.value : safeNumberFromWire(response.value, 'increment');
+    return this.#run(cacheName, scalars.increment(key, amount, this.#ttl(options)));
   }
 
   /** Which of `keys` exist, in order. */
   async keysExist(cacheName: string, keys: readonly Bytes[]): Promise<boolean[]> {
-    const request = encode(scs._KeysExistRequestSchema, { cacheKeys: keys.map(toBytes) });
-    return fromBinary(scs._KeysExistResponseSchema, await this.#data(RPC.keysExist, cacheName, request)).exists;
+    return this.#run(cacheName, scalars.keysExist(keys));
   }
 
   /**
@@ -393,40 +142,22 @@ export class CacheClient {
    * Resolves to whether the TTL changed (false for a missing key). Never retried.
    */
   async updateTtl(cacheName: string, key: Bytes, ttlMs: number, mode: TtlUpdate = 'overwrite'): Promise<boolean> {
-    const value = ttlToWire(ttlMs);
-    const updateTtl =
-      mode === 'increase'
-        ? { case: 'increaseToMilliseconds' as const, value }
-        : mode === 'decrease'
-          ? { case: 'decreaseToMilliseconds' as const, value }
-          : { case: 'overwriteToMilliseconds' as const, value };
-    const request = encode(scs._UpdateTtlRequestSchema, { cacheKey: toBytes(key), updateTtl });
-    const response = fromBinary(scs._UpdateTtlResponseSchema, await this.#data(RPC.updateTtl, cacheName, request));
-    return response.result.case === 'set';
+    return this.#run(cacheName, scalars.updateTtl(key, ttlToWire(ttlMs), mode));
   }
 
   /** Milliseconds `key` has left, or undefined on a miss. */
   async getTtl(cacheName: string, key: Bytes): Promise<number | undefined> {
-    const request = encode(scs._ItemGetTtlRequestSchema, { cacheKey: toBytes(key) });
-    const response = fromBinary(scs._ItemGetTtlResponseSchema, await this.#data(RPC.itemGetTtl, cacheName, request));
-    return response.result.case === 'found' ? Number(response.result.value.remainingTtlMillis) : undefined;
+    return this.#run(cacheName, scalars.getTtl(key));
   }
 
   /** The type of the item at `key`, or undefined on a miss. */
   async getType(cacheName: string, key: Bytes): Promise<ItemType | undefined> {
-    const request = encode(scs._ItemGetTypeRequestSchema, { cacheKey: toBytes(key) });
-    const response = fromBinary(scs._ItemGetTypeResponseSchema, await this.#data(RPC.itemGetType, cacheName, request));
-    return response.result.case === 'found' ? (ITEM_TYPES[response.result.value.itemType] ?? 'scalar') : undefined;
+    return this.#run(cacheName, scalars.getType(key));
   }
 
   /** The values of `keys` in order, undefined for each miss; one call. */
   async getMany(cacheName: string, keys: readonly Bytes[]): Promise<(Uint8Array | undefined)[]> {
-    const request = encode(scs._GetBatchRequestSchema, { items: keys.map((key) => ({ cacheKey: toBytes(key) })) });
-    const messages = await this.runner.serverStream(this.dataPool, RPC.getBatch, request, this.#metadataFor(cacheName));
-    return messages.map((bytes) => {
-      const response = fromBinary(scs._GetResponseSchema, bytes);
-      return response.result === scs.ECacheResult.Hit ? response.cacheBody : undefined;
-    });
+    return this.#route.stream(cacheName, scalars.getMany(keys));
   }
 
   /** Stores every entry, all with one TTL; one call. */
@@ -435,10 +166,7 @@ export class CacheClient {
     entries: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>,
     options: WriteOptions = {},
   ): Promise<void> {
-    const pairs = Symbol.iterator in entries ? [...entries] : Object.entries(entries);
-    const ttlMilliseconds = this.#ttl(options);
-    const items = pairs.map(([key, value]) => ({ cacheKey: toBytes(key), cacheBody: toBytes(value), ttlMilliseconds }));
-    await this.runner.serverStream(this.dataPool, RPC.setBatch, encode(scs._SetBatchRequestSchema, { items }), this.#metadataFor(cacheName));
+    await this.#route.stream(cacheName, scalars.setMany(entries, this.#ttl(options)));
   }
 
   // ---------------------------------------------------------------------
@@ -835,7 +563,7 @@ export class CacheClient {
    * Never retried: a second sending would be a second message.
    */
   async publish(cacheName: string, topic: string, value: Bytes): Promise<void> {
-    await this.#topics.publish(cacheName, topic, value);
+    await this.#route.topics.publish(cacheName, topic, value);
   }
 
   /**
@@ -847,17 +575,17 @@ export class CacheClient {
    * client's close() end it.
    */
   subscribe(cacheName: string, topic: string, options: SubscribeOptions = {}): Promise<TopicSubscription> {
-    return this.#topics.subscribe(cacheName, topic, options);
+    return this.#route.topics.subscribe(cacheName, topic, options);
   }
 
   /** Creates a cache; rejects with AlreadyExistsError if it exists. */
   async createCache(cacheName: string): Promise<void> {
-    await this.#control(RPC.createCache, encode(control._CreateCacheRequestSchema, { cacheName }));
+    await this.#route.control(caches.createCache(cacheName));
   }
 
   /** Deletes a cache and its items; rejects with CacheNotFoundError if there is none. */
   async deleteCache(cacheName: string): Promise<void> {
-    await this.#control(RPC.deleteCache, encode(control._DeleteCacheRequestSchema, { cacheName }));
+    await this.#route.control(caches.deleteCache(cacheName));
   }
 
   /** Names of every cache, following the server's pages. */
@@ -865,22 +593,21 @@ export class CacheClient {
     const names: string[] = [];
     let nextToken = '';
     do {
-      const request = encode(control._ListCachesRequestSchema, { nextToken });
-      const response = fromBinary(control._ListCachesResponseSchema, await this.#control(RPC.listCaches, request));
-      for (const cache of response.cache) names.push(cache.cacheName);
-      nextToken = response.nextToken;
+      const page = await this.#route.control(caches.listCachesPage(nextToken));
+      names.push(...page.names);
+      nextToken = page.nextToken;
     } while (nextToken !== '');
     return names;
   }
 
   /** Removes every item of a cache; the cache stays. */
   async flushCache(cacheName: string): Promise<void> {
-    await this.#control(RPC.flushCache, encode(control._FlushCacheRequestSchema, { cacheName }));
+    await this.#route.control(caches.flushCache(cacheName));
   }
 
   /** One round trip to the data server. */
   async ping(): Promise<void> {
-    await this.runner.unary(this.dataPool, PING_RPC, encode(_PingRequestSchema, {}), this.controlMetadata);
+    await this.#route.toDataServer(caches.ping());
   }
 
   /**
@@ -889,17 +616,17 @@ export class CacheClient {
    * of their own, which this does not count (the loadgen counts both ports).
    */
   connectedChannels(): number {
-    return this.dataPool.connectedCount();
+    return this.#route.connectedChannels();
   }
 
   /** The most calls that were in flight at once (bounded by maxConcurrentRequests). */
   get inFlightHighWaterMark(): number {
-    return this.runner.limiter.highWaterMark;
+    return this.#route.runner.limiter.highWaterMark;
   }
 
   /** The cap on calls in flight now (0 = none): maxConcurrentRequests, or under 'auto' the limit it chose. */
   inFlightLimit(): number {
-    return this.runner.inFlightLimit();
+    return this.#route.runner.inFlightLimit();
   }
 
   /**
@@ -907,38 +634,12 @@ export class CacheClient {
    * at most one per 100 ms, the last 1000; one entry for a fixed cap.
    */
   inFlightLimitHistory(): InFlightLimitChange[] {
-    return this.runner.limiter.history();
+    return this.#route.runner.limiter.history();
   }
 
   /** Fails queued and in-flight calls with ConnectionError and closes the connections. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.#topics.closeAll();
-    this.runner.close();
-    this.#protosocket?.close();
-    this.dataPool.close();
-    if (this.controlPool !== this.dataPool) this.controlPool.close();
-  }
-
-  async #getOverGrpc(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
-    return readGet(await this.#data(RPC.get, cacheName, getRequest(key)));
-  }
-
-  async #setOverGrpc(cacheName: string, key: Bytes, value: Bytes, ttl: bigint): Promise<void> {
-    await this.#data(RPC.set, cacheName, setRequest(key, value, ttl));
-  }
-
-  async #deleteOverGrpc(cacheName: string, key: Bytes): Promise<void> {
-    await this.#data(RPC.delete, cacheName, deleteRequest(key));
-  }
-
-  #data(rpc: Rpc, cacheName: string, request: Uint8Array): Promise<Uint8Array> {
-    return this.runner.unary(this.dataPool, rpc, request, this.#metadataFor(cacheName));
-  }
-
-  #control(rpc: Rpc, request: Uint8Array): Promise<Uint8Array> {
-    return this.runner.unary(this.controlPool, rpc, request, this.controlMetadata);
+    this.#route.close();
   }
 
   #ttl(options: WriteOptions): bigint {
@@ -949,19 +650,8 @@ export class CacheClient {
     return wireTtl(options, this.knobs.defaultTtlMs);
   }
 
-  /** Sends a collection module's operation and reads its answer. */
-  async #run<T>(cacheName: string, operation: Operation<T>): Promise<T> {
-    return operation.read(await this.#data(operation.rpc, cacheName, operation.request));
-  }
-
-  #metadataFor(cacheName: string): Readonly<Record<string, string>> {
-    let metadata = this.metadataByCache.get(cacheName);
-    if (metadata === undefined) {
-      const headers: Record<string, string> = { cache: cacheName };
-      if (this.authorization !== undefined) headers.authorization = this.authorization;
-      metadata = Object.freeze(headers);
-      this.metadataByCache.set(cacheName, metadata);
-    }
-    return metadata;
+  /** Sends an operation (collections/, scalars.ts) and reads its answer. */
+  #run<T>(cacheName: string, operation: Operation<T>): Promise<T> {
+    return this.#route.send(cacheName, operation);
   }
 }

@@ -10,7 +10,8 @@
 //   ├── NotFoundError            NOT_FOUND (err: item_not_found)
 //   │   └── CacheNotFoundError   NOT_FOUND for the cache (err: store_not_found, or none)
 //   ├── AlreadyExistsError       ALREADY_EXISTS
-//   ├── LimitExceededError       RESOURCE_EXHAUSTED (`reason` holds the err trailer)
+//   ├── LimitExceededError       RESOURCE_EXHAUSTED (`reason`: the err trailer, or protosocket's
+//   │                            CommandError.reason)
 //   ├── InvalidArgumentError     INVALID_ARGUMENT, OUT_OF_RANGE; a call or option the
 //   │   │                        client refuses before sending (wrong type, bad endpoint, ...)
 //   │   └── WrongTypeError       FAILED_PRECONDITION
@@ -141,9 +142,30 @@ function missingCache(call: string, details: string): string {
   return what ? `${what}; create it first with ${create}` : `create it first with ${create}`;
 }
 
+/** The reasons the client acts on, as the server names them (server/src/error.rs `reason`). */
+export const Reason = {
+  /** A protosocket Get of a value its answer cannot carry: gRPC can read it. */
+  ANSWER_TOO_LARGE_FOR_PROTOSOCKET: 'answer_too_large_for_protosocket',
+} as const;
+
+// A server older than CommandError's `reason` field says a protosocket
+// failure's reason only in its message: read from the message's end here,
+// and nowhere else.
+const REASON_BY_MESSAGE_END: readonly (readonly [string, string])[] = [
+  ['a protosocket answer can carry; read it over gRPC', Reason.ANSWER_TOO_LARGE_FOR_PROTOSOCKET],
+];
+
+/** A failure's reason: the `err` trailer (gRPC) or CommandError.reason (protosocket), else from an older server's message. */
+export function reasonOf(err: StatusError): string | undefined {
+  const sent = err.trailers.err;
+  if (sent !== undefined) return sent;
+  for (const [end, reason] of REASON_BY_MESSAGE_END) if (err.details.endsWith(end)) return reason;
+  return undefined;
+}
+
 /** Translates a failed call into the CacheError to reject with. */
 export function errorFromStatus(err: StatusError, context: CallContext): CacheError {
-  const reason = err.trailers.err;
+  const reason = reasonOf(err);
   let ErrorType = CLASS_BY_STATUS.get(err.code) ?? ServerError;
   if (ErrorType === NotFoundError && (reason === 'store_not_found' || (reason === undefined && context.cacheCall))) {
     ErrorType = CacheNotFoundError;

@@ -5,7 +5,8 @@
 //   await client.set('demo', 'greeting', 'hello');
 //   console.log(await client.getString('demo', 'greeting'));
 export { CacheClient } from './cache-client.js';
-export type { ItemType, SetIfCondition, TtlUpdate, WriteOptions } from './cache-client.js';
+export type { WriteOptions } from './cache-client.js';
+export type { ItemType, SetIfCondition, TtlUpdate } from './scalars.js';
 export type { Bytes } from './codec.js';
 export { decodeUtf8 } from './codec.js';
 export type { CollectionOptions, Slice } from './collections/common.js';

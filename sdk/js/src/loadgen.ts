@@ -2,7 +2,7 @@
 // Load generator for this SDK (docs/LOADGEN.md): `node dist/loadgen.js --help`.
 //   node dist/loadgen.js --endpoint 127.0.0.1:8080 --concurrency 50 --duration 10 --json
 import { AlreadyExistsError, CacheClient, CacheError, presetByName } from './index.js';
-import { protosocketAddressOf } from './cache-client.js';
+import { routeOf } from './cache-client.js';
 import { type CacheClientOptions, DEFAULT_TRANSPORT, type TransportName } from './config.js';
 import { withExtraHeaders } from './transport/extra-headers.js';
 import { channelFactoryFor } from './transport/index.js';
@@ -37,7 +37,7 @@ async function makeDriver(config: LoadgenConfig): Promise<Driver> {
   const cache = config.cache;
   const portOf = (endpoint: string): number => Number(endpoint.split(':').pop());
   // With protosocket the client holds connections to both ports: count both.
-  const psEndpoint = config.protosocketEndpoint ?? protosocketAddressOf(client);
+  const psEndpoint = config.protosocketEndpoint ?? routeOf(client).protosocketAddress;
   const transport = client.transport === 'protosocket' ? 'protosocket' : client.knobs.transport;
   const connections =
     psEndpoint === undefined

@@ -6,8 +6,9 @@
 // has opened: 'auto' never turns a call that gRPC would serve into an error.
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { ChannelPool } from './channel-pool.js';
-import type { Bytes } from './codec.js';
+import { type ProbeTarget, connectEagerly } from './eager-connect.js';
 import { _PingRequestSchema } from './gen/cacheping_pb.js';
+import type { ProtosocketCalls } from './protosocket-calls.js';
 import { Status } from './status.js';
 
 /** The Ping answer's header that names the protosocket port. */
@@ -36,13 +37,6 @@ export type PortAnswer =
   | { kind: 'invalid'; value: string }
   /** The Ping did not reach the server (UNAVAILABLE, or no answer in time): ask again later. */
   | { kind: 'unreachable' };
-
-/** The get, set and delete of one transport, as the client hands them over. */
-export interface ScalarCalls {
-  get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined>;
-  set(cacheName: string, key: Bytes, value: Bytes, ttlMs: number): Promise<void>;
-  delete(cacheName: string, key: Bytes): Promise<void>;
-}
 
 /**
  * Sends one Ping on the data channels and reads its answer's headers. A
@@ -91,26 +85,42 @@ export function warnStayingOnGrpc(cause: string): void {
   });
 }
 
+/** Where a client under 'auto' sends get, set and delete, once it has asked. */
+export type AutoChoice =
+  /** Over these protosocket connections, open and authenticated. */
+  | ProtosocketCalls
+  /** Over gRPC for good: no port, or one that could not be opened. */
+  | 'grpc'
+  /** Over gRPC for now: the server could not be asked (ask again later). */
+  | 'unreachable';
+
+/** The protosocket connections to a port the server named, and how to probe it. */
+export type OpenPort = (port: number) => { calls: ProtosocketCalls; probe: ProbeTarget };
+
 /**
- * get, set and delete of a client under 'auto' with lazy connect
- * (`eagerConnectTimeoutMs: 0`), before the server has answered: each call
- * waits for the one question in flight (`settle`), then goes where the
- * answer says. The client replaces this once the answer is in.
+ * Asks the server for its protosocket port (one gRPC Ping) and opens it;
+ * never rejects: whatever fails leaves the calls on gRPC, with one warning
+ * when a port was offered and could not be used.
  */
-export class Undecided implements ScalarCalls {
-  constructor(private readonly settle: () => Promise<ScalarCalls>) {}
-
-  async get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
-    return (await this.settle()).get(cacheName, key);
+export async function chooseTransport(
+  pool: ChannelPool,
+  metadata: Readonly<Record<string, string>>,
+  giveUpAt: number,
+  open: OpenPort,
+): Promise<AutoChoice> {
+  const answer = await askForProtosocketPort(pool, metadata, giveUpAt);
+  if (answer.kind === 'unreachable') return 'unreachable';
+  if (answer.kind === 'invalid') warnStayingOnGrpc(`the server's Ping named protosocket port '${answer.value}', which is no port`);
+  if (answer.kind !== 'port') return 'grpc';
+  const { calls, probe } = open(answer.port);
+  const timeoutMs = Math.min(Math.max(giveUpAt - Date.now(), 1_000), AUTO_PROTOSOCKET_TIMEOUT_MS);
+  try {
+    // No grace for refusals: the server is up and says it listens there.
+    await connectEagerly((deadline) => calls.connect(deadline), probe, timeoutMs, 0);
+  } catch (err) {
+    calls.close();
+    warnStayingOnGrpc((err as Error).message);
+    return 'grpc';
   }
-
-  async set(cacheName: string, key: Bytes, value: Bytes, ttlMs: number): Promise<void> {
-    return (await this.settle()).set(cacheName, key, value, ttlMs);
-  }
-
-  async delete(cacheName: string, key: Bytes): Promise<void> {
-    return (await this.settle()).delete(cacheName, key);
-  }
-
-  close(): void {}
+  return calls;
 }

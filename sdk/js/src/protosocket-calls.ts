@@ -1,16 +1,14 @@
-// get, set and delete over protosocket (`protosocketEndpoint`): the calls
-// that protocol carries, on `channels` pipelined connections
-// (transport/protosocket-connection.ts), each call to the one with the
-// fewest in flight as the gRPC channel pool does. Everything above the wire
-// is the gRPC calls' own: the same CallRunner (in-flight cap, fixed or
-// 'auto', the deadline, retries of these idempotent calls on UNAVAILABLE /
-// INTERNAL) and the same error mapping (errors.ts); only a miss is read
-// here, from its answer.
-import { type CallRunner, type Rpc, scsRpc } from './call-runner.js';
-import { type Bytes, checkBytes } from './codec.js';
+// Get, Set and Delete over protosocket: the calls that protocol carries, on
+// `channels` pipelined connections (transport/protosocket-connection.ts),
+// each call to the one with the fewest in flight as the gRPC channel pool
+// does. Everything above the wire is the gRPC calls' own: the same
+// CallRunner (in-flight cap, fixed or 'auto', the deadline, retries of these
+// idempotent calls on UNAVAILABLE / INTERNAL) and the same error mapping
+// (errors.ts). The route (route.ts) decides what comes here.
+import type { CallRunner } from './call-runner.js';
+import { checkBytes } from './codec.js';
 import { InvalidArgumentError, LimitExceededError } from './errors.js';
-import type { ScalarCalls } from './protosocket-auto.js';
-import { StatusError } from './transport/channel.js';
+import type { KeyOperation } from './scalars.js';
 import { Command, fieldBytes } from './transport/protosocket-codec.js';
 import { ProtosocketConnection, type ProtosocketTarget } from './transport/protosocket-connection.js';
 
@@ -21,23 +19,7 @@ import { ProtosocketConnection, type ProtosocketTarget } from './transport/proto
  */
 export const MAX_PROTOSOCKET_VALUE_BYTES = 4_194_279;
 
-/**
- * How jiffy-server's refusal of a Get ends when the value, stored over
- * gRPC, is over what a protosocket answer can carry (server/src/error.rs).
- */
-const READ_OVER_GRPC = 'a protosocket answer can carry; read it over gRPC';
-
-/** Whether a get failed only because protosocket cannot carry its value (gRPC can). */
-export function tooLargeToRead(err: unknown): boolean {
-  return err instanceof LimitExceededError && err.cause instanceof StatusError && err.cause.details.endsWith(READ_OVER_GRPC);
-}
-
-// The same names as the gRPC calls: retries, metrics and messages read them.
-const GET: Rpc = scsRpc('Get');
-const SET: Rpc = scsRpc('Set');
-const DELETE: Rpc = scsRpc('Delete');
-
-export class ProtosocketCalls implements ScalarCalls {
+export class ProtosocketCalls {
   /** host:port of the protosocket port. */
   readonly address: string;
   private readonly connections: ProtosocketConnection[];
@@ -49,11 +31,6 @@ export class ProtosocketCalls implements ScalarCalls {
     target: ProtosocketTarget,
     count: number,
     private readonly runner: CallRunner,
-    /**
-     * Where a set of a value over MAX_PROTOSOCKET_VALUE_BYTES goes under
-     * protosocketEndpoint 'auto' (gRPC); without it such a set is refused.
-     */
-    private readonly oversized?: ScalarCalls['set'],
   ) {
     this.address = target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
     this.connections = Array.from({ length: count }, () => new ProtosocketConnection(target));
@@ -64,31 +41,30 @@ export class ProtosocketCalls implements ScalarCalls {
     await Promise.all(this.connections.map((connection) => connection.connect(deadline)));
   }
 
-  get(cacheName: string, key: Bytes): Promise<Uint8Array | undefined> {
-    checkBytes(key);
-    const namespace = this.namespace(cacheName);
-    return this.runner.run(GET, (deadline) => this.pick().send(Command.GET, namespace, key, undefined, 0, deadline));
+  /**
+   * Whether a Get could bring the operation's value back (send refuses a
+   * Set of more). What is not bytes fits here: send refuses it as such.
+   */
+  fits(operation: KeyOperation<unknown>): boolean {
+    const value = operation.value;
+    if (value === undefined || !(typeof value === 'string' || value instanceof Uint8Array)) return true;
+    return fieldBytes(value) <= MAX_PROTOSOCKET_VALUE_BYTES;
   }
 
-  async set(cacheName: string, key: Bytes, value: Bytes, ttlMs: number): Promise<void> {
+  /** Sends the operation's command; resolves to the Get's value (undefined on a miss), or undefined. */
+  send(cacheName: string, operation: KeyOperation<unknown>): Promise<Uint8Array | undefined> {
+    const { command, key, value, ttlMs } = operation;
     checkBytes(key);
-    checkBytes(value);
-    const valueBytes = fieldBytes(value);
-    if (valueBytes > MAX_PROTOSOCKET_VALUE_BYTES) {
-      if (this.oversized !== undefined) return this.oversized(cacheName, key, value, ttlMs);
-      throw tooLarge(valueBytes);
-    }
-    if (ttlMs > Number.MAX_SAFE_INTEGER) {
-      throw new InvalidArgumentError(`\`ttlMs\` must be at most ${Number.MAX_SAFE_INTEGER}; got ${ttlMs}`, { status: 'INVALID_ARGUMENT' });
+    if (command === Command.SET) {
+      checkBytes(value!);
+      const valueBytes = fieldBytes(value!);
+      if (valueBytes > MAX_PROTOSOCKET_VALUE_BYTES) throw tooLarge(valueBytes);
+      if (ttlMs > Number.MAX_SAFE_INTEGER) {
+        throw new InvalidArgumentError(`\`ttlMs\` must be at most ${Number.MAX_SAFE_INTEGER}; got ${ttlMs}`, { status: 'INVALID_ARGUMENT' });
+      }
     }
     const namespace = this.namespace(cacheName);
-    await this.runner.run(SET, (deadline) => this.pick().send(Command.SET, namespace, key, value, ttlMs, deadline));
-  }
-
-  async delete(cacheName: string, key: Bytes): Promise<void> {
-    checkBytes(key);
-    const namespace = this.namespace(cacheName);
-    await this.runner.run(DELETE, (deadline) => this.pick().send(Command.DELETE, namespace, key, undefined, 0, deadline));
+    return this.runner.run(operation.rpc, (deadline) => this.pick().send(command, namespace, key, value, ttlMs, deadline));
   }
 
   /** Connections holding an open TCP connection now. */

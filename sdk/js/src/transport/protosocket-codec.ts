@@ -22,7 +22,7 @@
 //   reusable ResponseReader: no object per answer. A Get hit's value is a
 //   view of the received bytes (as protobuf-es gives), a miss is recognised
 //   by comparing bytes with "Key not found", and only an error's message
-//   becomes a string.
+//   and reason (CommandError field 3, jiffy's extension) become strings.
 //
 // Field numbers and wire types are the protocol's and must not change.
 
@@ -248,9 +248,10 @@ export class ResponseReader {
   controlCode = 0;
   /** A Kind. */
   kind: number = Kind.NONE;
-  /** For ERROR: the status code and message. */
+  /** For ERROR: the status code, message and reason (CommandError.reason; '' when not sent). */
   errorCode = 0;
   errorMessage = '';
+  errorReason = '';
   /** For GET: where the value lies in the buffer read. */
   valueStart = 0;
   valueEnd = 0;
@@ -267,6 +268,7 @@ export class ResponseReader {
     this.kind = Kind.NONE;
     this.errorCode = 0;
     this.errorMessage = '';
+    this.errorReason = '';
     this.valueStart = 0;
     this.valueEnd = 0;
     while (this.offset < end) {
@@ -312,6 +314,12 @@ export class ResponseReader {
         messageEnd = this.offset + length;
         if (messageEnd > end) throw new MalformedResponse('an error message runs past its field');
         this.offset = messageEnd;
+      } else if (tag === 0x1a) {
+        const length = this.varint(end);
+        const reasonEnd = this.offset + length;
+        if (reasonEnd > end) throw new MalformedResponse('an error reason runs past its field');
+        this.errorReason = this.buffer.toString('utf8', this.offset, reasonEnd);
+        this.offset = reasonEnd;
       } else this.skip(tag & 7, end);
     }
     const buffer = this.buffer;

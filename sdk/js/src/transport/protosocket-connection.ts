@@ -209,7 +209,8 @@ export class ProtosocketConnection extends FrameDecoder {
         else call.reject(new StatusError(Code.NOT_FOUND, MISS));
         return;
       case Kind.ERROR:
-        call.reject(new StatusError(reader.errorCode, reader.errorMessage));
+        // The reason travels as gRPC's does, in the `err` trailer: errors.ts reads one place.
+        call.reject(new StatusError(reader.errorCode, reader.errorMessage, reader.errorReason === '' ? {} : { err: reader.errorReason }));
         return;
       default:
         call.reject(new StatusError(Code.INTERNAL, `an answer of kind ${reader.kind} to command ${call.command}`));
