@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADAPTIVE } from '../../src/adaptive-limit.js';
+import { routeOf } from '../../src/cache-client.js';
 import { DEFAULT_TRANSPORT } from '../../src/config.js';
 import { CacheClient, type ChannelFactory } from '../../src/index.js';
 import { channelFactoryFor } from '../../src/transport/index.js';
@@ -92,7 +93,7 @@ describe("maxConcurrentRequests 'auto' against a real server", () => {
     const delay = { ms: 0 };
     const client = await CacheClient.create({ endpoint: server.endpoint, maxConcurrentRequests: 'auto', channelFactory: await delayable(delay) });
     // The queue in front of the cap: the runner's limiter is not public.
-    const waiting = (): number => (client as unknown as { runner: { limiter: { waiting: number } } }).runner.limiter.waiting;
+    const waiting = (): number => routeOf(client).runner.limiter.waiting;
     try {
       await client.createCache(CACHE);
       // 200 callers: more than the ceiling, so the limit is full.

@@ -62,6 +62,15 @@ describe('errorFromStatus', () => {
     assert.match(err.message, /--max-value-size/);
   });
 
+  test("protosocket's reason travels as the err trailer; an older server's is read from its message's end", () => {
+    const tooLarge = errors.Reason.ANSWER_TOO_LARGE_FOR_PROTOSOCKET;
+    assert.equal(map(Status.RESOURCE_EXHAUSTED, { err: tooLarge }).reason, tooLarge);
+    const older = new StatusError(Status.RESOURCE_EXHAUSTED, 'the value is 9 bytes, over the 8 bytes a protosocket answer can carry; read it over gRPC');
+    assert.equal(errors.reasonOf(older), tooLarge);
+    assert.equal(errors.reasonOf(new StatusError(Status.RESOURCE_EXHAUSTED, 'read it over gRPC, a protosocket answer can carry')), undefined);
+    assert.equal(errors.reasonOf(new StatusError(Status.RESOURCE_EXHAUSTED, older.details, { err: 'item_size_limit_exceeded' })), 'item_size_limit_exceeded');
+  });
+
   test('toCacheError keeps CacheErrors and wraps anything else as ServerError', () => {
     const original = new errors.TimeoutError('t');
     assert.equal(errors.toCacheError(original, context), original);

@@ -155,6 +155,17 @@ describe('protosocket answers', () => {
     assert.equal(cache.errorMessage, 'cache `x` does not exist');
   });
 
+  test("an error's reason (CommandError field 3) is read when sent, and empty otherwise", () => {
+    const reason = 'answer_too_large_for_protosocket';
+    const withReason = read(response(6, (w) => w.tag(9, 2).fork().tag(1, 0).int32(8).tag(2, 2).string('too large').tag(3, 2).string(reason).join()));
+    assert.equal(withReason.kind, Kind.ERROR);
+    assert.equal(withReason.errorCode, 8);
+    assert.equal(withReason.errorMessage, 'too large');
+    assert.equal(withReason.errorReason, reason);
+    const without = read(response(7, (w) => w.tag(9, 2).fork().tag(1, 0).int32(8).tag(2, 2).string('too large').join()));
+    assert.equal(without.errorReason, '', 'not kept from the answer before');
+  });
+
   test('set, delete and auth answers; the id of 0xDEADBEEF', () => {
     assert.equal(read(response(2, (w) => w.tag(12, 2).fork().join())).kind, Kind.SET);
     assert.equal(read(response(2, (w) => w.tag(13, 2).fork().join())).kind, Kind.DELETE);
