@@ -20,7 +20,7 @@ export const PROTOSOCKET_PORT_HEADER = 'jiffy-protosocket-port';
  * one that a firewall silently drops must not hold create() for the whole
  * `eagerConnectTimeoutMs` before gRPC is settled on.
  */
-export const AUTO_PROTOSOCKET_TIMEOUT_MS = 2_000;
+const AUTO_PROTOSOCKET_TIMEOUT_MS = 2_000;
 
 /** The least the Ping is given, however little of the connect timeout is left. */
 const MIN_PING_MS = 1_000;
@@ -43,7 +43,7 @@ export type PortAnswer =
  * unary call read as a stream: the wire is the same, and the stream's
  * listener is where a channel hands over response headers.
  */
-export function askForProtosocketPort(
+function askForProtosocketPort(
   pool: ChannelPool,
   metadata: Readonly<Record<string, string>>,
   deadline: number,
@@ -78,7 +78,7 @@ function readPort(value: string | undefined): PortAnswer {
 }
 
 /** The one warning of a client that found protosocket offered and could not use it. */
-export function warnStayingOnGrpc(cause: string): void {
+function warnStayingOnGrpc(cause: string): void {
   process.emitWarning(`protosocketEndpoint 'auto': ${cause}; get, set and delete stay on gRPC (protosocketEndpoint: null skips the attempt)`, {
     type: 'JiffyWarning',
     code: 'JIFFY_PROTOSOCKET_UNAVAILABLE',
