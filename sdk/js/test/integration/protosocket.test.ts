@@ -17,6 +17,7 @@ import {
   TimeoutError,
 } from '../../src/index.js';
 import { MAX_PROTOSOCKET_VALUE_BYTES } from '../../src/protosocket-calls.js';
+import { Status } from '../../src/status.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
 import { startFakeProtosocket } from '../support/fake-protosocket.js';
 
@@ -274,6 +275,31 @@ describe('protosocket: deadlines and cancels (a server that never answers)', () 
         assert.ok(get, 'the Get reached the server');
         assert.deepEqual(fake.cancels, [get.id]);
         assert.deepEqual(fake.tokens, ['the-token'], 'the Authenticate carried the API key');
+      } finally {
+        client.close();
+      }
+    } finally {
+      fake.close();
+      await grpc.stop();
+    }
+  });
+});
+
+describe('protosocket: the reason of a CommandError', () => {
+  test('arrives as the error\'s reason, with its advice, as the err trailer does over gRPC', async () => {
+    const grpc = await startServer();
+    const fake = await startFakeProtosocket({
+      failWith: { code: Status.RESOURCE_EXHAUSTED, message: 'no room', reason: 'item_size_limit_exceeded' },
+    });
+    try {
+      const client = await CacheClient.create({ endpoint: grpc.endpoint, protosocketEndpoint: fake.endpoint });
+      try {
+        await assert.rejects(client.set('c', 'k', 'v'), (err: Error) => {
+          assert.ok(err instanceof LimitExceededError, String(err));
+          assert.equal(err.reason, 'item_size_limit_exceeded');
+          assert.match(err.message, /^Set failed: RESOURCE_EXHAUSTED: no room: .*--max-value-size/);
+          return true;
+        });
       } finally {
         client.close();
       }

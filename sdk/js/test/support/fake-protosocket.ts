@@ -1,5 +1,6 @@
 // A protosocket server for tests that answers Authenticate and nothing else:
-// every other command waits forever, so deadlines and cancels can be seen.
+// every other command waits forever, so deadlines and cancels can be seen,
+// or with `failWith` is answered with that CommandError.
 // It records what it read, decoded with @bufbuild/protobuf's wire reader
 // (not the SDK's codec, which is what is under test).
 import * as net from 'node:net';
@@ -24,7 +25,14 @@ export interface FakeProtosocket {
 
 const KINDS: Record<number, FakeCommand['kind']> = { 1: 'auth', 2: 'get', 3: 'set', 4: 'delete' };
 
-export async function startFakeProtosocket(): Promise<FakeProtosocket> {
+/** A CommandError to answer every Get, Set and Delete with; `reason` is field 3, left out when absent. */
+export interface FakeFailure {
+  code: number;
+  message: string;
+  reason?: string;
+}
+
+export async function startFakeProtosocket(options: { failWith?: FakeFailure } = {}): Promise<FakeProtosocket> {
   const commands: FakeCommand[] = [];
   const cancels: number[] = [];
   const tokens: string[] = [];
@@ -61,6 +69,12 @@ export async function startFakeProtosocket(): Promise<FakeProtosocket> {
         commands.push({ id, kind });
         if (kind === 'auth') {
           const answer = new BinaryWriter().tag(1, 0).uint64(id).tag(10, 2).fork().join().finish();
+          socket.write(new BinaryWriter().bytes(answer).finish());
+        } else if (options.failWith !== undefined && kind !== 'other') {
+          const { code, message, reason } = options.failWith;
+          const error = new BinaryWriter().tag(1, 0).int32(code).tag(2, 2).string(message);
+          if (reason !== undefined) error.tag(3, 2).string(reason);
+          const answer = new BinaryWriter().tag(1, 0).uint64(id).tag(9, 2).bytes(error.finish()).finish();
           socket.write(new BinaryWriter().bytes(answer).finish());
         }
       }
