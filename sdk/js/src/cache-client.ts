@@ -43,7 +43,8 @@ const ROUTES = new WeakMap<CacheClient, Route>();
 
 /**
  * The route under a client: for the loadgen (src/loadgen.ts), which counts
- * the connections to both ports. Internal: src/index.ts does not export it.
+ * the connections to both ports, and for tests that watch the in-flight
+ * queue. Internal: src/index.ts does not export it.
  */
 export function routeOf(client: CacheClient): Route {
   return ROUTES.get(client)!;
