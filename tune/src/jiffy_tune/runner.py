@@ -13,6 +13,7 @@ from typing import Any
 
 from jiffy_tune import caps, failure, metrics, transports
 from jiffy_tune.cpus import pinned_command
+from jiffy_tune.loadgen_report import LoadgenReport, parse_report
 from jiffy_tune.plan import PointSpec
 from jiffy_tune.sdks import Loadgen
 
@@ -159,38 +160,30 @@ def client_share(client_p999: float | None, server_p999: float | None) -> float 
     return round(max(0.0, 1.0 - server_p999 / client_p999), 4)
 
 
-def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
-    """The point's fields from the loadgen's JSON (docs/LOADGEN.md)."""
-    latency = report["latency_ms"]
-    errors = {name: int(count) for name, count in report.get("errors", {}).items() if count}
-    config = report.get("config", {})
+def fill_from_loadgen(point: dict[str, Any], report: LoadgenReport) -> None:
+    """The point's fields from the loadgen's report (docs/LOADGEN.md)."""
+    errors = {name: count for name, count in report.errors.items() if count}
+    config = report.config
+    auto = caps.is_auto(point["max_concurrent_requests"])
+    history = report.in_flight_limit
     point.update(
         status="ok",
-        rps=float(report["rps"]),
-        requests=int(report["requests"]),
+        rps=report.rps,
+        requests=report.requests,
         errors=errors,
         errors_total=sum(errors.values()),
-        client_ms={key: float(latency[key]) for key in ("p50", "p90", "p99", "p999", "max")},
-        connections=report.get("connections"),
-        client_cpu_percent=report.get("client_cpu_percent"),
+        client_ms=report.latency_ms.as_json(),
+        connections=report.connections,
+        client_cpu_percent=report.client_cpu_percent,
         effective={
-            "channels": config.get("channels"),
-            "max_concurrent_requests": config.get("max_concurrent_requests"),
-            "transport": config.get("transport"),
+            "channels": config.channels,
+            "max_concurrent_requests": config.max_concurrent_requests,
+            "transport": config.transport,
         },
-        in_flight_limit=_limit_history(report)
-        if caps.is_auto(point["max_concurrent_requests"])
-        else None,
-        loadgen=report,
+        # An auto point's in-flight limit over the run: [seconds, limit] pairs, as reported.
+        in_flight_limit=[list(pair) for pair in history] if auto and history is not None else None,
+        loadgen=dict(report.raw),
     )
-
-
-def _limit_history(report: dict[str, Any]) -> list[list[float]] | None:
-    """An auto point's in-flight limit over the run: [seconds, limit] pairs, as reported."""
-    history = report.get("in_flight_limit")
-    if not isinstance(history, list):
-        return None
-    return [[float(at), int(limit)] for at, limit in history]
 
 
 def delay_ignored(point: dict[str, Any], delay_ms: int) -> bool:
@@ -231,8 +224,8 @@ def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[
     if done.returncode != 0:
         return _failed(point, failure.exit_reason(done.returncode), done.stderr)
     try:
-        fill_from_loadgen(point, json.loads(done.stdout))
-    except (ValueError, KeyError, TypeError) as exc:
+        fill_from_loadgen(point, parse_report(json.loads(done.stdout)))
+    except ValueError as exc:
         return _failed(point, f"unreadable JSON ({exc})", done.stderr or done.stdout)
     if delay_ignored(point, settings.delay_ms):
         point.update(status="failed", error=delay_ignored_error(point, settings.delay_ms))
