@@ -6,23 +6,19 @@ and `latency_ms`, so that a loadgen added with --loadgen can be swept before
 it prints everything: the schema's other fields may be absent (None, or
 empty), but a field that is present must have the schema's type. A report
 that breaks either rule raises `ReportError`, whose message names the field.
-
-Written by hand rather than with a validation library: jiffy-tune has no
-runtime dependency for it (jsonschema is a test dependency), and the
-lenient "present means typed" rule above is not the schema's own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Cap = int | Literal["auto"]
+from jiffy_tune.caps import Cap
+from jiffy_tune.jsonfields import FieldError, Fields
 
-
-class ReportError(ValueError):
-    """A loadgen report that is not the contract's; the message names the field."""
+# A loadgen report that is not the contract's; the message names the field.
+ReportError = FieldError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,7 +77,7 @@ class LoadgenReport:
 
 def parse_report(value: object) -> LoadgenReport:
     """The report from the loadgen's decoded JSON; ReportError names what is wrong."""
-    report = _Object(value, "")
+    report = Fields(value, "", what="the report")
     config = report.object("config")
     by_op = report.object("latency_ms_by_op")
     return LoadgenReport(
@@ -92,102 +88,18 @@ def parse_report(value: object) -> LoadgenReport:
         sdk_version=report.string("sdk_version"),
         runtime=report.string("runtime"),
         config=LoadgenConfig() if config is None else _config(config),
-        errors=_errors(report.object("errors")),
+        errors=report.integer_map("errors"),
         latency_ms_by_op={}
         if by_op is None
         else {op: _percentiles(by_op.required_object(op)) for op in by_op.names()},
         connections=report.integer("connections"),
         client_cpu_percent=report.number("client_cpu_percent"),
-        in_flight_limit=_limit_history(report),
+        in_flight_limit=_history(report.pairs("in_flight_limit")),
         raw=report.fields,
     )
 
 
-class _Object:
-    """One JSON object of the report, read field by field; errors name the field's path."""
-
-    def __init__(self, value: object, path: str) -> None:
-        if not isinstance(value, dict):
-            where = path or "the report"
-            raise ReportError(f"{where}: expected an object, got {_kind(value)}")
-        self.fields: dict[str, Any] = value
-        self.path = path
-
-    def names(self) -> list[str]:
-        return list(self.fields)
-
-    def where(self, name: str) -> str:
-        return f"{self.path}.{name}" if self.path else name
-
-    def _get(self, name: str, required: bool) -> object:
-        value = self.fields.get(name)
-        if value is None and required:
-            absent = "is null" if name in self.fields else "is missing"
-            raise ReportError(f"{self.where(name)} {absent}")
-        return value
-
-    def _wrong(self, name: str, expected: str, value: object) -> ReportError:
-        return ReportError(f"{self.where(name)}: expected {expected}, got {_kind(value)}")
-
-    def number(self, name: str) -> float | None:
-        value = self._get(name, False)
-        return None if value is None else self._number(name, value)
-
-    def required_number(self, name: str) -> float:
-        return self._number(name, self._get(name, True))
-
-    def _number(self, name: str, value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self._wrong(name, "a number", value)
-        return float(value)
-
-    def integer(self, name: str) -> int | None:
-        value = self._get(name, False)
-        return None if value is None else self._integer(name, value)
-
-    def required_integer(self, name: str) -> int:
-        return self._integer(name, self._get(name, True))
-
-    def _integer(self, name: str, value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self._wrong(name, "a whole number", value)
-        return value
-
-    def string(self, name: str) -> str | None:
-        value = self._get(name, False)
-        if value is not None and not isinstance(value, str):
-            raise self._wrong(name, "a string", value)
-        return value
-
-    def cap(self, name: str) -> Cap | None:
-        value = self._get(name, False)
-        if value is None or value == "auto":
-            return "auto" if value else None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self._wrong(name, 'a whole number or "auto"', value)
-        return value
-
-    def object(self, name: str) -> _Object | None:
-        value = self._get(name, False)
-        return None if value is None else _Object(value, self.where(name))
-
-    def required_object(self, name: str) -> _Object:
-        return _Object(self._get(name, True), self.where(name))
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, str):
-        return f"a string ({value!r})"
-    if isinstance(value, int | float):
-        return f"a number ({value!r})"
-    return "an array" if isinstance(value, list) else "an object"
-
-
-def _percentiles(latency: _Object) -> Percentiles:
+def _percentiles(latency: Fields) -> Percentiles:
     return Percentiles(
         p50=latency.required_number("p50"),
         p90=latency.required_number("p90"),
@@ -197,7 +109,7 @@ def _percentiles(latency: _Object) -> Percentiles:
     )
 
 
-def _config(config: _Object) -> LoadgenConfig:
+def _config(config: Fields) -> LoadgenConfig:
     return LoadgenConfig(
         concurrency=config.integer("concurrency"),
         rate=config.number("rate"),
@@ -215,23 +127,5 @@ def _config(config: _Object) -> LoadgenConfig:
     )
 
 
-def _errors(errors: _Object | None) -> dict[str, int]:
-    if errors is None:
-        return {}
-    return {name: errors.required_integer(name) for name in errors.names()}
-
-
-def _limit_history(report: _Object) -> tuple[tuple[float, int], ...] | None:
-    history = report.fields.get("in_flight_limit")
-    if history is None:
-        return None
-    if not isinstance(history, list):
-        raise ReportError(f"in_flight_limit: expected an array, got {_kind(history)}")
-    pairs = []
-    for index, pair in enumerate(history):
-        if not isinstance(pair, list) or len(pair) != 2:
-            where = f"in_flight_limit[{index}]"
-            raise ReportError(f"{where}: expected [seconds, limit], got {_kind(pair)}")
-        entry = _Object({"seconds": pair[0], "limit": pair[1]}, f"in_flight_limit[{index}]")
-        pairs.append((entry.required_number("seconds"), entry.required_integer("limit")))
-    return tuple(pairs)
+def _history(pairs: list[tuple[float, int]] | None) -> tuple[tuple[float, int], ...] | None:
+    return None if pairs is None else tuple(pairs)
