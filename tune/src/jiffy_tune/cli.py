@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from jiffy_tune import caps, cpus, environment, reach, results, transports
+from jiffy_tune.model import Point, RunResults, Settings
 from jiffy_tune.plan import LadderSettings, TransportPlan, closed_grid
 from jiffy_tune.printout import print_results
 from jiffy_tune.progress import SweepProgress
@@ -294,34 +295,37 @@ def default_out_dir() -> Path:
     return Path("out/tune") / stamp
 
 
-def settings_json(args: argparse.Namespace) -> dict[str, Any]:
+def settings_of(
+    args: argparse.Namespace, loadgen_commands: dict[str, list[str]] | None = None
+) -> Settings:
+    """The run's `settings`: the command line, resolved."""
     plan = transport_plan(args)
-    return {
-        "sdks": args.sdk,
-        "concurrency": args.concurrency if args.mode == "closed" else [args.open_concurrency],
-        "channels": args.channels,
-        "transports": {sdk: list(names) for sdk, names in plan.by_sdk.items()},
-        "transport_channels": list(plan.other_channels or args.channels),
-        "max_concurrent_requests": args.max_concurrent_requests,
-        "delay_ms": args.delay_ms,
-        "rates": args.rates,
-        "rate_start": args.rate_start,
-        "rate_factor": args.rate_factor,
-        "rate_max": args.rate_max,
-        "rounds": args.rounds,
-        "duration_s": args.duration,
-        "warmup_s": args.warmup,
-        "value_size": args.value_size,
-        "keyspace": args.keyspace,
-        "get_ratio": args.get_ratio,
-        "workload": args.workload,
-        "cache": args.cache,
-        "node_options": args.node_option,
-        "python_uvloop": args.python_uvloop,
-        "preset": args.preset,
-        "server_args": server_args(args),
-        "loadgen_commands": {},
-    }
+    return Settings(
+        sdks=args.sdk,
+        concurrency=args.concurrency if args.mode == "closed" else [args.open_concurrency],
+        channels=args.channels,
+        transports={sdk: list(names) for sdk, names in plan.by_sdk.items()},
+        transport_channels=list(plan.other_channels or args.channels),
+        max_concurrent_requests=args.max_concurrent_requests,
+        delay_ms=args.delay_ms,
+        rates=args.rates,
+        rate_start=args.rate_start,
+        rate_factor=args.rate_factor,
+        rate_max=args.rate_max,
+        rounds=args.rounds,
+        duration_s=args.duration,
+        warmup_s=args.warmup,
+        value_size=args.value_size,
+        keyspace=args.keyspace,
+        get_ratio=args.get_ratio,
+        workload=args.workload,
+        cache=args.cache,
+        node_options=args.node_option,
+        python_uvloop=args.python_uvloop,
+        preset=args.preset,
+        server_args=server_args(args),
+        loadgen_commands=loadgen_commands or {},
+    )
 
 
 def server_args(args: argparse.Namespace) -> list[str]:
@@ -350,7 +354,7 @@ def server_gone(endpoint: str, delay_ms: int = 0) -> StopCheck:
     """After a failed point: a reason to stop when nothing listens at
     `endpoint` any more, or when it ignored --delay-ms (every point would)."""
 
-    def check(point: dict[str, Any]) -> str | None:
+    def check(point: Point) -> str | None:
         if delay_ignored(point, delay_ms):
             return f"the server at {endpoint} ignored --delay-ms {delay_ms}"
         why = reach.unreachable(endpoint)
@@ -408,7 +412,7 @@ class Invocation:
     argv: list[str]
     repo: Path
     out_dir: Path
-    settings: dict[str, Any]
+    settings: Settings
     started: str
 
 
@@ -419,7 +423,7 @@ def measure_and_write(
     run: PointRunner,
     node_sdks: Sequence[str] = (),
     stop: StopCheck | None = None,
-) -> dict[str, Any]:
+) -> RunResults:
     """Sweep with `run`, then write results.json, also after a Ctrl-C; the results."""
     measured = sweep(inv.args, run, inv.args.quiet, stop)
     data = results.assemble(
@@ -430,7 +434,7 @@ def measure_and_write(
         mode=inv.args.mode,
         targets_ms=inv.args.targets,
         settings=inv.settings,
-        server=server.as_json(),
+        server=server,
         client_cpus=client_cpus,
         environment=environment.describe(inv.repo, measured.points),
         points=measured.points,
@@ -491,8 +495,7 @@ def _resolve(
         lg.name: lg for lg in resolve(args.sdk, args.repo, args.loadgen, args.python_uvloop)
     }
     server_cpus, client_cpus = pinning(args)
-    settings = settings_json(args)
-    settings["loadgen_commands"] = {name: list(lg.command) for name, lg in loadgens.items()}
+    settings = settings_of(args, {name: list(lg.command) for name, lg in loadgens.items()})
     inv = Invocation(
         args=args,
         argv=argv,
@@ -507,7 +510,7 @@ def _resolve(
 def _serve(running: contextlib.ExitStack, inv: Invocation, cpus: list[int] | None) -> ServerInfo:
     """The server of --endpoint once reached, else an embedded one that `running` stops."""
     args = inv.args
-    protosocket = transports.uses_protosocket(inv.settings["transports"])
+    protosocket = transports.uses_protosocket(inv.settings.transports)
     if args.endpoint:
         return _reach_external(args, protosocket)
     try:
@@ -576,12 +579,12 @@ def _announce(console: Console, args: argparse.Namespace, server: ServerInfo, ou
     console.print(f"jiffy-tune: server {server.endpoint}{ports} ({server.kind}); out {out}")
 
 
-def _show(console: Console, inv: Invocation, data: dict[str, Any]) -> None:
+def _show(console: Console, inv: Invocation, data: RunResults) -> None:
     """After the sweep: how it ended, the results on the terminal, and the report."""
-    if data["interrupted"]:
-        console.print(f"[yellow]interrupted: kept {len(data['points'])} points[/]")
-    if data["stopped"]:
-        message = f"stopped: {data['stopped']}"
+    if data.interrupted:
+        console.print(f"[yellow]interrupted: kept {len(data.points)} points[/]")
+    if data.stopped:
+        message = f"stopped: {data.stopped}"
         console.print(message, style="red", highlight=False, markup=False, soft_wrap=True)
     # A wide console when piped, so tables and presets stay one line per row.
     print_results(Console() if sys.stdout.isatty() else Console(width=160), data)
@@ -594,12 +597,12 @@ def _show(console: Console, inv: Invocation, data: dict[str, Any]) -> None:
         console.print(f"report: {report.html} and {report.markdown}")
 
 
-def _exit_status(data: dict[str, Any]) -> int:
-    if data["interrupted"]:
+def _exit_status(data: RunResults) -> int:
+    if data.interrupted:
         return EXIT_INTERRUPTED
-    if data["stopped"]:
+    if data.stopped:
         return 1
-    return 0 if any(point["status"] == "ok" for point in data["points"]) else 1
+    return 0 if any(point.ok for point in data.points) else 1
 
 
 if __name__ == "__main__":
