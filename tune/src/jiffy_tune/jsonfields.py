@@ -11,6 +11,8 @@ a present one must have its type, and the error says which field, by path
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 from jiffy_tune.caps import Cap
@@ -207,3 +209,25 @@ class Fields:
         if inner is None:
             return {}
         return {key: inner.required_integer(key) for key in inner.names()}
+
+
+class JsonRecord:
+    """A frozen dataclass written as the JSON object of its fields, in their order
+    (nested records by their own `as_json`, tuples as arrays)."""
+
+    __slots__ = ()
+
+    def as_json(self) -> dict[str, Any]:
+        record: Any = self
+        return {field.name: to_json(getattr(self, field.name)) for field in fields(record)}
+
+
+def to_json(value: Any) -> Any:
+    """A value of a record as JSON."""
+    if isinstance(value, JsonRecord):
+        return value.as_json()
+    if isinstance(value, Mapping):
+        return {key: to_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json(item) for item in value]
+    return value

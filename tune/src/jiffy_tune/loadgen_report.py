@@ -11,18 +11,18 @@ that breaks either rule raises `ReportError`, whose message names the field.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from jiffy_tune.caps import Cap
-from jiffy_tune.jsonfields import FieldError, Fields
+from jiffy_tune.jsonfields import FieldError, Fields, JsonRecord
 
 # A loadgen report that is not the contract's; the message names the field.
 ReportError = FieldError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Percentiles:
+class Percentiles(JsonRecord):
     """Milliseconds, from an HDR histogram."""
 
     p50: float
@@ -31,8 +31,15 @@ class Percentiles:
     p999: float
     max: float
 
-    def as_json(self) -> dict[str, float]:
-        return asdict(self)
+    @classmethod
+    def from_json(cls, latency: Fields) -> Percentiles:
+        return cls(
+            p50=latency.required_number("p50"),
+            p90=latency.required_number("p90"),
+            p99=latency.required_number("p99"),
+            p999=latency.required_number("p999"),
+            max=latency.required_number("max"),
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,7 +90,7 @@ def parse_report(value: object) -> LoadgenReport:
     return LoadgenReport(
         rps=report.required_number("rps"),
         requests=report.required_integer("requests"),
-        latency_ms=_percentiles(report.required_object("latency_ms")),
+        latency_ms=Percentiles.from_json(report.required_object("latency_ms")),
         sdk=report.string("sdk"),
         sdk_version=report.string("sdk_version"),
         runtime=report.string("runtime"),
@@ -91,21 +98,11 @@ def parse_report(value: object) -> LoadgenReport:
         errors=report.integer_map("errors"),
         latency_ms_by_op={}
         if by_op is None
-        else {op: _percentiles(by_op.required_object(op)) for op in by_op.names()},
+        else {op: Percentiles.from_json(by_op.required_object(op)) for op in by_op.names()},
         connections=report.integer("connections"),
         client_cpu_percent=report.number("client_cpu_percent"),
         in_flight_limit=_history(report.pairs("in_flight_limit")),
         raw=report.fields,
-    )
-
-
-def _percentiles(latency: Fields) -> Percentiles:
-    return Percentiles(
-        p50=latency.required_number("p50"),
-        p90=latency.required_number("p90"),
-        p99=latency.required_number("p99"),
-        p999=latency.required_number("p999"),
-        max=latency.required_number("max"),
     )
 
 

@@ -6,35 +6,29 @@ auto row by `adaptive`, the whole by `results.assemble`) or read back from a
 saved results.json by its `from_json`, which takes the older shapes too
 (fields added since are given their defaults). `as_json` writes the shape of
 results.schema.json, key for key, so results.json does not change.
+
+The overrides of `as_json` name `JsonRecord.as_json(self)` rather than
+`super()`: a dataclass with slots is a new class, which zero-argument
+`super()` does not know before Python 3.14.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jiffy_tune import caps, transports
 from jiffy_tune.caps import Cap
-from jiffy_tune.jsonfields import Fields
+from jiffy_tune.jsonfields import Fields, JsonRecord, to_json
 from jiffy_tune.loadgen_report import Percentiles
 from jiffy_tune.server import ServerInfo
 
 Status = Literal["ok", "failed"]
 
 
-def _percentiles(f: Fields) -> Percentiles:
-    return Percentiles(
-        p50=f.required_number("p50"),
-        p90=f.required_number("p90"),
-        p99=f.required_number("p99"),
-        p999=f.required_number("p999"),
-        max=f.required_number("max"),
-    )
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ServerLatency:
+class ServerLatency(JsonRecord):
     """The server's own latency over one point (metrics.latency_ms)."""
 
     p50: float | None
@@ -43,16 +37,6 @@ class ServerLatency:
     count: int
     resolution: str
     window: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "p50": self.p50,
-            "p99": self.p99,
-            "p999": self.p999,
-            "count": self.count,
-            "resolution": self.resolution,
-            "window": self.window,
-        }
 
     @classmethod
     def from_json(cls, f: Fields) -> ServerLatency:
@@ -67,25 +51,20 @@ class ServerLatency:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Effective:
+class Effective(JsonRecord):
     """What the client used, as its loadgen reported it (None where it did not say)."""
 
     channels: int | None = None
     max_concurrent_requests: Cap | None = None
     transport: str | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "channels": self.channels,
-            "max_concurrent_requests": self.max_concurrent_requests,
-            "transport": self.transport,
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Point:
+class Point(JsonRecord):
     """One loadgen run. A failed point has no numbers (None), only why it failed."""
 
+    # Given by the sweep as it keeps the point: its place in the run.
+    id: int = 0
     sdk: str
     transport: str
     channels: int
@@ -93,8 +72,6 @@ class Point:
     max_concurrent_requests: Cap
     rate: float | None
     round: int
-    # Given by the sweep as it keeps the point: its place in the run.
-    id: int = 0
     status: Status = "failed"
     error: str | None = None
     stderr_excerpt: str | None = None
@@ -118,36 +95,6 @@ class Point:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "sdk": self.sdk,
-            "transport": self.transport,
-            "channels": self.channels,
-            "concurrency": self.concurrency,
-            "max_concurrent_requests": self.max_concurrent_requests,
-            "rate": self.rate,
-            "round": self.round,
-            "status": self.status,
-            "error": self.error,
-            "stderr_excerpt": self.stderr_excerpt,
-            "rps": self.rps,
-            "requests": self.requests,
-            "errors": dict(self.errors),
-            "errors_total": self.errors_total,
-            "client_ms": None if self.client_ms is None else self.client_ms.as_json(),
-            "server_ms": None if self.server_ms is None else self.server_ms.as_json(),
-            "client_share_p999": self.client_share_p999,
-            "connections": self.connections,
-            "client_cpu_percent": self.client_cpu_percent,
-            "wall_s": self.wall_s,
-            "effective": None if self.effective is None else self.effective.as_json(),
-            "in_flight_limit": None
-            if self.in_flight_limit is None
-            else [[at, limit] for at, limit in self.in_flight_limit],
-            "loadgen": None if self.loadgen is None else dict(self.loadgen),
-        }
 
     @classmethod
     def from_json(cls, f: Fields) -> Point:
@@ -173,7 +120,7 @@ class Point:
             requests=f.integer("requests"),
             errors=f.integer_map("errors"),
             errors_total=f.integer("errors_total") or 0,
-            client_ms=None if client is None else _percentiles(client),
+            client_ms=None if client is None else Percentiles.from_json(client),
             server_ms=None if server is None else ServerLatency.from_json(server),
             client_share_p999=f.number("client_share_p999"),
             connections=f.integer("connections"),
@@ -192,15 +139,12 @@ class Point:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Medians:
+class Medians(JsonRecord):
     """Medians over a configuration's ok rounds, in ms (None where no round had one)."""
 
     p50: float | None
     p99: float | None
     p999: float | None
-
-    def as_json(self) -> dict[str, Any]:
-        return {"p50": self.p50, "p99": self.p99, "p999": self.p999}
 
     @classmethod
     def from_json(cls, f: Fields | None) -> Medians | None:
@@ -210,7 +154,7 @@ class Medians:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SummaryEntry:
+class SummaryEntry(JsonRecord):
     """One configuration (sdk, transport, channels, concurrency, cap, rate) over its rounds."""
 
     sdk: str
@@ -238,24 +182,7 @@ class SummaryEntry:
         return None if self.server_ms is None else self.server_ms.p999
 
     def as_json(self) -> dict[str, Any]:
-        entry = {
-            "sdk": self.sdk,
-            "transport": self.transport,
-            "channels": self.channels,
-            "concurrency": self.concurrency,
-            "max_concurrent_requests": self.max_concurrent_requests,
-            "rate": self.rate,
-            "rounds_ok": self.rounds_ok,
-            "rounds_failed": self.rounds_failed,
-            "rps": self.rps,
-            "client_ms": None if self.client_ms is None else self.client_ms.as_json(),
-            "server_ms": None if self.server_ms is None else self.server_ms.as_json(),
-            "client_share_p999": self.client_share_p999,
-            "errors_total": self.errors_total,
-        }
-        if caps.is_auto(self.max_concurrent_requests):
-            entry["in_flight_limit_last"] = self.in_flight_limit_last
-        return entry
+        return _without_last_limit_unless_auto(JsonRecord.as_json(self))
 
     @classmethod
     def from_json(cls, f: Fields) -> SummaryEntry:
@@ -279,19 +206,16 @@ class SummaryEntry:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PresetCode:
+class PresetCode(JsonRecord):
     """The preset to paste for a recommendation: its language, base preset and code."""
 
     language: str
     base: str
     code: str
 
-    def as_json(self) -> dict[str, str]:
-        return {"language": self.language, "base": self.base, "code": self.code}
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Recommendation:
+class Recommendation(JsonRecord):
     sdk: str
     target_ms: float
     # The configuration chosen; None when nothing met the target.
@@ -311,9 +235,9 @@ class Recommendation:
             "target_ms": self.target_ms,
             "met": self.met,
             "transport": None if self.point is None else self.point.transport,
-            "point": None if self.point is None else self.point.as_json(),
+            "point": to_json(self.point),
             "statement": self.statement,
-            "preset": None if self.preset is None else self.preset.as_json(),
+            "preset": to_json(self.preset),
             "noisy": self.noisy,
         }
 
@@ -338,7 +262,7 @@ class Recommendation:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class OpenLoopRow:
+class OpenLoopRow(JsonRecord):
     """Open loop: the highest offered rate one configuration met under one target."""
 
     sdk: str
@@ -349,18 +273,6 @@ class OpenLoopRow:
     max_rate_met: float | None
     achieved_rps: float | None
     client_p999_ms: float | None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "sdk": self.sdk,
-            "transport": self.transport,
-            "channels": self.channels,
-            "max_concurrent_requests": self.max_concurrent_requests,
-            "target_ms": self.target_ms,
-            "max_rate_met": self.max_rate_met,
-            "achieved_rps": self.achieved_rps,
-            "client_p999_ms": self.client_p999_ms,
-        }
 
     @classmethod
     def from_json(cls, f: Fields) -> OpenLoopRow:
@@ -378,7 +290,7 @@ class OpenLoopRow:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AutoSide:
+class AutoSide(JsonRecord):
     """One side of an auto row: the configuration that reached the most, and what."""
 
     max_concurrent_requests: Cap
@@ -389,16 +301,7 @@ class AutoSide:
     in_flight_limit_last: float | None = None
 
     def as_json(self) -> dict[str, Any]:
-        side: dict[str, Any] = {
-            "max_concurrent_requests": self.max_concurrent_requests,
-            "concurrency": self.concurrency,
-            "rate": self.rate,
-            "rps": self.rps,
-            "client_p999_ms": self.client_p999_ms,
-        }
-        if caps.is_auto(self.max_concurrent_requests):
-            side["in_flight_limit_last"] = self.in_flight_limit_last
-        return side
+        return _without_last_limit_unless_auto(JsonRecord.as_json(self))
 
     @classmethod
     def from_json(cls, f: Fields | None) -> AutoSide | None:
@@ -415,7 +318,7 @@ class AutoSide:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AutoRow:
+class AutoRow(JsonRecord):
     """auto against the best fixed cap, for one (SDK, transport, channels) and target."""
 
     sdk: str
@@ -426,18 +329,6 @@ class AutoRow:
     best_cap: AutoSide | None
     share: float | None
     meets_goal: bool | None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "sdk": self.sdk,
-            "transport": self.transport,
-            "channels": self.channels,
-            "target_ms": self.target_ms,
-            "auto": None if self.auto is None else self.auto.as_json(),
-            "best_cap": None if self.best_cap is None else self.best_cap.as_json(),
-            "share": self.share,
-            "meets_goal": self.meets_goal,
-        }
 
     @classmethod
     def from_json(cls, f: Fields) -> AutoRow:
@@ -454,7 +345,7 @@ class AutoRow:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Settings:
+class Settings(JsonRecord):
     """The sweep as asked (`settings`): the command line, resolved."""
 
     sdks: list[str]
@@ -484,32 +375,7 @@ class Settings:
     loadgen_commands: dict[str, list[str]]
 
     def as_json(self) -> dict[str, Any]:
-        settings = {
-            "sdks": self.sdks,
-            "concurrency": self.concurrency,
-            "channels": self.channels,
-            "transports": self.transports,
-            "transport_channels": self.transport_channels,
-            "max_concurrent_requests": self.max_concurrent_requests,
-            "delay_ms": self.delay_ms,
-            "rates": self.rates,
-            "rate_start": self.rate_start,
-            "rate_factor": self.rate_factor,
-            "rate_max": self.rate_max,
-            "rounds": self.rounds,
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "value_size": self.value_size,
-            "keyspace": self.keyspace,
-            "get_ratio": self.get_ratio,
-            "workload": self.workload,
-            "cache": self.cache,
-            "node_options": self.node_options,
-            "python_uvloop": self.python_uvloop,
-            "preset": self.preset,
-            "server_args": self.server_args,
-            "loadgen_commands": self.loadgen_commands,
-        }
+        settings = JsonRecord.as_json(self)
         if self.transport_channels is None:
             # Results from before transports were swept have none (the schema wants a list).
             del settings["transport_channels"]
@@ -552,7 +418,7 @@ class Settings:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Environment:
+class Environment(JsonRecord):
     """Where the sweep ran (environment.describe)."""
 
     hostname: str
@@ -566,21 +432,6 @@ class Environment:
     git_commit: str | None
     sdk_versions: dict[str, str]
     runtimes: dict[str, str]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "hostname": self.hostname,
-            "os": self.os,
-            "kernel": self.kernel,
-            "cpu_model": self.cpu_model,
-            "cpus_online": self.cpus_online,
-            "memory_gib": self.memory_gib,
-            "python": self.python,
-            "node": self.node,
-            "git_commit": self.git_commit,
-            "sdk_versions": self.sdk_versions,
-            "runtimes": self.runtimes,
-        }
 
     @classmethod
     def from_json(cls, f: Fields) -> Environment:
@@ -599,6 +450,13 @@ class Environment:
         )
 
 
+def _without_last_limit_unless_auto(entry: dict[str, Any]) -> dict[str, Any]:
+    """An auto entry's last limit; the fixed caps' entries have no such key."""
+    if not caps.is_auto(entry["max_concurrent_requests"]):
+        del entry["in_flight_limit_last"]
+    return entry
+
+
 def server_from_json(f: Fields) -> ServerInfo:
     return ServerInfo(
         kind=f.required_string("kind"),
@@ -611,13 +469,8 @@ def server_from_json(f: Fields) -> ServerInfo:
     )
 
 
-def all_of(records: Sequence[Any]) -> list[Any]:
-    """Records as JSON, in order."""
-    return [record.as_json() for record in records]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RunResults:
+class RunResults(JsonRecord):
     """results.json, whole."""
 
     schema_version: int
@@ -648,28 +501,16 @@ class RunResults:
         return self.mode == "open"
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": self.schema_version,
-            "tool": {"name": self.tool_name, "version": self.tool_version},
-            "command": self.command,
-            "started": self.started,
-            "finished": self.finished,
-            "interrupted": self.interrupted,
-            "stopped": self.stopped,
-            "mode": self.mode,
-            "targets_ms": self.targets_ms,
-            "settings": self.settings.as_json(),
-            "server": self.server.as_json(),
-            "client": {"cpus": self.client_cpus},
-            "environment": self.environment.as_json(),
-            "points": all_of(self.points),
-            "summary": all_of(self.summary),
-            "recommendations": all_of(self.recommendations),
-            "open_loop": None if self.open_loop is None else all_of(self.open_loop),
-            "auto_comparison": None
-            if self.auto_comparison is None
-            else all_of(self.auto_comparison),
-        }
+        results = JsonRecord.as_json(self)
+        tool = {"name": results.pop("tool_name"), "version": results.pop("tool_version")}
+        client = {"cpus": results.pop("client_cpus")}
+        # results.json's order: the tool after the schema version, the client after the server.
+        ordered = {"schema_version": results.pop("schema_version"), "tool": tool}
+        for key, value in results.items():
+            ordered[key] = value
+            if key == "server":
+                ordered["client"] = client
+        return ordered
 
     @classmethod
     def from_json(cls, value: object, default_cache: str) -> RunResults:
