@@ -519,15 +519,20 @@ def test_html_escapes_what_it_shows(tmp_path: Path, closed: dict[str, Any]) -> N
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in text
 
 
-def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
-    (tmp_path / "results.json").write_text((FIXTURES / "report_results.json").read_text())
-
-    done = subprocess.run(
-        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
+def render_again(run_dir: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m jiffy_tune.report RUN_DIR`, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "jiffy_tune.report", str(run_dir)],
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text((FIXTURES / "report_results.json").read_text())
+
+    done = render_again(tmp_path)
 
     assert done.returncode == 0, done.stderr
     assert str(tmp_path / "report.html") in done.stdout
@@ -536,12 +541,7 @@ def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
 
 
 def test_module_entry_point_without_results(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = render_again(tmp_path)
 
     assert done.returncode == 2
     assert "results.json not found" in done.stderr
@@ -551,12 +551,7 @@ def test_module_entry_point_names_the_field_a_results_file_has_wrong(tmp_path: P
     results = load("report_results.json")
     results["points"][3]["channels"] = "two"
     (tmp_path / "results.json").write_text(json.dumps(results))
-    done = subprocess.run(
-        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = render_again(tmp_path)
 
     assert done.returncode == 2
     assert "points[3].channels: expected a whole number, got a string ('two')" in done.stderr

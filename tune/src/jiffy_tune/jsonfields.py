@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
 from jiffy_tune.caps import Cap
+
+T = TypeVar("T")
 
 
 class FieldError(ValueError):
@@ -65,6 +67,11 @@ class Fields:
             raise self._missing(name)
         return value
 
+    def _present(self, name: str, value: T | None) -> T:
+        if value is None:
+            raise self._missing(name)
+        return value
+
     def _missing(self, name: str) -> FieldError:
         return FieldError(
             f"{self.where(name)} {'is null' if name in self.fields else 'is missing'}"
@@ -104,10 +111,7 @@ class Fields:
         return value
 
     def required_string(self, name: str) -> str:
-        value = self.string(name)
-        if value is None:
-            raise self._missing(name)
-        return value
+        return self._present(name, self.string(name))
 
     def boolean(self, name: str) -> bool | None:
         value = self._get(name, False)
@@ -116,10 +120,7 @@ class Fields:
         return value
 
     def required_boolean(self, name: str) -> bool:
-        value = self.boolean(name)
-        if value is None:
-            raise self._missing(name)
-        return value
+        return self._present(name, self.boolean(name))
 
     def cap(self, name: str) -> Cap | None:
         value = self._get(name, False)
@@ -130,10 +131,7 @@ class Fields:
         return value
 
     def required_cap(self, name: str) -> Cap:
-        value = self.cap(name)
-        if value is None:
-            raise self._missing(name)
-        return value
+        return self._present(name, self.cap(name))
 
     def object(self, name: str) -> Fields | None:
         value = self._get(name, False)
