@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rich.console import Console
 
@@ -22,7 +22,15 @@ from jiffy_tune.progress import SweepProgress
 from jiffy_tune.runner import DEFAULT_CACHE, RunSettings, delay_ignored, run_point
 from jiffy_tune.sdks import Loadgen, default_repo, resolve
 from jiffy_tune.server import EmbeddedServer, ServerInfo, find_binary
-from jiffy_tune.sweep import OpenLoopPlan, PointRunner, StopCheck, Sweep, run_closed, run_open
+from jiffy_tune.sweep import (
+    Observer,
+    OpenLoopPlan,
+    PointRunner,
+    StopCheck,
+    Sweep,
+    run_closed,
+    run_open,
+)
 
 EXIT_INTERRUPTED = 130
 # Open loop: workers for the loadgens that bound requests in flight by them
@@ -366,7 +374,7 @@ def server_gone(endpoint: str, delay_ms: int = 0) -> StopCheck:
 def sweep(
     args: argparse.Namespace, run: PointRunner, quiet: bool, stop: StopCheck | None = None
 ) -> Sweep:
-    def go(observer: Any) -> Sweep:
+    def go(observer: Observer | None) -> Sweep:
         if args.mode == "open":
             return run_open(open_plan(args), run, observer, stop)
         grid = closed_grid(

@@ -74,7 +74,15 @@ def closed_grid(
     """
     plan = transport_plan or TransportPlan()
     return [
-        PointSpec(sdk, ch, c, c if caps is None else cap, None, r, transport)
+        PointSpec(
+            sdk=sdk,
+            channels=ch,
+            concurrency=c,
+            max_concurrent_requests=c if caps is None else cap,
+            rate=None,
+            round=r,
+            transport=transport,
+        )
         for r in range(rounds)
         for c in concurrency
         for ch in channels

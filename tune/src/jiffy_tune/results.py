@@ -63,10 +63,10 @@ def assemble(
     else:
         flags = {sdk: settings.node_options for sdk in node_sdks}
         where = Where(
-            server.endpoint,
-            settings.cache,
-            server.kind == "embedded",
-            server.protosocket_endpoint,
+            endpoint=server.endpoint,
+            cache=settings.cache,
+            embedded=server.kind == "embedded",
+            protosocket_endpoint=server.protosocket_endpoint,
         )
         recommendations = recommend_all(settings.sdks, summary, targets_ms, flags, where)
     return RunResults(

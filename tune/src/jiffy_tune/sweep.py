@@ -129,13 +129,13 @@ def run_open(
                     remaining = sum(steps - l_[-1].steps_done for l_ in ladders if l_[-1].active)
                     observer.total(len(sweep.points) + remaining + later_rounds)
                     spec = PointSpec(
-                        sdk,
-                        ch,
-                        plan.concurrency,
-                        cap,
-                        rate,
-                        round_,
-                        transport,
+                        sdk=sdk,
+                        channels=ch,
+                        concurrency=plan.concurrency,
+                        max_concurrent_requests=cap,
+                        rate=rate,
+                        round=round_,
+                        transport=transport,
                     )
                     observer.started(spec)
                     point = sweep.add(run(spec))
