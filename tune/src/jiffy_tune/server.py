@@ -107,13 +107,13 @@ class EmbeddedServer:
             self.stop()
             raise
         return ServerInfo(
-            "embedded",
-            found["endpoint"],
-            f"http://{found['metrics']}/metrics",
-            self.binary,
-            binary_version(self.binary),
-            self.cpus,
-            found.get("protosocket"),
+            kind="embedded",
+            endpoint=found["endpoint"],
+            metrics_url=f"http://{found['metrics']}/metrics",
+            binary=self.binary,
+            version=binary_version(self.binary),
+            cpus=self.cpus,
+            protosocket_endpoint=found.get("protosocket"),
         )
 
     def _wait_for_addresses(self) -> dict[str, str]:
