@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 
+from jiffy_tune import results
+from jiffy_tune.jsonfields import Fields
+from jiffy_tune.model import Point, RunResults, SummaryEntry
+
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,3 +31,17 @@ def closed_run() -> dict[str, Any]:
 def open_run() -> dict[str, Any]:
     """jiffy-python and jiffy-js stepped from 2,000/s by x2 (a real run, trimmed)."""
     return recorded("open_2sdk.json")
+
+
+def parsed(run: dict[str, Any]) -> RunResults:
+    """A results dictionary (a recorded run, perhaps edited) as the run's results."""
+    return results.parse(run)
+
+
+def points(run: dict[str, Any]) -> list[Point]:
+    """The points of a results dictionary, as the sweep makes them."""
+    return [Point.from_json(Fields(p, "point")) for p in run["points"]]
+
+
+def as_entry(value: dict[str, Any]) -> SummaryEntry:
+    return SummaryEntry.from_json(Fields(value, "entry"))

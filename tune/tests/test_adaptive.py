@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import copy
 import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from conftest import recorded
+from conftest import as_entry, parsed, recorded
+from conftest import points as points_of
 from rich.console import Console
 from test_report import Page
 
 from jiffy_tune import adaptive, results
+from jiffy_tune import recommend as rule
+from jiffy_tune.loadgen_report import Percentiles
+from jiffy_tune.model import AutoRow, Point, RunResults
 from jiffy_tune.plan import LadderSettings, PointSpec
 from jiffy_tune.printout import print_results
-from jiffy_tune.recommend import recommend
 from jiffy_tune.report import write_report
 from jiffy_tune.runner import empty_point
 from jiffy_tune.summary import summarize
@@ -43,66 +47,75 @@ def with_auto(
                 twin["client_ms"]["p999"] = p999
         twins.append(twin)
     points = [{**p, "id": i} for i, p in enumerate(run["points"] + twins)]
-    summary = summarize(points)
+    summary = [e.as_json() for e in summarize(points_of({"points": points}))]
     settings = {**run["settings"], "max_concurrent_requests": ["auto", 1, 10]}
     return {**run, "points": points, "summary": summary, "settings": settings}
 
 
-def rows_by(rows: list[dict[str, Any]]) -> dict[tuple[str, int, float], dict[str, Any]]:
-    return {(r["sdk"], r["channels"], r["target_ms"]): r for r in rows}
+def rows_by(rows: list[AutoRow]) -> dict[tuple[str, int, float], AutoRow]:
+    return {(r.sdk, r.channels, r.target_ms): r for r in rows}
+
+
+def compare(summary: list[dict[str, Any]], targets_ms: list[float], mode: str) -> list[AutoRow]:
+    """adaptive.compare over a summary as results.json keeps it."""
+    return adaptive.compare([as_entry(e) for e in summary], targets_ms, mode)
+
+
+def recommend(sdk: str, summary: list[dict[str, Any]], target_ms: float) -> dict[str, Any]:
+    return rule.recommend(sdk, [as_entry(e) for e in summary], target_ms).as_json()
 
 
 def test_auto_s_share_of_the_best_fixed_cap_per_sdk_channels_and_target() -> None:
     run = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 0.95, "jiffy-js": 0.8})
 
-    rows = adaptive.compare(run["summary"], [20.0, 5.0], "closed")
+    rows = compare(run["summary"], [20.0, 5.0], "closed")
 
     # The official SDKs were swept without auto: no rows for them.
-    assert {r["sdk"] for r in rows} == {"jiffy-python", "jiffy-js"}
+    assert {r.sdk for r in rows} == {"jiffy-python", "jiffy-js"}
     assert len(rows) == 2 * 2 * 2  # SDKs x channel counts x targets
     found = rows_by(rows)
     python = found[("jiffy-python", 1, 20.0)]
     # Under 20 ms the best fixed cap is c=10's (cap 10, 7,606 rps at p99.9 9.4 ms).
-    assert python["best_cap"]["max_concurrent_requests"] == 10
-    assert python["best_cap"]["rps"] == pytest.approx(7605.85)
-    assert python["auto"]["max_concurrent_requests"] == "auto"
-    assert python["auto"]["rps"] == pytest.approx(7605.85 * 0.95, rel=1e-4)
-    assert python["auto"]["in_flight_limit_last"] == 12
-    assert python["share"] == pytest.approx(0.95, abs=1e-3)
-    assert python["meets_goal"] is True
+    assert python.best_cap.max_concurrent_requests == 10
+    assert python.best_cap.rps == pytest.approx(7605.85)
+    assert python.auto.max_concurrent_requests == "auto"
+    assert python.auto.rps == pytest.approx(7605.85 * 0.95, rel=1e-4)
+    assert python.auto.in_flight_limit_last == 12
+    assert python.share == pytest.approx(0.95, abs=1e-3)
+    assert python.meets_goal is True
     assert adaptive.sentence(python) == "auto 7,226/s = 95% of cap 10's 7,606/s"
     js = found[("jiffy-js", 1, 20.0)]
-    assert js["share"] == pytest.approx(0.8, abs=1e-3)
-    assert js["meets_goal"] is False
+    assert js.share == pytest.approx(0.8, abs=1e-3)
+    assert js.meets_goal is False
     assert adaptive.verdict(js) == "no (< 90%)"
     # Nothing of jiffy-python's had p99.9 under 5 ms on one channel, auto or fixed.
     neither = found[("jiffy-python", 1, 5.0)]
-    assert (neither["auto"], neither["best_cap"], neither["share"]) == (None, None, None)
-    assert neither["meets_goal"] is None
+    assert (neither.auto, neither.best_cap, neither.share) == (None, None, None)
+    assert neither.meets_goal is None
     assert adaptive.sentence(neither) == "neither auto nor a fixed cap met the target"
 
 
 def test_auto_over_the_target_loses_and_auto_alone_under_it_wins() -> None:
     slow = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 1.0}, p999=30.0)
-    [row, *_] = adaptive.compare(slow["summary"], [20.0], "closed")
-    assert row["auto"] is None
-    assert row["best_cap"]["max_concurrent_requests"] == 10
-    assert row["meets_goal"] is False
+    [row, *_] = compare(slow["summary"], [20.0], "closed")
+    assert row.auto is None
+    assert row.best_cap.max_concurrent_requests == 10
+    assert row.meets_goal is False
     assert adaptive.sentence(row) == ("auto met no point under the target; cap 10 7,606/s")
     fast = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 1.0}, p999=1.0)
-    found = rows_by(adaptive.compare(fast["summary"], [5.0], "closed"))
+    found = rows_by(compare(fast["summary"], [5.0], "closed"))
     alone = found[("jiffy-python", 1, 5.0)]
-    assert alone["best_cap"] is None
-    assert alone["meets_goal"] is True
+    assert alone.best_cap is None
+    assert alone.meets_goal is True
     assert adaptive.sentence(alone).endswith("; no fixed cap met the target")
 
 
 def test_no_rows_without_both_auto_and_fixed_caps() -> None:
     run = recorded("closed_4sdk.json")
-    assert adaptive.compare(run["summary"], [20.0], "closed") == []
+    assert compare(run["summary"], [20.0], "closed") == []
     only_auto = with_auto(run, {"jiffy-python": 1.0})
     auto_summary = [e for e in only_auto["summary"] if e["max_concurrent_requests"] == "auto"]
-    assert adaptive.compare(auto_summary, [20.0], "closed") == []
+    assert compare(auto_summary, [20.0], "closed") == []
 
 
 def test_the_recommendation_takes_auto_when_it_is_the_best() -> None:
@@ -113,39 +126,43 @@ def test_the_recommendation_takes_auto_when_it_is_the_best() -> None:
     assert 'max_concurrent_requests="auto"' in rec["preset"]["code"]
     # Without auto points the rule picks what it always did.
     plain = recorded("closed_4sdk.json")
-    before = recommend("jiffy-python", summarize(plain["points"]), 20.0)
+    before = rule.recommend("jiffy-python", summarize(points_of(plain)), 20.0).as_json()
     assert before["point"]["max_concurrent_requests"] == 10
 
 
-def _assembled(run: dict[str, Any]) -> dict[str, Any]:
+def _assembled(run: dict[str, Any]) -> RunResults:
+    recorded_run = parsed(run)
     return results.assemble(
         command="jiffy-tune --max-concurrent-requests auto,1,10",
-        started=run["started"],
+        started=recorded_run.started,
         interrupted=False,
         mode="closed",
-        targets_ms=run["targets_ms"],
-        settings=run["settings"],
-        server=run["server"],
+        targets_ms=recorded_run.targets_ms,
+        settings=recorded_run.settings,
+        server=recorded_run.server,
         client_cpus=None,
-        environment=run["environment"],
-        points=run["points"],
+        environment=recorded_run.environment,
+        points=recorded_run.points,
     )
 
 
 def test_results_console_and_report_show_the_comparison(tmp_path: Path) -> None:
-    data = _assembled(with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 0.95}))
+    assembled = _assembled(with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 0.95}))
+    data = assembled.as_json()
     jsonschema.validate(data, results.schema())
-    assert data["auto_comparison"] == adaptive.compare(data["summary"], [20.0, 5.0], "closed")
+    assert data["auto_comparison"] == [
+        row.as_json() for row in compare(data["summary"], [20.0, 5.0], "closed")
+    ]
     auto = [e for e in data["summary"] if e["max_concurrent_requests"] == "auto"]
     assert {e["in_flight_limit_last"] for e in auto} == {12}
 
     out = io.StringIO()
-    print_results(Console(file=out, width=200, force_terminal=False), data)
+    print_results(Console(file=out, width=200, force_terminal=False), assembled)
     text = out.getvalue()
     assert "auto against the best fixed cap (goal: 90% of its throughput)" in text
     assert "jiffy-python grpc ch=1 p99.9 < 20 ms: auto 7,226/s = 95% of cap 10's 7,606/s" in text
 
-    files = write_report(tmp_path, data)
+    files = write_report(tmp_path, assembled)
     markdown = files.markdown.read_text()
     assert "## auto against the best fixed cap" in markdown
     assert "| jiffy-python | grpc | 1 | p99.9 < 20 ms | 7,226 rps |" in markdown
@@ -161,48 +178,49 @@ def test_results_console_and_report_show_the_comparison(tmp_path: Path) -> None:
 def test_older_results_without_the_comparison_get_it_computed() -> None:
     run = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 0.95})
     assert "auto_comparison" not in run
-    assert adaptive.of_results(run) == adaptive.compare(run["summary"], [20.0, 5.0], "closed")
+    assert adaptive.of_results(parsed(run)) == compare(run["summary"], [20.0, 5.0], "closed")
 
 
 def test_the_best_auto_point_s_limit_history_is_found() -> None:
     run = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 0.95})
-    row = rows_by(adaptive.compare(run["summary"], [20.0], "closed"))[("jiffy-python", 1, 20.0)]
-    assert adaptive.limit_history(run, row) == [(0.0, 4.0), (0.1, 8.0), (0.2, 16.0), (1.5, 12.0)]
+    row = rows_by(compare(run["summary"], [20.0], "closed"))[("jiffy-python", 1, 20.0)]
+    assert adaptive.limit_history(parsed(run), row) == [
+        (0.0, 4.0),
+        (0.1, 8.0),
+        (0.2, 16.0),
+        (1.5, 12.0),
+    ]
 
 
 def test_open_loop_runs_a_ladder_per_cap_and_compares_auto_by_throughput_achieved() -> None:
     ladder = LadderSettings(1000.0, 2.0, 8000.0, None, 20.0)
     plan = OpenLoopPlan(["jiffy-python", "momento-python"], [1], 1000, ["auto", 50], 1, ladder)
 
-    def run(spec: PointSpec) -> dict[str, Any]:
+    def run(spec: PointSpec) -> Point:
         assert spec.rate is not None
         # auto holds up to 4,000/s, cap 50 to 8,000/s; above that the tail passes 20 ms.
         ceiling = 4000.0 if spec.max_concurrent_requests == "auto" else 8000.0
-        point = empty_point(spec)
         p999 = 2.0 if spec.rate <= ceiling else 50.0
-        client = {"p50": 1.0, "p90": 1.5, "p99": 1.8, "p999": p999, "max": p999}
-        point.update(status="ok", rps=spec.rate, requests=1, client_ms=client)
-        return point
+        client = Percentiles(p50=1.0, p90=1.5, p99=1.8, p999=p999, max=p999)
+        return replace(empty_point(spec), status="ok", rps=spec.rate, requests=1, client_ms=client)
 
     sweep = run_open(plan, run)
 
     # momento-python has no auto: it runs the cap 50 ladder only.
-    assert [(p["sdk"], p["max_concurrent_requests"], p["rate"]) for p in sweep.points][:3] == [
+    assert [(p.sdk, p.max_concurrent_requests, p.rate) for p in sweep.points][:3] == [
         ("jiffy-python", "auto", 1000.0),
         ("jiffy-python", 50, 1000.0),
         ("momento-python", 50, 1000.0),
     ]
     assert not [
-        p
-        for p in sweep.points
-        if p["sdk"] == "momento-python" and p["max_concurrent_requests"] == "auto"
+        p for p in sweep.points if p.sdk == "momento-python" and p.max_concurrent_requests == "auto"
     ]
     summary = summarize(sweep.points)
     rows = open_loop_results(summary, ["jiffy-python"], [1], [20.0])
-    assert [(r["max_concurrent_requests"], r["max_rate_met"]) for r in rows] == [
+    assert [(r.max_concurrent_requests, r.max_rate_met) for r in rows] == [
         ("auto", 4000.0),
         (50, 8000.0),
     ]
     [row] = adaptive.compare(summary, [20.0], "open")
-    assert (row["auto"]["rate"], row["best_cap"]["rate"], row["share"]) == (4000.0, 8000.0, 0.5)
+    assert (row.auto.rate, row.best_cap.rate, row.share) == (4000.0, 8000.0, 0.5)
     assert adaptive.sentence(row) == "auto 4,000/s = 50% of cap 50's 8,000/s"

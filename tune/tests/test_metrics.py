@@ -38,7 +38,7 @@ def test_a_scrape_against_itself_is_an_empty_window() -> None:
     window = diff(parse_histogram(text), parse_histogram(text))
     assert window.count == 0
     assert quantile(window, 0.999) is None
-    summary = latency_ms(window)
+    summary = latency_ms(window).as_json()
     assert summary["p999"] is None
     assert summary["count"] == 0
 
@@ -67,7 +67,7 @@ def test_a_rank_in_the_inf_bucket_answers_the_highest_finite_bound() -> None:
 
 def test_server_ms_is_in_milliseconds_with_its_resolution() -> None:
     window = Histogram(((0.001, 50.0), (0.002, 100.0), (INF, 100.0)))
-    summary = latency_ms(window)
+    summary = latency_ms(window).as_json()
     assert summary["p50"] == pytest.approx(1.0)
     assert summary["count"] == 100
     assert summary["resolution"] == "histogram buckets 1-1.5-2-3-5-7.5 per decade, up to +-25%"

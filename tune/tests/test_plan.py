@@ -4,8 +4,11 @@ import argparse
 from typing import Any
 
 import pytest
+from conftest import points as points_of
 
 from jiffy_tune import caps, cli
+from jiffy_tune.loadgen_report import Percentiles
+from jiffy_tune.model import Point
 from jiffy_tune.plan import (
     LadderSettings,
     PointSpec,
@@ -49,9 +52,9 @@ def _ladder(**overrides: Any) -> LadderSettings:
     return LadderSettings(**values)
 
 
-def _walk(ladder: RateLadder, points: list[dict[str, Any]]) -> list[float]:
+def _walk(ladder: RateLadder, points: list[Point]) -> list[float]:
     """Feed recorded points to a ladder in the order it asks for their rates."""
-    by_rate = {p["rate"]: p for p in points}
+    by_rate = {p.rate: p for p in points}
     offered = []
     while (rate := ladder.next_rate()) is not None:
         offered.append(rate)
@@ -59,8 +62,8 @@ def _walk(ladder: RateLadder, points: list[dict[str, Any]]) -> list[float]:
     return offered
 
 
-def _ladder_points(open_run: dict[str, Any], sdk: str) -> list[dict[str, Any]]:
-    return [p for p in open_run["points"] if p["sdk"] == sdk and p["round"] == 0]
+def _ladder_points(open_run: dict[str, Any], sdk: str) -> list[Point]:
+    return [p for p in points_of(open_run) if p.sdk == sdk and p.round == 0]
 
 
 def test_recorded_ladders_stop_where_a_stop_condition_first_holds(open_run: dict[str, Any]) -> None:
@@ -72,23 +75,25 @@ def test_recorded_ladders_stop_where_a_stop_condition_first_holds(open_run: dict
         stop_p999_ms=max(open_run["targets_ms"]),
     )
     for sdk in settings["sdks"]:
-        points = sorted(_ladder_points(open_run, sdk), key=lambda p: p["rate"])
+        points = sorted(_ladder_points(open_run, sdk), key=lambda p: p.rate or 0.0)
         ladder = RateLadder(ladder_settings)
         offered = _walk(ladder, points)
-        assert offered == [p["rate"] for p in points]  # the recorded run took these steps
+        assert offered == [p.rate for p in points]  # the recorded run took these steps
         reasons = [stop_reason(p, ladder_settings) for p in points]
         assert all(reason is None for reason in reasons[:-1])
         assert ladder.stopped_because == (reasons[-1] or "rate_max")
 
 
-def _ok(rate: float, rps: float, p999: float, errors: int = 0) -> dict[str, Any]:
-    return {
-        "rate": rate,
-        "status": "ok",
-        "rps": rps,
-        "errors_total": errors,
-        "client_ms": {"p999": p999},
-    }
+def _point(rate: float, **fields: Any) -> Point:
+    return Point(
+        sdk="a", transport="grpc", channels=1, concurrency=1, max_concurrent_requests=0,
+        rate=rate, round=0, **fields,
+    )  # fmt: skip
+
+
+def _ok(rate: float, rps: float, p999: float, errors: int = 0) -> Point:
+    client = Percentiles(p50=p999, p90=p999, p99=p999, p999=p999, max=p999)
+    return _point(rate, status="ok", rps=rps, errors_total=errors, client_ms=client)
 
 
 @pytest.mark.parametrize(
@@ -97,10 +102,10 @@ def _ok(rate: float, rps: float, p999: float, errors: int = 0) -> dict[str, Any]
         (_ok(4000, 3990, 25.0), "p99.9 above the largest target"),
         (_ok(4000, 3500, 2.0), "achieved under 90% of the offered rate"),
         (_ok(4000, 3990, 2.0, errors=1), "errors"),
-        ({"rate": 4000, "status": "failed", "errors_total": 0, "client_ms": None}, "failed"),
+        (_point(4000, status="failed"), "failed"),
     ],
 )
-def test_each_stop_condition_ends_the_ladder(bad: dict[str, Any], reason: str) -> None:
+def test_each_stop_condition_ends_the_ladder(bad: Point, reason: str) -> None:
     ladder = RateLadder(_ladder())
     points = [_ok(1000, 1000, 1.0), _ok(2000, 1999, 1.5), bad, _ok(8000, 8000, 1.0)]
     assert _walk(ladder, points) == [1000, 2000, 4000]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
-from conftest import recorded
+from conftest import parsed, recorded
 from rich.console import Console
 
+from jiffy_tune.model import OpenLoopRow, Point
 from jiffy_tune.plan import PointSpec
 from jiffy_tune.printout import (
     open_loop_table,
@@ -24,17 +26,20 @@ REFUSED = (
 )
 
 
+def open_loop_of(run: dict[str, Any]) -> list[OpenLoopRow]:
+    return parsed(run).open_loop or []
+
+
 def printed(call: Any, *args: Any) -> str:
     out = io.StringIO()
     call(Console(file=out, width=200, force_terminal=False), *args)
     return out.getvalue()
 
 
-def failed(point_id: int, concurrency: int, excerpt: str | None) -> dict[str, Any]:
+def failed(point_id: int, concurrency: int, excerpt: str | None) -> Point:
     point = empty_point(PointSpec("jiffy-python", 1, concurrency, concurrency, None, 0))
     headline = excerpt.splitlines()[-1] if excerpt else "no output"
-    point.update(id=point_id, error=f"exit status 1: {headline}", stderr_excerpt=excerpt)
-    return point
+    return replace(point, id=point_id, error=f"exit status 1: {headline}", stderr_excerpt=excerpt)
 
 
 def test_each_failure_shows_its_error_and_its_stderr_once() -> None:
@@ -59,7 +64,7 @@ def test_a_one_round_sweep_is_called_noisy_before_its_tables() -> None:
     run = recorded("closed_4sdk.json")
     run["settings"]["rounds"] = 1
 
-    text = printed(print_results, run)
+    text = printed(print_results, parsed(run))
 
     notice = "Noisy: 1 round per point. Every figure comes from a single run of its point"
     assert notice in text
@@ -70,25 +75,27 @@ def test_a_one_round_sweep_is_called_noisy_before_its_tables() -> None:
 def test_a_3_round_sweep_has_no_noise_notice() -> None:
     run = recorded("closed_4sdk.json")
     run["settings"]["rounds"] = 3
-    assert "Noisy: " not in printed(print_results, run)
+    assert "Noisy: " not in printed(print_results, parsed(run))
 
 
 def test_the_console_tables_say_which_direction_is_better() -> None:
     run = recorded("closed_4sdk.json")
-    headers = [column.header for column in recommendation_table(run["recommendations"]).columns]
+    headers = [
+        column.header for column in recommendation_table(parsed(run).recommendations).columns
+    ]
     assert headers[2:5] == [
         "rps\n(higher is better)",
         "p99.9 client\n(lower is better)",
         "p99.9 server\n(lower is better)",
     ]
     open_run = recorded("open_2sdk.json")
-    headers = [column.header for column in open_loop_table(open_run["open_loop"]).columns]
+    headers = [column.header for column in open_loop_table(open_loop_of(open_run)).columns]
     assert headers[4:] == [
         "max rate met\n(higher is better)",
         "achieved rps\n(higher is better)",
         "p99.9\n(lower is better)",
     ]
-    text = printed(print_results, run)
+    text = printed(print_results, parsed(run))
     assert "(higher is better)" in text
     assert "(lower is better)" in text
 
@@ -96,11 +103,13 @@ def test_the_console_tables_say_which_direction_is_better() -> None:
 def test_a_sweep_over_transports_names_them_and_compares_them() -> None:
     run = recorded("closed_transports.json")
 
-    text = printed(print_results, run)
+    text = printed(print_results, parsed(run))
 
     assert "Each transport: most throughput with p99.9 under the target" in text
     assert text.index("Each transport") < text.index("Recommendation: most throughput")
-    headers = [column.header for column in recommendation_table(run["recommendations"]).columns]
+    headers = [
+        column.header for column in recommendation_table(parsed(run).recommendations).columns
+    ]
     assert headers[5] == "transport"
     for rec in run["recommendations"]:
         if rec["met"]:
@@ -112,12 +121,15 @@ def test_an_open_loop_sweep_of_caps_shows_each_cap_and_auto_against_the_best() -
     run = recorded("open_2sdk.json")
     caps = ["auto", 50]
     rows = [{**row, "max_concurrent_requests": cap} for row in run["open_loop"] for cap in caps]
-    headers = [column.header for column in open_loop_table(rows).columns]
+    headers = [
+        column.header
+        for column in open_loop_table(open_loop_of({**run, "open_loop": rows})).columns
+    ]
     assert headers[:5] == ["SDK", "transport", "channels", "cap", "target p99.9"]
     # One cap, as before: no cap column.
-    assert "cap" not in [column.header for column in open_loop_table(run["open_loop"]).columns]
+    assert "cap" not in [column.header for column in open_loop_table(open_loop_of(run)).columns]
 
     summary = run["summary"] + [{**e, "max_concurrent_requests": "auto"} for e in run["summary"]]
-    text = printed(print_results, {**run, "summary": summary, "open_loop": rows})
+    text = printed(print_results, parsed({**run, "summary": summary, "open_loop": rows}))
     assert "auto against the best fixed cap (goal: 90% of its throughput)" in text
     assert "= 100% of no cap's " in text

@@ -1,26 +1,27 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from dataclasses import replace
 
 from rich.console import Console
 from rich.progress import Progress
 
+from jiffy_tune.loadgen_report import Percentiles
+from jiffy_tune.model import Point, ServerLatency
 from jiffy_tune.plan import PointSpec, closed_grid
 from jiffy_tune.progress import EtaColumn, SweepProgress, point_line
 from jiffy_tune.runner import empty_point
 from jiffy_tune.sweep import run_closed
 
 
-def ok_point(spec: PointSpec) -> dict[str, Any]:
-    point = empty_point(spec)
-    point.update(
+def ok_point(spec: PointSpec) -> Point:
+    return replace(
+        empty_point(spec),
         status="ok",
         rps=12345.6,
-        client_ms={"p50": 1.0, "p90": 1.0, "p99": 1.0, "p999": 2.5, "max": 3.0},
-        server_ms={"p50": 0.01, "p99": 0.02, "p999": 0.05, "count": 10},
+        client_ms=Percentiles(p50=1.0, p90=1.0, p99=1.0, p999=2.5, max=3.0),
+        server_ms=ServerLatency(p50=0.01, p99=0.02, p999=0.05, count=10, resolution="", window=""),
     )
-    return point
 
 
 def test_the_eta_starts_from_the_estimate_per_point() -> None:
@@ -42,10 +43,9 @@ def test_point_lines_say_what_was_measured() -> None:
     assert point_line(ok_point(spec)) == (
         "jiffy-js ch=2 c=10: 12,346 rps, p99.9 2.5 ms (server 0.05 ms)"
     )
-    failed = empty_point(spec)
-    failed["error"] = "exit status 1: boom\nTraceback ..."
+    failed = replace(empty_point(spec), error="exit status 1: boom\nTraceback ...")
     assert point_line(failed) == "jiffy-js ch=2 c=10: failed: exit status 1: boom"
-    failed["error"] = None
+    failed = replace(failed, error=None)
     assert point_line(failed) == "jiffy-js ch=2 c=10: failed: no error recorded"
 
 

@@ -6,12 +6,45 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, recorded
+from conftest import FIXTURES, as_entry, recorded
+from conftest import points as parsed_points
 
+from jiffy_tune import recommend as rule
 from jiffy_tune import results
-from jiffy_tune.recommend import by_transport, recommend
 from jiffy_tune.snippets import Where
-from jiffy_tune.summary import summarize
+from jiffy_tune.summary import summarize as summarize_points
+
+# The rule's inputs and outputs as results.json keeps them, so that the tests
+# can edit a recorded run's points and read what would be written.
+
+
+def summarize(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e.as_json() for e in summarize_points(parsed_points({"points": points}))]
+
+
+def recommend(
+    sdk: str,
+    entries: list[dict[str, Any]],
+    target_ms: float,
+    runtime_flags: list[str] | None = None,
+    where: Where | None = None,
+) -> dict[str, Any]:
+    typed = [as_entry(e) for e in entries]
+    return rule.recommend(sdk, typed, target_ms, runtime_flags or (), where).as_json()
+
+
+def by_transport(
+    sdks: list[str], entries: list[dict[str, Any]], targets_ms: list[float]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "sdk": row.sdk,
+            "transport": row.transport,
+            "target_ms": row.target_ms,
+            "point": None if row.point is None else row.point.as_json(),
+        }
+        for row in rule.by_transport(sdks, [as_entry(e) for e in entries], targets_ms)
+    ]
 
 
 def points_of(

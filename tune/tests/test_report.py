@@ -14,10 +14,12 @@ from typing import Any
 
 import jsonschema
 import pytest
+from conftest import parsed
 from matplotlib import image
 
+from jiffy_tune import report
 from jiffy_tune.recommend import by_transport
-from jiffy_tune.report import ReportFiles, charts, write_report
+from jiffy_tune.report import ReportFiles, charts
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.report.tables import ratios, rounds_cell
 
@@ -33,6 +35,11 @@ DEFAULT_TRANSPORT = {
     "momento-js": "grpc",
 }
 CHART_SIZE = (int(charts.FIGSIZE[0] * charts.DPI), int(charts.FIGSIZE[1] * charts.DPI))
+
+
+def write_report(out_dir: Path, results: dict[str, Any]) -> ReportFiles:
+    """The report of a results dictionary (a recorded run, perhaps edited)."""
+    return report.write_report(out_dir, parsed(results))
 
 
 def load(name: str) -> dict[str, Any]:
@@ -174,7 +181,7 @@ def test_unmet_target_is_stated_not_left_blank(written: tuple[dict[str, Any], Re
 def test_ratios_are_ours_over_official_where_both_met(closed: dict[str, Any]) -> None:
     met = {(r["sdk"], r["target_ms"]): r["point"] for r in closed["recommendations"] if r["met"]}
 
-    found = {(r.ours, r.official, r.target_ms): r for r in ratios(closed)}
+    found = {(r.ours, r.official, r.target_ms): r for r in ratios(parsed(closed))}
 
     expected_keys = {
         (ours, official, target)
@@ -199,7 +206,7 @@ def test_markdown_shows_each_ratio_and_why_one_is_missing(
     closed, files = written
     markdown = files.markdown.read_text()
 
-    for ratio in ratios(closed):
+    for ratio in ratios(parsed(closed)):
         assert (
             f"| {ratio.ours} / {ratio.official} | {fmt.target(ratio.target_ms)} | "
             f"{fmt.rps(ratio.ours_rps)} / {fmt.rps(ratio.official_rps)} | "
@@ -512,15 +519,20 @@ def test_html_escapes_what_it_shows(tmp_path: Path, closed: dict[str, Any]) -> N
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in text
 
 
-def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
-    (tmp_path / "results.json").write_text((FIXTURES / "report_results.json").read_text())
-
-    done = subprocess.run(
-        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
+def render_again(run_dir: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m jiffy_tune.report RUN_DIR`, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "jiffy_tune.report", str(run_dir)],
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text((FIXTURES / "report_results.json").read_text())
+
+    done = render_again(tmp_path)
 
     assert done.returncode == 0, done.stderr
     assert str(tmp_path / "report.html") in done.stdout
@@ -529,15 +541,21 @@ def test_module_entry_point_renders_a_saved_run(tmp_path: Path) -> None:
 
 
 def test_module_entry_point_without_results(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "jiffy_tune.report", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = render_again(tmp_path)
 
     assert done.returncode == 2
     assert "results.json not found" in done.stderr
+
+
+def test_module_entry_point_names_the_field_a_results_file_has_wrong(tmp_path: Path) -> None:
+    results = load("report_results.json")
+    results["points"][3]["channels"] = "two"
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    done = render_again(tmp_path)
+
+    assert done.returncode == 2
+    assert "points[3].channels: expected a whole number, got a string ('two')" in done.stderr
+    assert not (tmp_path / "report.md").exists()
 
 
 # Runs recorded by jiffy-tune itself against a live server (short, on a 2-core machine).
@@ -584,9 +602,10 @@ def test_a_sweep_over_transports_compares_them(tmp_path: Path) -> None:
     ]
     assert "### jiffy-python over protosocket: latency vs concurrency" in markdown
     # Each transport's best, beside the recommendation that picks among them.
-    compared = by_transport(results["settings"]["sdks"], results["summary"], results["targets_ms"])
+    run = parsed(results)
+    compared = by_transport(run.settings.sdks, run.summary, run.targets_ms)
     assert [row[:3] for row in page.rows["transports"]] == [
-        [r["sdk"], fmt.target(r["target_ms"]), r["transport"]] for r in compared
+        [r.sdk, fmt.target(r.target_ms), r.transport] for r in compared
     ]
     assert "## Each transport" in markdown
     for row, rec in zip(page.rows["recommendations"], results["recommendations"], strict=True):

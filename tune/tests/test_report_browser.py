@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import parsed
 
 from jiffy_tune.report import ReportFiles, charts, write_report
 from jiffy_tune.report import formatting as fmt
@@ -85,7 +86,7 @@ def open_report(browser: Any, files: ReportFiles, screenshot: Path) -> dict[str,
 )
 def test_report_renders_in_chromium(browser: Any, tmp_path: Path, fixture: str) -> None:
     results = load(fixture)
-    files = write_report(tmp_path, results)
+    files = write_report(tmp_path, parsed(results))
     screenshot = tmp_path / "report.png"
 
     state = open_report(browser, files, screenshot)

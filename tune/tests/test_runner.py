@@ -8,6 +8,7 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO
@@ -41,13 +42,18 @@ REPORT = {
 }  # fmt: skip
 
 
+def measured(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[str, Any]:
+    """The point `run_point` measures, as results.json keeps it."""
+    return run_point(loadgen, spec, settings).as_json()
+
+
 def stand_in(script: str) -> Loadgen:
     return Loadgen("stand-in", (sys.executable, "-c", script), "python", None)
 
 
 def test_the_loadgen_json_fills_the_point() -> None:
     script = f"import json, sys; print(json.dumps({REPORT!r}))"
-    point = run_point(stand_in(script), SPEC, SETTINGS)
+    point = measured(stand_in(script), SPEC, SETTINGS)
     assert point["status"] == "ok"
     assert point["error"] is None
     assert (point["rps"], point["requests"]) == (5000.0, 1000)
@@ -71,7 +77,7 @@ def test_a_non_zero_exit_fails_the_point_with_its_exception_line() -> None:
         "sys.stderr.write('starting\\n' + '  noise\\n' * 50)\n"
         "raise RuntimeError('cannot connect')\n"
     )
-    point = run_point(stand_in(script), SPEC, SETTINGS)
+    point = measured(stand_in(script), SPEC, SETTINGS)
     assert point["status"] == "failed"
     assert point["error"] == "exit status 1: RuntimeError: cannot connect"
     lines = point["stderr_excerpt"].splitlines()
@@ -84,7 +90,7 @@ def test_a_non_zero_exit_fails_the_point_with_its_exception_line() -> None:
 
 def test_a_point_killed_by_a_signal_says_which() -> None:
     script = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
-    point = run_point(stand_in(script), SPEC, SETTINGS)
+    point = measured(stand_in(script), SPEC, SETTINGS)
     assert point["error"] == "killed by SIGKILL (nothing on stderr)"
     assert point["stderr_excerpt"] is None
 
@@ -99,7 +105,7 @@ def test_the_python_loadgen_at_a_closed_port_fails_with_its_connection_error() -
     """The real loadgen, not a stand-in: what a user sees when nothing listens."""
     [loadgen] = resolve(["jiffy-python"], REPO)
     endpoint = f"127.0.0.1:{closed_port()}"
-    point = run_point(loadgen, SPEC, dataclasses.replace(SETTINGS, endpoint=endpoint))
+    point = measured(loadgen, SPEC, dataclasses.replace(SETTINGS, endpoint=endpoint))
     assert point["status"] == "failed"
     assert point["error"].startswith("exit status 1: ")
     assert f"ConnectionError: cannot connect to {endpoint}: connection refused" in point["error"]
@@ -118,7 +124,7 @@ NODE_LOADGEN = REPO / "sdk/js/dist/loadgen.js"
 def test_the_node_loadgen_at_a_closed_port_fails_with_its_message() -> None:
     [loadgen] = resolve(["jiffy-js"], REPO)
     endpoint = f"127.0.0.1:{closed_port()}"
-    point = run_point(loadgen, SPEC, dataclasses.replace(SETTINGS, endpoint=endpoint))
+    point = measured(loadgen, SPEC, dataclasses.replace(SETTINGS, endpoint=endpoint))
     assert point["status"] == "failed"
     assert point["error"].startswith("exit status 1: loadgen: ")
     assert f"cannot connect to {endpoint}: connection refused" in point["error"]
@@ -126,13 +132,13 @@ def test_the_node_loadgen_at_a_closed_port_fails_with_its_message() -> None:
 
 
 def test_unreadable_json_fails_the_point() -> None:
-    point = run_point(stand_in("print('not json')"), SPEC, SETTINGS)
+    point = measured(stand_in("print('not json')"), SPEC, SETTINGS)
     assert point["status"] == "failed"
     assert point["error"].startswith("unreadable JSON")
 
 
 def test_json_without_the_contract_fields_fails_the_point() -> None:
-    point = run_point(stand_in("print('{\"rps\": 1}')"), SPEC, SETTINGS)
+    point = measured(stand_in("print('{\"rps\": 1}')"), SPEC, SETTINGS)
     assert point["status"] == "failed"
     assert "unreadable JSON" in point["error"]
 
@@ -140,7 +146,7 @@ def test_json_without_the_contract_fields_fails_the_point() -> None:
 def test_a_hung_loadgen_is_stopped_at_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "TIMEOUT_MARGIN_S", 0.3)
     started = time.monotonic()
-    point = run_point(stand_in("import time; time.sleep(60)"), SPEC, SETTINGS)
+    point = measured(stand_in("import time; time.sleep(60)"), SPEC, SETTINGS)
     assert time.monotonic() - started < runner.KILL_GRACE_S + 5
     assert point["status"] == "failed"
     assert point["error"] == "timed out after 0.5 s (nothing on stderr)"
@@ -150,14 +156,14 @@ def test_a_hung_loadgen_s_last_words_are_kept(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(runner, "TIMEOUT_MARGIN_S", 1.8)
     script = "import sys, time; print('waiting for the server', file=sys.stderr, flush=True); "
     script += "time.sleep(60)"
-    point = run_point(stand_in(script), SPEC, SETTINGS)
+    point = measured(stand_in(script), SPEC, SETTINGS)
     assert point["error"] == "timed out after 2 s: waiting for the server"
     assert point["stderr_excerpt"] == "waiting for the server"
 
 
 def test_a_missing_program_fails_the_point() -> None:
     loadgen = Loadgen("stand-in", ("/nonexistent/loadgen",), "python", None)
-    point = run_point(loadgen, SPEC, SETTINGS)
+    point = measured(loadgen, SPEC, SETTINGS)
     assert point["status"] == "failed"
     assert "could not start" in point["error"]
 
@@ -263,12 +269,12 @@ def test_an_auto_point_keeps_the_limit_history_its_loadgen_reported() -> None:
     report = {**REPORT, "config": {**REPORT["config"], "max_concurrent_requests": "auto"}}
     script = f"import json; print(json.dumps({{**{report!r}, 'in_flight_limit': {history!r}}}))"
     auto = dataclasses.replace(SPEC, max_concurrent_requests="auto")
-    point = run_point(stand_in(script), auto, SETTINGS)
+    point = measured(stand_in(script), auto, SETTINGS)
     assert point["status"] == "ok"
     assert point["effective"]["max_concurrent_requests"] == "auto"
     assert point["in_flight_limit"] == [[0.0, 4], [0.1, 8], [0.2, 11]]
     # A fixed cap's flat history stays in `loadgen` only.
-    fixed = run_point(stand_in(script), SPEC, SETTINGS)
+    fixed = measured(stand_in(script), SPEC, SETTINGS)
     assert fixed["in_flight_limit"] is None
     assert fixed["loadgen"]["in_flight_limit"] == history
 
@@ -277,7 +283,7 @@ def test_a_point_answered_sooner_than_its_delay_fails_the_server_ignored_it() ->
     # REPORT's p50 is 0.5 ms: a server that held every call 2 ms cannot answer so.
     script = f"import json; print(json.dumps({REPORT!r}))"
     delayed = dataclasses.replace(SETTINGS, delay_ms=2)
-    point = run_point(stand_in(script), SPEC, delayed)
+    point = measured(stand_in(script), SPEC, delayed)
     assert point["status"] == "failed"
     assert point["error"] == (
         "--delay-ms 2: half the calls took under 0.5 ms, so the server ignored the delay "
@@ -287,4 +293,4 @@ def test_a_point_answered_sooner_than_its_delay_fails_the_server_ignored_it() ->
     # A delay the calls did take is a point like any other.
     held = {**REPORT, "latency_ms": {**REPORT["latency_ms"], "p50": 2.3}}
     script = f"import json; print(json.dumps({held!r}))"
-    assert run_point(stand_in(script), SPEC, delayed)["status"] == "ok"
+    assert measured(stand_in(script), SPEC, delayed)["status"] == "ok"

@@ -16,9 +16,10 @@ import pytest
 from conftest import REPO
 from prometheus_client.parser import text_string_to_metric_families
 
-from jiffy_tune import caps, transports
+from jiffy_tune import caps, snippets, transports
+from jiffy_tune.model import Medians, SummaryEntry
 from jiffy_tune.server import EmbeddedServer, ServerInfo
-from jiffy_tune.snippets import SNIPPETS, Where, base_preset, preset_for
+from jiffy_tune.snippets import SNIPPETS, Where, base_preset
 
 ENTRIES = [
     {"rps": 12345.0, "client_ms": {"p999": 3.2}, "channels": 1, "concurrency": 1,
@@ -47,6 +48,38 @@ CASES += [
 ]
 # Where presets are aimed when no server runs them.
 SOMEWHERE = Where("127.0.0.1:8080", "loadgen", protosocket_endpoint="127.0.0.1:9004")
+
+
+def summary_entry(sdk: str, entry: dict[str, Any]) -> SummaryEntry:
+    """A summary entry with what a preset reads (the rest as for a clean run)."""
+    p999 = entry["client_ms"]["p999"]
+    return SummaryEntry(
+        sdk=sdk,
+        transport=transports.given_or_default(sdk, entry.get("transport")),
+        channels=entry["channels"],
+        concurrency=entry["concurrency"],
+        max_concurrent_requests=entry["max_concurrent_requests"],
+        rate=None,
+        rounds_ok=entry["rounds_ok"],
+        rounds_failed=0,
+        rps=entry["rps"],
+        client_ms=Medians(p50=None, p99=None, p999=p999),
+        server_ms=None,
+        client_share_p999=None,
+        errors_total=0,
+    )
+
+
+def preset_for(
+    sdk: str,
+    entry: dict[str, Any],
+    target_ms: float,
+    runtime_flags: tuple[str, ...] = (),
+    where: Where | None = None,
+) -> dict[str, str] | None:
+    """The preset as results.json keeps it."""
+    preset = snippets.preset_for(sdk, summary_entry(sdk, entry), target_ms, runtime_flags, where)
+    return None if preset is None else preset.as_json()
 
 
 def case_id(case: tuple[str, dict[str, Any], float]) -> str:
@@ -251,7 +284,11 @@ def calls_over(server: ServerInfo, transport: str) -> float:
 
 def server_transport(sdk: str, entry: dict[str, Any]) -> str:
     """The server port a preset's gets and sets should reach: protosocket, or gRPC."""
-    return "protosocket" if transports.of_entry(sdk, entry) == "protosocket" else "grpc"
+    return (
+        "protosocket"
+        if transports.given_or_default(sdk, entry.get("transport")) == "protosocket"
+        else "grpc"
+    )
 
 
 @pytest.mark.parametrize("transport", transports.of("jiffy-python"))

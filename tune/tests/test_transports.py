@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import as_entry
 
 from jiffy_tune import transports
 
@@ -54,10 +55,13 @@ def test_an_sdk_with_a_choice_left_with_none_is_refused() -> None:
 
 
 def test_results_from_before_the_transport_dimension_read_as_each_sdk_s_default() -> None:
-    assert transports.of_entry("jiffy-js", {"sdk": "jiffy-js"}) == "http2"
-    assert transports.of_entry("jiffy-python", {"sdk": "jiffy-python"}) == "grpc"
-    assert transports.of_entry("momento-js", {"sdk": "momento-js"}) == "grpc"
-    assert transports.of_entry("jiffy-js", {"transport": "protosocket"}) == "protosocket"
+    assert transports.given_or_default("jiffy-js", None) == "http2"
+    assert transports.given_or_default("jiffy-python", None) == "grpc"
+    assert transports.given_or_default("momento-js", None) == "grpc"
+    assert transports.given_or_default("jiffy-js", "protosocket") == "protosocket"
+    old = {"sdk": "jiffy-js", "channels": 1, "concurrency": 1, "max_concurrent_requests": 1,
+           "rate": None, "rounds_ok": 1}  # fmt: skip
+    assert as_entry(old).transport == "http2"
 
 
 def test_only_our_sdks_loadgens_are_given_a_transport() -> None:

@@ -19,9 +19,10 @@ with the throughput achieved. The console, the report and results.json's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from jiffy_tune import caps, transports
+from jiffy_tune import caps
+from jiffy_tune.jsonfields import FieldError, Fields
+from jiffy_tune.model import AutoRow, AutoSide, Point, RunResults, SummaryEntry
 from jiffy_tune.recommend import eligible
 from jiffy_tune.sweep import met_rate
 
@@ -30,50 +31,39 @@ GOAL_SHARE = 0.9
 Group = tuple[str, str, int]
 
 
-def _met(entry: dict[str, Any], target_ms: float, open_mode: bool) -> bool:
+def _met(entry: SummaryEntry, target_ms: float, open_mode: bool) -> bool:
     if open_mode:
-        return entry["rate"] is not None and met_rate(entry, target_ms)
+        return entry.rate is not None and met_rate(entry, target_ms)
     return eligible(entry, target_ms)
 
 
-def _best(
-    entries: Sequence[dict[str, Any]], target_ms: float, open_mode: bool
-) -> dict[str, Any] | None:
+def _best(entries: Sequence[SummaryEntry], target_ms: float, open_mode: bool) -> AutoSide | None:
+    """The side that met the target with the most throughput; on a tie the
+    lighter load (fewer workers, lower rate)."""
     met = [e for e in entries if _met(e, target_ms, open_mode)]
     if not met:
         return None
-    # The most throughput; on a tie the lighter load (fewer workers, lower rate).
-    return max(met, key=lambda e: (e["rps"], -e["concurrency"], -(e["rate"] or 0.0)))
+    best = max(met, key=lambda e: (e.rps or 0.0, -e.concurrency, -(e.rate or 0.0)))
+    return AutoSide(
+        max_concurrent_requests=best.max_concurrent_requests,
+        concurrency=best.concurrency,
+        rate=best.rate,
+        rps=best.rps or 0.0,
+        client_p999_ms=best.client_p999 or 0.0,
+        in_flight_limit_last=best.in_flight_limit_last,
+    )
 
 
-def _brief(entry: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The figures of a row's side: what was reached and where."""
-    if entry is None:
-        return None
-    brief = {
-        "max_concurrent_requests": entry["max_concurrent_requests"],
-        "concurrency": entry["concurrency"],
-        "rate": entry["rate"],
-        "rps": entry["rps"],
-        "client_p999_ms": entry["client_ms"]["p999"],
-    }
-    if caps.is_auto(entry["max_concurrent_requests"]):
-        brief["in_flight_limit_last"] = entry.get("in_flight_limit_last")
-    return brief
-
-
-def _groups(summary: Sequence[dict[str, Any]]) -> dict[Group, list[dict[str, Any]]]:
-    groups: dict[Group, list[dict[str, Any]]] = {}
+def _groups(summary: Sequence[SummaryEntry]) -> dict[Group, list[SummaryEntry]]:
+    groups: dict[Group, list[SummaryEntry]] = {}
     for entry in summary:
-        sdk = entry["sdk"]
-        key = (sdk, transports.of_entry(sdk, entry), entry["channels"])
-        groups.setdefault(key, []).append(entry)
+        groups.setdefault((entry.sdk, entry.transport, entry.channels), []).append(entry)
     return groups
 
 
 def compare(
-    summary: Sequence[dict[str, Any]], targets_ms: Sequence[float], mode: str
-) -> list[dict[str, Any]]:
+    summary: Sequence[SummaryEntry], targets_ms: Sequence[float], mode: str
+) -> list[AutoRow]:
     """Per (SDK, transport, channels) swept with `auto` and fixed caps, and per target:
     `auto` and `best_cap` (each None when no such point met the target), `share`
     (auto's throughput / the best cap's, None unless both met it) and
@@ -82,33 +72,33 @@ def compare(
     open_mode = mode == "open"
     rows = []
     for (sdk, transport, channels), entries in _groups(summary).items():
-        auto = [e for e in entries if caps.is_auto(e["max_concurrent_requests"])]
-        fixed = [e for e in entries if not caps.is_auto(e["max_concurrent_requests"])]
+        auto = [e for e in entries if caps.is_auto(e.max_concurrent_requests)]
+        fixed = [e for e in entries if not caps.is_auto(e.max_concurrent_requests)]
         if not auto or not fixed:
             continue
         for target in targets_ms:
             best_auto = _best(auto, target, open_mode)
             best_cap = _best(fixed, target, open_mode)
             share = None
-            if best_auto is not None and best_cap is not None and best_cap["rps"] > 0:
-                share = round(best_auto["rps"] / best_cap["rps"], 4)
+            if best_auto is not None and best_cap is not None and best_cap.rps > 0:
+                share = round(best_auto.rps / best_cap.rps, 4)
             rows.append(
-                {
-                    "sdk": sdk,
-                    "transport": transport,
-                    "channels": channels,
-                    "target_ms": float(target),
-                    "auto": _brief(best_auto),
-                    "best_cap": _brief(best_cap),
-                    "share": share,
-                    "meets_goal": _meets_goal(best_auto, best_cap, share),
-                }
+                AutoRow(
+                    sdk=sdk,
+                    transport=transport,
+                    channels=channels,
+                    target_ms=float(target),
+                    auto=best_auto,
+                    best_cap=best_cap,
+                    share=share,
+                    meets_goal=_meets_goal(best_auto, best_cap, share),
+                )
             )
     return rows
 
 
 def _meets_goal(
-    best_auto: dict[str, Any] | None, best_cap: dict[str, Any] | None, share: float | None
+    best_auto: AutoSide | None, best_cap: AutoSide | None, share: float | None
 ) -> bool | None:
     if best_auto is None:
         return None if best_cap is None else False
@@ -117,13 +107,12 @@ def _meets_goal(
     return share is not None and share >= GOAL_SHARE
 
 
-def of_results(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """The rows of a results.json: those it stored, else computed from its summary
+def of_results(results: RunResults) -> list[AutoRow]:
+    """The rows of a run: those it stored, else computed from its summary
     (results written before jiffy-tune compared them)."""
-    stored = results.get("auto_comparison")
-    if stored is not None:
-        return list(stored)
-    return compare(results["summary"], results["targets_ms"], results["mode"])
+    if results.auto_comparison is not None:
+        return list(results.auto_comparison)
+    return compare(results.summary, results.targets_ms, results.mode)
 
 
 def cap_name(cap: object) -> str:
@@ -135,55 +124,62 @@ def _rps(value: float) -> str:
     return f"{value:,.0f}/s"
 
 
-def sentence(row: dict[str, Any]) -> str:
+def sentence(row: AutoRow) -> str:
     """The row in words, e.g. `auto 10,950/s = 96% of cap 50's 11,366/s`."""
-    auto, best = row["auto"], row["best_cap"]
+    auto, best = row.auto, row.best_cap
     if auto is not None and best is not None:
-        share = row["share"]
+        share = row.share
         of = f"{share * 100:.0f}%" if share is not None else "a share"
         return (
-            f"auto {_rps(auto['rps'])} = {of} of "
-            f"{cap_name(best['max_concurrent_requests'])}'s {_rps(best['rps'])}"
+            f"auto {_rps(auto.rps)} = {of} of "
+            f"{cap_name(best.max_concurrent_requests)}'s {_rps(best.rps)}"
         )
     if auto is not None:
-        return f"auto {_rps(auto['rps'])}; no fixed cap met the target"
+        return f"auto {_rps(auto.rps)}; no fixed cap met the target"
     if best is not None:
         return (
             f"auto met no point under the target; "
-            f"{cap_name(best['max_concurrent_requests'])} {_rps(best['rps'])}"
+            f"{cap_name(best.max_concurrent_requests)} {_rps(best.rps)}"
         )
     return "neither auto nor a fixed cap met the target"
 
 
-def verdict(row: dict[str, Any]) -> str:
+def verdict(row: AutoRow) -> str:
     """Whether the row meets the goal, in a word or two."""
     goal = f"{GOAL_SHARE * 100:.0f}%"
-    meets = row["meets_goal"]
+    meets = row.meets_goal
     if meets is None:
         return "-"
     return f"yes (>= {goal})" if meets else f"no (< {goal})"
 
 
-def limit_history(results: dict[str, Any], row: dict[str, Any]) -> list[tuple[float, float]] | None:
+def limit_history(results: RunResults, row: AutoRow) -> list[tuple[float, float]] | None:
     """The in-flight limit over the run of a row's best `auto` point (its first
     ok round), as (seconds, limit); None when it has no such point or history."""
-    auto = row["auto"]
+    auto = row.auto
     if auto is None:
         return None
-    for point in results["points"]:
+    for point in results.points:
         if (
-            point["status"] == "ok"
-            and point["sdk"] == row["sdk"]
-            and transports.of_entry(point["sdk"], point) == row["transport"]
-            and point["channels"] == row["channels"]
-            and caps.is_auto(point["max_concurrent_requests"])
-            and point["concurrency"] == auto["concurrency"]
-            and point["rate"] == auto["rate"]
+            point.ok
+            and point.sdk == row.sdk
+            and point.transport == row.transport
+            and point.channels == row.channels
+            and caps.is_auto(point.max_concurrent_requests)
+            and point.concurrency == auto.concurrency
+            and point.rate == auto.rate
         ):
-            history = point.get("in_flight_limit")
-            if not history:
-                loadgen = point.get("loadgen") or {}
-                history = loadgen.get("in_flight_limit")
+            history = point.in_flight_limit or _reported_history(point)
             if history:
                 return [(float(at), float(limit)) for at, limit in history]
     return None
+
+
+def _reported_history(point: Point) -> list[tuple[float, int]] | None:
+    """The history in the point's loadgen report, for results that kept it only there."""
+    if point.loadgen is None:
+        return None
+    try:
+        return Fields(point.loadgen, "loadgen").pairs("in_flight_limit")
+    except FieldError:
+        return None

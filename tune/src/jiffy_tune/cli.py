@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rich.console import Console
 
 from jiffy_tune import caps, cpus, environment, reach, results, transports
+from jiffy_tune.model import Point, RunResults, Settings
 from jiffy_tune.plan import LadderSettings, TransportPlan, closed_grid
 from jiffy_tune.printout import print_results
 from jiffy_tune.progress import SweepProgress
 from jiffy_tune.runner import DEFAULT_CACHE, RunSettings, delay_ignored, run_point
-from jiffy_tune.sdks import default_repo, resolve
+from jiffy_tune.sdks import Loadgen, default_repo, resolve
 from jiffy_tune.server import EmbeddedServer, ServerInfo, find_binary
-from jiffy_tune.sweep import OpenLoopPlan, PointRunner, StopCheck, Sweep, run_closed, run_open
+from jiffy_tune.sweep import (
+    Observer,
+    OpenLoopPlan,
+    PointRunner,
+    StopCheck,
+    Sweep,
+    run_closed,
+    run_open,
+)
 
 EXIT_INTERRUPTED = 130
 # Open loop: workers for the loadgens that bound requests in flight by them
@@ -293,34 +303,37 @@ def default_out_dir() -> Path:
     return Path("out/tune") / stamp
 
 
-def settings_json(args: argparse.Namespace) -> dict[str, Any]:
+def settings_of(
+    args: argparse.Namespace, loadgen_commands: dict[str, list[str]] | None = None
+) -> Settings:
+    """The run's `settings`: the command line, resolved."""
     plan = transport_plan(args)
-    return {
-        "sdks": args.sdk,
-        "concurrency": args.concurrency if args.mode == "closed" else [args.open_concurrency],
-        "channels": args.channels,
-        "transports": {sdk: list(names) for sdk, names in plan.by_sdk.items()},
-        "transport_channels": list(plan.other_channels or args.channels),
-        "max_concurrent_requests": args.max_concurrent_requests,
-        "delay_ms": args.delay_ms,
-        "rates": args.rates,
-        "rate_start": args.rate_start,
-        "rate_factor": args.rate_factor,
-        "rate_max": args.rate_max,
-        "rounds": args.rounds,
-        "duration_s": args.duration,
-        "warmup_s": args.warmup,
-        "value_size": args.value_size,
-        "keyspace": args.keyspace,
-        "get_ratio": args.get_ratio,
-        "workload": args.workload,
-        "cache": args.cache,
-        "node_options": args.node_option,
-        "python_uvloop": args.python_uvloop,
-        "preset": args.preset,
-        "server_args": server_args(args),
-        "loadgen_commands": {},
-    }
+    return Settings(
+        sdks=args.sdk,
+        concurrency=args.concurrency if args.mode == "closed" else [args.open_concurrency],
+        channels=args.channels,
+        transports={sdk: list(names) for sdk, names in plan.by_sdk.items()},
+        transport_channels=list(plan.other_channels or args.channels),
+        max_concurrent_requests=args.max_concurrent_requests,
+        delay_ms=args.delay_ms,
+        rates=args.rates,
+        rate_start=args.rate_start,
+        rate_factor=args.rate_factor,
+        rate_max=args.rate_max,
+        rounds=args.rounds,
+        duration_s=args.duration,
+        warmup_s=args.warmup,
+        value_size=args.value_size,
+        keyspace=args.keyspace,
+        get_ratio=args.get_ratio,
+        workload=args.workload,
+        cache=args.cache,
+        node_options=args.node_option,
+        python_uvloop=args.python_uvloop,
+        preset=args.preset,
+        server_args=server_args(args),
+        loadgen_commands=loadgen_commands or {},
+    )
 
 
 def server_args(args: argparse.Namespace) -> list[str]:
@@ -349,7 +362,7 @@ def server_gone(endpoint: str, delay_ms: int = 0) -> StopCheck:
     """After a failed point: a reason to stop when nothing listens at
     `endpoint` any more, or when it ignored --delay-ms (every point would)."""
 
-    def check(point: dict[str, Any]) -> str | None:
+    def check(point: Point) -> str | None:
         if delay_ignored(point, delay_ms):
             return f"the server at {endpoint} ignored --delay-ms {delay_ms}"
         why = reach.unreachable(endpoint)
@@ -361,31 +374,16 @@ def server_gone(endpoint: str, delay_ms: int = 0) -> StopCheck:
 def sweep(
     args: argparse.Namespace, run: PointRunner, quiet: bool, stop: StopCheck | None = None
 ) -> Sweep:
-    def go(observer: Any) -> Sweep:
+    def go(observer: Observer | None) -> Sweep:
         if args.mode == "open":
-            plan = OpenLoopPlan(
-                args.sdk,
-                args.channels,
-                args.open_concurrency,
-                open_caps(args),
-                args.rounds,
-                LadderSettings(
-                    args.rate_start,
-                    args.rate_factor,
-                    args.rate_max,
-                    tuple(args.rates) if args.rates else None,
-                    max(args.targets),
-                ),
-                transport_plan(args),
-            )
-            return run_open(plan, run, observer, stop)
+            return run_open(open_plan(args), run, observer, stop)
         grid = closed_grid(
-            args.sdk,
-            args.concurrency,
-            args.channels,
-            args.max_concurrent_requests,
-            args.rounds,
-            transport_plan(args),
+            sdks=args.sdk,
+            concurrency=args.concurrency,
+            channels=args.channels,
+            caps=args.max_concurrent_requests,
+            rounds=args.rounds,
+            transport_plan=transport_plan(args),
         )
         return run_closed(grid, run, observer, stop)
 
@@ -396,6 +394,24 @@ def sweep(
         return go(progress)
 
 
+def open_plan(args: argparse.Namespace) -> OpenLoopPlan:
+    return OpenLoopPlan(
+        sdks=args.sdk,
+        channels=args.channels,
+        concurrency=args.open_concurrency,
+        caps=open_caps(args),
+        rounds=args.rounds,
+        ladder=LadderSettings(
+            rate_start=args.rate_start,
+            rate_factor=args.rate_factor,
+            rate_max=args.rate_max,
+            rates=tuple(args.rates) if args.rates else None,
+            stop_p999_ms=max(args.targets),
+        ),
+        transport_plan=transport_plan(args),
+    )
+
+
 @dataclass(frozen=True)
 class Invocation:
     """One command line, resolved: what every stage of a run needs to know."""
@@ -404,7 +420,7 @@ class Invocation:
     argv: list[str]
     repo: Path
     out_dir: Path
-    settings: dict[str, Any]
+    settings: Settings
     started: str
 
 
@@ -415,7 +431,7 @@ def measure_and_write(
     run: PointRunner,
     node_sdks: Sequence[str] = (),
     stop: StopCheck | None = None,
-) -> dict[str, Any]:
+) -> RunResults:
     """Sweep with `run`, then write results.json, also after a Ctrl-C; the results."""
     measured = sweep(inv.args, run, inv.args.quiet, stop)
     data = results.assemble(
@@ -426,7 +442,7 @@ def measure_and_write(
         mode=inv.args.mode,
         targets_ms=inv.args.targets,
         settings=inv.settings,
-        server=server.as_json(),
+        server=server,
         client_cpus=client_cpus,
         environment=environment.describe(inv.repo, measured.points),
         points=measured.points,
@@ -451,108 +467,150 @@ def _main(argv: Sequence[str] | None) -> int:
     args = p.parse_args(argv)
     check(p, args)
     console = Console(stderr=True)
-    repo = (args.repo or default_repo()).resolve()
     try:
-        found = resolve(args.sdk, args.repo, args.loadgen, args.python_uvloop)
-        loadgens = {lg.name: lg for lg in found}
-        server_cpus, client_cpus = pinning(args)
+        inv, loadgens, server_cpus, client_cpus = _resolve(args, argv)
     except ValueError as exc:
         p.error(str(exc))
-    settings = settings_json(args)
-    settings["loadgen_commands"] = {name: list(lg.command) for name, lg in loadgens.items()}
-    inv = Invocation(args, argv, repo, args.out or default_out_dir(), settings, results.utc_now())
-
-    embedded = None
-    protosocket = transports.uses_protosocket(settings["transports"])
-    if args.endpoint:
-        # One connect now, rather than every point failing after the SDKs' connect timeout.
-        addresses = [args.endpoint] + ([args.protosocket_endpoint] if protosocket else [])
-        for address in addresses:
-            why = reach.unreachable(address)
-            if why is not None:
-                message = f"jiffy-tune: cannot reach {address}: {why}"
-                console.print(message, style="red", markup=False, soft_wrap=True)
-                return 1
-        server = ServerInfo(
-            "external",
-            args.endpoint,
-            args.metrics_url,
-            None,
-            None,
-            None,
-            args.protosocket_endpoint if protosocket else None,
-        )
-    else:
+    with contextlib.ExitStack() as running:
         try:
-            embedded = EmbeddedServer(
-                find_binary(repo, args.server_bin), server_cpus, server_args(args), protosocket
-            )
-            server = embedded.__enter__()
-        except (OSError, RuntimeError) as exc:
-            console.print(f"[red]jiffy-tune: {exc}[/]")
+            server = _serve(running, inv, server_cpus)
+        except ServerError as exc:
+            console.print(str(exc), style="red", markup=False, soft_wrap=True)
             return 1
-    run_settings = RunSettings(
-        server.endpoint,
-        server.metrics_url,
-        args.duration,
-        args.warmup,
-        args.value_size,
-        args.keyspace,
-        args.get_ratio,
-        args.preset,
-        tuple(args.node_option),
-        client_cpus,
-        args.workload,
-        args.cache,
-        server.protosocket_endpoint,
-        args.delay_ms,
+        _announce(console, args, server, inv.out_dir)
+        run_settings = _run_settings(args, server, client_cpus)
+        data = measure_and_write(
+            inv,
+            server=server,
+            client_cpus=client_cpus,
+            run=lambda spec: run_point(loadgens[spec.sdk], spec, run_settings),
+            node_sdks=[name for name, lg in loadgens.items() if lg.runtime == "node"],
+            stop=server_gone(server.endpoint, args.delay_ms),
+        )
+    _show(console, inv, data)
+    return _exit_status(data)
+
+
+class ServerError(Exception):
+    """No server to sweep: the one named is unreachable, or the embedded one did not start."""
+
+
+def _resolve(
+    args: argparse.Namespace, argv: list[str]
+) -> tuple[Invocation, dict[str, Loadgen], list[int] | None, list[int] | None]:
+    """The run, its loadgens by SDK and the CPUs of server and client (ValueError: why not)."""
+    loadgens = {
+        lg.name: lg for lg in resolve(args.sdk, args.repo, args.loadgen, args.python_uvloop)
+    }
+    server_cpus, client_cpus = pinning(args)
+    settings = settings_of(args, {name: list(lg.command) for name, lg in loadgens.items()})
+    inv = Invocation(
+        args=args,
+        argv=argv,
+        repo=(args.repo or default_repo()).resolve(),
+        out_dir=args.out or default_out_dir(),
+        settings=settings,
+        started=results.utc_now(),
     )
+    return inv, loadgens, server_cpus, client_cpus
+
+
+def _serve(running: contextlib.ExitStack, inv: Invocation, cpus: list[int] | None) -> ServerInfo:
+    """The server of --endpoint once reached, else an embedded one that `running` stops."""
+    args = inv.args
+    protosocket = transports.uses_protosocket(inv.settings.transports)
+    if args.endpoint:
+        return _reach_external(args, protosocket)
+    try:
+        embedded = EmbeddedServer(
+            binary=find_binary(inv.repo, args.server_bin),
+            cpus=cpus,
+            extra_args=server_args(args),
+            protosocket=protosocket,
+        )
+        return running.enter_context(embedded)
+    except (OSError, RuntimeError) as exc:
+        raise ServerError(f"jiffy-tune: {exc}") from exc
+
+
+def _reach_external(args: argparse.Namespace, protosocket: bool) -> ServerInfo:
+    # One connect now, rather than every point failing after the SDKs' connect timeout.
+    addresses = [args.endpoint] + ([args.protosocket_endpoint] if protosocket else [])
+    for address in addresses:
+        why = reach.unreachable(address)
+        if why is not None:
+            raise ServerError(f"jiffy-tune: cannot reach {address}: {why}")
+    return ServerInfo(
+        kind="external",
+        endpoint=args.endpoint,
+        metrics_url=args.metrics_url,
+        binary=None,
+        version=None,
+        cpus=None,
+        protosocket_endpoint=args.protosocket_endpoint if protosocket else None,
+    )
+
+
+def _run_settings(
+    args: argparse.Namespace, server: ServerInfo, client_cpus: list[int] | None
+) -> RunSettings:
+    return RunSettings(
+        endpoint=server.endpoint,
+        metrics_url=server.metrics_url,
+        duration_s=args.duration,
+        warmup_s=args.warmup,
+        value_size=args.value_size,
+        keyspace=args.keyspace,
+        get_ratio=args.get_ratio,
+        preset=args.preset,
+        node_options=tuple(args.node_option),
+        client_cpus=client_cpus,
+        workload=args.workload,
+        cache=args.cache,
+        protosocket_endpoint=server.protosocket_endpoint,
+        delay_ms=args.delay_ms,
+    )
+
+
+def _announce(console: Console, args: argparse.Namespace, server: ServerInfo, out: Path) -> None:
+    """Before the sweep: the auto points skipped, where the server is, where results go."""
+    if args.quiet:
+        return
     skipped = caps.skipped_auto(args.sdk, args.max_concurrent_requests or [])
-    if skipped and not args.quiet:
+    if skipped:
         console.print(
             f"jiffy-tune: {', '.join(skipped)}: no adaptive cap, the auto points are skipped",
             highlight=False,
             soft_wrap=True,
         )
-    if not args.quiet:
-        ports = (
-            f", protosocket {server.protosocket_endpoint}" if server.protosocket_endpoint else ""
-        )
-        console.print(
-            f"jiffy-tune: server {server.endpoint}{ports} ({server.kind}); out {inv.out_dir}"
-        )
-    try:
-        data = measure_and_write(
-            inv,
-            server,
-            client_cpus,
-            lambda spec: run_point(loadgens[spec.sdk], spec, run_settings),
-            node_sdks=[name for name, lg in loadgens.items() if lg.runtime == "node"],
-            stop=server_gone(server.endpoint, args.delay_ms),
-        )
-    finally:
-        if embedded is not None:
-            embedded.stop()
+    ports = f", protosocket {server.protosocket_endpoint}" if server.protosocket_endpoint else ""
+    console.print(f"jiffy-tune: server {server.endpoint}{ports} ({server.kind}); out {out}")
 
-    if data["interrupted"]:
-        console.print(f"[yellow]interrupted: kept {len(data['points'])} points[/]")
-    if data["stopped"]:
-        message = f"stopped: {data['stopped']}"
+
+def _show(console: Console, inv: Invocation, data: RunResults) -> None:
+    """After the sweep: how it ended, the results on the terminal, and the report."""
+    if data.interrupted:
+        console.print(f"[yellow]interrupted: kept {len(data.points)} points[/]")
+    if data.stopped:
+        message = f"stopped: {data.stopped}"
         console.print(message, style="red", highlight=False, markup=False, soft_wrap=True)
     # A wide console when piped, so tables and presets stay one line per row.
     print_results(Console() if sys.stdout.isatty() else Console(width=160), data)
     console.print(f"results: {inv.out_dir / results.RESULTS_FILE}")
-    if not args.no_report:
+    if not inv.args.no_report:
         # Imported here: matplotlib costs a second that --no-report runs need not pay.
         from jiffy_tune.report import write_report
 
         report = write_report(inv.out_dir, data)
         console.print(f"report: {report.html} and {report.markdown}")
-    if data["interrupted"]:
+
+
+def _exit_status(data: RunResults) -> int:
+    if data.interrupted:
         return EXIT_INTERRUPTED
-    if data["stopped"]:
+    if data.stopped:
         return 1
-    return 0 if any(point["status"] == "ok" for point in data["points"]) else 1
+    return 0 if any(point.ok for point in data.points) else 1
 
 
 if __name__ == "__main__":

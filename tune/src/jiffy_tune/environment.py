@@ -8,7 +8,8 @@ import socket
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+from jiffy_tune.model import Environment, Point
 
 
 def _read(path: str) -> str:
@@ -49,25 +50,25 @@ def _output(argv: Sequence[str], cwd: Path | None = None) -> str | None:
     return done.stdout.strip() or None
 
 
-def describe(repo: Path, points: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The `environment` object; SDK versions and runtimes come from the loadgens' JSON."""
+def describe(repo: Path, points: Sequence[Point]) -> Environment:
+    """Where the sweep ran; SDK versions and runtimes come from the loadgens' reports."""
     sdk_versions: dict[str, str] = {}
     runtimes: dict[str, str] = {}
     for point in points:
-        report = point.get("loadgen")
+        report = point.loadgen
         if report:
-            sdk_versions.setdefault(point["sdk"], str(report.get("sdk_version", "")))
-            runtimes.setdefault(point["sdk"], str(report.get("runtime", "")))
-    return {
-        "hostname": socket.gethostname(),
-        "os": os_name(),
-        "kernel": platform.release(),
-        "cpu_model": cpu_model(),
-        "cpus_online": os.cpu_count() or 1,
-        "memory_gib": memory_gib(),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "node": _output(["node", "--version"]),
-        "git_commit": _output(["git", "rev-parse", "HEAD"], cwd=repo),
-        "sdk_versions": sdk_versions,
-        "runtimes": runtimes,
-    }
+            sdk_versions.setdefault(point.sdk, str(report.get("sdk_version", "")))
+            runtimes.setdefault(point.sdk, str(report.get("runtime", "")))
+    return Environment(
+        hostname=socket.gethostname(),
+        os=os_name(),
+        kernel=platform.release(),
+        cpu_model=cpu_model(),
+        cpus_online=os.cpu_count() or 1,
+        memory_gib=memory_gib(),
+        python=f"{platform.python_implementation()} {platform.python_version()}",
+        node=_output(["node", "--version"]),
+        git_commit=_output(["git", "rev-parse", "HEAD"], cwd=repo),
+        sdk_versions=sdk_versions,
+        runtimes=runtimes,
+    )

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from jiffy_tune.model import ServerLatency
+
 DURATION_METRIC = "jiffy_request_duration_seconds"
 # Control and health RPCs are not the load: the loadgen creates its cache once.
 NON_DATA_RPCS = frozenset({"CreateCache", "DeleteCache", "FlushCache", "ListCaches", "Ping"})
@@ -80,21 +82,21 @@ def quantile(histogram: Histogram, q: float) -> float | None:
     return lower_bound
 
 
-def latency_ms(window: Histogram) -> dict[str, float | int | str | None]:
-    """The point's `server_ms` object for a window of requests."""
+def latency_ms(window: Histogram) -> ServerLatency:
+    """The point's `server_ms` for a window of requests."""
 
     def ms(q: float) -> float | None:
         seconds = quantile(window, q)
         return None if seconds is None else round(seconds * 1000, 4)
 
-    return {
-        "p50": ms(0.5),
-        "p99": ms(0.99),
-        "p999": ms(0.999),
-        "count": int(window.count),
-        "resolution": RESOLUTION,
-        "window": "loadgen process lifetime (warmup included)",
-    }
+    return ServerLatency(
+        p50=ms(0.5),
+        p99=ms(0.99),
+        p999=ms(0.999),
+        count=int(window.count),
+        resolution=RESOLUTION,
+        window="loadgen process lifetime (warmup included)",
+    )
 
 
 def scrape(url: str) -> Histogram:

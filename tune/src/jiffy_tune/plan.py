@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from jiffy_tune import caps as caps_
 from jiffy_tune import transports
 from jiffy_tune.caps import Cap
+from jiffy_tune.model import Point
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,15 @@ def closed_grid(
     """
     plan = transport_plan or TransportPlan()
     return [
-        PointSpec(sdk, ch, c, c if caps is None else cap, None, r, transport)
+        PointSpec(
+            sdk=sdk,
+            channels=ch,
+            concurrency=c,
+            max_concurrent_requests=c if caps is None else cap,
+            rate=None,
+            round=r,
+            transport=transport,
+        )
         for r in range(rounds)
         for c in concurrency
         for ch in channels
@@ -131,7 +139,7 @@ class RateLadder:
             return None
         return round(rate, 3)
 
-    def record(self, point: dict[str, Any]) -> None:
+    def record(self, point: Point) -> None:
         """The result of the rate next_rate() gave; decides whether to go on."""
         self._step += 1
         if self.settings.rates is not None:
@@ -150,16 +158,15 @@ class RateLadder:
         return int(math.floor(math.log(ratio) / math.log(settings.rate_factor) + 1e-9)) + 1
 
 
-def stop_reason(point: dict[str, Any], settings: LadderSettings) -> str | None:
+def stop_reason(point: Point, settings: LadderSettings) -> str | None:
     """Why an open-loop ladder stops after `point`, or None to step on."""
-    if point["status"] != "ok":
+    if not point.ok:
         return "failed"
-    if point["errors_total"] > 0:
+    if point.errors_total > 0:
         return "errors"
-    client = point["client_ms"]
-    if client is None or client["p999"] > settings.stop_p999_ms:
+    if point.client_ms is None or point.client_ms.p999 > settings.stop_p999_ms:
         return "p99.9 above the largest target"
-    rate = point["rate"]
-    if rate and (point["rps"] or 0.0) < settings.min_achieved_share * rate:
+    rate = point.rate
+    if rate and (point.rps or 0.0) < settings.min_achieved_share * rate:
         return "achieved under 90% of the offered rate"
     return None

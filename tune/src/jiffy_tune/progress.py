@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import timedelta
 from types import TracebackType
-from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.progress import (
@@ -20,25 +19,25 @@ from rich.progress import (
 from rich.text import Text
 
 from jiffy_tune import transports
+from jiffy_tune.model import Point
 from jiffy_tune.plan import PointSpec
 
 
-def point_line(point: dict[str, Any]) -> str:
-    sdk = point["sdk"]
-    over = transports.named(sdk, transports.of_entry(sdk, point))
-    where = f"{sdk}{f' {over}' if over else ''} ch={point['channels']} c={point['concurrency']}"
-    if point["rate"] is not None:
-        where += f" rate={point['rate']:,.0f}/s"
-    if point["status"] != "ok":
+def point_line(point: Point) -> str:
+    over = transports.named(point.sdk, point.transport)
+    where = f"{point.sdk}{f' {over}' if over else ''} ch={point.channels} c={point.concurrency}"
+    if point.rate is not None:
+        where += f" rate={point.rate:,.0f}/s"
+    if not point.ok or point.client_ms is None:
         # One line: the reason and the loadgen's exception line (results before
         # schema 1's stderr_excerpt kept the whole stderr tail in `error`).
-        error = next(iter((point["error"] or "").splitlines()), "") or "no error recorded"
+        error = next(iter((point.error or "").splitlines()), "") or "no error recorded"
         return f"{where}: failed: {error}"
-    line = f"{where}: {point['rps']:,.0f} rps, p99.9 {point['client_ms']['p999']:g} ms"
-    if point["server_ms"] and point["server_ms"]["p999"] is not None:
-        line += f" (server {point['server_ms']['p999']:g} ms)"
-    if point["errors_total"]:
-        line += f", {point['errors_total']} errors"
+    line = f"{where}: {point.rps or 0.0:,.0f} rps, p99.9 {point.client_ms.p999:g} ms"
+    if point.server_ms and point.server_ms.p999 is not None:
+        line += f" (server {point.server_ms.p999:g} ms)"
+    if point.errors_total:
+        line += f", {point.errors_total} errors"
     return line
 
 
@@ -105,7 +104,7 @@ class SweepProgress:
     def started(self, spec: PointSpec) -> None:
         self._progress.update(self._task, description=spec.label())
 
-    def finished(self, point: dict[str, Any]) -> None:
+    def finished(self, point: Point) -> None:
         self._progress.last = point_line(point)
         self._progress.advance(self._task)
         console = self._progress.console

@@ -11,56 +11,60 @@ needs no second server port and carries every call).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from jiffy_tune import caps, transports
+from jiffy_tune.model import Recommendation, SummaryEntry
 from jiffy_tune.snippets import Where, preset_for
 from jiffy_tune.wording import noise_label, noisy, workers
 
 NEAR_BEST_SHARE = 0.03
 
 
-def eligible(entry: dict[str, Any], target_ms: float) -> bool:
-    client = entry["client_ms"]
+def eligible(entry: SummaryEntry, target_ms: float) -> bool:
+    p999 = entry.client_p999
     return (
-        entry["rounds_ok"] >= 1
-        and entry["errors_total"] == 0
-        and client is not None
-        and entry["rps"] is not None
-        and client["p999"] < target_ms
+        entry.rounds_ok >= 1
+        and entry.errors_total == 0
+        and p999 is not None
+        and entry.rps is not None
+        and p999 < target_ms
     )
 
 
-def pick(entries: Sequence[dict[str, Any]], target_ms: float) -> dict[str, Any] | None:
+def _rps(entry: SummaryEntry) -> float:
+    return entry.rps or 0.0
+
+
+def pick(entries: Sequence[SummaryEntry], target_ms: float) -> SummaryEntry | None:
     candidates = [entry for entry in entries if eligible(entry, target_ms)]
     if not candidates:
         return None
-    best_rps = max(entry["rps"] for entry in candidates)
-    near = [entry for entry in candidates if entry["rps"] >= best_rps * (1 - NEAR_BEST_SHARE)]
-    return min(near, key=lambda e: (not _on_default(e), e["channels"], e["concurrency"], -e["rps"]))
+    best_rps = max(_rps(entry) for entry in candidates)
+    near = [entry for entry in candidates if _rps(entry) >= best_rps * (1 - NEAR_BEST_SHARE)]
+    return min(near, key=lambda e: (not _on_default(e), e.channels, e.concurrency, -_rps(e)))
 
 
-def _on_default(entry: dict[str, Any]) -> bool:
-    sdk = entry["sdk"]
-    return transports.of_entry(sdk, entry) == transports.default(sdk)
+def _on_default(entry: SummaryEntry) -> bool:
+    return entry.transport == transports.default(entry.sdk)
 
 
-def configuration(entry: dict[str, Any]) -> str:
+def configuration(entry: SummaryEntry) -> str:
     """Channels, cap and concurrency: what a configuration sets besides its transport."""
-    channels = entry["channels"]
+    channels = entry.channels
     return (
         f"{channels} channel{'s' if channels != 1 else ''}, "
-        f"cap {caps.label(entry['max_concurrent_requests'])}, concurrency {entry['concurrency']}"
+        f"cap {caps.label(entry.max_concurrent_requests)}, concurrency {entry.concurrency}"
     )
 
 
 def recommend(
     sdk: str,
-    entries: Sequence[dict[str, Any]],
+    entries: Sequence[SummaryEntry],
     target_ms: float,
     runtime_flags: Sequence[str] = (),
     where: Where | None = None,
-) -> dict[str, Any]:
+) -> Recommendation:
     """The recommendation of one SDK for one target, from its summary entries.
 
     `runtime_flags`: the node flags the SDK was measured with; part of the
@@ -68,80 +72,75 @@ def recommend(
     sweep's endpoint and cache, for the preset. `noisy`: the figures stated
     come from fewer ok rounds than a measurement takes (wording.MEASURED_ROUNDS).
     """
-    mine = [entry for entry in entries if entry["sdk"] == sdk]
+    mine = [entry for entry in entries if entry.sdk == sdk]
     chosen = pick(mine, target_ms)
     if chosen is None:
         statement, noisy_figures = _unmet(sdk, mine, target_ms)
-        return {
-            "sdk": sdk,
-            "target_ms": target_ms,
-            "met": False,
-            "transport": None,
-            "point": None,
-            "statement": statement,
-            "preset": None,
-            "noisy": noisy_figures,
-        }
-    best_rps = max(e["rps"] for e in mine if eligible(e, target_ms))
+        return Recommendation(
+            sdk=sdk,
+            target_ms=target_ms,
+            point=None,
+            statement=statement,
+            preset=None,
+            noisy=noisy_figures,
+        )
+    best_rps = max(_rps(e) for e in mine if eligible(e, target_ms))
     statement = (
-        f"{sdk}: {chosen['rps']:,.0f} rps at p99.9 {chosen['client_ms']['p999']:g} ms "
-        f"(target < {target_ms:g} ms) over {transports.of_entry(sdk, chosen)} "
+        f"{sdk}: {_rps(chosen):,.0f} rps at p99.9 {chosen.client_p999:g} ms "
+        f"(target < {target_ms:g} ms) over {chosen.transport} "
         f"with {configuration(chosen)}; "
-        f"{workers(chosen['concurrency'])}"
+        f"{workers(chosen.concurrency)}"
     )
     if runtime_flags:
         statement += f"; measured with node {' '.join(runtime_flags)}"
-    if chosen["rps"] < best_rps:
+    if _rps(chosen) < best_rps:
         statement += (
             f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% and "
             "simpler: the SDK's default transport, fewer channels or lower concurrency"
         )
-    if noisy(chosen["rounds_ok"]):
-        statement += f". {noise_label(chosen['rounds_ok'])}"
-    return {
-        "sdk": sdk,
-        "target_ms": target_ms,
-        "met": True,
-        "transport": transports.of_entry(sdk, chosen),
-        "point": chosen,
-        "statement": statement,
-        "preset": preset_for(sdk, chosen, target_ms, runtime_flags, where),
-        "noisy": noisy(chosen["rounds_ok"]),
-    }
+    if noisy(chosen.rounds_ok):
+        statement += f". {noise_label(chosen.rounds_ok)}"
+    return Recommendation(
+        sdk=sdk,
+        target_ms=target_ms,
+        point=chosen,
+        statement=statement,
+        preset=preset_for(sdk, chosen, target_ms, runtime_flags, where),
+        noisy=noisy(chosen.rounds_ok),
+    )
 
 
-def _unmet(sdk: str, entries: Sequence[dict[str, Any]], target_ms: float) -> tuple[str, bool]:
+def _unmet(sdk: str, entries: Sequence[SummaryEntry], target_ms: float) -> tuple[str, bool]:
     """The statement for a target nothing met, and whether its figure is noisy."""
-    measured = [e for e in entries if e["rounds_ok"] >= 1 and e["client_ms"] is not None]
-    if not measured:
+    measured = [(e, e.client_p999) for e in entries if e.rounds_ok >= 1]
+    measured_p999 = [(e, p999) for e, p999 in measured if p999 is not None]
+    if not measured_p999:
         return f"{sdk}: no point met p99.9 < {target_ms:g} ms; no point completed", False
-    lowest = min(measured, key=lambda e: e["client_ms"]["p999"])
+    lowest, lowest_p999 = min(measured_p999, key=lambda pair: pair[1])
     statement = (
         f"{sdk}: no point met p99.9 < {target_ms:g} ms; the lowest p99.9 was "
-        f"{lowest['client_ms']['p999']:g} ms ({transports.of_entry(sdk, lowest)}, "
-        f"c={lowest['concurrency']}, ch={lowest['channels']})"
+        f"{lowest_p999:g} ms ({lowest.transport}, "
+        f"c={lowest.concurrency}, ch={lowest.channels})"
     )
-    with_errors = [
-        e for e in measured if e["errors_total"] > 0 and e["client_ms"]["p999"] < target_ms
-    ]
+    with_errors = [e for e, p999 in measured_p999 if e.errors_total > 0 and p999 < target_ms]
     if with_errors:
         statement += (
             f"; {len(with_errors)} point{'s' if len(with_errors) != 1 else ''} under the "
             "target had errors and did not count"
         )
-    if noisy(lowest["rounds_ok"]):
-        statement += f". {noise_label(lowest['rounds_ok'])}"
+    if noisy(lowest.rounds_ok):
+        statement += f". {noise_label(lowest.rounds_ok)}"
         return statement, True
     return statement, False
 
 
 def recommend_all(
     sdks: Sequence[str],
-    entries: Sequence[dict[str, Any]],
+    entries: Sequence[SummaryEntry],
     targets_ms: Sequence[float],
     runtime_flags: Mapping[str, Sequence[str]] | None = None,
     where: Where | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Recommendation]:
     flags = runtime_flags or {}
     return [
         recommend(sdk, entries, target, flags.get(sdk, ()), where)
@@ -150,27 +149,34 @@ def recommend_all(
     ]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransportPick:
+    """What the rule picks among one transport's configurations alone."""
+
+    sdk: str
+    transport: str
+    target_ms: float
+    point: SummaryEntry | None
+
+
 def by_transport(
-    sdks: Sequence[str], entries: Sequence[dict[str, Any]], targets_ms: Sequence[float]
-) -> list[dict[str, Any]]:
+    sdks: Sequence[str], entries: Sequence[SummaryEntry], targets_ms: Sequence[float]
+) -> list[TransportPick]:
     """Per SDK swept over more than one transport, transport and target: the
     configuration the rule picks among that transport's alone (`point`, None
     if none met the target). What each transport gives, beside the one chosen."""
     rows = []
     for sdk in sdks:
-        mine = [entry for entry in entries if entry["sdk"] == sdk]
-        names = list(dict.fromkeys(transports.of_entry(sdk, entry) for entry in mine))
+        mine = [entry for entry in entries if entry.sdk == sdk]
+        names = list(dict.fromkeys(entry.transport for entry in mine))
         if len(names) < 2:
             continue
         for target in targets_ms:
             for name in names:
-                over = [entry for entry in mine if transports.of_entry(sdk, entry) == name]
+                over = [entry for entry in mine if entry.transport == name]
                 rows.append(
-                    {
-                        "sdk": sdk,
-                        "transport": name,
-                        "target_ms": target,
-                        "point": pick(over, target),
-                    }
+                    TransportPick(
+                        sdk=sdk, transport=name, target_ms=target, point=pick(over, target)
+                    )
                 )
     return rows

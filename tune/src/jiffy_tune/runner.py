@@ -7,12 +7,13 @@ import json
 import os
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from jiffy_tune import caps, failure, metrics, transports
 from jiffy_tune.cpus import pinned_command
+from jiffy_tune.loadgen_report import LoadgenReport, parse_report
+from jiffy_tune.model import Effective, Point
 from jiffy_tune.plan import PointSpec
 from jiffy_tune.sdks import Loadgen
 
@@ -120,32 +121,17 @@ def loadgen_env(loadgen: Loadgen, settings: RunSettings) -> dict[str, str]:
     return env
 
 
-def empty_point(spec: PointSpec) -> dict[str, Any]:
-    return {
-        "sdk": spec.sdk,
-        "transport": spec.transport_name,
-        "channels": spec.channels,
-        "concurrency": spec.concurrency,
-        "max_concurrent_requests": spec.max_concurrent_requests,
-        "rate": spec.rate,
-        "round": spec.round,
-        "status": "failed",
-        "error": None,
-        "stderr_excerpt": None,
-        "rps": None,
-        "requests": None,
-        "errors": {},
-        "errors_total": 0,
-        "client_ms": None,
-        "server_ms": None,
-        "client_share_p999": None,
-        "connections": None,
-        "client_cpu_percent": None,
-        "wall_s": 0.0,
-        "effective": None,
-        "in_flight_limit": None,
-        "loadgen": None,
-    }
+def empty_point(spec: PointSpec) -> Point:
+    """The point of `spec` before it is measured: failed, with no numbers."""
+    return Point(
+        sdk=spec.sdk,
+        transport=spec.transport_name,
+        channels=spec.channels,
+        concurrency=spec.concurrency,
+        max_concurrent_requests=spec.max_concurrent_requests,
+        rate=spec.rate,
+        round=spec.round,
+    )
 
 
 def client_share(client_p999: float | None, server_p999: float | None) -> float | None:
@@ -159,56 +145,48 @@ def client_share(client_p999: float | None, server_p999: float | None) -> float 
     return round(max(0.0, 1.0 - server_p999 / client_p999), 4)
 
 
-def fill_from_loadgen(point: dict[str, Any], report: dict[str, Any]) -> None:
-    """The point's fields from the loadgen's JSON (docs/LOADGEN.md)."""
-    latency = report["latency_ms"]
-    errors = {name: int(count) for name, count in report.get("errors", {}).items() if count}
-    config = report.get("config", {})
-    point.update(
+def fill_from_loadgen(point: Point, report: LoadgenReport) -> Point:
+    """The point with its fields from the loadgen's report (docs/LOADGEN.md)."""
+    errors = {name: count for name, count in report.errors.items() if count}
+    config = report.config
+    auto = caps.is_auto(point.max_concurrent_requests)
+    return replace(
+        point,
         status="ok",
-        rps=float(report["rps"]),
-        requests=int(report["requests"]),
+        rps=report.rps,
+        requests=report.requests,
         errors=errors,
         errors_total=sum(errors.values()),
-        client_ms={key: float(latency[key]) for key in ("p50", "p90", "p99", "p999", "max")},
-        connections=report.get("connections"),
-        client_cpu_percent=report.get("client_cpu_percent"),
-        effective={
-            "channels": config.get("channels"),
-            "max_concurrent_requests": config.get("max_concurrent_requests"),
-            "transport": config.get("transport"),
-        },
-        in_flight_limit=_limit_history(report)
-        if caps.is_auto(point["max_concurrent_requests"])
-        else None,
-        loadgen=report,
+        client_ms=report.latency_ms,
+        connections=report.connections,
+        client_cpu_percent=report.client_cpu_percent,
+        effective=Effective(
+            channels=config.channels,
+            max_concurrent_requests=config.max_concurrent_requests,
+            transport=config.transport,
+        ),
+        # An auto point's in-flight limit over the run, as reported.
+        in_flight_limit=report.in_flight_limit if auto else None,
+        loadgen=dict(report.raw),
     )
 
 
-def _limit_history(report: dict[str, Any]) -> list[list[float]] | None:
-    """An auto point's in-flight limit over the run: [seconds, limit] pairs, as reported."""
-    history = report.get("in_flight_limit")
-    if not isinstance(history, list):
-        return None
-    return [[float(at), int(limit)] for at, limit in history]
-
-
-def delay_ignored(point: dict[str, Any], delay_ms: int) -> bool:
+def delay_ignored(point: Point, delay_ms: int) -> bool:
     """Whether a point asked for --delay-ms had calls answered sooner: the
     server ignored the header (a server of --endpoint started without
     --enable-fault-injection does), so the point measured no delay at all."""
-    client_ms = point.get("client_ms")
-    return bool(delay_ms) and client_ms is not None and client_ms["p50"] < delay_ms
+    return bool(delay_ms) and point.client_ms is not None and point.client_ms.p50 < delay_ms
 
 
-def delay_ignored_error(point: dict[str, Any], delay_ms: int) -> str:
+def delay_ignored_error(point: Point, delay_ms: int) -> str:
+    p50 = point.client_ms.p50 if point.client_ms is not None else 0.0
     return (
-        f"--delay-ms {delay_ms}: half the calls took under {point['client_ms']['p50']:g} ms, "
+        f"--delay-ms {delay_ms}: half the calls took under {p50:g} ms, "
         "so the server ignored the delay header; start it with --enable-fault-injection"
     )
 
 
-def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[str, Any]:
+def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> Point:
     """Measure one point; failures are recorded in the point, never raised.
 
     A failed point's `error` is one line (why, and the loadgen's own
@@ -223,33 +201,32 @@ def run_point(loadgen: Loadgen, spec: PointSpec, settings: RunSettings) -> dict[
     try:
         done = _run(argv, loadgen_env(loadgen, settings), timeout)
     except OSError as exc:
-        point.update(error=f"could not start {argv[0]}: {exc}", wall_s=_since(started))
-        return point
-    point["wall_s"] = _since(started)
+        return replace(point, error=f"could not start {argv[0]}: {exc}", wall_s=_since(started))
+    point = replace(point, wall_s=_since(started))
     if done.timed_out:
         return _failed(point, f"timed out after {timeout:g} s", done.stderr)
     if done.returncode != 0:
         return _failed(point, failure.exit_reason(done.returncode), done.stderr)
     try:
-        fill_from_loadgen(point, json.loads(done.stdout))
-    except (ValueError, KeyError, TypeError) as exc:
+        point = fill_from_loadgen(point, parse_report(json.loads(done.stdout)))
+    except ValueError as exc:
         return _failed(point, f"unreadable JSON ({exc})", done.stderr or done.stdout)
     if delay_ignored(point, settings.delay_ms):
-        point.update(status="failed", error=delay_ignored_error(point, settings.delay_ms))
-        return point
+        return replace(point, status="failed", error=delay_ignored_error(point, settings.delay_ms))
     after = _scrape(settings.metrics_url)
-    if before is not None and after is not None:
-        point["server_ms"] = metrics.latency_ms(metrics.diff(after, before))
-        point["client_share_p999"] = client_share(
-            point["client_ms"]["p999"], point["server_ms"]["p999"]
-        )
-    return point
+    if before is None or after is None or point.client_ms is None:
+        return point
+    server = metrics.latency_ms(metrics.diff(after, before))
+    return replace(
+        point,
+        server_ms=server,
+        client_share_p999=client_share(point.client_ms.p999, server.p999),
+    )
 
 
-def _failed(point: dict[str, Any], reason: str, output: str) -> dict[str, Any]:
+def _failed(point: Point, reason: str, output: str) -> Point:
     error, excerpt = failure.describe(reason, output)
-    point.update(status="failed", error=error, stderr_excerpt=excerpt)
-    return point
+    return replace(point, status="failed", error=error, stderr_excerpt=excerpt)
 
 
 def _run(argv: list[str], env: dict[str, str], timeout: float) -> Finished:

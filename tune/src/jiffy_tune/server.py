@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from jiffy_tune.cpus import pinned_command
+from jiffy_tune.jsonfields import JsonRecord
 
 START_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 5.0
@@ -26,7 +27,7 @@ PROTOSOCKET_LISTENING = re.compile(r"^protosocket listening on (\S+)")
 
 
 @dataclass(frozen=True)
-class ServerInfo:
+class ServerInfo(JsonRecord):
     kind: str
     endpoint: str
     metrics_url: str | None
@@ -35,17 +36,6 @@ class ServerInfo:
     cpus: list[int] | None
     # Its protosocket port (--protosocket-listen); None when the sweep has none.
     protosocket_endpoint: str | None = None
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "endpoint": self.endpoint,
-            "metrics_url": self.metrics_url,
-            "binary": self.binary,
-            "version": self.version,
-            "cpus": self.cpus,
-            "protosocket_endpoint": self.protosocket_endpoint,
-        }
 
 
 def find_binary(repo: Path, given: str | None) -> str:
@@ -117,13 +107,13 @@ class EmbeddedServer:
             self.stop()
             raise
         return ServerInfo(
-            "embedded",
-            found["endpoint"],
-            f"http://{found['metrics']}/metrics",
-            self.binary,
-            binary_version(self.binary),
-            self.cpus,
-            found.get("protosocket"),
+            kind="embedded",
+            endpoint=found["endpoint"],
+            metrics_url=f"http://{found['metrics']}/metrics",
+            binary=self.binary,
+            version=binary_version(self.binary),
+            cpus=self.cpus,
+            protosocket_endpoint=found.get("protosocket"),
         )
 
     def _wait_for_addresses(self) -> dict[str, str]:

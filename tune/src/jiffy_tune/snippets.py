@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from jiffy_tune import caps, transports
+from jiffy_tune.model import PresetCode, SummaryEntry
 from jiffy_tune.reach import host_port
 from jiffy_tune.runner import DEFAULT_CACHE, DEFAULT_ENDPOINT
 from jiffy_tune.wording import noise_label, noisy, workers
@@ -41,7 +41,7 @@ class Where:
         return self.protosocket_endpoint
 
 
-Snippet = Callable[[dict[str, Any], str, Where], str]
+Snippet = Callable[[SummaryEntry, str, Where], str]
 
 
 def base_preset(target_ms: float) -> str:
@@ -57,21 +57,20 @@ def _js_str(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _header(sdk: str, entry: dict[str, Any], target_ms: float, comment: str, where: Where) -> str:
-    client = entry["client_ms"]
+def _header(sdk: str, entry: SummaryEntry, target_ms: float, comment: str, where: Where) -> str:
     lines = [
-        f"jiffy-tune: {entry['rps']:,.0f} rps at p99.9 {client['p999']:g} ms "
+        f"jiffy-tune: {entry.rps or 0.0:,.0f} rps at p99.9 {entry.client_p999:g} ms "
         f"(target < {target_ms:g} ms)."
     ]
-    if noisy(entry["rounds_ok"]):
-        lines.append(f"{noise_label(entry['rounds_ok'])}.")
-    lines.append(f"{workers(entry['concurrency']).capitalize()}.")
+    if noisy(entry.rounds_ok):
+        lines.append(f"{noise_label(entry.rounds_ok)}.")
+    lines.append(f"{workers(entry.concurrency).capitalize()}.")
     server = where.endpoint
     if where.embedded:
         server += " (the jiffy-server jiffy-tune started)"
     lines.append(f"Measured against {server}, cache {json.dumps(where.cache)}.")
     if transports.chooses(sdk):
-        transport = transports.of_entry(sdk, entry)
+        transport = entry.transport
         # With a protosocket port on the server, the SDK's default ("auto")
         # would take it: a gRPC point is then gRPC by the snippet's choice.
         default = (
@@ -118,10 +117,10 @@ AUTO_COMMENT = (
 )
 
 
-def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
-    channels = entry["channels"]
-    cap = _python_cap(entry["max_concurrent_requests"])
-    if transports.of_entry("jiffy-python", entry) == transports.PROTOSOCKET:
+def jiffy_python(entry: SummaryEntry, base: str, where: Where) -> str:
+    channels = entry.channels
+    cap = _python_cap(entry.max_concurrent_requests)
+    if entry.transport == transports.PROTOSOCKET:
         config = (
             f"config = {base}.latest().replace(\n"
             f"    channels={channels},\n"
@@ -142,7 +141,7 @@ def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
     else:
         knobs = f"channels={channels}, max_concurrent_requests={cap}"
         config = f"config = {base}.latest().replace({knobs})\n"
-    if caps.is_auto(entry["max_concurrent_requests"]):
+    if caps.is_auto(entry.max_concurrent_requests):
         config = _comment(AUTO_COMMENT, "#", "") + config
     return (
         "from jiffy import AsyncCacheClient, Endpoint\n"
@@ -155,12 +154,10 @@ def jiffy_python(entry: dict[str, Any], base: str, where: Where) -> str:
     )
 
 
-def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
+def jiffy_js(entry: SummaryEntry, base: str, where: Where) -> str:
     name = {"in_region": "inRegion", "low_latency": "lowLatency"}[base]
-    auto = (
-        _comment(AUTO_COMMENT, "//", "  ") if caps.is_auto(entry["max_concurrent_requests"]) else ""
-    )
-    transport = transports.of_entry("jiffy-js", entry)
+    auto = _comment(AUTO_COMMENT, "//", "  ") if caps.is_auto(entry.max_concurrent_requests) else ""
+    transport = entry.transport
     if transport == transports.PROTOSOCKET:
         over = (
             f"{_comment(PROTOSOCKET_COMMENT, '//', '  ')}"
@@ -178,19 +175,19 @@ def jiffy_js(entry: dict[str, Any], base: str, where: Where) -> str:
         "const client = await CacheClient.create({\n"
         f"  ...presets.{name}.latest(),\n"
         f"  endpoint: {_js_str(where.endpoint)},\n"
-        f"  channels: {entry['channels']},\n"
+        f"  channels: {entry.channels},\n"
         f"{auto}"
-        f"  maxConcurrentRequests: {_js_cap(entry['max_concurrent_requests'])},\n"
+        f"  maxConcurrentRequests: {_js_cap(entry.max_concurrent_requests)},\n"
         f"{over}"
         "});\n"
     )
 
 
-def momento_python(entry: dict[str, Any], base: str, where: Where) -> str:
+def momento_python(entry: SummaryEntry, base: str, where: Where) -> str:
     preset = {"in_region": "Default", "low_latency": "LowLatency"}[base]
     host, port = host_port(where.endpoint)
-    channels = entry["channels"]
-    cap = entry["max_concurrent_requests"]
+    channels = entry.channels
+    cap = entry.max_concurrent_requests
     lines = [
         "from datetime import timedelta\n\n",
         "from momento import CacheClientAsync, Configurations, CredentialProvider\n\n",
@@ -222,10 +219,10 @@ def momento_python(entry: dict[str, Any], base: str, where: Where) -> str:
     return "".join(lines)
 
 
-def momento_js(entry: dict[str, Any], base: str, where: Where) -> str:
+def momento_js(entry: SummaryEntry, base: str, where: Where) -> str:
     preset = {"in_region": "Default", "low_latency": "LowLatency"}[base]
     host, port = host_port(where.endpoint)
-    cap = entry["max_concurrent_requests"]
+    cap = entry.max_concurrent_requests
     capped = (
         "configuration = configuration.withTransportStrategy(\n"
         f"  configuration.getTransportStrategy().withMaxConcurrentRequests({cap}),\n"
@@ -237,7 +234,7 @@ def momento_js(entry: dict[str, Any], base: str, where: Where) -> str:
         "import { CacheClient, Configurations, CredentialProvider } from '@gomomento/sdk';\n\n"
         f"const cacheName = {_js_str(where.cache)}; // every call names its cache\n"
         f"let configuration = Configurations.InRegion.{preset}.latest()"
-        f".withNumConnections({entry['channels']});\n"
+        f".withNumConnections({entry.channels});\n"
         f"{capped}"
         "const client = await CacheClient.create({\n"
         "  configuration,\n"
@@ -260,12 +257,12 @@ SNIPPETS: dict[str, tuple[str, Snippet]] = {
 
 def preset_for(
     sdk: str,
-    entry: dict[str, Any],
+    entry: SummaryEntry,
     target_ms: float,
     runtime_flags: Sequence[str] = (),
     where: Where | None = None,
-) -> dict[str, str] | None:
-    """The `preset` object of a recommendation, or None for an SDK without snippets.
+) -> PresetCode | None:
+    """The `preset` of a recommendation, or None for an SDK without snippets.
 
     `where`: the sweep's endpoint and cache (default: the loadgens' defaults).
     """
@@ -279,4 +276,4 @@ def preset_for(
     header = _header(sdk, entry, target_ms, comment, where)
     if runtime_flags:
         header += f"{comment} Measured with node {' '.join(runtime_flags)}: start node so too.\n"
-    return {"language": language, "base": base, "code": header + snippet(entry, base, where)}
+    return PresetCode(language=language, base=base, code=header + snippet(entry, base, where))

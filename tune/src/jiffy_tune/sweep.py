@@ -8,23 +8,24 @@ So is the check after a failed point (`StopCheck`): when it gives a reason
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeVar
 
 from jiffy_tune import caps as caps_
 from jiffy_tune import transports
 from jiffy_tune.caps import Cap
+from jiffy_tune.model import OpenLoopRow, Point, SummaryEntry
 from jiffy_tune.plan import LadderSettings, PointSpec, RateLadder, TransportPlan
 
-PointRunner = Callable[[PointSpec], dict[str, Any]]
+PointRunner = Callable[[PointSpec], Point]
 # Called with each failed point: why the sweep cannot go on, or None.
-StopCheck = Callable[[dict[str, Any]], str | None]
+StopCheck = Callable[[Point], str | None]
 
 
 class Observer(Protocol):
     def total(self, points: int) -> None: ...
     def started(self, spec: PointSpec) -> None: ...
-    def finished(self, point: dict[str, Any]) -> None: ...
+    def finished(self, point: Point) -> None: ...
 
 
 class Silent:
@@ -34,31 +35,31 @@ class Silent:
     def started(self, spec: PointSpec) -> None:
         pass
 
-    def finished(self, point: dict[str, Any]) -> None:
+    def finished(self, point: Point) -> None:
         pass
 
 
 @dataclass
 class Sweep:
-    points: list[dict[str, Any]] = field(default_factory=list)
+    points: list[Point] = field(default_factory=list)
     interrupted: bool = False
     # Why the sweep ended before its plan did (other than Ctrl-C), or None.
     stopped: str | None = None
 
-    def add(self, point: dict[str, Any]) -> dict[str, Any]:
-        point = {"id": len(self.points), **point}
+    def add(self, point: Point) -> Point:
+        point = replace(point, id=len(self.points))
         self.points.append(point)
         return point
 
-    def check(self, point: dict[str, Any], stop: StopCheck | None, planned: int) -> bool:
+    def check(self, point: Point, stop: StopCheck | None, planned: int) -> bool:
         """After a point: whether the sweep must end here (sets `stopped`)."""
-        if stop is None or point["status"] == "ok":
+        if stop is None or point.ok:
             return False
         reason = stop(point)
         if reason is None:
             return False
         left = planned - len(self.points)
-        self.stopped = f"{reason}; the sweep stopped after point {point['id']}" + (
+        self.stopped = f"{reason}; the sweep stopped after point {point.id}" + (
             f", {left} planned point{'s' if left != 1 else ''} not run" if left > 0 else ""
         )
         return True
@@ -128,13 +129,13 @@ def run_open(
                     remaining = sum(steps - l_[-1].steps_done for l_ in ladders if l_[-1].active)
                     observer.total(len(sweep.points) + remaining + later_rounds)
                     spec = PointSpec(
-                        sdk,
-                        ch,
-                        plan.concurrency,
-                        cap,
-                        rate,
-                        round_,
-                        transport,
+                        sdk=sdk,
+                        channels=ch,
+                        concurrency=plan.concurrency,
+                        max_concurrent_requests=cap,
+                        rate=rate,
+                        round=round_,
+                        transport=transport,
                     )
                     observer.started(spec)
                     point = sweep.add(run(spec))
@@ -153,12 +154,12 @@ def run_open(
 
 
 def open_loop_results(
-    summary: Sequence[dict[str, Any]],
+    summary: Sequence[SummaryEntry],
     sdks: Sequence[str],
     channels: Sequence[int],
     targets_ms: Sequence[float],
     min_achieved_share: float = 0.9,
-) -> list[dict[str, Any]]:
+) -> list[OpenLoopRow]:
     """Per (SDK, transport, channels, cap, target): the highest offered rate that met the target.
 
     Met: ok, no errors, achieved at least 90% of the offered rate, median
@@ -167,20 +168,18 @@ def open_loop_results(
     """
     results = []
     for sdk in sdks:
-        swept = [e for e in summary if e["sdk"] == sdk and e["rate"] is not None]
-        main, *others = _in_order(transports.of_entry(sdk, e) for e in swept) or [
-            transports.default(sdk)
-        ]
-        caps: list[Cap] = _in_order(e["max_concurrent_requests"] for e in swept) or [0]
+        swept = [e for e in summary if e.sdk == sdk and e.rate is not None]
+        main, *others = _in_order(e.transport for e in swept) or [transports.default(sdk)]
+        caps: list[Cap] = _in_order(e.max_concurrent_requests for e in swept) or [0]
         for transport in [main, *others]:
             for ch in channels:
                 for cap in caps:
                     entries = [
                         e
                         for e in swept
-                        if e["channels"] == ch
-                        and e["max_concurrent_requests"] == cap
-                        and transports.of_entry(sdk, e) == transport
+                        if e.channels == ch
+                        and e.max_concurrent_requests == cap
+                        and e.transport == transport
                     ]
                     if not entries and (transport != main or len(caps) > 1):
                         continue  # not swept at this channel count (or with this cap)
@@ -204,29 +203,31 @@ def _open_loop_row(
     ch: int,
     cap: Cap,
     target: float,
-    entries: Sequence[dict[str, Any]],
+    entries: Sequence[SummaryEntry],
     min_achieved_share: float,
-) -> dict[str, Any]:
+) -> OpenLoopRow:
     met = [e for e in entries if met_rate(e, target, min_achieved_share)]
-    best = max(met, key=lambda e: e["rate"]) if met else None
-    return {
-        "sdk": sdk,
-        "transport": transport,
-        "channels": ch,
-        "max_concurrent_requests": cap,
-        "target_ms": target,
-        "max_rate_met": best["rate"] if best else None,
-        "achieved_rps": best["rps"] if best else None,
-        "client_p999_ms": best["client_ms"]["p999"] if best else None,
-    }
+    best = max(met, key=lambda e: e.rate or 0.0) if met else None
+    return OpenLoopRow(
+        sdk=sdk,
+        transport=transport,
+        channels=ch,
+        max_concurrent_requests=cap,
+        target_ms=target,
+        max_rate_met=best.rate if best else None,
+        achieved_rps=best.rps if best else None,
+        client_p999_ms=best.client_p999 if best else None,
+    )
 
 
-def met_rate(entry: dict[str, Any], target_ms: float, min_share: float = 0.9) -> bool:
+def met_rate(entry: SummaryEntry, target_ms: float, min_share: float = 0.9) -> bool:
     """Whether an open-loop summary entry met the target at its offered rate."""
+    p999 = entry.client_p999
     return (
-        entry["rounds_ok"] >= 1
-        and entry["errors_total"] == 0
-        and entry["client_ms"] is not None
-        and entry["client_ms"]["p999"] < target_ms
-        and (entry["rps"] or 0.0) >= min_share * entry["rate"]
+        entry.rounds_ok >= 1
+        and entry.errors_total == 0
+        and p999 is not None
+        and p999 < target_ms
+        and entry.rate is not None
+        and (entry.rps or 0.0) >= min_share * entry.rate
     )

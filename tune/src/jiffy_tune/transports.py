@@ -12,7 +12,6 @@ added with `--loadgen` under a new name, speak gRPC only and take no
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 GRPC = "grpc"
 PROTOSOCKET = "protosocket"
@@ -38,11 +37,10 @@ def chooses(sdk: str) -> bool:
     return len(of(sdk)) > 1
 
 
-def of_entry(sdk: str, entry: Mapping[str, Any]) -> str:
+def given_or_default(sdk: str, transport: str | None) -> str:
     """The transport of a point or summary entry; results written before
     jiffy-tune swept transports have none, and ran every SDK on its default."""
-    transport = entry.get("transport")
-    return str(transport) if transport else default(sdk)
+    return transport or default(sdk)
 
 
 def named(sdk: str, transport: str) -> str | None:

@@ -1,8 +1,8 @@
 """The report of a jiffy-tune run: PNG charts, report.md and a self-contained report.html.
 
-`write_report(out_dir, results)` reads only the results.json dictionary, so a
-report can be rendered again from any saved run (`python -m jiffy_tune.report
-RUN_DIR`).
+`write_report(out_dir, results)` reads only the run's results (`RunResults`,
+what results.json holds), so a report can be rendered again from any saved
+run (`python -m jiffy_tune.report RUN_DIR`).
 
 # Layout
 * `view.py`: what the report says (title, notices, facts, presets), as text.
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from jiffy_tune.model import RunResults
 from jiffy_tune.report.charts import draw_charts
 from jiffy_tune.report.html import render_html
 from jiffy_tune.report.markdown import render_markdown
@@ -37,7 +37,7 @@ class ReportFiles:
     charts: list[Path]
 
 
-def write_report(out_dir: Path, results: dict[str, Any]) -> ReportFiles:
+def write_report(out_dir: Path, results: RunResults) -> ReportFiles:
     """Write report.md, report.html and charts/*.png for `results` into `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     view = build_view(results)

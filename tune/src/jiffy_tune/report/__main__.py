@@ -10,9 +10,9 @@ import json
 import sys
 from pathlib import Path
 
+from jiffy_tune.jsonfields import FieldError
 from jiffy_tune.report import write_report
-
-RESULTS_NAME = "results.json"
+from jiffy_tune.results import RESULTS_FILE, load
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,14 +28,17 @@ def main(argv: list[str] | None = None) -> int:
         help="folder to write the report into (default: RUN_DIR)",
     )
     args = parser.parse_args(argv)
-    results_path = args.run_dir / RESULTS_NAME
+    results_path = args.run_dir / RESULTS_FILE
     try:
-        results = json.loads(results_path.read_text(encoding="utf-8"))
+        results = load(results_path)
     except FileNotFoundError:
         print(f"error: {results_path} not found", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:
         print(f"error: {results_path} is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    except FieldError as exc:
+        print(f"error: {results_path}: {exc}", file=sys.stderr)
         return 2
     files = write_report(args.out or args.run_dir, results)
     print(f"report: {files.html}")

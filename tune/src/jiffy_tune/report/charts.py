@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -30,6 +29,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.typing import LineStyleType
 
 from jiffy_tune import adaptive, transports
+from jiffy_tune.model import RunResults, SummaryEntry
 from jiffy_tune.report import formatting as fmt
 
 # Modest size: a demo run renders every chart each time, and the HTML embeds them.
@@ -80,30 +80,58 @@ class _Load:
     noun: str
 
 
+@dataclass(frozen=True)
+class _Plotted:
+    """A summary entry on a chart, in its series: the SDK, or "SDK over TRANSPORT"
+    for an SDK measured over more than one transport."""
+
+    series: str
+    entry: SummaryEntry
+
+    @property
+    def channels(self) -> int:
+        return self.entry.channels
+
+    @property
+    def rps(self) -> float:
+        return self.entry.rps or 0.0
+
+    def x(self, key: str) -> float:
+        return float(_load_value(self.entry, key) or 0.0)
+
+    def client(self, key: str) -> float:
+        client = self.entry.client_ms
+        value = None if client is None else getattr(client, key)
+        return float(value or 0.0)
+
+
+def _load_value(entry: SummaryEntry, key: str) -> float | None:
+    return entry.rate if key == "rate" else entry.concurrency
+
+
 CONCURRENCY = _Load("concurrency", "concurrency (requests in flight, log scale)", "concurrency")
 OFFERED_RATE = _Load("rate", "offered rate (requests/s, log scale)", "offered rate")
 
 
-def draw_charts(charts_dir: Path, results: dict[str, Any]) -> list[Chart]:
+def draw_charts(charts_dir: Path, results: RunResults) -> list[Chart]:
     charts_dir.mkdir(parents=True, exist_ok=True)
-    load = OFFERED_RATE if results["mode"] == "open" else CONCURRENCY
-    targets = [float(t) for t in results["targets_ms"]]
-    usable = [e for e in results["summary"] if _usable(e, load)]
-    entries = _by_series(usable)
+    load = OFFERED_RATE if results.open_mode else CONCURRENCY
+    targets = [float(t) for t in results.targets_ms]
+    entries = _by_series([e for e in results.summary if _usable(e, load)])
     # Series in the SDKs' order, each SDK's transports in the order measured.
-    sdk_of = {series["sdk"]: entry["sdk"] for series, entry in zip(entries, usable, strict=True)}
+    sdk_of = {plotted.series: plotted.entry.sdk for plotted in entries}
     order = _ordered_sdks(results)
     sdks = sorted(sdk_of, key=lambda series: order.index(sdk_of[series]))
     charts = []
     for sdk in sdks:
-        own = [e for e in entries if e["sdk"] == sdk]
+        own = [e for e in entries if e.series == sdk]
         charts.append(_latency_chart(charts_dir, sdk, own, load, targets))
     if sdks:
         charts.append(_throughput_chart(charts_dir, sdks, entries, load))
         charts.append(_latency_vs_throughput_chart(charts_dir, sdks, entries, targets))
     limits = _limit_histories(results)
     if limits:
-        charts.append(_limit_chart(charts_dir, limits, float(results["settings"]["warmup_s"])))
+        charts.append(_limit_chart(charts_dir, limits, float(results.settings.warmup_s)))
     return charts
 
 
@@ -113,27 +141,23 @@ class _Limits:
     history: list[tuple[float, float]]
 
 
-def _limit_histories(results: dict[str, Any]) -> list[_Limits]:
+def _limit_histories(results: RunResults) -> list[_Limits]:
     """Per (SDK, transport, channels) compared: the limit history of auto's best
     point under the largest target it met."""
     found: dict[tuple[str, str, int], _Limits] = {}
-    rows = sorted(adaptive.of_results(results), key=lambda row: -row["target_ms"])
+    rows = sorted(adaptive.of_results(results), key=lambda row: -row.target_ms)
     for row in rows:
-        key = (row["sdk"], row["transport"], row["channels"])
+        key = (row.sdk, row.transport, row.channels)
         if key in found:
             continue
         history = adaptive.limit_history(results, row)
-        if history:
-            auto = row["auto"]
-            over = transports.named(row["sdk"], row["transport"])
-            load = (
-                f"rate {auto['rate']:,.0f}/s"
-                if auto["rate"] is not None
-                else f"c={auto['concurrency']}"
-            )
+        auto = row.auto
+        if history and auto is not None:
+            over = transports.named(row.sdk, row.transport)
+            load = f"rate {auto.rate:,.0f}/s" if auto.rate is not None else f"c={auto.concurrency}"
             label = (
-                f"{row['sdk']}{f' over {over}' if over else ''}, "
-                f"{_channels_label(row['channels'])}, {load} ({fmt.target(row['target_ms'])})"
+                f"{row.sdk}{f' over {over}' if over else ''}, "
+                f"{_channels_label(row.channels)}, {load} ({fmt.target(row.target_ms)})"
             )
             found[key] = _Limits(label, history)
     return list(found.values())
@@ -176,35 +200,28 @@ def _limit_chart(charts_dir: Path, limits: list[_Limits], warmup_s: float) -> Ch
     )
 
 
-def _usable(entry: dict[str, Any], load: _Load) -> bool:
-    value = entry[load.key]
-    return (
-        entry["client_ms"] is not None
-        and entry["rps"] is not None
-        and isinstance(value, int | float)
-        and value > 0
-    )
+def _usable(entry: SummaryEntry, load: _Load) -> bool:
+    value = _load_value(entry, load.key)
+    return entry.client_ms is not None and entry.rps is not None and value is not None and value > 0
 
 
-def _by_series(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The entries with "sdk" naming their series: the SDK, or "SDK over TRANSPORT"
-    for an SDK measured over more than one transport."""
+def _by_series(entries: Sequence[SummaryEntry]) -> list[_Plotted]:
+    """Each entry in its series: the SDK, or "SDK over TRANSPORT" for an SDK
+    measured over more than one transport."""
     names: dict[str, set[str]] = {}
     for entry in entries:
-        names.setdefault(entry["sdk"], set()).add(transports.of_entry(entry["sdk"], entry))
+        names.setdefault(entry.sdk, set()).add(entry.transport)
     return [
-        {**e, "sdk": f"{e['sdk']} over {transports.of_entry(e['sdk'], e)}"}
-        if len(names[e["sdk"]]) > 1
-        else e
+        _Plotted(f"{e.sdk} over {e.transport}" if len(names[e.sdk]) > 1 else e.sdk, e)
         for e in entries
     ]
 
 
-def _ordered_sdks(results: dict[str, Any]) -> list[str]:
-    sdks: list[str] = list(results["settings"]["sdks"])
-    for entry in results["summary"]:
-        if entry["sdk"] not in sdks:
-            sdks.append(entry["sdk"])
+def _ordered_sdks(results: RunResults) -> list[str]:
+    sdks: list[str] = list(results.settings.sdks)
+    for entry in results.summary:
+        if entry.sdk not in sdks:
+            sdks.append(entry.sdk)
     return sdks
 
 
@@ -215,15 +232,13 @@ def _sdk_color(sdk: str, sdks: Sequence[str]) -> str:
     return OTHER_COLORS[others.index(sdk) % len(OTHER_COLORS)]
 
 
-def _channels(entries: Iterable[dict[str, Any]]) -> list[int]:
-    return sorted({int(e["channels"]) for e in entries})
+def _channels(entries: Iterable[_Plotted]) -> list[int]:
+    return sorted({e.channels for e in entries})
 
 
-def _series(
-    entries: Iterable[dict[str, Any]], sdk: str, channels: int, x_key: str
-) -> list[dict[str, Any]]:
-    chosen = [e for e in entries if e["sdk"] == sdk and e["channels"] == channels]
-    return sorted(chosen, key=lambda e: float(e[x_key]))
+def _series(entries: Iterable[_Plotted], sdk: str, channels: int, x_key: str) -> list[_Plotted]:
+    chosen = [e for e in entries if e.series == sdk and e.channels == channels]
+    return sorted(chosen, key=lambda e: e.x(x_key))
 
 
 def _file_name(stem: str) -> str:
@@ -268,10 +283,10 @@ def _log_latency_axis(axes: Axes) -> None:
     axes.yaxis.set_minor_formatter(NullFormatter())
 
 
-def _log_load_axis(axes: Axes, entries: Iterable[dict[str, Any]], load: _Load) -> None:
+def _log_load_axis(axes: Axes, entries: Iterable[_Plotted], load: _Load) -> None:
     """Log scale, with a tick at each swept value when there are few enough to read."""
     axes.set_xscale("log")
-    values = sorted({float(e[load.key]) for e in entries})
+    values = sorted({e.x(load.key) for e in entries})
     if len(values) <= MAX_LOAD_TICKS:
         axes.set_xticks(values)
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
@@ -291,21 +306,19 @@ def _titled_with_legend(figure: Figure, axes: Axes, title: str, path: Path, alt:
 
 
 def _latency_chart(
-    charts_dir: Path, sdk: str, entries: list[dict[str, Any]], load: _Load, targets: list[float]
+    charts_dir: Path, sdk: str, entries: list[_Plotted], load: _Load, targets: list[float]
 ) -> Chart:
     figure, axes = _new_axes()
     channel_counts = _channels(entries)
     for index, channels in enumerate(channel_counts):
         color = CHANNEL_COLORS[index % len(CHANNEL_COLORS)]
         series = _series(entries, sdk, channels, load.key)
-        xs = [float(e[load.key]) for e in series]
+        xs = [e.x(load.key) for e in series]
         for _, key, style in PERCENTILE_STYLES:
-            ys = [float(e["client_ms"][key]) for e in series]
+            ys = [e.client(key) for e in series]
             axes.plot(xs, ys, color=color, linestyle=style, marker="o", markersize=3.5)
         server = [
-            (float(e[load.key]), float(e["server_ms"]["p999"]))
-            for e in series
-            if e["server_ms"] is not None and e["server_ms"]["p999"] is not None
+            (e.x(load.key), e.entry.server_p999) for e in series if e.entry.server_p999 is not None
         ]
         if server:
             axes.plot(
@@ -369,7 +382,7 @@ def _pair_styles(index: int) -> tuple[LineStyleType, str]:
 
 
 def _throughput_chart(
-    charts_dir: Path, sdks: list[str], entries: list[dict[str, Any]], load: _Load
+    charts_dir: Path, sdks: list[str], entries: list[_Plotted], load: _Load
 ) -> Chart:
     figure, axes = _new_axes()
     channel_counts = _channels(entries)
@@ -380,8 +393,8 @@ def _throughput_chart(
                 continue
             style, marker = _pair_styles(index)
             axes.plot(
-                [float(e[load.key]) for e in series],
-                [float(e["rps"]) for e in series],
+                [e.x(load.key) for e in series],
+                [e.rps for e in series],
                 color=_sdk_color(sdk, sdks),
                 linestyle=style,
                 marker=marker,
@@ -404,7 +417,7 @@ def _throughput_chart(
 
 
 def _latency_vs_throughput_chart(
-    charts_dir: Path, sdks: list[str], entries: list[dict[str, Any]], targets: list[float]
+    charts_dir: Path, sdks: list[str], entries: list[_Plotted], targets: list[float]
 ) -> Chart:
     figure, axes = _new_axes()
     channel_counts = _channels(entries)
@@ -412,14 +425,14 @@ def _latency_vs_throughput_chart(
         for index, channels in enumerate(channel_counts):
             # Ordered by load, so each line follows the sweep as it pushed harder.
             series = _series(entries, sdk, channels, "concurrency")
-            if any(e["rate"] is not None for e in series):
+            if any(e.entry.rate is not None for e in series):
                 series = _series(entries, sdk, channels, "rate")
             if not series:
                 continue
             style, marker = _pair_styles(index)
             axes.plot(
-                [float(e["rps"]) for e in series],
-                [float(e["client_ms"]["p999"]) for e in series],
+                [e.rps for e in series],
+                [e.client("p999") for e in series],
                 color=_sdk_color(sdk, sdks),
                 linestyle=style,
                 marker=marker,

@@ -2,32 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from jiffy_tune.caps import Cap
 
 MISSING = "—"
 
 
-def ms(value: Any) -> str:
+def ms(value: float | None) -> str:
     """Milliseconds with two decimals below 100 ms, whole above: 0.73 ms, 14.20 ms, 212 ms."""
     if not isinstance(value, int | float):
         return MISSING
     return f"{value:.2f} ms" if value < 100 else f"{value:,.0f} ms"
 
 
-def rps(value: Any) -> str:
+def rps(value: float | None) -> str:
     if not isinstance(value, int | float):
         return MISSING
     return f"{value:,.0f} rps"
 
 
-def share(value: Any) -> str:
+def share(value: float | None) -> str:
     """The client's share of p99.9, a fraction 0..1, as a percentage."""
     if not isinstance(value, int | float):
         return MISSING
     return f"{value * 100:.0f}%"
 
 
-def percent(value: Any) -> str:
+def percent(value: float | None) -> str:
     """A share, a fraction, as a whole percentage: 0.963 is 96%."""
     if not isinstance(value, int | float):
         return MISSING
@@ -38,11 +38,11 @@ def ratio(value: float) -> str:
     return f"{value:.2f}x"
 
 
-def target(value: Any) -> str:
+def target(value: float) -> str:
     return f"p99.9 < {value:g} ms"
 
 
-def cap(value: Any) -> str:
+def cap(value: Cap | None) -> str:
     """The SDK's in-flight cap; 0 means the SDK was run without one, auto its adaptive limit."""
     if value == "auto":
         return "auto"
@@ -51,19 +51,19 @@ def cap(value: Any) -> str:
     return "none" if value == 0 else f"{value:,}"
 
 
-def count(value: Any) -> str:
+def count(value: float | None) -> str:
     if not isinstance(value, int | float):
         return MISSING
     return f"{value:,.0f}"
 
 
-def cpus(value: Any) -> str:
+def cpus(value: list[int] | None) -> str:
     if not isinstance(value, list) or not value:
         return "not pinned"
     return "pinned to CPU " + ", ".join(str(cpu) for cpu in value)
 
 
-def seconds(value: Any) -> str:
+def seconds(value: float | None) -> str:
     if not isinstance(value, int | float):
         return MISSING
     return f"{value:g} s"

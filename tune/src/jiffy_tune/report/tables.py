@@ -8,9 +8,9 @@ rendering can leave such a row blank.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from jiffy_tune import adaptive, transports
+from jiffy_tune.model import AutoSide, Point, RunResults, SummaryEntry
 from jiffy_tune.recommend import by_transport, configuration
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.wording import higher, lower, noisy
@@ -65,16 +65,16 @@ class Ratio:
         return self.ours_p999_ms / self.official_p999_ms
 
 
-def server_measured(results: dict[str, Any]) -> bool:
-    return any(_server_p999(entry) is not None for entry in results["summary"])
+def server_measured(results: RunResults) -> bool:
+    return any(entry.server_p999 is not None for entry in results.summary)
 
 
-def ratios(results: dict[str, Any]) -> list[Ratio]:
+def ratios(results: RunResults) -> list[Ratio]:
     """Ours / official at each target where both have a recommendation."""
-    met = {(r["sdk"], r["target_ms"]): r["point"] for r in results["recommendations"] if r["met"]}
+    met = {(r.sdk, r.target_ms): r.point for r in results.recommendations if r.point is not None}
     found = []
     for ours, official in SDK_PAIRS:
-        for target in results["targets_ms"]:
+        for target in results.targets_ms:
             mine, theirs = met.get((ours, target)), met.get((official, target))
             if mine is None or theirs is None:
                 continue
@@ -83,44 +83,25 @@ def ratios(results: dict[str, Any]) -> list[Ratio]:
                     ours=ours,
                     official=official,
                     target_ms=target,
-                    ours_rps=mine["rps"],
-                    official_rps=theirs["rps"],
-                    ours_p999_ms=mine["client_ms"]["p999"],
-                    official_p999_ms=theirs["client_ms"]["p999"],
-                    ours_transport=transports.of_entry(ours, mine),
+                    ours_rps=mine.rps or 0.0,
+                    official_rps=theirs.rps or 0.0,
+                    ours_p999_ms=mine.client_p999 or 0.0,
+                    official_p999_ms=theirs.client_p999 or 0.0,
+                    ours_transport=mine.transport,
                 )
             )
     return found
-
-
-def _server_p999(entry: dict[str, Any]) -> Any:
-    server = entry["server_ms"]
-    return None if server is None else server["p999"]
-
-
-def _client(entry: dict[str, Any], key: str) -> Any:
-    client = entry["client_ms"]
-    return None if client is None else client[key]
-
-
-def _server(entry: dict[str, Any], key: str) -> Any:
-    server = entry["server_ms"]
-    return None if server is None else server[key]
 
 
 def _load_column(open_mode: bool) -> str:
     return "offered rate" if open_mode else "concurrency"
 
 
-def _load_cell(entry: dict[str, Any], open_mode: bool) -> str:
-    return fmt.rps(entry["rate"]) if open_mode else str(entry["concurrency"])
+def _load_cell(entry: SummaryEntry | Point, open_mode: bool) -> str:
+    return fmt.rps(entry.rate) if open_mode else str(entry.concurrency)
 
 
-def _transport(entry: dict[str, Any]) -> str:
-    return transports.of_entry(entry["sdk"], entry)
-
-
-def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
+def recommendation_table(results: RunResults, open_mode: bool) -> Table:
     columns = [
         "SDK",
         "target",
@@ -135,25 +116,25 @@ def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
         "rounds",
     ]
     rows = []
-    for rec in results["recommendations"]:
-        head = [rec["sdk"], fmt.target(rec["target_ms"])]
-        point = rec["point"]
-        if not rec["met"] or point is None:
-            rows.append(Row(head, statement=rec["statement"], css_class="unmet"))
+    for rec in results.recommendations:
+        head = [rec.sdk, fmt.target(rec.target_ms)]
+        point = rec.point
+        if point is None:
+            rows.append(Row(head, statement=rec.statement, css_class="unmet"))
             continue
         rows.append(
             Row(
                 [
                     *head,
-                    transports.of_entry(rec["sdk"], point),
-                    str(point["channels"]),
-                    fmt.cap(point["max_concurrent_requests"]),
+                    point.transport,
+                    str(point.channels),
+                    fmt.cap(point.max_concurrent_requests),
                     _load_cell(point, open_mode),
-                    fmt.rps(point["rps"]),
-                    fmt.ms(_client(point, "p999")),
-                    fmt.ms(_server_p999(point)),
-                    fmt.share(point["client_share_p999"]),
-                    rounds_cell(point["rounds_ok"]),
+                    fmt.rps(point.rps),
+                    fmt.ms(point.client_p999),
+                    fmt.ms(point.server_p999),
+                    fmt.share(point.client_share_p999),
+                    rounds_cell(point.rounds_ok),
                 ],
                 css_class="met",
             )
@@ -161,11 +142,9 @@ def recommendation_table(results: dict[str, Any], open_mode: bool) -> Table:
     return Table("recommendations", columns, rows, text_columns=(0, 1, 2))
 
 
-def transport_table(results: dict[str, Any]) -> Table | None:
+def transport_table(results: RunResults) -> Table | None:
     """Per SDK swept over more than one transport: each transport's best under each target."""
-    rows_found = by_transport(
-        results["settings"]["sdks"], results["summary"], results["targets_ms"]
-    )
+    rows_found = by_transport(results.settings.sdks, results.summary, results.targets_ms)
     if not rows_found:
         return None
     columns = [
@@ -178,8 +157,8 @@ def transport_table(results: dict[str, Any]) -> Table | None:
     ]
     rows = []
     for found in rows_found:
-        head = [found["sdk"], fmt.target(found["target_ms"]), found["transport"]]
-        point = found["point"]
+        head = [found.sdk, fmt.target(found.target_ms), found.transport]
+        point = found.point
         if point is None:
             rows.append(Row(head, statement="No configuration met the target.", css_class="unmet"))
             continue
@@ -187,8 +166,8 @@ def transport_table(results: dict[str, Any]) -> Table | None:
             Row(
                 [
                     *head,
-                    fmt.rps(point["rps"]),
-                    fmt.ms(_client(point, "p999")),
+                    fmt.rps(point.rps),
+                    fmt.ms(point.client_p999),
                     configuration(point),
                 ],
                 css_class="met",
@@ -202,13 +181,13 @@ def rounds_cell(rounds_ok: int) -> str:
     return f"{rounds_ok} (noisy)" if noisy(rounds_ok) else str(rounds_ok)
 
 
-def ratio_table(results: dict[str, Any]) -> Table | None:
-    sdks = set(results["settings"]["sdks"])
+def ratio_table(results: RunResults) -> Table | None:
+    sdks = set(results.settings.sdks)
     pairs = [(ours, official) for ours, official in SDK_PAIRS if {ours, official} <= sdks]
     if not pairs:
         return None
     found = {(r.ours, r.target_ms): r for r in ratios(results)}
-    met = {(r["sdk"], r["target_ms"]) for r in results["recommendations"] if r["met"]}
+    met = {(r.sdk, r.target_ms) for r in results.recommendations if r.met}
     columns = [
         "ours / official",
         "target",
@@ -219,7 +198,7 @@ def ratio_table(results: dict[str, Any]) -> Table | None:
     ]
     rows = []
     for ours, official in pairs:
-        for target in results["targets_ms"]:
+        for target in results.targets_ms:
             ratio = found.get((ours, target))
             head = [ratio.pair if ratio else f"{ours} / {official}", fmt.target(target)]
             if ratio is None:
@@ -247,8 +226,8 @@ def ratio_table(results: dict[str, Any]) -> Table | None:
     return Table("ratios", columns, rows, text_columns=(0, 1))
 
 
-def open_loop_table(results: dict[str, Any]) -> Table | None:
-    entries = results["open_loop"]
+def open_loop_table(results: RunResults) -> Table | None:
+    entries = results.open_loop
     if not entries:
         return None
     columns = [
@@ -261,28 +240,28 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
         lower("client p99.9"),
     ]
     # A cap column only when the sweep ran a ladder per cap.
-    with_cap = len({fmt.cap(entry.get("max_concurrent_requests", 0)) for entry in entries}) > 1
+    with_cap = len({fmt.cap(entry.max_concurrent_requests) for entry in entries}) > 1
     if with_cap:
         columns.insert(3, "cap")
     rows = []
     for entry in entries:
         head = [
-            entry["sdk"],
-            _transport(entry),
-            str(entry["channels"]),
-            *([fmt.cap(entry.get("max_concurrent_requests", 0))] if with_cap else []),
-            fmt.target(entry["target_ms"]),
+            entry.sdk,
+            entry.transport,
+            str(entry.channels),
+            *([fmt.cap(entry.max_concurrent_requests)] if with_cap else []),
+            fmt.target(entry.target_ms),
         ]
-        if entry["max_rate_met"] is None:
+        if entry.max_rate_met is None:
             rows.append(Row(head, statement="No offered rate met the target.", css_class="unmet"))
             continue
         rows.append(
             Row(
                 [
                     *head,
-                    fmt.rps(entry["max_rate_met"]),
-                    fmt.rps(entry["achieved_rps"]),
-                    fmt.ms(entry.get("client_p999_ms")),
+                    fmt.rps(entry.max_rate_met),
+                    fmt.rps(entry.achieved_rps),
+                    fmt.ms(entry.client_p999_ms),
                 ],
                 css_class="met",
             )
@@ -290,12 +269,12 @@ def open_loop_table(results: dict[str, Any]) -> Table | None:
     return Table("open-loop", columns, rows, text_columns=(0, 1, 4) if with_cap else (0, 1, 3))
 
 
-def auto_table(results: dict[str, Any]) -> Table | None:
+def auto_table(results: RunResults) -> Table | None:
     """auto against the best fixed cap under each target (adaptive.compare's rows)."""
     found = adaptive.of_results(results)
     if not found:
         return None
-    open_mode = results["mode"] == "open"
+    open_mode = results.open_mode
     load = _load_column(open_mode)
     columns = [
         "SDK",
@@ -314,8 +293,8 @@ def auto_table(results: dict[str, Any]) -> Table | None:
     ]
     rows = []
     for row in found:
-        head = [row["sdk"], row["transport"], str(row["channels"]), fmt.target(row["target_ms"])]
-        auto, best = row["auto"], row["best_cap"]
+        head = [row.sdk, row.transport, str(row.channels), fmt.target(row.target_ms)]
+        auto, best = row.auto, row.best_cap
         if auto is None and best is None:
             rows.append(Row(head, statement=adaptive.sentence(row) + ".", css_class="unmet"))
             continue
@@ -324,29 +303,29 @@ def auto_table(results: dict[str, Any]) -> Table | None:
             cells += ["no point met it", fmt.MISSING, fmt.MISSING, fmt.MISSING]
         else:
             cells += [
-                fmt.rps(auto["rps"]),
-                fmt.ms(auto["client_p999_ms"]),
+                fmt.rps(auto.rps),
+                fmt.ms(auto.client_p999_ms),
                 _side_load(auto, open_mode),
-                fmt.count(auto.get("in_flight_limit_last")),
+                fmt.count(auto.in_flight_limit_last),
             ]
         if best is None:
             cells += ["no point met it", fmt.MISSING, fmt.MISSING]
         else:
             cells += [
-                fmt.cap(best["max_concurrent_requests"]),
-                fmt.rps(best["rps"]),
+                fmt.cap(best.max_concurrent_requests),
+                fmt.rps(best.rps),
                 _side_load(best, open_mode),
             ]
-        cells += [fmt.percent(row["share"]), adaptive.verdict(row)]
-        rows.append(Row(cells, css_class="met" if row["meets_goal"] else "unmet"))
+        cells += [fmt.percent(row.share), adaptive.verdict(row)]
+        rows.append(Row(cells, css_class="met" if row.meets_goal else "unmet"))
     return Table("auto", columns, rows, text_columns=(0, 1, 3, 12))
 
 
-def _side_load(side: dict[str, Any], open_mode: bool) -> str:
-    return fmt.rps(side["rate"]) if open_mode else str(side["concurrency"])
+def _side_load(side: AutoSide, open_mode: bool) -> str:
+    return fmt.rps(side.rate) if open_mode else str(side.concurrency)
 
 
-def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
+def summary_table(results: RunResults, open_mode: bool) -> Table:
     columns = [
         "SDK",
         "transport",
@@ -364,57 +343,57 @@ def summary_table(results: dict[str, Any], open_mode: bool) -> Table:
         lower("errors"),
     ]
     rows = []
-    for entry in results["summary"]:
-        rounds = entry["rounds_ok"] + entry["rounds_failed"]
+    for entry in results.summary:
+        client, server = entry.client_ms, entry.server_ms
         rows.append(
             Row(
                 [
-                    entry["sdk"],
-                    _transport(entry),
-                    str(entry["channels"]),
-                    fmt.cap(entry["max_concurrent_requests"]),
+                    entry.sdk,
+                    entry.transport,
+                    str(entry.channels),
+                    fmt.cap(entry.max_concurrent_requests),
                     _load_cell(entry, open_mode),
-                    f"{entry['rounds_ok']} of {rounds}",
-                    fmt.rps(entry["rps"]),
-                    fmt.ms(_client(entry, "p50")),
-                    fmt.ms(_client(entry, "p99")),
-                    fmt.ms(_client(entry, "p999")),
-                    fmt.ms(_server(entry, "p50")),
-                    fmt.ms(_server(entry, "p999")),
-                    fmt.share(entry["client_share_p999"]),
-                    fmt.count(entry["errors_total"]),
+                    f"{entry.rounds_ok} of {entry.rounds_ok + entry.rounds_failed}",
+                    fmt.rps(entry.rps),
+                    fmt.ms(client.p50 if client else None),
+                    fmt.ms(client.p99 if client else None),
+                    fmt.ms(client.p999 if client else None),
+                    fmt.ms(server.p50 if server else None),
+                    fmt.ms(server.p999 if server else None),
+                    fmt.share(entry.client_share_p999),
+                    fmt.count(entry.errors_total),
                 ],
-                css_class="failed" if entry["rounds_ok"] == 0 else "",
+                css_class="failed" if entry.rounds_ok == 0 else "",
             )
         )
     return Table("summary", columns, rows, text_columns=(0, 1))
 
 
-def _point_head(point: dict[str, Any], open_mode: bool) -> list[str]:
+def _point_head(point: Point, open_mode: bool) -> list[str]:
     return [
-        str(point["id"]),
-        point["sdk"],
-        _transport(point),
-        str(point["channels"]),
+        str(point.id),
+        point.sdk,
+        point.transport,
+        str(point.channels),
         _load_cell(point, open_mode),
-        str(point["round"]),
+        str(point.round),
     ]
 
 
-def failed_table(results: dict[str, Any], open_mode: bool) -> Table | None:
-    failed = [p for p in results["points"] if p["status"] == "failed"]
+def failed_table(results: RunResults, open_mode: bool) -> Table | None:
+    failed = [p for p in results.points if not p.ok]
     if not failed:
         return None
     columns = ["point", "SDK", "transport", "channels", _load_column(open_mode), "round", "error"]
     rows = [
-        Row([*_point_head(p, open_mode), p["error"] or "no error recorded"], css_class="failed")
+        Row([*_point_head(p, open_mode), p.error or "no error recorded"], css_class="failed")
         for p in failed
     ]
     return Table("failed-points", columns, rows, text_columns=(1, 2, 6))
 
 
-def request_error_table(results: dict[str, Any], open_mode: bool) -> Table | None:
-    with_errors = [p for p in results["points"] if p["status"] == "ok" and p["errors_total"]]
+def request_error_table(results: RunResults, open_mode: bool) -> Table | None:
+    with_errors = [p for p in results.points if p.ok and p.errors_total]
     if not with_errors:
         return None
     columns = [
@@ -430,7 +409,7 @@ def request_error_table(results: dict[str, Any], open_mode: bool) -> Table | Non
         Row(
             [
                 *_point_head(p, open_mode),
-                ", ".join(f"{name} {n:,}" for name, n in sorted(p["errors"].items()) if n),
+                ", ".join(f"{name} {n:,}" for name, n in sorted(p.errors.items()) if n),
             ]
         )
         for p in with_errors

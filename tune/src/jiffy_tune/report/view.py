@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
 
 from jiffy_tune import adaptive, transports
+from jiffy_tune.model import Environment, Point, RunResults, Settings
 from jiffy_tune.report import formatting as fmt
 from jiffy_tune.report import tables
 from jiffy_tune.report.tables import Table
+from jiffy_tune.server import ServerInfo
 from jiffy_tune.wording import MEASURED_ROUNDS, noise_notice, noisy
 
 # The sentences under the section headings, the same in both renderings.
@@ -110,8 +111,8 @@ class ReportView:
     request_errors: Table | None
 
 
-def build_view(results: dict[str, Any]) -> ReportView:
-    open_mode = results["mode"] == "open"
+def build_view(results: RunResults) -> ReportView:
+    open_mode = results.open_mode
     return ReportView(
         title=_title(results),
         notices=_notices(results),
@@ -124,7 +125,7 @@ def build_view(results: dict[str, Any]) -> ReportView:
         auto=tables.auto_table(results),
         summary=tables.summary_table(results, open_mode),
         failed_points=tables.failed_table(results, open_mode),
-        stderr=_stderr(results["points"]),
+        stderr=_stderr(results.points),
         request_errors=tables.request_error_table(results, open_mode),
     )
 
@@ -137,39 +138,37 @@ def _parse_time(text: str) -> datetime:
     return parsed.astimezone(timezone.utc)
 
 
-def _title(results: dict[str, Any]) -> str:
-    started = _parse_time(results["started"]).strftime("%Y-%m-%d %H:%M UTC")
-    return f"jiffy-tune report: {started} on {results['environment']['hostname']}"
+def _title(results: RunResults) -> str:
+    started = _parse_time(results.started).strftime("%Y-%m-%d %H:%M UTC")
+    return f"jiffy-tune report: {started} on {results.environment.hostname}"
 
 
-def _notices(results: dict[str, Any]) -> list[str]:
+def _notices(results: RunResults) -> list[str]:
     notices = []
-    points = results["points"]
-    if results["interrupted"]:
+    points = results.points
+    if results.interrupted:
         notices.append(
             f"This run was interrupted before it finished: the report shows the {len(points)} "
             "points measured until then, and configurations it did not reach are missing."
         )
-    stopped = results.get("stopped")
-    if stopped:
-        notices.append(f"This run stopped early: {stopped}.")
-    rounds = results["settings"]["rounds"]
+    if results.stopped:
+        notices.append(f"This run stopped early: {results.stopped}.")
+    rounds = results.settings.rounds
     if points and noisy(rounds):
         notices.append(noise_notice(rounds))
-    failed = [p for p in points if p["status"] == "failed"]
+    failed = [p for p in points if not p.ok]
     if failed:
         notices.append(
             f"{len(failed)} of {len(points)} points failed; they are listed under Failed points, "
             "and the medians in the summary use only the rounds that succeeded."
         )
     if not tables.server_measured(results):
-        notices.append(_server_not_measured_sentence(results))
+        notices.append(_server_not_measured_sentence(results.server))
     return notices
 
 
-def _server_not_measured_sentence(results: dict[str, Any]) -> str:
-    server = results["server"]
-    if server["kind"] == "external" and server["metrics_url"] is None:
+def _server_not_measured_sentence(server: ServerInfo) -> str:
+    if server.kind == "external" and server.metrics_url is None:
         return (
             "Server latency not measured: the server is external and no metrics address "
             "was given, so only client latency is shown."
@@ -177,15 +176,15 @@ def _server_not_measured_sentence(results: dict[str, Any]) -> str:
     return "Server latency not measured: no point has a server-side latency."
 
 
-def _facts(results: dict[str, Any]) -> list[Fact]:
-    settings, env = results["settings"], results["environment"]
-    started, finished = _parse_time(results["started"]), _parse_time(results["finished"])
+def _facts(results: RunResults) -> list[Fact]:
+    settings, env = results.settings, results.environment
+    started, finished = _parse_time(results.started), _parse_time(results.finished)
     elapsed = int((finished - started).total_seconds())
-    points = results["points"]
-    failed = sum(1 for p in points if p["status"] == "failed")
+    points = results.points
+    failed = sum(1 for p in points if not p.ok)
     facts = [
-        Fact("Command", results["command"]),
-        Fact("Mode", _mode_sentence(results["mode"])),
+        Fact("Command", results.command),
+        Fact("Mode", _mode_sentence(results.mode)),
         Fact(
             "Time",
             f"{started:%Y-%m-%d %H:%M:%S} to {finished:%H:%M:%S} UTC "
@@ -194,30 +193,30 @@ def _facts(results: dict[str, Any]) -> list[Fact]:
         Fact("Points", f"{len(points)} measured, {failed} failed"),
         Fact(
             "Each point",
-            f"{fmt.seconds(settings['duration_s'])} measured after "
-            f"{fmt.seconds(settings['warmup_s'])} of warm-up; "
-            f"{fmt.plural(settings['rounds'], 'round')}; "
-            f"{settings['value_size']}-byte values, {settings['keyspace']:,} keys, "
-            f"{settings['get_ratio'] * 100:.0f}% gets",
+            f"{fmt.seconds(settings.duration_s)} measured after "
+            f"{fmt.seconds(settings.warmup_s)} of warm-up; "
+            f"{fmt.plural(settings.rounds, 'round')}; "
+            f"{settings.value_size}-byte values, {settings.keyspace:,} keys, "
+            f"{settings.get_ratio * 100:.0f}% gets",
         ),
-        Fact("SDKs", ", ".join(settings["sdks"])),
+        Fact("SDKs", ", ".join(settings.sdks)),
     ]
-    if results["mode"] == "open":
-        rates = settings["rates"] or []
+    if results.open_mode:
+        rates = settings.rates or []
         facts.append(Fact("Offered rates", ", ".join(fmt.rps(r) for r in rates)))
     else:
-        facts.append(Fact("Concurrency", ", ".join(str(c) for c in settings["concurrency"])))
-    facts.append(Fact("Channels", ", ".join(str(c) for c in settings["channels"])))
+        facts.append(Fact("Concurrency", ", ".join(str(c) for c in settings.concurrency)))
+    facts.append(Fact("Channels", ", ".join(str(c) for c in settings.channels)))
     facts.append(Fact("Transports", _transports_sentence(results)))
-    caps = settings["max_concurrent_requests"]
+    caps = settings.max_concurrent_requests
     if caps is None:
-        caps_sentence = "equal to each point's concurrency" if results["mode"] != "open" else "none"
+        caps_sentence = "equal to each point's concurrency" if not results.open_mode else "none"
     else:
         caps_sentence = ", ".join(map(fmt.cap, caps))
         if "auto" in caps:
             caps_sentence += " (auto: the SDK's adaptive limit, for the SDKs that have it)"
     facts.append(Fact("In-flight cap", caps_sentence))
-    delay = settings.get("delay_ms") or 0
+    delay = settings.delay_ms
     if delay:
         facts.append(
             Fact(
@@ -225,18 +224,18 @@ def _facts(results: dict[str, Any]) -> list[Fact]:
                 f"the server held every call {delay:g} ms (--delay-ms, fault injection)",
             )
         )
-    facts.append(Fact("Server", _server_sentence(results)))
-    facts.append(Fact("Client", fmt.cpus(results["client"]["cpus"])))
+    facts.append(Fact("Server", _server_sentence(results.server)))
+    facts.append(Fact("Client", fmt.cpus(results.client_cpus)))
     facts.append(Fact("Machine", _machine_sentence(env)))
-    facts.append(Fact("OS", f"{env['os']}, kernel {env['kernel']}"))
+    facts.append(Fact("OS", f"{env.os}, kernel {env.kernel}"))
     facts.append(Fact("Runtimes", _runtimes_sentence(settings, env)))
-    versions = env["sdk_versions"]
+    versions = env.sdk_versions
     if versions:
         facts.append(
             Fact("SDK versions", ", ".join(f"{sdk} {v}" for sdk, v in sorted(versions.items())))
         )
-    facts.append(Fact("Git commit", env["git_commit"] or fmt.MISSING))
-    facts.append(Fact("Tool", f"{results['tool']['name']} {results['tool']['version']}"))
+    facts.append(Fact("Git commit", env.git_commit or fmt.MISSING))
+    facts.append(Fact("Tool", f"{results.tool_name} {results.tool_version}"))
     return facts
 
 
@@ -249,32 +248,30 @@ def _mode_sentence(mode: str) -> str:
     return "closed loop: each of N workers keeps one request in flight"
 
 
-def _server_sentence(results: dict[str, Any]) -> str:
-    server = results["server"]
-    if server["kind"] == "embedded":
-        name = "jiffy-server" + (f" {server['version']}" if server["version"] else "")
-        where = f"started by jiffy-tune at {server['endpoint']}"
+def _server_sentence(server: ServerInfo) -> str:
+    if server.kind == "embedded":
+        name = "jiffy-server" + (f" {server.version}" if server.version else "")
+        where = f"started by jiffy-tune at {server.endpoint}"
     else:
         name = "external server"
-        where = f"at {server['endpoint']}"
-    if server.get("protosocket_endpoint"):
-        where += f" (protosocket port {server['protosocket_endpoint']})"
+        where = f"at {server.endpoint}"
+    if server.protosocket_endpoint:
+        where += f" (protosocket port {server.protosocket_endpoint})"
     latency = (
-        "latency read from its metrics" if server["metrics_url"] else "server latency not measured"
+        "latency read from its metrics" if server.metrics_url else "server latency not measured"
     )
-    return f"{name}, {where}, {fmt.cpus(server['cpus'])}; {latency}"
+    return f"{name}, {where}, {fmt.cpus(server.cpus)}; {latency}"
 
 
-def _transports_sentence(results: dict[str, Any]) -> str:
+def _transports_sentence(results: RunResults) -> str:
     """Each SDK's transports as measured; the channel counts of those after its first."""
     measured: dict[str, list[str]] = {}
-    for entry in results["summary"]:
-        names = measured.setdefault(entry["sdk"], [])
-        name = transports.of_entry(entry["sdk"], entry)
-        if name not in names:
-            names.append(name)
+    for entry in results.summary:
+        names = measured.setdefault(entry.sdk, [])
+        if entry.transport not in names:
+            names.append(entry.transport)
     sentence = "; ".join(f"{sdk}: {', '.join(names)}" for sdk, names in measured.items())
-    other_channels = results["settings"].get("transport_channels")
+    other_channels = results.settings.transport_channels
     if other_channels and any(len(names) > 1 for names in measured.values()):
         counts = ", ".join(str(c) for c in other_channels)
         noun = "channel" if other_channels == [1] else "channels"
@@ -282,42 +279,42 @@ def _transports_sentence(results: dict[str, Any]) -> str:
     return sentence or fmt.MISSING
 
 
-def _machine_sentence(env: dict[str, Any]) -> str:
-    parts = [env["hostname"], env["cpu_model"] or "CPU model unknown"]
-    parts.append(f"{env['cpus_online']} cores online")
-    if env["memory_gib"] is not None:
-        parts.append(f"{env['memory_gib']:.1f} GiB memory")
+def _machine_sentence(env: Environment) -> str:
+    parts = [env.hostname, env.cpu_model or "CPU model unknown"]
+    parts.append(f"{env.cpus_online} cores online")
+    if env.memory_gib is not None:
+        parts.append(f"{env.memory_gib:.1f} GiB memory")
     return ", ".join(parts)
 
 
-def _runtimes_sentence(settings: dict[str, Any], env: dict[str, Any]) -> str:
-    python = f"Python {env['python']}" + (" with uvloop" if settings["python_uvloop"] else "")
-    node = f"Node {env['node']}" if env["node"] else "Node not found"
-    if env["node"] and settings["node_options"]:
-        node += f" with {' '.join(settings['node_options'])}"
+def _runtimes_sentence(settings: Settings, env: Environment) -> str:
+    python = f"Python {env.python}" + (" with uvloop" if settings.python_uvloop else "")
+    node = f"Node {env.node}" if env.node else "Node not found"
+    if env.node and settings.node_options:
+        node += f" with {' '.join(settings.node_options)}"
     return f"{python}; {node}"
 
 
-def _presets(results: dict[str, Any]) -> list[Preset]:
+def _presets(results: RunResults) -> list[Preset]:
     return [
         Preset(
-            sdk=rec["sdk"],
-            target_ms=rec["target_ms"],
-            language=rec["preset"]["language"],
-            base=rec["preset"]["base"],
-            code=rec["preset"]["code"],
-            transport=transports.of_entry(rec["sdk"], rec["point"]),
+            sdk=rec.sdk,
+            target_ms=rec.target_ms,
+            language=rec.preset.language,
+            base=rec.preset.base,
+            code=rec.preset.code,
+            transport=rec.point.transport,
         )
-        for rec in results["recommendations"]
-        if rec["met"] and rec["preset"] is not None
+        for rec in results.recommendations
+        if rec.point is not None and rec.preset is not None
     ]
 
 
-def _stderr(points: list[dict[str, Any]]) -> list[Stderr]:
+def _stderr(points: list[Point]) -> list[Stderr]:
     """The failed points' stderr excerpts, each different one once, in point order."""
     found: dict[str, Stderr] = {}
     for point in points:
-        text = point.get("stderr_excerpt")
-        if point["status"] == "failed" and text:
-            found.setdefault(text, Stderr([], text)).point_ids.append(point["id"])
+        text = point.stderr_excerpt
+        if not point.ok and text:
+            found.setdefault(text, Stderr([], text)).point_ids.append(point.id)
     return list(found.values())
