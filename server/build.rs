@@ -124,7 +124,11 @@ fn catalogue(spec: &Path) -> Result<String, Box<dyn std::error::Error>> {
     let mut rows = String::new();
     let mut protosocket = String::new();
     for row in &spec.rpcs {
-        if !spec.services.iter().any(|service| service.name == row.service) {
+        if !spec
+            .services
+            .iter()
+            .any(|service| service.name == row.service)
+        {
             return Err(format!("{}: no service {}", row.rpc, row.service).into());
         }
         let access = match row.access.as_str() {

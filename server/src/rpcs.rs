@@ -133,7 +133,11 @@ mod tests {
     #[test]
     fn the_catalogue_is_what_proto_declares() {
         let declared: BTreeMap<&str, bool> = proto::DECLARED.iter().copied().collect();
-        assert_eq!(declared.len(), proto::DECLARED.len(), "an rpc declared twice");
+        assert_eq!(
+            declared.len(),
+            proto::DECLARED.len(),
+            "an rpc declared twice"
+        );
         let catalogued: BTreeMap<&str, bool> = RPCS
             .iter()
             .filter(|rpc| !standard(rpc))
@@ -158,7 +162,10 @@ mod tests {
             .collect();
         assert_eq!(declared, listed);
         for (name, _) in PROTOSOCKET_COMMANDS {
-            assert!(protosocket_call(name).is_some_and(|rpc| rpc.served), "{name}");
+            assert!(
+                protosocket_call(name).is_some_and(|rpc| rpc.served),
+                "{name}"
+            );
         }
         assert_eq!(protosocket_call("get").unwrap().name, "Get");
         assert!(protosocket_call(PROTOSOCKET_AUTH).is_none());
@@ -200,8 +207,9 @@ mod tests {
         assert_eq!(offered, ours);
     }
 
-    /// The rows of the README's table between `<!-- {name} -->` markers:
-    /// first cell, second cell. `sdk/gen_calls.py` writes these tables.
+    /// The rows of the README's table between its `<!-- {name}: generated`
+    /// and `<!-- /{name} -->` markers (`sdk/gen_calls.py` writes them): the
+    /// first two cells, without backquotes.
     fn readme_table<'a>(readme: &'a str, name: &str) -> Vec<(&'a str, &'a str)> {
         let open = format!("<!-- {name}: generated");
         let from = readme.find(&open).unwrap_or_else(|| panic!("no `{open}`"));
@@ -210,7 +218,10 @@ mod tests {
             .lines()
             .filter_map(|line| {
                 let mut cells = line.strip_prefix('|')?.split('|').map(str::trim);
-                Some((cells.next()?.trim_matches('`'), cells.next()?))
+                Some((
+                    cells.next()?.trim_matches('`'),
+                    cells.next()?.trim_matches('`'),
+                ))
             })
             .skip(2)
             .collect()
@@ -222,12 +233,11 @@ mod tests {
     fn the_readme_lists_what_is_served() {
         let readme = read("../README.md");
         let listed: BTreeMap<&str, &str> = readme_table(&readme, "calls").into_iter().collect();
-        let served: BTreeMap<&str, String> = RPCS
+        let served: BTreeMap<&str, &str> = RPCS
             .iter()
             .filter(|rpc| rpc.served && !standard(rpc))
-            .map(|rpc| (rpc.name, format!("`{}`", &rpc.path[1..rpc.path.rfind('/').unwrap()])))
+            .map(|rpc| (rpc.name, rpc.path[1..].split('/').next().unwrap()))
             .collect();
-        let served: BTreeMap<&str, &str> = served.iter().map(|(k, v)| (*k, v.as_str())).collect();
         assert_eq!(listed, served, "the README's table of calls");
 
         let roles = readme_table(&readme, "roles");
@@ -245,7 +255,11 @@ mod tests {
                 .map(|(role, _)| *role)
                 .collect();
             let expected: &[&str] = if rpc.served { &[role] } else { &[] };
-            assert_eq!(under, expected, "{}: in the README's table of roles", rpc.name);
+            assert_eq!(
+                under, expected,
+                "{}: in the README's table of roles",
+                rpc.name
+            );
         }
     }
 
