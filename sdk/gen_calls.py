@@ -25,6 +25,7 @@ import json
 import re
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,29 +156,32 @@ def _split(arguments: str) -> list[str]:
 
 def python_type(shape: str) -> str:
     """A `returns` as Python annotates it: `list<bytes?>` -> `list[bytes | None]`."""
-    if shape.endswith("?"):
-        return f"{python_type(shape[:-1])} | None"
-    container = _CONTAINER.match(shape)
-    if container is None:
-        return NAMED_TYPES[shape][0]
-    kind, arguments = container.groups()
-    inner = ", ".join(python_type(part) for part in _split(arguments))
-    return f"{'dict' if kind == 'map' else kind}[{inner}]"
+    return _type(shape, 0)
 
 
 def ts_type(shape: str) -> str:
     """A `returns` as TypeScript types it: `list<bytes?>` -> `(Uint8Array | undefined)[]`."""
+    return _type(shape, 1)
+
+
+# How each language writes nothing, and each container of its parts' types:
+# (Python, TypeScript).
+_NOTHING = ("None", "undefined")
+_CONTAINERS: dict[str, tuple[Callable[[list[str]], str], Callable[[list[str]], str]]] = {
+    "list": (lambda p: f"list[{p[0]}]", lambda p: f"({p[0]})[]" if "|" in p[0] else f"{p[0]}[]"),
+    "set": (lambda p: f"set[{p[0]}]", lambda p: f"Set<{p[0]}>"),
+    "map": (lambda p: f"dict[{p[0]}, {p[1]}]", lambda p: f"Map<{p[0]}, {p[1]}>"),
+}
+
+
+def _type(shape: str, language: int) -> str:
     if shape.endswith("?"):
-        return f"{ts_type(shape[:-1])} | undefined"
+        return f"{_type(shape[:-1], language)} | {_NOTHING[language]}"
     container = _CONTAINER.match(shape)
     if container is None:
-        return NAMED_TYPES[shape][1]
+        return NAMED_TYPES[shape][language]
     kind, arguments = container.groups()
-    parts = [ts_type(part) for part in _split(arguments)]
-    if kind == "map":
-        return f"Map<{', '.join(parts)}>"
-    item = parts[0] if "|" not in parts[0] else f"({parts[0]})"
-    return f"{item}[]" if kind == "list" else f"Set<{parts[0]}>"
+    return _CONTAINERS[kind][language]([_type(part, language) for part in _split(arguments)])
 
 
 def returns(call: dict[str, Any], language: str) -> str:
