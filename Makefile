@@ -20,6 +20,7 @@ help:
 	@echo "make test-conformance-rust   the official Rust SDK (crate momento): its protosocket and gRPC clients"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
+	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the README's lists"
 	@echo "make dist          packages into dist/: the jiffy-server wheel, the SDKs' and jiffy-tune's wheels, sdists, npm tarball"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
@@ -30,7 +31,7 @@ help:
 	@echo "make tune ARGS=..  jiffy-tune: sweep, chart and recommend a configuration (tune/README.md)"
 
 # Each SDK keeps its own targets (lint-X, test-X, demo-X, bench-X) in mk/X.mk.
-include mk/python.mk mk/js.mk mk/tune.mk mk/deploy.mk mk/dist.mk
+include mk/python.mk mk/js.mk mk/tune.mk mk/deploy.mk mk/dist.mk mk/generate.mk
 
 .PHONY: build
 build:

@@ -1,17 +1,25 @@
-//! Generates the gRPC server and client code from `../proto` at build time.
+//! Generates, at build time, the gRPC server and client code from `../proto`
+//! and the catalogue of calls from `../sdk/spec.json`.
 //!
 //! The .proto files are parsed by `protox` (pure Rust), so building needs no
 //! `protoc` binary on the machine. The protosocket messages
 //! (`proto/protosocket/`) are generated apart, into their own directory:
 //! their `common` package is not the gRPC protocol's `common`, and they
 //! have no services.
+//!
+//! The catalogue's rows become `OUT_DIR/catalogue.rs`, which `src/rpcs.rs`
+//! includes; what `proto/` declares becomes `OUT_DIR/proto_rpcs.rs`, which
+//! its tests hold the catalogue to.
 
-use std::path::PathBuf;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use prost::Message;
+use serde::Deserialize;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../proto");
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let proto_dir = manifest_dir.join("../proto");
     let files = [
         "cacheclient.proto",
         "controlclient.proto",
@@ -25,6 +33,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out_dir.join("jiffy_descriptors.bin"),
         descriptors.encode_to_vec(),
     )?;
+    let mut declared = String::new();
+    for file in &descriptors.file {
+        for service in &file.service {
+            for method in &service.method {
+                let path = format!("/{}.{}/{}", file.package(), service.name(), method.name());
+                writeln!(declared, "    ({path:?}, {}),", method.server_streaming())?;
+            }
+        }
+    }
     tonic_prost_build::configure()
         // Values arrive as `Bytes` so batches can be handed on without copying.
         .bytes(".")
@@ -32,12 +49,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let protosocket_files = ["protosocket/cache.proto", "protosocket/common.proto"];
     let protosocket_out = out_dir.join("protosocket");
     std::fs::create_dir_all(&protosocket_out)?;
+    let protosocket = protox::compile(protosocket_files, [&proto_dir])?;
+    let unary = protosocket
+        .file
+        .iter()
+        .flat_map(|file| &file.message_type)
+        .find(|message| message.name() == "Unary")
+        .ok_or("proto/protosocket/cache.proto declares no Unary")?;
+    let commands: Vec<&str> = unary
+        .field
+        .iter()
+        .filter(|field| field.oneof_index.is_some())
+        .map(|field| field.name())
+        .collect();
+    std::fs::write(
+        out_dir.join("proto_rpcs.rs"),
+        format!(
+            "/// Every `rpc` of `proto/` (path, answers a stream), as `protox` reads them.\n\
+             pub const DECLARED: &[(&str, bool)] = &[\n{declared}];\n\
+             /// The commands of `Unary` in `proto/protosocket/cache.proto`.\n\
+             pub const PROTOSOCKET_DECLARED: &[&str] = &{commands:?};\n"
+        ),
+    )?;
     tonic_prost_build::configure()
         .build_client(false)
         .build_server(false)
         .bytes(".")
         .out_dir(&protosocket_out)
-        .compile_fds(protox::compile(protosocket_files, [&proto_dir])?)?;
+        .compile_fds(protosocket)?;
+
+    let spec = manifest_dir.join("../sdk/spec.json");
+    std::fs::write(out_dir.join("catalogue.rs"), catalogue(&spec)?)?;
+
     let all = files
         .iter()
         .chain(&["common.proto"])
@@ -45,5 +88,104 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for file in all {
         println!("cargo:rerun-if-changed={}", proto_dir.join(file).display());
     }
+    println!("cargo:rerun-if-changed={}", spec.display());
     Ok(())
+}
+
+/// The part of `sdk/spec.json` the server reads (its `about` says what each
+/// field means).
+#[derive(Deserialize)]
+struct Spec {
+    services: Vec<Service>,
+    rpcs: Vec<Row>,
+}
+
+#[derive(Deserialize)]
+struct Service {
+    name: String,
+    /// None: a standard service from the tonic crates.
+    proto: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Row {
+    rpc: String,
+    service: String,
+    access: String,
+    idempotent: bool,
+    streaming: bool,
+    transports: Vec<String>,
+    served: bool,
+}
+
+/// `RPCS`, `STANDARD_SERVICES` and `PROTOSOCKET_COMMANDS`, as Rust source.
+fn catalogue(spec: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    let spec: Spec = serde_json::from_str(&std::fs::read_to_string(spec)?)?;
+    let mut rows = String::new();
+    let mut protosocket = String::new();
+    for row in &spec.rpcs {
+        if !spec
+            .services
+            .iter()
+            .any(|service| service.name == row.service)
+        {
+            return Err(format!("{}: no service {}", row.rpc, row.service).into());
+        }
+        let access = match row.access.as_str() {
+            "data_read" => "DataRead",
+            "data_write" => "DataWrite",
+            "control" => "Control",
+            "topic_read" => "TopicRead",
+            "topic_write" => "TopicWrite",
+            "any_token" => "AnyToken",
+            "public" => "Public",
+            other => return Err(format!("{}: access {other:?}", row.rpc).into()),
+        };
+        let path = format!("/{}/{}", row.service, row.rpc);
+        writeln!(
+            rows,
+            "    Rpc {{ path: {path:?}, name: {:?}, access: Access::{access}, idempotent: {}, \
+             streaming: {}, served: {} }},",
+            row.rpc, row.idempotent, row.streaming, row.served
+        )?;
+        for transport in &row.transports {
+            match transport.as_str() {
+                "grpc" => {}
+                "protosocket" => {
+                    writeln!(protosocket, "    ({:?}, {path:?}),", snake_case(&row.rpc))?
+                }
+                other => return Err(format!("{}: transport {other:?}", row.rpc).into()),
+            }
+        }
+    }
+    let standard: Vec<&str> = spec
+        .services
+        .iter()
+        .filter(|service| service.proto.is_none())
+        .map(|service| service.name.as_str())
+        .collect();
+    Ok(format!(
+        "// Generated by server/build.rs from sdk/spec.json: edit that file.\n\n\
+         /// Every call, in the order of `sdk/spec.json`.\n\
+         pub static RPCS: &[Rpc] = &[\n{rows}];\n\n\
+         /// The services of the catalogue that come from the tonic crates (health,\n\
+         /// reflection), not from `proto/`.\n\
+         pub const STANDARD_SERVICES: &[&str] = &{standard:?};\n\n\
+         /// The commands of the protosocket port that are calls, by their name in\n\
+         /// `proto/protosocket/cache.proto`, and the path of the call each is, whose\n\
+         /// metrics series (with `transport=\"protosocket\"`) and auth class it takes.\n\
+         pub static PROTOSOCKET_COMMANDS: &[(&str, &str)] = &[\n{protosocket}];\n"
+    ))
+}
+
+/// `ListPushFront` -> `list_push_front`: the protosocket protocol's names.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (index, c) in name.char_indices() {
+        if c.is_ascii_uppercase() && index > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }

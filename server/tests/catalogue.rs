@@ -9,9 +9,6 @@ use common::{raw_grpc, sample, TestServer};
 use jiffy_server::rpcs::{RPCS, STANDARD_SERVICES};
 use tonic::Code;
 
-/// The calls answered as a stream.
-const STREAMING: [&str; 2] = ["GetBatch", "SetBatch"];
-
 async fn server_with_cache() -> TestServer {
     let server = TestServer::start().await;
     common::create_cache(&mut server.control().await, "c").await;
@@ -32,13 +29,12 @@ async fn each_call_is_served_or_names_itself() {
             .any(|s| rpc.path.starts_with(&format!("/{s}/")))
     });
     for rpc in ours {
-        let streaming = STREAMING.contains(&rpc.name);
         let answer = raw_grpc::call(
             channel.clone(),
             rpc.path,
             Some("c"),
             Bytes::new(),
-            streaming,
+            rpc.streaming,
         )
         .await;
         let status = answer.err();

@@ -17,7 +17,7 @@ SPEC_FILE = Path(__file__).resolve().parents[2] / "spec.json"
 
 
 def load_spec() -> dict[str, Any]:
-    """sdk/spec.json: the calls both SDKs offer, with their RPC and retry class."""
+    """sdk/spec.json: the catalogue of calls, and the calls both SDKs offer."""
     spec: dict[str, Any] = json.loads(SPEC_FILE.read_text())
     return spec
 

@@ -1,5 +1,5 @@
 """Retries of every data call against injected faults: one UNAVAILABLE is
-ridden out by a call the spec marks `retry`, and surfaces from any other
+ridden out by a call whose RPC the spec marks `idempotent`, and surfaces from any other
 after a single attempt (so a push, pop or increment is never applied
 twice). Uses test_faults_headers' header plumbing."""
 
@@ -14,7 +14,7 @@ import pytest
 import jiffy
 from tests.conftest import Server
 from tests.test_faults_headers import BASE, attempts, connected, with_fault_headers
-from tests.test_spec import SPEC_CALLS, required_arguments
+from tests.test_spec import SPEC_CALLS, SPEC_RPCS, required_arguments
 
 # Control calls carry no per-cache headers, so no fault reaches them here.
 CONTROL_RPCS = {"CreateCache", "DeleteCache", "ListCaches", "FlushCache", "Ping"}
@@ -53,7 +53,7 @@ async def test_one_unavailable_is_retried_only_where_the_spec_allows(
         with_fault_headers(
             client, {"return-error": "unavailable", "error-rpcs": kebab(rpc), "error-count": "1"}
         )
-        if call["retry"]:
+        if SPEC_RPCS[rpc]["idempotent"]:
             await method(*arguments)
             assert attempts_or_zero(server, rpc) - before == 2
         else:

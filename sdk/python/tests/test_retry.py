@@ -9,9 +9,9 @@ from jiffy import _calls as c
 from jiffy._retry import backoff_delay, may_retry
 from tests.recording import load_spec
 
-# sdk/spec.json is the one source of which RPCs are retried (test_spec.py
-# holds the RPC table to it); here, that retries do what the table says.
-RETRY_BY_RPC = {call["rpc"]: call["retry"] for call in load_spec()["calls"]}
+# sdk/spec.json's `rpcs` is the one source of which RPCs are retried (the RPC
+# table is generated from it); here, that retries do what the table says.
+RETRY_BY_RPC = {row["rpc"]: row["idempotent"] for row in load_spec()["rpcs"]}
 RETRIED = {rpc for rpc in c.ALL_RPCS if RETRY_BY_RPC.get(rpc.name) is True}
 NEVER_RETRIED = {rpc for rpc in c.ALL_RPCS if RETRY_BY_RPC.get(rpc.name) is False}
 POLICY = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_backoff=0.05, jitter=0.5)

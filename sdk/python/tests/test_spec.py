@@ -1,5 +1,6 @@
 """Both clients agree with sdk/spec.json: the same calls, each sending the
-spec's RPC, each RPC retried exactly when the spec says."""
+spec's RPC, each RPC of the table its catalogue row (test_generated.py
+checks the table is what sdk/gen_calls.py writes today)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import jiffy
 from jiffy import SetIf, SetIfHash
 from jiffy import _calls as c
 from tests.recording import load_spec, recording_async_client, recording_sync_client
+from tests.test_generated import SDK_ROOT, load_script
 
 SPEC_CALLS: list[dict[str, Any]] = load_spec()["calls"]
+SPEC_RPCS: dict[str, dict[str, Any]] = {row["rpc"]: row for row in load_spec()["rpcs"]}
+# sdk/gen_calls.py: how a `returns` of the spec reads as a Python annotation.
+GEN_CALLS = load_script("gen_calls", SDK_ROOT.parent)
 SPEC_NAMES = {call["python"] for call in SPEC_CALLS}
 RPC_BY_NAME = {rpc.name: rpc for rpc in c.ALL_RPCS}
 # Public attributes that are the client's lifecycle, not calls of the protocol,
@@ -68,11 +73,22 @@ def test_every_public_call_is_in_the_spec(client_class: type) -> None:
 
 def test_every_rpc_is_in_the_spec() -> None:
     assert set(RPC_BY_NAME) == {call["rpc"] for call in SPEC_CALLS}
+    assert set(RPC_BY_NAME) <= set(SPEC_RPCS)
 
 
 @pytest.mark.parametrize("call", SPEC_CALLS, ids=lambda call: call["python"])
-def test_retry_flag_follows_the_spec(call: dict[str, Any]) -> None:
-    assert RPC_BY_NAME[call["rpc"]].idempotent is call["retry"]
+def test_each_call_answers_what_the_spec_says(call: dict[str, Any]) -> None:
+    # The sync client is generated from the async one, annotations included.
+    expected = GEN_CALLS.python_type(GEN_CALLS.returns(call, "python"))
+    method = getattr(jiffy.AsyncCacheClient, call["python"])
+    assert inspect.signature(method).return_annotation == expected
+
+
+@pytest.mark.parametrize("rpc", RPC_BY_NAME.values(), ids=lambda rpc: rpc.name)
+def test_each_rpc_is_its_catalogue_row(rpc: c.Rpc) -> None:
+    row = SPEC_RPCS[rpc.name]
+    assert rpc.path == f"/{row['service']}/{row['rpc']}"
+    assert (rpc.idempotent, rpc.streaming) == (row["idempotent"], row["streaming"])
 
 
 @pytest.mark.parametrize("call", SPEC_CALLS, ids=lambda call: call["python"])

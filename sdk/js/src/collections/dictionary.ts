@@ -2,9 +2,9 @@
 // answer readers; CacheClient sends them. A missing dictionary reads as an
 // empty one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
-import { scsRpc } from '../call-runner.js';
 import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8 } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
+import { RPCS } from '../gen/rpcs.gen.js';
 import { bytesList, collectionName, encode, type Operation, pairsOf, type WireTtl } from './common.js';
 
 /** Fields and values to set: a Map, a Record (field names as UTF-8), or [field, value] pairs. */
@@ -13,22 +13,13 @@ export type DictionaryEntries =
   | Readonly<Record<string, Bytes>>
   | readonly (readonly [Bytes, Bytes])[];
 
-const RPC = {
-  get: scsRpc('DictionaryGet'),
-  fetch: scsRpc('DictionaryFetch'),
-  set: scsRpc('DictionarySet'),
-  increment: scsRpc('DictionaryIncrement'),
-  delete: scsRpc('DictionaryDelete'),
-  length: scsRpc('DictionaryLength'),
-} as const;
-
 const name = (dictionaryName: Bytes): Uint8Array => collectionName(dictionaryName, 'dictionary');
 
 /** The value of each field in order, undefined where absent (all of them for a missing dictionary). */
 export function getFields(dictionaryName: Bytes, fields: readonly Bytes[]): Operation<(Uint8Array | undefined)[]> {
   const wireFields = bytesList(fields, 'fields', { nonEmpty: true });
   return {
-    rpc: RPC.get,
+    rpc: RPCS.DictionaryGet,
     request: encode(scs._DictionaryGetRequestSchema, { dictionaryName: name(dictionaryName), fields: wireFields }),
     read(answer) {
       const response = fromBinary(scs._DictionaryGetResponseSchema, answer);
@@ -41,7 +32,7 @@ export function getFields(dictionaryName: Bytes, fields: readonly Bytes[]): Oper
 /** Every field and value, fields in ascending byte order; field names decoded as UTF-8. */
 export function fetch(dictionaryName: Bytes): Operation<Map<string, Uint8Array>> {
   return {
-    rpc: RPC.fetch,
+    rpc: RPCS.DictionaryFetch,
     request: encode(scs._DictionaryFetchRequestSchema, { dictionaryName: name(dictionaryName) }),
     read(answer) {
       const response = fromBinary(scs._DictionaryFetchResponseSchema, answer);
@@ -60,7 +51,7 @@ export function setFields(dictionaryName: Bytes, entries: DictionaryEntries, ttl
     value: toBytes(value),
   }));
   return {
-    rpc: RPC.set,
+    rpc: RPCS.DictionarySet,
     request: encode(scs._DictionarySetRequestSchema, { dictionaryName: name(dictionaryName), items, ...ttl }),
     read: () => undefined,
   };
@@ -69,7 +60,7 @@ export function setFields(dictionaryName: Bytes, entries: DictionaryEntries, ttl
 /** Adds `amount` to the integer a field holds; reads the new value as the amount's type. */
 export function increment(dictionaryName: Bytes, field: Bytes, amount: number | bigint, ttl: WireTtl): Operation<number | bigint> {
   return {
-    rpc: RPC.increment,
+    rpc: RPCS.DictionaryIncrement,
     request: encode(scs._DictionaryIncrementRequestSchema, {
       dictionaryName: name(dictionaryName),
       field: toBytes(field),
@@ -86,7 +77,7 @@ export function increment(dictionaryName: Bytes, field: Bytes, amount: number | 
 export function removeFields(dictionaryName: Bytes, fields: readonly Bytes[]): Operation<void> {
   const some = { fields: bytesList(fields, 'fields', { nonEmpty: true }) };
   return {
-    rpc: RPC.delete,
+    rpc: RPCS.DictionaryDelete,
     request: encode(scs._DictionaryDeleteRequestSchema, { dictionaryName: name(dictionaryName), delete: { case: 'some', value: some } }),
     read: () => undefined,
   };
@@ -94,7 +85,7 @@ export function removeFields(dictionaryName: Bytes, fields: readonly Bytes[]): O
 
 export function length(dictionaryName: Bytes): Operation<number> {
   return {
-    rpc: RPC.length,
+    rpc: RPCS.DictionaryLength,
     request: encode(scs._DictionaryLengthRequestSchema, { dictionaryName: name(dictionaryName) }),
     read(answer) {
       const response = fromBinary(scs._DictionaryLengthResponseSchema, answer);

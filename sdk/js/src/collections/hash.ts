@@ -3,9 +3,9 @@
 // compare-and-set need not carry the whole value it compares against.
 // Request builders and answer readers; CacheClient sends them.
 import { fromBinary } from '@bufbuild/protobuf';
-import { scsRpc } from '../call-runner.js';
 import { type Bytes, describe, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
+import { RPCS } from '../gen/rpcs.gen.js';
 import { encode, invalid, type Operation } from './common.js';
 
 /** A value and the server's hash of it (jiffy-server: SHA-1 as 40 lowercase hex bytes). */
@@ -30,14 +30,9 @@ export type SetIfHashCondition =
   | { absentOrNotHashEqual: Bytes }
   | { unconditional: true };
 
-const RPC = {
-  getWithHash: scsRpc('GetWithHash'),
-  setIfHash: scsRpc('SetIfHash'),
-} as const;
-
 export function getWithHash(key: Bytes): Operation<ValueWithHash | undefined> {
   return {
-    rpc: RPC.getWithHash,
+    rpc: RPCS.GetWithHash,
     request: encode(scs._GetWithHashRequestSchema, { cacheKey: toBytes(key) }),
     read(answer) {
       const { result } = fromBinary(scs._GetWithHashResponseSchema, answer);
@@ -67,7 +62,7 @@ function conditionToWire(condition: SetIfHashCondition) {
 /** Resolves to whether the value was stored. */
 export function setIfHash(key: Bytes, value: Bytes, condition: SetIfHashCondition, ttlMilliseconds: bigint): Operation<boolean> {
   return {
-    rpc: RPC.setIfHash,
+    rpc: RPCS.SetIfHash,
     request: encode(scs._SetIfHashRequestSchema, {
       cacheKey: toBytes(key),
       cacheBody: toBytes(value),

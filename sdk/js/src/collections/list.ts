@@ -2,9 +2,9 @@
 // and answer readers; CacheClient sends them. A missing list reads as an
 // empty one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
-import { scsRpc } from '../call-runner.js';
 import { type Bytes, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
+import { RPCS } from '../gen/rpcs.gen.js';
 import {
   bytesList,
   checkedSlice,
@@ -35,20 +35,6 @@ export interface ListPushBackOptions extends CollectionOptions {
 /** listRetain's slice (as listFetch's) and the TTL it may refresh. */
 export interface ListRetainOptions extends Slice, CollectionOptions {}
 
-const RPC = {
-  pushFront: scsRpc('ListPushFront'),
-  pushBack: scsRpc('ListPushBack'),
-  concatenateFront: scsRpc('ListConcatenateFront'),
-  concatenateBack: scsRpc('ListConcatenateBack'),
-  fetch: scsRpc('ListFetch'),
-  popFront: scsRpc('ListPopFront'),
-  popBack: scsRpc('ListPopBack'),
-  remove: scsRpc('ListRemove'),
-  retain: scsRpc('ListRetain'),
-  erase: scsRpc('ListErase'),
-  length: scsRpc('ListLength'),
-} as const;
-
 const name = (listName: Bytes): Uint8Array => collectionName(listName, 'list');
 
 // 0 on the wire means "do not truncate", so a size of 0 cannot be asked for.
@@ -57,7 +43,7 @@ const truncation = (size: number | undefined, option: string): number => (size =
 export function pushFront(listName: Bytes, value: Bytes, ttl: WireTtl, options: ListPushFrontOptions): Operation<number> {
   const truncateBackToSize = truncation(options.truncateBackToSize, 'truncateBackToSize');
   return {
-    rpc: RPC.pushFront,
+    rpc: RPCS.ListPushFront,
     request: encode(scs._ListPushFrontRequestSchema, { listName: name(listName), value: toBytes(value), truncateBackToSize, ...ttl }),
     read: (answer) => fromBinary(scs._ListPushFrontResponseSchema, answer).listLength,
   };
@@ -66,7 +52,7 @@ export function pushFront(listName: Bytes, value: Bytes, ttl: WireTtl, options: 
 export function pushBack(listName: Bytes, value: Bytes, ttl: WireTtl, options: ListPushBackOptions): Operation<number> {
   const truncateFrontToSize = truncation(options.truncateFrontToSize, 'truncateFrontToSize');
   return {
-    rpc: RPC.pushBack,
+    rpc: RPCS.ListPushBack,
     request: encode(scs._ListPushBackRequestSchema, { listName: name(listName), value: toBytes(value), truncateFrontToSize, ...ttl }),
     read: (answer) => fromBinary(scs._ListPushBackResponseSchema, answer).listLength,
   };
@@ -81,7 +67,7 @@ export function concatenateFront(
   const truncateBackToSize = truncation(options.truncateBackToSize, 'truncateBackToSize');
   const wireValues = bytesList(values, 'values', { nonEmpty: true });
   return {
-    rpc: RPC.concatenateFront,
+    rpc: RPCS.ListConcatenateFront,
     request: encode(scs._ListConcatenateFrontRequestSchema, { listName: name(listName), values: wireValues, truncateBackToSize, ...ttl }),
     read: (answer) => fromBinary(scs._ListConcatenateFrontResponseSchema, answer).listLength,
   };
@@ -96,7 +82,7 @@ export function concatenateBack(
   const truncateFrontToSize = truncation(options.truncateFrontToSize, 'truncateFrontToSize');
   const wireValues = bytesList(values, 'values', { nonEmpty: true });
   return {
-    rpc: RPC.concatenateBack,
+    rpc: RPCS.ListConcatenateBack,
     request: encode(scs._ListConcatenateBackRequestSchema, { listName: name(listName), values: wireValues, truncateFrontToSize, ...ttl }),
     read: (answer) => fromBinary(scs._ListConcatenateBackResponseSchema, answer).listLength,
   };
@@ -117,7 +103,7 @@ function sliceToWire(slice: Slice | undefined) {
 
 export function fetch(listName: Bytes, slice: Slice | undefined): Operation<Uint8Array[]> {
   return {
-    rpc: RPC.fetch,
+    rpc: RPCS.ListFetch,
     request: encode(scs._ListFetchRequestSchema, { listName: name(listName), ...sliceToWire(slice) }),
     read(answer) {
       const response = fromBinary(scs._ListFetchResponseSchema, answer);
@@ -129,7 +115,7 @@ export function fetch(listName: Bytes, slice: Slice | undefined): Operation<Uint
 
 export function popFront(listName: Bytes): Operation<Uint8Array | undefined> {
   return {
-    rpc: RPC.popFront,
+    rpc: RPCS.ListPopFront,
     request: encode(scs._ListPopFrontRequestSchema, { listName: name(listName) }),
     read(answer) {
       const response = fromBinary(scs._ListPopFrontResponseSchema, answer);
@@ -140,7 +126,7 @@ export function popFront(listName: Bytes): Operation<Uint8Array | undefined> {
 
 export function popBack(listName: Bytes): Operation<Uint8Array | undefined> {
   return {
-    rpc: RPC.popBack,
+    rpc: RPCS.ListPopBack,
     request: encode(scs._ListPopBackRequestSchema, { listName: name(listName) }),
     read(answer) {
       const response = fromBinary(scs._ListPopBackResponseSchema, answer);
@@ -151,7 +137,7 @@ export function popBack(listName: Bytes): Operation<Uint8Array | undefined> {
 
 export function removeValue(listName: Bytes, value: Bytes): Operation<number> {
   return {
-    rpc: RPC.remove,
+    rpc: RPCS.ListRemove,
     request: encode(scs._ListRemoveRequestSchema, {
       listName: name(listName),
       remove: { case: 'allElementsWithValue', value: toBytes(value) },
@@ -166,7 +152,7 @@ export function removeValue(listName: Bytes, value: Bytes): Operation<number> {
 
 export function retain(listName: Bytes, ttl: WireTtl, slice: Slice): Operation<number> {
   return {
-    rpc: RPC.retain,
+    rpc: RPCS.ListRetain,
     request: encode(scs._ListRetainRequestSchema, { listName: name(listName), ...sliceToWire(slice), ...ttl }),
     read(answer) {
       // The length left; a missing list (or one this call emptied) is 0.
@@ -205,7 +191,7 @@ export function erase(listName: Bytes, slice: Slice | undefined): Operation<numb
     request = encode(scs._ListEraseRequestSchema, { listName: listNameBytes, erase: { case: 'some', value: { ranges } } });
   }
   return {
-    rpc: RPC.erase,
+    rpc: RPCS.ListErase,
     request,
     read(answer) {
       // The length left; a missing list (or one this call emptied) is 0.
@@ -217,7 +203,7 @@ export function erase(listName: Bytes, slice: Slice | undefined): Operation<numb
 
 export function length(listName: Bytes): Operation<number> {
   return {
-    rpc: RPC.length,
+    rpc: RPCS.ListLength,
     request: encode(scs._ListLengthRequestSchema, { listName: name(listName) }),
     read(answer) {
       const response = fromBinary(scs._ListLengthResponseSchema, answer);

@@ -2,27 +2,17 @@
 // CacheClient sends them. A missing set reads as an empty one
 // (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
-import { scsRpc } from '../call-runner.js';
 import type { Bytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
+import { RPCS } from '../gen/rpcs.gen.js';
 import { bytesList, collectionName, encode, integerIn, type Operation, uint32, type WireTtl } from './common.js';
-
-const RPC = {
-  union: scsRpc('SetUnion'),
-  difference: scsRpc('SetDifference'),
-  fetch: scsRpc('SetFetch'),
-  contains: scsRpc('SetContains'),
-  length: scsRpc('SetLength'),
-  pop: scsRpc('SetPop'),
-  sample: scsRpc('SetSample'),
-} as const;
 
 const name = (setName: Bytes): Uint8Array => collectionName(setName, 'set');
 
 /** Adds the elements; adding none is allowed and changes nothing (no set is created). */
 export function addElements(setName: Bytes, elements: readonly Bytes[], ttl: WireTtl): Operation<void> {
   return {
-    rpc: RPC.union,
+    rpc: RPCS.SetUnion,
     request: encode(scs._SetUnionRequestSchema, { setName: name(setName), elements: bytesList(elements, 'elements'), ...ttl }),
     read: () => undefined,
   };
@@ -31,7 +21,7 @@ export function addElements(setName: Bytes, elements: readonly Bytes[], ttl: Wir
 export function removeElements(setName: Bytes, elements: readonly Bytes[]): Operation<void> {
   const subtrahend = { subtrahendSet: { case: 'set' as const, value: { elements: bytesList(elements, 'elements') } } };
   return {
-    rpc: RPC.difference,
+    rpc: RPCS.SetDifference,
     request: encode(scs._SetDifferenceRequestSchema, { setName: name(setName), difference: { case: 'subtrahend', value: subtrahend } }),
     read: () => undefined,
   };
@@ -39,7 +29,7 @@ export function removeElements(setName: Bytes, elements: readonly Bytes[]): Oper
 
 export function fetch(setName: Bytes): Operation<Uint8Array[]> {
   return {
-    rpc: RPC.fetch,
+    rpc: RPCS.SetFetch,
     request: encode(scs._SetFetchRequestSchema, { setName: name(setName) }),
     read(answer) {
       const { set } = fromBinary(scs._SetFetchResponseSchema, answer);
@@ -51,7 +41,7 @@ export function fetch(setName: Bytes): Operation<Uint8Array[]> {
 export function containsElements(setName: Bytes, elements: readonly Bytes[]): Operation<boolean[]> {
   const wireElements = bytesList(elements, 'elements');
   return {
-    rpc: RPC.contains,
+    rpc: RPCS.SetContains,
     request: encode(scs._SetContainsRequestSchema, { setName: name(setName), elements: wireElements }),
     read(answer) {
       const { set } = fromBinary(scs._SetContainsResponseSchema, answer);
@@ -62,7 +52,7 @@ export function containsElements(setName: Bytes, elements: readonly Bytes[]): Op
 
 export function length(setName: Bytes): Operation<number> {
   return {
-    rpc: RPC.length,
+    rpc: RPCS.SetLength,
     request: encode(scs._SetLengthRequestSchema, { setName: name(setName) }),
     read(answer) {
       const { set } = fromBinary(scs._SetLengthResponseSchema, answer);
@@ -74,7 +64,7 @@ export function length(setName: Bytes): Operation<number> {
 /** Removes up to `count` (at least 1: the server refuses 0) elements chosen at random. */
 export function pop(setName: Bytes, count: number): Operation<Uint8Array[]> {
   return {
-    rpc: RPC.pop,
+    rpc: RPCS.SetPop,
     request: encode(scs._SetPopRequestSchema, { setName: name(setName), count: uint32(count, 'count', 1) }),
     read(answer) {
       const { set } = fromBinary(scs._SetPopResponseSchema, answer);
@@ -87,7 +77,7 @@ export function pop(setName: Bytes, count: number): Operation<Uint8Array[]> {
 export function sample(setName: Bytes, limit: number): Operation<Uint8Array[]> {
   const wireLimit = BigInt(integerIn(limit, 'limit', 0, Number.MAX_SAFE_INTEGER));
   return {
-    rpc: RPC.sample,
+    rpc: RPCS.SetSample,
     request: encode(scs._SetSampleRequestSchema, { setName: name(setName), limit: wireLimit }),
     read(answer) {
       const { set } = fromBinary(scs._SetSampleResponseSchema, answer);

@@ -3,9 +3,9 @@
 // readers; CacheClient sends them. A missing sorted set reads as an empty
 // one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
-import { scsRpc } from '../call-runner.js';
 import { type Bytes, describe, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
+import { RPCS } from '../gen/rpcs.gen.js';
 import {
   bytesList,
   checkedSlice,
@@ -74,18 +74,6 @@ export interface SortedSetUnionStoreOptions {
   ttlMs?: number;
 }
 
-const RPC = {
-  put: scsRpc('SortedSetPut'),
-  fetch: scsRpc('SortedSetFetch'),
-  getScore: scsRpc('SortedSetGetScore'),
-  getRank: scsRpc('SortedSetGetRank'),
-  increment: scsRpc('SortedSetIncrement'),
-  remove: scsRpc('SortedSetRemove'),
-  length: scsRpc('SortedSetLength'),
-  lengthByScore: scsRpc('SortedSetLengthByScore'),
-  unionStore: scsRpc('SortedSetUnionStore'),
-} as const;
-
 const name = (setName: Bytes): Uint8Array => collectionName(setName, 'sorted set');
 
 const ORDERS: Readonly<Record<SortedSetOrder, scs._SortedSetFetchRequest_Order>> = {
@@ -126,7 +114,7 @@ export function putElements(setName: Bytes, entries: SortedSetEntries, ttl: Wire
     score: finite(score, 'score'),
   }));
   return {
-    rpc: RPC.put,
+    rpc: RPCS.SortedSetPut,
     request: encode(scs._SortedSetPutRequestSchema, { setName: name(setName), elements, ...ttl }),
     read: () => undefined,
   };
@@ -155,7 +143,7 @@ export function fetchByRank(setName: Bytes, range: SortedSetRankRange): Operatio
     end: end === undefined ? { case: 'unboundedEnd' as const, value: unbounded() } : { case: 'exclusiveEndIndex' as const, value: end },
   };
   return {
-    rpc: RPC.fetch,
+    rpc: RPCS.SortedSetFetch,
     request: encode(scs._SortedSetFetchRequestSchema, {
       setName: name(setName),
       order: orderToWire(range.order),
@@ -195,7 +183,7 @@ export function fetchByScore(setName: Bytes, range: SortedSetScoreRange): Operat
     count: range.count === undefined ? -1 : integerIn(range.count, 'count', 1, 0x7fff_ffff),
   };
   return {
-    rpc: RPC.fetch,
+    rpc: RPCS.SortedSetFetch,
     request: encode(scs._SortedSetFetchRequestSchema, {
       setName: name(setName),
       order: orderToWire(range.order),
@@ -209,7 +197,7 @@ export function fetchByScore(setName: Bytes, range: SortedSetScoreRange): Operat
 export function getScores(setName: Bytes, values: readonly Bytes[]): Operation<(number | undefined)[]> {
   const wireValues = bytesList(values, 'values');
   return {
-    rpc: RPC.getScore,
+    rpc: RPCS.SortedSetGetScore,
     request: encode(scs._SortedSetGetScoreRequestSchema, { setName: name(setName), values: wireValues }),
     read(answer) {
       const { sortedSet } = fromBinary(scs._SortedSetGetScoreResponseSchema, answer);
@@ -221,7 +209,7 @@ export function getScores(setName: Bytes, values: readonly Bytes[]): Operation<(
 
 export function getRank(setName: Bytes, value: Bytes, order: SortedSetOrder | undefined): Operation<number | undefined> {
   return {
-    rpc: RPC.getRank,
+    rpc: RPCS.SortedSetGetRank,
     request: encode(scs._SortedSetGetRankRequestSchema, {
       setName: name(setName),
       value: toBytes(value),
@@ -236,7 +224,7 @@ export function getRank(setName: Bytes, value: Bytes, order: SortedSetOrder | un
 
 export function incrementScore(setName: Bytes, value: Bytes, amount: number, ttl: WireTtl): Operation<number> {
   return {
-    rpc: RPC.increment,
+    rpc: RPCS.SortedSetIncrement,
     request: encode(scs._SortedSetIncrementRequestSchema, {
       setName: name(setName),
       value: toBytes(value),
@@ -250,7 +238,7 @@ export function incrementScore(setName: Bytes, value: Bytes, amount: number, ttl
 export function removeElements(setName: Bytes, values: readonly Bytes[]): Operation<void> {
   const some = { values: bytesList(values, 'values') };
   return {
-    rpc: RPC.remove,
+    rpc: RPCS.SortedSetRemove,
     request: encode(scs._SortedSetRemoveRequestSchema, { setName: name(setName), removeElements: { case: 'some', value: some } }),
     read: () => undefined,
   };
@@ -258,7 +246,7 @@ export function removeElements(setName: Bytes, values: readonly Bytes[]): Operat
 
 export function length(setName: Bytes): Operation<number> {
   return {
-    rpc: RPC.length,
+    rpc: RPCS.SortedSetLength,
     request: encode(scs._SortedSetLengthRequestSchema, { setName: name(setName) }),
     read(answer) {
       const { sortedSet } = fromBinary(scs._SortedSetLengthResponseSchema, answer);
@@ -282,7 +270,7 @@ export function lengthByScore(setName: Bytes, bounds: SortedSetScoreBounds): Ope
         ? { case: 'exclusiveMax' as const, value: max }
         : { case: 'inclusiveMax' as const, value: max };
   return {
-    rpc: RPC.lengthByScore,
+    rpc: RPCS.SortedSetLengthByScore,
     request: encode(scs._SortedSetLengthByScoreRequestSchema, { setName: name(setName), min: minBound, max: maxBound }),
     read(answer) {
       const { sortedSet } = fromBinary(scs._SortedSetLengthByScoreResponseSchema, answer);
@@ -314,7 +302,7 @@ export function unionStore(
     weight: weight(sourceWeight),
   }));
   return {
-    rpc: RPC.unionStore,
+    rpc: RPCS.SortedSetUnionStore,
     request: encode(scs._SortedSetUnionStoreRequestSchema, {
       setName: name(destination),
       sources: wireSources,

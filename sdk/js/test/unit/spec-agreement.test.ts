@@ -1,11 +1,13 @@
-// The client against sdk/spec.json, the one list of calls both SDKs offer:
-// every call of the spec is a method, every public method is a call of the
-// spec, each sends the spec's RPC, and the retry table is the spec's
-// `retry` column, both as a table and as attempts on the wire.
+// The client against sdk/spec.json, the catalogue of calls both SDKs are
+// generated from: every call of the spec is a method, every public method is
+// a call of the spec, each sends the spec's RPC, RPCS holds the catalogue's
+// rows, and each call is retried as its RPC's `idempotent` says, both as a
+// table and as attempts on the wire.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { CacheClient } from '../../src/index.js';
+import { RPCS } from '../../src/gen/rpcs.gen.js';
 import { IDEMPOTENT_METHODS } from '../../src/retry.js';
 import { Status } from '../../src/status.js';
 import { StatusError } from '../../src/transport/channel.js';
@@ -15,13 +17,24 @@ interface SpecCall {
   rpc: string;
   python: string;
   js: string;
-  retry: boolean;
+}
+
+interface SpecRpc {
+  rpc: string;
+  service: string;
+  idempotent: boolean;
+  streaming: boolean;
+  transports: string[];
 }
 
 const spec = JSON.parse(readFileSync(new URL('../../../spec.json', import.meta.url), 'utf8')) as {
+  services: { name: string; proto: string | null }[];
+  rpcs: SpecRpc[];
   calls: SpecCall[];
   adaptive: { methods: { js: string }[] };
 };
+const SPEC_RPCS = new Map(spec.rpcs.map((row) => [row.rpc, row]));
+const retried = (call: SpecCall): boolean => SPEC_RPCS.get(call.rpc)!.idempotent;
 
 // Members of the client that are not calls of the protocol: its lifecycle
 // and what it tells about itself. Everything else public must be in the spec.
@@ -119,11 +132,23 @@ describe('sdk/spec.json agreement', () => {
     assert.deepEqual(extra, []);
   });
 
-  test("the retry table is the spec's retry column", () => {
-    const retried = new Set(spec.calls.filter((call) => call.retry).map((call) => call.rpc));
-    const once = new Set(spec.calls.filter((call) => !call.retry).map((call) => call.rpc));
-    assert.deepEqual([...retried].filter((rpc) => once.has(rpc)), [], 'an RPC both retried and not in the spec');
-    assert.deepEqual([...IDEMPOTENT_METHODS].sort(), [...retried].sort());
+  test("RPCS holds the catalogue's rows of the services of proto/", () => {
+    const ofProto = new Set(spec.services.filter((service) => service.proto !== null).map((service) => service.name));
+    const rows = spec.rpcs.filter((row) => ofProto.has(row.service));
+    assert.deepEqual(Object.keys(RPCS).sort(), rows.map((row) => row.rpc).sort());
+    for (const row of rows) {
+      const rpc = RPCS[row.rpc as keyof typeof RPCS];
+      assert.deepEqual(
+        [rpc.method, rpc.path, rpc.idempotent, rpc.streaming, [...rpc.transports]],
+        [row.rpc, `/${row.service}/${row.rpc}`, row.idempotent, row.streaming, row.transports],
+        row.rpc,
+      );
+    }
+  });
+
+  test("the retry table is the catalogue's idempotent calls", () => {
+    const idempotent = spec.rpcs.filter((row) => row.idempotent && row.rpc in RPCS).map((row) => row.rpc);
+    assert.deepEqual([...IDEMPOTENT_METHODS].sort(), idempotent.sort());
   });
 
   test("each call sends the spec's RPC, maxAttempts times when the spec retries it and once when not", async () => {
@@ -146,8 +171,8 @@ describe('sdk/spec.json agreement', () => {
         const method = (client as unknown as Record<string, AnyMethod>)[call.js]!;
         await assert.rejects(method.apply(client, [...args]), (err: Error) => err.name === 'ConnectionError', call.js);
         const sent = channel.calls.slice(before).map((sentCall) => sentCall.path);
-        const expected = call.retry ? MAX_ATTEMPTS : 1;
-        assert.equal(sent.length, expected, `${call.js}: ${sent.length} attempts, spec says retry=${call.retry}`);
+        const expected = retried(call) ? MAX_ATTEMPTS : 1;
+        assert.equal(sent.length, expected, `${call.js}: ${sent.length} attempts, spec says idempotent=${retried(call)}`);
         for (const path of sent) assert.ok(path.endsWith(`/${call.rpc}`), `${call.js} sent ${path}, spec says ${call.rpc}`);
       }
     } finally {

@@ -45,138 +45,466 @@ class Rpc:
     """Names a cache, so NOT_FOUND without a reason means that cache."""
 
 
-def _data(name: str, response: Any, idempotent: bool, streaming: bool = False) -> Rpc:
-    request = getattr(cache_pb, f"_{name}Request")
-    return Rpc(
-        name,
-        f"/cache_client.Scs/{name}",
-        request.SerializeToString,
-        response.FromString,
-        idempotent,
-        streaming,
-    )
-
-
-def _scs(name: str, idempotent: bool) -> Rpc:
-    """A unary data call whose messages are named after it (_<name>Request / Response)."""
-    return _data(name, getattr(cache_pb, f"_{name}Response"), idempotent)
-
-
-def _control(name: str, idempotent: bool, names_cache: bool = True) -> Rpc:
-    request = getattr(control_pb, f"_{name}Request")
-    response = getattr(control_pb, f"_{name}Response")
-    return Rpc(
-        name,
-        f"/control_client.ScsControl/{name}",
-        request.SerializeToString,
-        response.FromString,
-        idempotent,
-        control=True,
-        names_cache=names_cache,
-    )
-
-
-# Control calls: ListCaches is retried (a read). CreateCache and DeleteCache
-# are not: a retry after a lost answer would report ALREADY_EXISTS /
-# NOT_FOUND for the client's own success, which is worse than surfacing the
-# UNAVAILABLE. Nor is FlushCache: a second flush would also erase what other
-# clients wrote after the first one (the TypeScript SDK draws the same line).
-GET = _data("Get", cache_pb._GetResponse, True)
-GET_BATCH = _data("GetBatch", cache_pb._GetResponse, True, streaming=True)
-SET = _data("Set", cache_pb._SetResponse, True)
-SET_BATCH = _data("SetBatch", cache_pb._SetResponse, True, streaming=True)
-SET_IF = _data("SetIf", cache_pb._SetIfResponse, False)
-SET_IF_NOT_EXISTS = _data("SetIfNotExists", cache_pb._SetIfNotExistsResponse, False)
-DELETE = _data("Delete", cache_pb._DeleteResponse, True)
-KEYS_EXIST = _data("KeysExist", cache_pb._KeysExistResponse, True)
-INCREMENT = _data("Increment", cache_pb._IncrementResponse, False)
-UPDATE_TTL = _data("UpdateTtl", cache_pb._UpdateTtlResponse, False)
-ITEM_GET_TTL = _data("ItemGetTtl", cache_pb._ItemGetTtlResponse, True)
-ITEM_GET_TYPE = _data("ItemGetType", cache_pb._ItemGetTypeResponse, True)
-# The hash calls and the collections, retried as sdk/spec.json says (a test
-# holds this table to it). Retried: reads, and writes whose second sending
-# leaves the same state (a set, a removal, a put of fixed scores). Never:
-# calls that add to what is there (pushes, increments), take from it (pops),
-# cut by position (retain, erase: a second cut removes more), or check a
-# condition (SetIfHash: a retry could report "not stored" for its own store).
-GET_WITH_HASH = _scs("GetWithHash", True)
-SET_IF_HASH = _scs("SetIfHash", False)
-DICTIONARY_GET = _scs("DictionaryGet", True)
-DICTIONARY_FETCH = _scs("DictionaryFetch", True)
-DICTIONARY_SET = _scs("DictionarySet", True)
-DICTIONARY_INCREMENT = _scs("DictionaryIncrement", False)
-DICTIONARY_DELETE = _scs("DictionaryDelete", True)
-DICTIONARY_LENGTH = _scs("DictionaryLength", True)
-LIST_PUSH_FRONT = _scs("ListPushFront", False)
-LIST_PUSH_BACK = _scs("ListPushBack", False)
-LIST_CONCATENATE_FRONT = _scs("ListConcatenateFront", False)
-LIST_CONCATENATE_BACK = _scs("ListConcatenateBack", False)
-LIST_FETCH = _scs("ListFetch", True)
-LIST_POP_FRONT = _scs("ListPopFront", False)
-LIST_POP_BACK = _scs("ListPopBack", False)
-LIST_REMOVE = _scs("ListRemove", True)
-LIST_RETAIN = _scs("ListRetain", False)
-LIST_ERASE = _scs("ListErase", False)
-LIST_LENGTH = _scs("ListLength", True)
-SET_UNION = _scs("SetUnion", True)
-SET_DIFFERENCE = _scs("SetDifference", True)
-SET_FETCH = _scs("SetFetch", True)
-SET_CONTAINS = _scs("SetContains", True)
-SET_LENGTH = _scs("SetLength", True)
-SET_POP = _scs("SetPop", False)
-SET_SAMPLE = _scs("SetSample", True)
-SORTED_SET_PUT = _scs("SortedSetPut", True)
-SORTED_SET_FETCH = _scs("SortedSetFetch", True)
-SORTED_SET_GET_SCORE = _scs("SortedSetGetScore", True)
-SORTED_SET_GET_RANK = _scs("SortedSetGetRank", True)
-SORTED_SET_INCREMENT = _scs("SortedSetIncrement", False)
-SORTED_SET_REMOVE = _scs("SortedSetRemove", True)
-SORTED_SET_LENGTH = _scs("SortedSetLength", True)
-SORTED_SET_LENGTH_BY_SCORE = _scs("SortedSetLengthByScore", True)
-SORTED_SET_UNION_STORE = _scs("SortedSetUnionStore", False)
-CREATE_CACHE = _control("CreateCache", False)
-DELETE_CACHE = _control("DeleteCache", False)
-LIST_CACHES = _control("ListCaches", True, names_cache=False)
-FLUSH_CACHE = _control("FlushCache", False)
-# Topics (_topics.py, _async_topics.py). A second Publish is a second
-# message, so it is never resent. Subscribe opens a stream that changes
-# nothing; a subscription opens it again, from where it was, when it breaks.
-PUBLISH = Rpc(
-    "Publish",
-    "/cache_client.pubsub.Pubsub/Publish",
-    pubsub_pb._PublishRequest.SerializeToString,
-    common_pb._Empty.FromString,
-    False,
+# The table of calls, one Rpc per RPC of proto/ (constants named after it:
+# GET, DICTIONARY_FETCH, ...), and ALL_RPCS. Whether each is idempotent, and
+# why where it is not plain, is said once, in sdk/spec.json's `rpcs`.
+# --- generated by sdk/gen_calls.py from sdk/spec.json (make generate): edit those ---
+GET = Rpc(
+    "Get",
+    "/cache_client.Scs/Get",
+    cache_pb._GetRequest.SerializeToString,
+    cache_pb._GetResponse.FromString,
+    idempotent=True,
 )
-SUBSCRIBE = Rpc(
-    "Subscribe",
-    "/cache_client.pubsub.Pubsub/Subscribe",
-    pubsub_pb._SubscriptionRequest.SerializeToString,
-    pubsub_pb._SubscriptionItem.FromString,
-    True,
+GET_BATCH = Rpc(
+    "GetBatch",
+    "/cache_client.Scs/GetBatch",
+    cache_pb._GetBatchRequest.SerializeToString,
+    cache_pb._GetResponse.FromString,
+    idempotent=True,
     streaming=True,
+)
+SET = Rpc(
+    "Set",
+    "/cache_client.Scs/Set",
+    cache_pb._SetRequest.SerializeToString,
+    cache_pb._SetResponse.FromString,
+    idempotent=True,
+)
+SET_BATCH = Rpc(
+    "SetBatch",
+    "/cache_client.Scs/SetBatch",
+    cache_pb._SetBatchRequest.SerializeToString,
+    cache_pb._SetResponse.FromString,
+    idempotent=True,
+    streaming=True,
+)
+# A condition: a retry could report not stored for its own store.
+SET_IF = Rpc(
+    "SetIf",
+    "/cache_client.Scs/SetIf",
+    cache_pb._SetIfRequest.SerializeToString,
+    cache_pb._SetIfResponse.FromString,
+    idempotent=False,
+)
+# A condition: a retry could report not stored for its own store.
+SET_IF_NOT_EXISTS = Rpc(
+    "SetIfNotExists",
+    "/cache_client.Scs/SetIfNotExists",
+    cache_pb._SetIfNotExistsRequest.SerializeToString,
+    cache_pb._SetIfNotExistsResponse.FromString,
+    idempotent=False,
+)
+DELETE = Rpc(
+    "Delete",
+    "/cache_client.Scs/Delete",
+    cache_pb._DeleteRequest.SerializeToString,
+    cache_pb._DeleteResponse.FromString,
+    idempotent=True,
+)
+KEYS_EXIST = Rpc(
+    "KeysExist",
+    "/cache_client.Scs/KeysExist",
+    cache_pb._KeysExistRequest.SerializeToString,
+    cache_pb._KeysExistResponse.FromString,
+    idempotent=True,
+)
+INCREMENT = Rpc(
+    "Increment",
+    "/cache_client.Scs/Increment",
+    cache_pb._IncrementRequest.SerializeToString,
+    cache_pb._IncrementResponse.FromString,
+    idempotent=False,
+)
+UPDATE_TTL = Rpc(
+    "UpdateTtl",
+    "/cache_client.Scs/UpdateTtl",
+    cache_pb._UpdateTtlRequest.SerializeToString,
+    cache_pb._UpdateTtlResponse.FromString,
+    idempotent=False,
+)
+ITEM_GET_TTL = Rpc(
+    "ItemGetTtl",
+    "/cache_client.Scs/ItemGetTtl",
+    cache_pb._ItemGetTtlRequest.SerializeToString,
+    cache_pb._ItemGetTtlResponse.FromString,
+    idempotent=True,
+)
+ITEM_GET_TYPE = Rpc(
+    "ItemGetType",
+    "/cache_client.Scs/ItemGetType",
+    cache_pb._ItemGetTypeRequest.SerializeToString,
+    cache_pb._ItemGetTypeResponse.FromString,
+    idempotent=True,
+)
+GET_WITH_HASH = Rpc(
+    "GetWithHash",
+    "/cache_client.Scs/GetWithHash",
+    cache_pb._GetWithHashRequest.SerializeToString,
+    cache_pb._GetWithHashResponse.FromString,
+    idempotent=True,
+)
+# A condition: a retry could report not stored for its own store.
+SET_IF_HASH = Rpc(
+    "SetIfHash",
+    "/cache_client.Scs/SetIfHash",
+    cache_pb._SetIfHashRequest.SerializeToString,
+    cache_pb._SetIfHashResponse.FromString,
+    idempotent=False,
+)
+DICTIONARY_GET = Rpc(
+    "DictionaryGet",
+    "/cache_client.Scs/DictionaryGet",
+    cache_pb._DictionaryGetRequest.SerializeToString,
+    cache_pb._DictionaryGetResponse.FromString,
+    idempotent=True,
+)
+DICTIONARY_FETCH = Rpc(
+    "DictionaryFetch",
+    "/cache_client.Scs/DictionaryFetch",
+    cache_pb._DictionaryFetchRequest.SerializeToString,
+    cache_pb._DictionaryFetchResponse.FromString,
+    idempotent=True,
+)
+DICTIONARY_SET = Rpc(
+    "DictionarySet",
+    "/cache_client.Scs/DictionarySet",
+    cache_pb._DictionarySetRequest.SerializeToString,
+    cache_pb._DictionarySetResponse.FromString,
+    idempotent=True,
+)
+DICTIONARY_INCREMENT = Rpc(
+    "DictionaryIncrement",
+    "/cache_client.Scs/DictionaryIncrement",
+    cache_pb._DictionaryIncrementRequest.SerializeToString,
+    cache_pb._DictionaryIncrementResponse.FromString,
+    idempotent=False,
+)
+DICTIONARY_DELETE = Rpc(
+    "DictionaryDelete",
+    "/cache_client.Scs/DictionaryDelete",
+    cache_pb._DictionaryDeleteRequest.SerializeToString,
+    cache_pb._DictionaryDeleteResponse.FromString,
+    idempotent=True,
+)
+DICTIONARY_LENGTH = Rpc(
+    "DictionaryLength",
+    "/cache_client.Scs/DictionaryLength",
+    cache_pb._DictionaryLengthRequest.SerializeToString,
+    cache_pb._DictionaryLengthResponse.FromString,
+    idempotent=True,
+)
+SET_FETCH = Rpc(
+    "SetFetch",
+    "/cache_client.Scs/SetFetch",
+    cache_pb._SetFetchRequest.SerializeToString,
+    cache_pb._SetFetchResponse.FromString,
+    idempotent=True,
+)
+SET_SAMPLE = Rpc(
+    "SetSample",
+    "/cache_client.Scs/SetSample",
+    cache_pb._SetSampleRequest.SerializeToString,
+    cache_pb._SetSampleResponse.FromString,
+    idempotent=True,
+)
+SET_UNION = Rpc(
+    "SetUnion",
+    "/cache_client.Scs/SetUnion",
+    cache_pb._SetUnionRequest.SerializeToString,
+    cache_pb._SetUnionResponse.FromString,
+    idempotent=True,
+)
+SET_DIFFERENCE = Rpc(
+    "SetDifference",
+    "/cache_client.Scs/SetDifference",
+    cache_pb._SetDifferenceRequest.SerializeToString,
+    cache_pb._SetDifferenceResponse.FromString,
+    idempotent=True,
+)
+SET_CONTAINS = Rpc(
+    "SetContains",
+    "/cache_client.Scs/SetContains",
+    cache_pb._SetContainsRequest.SerializeToString,
+    cache_pb._SetContainsResponse.FromString,
+    idempotent=True,
+)
+SET_LENGTH = Rpc(
+    "SetLength",
+    "/cache_client.Scs/SetLength",
+    cache_pb._SetLengthRequest.SerializeToString,
+    cache_pb._SetLengthResponse.FromString,
+    idempotent=True,
+)
+SET_POP = Rpc(
+    "SetPop",
+    "/cache_client.Scs/SetPop",
+    cache_pb._SetPopRequest.SerializeToString,
+    cache_pb._SetPopResponse.FromString,
+    idempotent=False,
+)
+LIST_PUSH_FRONT = Rpc(
+    "ListPushFront",
+    "/cache_client.Scs/ListPushFront",
+    cache_pb._ListPushFrontRequest.SerializeToString,
+    cache_pb._ListPushFrontResponse.FromString,
+    idempotent=False,
+)
+LIST_PUSH_BACK = Rpc(
+    "ListPushBack",
+    "/cache_client.Scs/ListPushBack",
+    cache_pb._ListPushBackRequest.SerializeToString,
+    cache_pb._ListPushBackResponse.FromString,
+    idempotent=False,
+)
+LIST_POP_FRONT = Rpc(
+    "ListPopFront",
+    "/cache_client.Scs/ListPopFront",
+    cache_pb._ListPopFrontRequest.SerializeToString,
+    cache_pb._ListPopFrontResponse.FromString,
+    idempotent=False,
+)
+LIST_POP_BACK = Rpc(
+    "ListPopBack",
+    "/cache_client.Scs/ListPopBack",
+    cache_pb._ListPopBackRequest.SerializeToString,
+    cache_pb._ListPopBackResponse.FromString,
+    idempotent=False,
+)
+# By index: a second erase of the same ranges removes other values.
+LIST_ERASE = Rpc(
+    "ListErase",
+    "/cache_client.Scs/ListErase",
+    cache_pb._ListEraseRequest.SerializeToString,
+    cache_pb._ListEraseResponse.FromString,
+    idempotent=False,
+)
+# All occurrences of a value: twice removes nothing more.
+LIST_REMOVE = Rpc(
+    "ListRemove",
+    "/cache_client.Scs/ListRemove",
+    cache_pb._ListRemoveRequest.SerializeToString,
+    cache_pb._ListRemoveResponse.FromString,
+    idempotent=True,
+)
+LIST_FETCH = Rpc(
+    "ListFetch",
+    "/cache_client.Scs/ListFetch",
+    cache_pb._ListFetchRequest.SerializeToString,
+    cache_pb._ListFetchResponse.FromString,
+    idempotent=True,
+)
+LIST_LENGTH = Rpc(
+    "ListLength",
+    "/cache_client.Scs/ListLength",
+    cache_pb._ListLengthRequest.SerializeToString,
+    cache_pb._ListLengthResponse.FromString,
+    idempotent=True,
+)
+LIST_CONCATENATE_FRONT = Rpc(
+    "ListConcatenateFront",
+    "/cache_client.Scs/ListConcatenateFront",
+    cache_pb._ListConcatenateFrontRequest.SerializeToString,
+    cache_pb._ListConcatenateFrontResponse.FromString,
+    idempotent=False,
+)
+LIST_CONCATENATE_BACK = Rpc(
+    "ListConcatenateBack",
+    "/cache_client.Scs/ListConcatenateBack",
+    cache_pb._ListConcatenateBackRequest.SerializeToString,
+    cache_pb._ListConcatenateBackResponse.FromString,
+    idempotent=False,
+)
+LIST_RETAIN = Rpc(
+    "ListRetain",
+    "/cache_client.Scs/ListRetain",
+    cache_pb._ListRetainRequest.SerializeToString,
+    cache_pb._ListRetainResponse.FromString,
+    idempotent=False,
+)
+SORTED_SET_PUT = Rpc(
+    "SortedSetPut",
+    "/cache_client.Scs/SortedSetPut",
+    cache_pb._SortedSetPutRequest.SerializeToString,
+    cache_pb._SortedSetPutResponse.FromString,
+    idempotent=True,
+)
+SORTED_SET_FETCH = Rpc(
+    "SortedSetFetch",
+    "/cache_client.Scs/SortedSetFetch",
+    cache_pb._SortedSetFetchRequest.SerializeToString,
+    cache_pb._SortedSetFetchResponse.FromString,
+    idempotent=True,
+)
+SORTED_SET_GET_SCORE = Rpc(
+    "SortedSetGetScore",
+    "/cache_client.Scs/SortedSetGetScore",
+    cache_pb._SortedSetGetScoreRequest.SerializeToString,
+    cache_pb._SortedSetGetScoreResponse.FromString,
+    idempotent=True,
+)
+SORTED_SET_REMOVE = Rpc(
+    "SortedSetRemove",
+    "/cache_client.Scs/SortedSetRemove",
+    cache_pb._SortedSetRemoveRequest.SerializeToString,
+    cache_pb._SortedSetRemoveResponse.FromString,
+    idempotent=True,
+)
+SORTED_SET_INCREMENT = Rpc(
+    "SortedSetIncrement",
+    "/cache_client.Scs/SortedSetIncrement",
+    cache_pb._SortedSetIncrementRequest.SerializeToString,
+    cache_pb._SortedSetIncrementResponse.FromString,
+    idempotent=False,
+)
+SORTED_SET_GET_RANK = Rpc(
+    "SortedSetGetRank",
+    "/cache_client.Scs/SortedSetGetRank",
+    cache_pb._SortedSetGetRankRequest.SerializeToString,
+    cache_pb._SortedSetGetRankResponse.FromString,
+    idempotent=True,
+)
+SORTED_SET_LENGTH = Rpc(
+    "SortedSetLength",
+    "/cache_client.Scs/SortedSetLength",
+    cache_pb._SortedSetLengthRequest.SerializeToString,
+    cache_pb._SortedSetLengthResponse.FromString,
+    idempotent=True,
+)
+SORTED_SET_LENGTH_BY_SCORE = Rpc(
+    "SortedSetLengthByScore",
+    "/cache_client.Scs/SortedSetLengthByScore",
+    cache_pb._SortedSetLengthByScoreRequest.SerializeToString,
+    cache_pb._SortedSetLengthByScoreResponse.FromString,
+    idempotent=True,
+)
+# The destination may be one of its sources: a repeat weighs it again.
+SORTED_SET_UNION_STORE = Rpc(
+    "SortedSetUnionStore",
+    "/cache_client.Scs/SortedSetUnionStore",
+    cache_pb._SortedSetUnionStoreRequest.SerializeToString,
+    cache_pb._SortedSetUnionStoreResponse.FromString,
+    idempotent=False,
+)
+# A repeat after a lost answer reports ALREADY_EXISTS for the client's own success.
+CREATE_CACHE = Rpc(
+    "CreateCache",
+    "/control_client.ScsControl/CreateCache",
+    control_pb._CreateCacheRequest.SerializeToString,
+    control_pb._CreateCacheResponse.FromString,
+    idempotent=False,
+    control=True,
+)
+# A repeat after a lost answer reports NOT_FOUND for the client's own success.
+DELETE_CACHE = Rpc(
+    "DeleteCache",
+    "/control_client.ScsControl/DeleteCache",
+    control_pb._DeleteCacheRequest.SerializeToString,
+    control_pb._DeleteCacheResponse.FromString,
+    idempotent=False,
+    control=True,
+)
+LIST_CACHES = Rpc(
+    "ListCaches",
+    "/control_client.ScsControl/ListCaches",
+    control_pb._ListCachesRequest.SerializeToString,
+    control_pb._ListCachesResponse.FromString,
+    idempotent=True,
+    control=True,
+    names_cache=False,
+)
+# A second flush would also erase what others wrote after the first.
+FLUSH_CACHE = Rpc(
+    "FlushCache",
+    "/control_client.ScsControl/FlushCache",
+    control_pb._FlushCacheRequest.SerializeToString,
+    control_pb._FlushCacheResponse.FromString,
+    idempotent=False,
+    control=True,
 )
 PING = Rpc(
     "Ping",
     "/cache_client.Ping/Ping",
     ping_pb._PingRequest.SerializeToString,
     ping_pb._PingResponse.FromString,
-    True,
+    idempotent=True,
     names_cache=False,
 )
+# Twice is two messages, each numbered.
+PUBLISH = Rpc(
+    "Publish",
+    "/cache_client.pubsub.Pubsub/Publish",
+    pubsub_pb._PublishRequest.SerializeToString,
+    common_pb._Empty.FromString,
+    idempotent=False,
+)
+# Opening a stream changes nothing; a client comes back with its resume point (and a subscription
+# whose stream breaks opens it again from there).
+SUBSCRIBE = Rpc(
+    "Subscribe",
+    "/cache_client.pubsub.Pubsub/Subscribe",
+    pubsub_pb._SubscriptionRequest.SerializeToString,
+    pubsub_pb._SubscriptionItem.FromString,
+    idempotent=True,
+    streaming=True,
+)
 ALL_RPCS = (
-    GET, GET_BATCH, SET, SET_BATCH, SET_IF, SET_IF_NOT_EXISTS, DELETE, KEYS_EXIST,
-    INCREMENT, UPDATE_TTL, ITEM_GET_TTL, ITEM_GET_TYPE, GET_WITH_HASH, SET_IF_HASH,
-    DICTIONARY_GET, DICTIONARY_FETCH, DICTIONARY_SET, DICTIONARY_INCREMENT, DICTIONARY_DELETE,
+    GET,
+    GET_BATCH,
+    SET,
+    SET_BATCH,
+    SET_IF,
+    SET_IF_NOT_EXISTS,
+    DELETE,
+    KEYS_EXIST,
+    INCREMENT,
+    UPDATE_TTL,
+    ITEM_GET_TTL,
+    ITEM_GET_TYPE,
+    GET_WITH_HASH,
+    SET_IF_HASH,
+    DICTIONARY_GET,
+    DICTIONARY_FETCH,
+    DICTIONARY_SET,
+    DICTIONARY_INCREMENT,
+    DICTIONARY_DELETE,
     DICTIONARY_LENGTH,
-    LIST_PUSH_FRONT, LIST_PUSH_BACK, LIST_CONCATENATE_FRONT, LIST_CONCATENATE_BACK, LIST_FETCH,
-    LIST_POP_FRONT, LIST_POP_BACK, LIST_REMOVE, LIST_RETAIN, LIST_ERASE, LIST_LENGTH,
-    SET_UNION, SET_DIFFERENCE, SET_FETCH, SET_CONTAINS, SET_LENGTH, SET_POP, SET_SAMPLE,
-    SORTED_SET_PUT, SORTED_SET_FETCH, SORTED_SET_GET_SCORE, SORTED_SET_GET_RANK,
-    SORTED_SET_INCREMENT, SORTED_SET_REMOVE, SORTED_SET_LENGTH, SORTED_SET_LENGTH_BY_SCORE,
-    SORTED_SET_UNION_STORE, PUBLISH, SUBSCRIBE,
-    CREATE_CACHE, DELETE_CACHE, LIST_CACHES, FLUSH_CACHE, PING,
-)  # fmt: skip
+    SET_FETCH,
+    SET_SAMPLE,
+    SET_UNION,
+    SET_DIFFERENCE,
+    SET_CONTAINS,
+    SET_LENGTH,
+    SET_POP,
+    LIST_PUSH_FRONT,
+    LIST_PUSH_BACK,
+    LIST_POP_FRONT,
+    LIST_POP_BACK,
+    LIST_ERASE,
+    LIST_REMOVE,
+    LIST_FETCH,
+    LIST_LENGTH,
+    LIST_CONCATENATE_FRONT,
+    LIST_CONCATENATE_BACK,
+    LIST_RETAIN,
+    SORTED_SET_PUT,
+    SORTED_SET_FETCH,
+    SORTED_SET_GET_SCORE,
+    SORTED_SET_REMOVE,
+    SORTED_SET_INCREMENT,
+    SORTED_SET_GET_RANK,
+    SORTED_SET_LENGTH,
+    SORTED_SET_LENGTH_BY_SCORE,
+    SORTED_SET_UNION_STORE,
+    CREATE_CACHE,
+    DELETE_CACHE,
+    LIST_CACHES,
+    FLUSH_CACHE,
+    PING,
+    PUBLISH,
+    SUBSCRIBE,
+)
+# --- end of the generated table ---
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})
 
 _HIT = cache_pb.ECacheResult.Value("Hit")

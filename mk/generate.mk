@@ -1,0 +1,16 @@
+# Code generated from the catalogue of calls (sdk/spec.json): targets used by
+# the root Makefile. The server generates its own rows when it builds
+# (server/build.rs); these are the checked-in ones.
+#   make generate          rewrite Python's RPC table (jiffy/_calls.py), TypeScript's
+#                          RPCS (src/gen/rpcs.gen.ts) and the README's lists of calls
+#   make check-generated   fail naming each of them that is stale (part of `make lint`)
+
+.PHONY: generate check-generated
+
+generate:
+	python3 sdk/gen_calls.py
+
+check-generated:
+	python3 sdk/gen_calls.py --check
+
+lint: check-generated
