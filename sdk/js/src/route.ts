@@ -19,7 +19,7 @@ import type { ResolvedKnobs } from './config.js';
 import { LimitExceededError, Reason } from './errors.js';
 import { type OpenPort, chooseTransport } from './protosocket-auto.js';
 import type { ProtosocketCalls } from './protosocket-calls.js';
-import type { TransportKind } from './rpcs.js';
+import type { Transport } from './gen/rpcs.gen.js';
 import type { KeyOperation, StreamOperation } from './scalars.js';
 import { Topics } from './topics/topics.js';
 
@@ -110,7 +110,7 @@ export class Route {
    * What carries get, set and delete now. Under 'auto' with lazy connect it
    * is 'grpc' until the first of them has asked the server.
    */
-  get transport(): TransportKind {
+  get transport(): Transport {
     return this.#protosocket === undefined ? 'grpc' : 'protosocket';
   }
 

@@ -8,7 +8,7 @@ import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, ttlMsToWire } fro
 import { encode, type Operation } from './collections/common.js';
 import * as scs from './gen/cacheclient_pb.js';
 import * as common from './gen/common_pb.js';
-import { RPCS, type RpcRow } from './rpcs.js';
+import { RPCS, type CatalogueRpc } from './gen/rpcs.gen.js';
 import { Command } from './transport/protosocket-codec.js';
 
 /** Condition of setIf: the six of the protocol. */
@@ -32,7 +32,7 @@ const ITEM_TYPES: readonly ItemType[] = ['scalar', 'dictionary', 'set', 'list', 
  * request. Its protosocket answer (a Get's value or nothing) is its T.
  */
 export interface KeyOperation<T> extends Operation<T> {
-  rpc: RpcRow;
+  rpc: CatalogueRpc;
   command: (typeof Command)['GET' | 'SET' | 'DELETE'];
   key: Bytes;
   value: Bytes | undefined;
