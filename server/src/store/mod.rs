@@ -28,6 +28,7 @@
 //! item just written, which eviction spares, never holds the store over
 //! its cap.
 
+mod answer;
 pub mod dictionary;
 mod expiry;
 pub mod list;
