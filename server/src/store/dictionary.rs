@@ -510,6 +510,27 @@ mod tests {
         assert_cost_is_exact(&d);
     }
 
+    /// Grown to 10,000 fields and cut to 3, a dictionary is charged for 3
+    /// and holds a table for a few, not the 10,000's.
+    #[test]
+    fn a_dictionary_cut_to_a_few_fields_gives_its_table_back() {
+        let field = |i: usize| Bytes::from(format!("field-{i}"));
+        let mut d = Dictionary::default();
+        let items = (0..10_000).map(|i| (field(i), bytes("value"))).collect();
+        d.set(items, NO_LIMIT).unwrap();
+        let (grown, room) = (d.cost(), d.entries.capacity());
+        assert!(room >= 10_000);
+        d.delete(&DictionaryDelete::Fields((3..10_000).map(field).collect()));
+        assert_eq!(d.len(), 3);
+        assert_cost_is_exact(&d);
+        assert_eq!(d.cost() * 10_000, grown * 3);
+        assert!(
+            d.entries.capacity() < 16,
+            "room for {}",
+            d.entries.capacity()
+        );
+    }
+
     #[test]
     fn each_entry_is_charged_its_allocations_and_the_overhead() {
         let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);

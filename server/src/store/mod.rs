@@ -29,6 +29,8 @@
 //! its cap.
 
 mod answer;
+#[cfg(test)]
+mod answer_tests;
 pub mod dictionary;
 mod expiry;
 pub mod list;

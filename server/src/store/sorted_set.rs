@@ -794,6 +794,33 @@ mod tests {
         assert_eq!(s.order.len(), 0);
     }
 
+    /// Grown to 10,000 elements and cut to 3 (by removals, or replaced by a
+    /// union of 3), a sorted set is charged for 3 and holds a table for a
+    /// few, not the 10,000's.
+    #[test]
+    fn a_sorted_set_cut_to_a_few_elements_gives_its_table_back() {
+        let value = |i: usize| Bytes::from(format!("value-{i}"));
+        let grown = || {
+            let mut s = SortedSetValue::default();
+            let elements = (0..10_000).map(|i| (value(i), i as f64)).collect();
+            s.put(elements, NO_LIMIT).unwrap();
+            assert!(s.scores.capacity() >= 10_000);
+            s
+        };
+        let mut removed = grown();
+        let full = removed.cost();
+        removed.remove(&SortedSetRemove::Values((3..10_000).map(value).collect()));
+        let mut replaced = grown();
+        let few = (0..3).map(|i| (value(i), 1.0)).collect();
+        replaced.replace(few, NO_LIMIT).unwrap();
+        for s in [removed, replaced] {
+            assert_eq!(s.len(), 3);
+            assert_consistent(&s);
+            assert_eq!(s.cost() * 10_000, full * 3);
+            assert!(s.scores.capacity() < 16, "room for {}", s.scores.capacity());
+        }
+    }
+
     #[test]
     fn minus_zero_is_zero() {
         let s = set(&[("a", -0.0), ("b", 0.0)]);
