@@ -3,8 +3,16 @@
 //! for DictionaryIncrement, each answered alike by both stores. Only valid
 //! arguments, as for lists: the handlers refuse bad ones before either
 //! store sees them (`tests/dictionary.rs` checks that on both).
+//!
+//! Also the size a dictionary's marker carries in Redis (see
+//! `item_prelude.lua`): after every call it is the bytes of the fields and
+//! values held, a fetch too large is refused by it without a walk, and a
+//! dictionary whose marker has none (an older front-end's) is walked.
+
+use redis::aio::MultiplexedConnection;
 
 use super::*;
+use jiffy_server::backend::redis::keys::item_keys;
 
 #[derive(Clone, Debug)]
 pub enum DictionaryCall {
@@ -17,6 +25,19 @@ pub enum DictionaryCall {
     /// Key, and the fields; none: delete all.
     Delete(usize, Option<Vec<usize>>),
     Length(usize),
+}
+
+impl DictionaryCall {
+    pub fn key(&self) -> usize {
+        match self {
+            DictionaryCall::Set(k, ..)
+            | DictionaryCall::Increment(k, ..)
+            | DictionaryCall::Get(k, _)
+            | DictionaryCall::Fetch(k)
+            | DictionaryCall::Delete(k, _)
+            | DictionaryCall::Length(k) => *k,
+        }
+    }
 }
 
 /// Few, so that writes meet fields already held.
@@ -118,4 +139,131 @@ pub async fn dictionary_answer(data: &mut ScsClient<Channel>, call: DictionaryCa
             .await,
         ),
     }
+}
+
+/// The marker of dictionary `key` of the cache, when it is a live one:
+/// what follows "<generation>#dictionary" (":<bytes>", or nothing for a
+/// marker without a size).
+async fn marker_size(redis: &mut MultiplexedConnection, key: &[u8]) -> Option<String> {
+    let (generation, item, _) = item_keys(CACHE, key);
+    let generation: Option<String> = redis::cmd("GET")
+        .arg(&generation)
+        .query_async(redis)
+        .await
+        .unwrap();
+    let marker: Option<Vec<u8>> = redis::cmd("GET")
+        .arg(&item)
+        .query_async(redis)
+        .await
+        .unwrap();
+    let prefix = format!("{}#dictionary", generation?);
+    let tail = marker?.strip_prefix(prefix.as_bytes())?.to_vec();
+    Some(String::from_utf8(tail).unwrap())
+}
+
+/// The bytes of the fields and values Redis holds for dictionary `key`.
+async fn walked_size(redis: &mut MultiplexedConnection, key: &[u8]) -> usize {
+    let (_, _, data) = item_keys(CACHE, key);
+    let flat: Vec<Vec<u8>> = redis::cmd("HGETALL")
+        .arg(&data)
+        .query_async(redis)
+        .await
+        .unwrap();
+    flat.iter().map(Vec::len).sum()
+}
+
+/// After a dictionary call: the dictionary's marker carries its size, and
+/// the size is right.
+pub async fn check_size_count(
+    redis: &mut MultiplexedConnection,
+    k: usize,
+) -> Result<(), TestCaseError> {
+    if let Some(size) = marker_size(redis, KEYS[k]).await {
+        let walked = walked_size(redis, KEYS[k]).await;
+        prop_assert_eq!(size, format!(":{walked}"), "the size of {:?}", KEYS[k]);
+    }
+    Ok(())
+}
+
+async fn redis_connection(port: u16) -> MultiplexedConnection {
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
+    client.get_multiplexed_async_connection().await.unwrap()
+}
+
+pub async fn size_counting_connection(port: u16) -> MultiplexedConnection {
+    redis_connection(port).await
+}
+
+/// A fetch is refused by the size the marker carries, without a walk (a
+/// marker made to claim more than `--max-response-size` refuses a small
+/// dictionary); without a size it is walked as before (and refused by the
+/// walk), and writes keep it without one, so no count is trusted that was
+/// not kept from the start.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
+    let redis = RedisNode::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
+    let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+    let mut clients = Clients::of(&server).await;
+    clients.reset().await;
+    let mut connection = redis_connection(redis.port).await;
+    let key = KEYS[0];
+    let set = DictionaryCall::Set(0, vec![(1, 1), (2, 3)], TEN_MINUTES, false);
+    dictionary_answer(&mut clients.data, set.clone()).await;
+    let fetched = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
+    assert!(fetched.contains("Found"), "{fetched}");
+    assert_eq!(marker_size(&mut connection, key).await, Some(":5".into()));
+
+    // A marker that claims 5,000 bytes: refused without a look at the hash.
+    let (_, item, _) = item_keys(CACHE, key);
+    let marker: Vec<u8> = redis::cmd("GET")
+        .arg(&item)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let claim = |tail: &str| [&marker[..marker.len() - 2], tail.as_bytes()].concat();
+    let set_marker = |value: Vec<u8>| {
+        let mut command = redis::cmd("SET");
+        command.arg(&item).arg(value).arg("KEEPTTL");
+        command
+    };
+    let () = set_marker(claim(":5000"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let refused = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
+    assert!(
+        refused.contains("ResourceExhausted") && refused.contains("5000"),
+        "{refused}"
+    );
+
+    // Without a size (an older front-end's marker): walked, and kept so.
+    let () = set_marker(claim(""))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(
+        dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await,
+        fetched
+    );
+    let more = DictionaryCall::Set(0, vec![(3, 2)], TEN_MINUTES, false);
+    dictionary_answer(&mut clients.data, more).await;
+    assert_eq!(marker_size(&mut connection, key).await, Some(String::new()));
+    let big = cc::DictionarySetRequest {
+        dictionary_name: Bytes::from_static(key),
+        items: [&b"big"[..], b"bigger"]
+            .map(|field| cc::DictionaryFieldValuePair {
+                field: Bytes::from_static(field),
+                value: Bytes::from(vec![b'v'; 1000]),
+            })
+            .into(),
+        ttl_milliseconds: TEN_MINUTES,
+        refresh_ttl: false,
+    };
+    clients.data.dictionary_set(request(big)).await.unwrap();
+    assert_eq!(marker_size(&mut connection, key).await, Some(String::new()));
+    let refused = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
+    let walked = walked_size(&mut connection, key).await;
+    assert!(refused.contains(&format!("be {walked} bytes")), "{refused}");
 }

@@ -15,7 +15,7 @@
 mod connection;
 mod dictionary;
 mod items;
-mod keys;
+pub mod keys;
 mod list;
 mod replies;
 mod scalar;
