@@ -267,3 +267,101 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     let walked = walked_size(&mut connection, key).await;
     assert!(refused.contains(&format!("be {walked} bytes")), "{refused}");
 }
+
+/// The Redis time of a refused DictionaryFetch of an 8 MiB dictionary
+/// (65,536 fields of 128 bytes, over the default `--max-response-size`),
+/// as Redis counts it (`INFO commandstats`, the scripts' usec_per_call):
+/// with the size in the marker, and with the marker stripped of it, as an
+/// older front-end left it, which walks the hash as every fetch did before.
+/// A figure to read, not a bound:
+///
+/// ```sh
+/// cargo test -p jiffy-server --test storage_equivalence refused_fetch -- --ignored --nocapture
+/// ```
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn refused_fetch_redis_time() {
+    const FIELDS: usize = 65_536;
+    const PER_REQUEST: usize = 8_192;
+    let redis = RedisNode::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    // Time enough for the walk on a loaded machine.
+    let args = ["--store", &url, "--store-timeout", "30s"];
+    let server = TestServer::with_args(&args).await;
+    let mut clients = Clients::of(&server).await;
+    clients.reset().await;
+    let mut connection = redis_connection(redis.port).await;
+    let key = KEYS[0];
+    for start in (0..FIELDS).step_by(PER_REQUEST) {
+        let set = cc::DictionarySetRequest {
+            dictionary_name: Bytes::from_static(key),
+            items: (start..start + PER_REQUEST)
+                .map(|i| cc::DictionaryFieldValuePair {
+                    field: Bytes::from(format!("field-{i:07}")),
+                    value: Bytes::from(vec![b'v'; 128 - 13]),
+                })
+                .collect(),
+            ttl_milliseconds: TEN_MINUTES,
+            refresh_ttl: false,
+        };
+        clients.data.dictionary_set(request(set)).await.unwrap();
+    }
+    let size = marker_size(&mut connection, key).await.unwrap();
+    assert_eq!(size, format!(":{}", FIELDS * 128));
+    redis_time_per_fetch(&mut connection, &mut clients.data, "size in the marker").await;
+    let (_, item, _) = item_keys(CACHE, key);
+    let marker: Vec<u8> = redis::cmd("GET")
+        .arg(&item)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let stripped = &marker[..marker.len() - size.len()];
+    let () = redis::cmd("SET")
+        .arg(&item)
+        .arg(stripped)
+        .arg("KEEPTTL")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let label = "no size (walked, as before)";
+    redis_time_per_fetch(&mut connection, &mut clients.data, label).await;
+}
+
+/// Prints the Redis time of each of 50 refused fetches of dictionary 0.
+async fn redis_time_per_fetch(
+    connection: &mut MultiplexedConnection,
+    data: &mut ScsClient<Channel>,
+    label: &str,
+) {
+    const FETCHES: usize = 50;
+    let () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query_async(connection)
+        .await
+        .unwrap();
+    for _ in 0..FETCHES {
+        let answer = dictionary_answer(data, DictionaryCall::Fetch(0)).await;
+        assert!(answer.contains("ResourceExhausted"), "{answer}");
+    }
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(connection)
+        .await
+        .unwrap();
+    // The scripts run as EVALSHA (EVAL the first time): "cmdstat_evalsha:calls=50,usec=...,".
+    let field = |line: &str, name: &str| -> f64 {
+        let at = line.find(name).unwrap() + name.len();
+        let end = line[at..].find(',').map_or(line.len(), |e| at + e);
+        line[at..end].trim().parse().unwrap()
+    };
+    let (calls, usec) = stats
+        .lines()
+        .filter(|line| line.starts_with("cmdstat_eval"))
+        .fold((0.0, 0.0), |(calls, usec), line| {
+            (calls + field(line, "calls="), usec + field(line, "usec="))
+        });
+    println!(
+        "{label}: {:.0} us of Redis time per refused 8 MiB DictionaryFetch ({calls} scripts for {FETCHES} fetches)",
+        usec / FETCHES as f64
+    );
+}
