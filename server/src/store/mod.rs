@@ -11,6 +11,8 @@
 //! - `value`: what an item holds (a scalar or a collection) and the
 //!   [`value::Collection`] interface every collection type implements.
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types.
+//! - `answer`: the size of a fetch's answer, checked against
+//!   `--max-response-size` before anything is copied.
 //!
 //! # Why this shape
 //!

@@ -161,6 +161,27 @@ async fn marker_size(redis: &mut MultiplexedConnection, key: &[u8]) -> Option<St
     Some(String::from_utf8(tail).unwrap())
 }
 
+/// Rewrites what follows "<generation>#dictionary" in the marker of
+/// dictionary `key` (its size) to `tail`, keeping its TTL: "" for a marker
+/// as an older front-end wrote it, ":<n>" to claim a size.
+async fn remark(redis: &mut MultiplexedConnection, key: &[u8], tail: &str) {
+    let old = marker_size(redis, key).await.unwrap();
+    let (_, item, _) = item_keys(CACHE, key);
+    let marker: Vec<u8> = redis::cmd("GET")
+        .arg(&item)
+        .query_async(redis)
+        .await
+        .unwrap();
+    let new = [&marker[..marker.len() - old.len()], tail.as_bytes()].concat();
+    let () = redis::cmd("SET")
+        .arg(&item)
+        .arg(new)
+        .arg("KEEPTTL")
+        .query_async(redis)
+        .await
+        .unwrap();
+}
+
 /// The bytes of the fields and values Redis holds for dictionary `key`.
 async fn walked_size(redis: &mut MultiplexedConnection, key: &[u8]) -> usize {
     let (_, _, data) = item_keys(CACHE, key);
@@ -185,13 +206,10 @@ pub async fn check_size_count(
     Ok(())
 }
 
-async fn redis_connection(port: u16) -> MultiplexedConnection {
+/// A connection to the `redis-server` on `port`, to read what it holds.
+pub async fn redis_connection(port: u16) -> MultiplexedConnection {
     let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
     client.get_multiplexed_async_connection().await.unwrap()
-}
-
-pub async fn size_counting_connection(port: u16) -> MultiplexedConnection {
-    redis_connection(port).await
 }
 
 /// A fetch is refused by the size the marker carries, without a walk (a
@@ -216,22 +234,7 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     assert_eq!(marker_size(&mut connection, key).await, Some(":5".into()));
 
     // A marker that claims 5,000 bytes: refused without a look at the hash.
-    let (_, item, _) = item_keys(CACHE, key);
-    let marker: Vec<u8> = redis::cmd("GET")
-        .arg(&item)
-        .query_async(&mut connection)
-        .await
-        .unwrap();
-    let claim = |tail: &str| [&marker[..marker.len() - 2], tail.as_bytes()].concat();
-    let set_marker = |value: Vec<u8>| {
-        let mut command = redis::cmd("SET");
-        command.arg(&item).arg(value).arg("KEEPTTL");
-        command
-    };
-    let () = set_marker(claim(":5000"))
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    remark(&mut connection, key, ":5000").await;
     let refused = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
     assert!(
         refused.contains("ResourceExhausted") && refused.contains("5000"),
@@ -239,10 +242,7 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     );
 
     // Without a size (an older front-end's marker): walked, and kept so.
-    let () = set_marker(claim(""))
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    remark(&mut connection, key, "").await;
     assert_eq!(
         dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await,
         fetched
@@ -309,20 +309,7 @@ async fn refused_fetch_redis_time() {
     let size = marker_size(&mut connection, key).await.unwrap();
     assert_eq!(size, format!(":{}", FIELDS * 128));
     redis_time_per_fetch(&mut connection, &mut clients.data, "size in the marker").await;
-    let (_, item, _) = item_keys(CACHE, key);
-    let marker: Vec<u8> = redis::cmd("GET")
-        .arg(&item)
-        .query_async(&mut connection)
-        .await
-        .unwrap();
-    let stripped = &marker[..marker.len() - size.len()];
-    let () = redis::cmd("SET")
-        .arg(&item)
-        .arg(stripped)
-        .arg("KEEPTTL")
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    remark(&mut connection, key, "").await;
     let label = "no size (walked, as before)";
     redis_time_per_fetch(&mut connection, &mut clients.data, label).await;
 }
