@@ -445,6 +445,8 @@ fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
     });
     let (expected, actual) =
         runtime.block_on(async { (Clients::of(&embedded).await, Clients::of(&over_redis).await) });
+    // Cloned for each check: it multiplexes one connection.
+    let counting = runtime.block_on(dictionary::redis_connection(redis.port));
     // proptest wants a `Fn`; the clients and the count change inside it.
     let (expected, actual) = (RefCell::new(expected), RefCell::new(actual));
     let calls = Cell::new(0);
@@ -469,6 +471,10 @@ fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
                     let want = expected.answer(call).await;
                     let got = actual.answer(call).await;
                     prop_assert_eq!(&got, &want, "step {} of {:?}", step, sequence);
+                    if let Call::Dictionary(call) = call {
+                        let mut counting = counting.clone();
+                        dictionary::check_size_count(&mut counting, call.key()).await?;
+                    }
                     if let Call::SetCollection(SetCall::Pop(k, _)) = call {
                         // The stores popped different elements: carry on from
                         // the embedded store's set.

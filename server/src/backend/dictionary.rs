@@ -41,20 +41,25 @@ pub trait DictionaryStorage: Caches {
         max_len: usize,
     ) -> impl Future<Output = Result<i64, Error>> + Send;
     /// The value of each field asked, in the order asked (`None`: the
-    /// dictionary lacks that field).
+    /// dictionary lacks that field). [`Error::AnswerTooLarge`] when the
+    /// answer would be over `max_answer` (`--max-response-size`), known
+    /// before it is built.
     fn dictionary_get(
         &self,
         cache: &Self::Cache,
         key: &[u8],
         fields: &[Bytes],
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Option<Bytes>>>, Error>> + Send;
     /// Every field and its value, in no promised order (each store answers
     /// in its hash table's): the protocol answers a map, and a sort per call
     /// would cost O(n log n) for what the client puts in a map anyway.
+    /// [`Error::AnswerTooLarge`] as for [`Self::dictionary_get`].
     fn dictionary_fetch(
         &self,
         cache: &Self::Cache,
         key: &[u8],
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<(Bytes, Bytes)>>, Error>> + Send;
     /// Removes the fields (absent ones are skipped) or the whole
     /// dictionary; a missing dictionary is not an error.

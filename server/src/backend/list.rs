@@ -34,11 +34,14 @@ pub trait ListStorage: Caches {
         end: End,
     ) -> impl Future<Output = Result<Option<(Bytes, usize)>, Error>> + Send;
     /// The values of the slice, in order; empty when it selects none.
+    /// [`Error::AnswerTooLarge`] when the answer would be over `max_answer`
+    /// (`--max-response-size`), known before it is built.
     fn list_fetch(
         &self,
         cache: &Self::Cache,
         key: &[u8],
         slice: ListSlice,
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send;
     fn list_length(
         &self,

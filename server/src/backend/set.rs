@@ -39,11 +39,14 @@ pub trait SetStorage: Caches {
         key: &[u8],
         remove: &SetRemove,
     ) -> impl Future<Output = Result<bool, Error>> + Send;
-    /// Every element, in no particular order.
+    /// Every element, in no particular order. [`Error::AnswerTooLarge`]
+    /// when the answer would be over `max_answer` (`--max-response-size`),
+    /// known before it is built.
     fn set_fetch(
         &self,
         cache: &Self::Cache,
         key: &[u8],
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send;
     /// Whether the set holds each element, in the order asked.
     fn set_contains(

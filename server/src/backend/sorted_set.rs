@@ -39,12 +39,15 @@ pub trait SortedSetStorage: Caches {
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send;
     /// The elements `range` selects, in `order`; empty when it selects none.
+    /// [`Error::AnswerTooLarge`] when the answer would be over `max_answer`
+    /// (`--max-response-size`), known before it is built.
     fn sorted_set_fetch(
         &self,
         cache: &Self::Cache,
         key: &[u8],
         range: SortedSetRange,
         order: SortOrder,
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<ScoredValue>>, Error>> + Send;
     /// The score of each value, in the order given; `None` for a value
     /// the set does not hold.

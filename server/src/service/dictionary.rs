@@ -87,7 +87,12 @@ pub(super) async fn dictionary_get<S: Storage>(
     check_fields(plane, "DictionaryGet", &r.fields)?;
     let dictionary = match plane
         .store
-        .dictionary_get(&cache, &r.dictionary_name, &r.fields)
+        .dictionary_get(
+            &cache,
+            &r.dictionary_name,
+            &r.fields,
+            plane.limits.max_response_size,
+        )
         .await?
     {
         Some(values) => Dictionary::Found(Found {
@@ -107,9 +112,8 @@ pub(super) async fn dictionary_get<S: Storage>(
         }),
         None => Dictionary::Missing(Missing {}),
     };
-    // Each part shares its value with the store: a field named 10,000
-    // times is 10,000 handles on one value until the answer is encoded,
-    // which this check comes before.
+    // The store sized the answer before it shared a value out; this checks
+    // the answer as built (the envelope's bytes besides).
     let answer = DictionaryGetResponse {
         dictionary: Some(dictionary),
     };
@@ -125,7 +129,12 @@ pub(super) async fn dictionary_fetch<S: Storage>(
     let cache = plane.cache(&request)?;
     let name = &request.get_ref().dictionary_name;
     plane.limits.check_key(name)?;
-    let dictionary = match plane.store.dictionary_fetch(&cache, name).await? {
+    let max_answer = plane.limits.max_response_size;
+    let dictionary = match plane
+        .store
+        .dictionary_fetch(&cache, name, max_answer)
+        .await?
+    {
         Some(entries) => Dictionary::Found(Found {
             items: entries
                 .into_iter()

@@ -191,7 +191,12 @@ pub(super) async fn list_fetch<S: Storage>(
             Some(EndIndex::UnboundedEnd(Unbounded {})) | None => None,
         },
     };
-    let list = match plane.store.list_fetch(&cache, &r.list_name, slice).await? {
+    let max_answer = plane.limits.max_response_size;
+    let list = match plane
+        .store
+        .list_fetch(&cache, &r.list_name, slice, max_answer)
+        .await?
+    {
         Some(values) if !values.is_empty() => List::Found(Found { values }),
         _ => List::Missing(Missing {}),
     };

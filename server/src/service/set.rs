@@ -111,7 +111,8 @@ pub(super) async fn set_fetch<S: Storage>(
     let cache = plane.cache(&request)?;
     let name = &request.get_ref().set_name;
     plane.limits.check_key(name)?;
-    let set = match plane.store.set_fetch(&cache, name).await? {
+    let max_answer = plane.limits.max_response_size;
+    let set = match plane.store.set_fetch(&cache, name, max_answer).await? {
         Some(elements) => Set::Found(Found { elements }),
         None => Set::Missing(Missing {}),
     };

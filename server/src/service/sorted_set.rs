@@ -138,7 +138,13 @@ pub(super) async fn sorted_set_fetch<S: Storage>(
     };
     let sorted_set = match plane
         .store
-        .sorted_set_fetch(&cache, &r.set_name, range, order)
+        .sorted_set_fetch(
+            &cache,
+            &r.set_name,
+            range,
+            order,
+            plane.limits.max_response_size,
+        )
         .await?
     {
         Some(elements) => {

@@ -16,14 +16,14 @@ use std::collections::{HashMap, HashSet};
 use std::future::{ready, Future};
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
-use prost::encoding::encoded_len_varint;
-
+use super::answer::{repeated_len, singular_len};
+use super::shard::shrunk_room;
 use super::value::{collection, part_cost, DICTIONARY_ENTRY_OVERHEAD, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
 use crate::in_flight::reserve_answer;
+use bytes::{Bytes, BytesMut};
 
 /// Past this many fields a fetch is copied on tokio's blocking pool: a few
 /// hundred microseconds of work, the longest a runtime worker should hold
@@ -51,12 +51,14 @@ fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
 /// it: a `DictionaryFieldValuePair` (an empty field or value is left out,
 /// proto3's default) behind its tag and length.
 fn entry_encoded_len(field: &[u8], value: &[u8]) -> u64 {
-    let part = |bytes: &[u8]| match bytes.len() {
-        0 => 0,
-        len => 1 + encoded_len_varint(len as u64) + len,
-    };
-    let pair = part(field) + part(value);
-    (1 + encoded_len_varint(pair as u64) + pair) as u64
+    let pair = singular_len(field.len()) + singular_len(value.len());
+    repeated_len(pair as usize)
+}
+
+/// The bytes one part of a DictionaryGet answer takes: its result (a hit
+/// or a miss, two bytes either way) and the value of a hit.
+fn get_part_encoded_len(value: Option<&Bytes>) -> u64 {
+    repeated_len(2 + value.map_or(0, |value| singular_len(value.len())) as usize)
 }
 
 #[derive(Debug, Default)]
@@ -145,6 +147,15 @@ impl Dictionary {
         Ok(total)
     }
 
+    /// The bytes of the parts of a DictionaryGet answer for `fields`, in
+    /// O(k) lookups, before any value is shared out.
+    pub fn get_encoded_len(&self, fields: &[Bytes]) -> u64 {
+        fields
+            .iter()
+            .map(|field| get_part_encoded_len(self.entries.get(field)))
+            .sum()
+    }
+
     /// The value of each field, in the order given.
     pub fn get(&self, fields: &[Bytes]) -> Vec<Option<Bytes>> {
         fields
@@ -181,7 +192,7 @@ impl Dictionary {
     pub fn delete(&mut self, delete: &DictionaryDelete) {
         match delete {
             DictionaryDelete::All => {
-                self.entries.clear();
+                self.entries = HashMap::new();
                 self.cost = 0;
                 self.encoded_len = 0;
             }
@@ -192,6 +203,7 @@ impl Dictionary {
                         self.encoded_len -= entry_encoded_len(&field, &value);
                     }
                 }
+                shrink(&mut self.entries);
             }
         }
     }
@@ -210,6 +222,16 @@ impl Dictionary {
 }
 
 collection!(Dictionary, Dictionary);
+
+/// Gives back the room of a table emptied to under a quarter
+/// ([`shrunk_room`]): the entries are charged a measured overhead that
+/// assumes a table at least 7/16 full ([`DICTIONARY_ENTRY_OVERHEAD`]), so
+/// the room held stays in proportion to the charge.
+fn shrink(entries: &mut HashMap<Bytes, Bytes>) {
+    if let Some(room) = shrunk_room(entries.len(), entries.capacity()) {
+        entries.shrink_to(room);
+    }
+}
 
 impl DictionaryStorage for Arc<Store> {
     fn dictionary_set(
@@ -264,16 +286,22 @@ impl DictionaryStorage for Arc<Store> {
         cache: &CacheId,
         key: &[u8],
         fields: &[Bytes],
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Option<Bytes>>>, Error>> + Send {
-        ready(self.read(*cache, key, |dictionary: &Dictionary| {
-            dictionary.get(fields)
-        }))
+        ready(self.read_answer(
+            *cache,
+            key,
+            max_answer,
+            |dictionary: &Dictionary| dictionary.get_encoded_len(fields),
+            |dictionary| dictionary.get(fields),
+        ))
     }
 
     fn dictionary_fetch(
         &self,
         cache: &CacheId,
         key: &[u8],
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<(Bytes, Bytes)>>, Error>> + Send {
         let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
         async move {
@@ -281,7 +309,13 @@ impl DictionaryStorage for Arc<Store> {
                 0..=INLINE_FETCH_FIELDS => Ok(dictionary.fetch()),
                 _ => Err(dictionary.fetch_memory()),
             };
-            match store.read(cache, &key, small)? {
+            match store.read_answer(
+                cache,
+                &key,
+                max_answer,
+                Dictionary::fetch_encoded_len,
+                small,
+            )? {
                 None => Ok(None),
                 Some(Ok(entries)) => Ok(Some(entries)),
                 Some(Err(bytes)) => {
@@ -290,7 +324,11 @@ impl DictionaryStorage for Arc<Store> {
                     // Redis: past the in-flight budget it is refused.
                     reserve_answer(bytes)
                         .map_err(|refused| Error::InFlightFull(refused.message().to_owned()))?;
-                    let copy = move || store.read(cache, &key, Dictionary::fetch);
+                    // Sized again: the dictionary may have grown in between.
+                    let copy = move || {
+                        let size = Dictionary::fetch_encoded_len;
+                        store.read_answer(cache, &key, max_answer, size, Dictionary::fetch)
+                    };
                     on_blocking_pool(copy).await
                 }
             }
@@ -472,6 +510,27 @@ mod tests {
         assert_cost_is_exact(&d);
     }
 
+    /// Grown to 10,000 fields and cut to 3, a dictionary is charged for 3
+    /// and holds a table for a few, not the 10,000's.
+    #[test]
+    fn a_dictionary_cut_to_a_few_fields_gives_its_table_back() {
+        let field = |i: usize| Bytes::from(format!("field-{i}"));
+        let mut d = Dictionary::default();
+        let items = (0..10_000).map(|i| (field(i), bytes("value"))).collect();
+        d.set(items, NO_LIMIT).unwrap();
+        let (grown, room) = (d.cost(), d.entries.capacity());
+        assert!(room >= 10_000);
+        d.delete(&DictionaryDelete::Fields((3..10_000).map(field).collect()));
+        assert_eq!(d.len(), 3);
+        assert_cost_is_exact(&d);
+        assert_eq!(d.cost() * 10_000, grown * 3);
+        assert!(
+            d.entries.capacity() < 16,
+            "room for {}",
+            d.entries.capacity()
+        );
+    }
+
     #[test]
     fn each_entry_is_charged_its_allocations_and_the_overhead() {
         let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);
@@ -542,7 +601,7 @@ mod tests {
                 .await
                 .unwrap();
             let mut fetched = store
-                .dictionary_fetch(&c, name.as_bytes())
+                .dictionary_fetch(&c, name.as_bytes(), usize::MAX)
                 .await
                 .unwrap()
                 .unwrap();
@@ -551,6 +610,9 @@ mod tests {
             want.sort();
             assert_eq!(fetched, want, "{n} fields");
         }
-        assert_eq!(store.dictionary_fetch(&c, b"missing").await, Ok(None));
+        assert_eq!(
+            store.dictionary_fetch(&c, b"missing", usize::MAX).await,
+            Ok(None)
+        );
     }
 }

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::shard::allocation_size;
+use super::answer::{repeated_len, Kept};
+use super::shard::{allocation_size, shrunk_room};
 use super::value::{collection, part_cost, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
@@ -21,6 +22,15 @@ use crate::error::Error;
 /// read leaves on them. Its slot is charged with the queue's buffer.
 fn element_cost(value: &[u8]) -> u64 {
     part_cost(value.len()) + SHARED_HEADER
+}
+
+/// What one element adds to what a list keeps: its charge, and its size in
+/// a ListFetch answer.
+fn element_kept(value: &[u8]) -> Kept {
+    Kept {
+        cost: element_cost(value),
+        encoded: repeated_len(value.len()),
+    }
 }
 
 /// The charge of a queue buffer of `capacity` slots, one `Bytes` each. A
@@ -33,9 +43,10 @@ fn buffer_cost(capacity: usize) -> u64 {
 #[derive(Debug, Default)]
 pub struct ListValue {
     values: VecDeque<Bytes>,
-    /// The sum of [`element_cost`] over `values`: every mutator keeps it,
-    /// so the store reads the list's charge in O(1).
-    cost: u64,
+    /// The sums of [`element_kept`] over `values`: every mutator keeps
+    /// them, so the store reads the list's charge and the size of a fetch
+    /// of all of it in O(1).
+    kept: Kept,
 }
 
 impl ListValue {
@@ -48,7 +59,7 @@ impl ListValue {
     }
 
     pub fn cost(&self) -> u64 {
-        self.cost + buffer_cost(self.values.capacity())
+        self.kept.cost + buffer_cost(self.values.capacity())
     }
 
     /// At least what pushing `values` adds to a list's [`Self::cost`]: their charge,
@@ -76,9 +87,8 @@ impl ListValue {
     /// (all of it when empty), so the room it keeps, charged, stays in
     /// proportion to what it holds.
     fn shrink(&mut self) {
-        let (len, capacity) = (self.values.len(), self.values.capacity());
-        if len == 0 || capacity > 64 && len * 4 < capacity {
-            self.values.shrink_to(len * 2);
+        if let Some(room) = shrunk_room(self.values.len(), self.values.capacity()) {
+            self.values.shrink_to(room);
         }
     }
 
@@ -104,7 +114,7 @@ impl ListValue {
                 limit: max_len,
             });
         }
-        self.cost += values.iter().map(|value| element_cost(value)).sum::<u64>();
+        self.kept += values.iter().map(|value| element_kept(value)).sum::<Kept>();
         match end {
             End::Back => self.values.extend(values),
             End::Front => {
@@ -136,6 +146,22 @@ impl ListValue {
         value
     }
 
+    /// The bytes of the values of a ListFetch answer for `slice`: O(1) for
+    /// the whole list, or whenever the whole list is within `max_answer`
+    /// (then so is any slice, and the whole list's size stands in for the
+    /// slice's); else the slice's values' lengths are added up, a walk of
+    /// what the answer would copy, which copies nothing.
+    pub fn fetch_encoded_len(&self, slice: ListSlice, max_answer: usize) -> u64 {
+        let bounds = slice.bounds(self.len());
+        if bounds.len() == self.len() || self.kept.encoded <= max_answer as u64 {
+            return self.kept.encoded;
+        }
+        self.values
+            .range(bounds)
+            .map(|value| repeated_len(value.len()))
+            .sum()
+    }
+
     /// The values of the slice, in order; empty when it selects none.
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
         self.values
@@ -148,10 +174,10 @@ impl ListValue {
     pub fn retain(&mut self, slice: ListSlice) -> usize {
         let bounds = slice.bounds(self.len());
         for dropped in self.values.drain(bounds.end..) {
-            self.cost -= element_cost(&dropped);
+            self.kept -= element_kept(&dropped);
         }
         for dropped in self.values.drain(..bounds.start) {
-            self.cost -= element_cost(&dropped);
+            self.kept -= element_kept(&dropped);
         }
         self.shrink();
         self.values.len()
@@ -159,15 +185,15 @@ impl ListValue {
 
     /// Removes every value equal to `value`; answers how many remain.
     pub fn remove_value(&mut self, value: &[u8]) -> usize {
-        let mut freed = 0;
+        let mut freed = Kept::default();
         self.values.retain(|kept| {
             let matches = kept[..] == *value;
             if matches {
-                freed += element_cost(kept);
+                freed += element_kept(kept);
             }
             !matches
         });
-        self.cost -= freed;
+        self.kept -= freed;
         self.shrink();
         self.values.len()
     }
@@ -179,7 +205,7 @@ impl ListValue {
         let ranges = match erase {
             ListErase::All => {
                 self.values = VecDeque::new();
-                self.cost = 0;
+                self.kept = Kept::default();
                 return 0;
             }
             ListErase::Ranges(ranges) => ranges,
@@ -193,24 +219,24 @@ impl ListValue {
                 .min(len);
             erased[start..end].fill(true);
         }
-        let (mut index, mut freed) = (0, 0);
+        let (mut index, mut freed) = (0, Kept::default());
         // `retain` visits the values once each, in order.
         self.values.retain(|value| {
             let erase = erased[index];
             index += 1;
             if erase {
-                freed += element_cost(value);
+                freed += element_kept(value);
             }
             !erase
         });
-        self.cost -= freed;
+        self.kept -= freed;
         self.shrink();
         self.values.len()
     }
 
     fn uncharge(&mut self, value: Option<&[u8]>) {
         if let Some(value) = value {
-            self.cost -= element_cost(value);
+            self.kept -= element_kept(value);
         }
     }
 }
@@ -258,8 +284,15 @@ impl ListStorage for Arc<Store> {
         cache: &CacheId,
         key: &[u8],
         slice: ListSlice,
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
-        ready(self.read(*cache, key, |list: &ListValue| list.fetch(slice)))
+        ready(self.read_answer(
+            *cache,
+            key,
+            max_answer,
+            |list: &ListValue| list.fetch_encoded_len(slice, max_answer),
+            |list| list.fetch(slice),
+        ))
     }
 
     fn list_length(
@@ -343,11 +376,11 @@ mod tests {
 
     /// The cost kept incrementally equals the cost recomputed from scratch.
     fn assert_cost_is_exact(list: &ListValue) {
-        let recomputed: u64 = list.values.iter().map(|v| element_cost(v)).sum();
-        assert_eq!(list.cost, recomputed);
+        let recomputed: Kept = list.values.iter().map(|v| element_kept(v)).sum();
+        assert_eq!(list.kept, recomputed);
         assert_eq!(
             list.cost(),
-            recomputed + buffer_cost(list.values.capacity())
+            recomputed.cost + buffer_cost(list.values.capacity())
         );
     }
 

@@ -11,6 +11,8 @@
 //! - `value`: what an item holds (a scalar or a collection) and the
 //!   [`value::Collection`] interface every collection type implements.
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types.
+//! - `answer`: the size of a fetch's answer, checked against
+//!   `--max-response-size` before anything is copied.
 //!
 //! # Why this shape
 //!
@@ -28,6 +30,9 @@
 //! item just written, which eviction spares, never holds the store over
 //! its cap.
 
+mod answer;
+#[cfg(test)]
+mod answer_tests;
 pub mod dictionary;
 mod expiry;
 pub mod list;

@@ -18,6 +18,10 @@
 //! half to wholly full. Inserting or removing shifts at most `MAX_CHUNK`
 //! elements of one chunk; a split or merge rebuilds the Fenwick tree in
 //! O(c), at most once per `MAX_CHUNK / 8` changes of that chunk.
+//!
+//! A second Fenwick tree sums each chunk's elements' [`Weighted::weight`]
+//! (for the sorted set, their size in a fetch's answer), so the weight of
+//! an index range is known in O(log c + `MAX_CHUNK`) before it is walked.
 
 use std::iter::{Chain, Flatten};
 use std::slice;
@@ -29,6 +33,11 @@ const MAX_CHUNK: usize = 512;
 /// neighbour, so removals cannot leave many near-empty chunks behind.
 const MIN_CHUNK: usize = MAX_CHUNK / 8;
 
+/// What an element adds to the weight of a range ([`Ranked::weight`]).
+pub trait Weighted {
+    fn weight(&self) -> u64;
+}
+
 #[derive(Debug)]
 pub struct Ranked<T> {
     /// Each sorted and non-empty; every element of a chunk is below every
@@ -36,6 +45,8 @@ pub struct Ranked<T> {
     chunks: Vec<Vec<T>>,
     /// The lengths of `chunks`.
     lengths: Fenwick,
+    /// The sums of the weights of the elements of `chunks`.
+    weights: Fenwick,
     len: usize,
 }
 
@@ -44,6 +55,7 @@ impl<T> Default for Ranked<T> {
         Ranked {
             chunks: Vec::new(),
             lengths: Fenwick::default(),
+            weights: Fenwick::default(),
             len: 0,
         }
     }
@@ -53,7 +65,7 @@ impl<T> Default for Ranked<T> {
 pub type Range<'a, T> =
     Chain<Chain<slice::Iter<'a, T>, Flatten<slice::Iter<'a, Vec<T>>>>, slice::Iter<'a, T>>;
 
-impl<T: Ord> Ranked<T> {
+impl<T: Ord + Weighted> Ranked<T> {
     pub fn len(&self) -> usize {
         self.len
     }
@@ -101,12 +113,39 @@ impl<T: Ord> Ranked<T> {
         self.range(0, self.len)
     }
 
+    /// The sum of the weights of the elements at indices `start..end`
+    /// (clamped to the length), without walking more than two chunks.
+    pub fn weight(&self, start: usize, end: usize) -> u64 {
+        let end = end.min(self.len);
+        if start >= end {
+            return 0;
+        }
+        self.weight_before(end) - self.weight_before(start)
+    }
+
+    /// The weight of the elements at indices below `index`.
+    fn weight_before(&self, index: usize) -> u64 {
+        if index >= self.len {
+            return self.weights.prefix(self.chunks.len()) as u64;
+        }
+        let (chunk, at) = self.lengths.locate(index);
+        let within: u64 = self.chunks[chunk][..at].iter().map(T::weight).sum();
+        self.weights.prefix(chunk) as u64 + within
+    }
+
+    /// Both Fenwick trees rebuilt from the chunks, after a split, a merge
+    /// or a chunk's removal.
+    fn rebuild(&mut self) {
+        self.lengths = Fenwick::of(self.chunks.iter().map(Vec::len));
+        self.weights = Fenwick::of(self.chunks.iter().map(|chunk| chunk_weight(chunk)));
+    }
+
     /// Adds `value`; false (and nothing changes) when an equal one is held.
     pub fn insert(&mut self, value: T) -> bool {
         let Some((mut chunk, found)) = self.find(&value) else {
             self.chunks.push(vec![value]);
             self.len = 1;
-            self.lengths = Fenwick::of(&self.chunks);
+            self.rebuild();
             return true;
         };
         let Err(mut at) = found else {
@@ -123,8 +162,9 @@ impl<T: Ord> Ranked<T> {
                 at -= MAX_CHUNK / 2;
             }
             self.chunks[chunk].insert(at, value);
-            self.lengths = Fenwick::of(&self.chunks);
+            self.rebuild();
         } else {
+            self.weights.add(chunk, value.weight() as isize);
             self.chunks[chunk].insert(at, value);
             self.lengths.add(chunk, 1);
         }
@@ -137,12 +177,12 @@ impl<T: Ord> Ranked<T> {
         let Some((chunk, Ok(at))) = self.find(value) else {
             return false;
         };
-        self.chunks[chunk].remove(at);
+        let removed = self.chunks[chunk].remove(at);
         self.len -= 1;
         let left = self.chunks[chunk].len();
         if left == 0 {
             self.chunks.remove(chunk);
-            self.lengths = Fenwick::of(&self.chunks);
+            self.rebuild();
         } else if left < MIN_CHUNK && self.chunks.len() > 1 {
             self.merge(chunk);
         } else {
@@ -150,6 +190,7 @@ impl<T: Ord> Ranked<T> {
                 self.chunks[chunk].shrink_to(left * 2);
             }
             self.lengths.add(chunk, -1);
+            self.weights.add(chunk, -(removed.weight() as isize));
         }
         true
     }
@@ -170,7 +211,7 @@ impl<T: Ord> Ranked<T> {
             merged.shrink_to_fit();
             self.chunks.insert(left + 1, half);
         }
-        self.lengths = Fenwick::of(&self.chunks);
+        self.rebuild();
     }
 
     /// The chunk where `value` is or would go, and its position there (as
@@ -187,11 +228,15 @@ impl<T: Ord> Ranked<T> {
     }
 }
 
+fn chunk_weight<T: Weighted>(chunk: &[T]) -> usize {
+    chunk.iter().map(|element| element.weight() as usize).sum()
+}
+
 fn last<T>(chunk: &[T]) -> &T {
     chunk.last().expect("chunks are never empty")
 }
 
-/// A Fenwick (binary indexed) tree of chunk lengths. By hand: it is a dozen
+/// A Fenwick (binary indexed) tree of chunk lengths (or weights). By hand: it is a dozen
 /// lines, and the crates that offer one add nothing these need.
 #[derive(Debug, Default)]
 struct Fenwick {
@@ -201,9 +246,9 @@ struct Fenwick {
 }
 
 impl Fenwick {
-    /// Built in O(c) from the chunks' lengths.
-    fn of<T>(chunks: &[Vec<T>]) -> Fenwick {
-        let mut tree: Vec<usize> = chunks.iter().map(Vec::len).collect();
+    /// Built in O(c) from the chunks' lengths (or weights).
+    fn of(values: impl Iterator<Item = usize>) -> Fenwick {
+        let mut tree: Vec<usize> = values.collect();
         for i in 1..=tree.len() {
             let parent = i + (i & i.wrapping_neg());
             if parent <= tree.len() {
@@ -257,6 +302,13 @@ mod tests {
 
     use super::*;
 
+    /// Uneven weights, so a range's weight depends on which elements it holds.
+    impl Weighted for u16 {
+        fn weight(&self) -> u64 {
+            u64::from(self % 10) + 1
+        }
+    }
+
     fn assert_shape(ranked: &Ranked<u16>) {
         let mut total = 0;
         for (i, chunk) in ranked.chunks.iter().enumerate() {
@@ -267,6 +319,8 @@ mod tests {
             }
             assert!(chunk.windows(2).all(|w| w[0] < w[1]));
             assert_eq!(ranked.lengths.prefix(i), total);
+            let weight: usize = ranked.chunks[..i].iter().map(|c| chunk_weight(c)).sum();
+            assert_eq!(ranked.weights.prefix(i), weight);
             total += chunk.len();
         }
         assert_eq!(total, ranked.len());
@@ -282,12 +336,13 @@ mod tests {
         assert_eq!(ranked.rank(&1), None);
         assert_eq!(ranked.count_below(|_| true), 0);
         assert_eq!(ranked.range(0, 10).count(), 0);
+        assert_eq!(ranked.weight(0, 10), 0);
     }
 
     proptest! {
         /// Against a BTreeSet: thousands of inserts (so chunks split), then
         /// removals (so they merge), checking the shape, every rank, ranges
-        /// both ways and counts.
+        /// both ways, their weights and counts.
         #[test]
         fn agrees_with_a_btree_set(
             inserts in prop::collection::vec(0u16..4000, 0..3000),
@@ -306,6 +361,7 @@ mod tests {
                 for (start, end, bound) in &probes {
                     let want: Vec<u16> = all.iter().copied().skip(*start).take(end.saturating_sub(*start)).collect();
                     prop_assert_eq!(ranked.range(*start, *end).copied().collect::<Vec<_>>(), want.clone());
+                    prop_assert_eq!(ranked.weight(*start, *end), want.iter().map(Weighted::weight).sum::<u64>());
                     let back: Vec<u16> = want.into_iter().rev().collect();
                     prop_assert_eq!(ranked.range(*start, *end).rev().copied().collect::<Vec<_>>(), back);
                     prop_assert_eq!(ranked.count_below(|v| v < bound), model.range(..*bound).count());

@@ -16,7 +16,8 @@ use std::sync::{Arc, LazyLock};
 use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 
-use super::shard::allocation_size;
+use super::answer::{repeated_len, Kept};
+use super::shard::{allocation_size, shrunk_room};
 use super::value::{collection, part_cost, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{pop_answer_size, CollectionTtl, SetRemove, SetStorage};
@@ -34,6 +35,15 @@ fn hash(element: &[u8]) -> u64 {
 /// them. Its slots are charged with the vector and the table.
 fn element_cost(element: &[u8]) -> u64 {
     part_cost(element.len()) + SHARED_HEADER
+}
+
+/// What one element adds to what a set keeps: its charge, and its size in
+/// a SetFetch answer.
+fn element_kept(element: &[u8]) -> Kept {
+    Kept {
+        cost: element_cost(element),
+        encoded: repeated_len(element.len()),
+    }
 }
 
 /// The charge of the vector and the table with room for `capacity`
@@ -80,9 +90,10 @@ pub struct SetValue {
     elements: Vec<Bytes>,
     /// The position in `elements` of each element, by its [`hash`].
     positions: HashTable<usize>,
-    /// The sum of [`element_cost`] over `elements`: every mutator keeps it,
-    /// so the store reads the set's charge in O(1).
-    cost: u64,
+    /// The sums of [`element_kept`] over `elements`: every mutator keeps
+    /// them, so the store reads the set's charge and the size of its fetch
+    /// in O(1).
+    kept: Kept,
 }
 
 impl SetValue {
@@ -95,7 +106,7 @@ impl SetValue {
     }
 
     pub fn cost(&self) -> u64 {
-        self.cost + room_cost(self.elements.capacity(), self.positions.capacity())
+        self.kept.cost + room_cost(self.elements.capacity(), self.positions.capacity())
     }
 
     /// At least what adding `elements` adds to a set's [`Self::cost`]:
@@ -160,7 +171,7 @@ impl SetValue {
         let Self {
             elements,
             positions,
-            cost,
+            kept,
         } = self;
         if positions
             .find(hashed, |&at| elements[at] == element)
@@ -168,7 +179,7 @@ impl SetValue {
         {
             return false;
         }
-        *cost += element_cost(&element);
+        *kept += element_kept(&element);
         positions.insert_unique(hashed, elements.len(), |&at| hash(&elements[at]));
         elements.push(element);
         true
@@ -190,7 +201,7 @@ impl SetValue {
         let Self {
             elements,
             positions,
-            cost,
+            kept,
         } = self;
         let last = elements.len() - 1;
         if let Ok(entry) = positions.find_entry(hash(&elements[at]), |&p| p == at) {
@@ -202,15 +213,12 @@ impl SetValue {
             }
         }
         let removed = elements.swap_remove(at);
-        *cost -= element_cost(&removed);
+        *kept -= element_kept(&removed);
         // A set that shrank to a quarter of its room gives half of it back,
         // so its real size stays near what it is charged.
-        if elements.is_empty() {
-            *elements = Vec::new();
-            *positions = HashTable::new();
-        } else if elements.capacity() > 64 && elements.len() * 4 < elements.capacity() {
-            elements.shrink_to(elements.len() * 2);
-            positions.shrink_to(elements.len() * 2, |&p| hash(&elements[p]));
+        if let Some(room) = shrunk_room(elements.len(), elements.capacity()) {
+            elements.shrink_to(room);
+            positions.shrink_to(room, |&p| hash(&elements[p]));
         }
         removed
     }
@@ -232,8 +240,13 @@ impl SetValue {
 
     fn clear(&mut self) -> Vec<Bytes> {
         self.positions = HashTable::new();
-        self.cost = 0;
+        self.kept = Kept::default();
         std::mem::take(&mut self.elements)
+    }
+
+    /// The bytes of the elements of a SetFetch answer, in O(1).
+    pub fn fetch_encoded_len(&self) -> u64 {
+        self.kept.encoded
     }
 
     /// Every element.
@@ -354,8 +367,10 @@ impl SetStorage for Arc<Store> {
         &self,
         cache: &CacheId,
         key: &[u8],
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
-        ready(self.read(*cache, key, SetValue::fetch))
+        let size = SetValue::fetch_encoded_len;
+        ready(self.read_answer(*cache, key, max_answer, size, SetValue::fetch))
     }
 
     fn set_contains(
@@ -431,10 +446,10 @@ mod tests {
 
     /// The cost and the positions kept incrementally match the elements.
     fn assert_consistent(set: &SetValue) {
-        let recomputed: u64 = set.elements.iter().map(|e| element_cost(e)).sum();
-        assert_eq!(set.cost, recomputed);
+        let recomputed: Kept = set.elements.iter().map(|e| element_kept(e)).sum();
+        assert_eq!(set.kept, recomputed);
         let room = room_cost(set.elements.capacity(), set.positions.capacity());
-        assert_eq!(set.cost(), recomputed + room);
+        assert_eq!(set.cost(), recomputed.cost + room);
         assert_eq!(set.positions.len(), set.elements.len());
         for (at, element) in set.elements.iter().enumerate() {
             assert_eq!(set.position(element), Some(at));
@@ -644,7 +659,7 @@ mod tests {
             Ok(true)
         );
         assert_eq!((store.stats().items, store.stats().bytes), (0, 0));
-        assert_eq!(store.set_fetch(&c, b"s").await, Ok(None));
+        assert_eq!(store.set_fetch(&c, b"s", usize::MAX).await, Ok(None));
     }
 
     #[tokio::test]

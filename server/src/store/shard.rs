@@ -63,6 +63,15 @@ pub(super) fn allocation_size(len: usize) -> usize {
     }
 }
 
+/// The room a collection's structure (a vector, a queue, a hash table) of
+/// `capacity` slots holding `len` should shrink to, if any: none held, or
+/// half its room once it holds under a quarter of it. None of them shrinks
+/// by itself, so one grown to a million elements and cut to a few would
+/// hold the million's room; past 64 slots, so small ones do not churn.
+pub(super) fn shrunk_room(len: usize, capacity: usize) -> Option<usize> {
+    (len == 0 && capacity > 0 || capacity > 64 && len * 4 < capacity).then_some(len * 2)
+}
+
 /// The store-wide numbers every shard updates.
 #[derive(Default)]
 pub(super) struct Counters {

@@ -26,8 +26,10 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use hashbrown::HashMap;
 
+use super::answer::{repeated_len, Kept};
 use super::dictionary::on_blocking_pool;
-use super::ranked::Ranked;
+use super::ranked::{Ranked, Weighted};
+use super::shard::shrunk_room;
 use super::value::{collection, part_cost, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{
@@ -44,6 +46,22 @@ const INLINE_FETCH_ELEMENTS: usize = 4096;
 /// both structures) and a slot in each, a hash-map entry and a chunk slot.
 fn element_cost(value: &[u8]) -> u64 {
     part_cost(value.len()) + SHARED_HEADER + SORTED_SET_ELEMENT_OVERHEAD
+}
+
+/// The bytes one element takes in a SortedSetFetch answer of values alone;
+/// with scores it takes more, so this is the answer's size, or a few bytes
+/// per element under it (see `store/answer.rs`).
+fn element_encoded_len(value: &[u8]) -> u64 {
+    repeated_len(value.len())
+}
+
+/// What one element adds to what a set keeps: its charge, and its size in
+/// a fetch of all of it.
+fn element_kept(value: &[u8]) -> Kept {
+    Kept {
+        cost: element_cost(value),
+        encoded: element_encoded_len(value),
+    }
 }
 
 /// A key of the order: the score, then the value. `Low` and `High` are
@@ -86,6 +104,17 @@ impl Ord for Key {
     }
 }
 
+/// The order's weights are the elements' sizes in a fetch's answer, so
+/// that a range's size is known before it is copied.
+impl Weighted for Key {
+    fn weight(&self) -> u64 {
+        match &self.tail {
+            Tail::Value(value) => element_encoded_len(value),
+            Tail::Low | Tail::High => 0,
+        }
+    }
+}
+
 impl Key {
     fn element(value: &Bytes, score: f64) -> Key {
         Key {
@@ -110,8 +139,8 @@ impl Key {
 pub struct SortedSetValue {
     scores: HashMap<Bytes, f64>,
     order: Ranked<Key>,
-    /// The sum of [`element_cost`] over the elements.
-    cost: u64,
+    /// The sums of [`element_kept`] over the elements.
+    kept: Kept,
 }
 
 impl SortedSetValue {
@@ -124,7 +153,7 @@ impl SortedSetValue {
     }
 
     pub fn cost(&self) -> u64 {
-        self.cost
+        self.kept.cost
     }
 
     /// Sets the score of each value (the last wins for a value given
@@ -181,9 +210,11 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        self.scores.clear();
+        // A fresh table rather than a cleared one, which would keep the
+        // room of a larger set replaced by a smaller one.
+        self.scores = HashMap::with_capacity(elements.len());
         self.order.clear();
-        self.cost = 0;
+        self.kept = Kept::default();
         for (value, score) in elements {
             self.set(value, score);
         }
@@ -202,6 +233,16 @@ impl SortedSetValue {
     pub fn fetch(&self, range: SortedSetRange, order: SortOrder) -> Vec<ScoredValue> {
         let (start, end) = self.answered(range, order);
         self.copy(start, end, order)
+    }
+
+    /// The bytes of the elements of a fetch's answer at ascending positions
+    /// `start..end`: O(1) for the whole set, else O(log n) and a walk of at
+    /// most two of the order's chunks.
+    fn encoded_len(&self, start: usize, end: usize) -> u64 {
+        if start == 0 && end >= self.len() {
+            return self.kept.encoded;
+        }
+        self.order.weight(start, end)
     }
 
     /// The ascending positions `start..end` a fetch answers, in O(log n);
@@ -274,16 +315,20 @@ impl SortedSetValue {
     pub fn remove(&mut self, remove: &SortedSetRemove) -> usize {
         match remove {
             SortedSetRemove::All => {
-                self.scores.clear();
+                self.scores = HashMap::new();
                 self.order.clear();
-                self.cost = 0;
+                self.kept = Kept::default();
             }
             SortedSetRemove::Values(values) => {
                 for value in values {
                     if let Some((value, score)) = self.scores.remove_entry(&value[..]) {
                         self.order.remove(&Key::element(&value, score));
-                        self.cost -= element_cost(&value);
+                        self.kept -= element_kept(&value);
                     }
+                }
+                // As a dictionary's table (see `dictionary::shrink`).
+                if let Some(room) = shrunk_room(self.scores.len(), self.scores.capacity()) {
+                    self.scores.shrink_to(room);
                 }
             }
         }
@@ -329,7 +374,7 @@ impl SortedSetValue {
                 }
             }
             None => {
-                self.cost += element_cost(&value);
+                self.kept += element_kept(&value);
                 self.order.insert(Key::element(&value, score));
                 self.scores.insert(value, score);
             }
@@ -370,20 +415,27 @@ impl SortedSetStorage for Arc<Store> {
         key: &[u8],
         range: SortedSetRange,
         order: SortOrder,
+        max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<ScoredValue>>, Error>> + Send {
         let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
         async move {
+            let size = move |set: &SortedSetValue| {
+                let (start, end) = set.answered(range, order);
+                set.encoded_len(start, end)
+            };
             let small = |set: &SortedSetValue| {
                 let (start, end) = set.answered(range, order);
                 (end - start <= INLINE_FETCH_ELEMENTS).then(|| set.copy(start, end, order))
             };
-            match store.read(cache, &key, small)? {
+            match store.read_answer(cache, &key, max_answer, size, small)? {
                 None => Ok(None),
                 Some(Some(elements)) => Ok(Some(elements)),
-                // As a large dictionary's fetch (see `on_blocking_pool`).
+                // As a large dictionary's fetch (see `on_blocking_pool`),
+                // sized again: the set may have grown in between.
                 Some(None) => {
                     let fetch = move || {
-                        store.read(cache, &key, |set: &SortedSetValue| set.fetch(range, order))
+                        let copy = |set: &SortedSetValue| set.fetch(range, order);
+                        store.read_answer(cache, &key, max_answer, size, copy)
                     };
                     on_blocking_pool(fetch).await
                 }
@@ -577,8 +629,9 @@ mod tests {
 
     fn assert_consistent(set: &SortedSetValue) {
         assert_eq!(set.scores.len(), set.order.len());
-        let cost: u64 = set.scores.keys().map(|v| element_cost(v)).sum();
-        assert_eq!(set.cost(), cost);
+        let kept: Kept = set.scores.keys().map(|v| element_kept(v)).sum();
+        assert_eq!(set.kept, kept);
+        assert_eq!(set.order.weight(0, set.len()), kept.encoded);
         for key in set.order.iter() {
             let (value, score) = key.scored();
             assert_eq!(set.scores[&value], score);
@@ -739,6 +792,33 @@ mod tests {
         assert_eq!(s.remove(&SortedSetRemove::All), 0);
         assert_eq!(s.cost(), 0);
         assert_eq!(s.order.len(), 0);
+    }
+
+    /// Grown to 10,000 elements and cut to 3 (by removals, or replaced by a
+    /// union of 3), a sorted set is charged for 3 and holds a table for a
+    /// few, not the 10,000's.
+    #[test]
+    fn a_sorted_set_cut_to_a_few_elements_gives_its_table_back() {
+        let value = |i: usize| Bytes::from(format!("value-{i}"));
+        let grown = || {
+            let mut s = SortedSetValue::default();
+            let elements = (0..10_000).map(|i| (value(i), i as f64)).collect();
+            s.put(elements, NO_LIMIT).unwrap();
+            assert!(s.scores.capacity() >= 10_000);
+            s
+        };
+        let mut removed = grown();
+        let full = removed.cost();
+        removed.remove(&SortedSetRemove::Values((3..10_000).map(value).collect()));
+        let mut replaced = grown();
+        let few = (0..3).map(|i| (value(i), 1.0)).collect();
+        replaced.replace(few, NO_LIMIT).unwrap();
+        for s in [removed, replaced] {
+            assert_eq!(s.len(), 3);
+            assert_consistent(&s);
+            assert_eq!(s.cost() * 10_000, full * 3);
+            assert!(s.scores.capacity() < 16, "room for {}", s.scores.capacity());
+        }
     }
 
     #[test]
@@ -922,7 +1002,8 @@ mod tests {
             .sorted_set_put(&c, b"z", all.clone(), ttl, NO_LIMIT)
             .await
             .unwrap();
-        let fetch = |end, order| store.sorted_set_fetch(&c, b"z", by_index(None, end), order);
+        let fetch =
+            |end, order| store.sorted_set_fetch(&c, b"z", by_index(None, end), order, usize::MAX);
         let reversed: Vec<ScoredValue> = all.iter().rev().cloned().collect();
         assert_eq!(
             fetch(None, SortOrder::Ascending).await,

@@ -81,6 +81,7 @@ impl DictionaryStorage for Arc<RedisStore> {
         cache: &RedisCache,
         key: &[u8],
         fields: &[Bytes],
+        max_answer: usize,
     ) -> Result<Option<Vec<Option<Bytes>>>, Error> {
         // Each field once: a field named 10,000 times would otherwise be
         // read, held by the script and sent 10,000 times (a 30 KB request
@@ -89,7 +90,7 @@ impl DictionaryStorage for Arc<RedisStore> {
         let (distinct, slots) = fold_repeats(fields);
         let args: Vec<&[u8]> = distinct.iter().map(|field| &field[..]).collect();
         let values: Vec<Option<Bytes>> = match self
-            .run_read(&scripts::DICTIONARY_GET, cache, key, &args)
+            .run_read_within(&scripts::DICTIONARY_GET, cache, key, &args, max_answer)
             .await?
         {
             Value::Int(MISSING) => return Ok(None),
@@ -110,9 +111,10 @@ impl DictionaryStorage for Arc<RedisStore> {
         &self,
         cache: &RedisCache,
         key: &[u8],
+        max_answer: usize,
     ) -> Result<Option<Vec<(Bytes, Bytes)>>, Error> {
         let flat = match self
-            .run_read(&scripts::DICTIONARY_FETCH, cache, key, &[])
+            .run_read_within(&scripts::DICTIONARY_FETCH, cache, key, &[], max_answer)
             .await?
         {
             Value::Int(MISSING) => return Ok(None),

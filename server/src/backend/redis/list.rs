@@ -71,14 +71,16 @@ impl ListStorage for Arc<RedisStore> {
         cache: &RedisCache,
         key: &[u8],
         slice: ListSlice,
+        max_answer: usize,
     ) -> Result<Option<Vec<Bytes>>, Error> {
         let (start, end) = slice_args(slice);
         match self
-            .run_read(
+            .run_read_within(
                 &scripts::LIST_FETCH,
                 cache,
                 key,
                 &[start.as_bytes(), end.as_bytes()],
+                max_answer,
             )
             .await?
         {

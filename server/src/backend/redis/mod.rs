@@ -15,7 +15,7 @@
 mod connection;
 mod dictionary;
 mod items;
-mod keys;
+pub mod keys;
 mod list;
 mod replies;
 mod scalar;
@@ -229,8 +229,9 @@ impl RedisStore {
     }
 
     /// [`Self::run_read`] with its own bound in place of
-    /// `--max-response-size`: for reads that are not answers (a union's
-    /// sources, bounded by their count of elements instead).
+    /// `--max-response-size`: the one a call was given, or for reads that
+    /// are not answers (a union's sources, bounded by their count of
+    /// elements instead).
     async fn run_read_within(
         &self,
         script: &'static redis::Script,

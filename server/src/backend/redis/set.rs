@@ -58,8 +58,16 @@ impl SetStorage for Arc<RedisStore> {
         }
     }
 
-    async fn set_fetch(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<Vec<Bytes>>, Error> {
-        let reply = self.run_read(&scripts::SET_FETCH, cache, key, &[]).await?;
+    async fn set_fetch(
+        &self,
+        cache: &RedisCache,
+        key: &[u8],
+        max_answer: usize,
+    ) -> Result<Option<Vec<Bytes>>, Error> {
+        let script = &scripts::SET_FETCH;
+        let reply = self
+            .run_read_within(script, cache, key, &[], max_answer)
+            .await?;
         elements("set_fetch", reply)
     }
 

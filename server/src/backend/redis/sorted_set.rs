@@ -61,6 +61,7 @@ impl SortedSetStorage for Arc<RedisStore> {
         key: &[u8],
         range: SortedSetRange,
         order: SortOrder,
+        max_answer: usize,
     ) -> Result<Option<Vec<ScoredValue>>, Error> {
         let texts: Vec<String> = match range {
             SortedSetRange::ByIndex { start, end } => {
@@ -86,7 +87,7 @@ impl SortedSetStorage for Arc<RedisStore> {
         let mut args: Vec<&[u8]> = vec![order_name(order)];
         args.extend(texts.iter().map(|t| t.as_bytes()));
         match self
-            .run_read(&scripts::SORTED_SET_FETCH, cache, key, &args)
+            .run_read_within(&scripts::SORTED_SET_FETCH, cache, key, &args, max_answer)
             .await?
         {
             Value::Int(MISSING) => Ok(None),

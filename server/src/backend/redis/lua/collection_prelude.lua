@@ -6,34 +6,50 @@
 
 -- 'ok' when KEYS[2] marks a collection of `expected` type, 'missing' when
 -- the item does not exist (a stale collection of an older generation is
--- cleared); raises the wrong-type error otherwise.
+-- cleared); raises the wrong-type error otherwise. Then the size its marker
+-- carries (see item_prelude.lua): nil when it has none, 0 when missing
+-- (as is a collection whose data Redis itself evicted).
 local function open(expected)
-  local kind = item_kind()
+  local kind, size = item_kind()
   if kind == expected then
-    return 'ok'
+    if size and redis.call('EXISTS', KEYS[3]) == 0 then
+      size = 0
+    end
+    return 'ok', size
   end
   if kind ~= nil then
     error(wrong_type(expected, kind))
   end
   redis.call('DEL', KEYS[3])
-  return 'missing'
+  return 'missing', 0
 end
 
 -- After a write: `state` is what `open` answered; `ttl_ms` and `refresh`
 -- are the call's collection TTL (nil for a call that creates nothing and
--- keeps the TTL). A new collection gets its marker and TTL; an existing
--- one's TTL is reset when `refresh` is '1'; an emptied one is removed.
-local function close(expected, state, ttl_ms, refresh)
+-- keeps the TTL); `size`, for a type whose marker carries one, the size
+-- after the write (nil: unknown, and the marker keeps none). A new
+-- collection gets its marker and TTL; an existing one's TTL is reset when
+-- `refresh` is '1'; an emptied one is removed.
+local function close(expected, state, ttl_ms, refresh, size)
   if redis.call('EXISTS', KEYS[3]) == 0 then
     if state == 'ok' then
       redis.call('DEL', KEYS[2])
     end
     return
   end
+  local marker = collection_tag .. expected
+  if size then
+    marker = marker .. ':' .. size
+  end
   if state == 'missing' then
-    redis.call('SET', KEYS[2], collection_tag .. expected, 'PX', ttl_ms)
+    redis.call('SET', KEYS[2], marker, 'PX', ttl_ms)
     redis.call('PEXPIRE', KEYS[3], ttl_ms)
-  elseif ttl_ms and refresh == '1' then
+    return
+  end
+  if size then
+    redis.call('SET', KEYS[2], marker, 'KEEPTTL')
+  end
+  if ttl_ms and refresh == '1' then
     redis.call('PEXPIRE', KEYS[2], ttl_ms)
     redis.call('PEXPIRE', KEYS[3], ttl_ms)
   end

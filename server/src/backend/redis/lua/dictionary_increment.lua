@@ -4,7 +4,7 @@
 -- Returns the new value as text, 2 if the field's value is not an integer,
 -- 3 on overflow, or {'too_large', the length it would have}; on all but
 -- the first, nothing changed. The arithmetic is integer.lua's.
-local state = open('dictionary')
+local state, size = open('dictionary')
 local current = redis.call('HGET', KEYS[3], ARGV[1])
 local high, low = 0, 0
 if current then
@@ -23,5 +23,11 @@ if not text then
   return 3
 end
 redis.call('HSET', KEYS[3], ARGV[1], text)
-close('dictionary', state, ARGV[4], ARGV[5])
+if size then
+  size = size + #ARGV[1] + #text
+  if current then
+    size = size - #ARGV[1] - #current
+  end
+end
+close('dictionary', state, ARGV[4], ARGV[5], size)
 return text

@@ -8,16 +8,24 @@ local FIRST_PAIR = 4
 -- Arguments per HSET: `unpack` is bounded by Lua's C stack.
 local CHUNK = 1000
 
-local state = open('dictionary')
+local state, size = open('dictionary')
 local len = redis.call('HLEN', KEYS[3])
-local seen = {}
+-- Each field's last value, and the size it replaces (the marker's count).
+local last = {}
 for i = FIRST_PAIR, #ARGV, 2 do
   local field = ARGV[i]
-  if not seen[field] then
-    seen[field] = true
+  if last[field] == nil then
     if redis.call('HEXISTS', KEYS[3], field) == 0 then
       len = len + 1
+    elseif size then
+      size = size - #field - redis.call('HSTRLEN', KEYS[3], field)
     end
+  end
+  last[field] = ARGV[i + 1]
+end
+if size then
+  for field, value in pairs(last) do
+    size = size + #field + #value
   end
 end
 if len > tonumber(ARGV[1]) then
@@ -26,5 +34,5 @@ end
 for from = FIRST_PAIR, #ARGV, CHUNK do
   redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(from + CHUNK - 1, #ARGV)))
 end
-close('dictionary', state, ARGV[2], ARGV[3])
+close('dictionary', state, ARGV[2], ARGV[3], size)
 return {len}

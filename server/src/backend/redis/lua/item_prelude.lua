@@ -8,6 +8,11 @@
 -- A scalar item's value is stored in KEYS[2] as "<generation>:<payload>".
 -- A collection is stored in KEYS[3] (a Redis hash, set, list or sorted set)
 -- and marked in KEYS[2] by "<generation>#<type>", with the same TTL on both.
+-- A dictionary's marker also carries the size of its fetch's answer,
+-- "<generation>#dictionary:<bytes>" (the bytes of its fields and values,
+-- kept by every script that writes it), so a fetch too large to send is
+-- refused without a walk of the hash; a marker without it (written by an
+-- older front-end) leaves the fetch to count as it reads.
 -- A flush gives every bucket a new generation, so older items and markers
 -- stop matching at once without a scan; they are overwritten or expire by
 -- their TTL (a stale collection is cleared when its key is next written).
@@ -27,10 +32,11 @@ local function current_raw()
   return nil
 end
 
--- What the item holds: nil (missing), 'scalar', or a collection type
--- ('dictionary', 'set', 'list', 'sorted_set'); and the scalar's raw value.
-local function item_kind()
-  local raw = redis.call('GET', KEYS[2])
+-- What the item at `item_key` holds: nil (missing), 'scalar', or a
+-- collection type ('dictionary', 'set', 'list', 'sorted_set'); and the
+-- scalar's raw value, or the size its marker carries (nil without one).
+local function kind_of(item_key)
+  local raw = redis.call('GET', item_key)
   if not raw then
     return nil
   end
@@ -38,9 +44,19 @@ local function item_kind()
     return 'scalar', raw
   end
   if string.sub(raw, 1, #collection_tag) == collection_tag then
-    return string.sub(raw, #collection_tag + 1)
+    local marked = string.sub(raw, #collection_tag + 1)
+    local kind, size = string.match(marked, '^([^:]*):(%d+)$')
+    if kind then
+      return kind, tonumber(size)
+    end
+    return marked
   end
   return nil
+end
+
+-- What KEYS[2] holds, as `kind_of` answers.
+local function item_kind()
+  return kind_of(KEYS[2])
 end
 
 -- The error a call of type `expected` answers on an item of type `found`;

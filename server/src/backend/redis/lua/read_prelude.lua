@@ -11,6 +11,18 @@ local answer_cap = tonumber(table.remove(ARGV))
 -- refuses the front-end would refuse too.
 local max_answer = tonumber(table.remove(ARGV))
 
+-- The reply for an answer of `size` bytes (as counted below) that is not
+-- to be sent: TOO_LARGE or SIZE; nil when it may be.
+local function sized(size)
+  if size > max_answer then
+    return redis.status_reply('TOO_LARGE ' .. size)
+  end
+  if size > answer_cap then
+    return redis.status_reply('SIZE ' .. size)
+  end
+  return nil
+end
+
 -- The answer (a string, or a table of strings and falses), or its size
 -- alone if it is larger than the cap.
 local function within_cap(answer)
@@ -24,11 +36,5 @@ local function within_cap(answer)
       end
     end
   end
-  if size > max_answer then
-    return redis.status_reply('TOO_LARGE ' .. size)
-  end
-  if size > answer_cap then
-    return redis.status_reply('SIZE ' .. size)
-  end
-  return answer
+  return sized(size) or answer
 end

@@ -13,21 +13,6 @@
 -- wrong-type error; a missing one counts as empty.
 local CHUNK = 500
 
--- What the item at `item_key` holds (as item_kind does for KEYS[2]).
-local function kind_of(item_key)
-  local raw = redis.call('GET', item_key)
-  if not raw then
-    return nil
-  end
-  if string.sub(raw, 1, #tag) == tag then
-    return 'scalar'
-  end
-  if string.sub(raw, 1, #collection_tag) == collection_tag then
-    return string.sub(raw, #collection_tag + 1)
-  end
-  return nil
-end
-
 local aggregate = ARGV[3]
 local scores = {}
 local count = 0
