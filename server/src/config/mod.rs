@@ -55,6 +55,26 @@ pub enum LogFormat {
     Json,
 }
 
+/// The command line: the server's settings, or a subcommand.
+#[derive(Parser, Debug)]
+#[command(name = "jiffy-server", version, about)]
+pub struct Cli {
+    /// TOML file with any of the settings below (keys as the flag names).
+    #[arg(long, env = "JIFFY_CONFIG", value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: Settings,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Tokens for clients, signed with the server secret.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
 impl Cli {
     /// The command line, with each setting's default in `--help`: added to
     /// the help text, since clap's own `default_value` would shadow the TOML
@@ -115,26 +135,6 @@ pub fn settings_markdown() -> String {
         );
     }
     table
-}
-
-/// The command line: the server's settings, or a subcommand.
-#[derive(Parser, Debug)]
-#[command(name = "jiffy-server", version, about)]
-pub struct Cli {
-    /// TOML file with any of the settings below (keys as the flag names).
-    #[arg(long, env = "JIFFY_CONFIG", value_name = "FILE", global = true)]
-    pub config: Option<PathBuf>,
-    #[command(flatten)]
-    pub settings: Settings,
-    #[command(subcommand)]
-    pub command: Option<Command>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Tokens for clients, signed with the server secret.
-    #[command(subcommand)]
-    Token(TokenCommand),
 }
 
 /// Paths of the TLS certificate chain and key, both PEM.
@@ -457,6 +457,14 @@ mod tests {
         assert_eq!(config.limits.max_value_size, 5 << 20);
         assert_eq!(config.limits.max_response_size, 5_243_000);
         assert_eq!(config.max_concurrent_streams, 100);
+        let response = settings()
+            .into_iter()
+            .find(|setting| setting.id == "max_response_size")
+            .unwrap();
+        let said = format!(
+            "{DEFAULT_MAX_RESPONSE_SIZE} bytes, or --max-value-size + {MIN_RESPONSE_ROOM} bytes if more"
+        );
+        assert!(matches!(response.default, Shown::Computed(text) if text == said));
     }
 
     #[test]
