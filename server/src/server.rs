@@ -117,11 +117,6 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
         tracing::warn!(%error, "the store is not reachable yet");
     }
     let metrics = Metrics::new(None, config.max_memory);
-    let probe = store.clone();
-    let ready: ReadyCheck = Arc::new(move || {
-        let probe = probe.clone();
-        Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
-    });
     let (topics, cache_events) = RedisTopics::start(
         store.clone(),
         target,
@@ -129,14 +124,18 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
         metrics.topics(),
         stop.1.clone(),
     );
+    let probe = store.clone();
     Parts {
-        config,
-        store,
+        ready: Arc::new(move || {
+            let probe = probe.clone();
+            Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
+        }),
         topics,
         cache_events,
+        store,
         metrics,
-        ready,
         stop,
+        config,
     }
 }
 

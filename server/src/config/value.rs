@@ -73,19 +73,6 @@ pub fn deserialize<'de, D: Deserializer<'de>, F: Field>(deserializer: D) -> Resu
     F::from_toml(deserializer)
 }
 
-/// Sizes take units: `64MiB`, `512KiB`, `1GB`.
-impl Value for ByteSize {
-    fn parser() -> ValueParser {
-        clap::value_parser!(ByteSize).into()
-    }
-    fn from_toml<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <ByteSize as Deserialize>::deserialize(deserializer)
-    }
-    fn show(&self) -> String {
-        self.display().iec().to_string()
-    }
-}
-
 /// Durations take humantime forms: `500ms`, `30s`, `7days`.
 impl Value for Duration {
     fn parser() -> ValueParser {
@@ -113,21 +100,8 @@ impl Value for SocketAddr {
     }
 }
 
-impl Value for LogFormat {
-    fn parser() -> ValueParser {
-        clap::value_parser!(LogFormat).into()
-    }
-    fn from_toml<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <LogFormat as Deserialize>::deserialize(deserializer)
-    }
-    fn show(&self) -> String {
-        self.to_possible_value()
-            .map(|value| value.get_name().to_owned())
-            .unwrap_or_default()
-    }
-}
-
-/// Counts, paths and text: clap's and serde's own readers.
+/// Sizes (`64MiB`, `512KiB`, `1GB`), counts, paths, text and the log
+/// format: clap's and serde's own readers.
 macro_rules! plain_values {
     ($($ty:ty => $show:expr),* $(,)?) => {$(
         impl Value for $ty {
@@ -146,6 +120,11 @@ macro_rules! plain_values {
 }
 
 plain_values! {
+    ByteSize => |size| size.display().iec().to_string(),
+    LogFormat => |format| {
+        let name = format.to_possible_value().map(|value| value.get_name().to_owned());
+        name.unwrap_or_default()
+    },
     usize => ToString::to_string,
     u32 => ToString::to_string,
     String => Clone::clone,
