@@ -2,10 +2,12 @@
 //!
 //! # Layout
 //!
-//! - [`server`] — wiring; [`run`] serves until a shutdown future completes.
+//! - [`server`] — wiring: each store assembles its parts, then one `serve`;
+//!   [`run_with`] serves until a shutdown future completes.
 //! - [`rpcs`] — the catalogue of calls (path, name, auth class, idempotence)
 //!   that metrics, auth and fault injection read.
-//! - [`config`] — flags, environment variables and the TOML file.
+//! - [`config`] — flags, environment variables and the TOML file, each
+//!   setting declared once (`config/settings.rs`).
 //! - [`auth`] — signed tokens: who may call what on which caches.
 //! - [`fault`] — the momento-local fault headers, behind `--enable-fault-injection`.
 //! - [`service`] — the gRPC handlers, one file per group of RPCs.
@@ -16,6 +18,7 @@
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them.
 //! - [`listener`] — connections: handshake deadline, cap, HTTP/2 limits, send timeout.
+//! - [`close`] — why a connection closed, for both ports and the metrics.
 //! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
 //!   Delete over Momento's protosocket protocol (length-prefixed protobuf).
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
@@ -23,6 +26,7 @@
 
 pub mod auth;
 pub mod backend;
+pub mod close;
 pub mod config;
 pub mod error;
 pub mod fault;
@@ -38,7 +42,7 @@ pub mod service;
 pub mod store;
 pub mod topics;
 
-pub use server::{run, BoxError};
+pub use server::{run_with, BoxError};
 
 /// Code generated from the `.proto` files in `proto/`.
 pub mod proto {

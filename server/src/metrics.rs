@@ -15,7 +15,7 @@ use prometheus::{
 };
 
 use crate::backend::StoreStats;
-use crate::listener::CloseReason;
+use crate::close::CloseReason;
 use crate::rpcs::{self, RPCS};
 
 /// The `rpc` label of calls outside the catalogue.

@@ -40,23 +40,6 @@ type ReadyCheck = Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send 
 /// The descriptors of `proto/`, encoded by build.rs, for the reflection service.
 const DESCRIPTORS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jiffy_descriptors.bin"));
 
-/// Serves gRPC on `listener` (and metrics on `metrics_listener`) until
-/// `shutdown` completes, then lets in-flight requests finish for up to
-/// `config.shutdown_timeout`.
-pub async fn run(
-    listener: TcpListener,
-    metrics_listener: Option<TcpListener>,
-    config: Config,
-    shutdown: impl Future<Output = ()>,
-) -> Result<(), BoxError> {
-    let listeners = Listeners {
-        grpc: listener,
-        metrics: metrics_listener,
-        protosocket: None,
-    };
-    run_with(listeners, config, shutdown).await
-}
-
 /// The sockets a server serves, bound by the caller (which prints them).
 pub struct Listeners {
     pub grpc: TcpListener,
@@ -65,86 +48,117 @@ pub struct Listeners {
     pub protosocket: Option<TcpListener>,
 }
 
-/// [`run`], with every listener, the protosocket one included.
+/// Serves on `listeners` until `shutdown` completes, then lets in-flight
+/// requests finish for up to `config.shutdown_timeout`: assembles the
+/// store the configuration names, then serves it.
 pub async fn run_with(
     listeners: Listeners,
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), BoxError> {
+    match config.store.clone() {
+        StoreChoice::Embedded => serve(assemble_embedded(config), listeners, shutdown).await,
+        StoreChoice::Redis(target) => {
+            serve(assemble_redis(config, target).await, listeners, shutdown).await
+        }
+    }
+}
+
+/// What a store brings to the server, assembled from the configuration.
+struct Parts<S, T> {
+    config: Config,
+    store: S,
+    topics: T,
+    /// Told when a cache is flushed or deleted, for its topics.
+    cache_events: Arc<dyn CacheEvents>,
+    metrics: Arc<Metrics>,
+    ready: ReadyCheck,
+    /// Set when shutdown begins: the metrics probes and open subscriptions read it.
+    stop: (watch::Sender<bool>, watch::Receiver<bool>),
+}
+
+/// The embedded store, its stats in the metrics, and topics in this process.
+fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>>> {
+    let stop = watch::channel(false);
+    let store = Store::new(StoreConfig {
+        max_memory: config.max_memory,
+        max_caches: config.max_caches,
+    });
+    let stats = store.clone();
+    let metrics = Metrics::new(
+        Some(Box::new(move || Store::stats(&stats))),
+        config.max_memory,
+    );
+    let hub = Hub::new(config.topics, metrics.topics(), stop.1.clone(), None);
+    Parts {
+        topics: LocalTopics::new(hub.clone(), store.clone()),
+        cache_events: hub,
+        store,
+        metrics,
+        ready: Arc::new(|| Box::pin(async { Ok(()) })),
+        stop,
+        config,
+    }
+}
+
+/// A Redis store, connected now so that the first calls do not wait (a
+/// cluster that is not up yet is retried by each call, answered
+/// UNAVAILABLE till then); ready while Redis answers a PING.
+async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>, RedisTopics> {
+    let stop = watch::channel(false);
+    let store = RedisStore::new(
+        target.clone(),
+        config.store_timeout,
+        config.max_caches,
+        large_answers_in_transit(config.max_in_flight_bytes),
+        config.limits.max_response_size,
+    );
+    if let Err(error) = store.connect().await {
+        tracing::warn!(%error, "the store is not reachable yet");
+    }
+    let metrics = Metrics::new(None, config.max_memory);
+    let (topics, cache_events) = RedisTopics::start(
+        store.clone(),
+        target,
+        config.topics,
+        metrics.topics(),
+        stop.1.clone(),
+    );
+    let probe = store.clone();
+    Parts {
+        ready: Arc::new(move || {
+            let probe = probe.clone();
+            Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
+        }),
+        topics,
+        cache_events,
+        store,
+        metrics,
+        stop,
+        config,
+    }
+}
+
+/// Serves `parts` on `listeners` until `shutdown`, as [`run_with`] says.
+async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
+    parts: Parts<S, T>,
+    listeners: Listeners,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), BoxError> {
+    let Parts {
+        config,
+        store,
+        topics,
+        cache_events,
+        metrics,
+        ready,
+        stop: (stopping, stop_requested),
+    } = parts;
     let Listeners {
         grpc: listener,
         metrics: metrics_listener,
         protosocket,
     } = listeners;
-    // Set when shutdown begins: the metrics probes and open subscriptions read it.
-    let stop = watch::channel(false);
-    match &config.store {
-        StoreChoice::Embedded => {
-            let store = Store::new(StoreConfig {
-                max_memory: config.max_memory,
-                max_caches: config.max_caches,
-            });
-            let stats = store.clone();
-            let metrics = Metrics::new(
-                Some(Box::new(move || Store::stats(&stats))),
-                config.max_memory,
-            );
-            let ready: ReadyCheck = Arc::new(|| Box::pin(async { Ok(()) }));
-            let hub = Hub::new(config.topics, metrics.topics(), stop.1.clone(), None);
-            let events: Arc<dyn CacheEvents> = hub.clone();
-            let topics = (LocalTopics::new(hub, store.clone()), events);
-            let served = (listener, metrics_listener, protosocket, ready);
-            serve(store, topics, metrics, served, stop, config, shutdown).await
-        }
-        StoreChoice::Redis(target) => {
-            let store = RedisStore::new(
-                target.clone(),
-                config.store_timeout,
-                config.max_caches,
-                large_answers_in_transit(config.max_in_flight_bytes),
-                config.limits.max_response_size,
-            );
-            // Connect now, so the first calls do not wait; a cluster that is
-            // not up yet is retried by each call, answered UNAVAILABLE till then.
-            if let Err(error) = store.connect().await {
-                tracing::warn!(%error, "the store is not reachable yet");
-            }
-            let metrics = Metrics::new(None, config.max_memory);
-            let probe = store.clone();
-            let ready: ReadyCheck = Arc::new(move || {
-                let probe = probe.clone();
-                Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
-            });
-            let topics = RedisTopics::start(
-                store.clone(),
-                target.clone(),
-                config.topics,
-                metrics.topics(),
-                stop.1.clone(),
-            );
-            let served = (listener, metrics_listener, protosocket, ready);
-            serve(store, topics, metrics, served, stop, config, shutdown).await
-        }
-    }
-}
-
-/// The listeners of [`serve`], and its readiness check.
-type Served = (
-    TcpListener,
-    Option<TcpListener>,
-    Option<TcpListener>,
-    ReadyCheck,
-);
-
-async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
-    store: S,
-    (topics, cache_events): (T, Arc<dyn CacheEvents>),
-    metrics: Arc<Metrics>,
-    (listener, metrics_listener, protosocket, ready): Served,
-    (stopping, stop_requested): (watch::Sender<bool>, watch::Receiver<bool>),
-    config: Config,
-    shutdown: impl Future<Output = ()>,
-) -> Result<(), BoxError> {
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(
             listener,

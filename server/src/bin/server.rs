@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use jiffy_server::auth::token::TokenCommand;
-use jiffy_server::config::{Cli, Command, Config, ConfigError, LogFormat};
+use jiffy_server::config::{Cli, Command, Config, ConfigError, LogFormat, Settings};
 use tokio::net::TcpListener;
 
 // jemalloc returns freed memory to the OS steadily and fragments less under
@@ -27,8 +27,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse_with_defaults();
     let config = match cli
         .settings
-        .with_file()
-        .and_then(|settings| settings.resolve())
+        .with_file(cli.config.as_deref())
+        .and_then(Settings::resolve)
     {
         Ok(config) => config,
         Err(error) => return bad_config(error),

@@ -26,6 +26,7 @@ use std::time::Duration;
 use hyper::server::conn::http2::Builder;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
+use crate::close::CloseReason;
 use crate::in_flight::SEND_BUFFER;
 
 /// Streams one connection may make the server reset before it is closed.
@@ -60,8 +61,7 @@ pub fn builder(settings: &Settings) -> Builder<TokioExecutor> {
 }
 
 /// Why a served connection ended, from hyper's answer.
-pub fn close_reason(result: &Result<(), hyper::Error>) -> super::CloseReason {
-    use super::CloseReason;
+pub fn close_reason(result: &Result<(), hyper::Error>) -> CloseReason {
     let Err(error) = result else {
         return CloseReason::ClientClosed;
     };

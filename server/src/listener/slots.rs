@@ -15,7 +15,7 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use super::in_handshake::{has_spoken, InHandshake};
-use super::CloseReason;
+use crate::close::CloseReason;
 use crate::metrics::Metrics;
 
 /// Connections past the cap that may still be closing before the port

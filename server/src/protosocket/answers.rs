@@ -11,10 +11,9 @@ use tokio::sync::mpsc;
 use tonic::Code;
 
 use super::budget::{Budget, Charge};
-use super::connection::NORMAL;
 use super::dispatch::{self, Outcome};
-use super::framing::encode;
-use crate::listener::CloseReason;
+use super::framing::{encode, NORMAL};
+use crate::close::CloseReason;
 use crate::proto::protosocket::cache::CacheResponse;
 
 /// An answer's frame, and what it is charged until written.

@@ -38,20 +38,16 @@ use super::answers::{charged_answer, write_answers, Answer};
 use super::auth::{authenticate, Session};
 use super::budget::{Budget, CALL_OVERHEAD};
 use super::dispatch::{self, Context};
-use super::framing::{encode, Frame, FrameError, FrameReader};
+use super::framing::{encode, Frame, FrameError, FrameReader, CANCEL, NORMAL};
 use crate::backend::Storage;
+use crate::close::CloseReason;
 use crate::in_flight::CallCharges;
-use crate::listener::CloseReason;
 use crate::metrics::{InFlightGuard, Metrics, RpcId, Transport};
 use crate::proto::protosocket::cache::cache_command::RpcKind;
 use crate::proto::protosocket::cache::cache_response::Kind;
 use crate::proto::protosocket::cache::unary::Command;
 use crate::proto::protosocket::cache::{AuthenticateResponse, CacheResponse};
 use crate::rpcs::{self, Rpc};
-
-/// The control codes of protosocket-rpc.
-pub(super) const NORMAL: u32 = 0;
-const CANCEL: u32 = 1;
 
 /// What a connection may use and how long it may take.
 #[derive(Clone, Debug)]

@@ -20,6 +20,10 @@ use tokio::time::Instant;
 use super::budget::{Budget, Charge};
 use crate::proto::protosocket::cache::{cache_response, CacheCommand, CacheResponse, GetResponse};
 
+/// The control codes of protosocket-rpc.
+pub(super) const NORMAL: u32 = 0;
+pub(super) const CANCEL: u32 = 1;
+
 /// The largest frame the official client reads (protosocket-rpc's default
 /// buffer limit), length prefix included. Every answer fits in it.
 pub const MAX_ANSWER_FRAME: usize = 4 << 20;

@@ -41,9 +41,9 @@ use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
 use crate::backend::Storage;
+use crate::close::CloseReason;
 use crate::listener::in_handshake::InHandshake;
 use crate::listener::slots::Slots;
-use crate::listener::CloseReason;
 pub use connection::Limits;
 pub use dispatch::Context;
 
