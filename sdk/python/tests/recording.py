@@ -1,7 +1,8 @@
 """Clients whose route records what would be sent instead of sending it.
 
 Each call answers the empty message of its RPC (what the proto reads as
-"missing" or zero), so every call of the client runs without a server.
+"missing" or zero), read as the route reads it, so every call of the client
+runs without a server.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import jiffy
 from jiffy._calls import Rpc
+from jiffy._route import SHAPES
 
 SPEC_FILE = Path(__file__).resolve().parents[2] / "spec.json"
 
@@ -37,10 +39,16 @@ class Recorder:
         self.sent: list[tuple[Rpc, Any]] = []
 
     def answer(self, rpc: Rpc, request: Any) -> Any:
+        shapes = SHAPES.get(rpc.name)
+        if shapes is not None:  # given as its arguments: record its gRPC request
+            request = shapes.grpc(*request)
         expected = _REQUEST_NAMES.get(rpc.name, f"_{rpc.name}Request")
         assert type(request).__name__ == expected, (rpc.name, request)
         self.sent.append((rpc, request))
-        return [] if rpc.streaming else rpc.deserialize(b"")
+        response = [] if rpc.streaming else rpc.deserialize(b"")
+        if shapes is not None and shapes.read_grpc is not None:
+            return shapes.read_grpc(response)  # what the route hands back
+        return response
 
 
 class OpenedStream:

@@ -113,8 +113,10 @@ class AsyncCacheClient(
 
     async def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
         """The value of `key`, or None on a miss."""
-        request = c.GetRequest(cache_key=c.as_bytes(key))
-        return c.read_get(await self._route.call(c.GET, request, self._cache_name(cache)))
+        value: bytes | None = await self._route.call(
+            c.GET, (c.as_bytes(key),), self._cache_name(cache)
+        )
+        return value
 
     async def get_str(
         self, key: Key, *, cache: str | None = None, encoding: str = "utf-8"
@@ -127,15 +129,12 @@ class AsyncCacheClient(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
     ) -> None:
         """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
-        request = c.SetRequest(
-            cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
-        )
-        await self._route.call(c.SET, request, self._cache_name(cache))
+        arguments = (c.as_bytes(key), c.as_bytes(value), self._ttl(ttl))
+        await self._route.call(c.SET, arguments, self._cache_name(cache))
 
     async def delete(self, key: Key, *, cache: str | None = None) -> None:
         """Remove `key`; deleting a missing key is not an error."""
-        request = c.DeleteRequest(cache_key=c.as_bytes(key))
-        await self._route.call(c.DELETE, request, self._cache_name(cache))
+        await self._route.call(c.DELETE, (c.as_bytes(key),), self._cache_name(cache))
 
     async def set_if(
         self,

@@ -110,8 +110,8 @@ class CacheClient(
 
     def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
         """The value of `key`, or None on a miss."""
-        request = c.GetRequest(cache_key=c.as_bytes(key))
-        return c.read_get(self._route.call(c.GET, request, self._cache_name(cache)))
+        value: bytes | None = self._route.call(c.GET, (c.as_bytes(key),), self._cache_name(cache))
+        return value
 
     def get_str(self, key: Key, *, cache: str | None = None, encoding: str = "utf-8") -> str | None:
         """The value of `key` decoded as text, or None on a miss."""
@@ -122,15 +122,12 @@ class CacheClient(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
     ) -> None:
         """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
-        request = c.SetRequest(
-            cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
-        )
-        self._route.call(c.SET, request, self._cache_name(cache))
+        arguments = (c.as_bytes(key), c.as_bytes(value), self._ttl(ttl))
+        self._route.call(c.SET, arguments, self._cache_name(cache))
 
     def delete(self, key: Key, *, cache: str | None = None) -> None:
         """Remove `key`; deleting a missing key is not an error."""
-        request = c.DeleteRequest(cache_key=c.as_bytes(key))
-        self._route.call(c.DELETE, request, self._cache_name(cache))
+        self._route.call(c.DELETE, (c.as_bytes(key),), self._cache_name(cache))
 
     def set_if(
         self,

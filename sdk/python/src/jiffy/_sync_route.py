@@ -1,9 +1,11 @@
 # Generated from _async_route.py by scripts/generate_sync.py: do not edit.
 """SyncRoute: the one place a call's transport is chosen, below the client.
 
-Every call of the client comes here as its RPC, its gRPC request and its
-cache. A call goes over protosocket when the catalogue says protosocket
-carries it (_route.PROTOSOCKET_CALLS) and the client has a protosocket port:
+Every call of the client comes here as its RPC, its request and its cache:
+a gRPC request, or for a call protosocket carries too, its arguments
+(_route.Shapes says why). Such a call goes over protosocket when the
+catalogue says protosocket carries it (_route.PROTOSOCKET_CALLS) and the
+client has a protosocket port:
 the config's protosocket_endpoint, or under "auto" the port the server names
 when asked (one Ping, at connect or before the first data call; a lazy
 client's first call still goes over gRPC). Every other call goes over gRPC.
@@ -47,8 +49,10 @@ class SyncRoute:
         self._auto = config.protosocket_endpoint == AUTO
         self.protosocket: SyncProtosocketPool | None = None
         """The protosocket connections, once they carry calls."""
-        self._codecs: dict[Rpc, r.ProtosocketCodec] = {}
-        """Per RPC protosocket carries now, how to say it there; empty until then."""
+        self._shapes = r.shapes_by_rpc()
+        """Per RPC protosocket can carry, how to say it on each transport."""
+        self._over_protosocket = False
+        """Whether protosocket carries those calls now."""
         self._wires: list[dict[Rpc, Any]] = []
         """Per data channel i, the protosocket calls on connection i."""
         address = config.protosocket_endpoint
@@ -77,29 +81,38 @@ class SyncRoute:
     def _carry(self, pool: SyncProtosocketPool) -> None:
         """Send the calls protosocket carries over `pool` from now on: data
         channel i's calls on its connection i, so one choice spreads both."""
-        codecs = r.protosocket_codecs()
-        self._wires = [{rpc: connection.call for rpc in codecs} for connection in pool.connections]
+        shapes = self._shapes
+        self._wires = [{rpc: connection.call for rpc in shapes} for connection in pool.connections]
         self.protosocket = pool
-        self._codecs = codecs
+        self._over_protosocket = True
 
     def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
         """Send a data call on `cache`: its gRPC response (a list for a
-        stream), or a CacheError."""
-        # Looked up first: the call that connects, or asks, still goes over gRPC.
-        codec = self._codecs.get(rpc)
+        stream), or for a call given as its arguments what the client reads
+        of the answer; or raise a CacheError."""
+        # Read first: the call that connects, or asks, still goes over gRPC.
+        over_protosocket = self._over_protosocket
         if not self._ready:
             self._first_call(rpc.name)
         executor = self.executor
-        if codec is None or (self._auto and not codec.fits(request)):
+        shapes = self._shapes.get(rpc)
+        if shapes is None:
             return executor.call(rpc, request, executor.metadata(cache))
-        command = codec.command(cache, request)
-        try:
-            return codec.answer(executor.call(rpc, command, None, self._wires))
-        except LimitExceededError as exc:
-            if not (self._auto and exc.reason == ANSWER_TOO_LARGE):
-                raise
-        # Stored over gRPC, too large for any protosocket answer: read it there.
-        return executor.call(rpc, request, executor.metadata(cache))
+        fits = shapes.fits
+        if over_protosocket and (fits is None or not self._auto or fits(*request)):
+            command = shapes.command(cache, *request)
+            try:
+                answer = executor.call(rpc, command, None, self._wires)
+            except LimitExceededError as exc:
+                if not (self._auto and exc.reason == ANSWER_TOO_LARGE):
+                    raise
+                # Stored over gRPC, too large for any protosocket answer: read it there.
+            else:
+                read = shapes.read
+                return answer if read is None else read(answer)
+        response = executor.call(rpc, shapes.grpc(*request), executor.metadata(cache))
+        read = shapes.read_grpc
+        return response if read is None else read(response)
 
     def control(self, rpc: Rpc, request: Any) -> Any:
         return self.executor.control(rpc, request)
