@@ -50,8 +50,6 @@ class AsyncRoute:
         """The protosocket connections, once they carry calls."""
         self._shapes = r.shapes_by_rpc()
         """Per RPC protosocket can carry, how to say it on each transport."""
-        self._over_protosocket = False
-        """Whether protosocket carries those calls now."""
         self._wires: list[dict[Rpc, Any]] = []
         """Per data channel i, the protosocket calls on connection i."""
         address = config.protosocket_endpoint
@@ -83,14 +81,13 @@ class AsyncRoute:
         shapes = self._shapes
         self._wires = [{rpc: connection.call for rpc in shapes} for connection in pool.connections]
         self.protosocket = pool
-        self._over_protosocket = True
 
     async def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
         """Send a data call on `cache`: its gRPC response (a list for a
         stream), or for a call given as its arguments what the client reads
         of the answer; or raise a CacheError."""
         # Read first: the call that connects, or asks, still goes over gRPC.
-        over_protosocket = self._over_protosocket
+        over_protosocket = self.protosocket is not None
         if not self._ready:
             await self._first_call(rpc.name)
         executor = self.executor

@@ -51,8 +51,6 @@ class SyncRoute:
         """The protosocket connections, once they carry calls."""
         self._shapes = r.shapes_by_rpc()
         """Per RPC protosocket can carry, how to say it on each transport."""
-        self._over_protosocket = False
-        """Whether protosocket carries those calls now."""
         self._wires: list[dict[Rpc, Any]] = []
         """Per data channel i, the protosocket calls on connection i."""
         address = config.protosocket_endpoint
@@ -84,14 +82,13 @@ class SyncRoute:
         shapes = self._shapes
         self._wires = [{rpc: connection.call for rpc in shapes} for connection in pool.connections]
         self.protosocket = pool
-        self._over_protosocket = True
 
     def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
         """Send a data call on `cache`: its gRPC response (a list for a
         stream), or for a call given as its arguments what the client reads
         of the answer; or raise a CacheError."""
         # Read first: the call that connects, or asks, still goes over gRPC.
-        over_protosocket = self._over_protosocket
+        over_protosocket = self.protosocket is not None
         if not self._ready:
             self._first_call(rpc.name)
         executor = self.executor
