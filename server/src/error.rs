@@ -19,6 +19,9 @@ pub mod reason {
     pub const REQUEST_SIZE_LIMIT_EXCEEDED: &str = "request_size_limit_exceeded";
     pub const ELEMENT_SIZE_LIMIT_EXCEEDED: &str = "element_size_limit_exceeded";
     pub const TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED: &str = "topic_subscriptions_limit_exceeded";
+    /// Jiffy's own: a Get over the protosocket port whose value no answer
+    /// there can carry; the SDKs read it over gRPC instead.
+    pub const ANSWER_TOO_LARGE_FOR_PROTOSOCKET: &str = "answer_too_large_for_protosocket";
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -120,6 +123,11 @@ impl Error {
         self.code_and_reason().0
     }
 
+    /// The `err` reason this error answers with, on either port.
+    pub fn reason(&self) -> Option<&'static str> {
+        self.code_and_reason().1
+    }
+
     fn code_and_reason(&self) -> (Code, Option<&'static str>) {
         use Error::*;
         match self {
@@ -156,9 +164,11 @@ impl Error {
             }
             StoreUnavailable(_) => (Code::Unavailable, None),
             StoreFailed(_) => (Code::Internal, None),
-            StoreFull(_) | InFlightFull(_) | AnswerTooLargeForProtosocket { .. } => {
-                (Code::ResourceExhausted, None)
-            }
+            StoreFull(_) | InFlightFull(_) => (Code::ResourceExhausted, None),
+            AnswerTooLargeForProtosocket { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::ANSWER_TOO_LARGE_FOR_PROTOSOCKET),
+            ),
             MissingCacheHeader
             | InvalidCacheName(_)
             | KeyTooLarge { .. }

@@ -129,7 +129,13 @@ async fn values_a_get_answer_could_not_carry_are_refused() {
         Some(largest)
     );
     let over = vec![2u8; 4_194_280];
-    let (code, message) = error_of(client.call(3, set("c", "over", &over, 60_000)).await);
+    let refused = client.call(3, set("c", "over", &over, 60_000)).await;
+    let Kind::Error(ref error) = refused else {
+        panic!("expected an error, got {refused:?}")
+    };
+    // The reason rides in its own field, as the gRPC port's `err` trailer.
+    assert_eq!(error.reason, "item_size_limit_exceeded");
+    let (code, message) = error_of(refused);
     assert_eq!(code, Status::ResourceExhausted);
     assert!(message.contains("4194279"), "{message}");
     assert_eq!(value_of(client.call(4, get("c", "over")).await), None);

@@ -22,6 +22,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "jiffy"
 MODULES = (
     "_async_transport.py",
     "_async_executor.py",
+    "_async_route.py",
     "_async_base.py",
     "_async_dictionaries.py",
     "_async_lists.py",

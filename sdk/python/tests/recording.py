@@ -1,7 +1,8 @@
-"""Clients whose executor records what would be sent instead of sending it.
+"""Clients whose route records what would be sent instead of sending it.
 
 Each call answers the empty message of its RPC (what the proto reads as
-"missing" or zero), so every call of the client runs without a server.
+"missing" or zero), read as the route reads it, so every call of the client
+runs without a server.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import jiffy
 from jiffy._calls import Rpc
+from jiffy._route import SHAPES
 
 SPEC_FILE = Path(__file__).resolve().parents[2] / "spec.json"
 
@@ -27,24 +29,26 @@ _REQUEST_NAMES = {"Subscribe": "_SubscriptionRequest"}
 
 
 class Recorder:
-    """The part of the executor the client uses: `metadata`, `call`, `control`,
-    and for subscriptions `open_stream` and `closed`."""
+    """The part of the route the client uses: `call`, `control`, and for
+    subscriptions `open_stream` and `closed`. What is recorded is each call's
+    gRPC request, whatever would carry it."""
 
     closed = False
-    # The gRPC calls are what is recorded: protosocket carries no RPC.
-    over_protosocket = False
 
     def __init__(self) -> None:
         self.sent: list[tuple[Rpc, Any]] = []
 
-    def metadata(self, cache: str) -> Any:
-        return (("cache", cache),)
-
     def answer(self, rpc: Rpc, request: Any) -> Any:
+        shapes = SHAPES.get(rpc.name)
+        if shapes is not None:  # given as its arguments: record its gRPC request
+            request = shapes.grpc(*request)
         expected = _REQUEST_NAMES.get(rpc.name, f"_{rpc.name}Request")
         assert type(request).__name__ == expected, (rpc.name, request)
         self.sent.append((rpc, request))
-        return [] if rpc.streaming else rpc.deserialize(b"")
+        response = [] if rpc.streaming else rpc.deserialize(b"")
+        if shapes is not None and shapes.read_grpc is not None:
+            return shapes.read_grpc(response)  # what the route hands back
+        return response
 
 
 class OpenedStream:
@@ -74,25 +78,25 @@ _HEARTBEAT = bytes([3 << 3 | 2, 0])
 
 
 class AsyncRecorder(Recorder):
-    async def call(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
+    async def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
         return self.answer(rpc, request)
 
     async def control(self, rpc: Rpc, request: Any) -> Any:
         return self.answer(rpc, request)
 
-    async def open_stream(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
+    async def open_stream(self, rpc: Rpc, request: Any, cache: str) -> Any:
         self.answer(rpc, request)
         return OpenedStream(rpc)
 
 
 class SyncRecorder(Recorder):
-    def call(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
+    def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
         return self.answer(rpc, request)
 
     def control(self, rpc: Rpc, request: Any) -> Any:
         return self.answer(rpc, request)
 
-    def open_stream(self, rpc: Rpc, request: Any, metadata: Any) -> Any:
+    def open_stream(self, rpc: Rpc, request: Any, cache: str) -> Any:
         self.answer(rpc, request)
         return OpenedStream(rpc)
 
@@ -101,7 +105,7 @@ async def recording_async_client() -> tuple[jiffy.AsyncCacheClient, AsyncRecorde
     client = jiffy.AsyncCacheClient(jiffy.Endpoint.local("127.0.0.1", 9), default_cache="c")
     await client.aclose()  # its channels never opened; the recorder takes over
     recorder = AsyncRecorder()
-    client._executor = recorder  # type: ignore[assignment]
+    client._route = recorder  # type: ignore[assignment]
     return client, recorder
 
 
@@ -109,5 +113,5 @@ def recording_sync_client() -> tuple[jiffy.CacheClient, SyncRecorder]:
     client = jiffy.CacheClient(jiffy.Endpoint.local("127.0.0.1", 9), default_cache="c")
     client.close()
     recorder = SyncRecorder()
-    client._executor = recorder  # type: ignore[assignment]
+    client._route = recorder  # type: ignore[assignment]
     return client, recorder

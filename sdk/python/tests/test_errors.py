@@ -1,4 +1,5 @@
-"""Error mapping: every gRPC status, with and without each `err` trailer."""
+"""Error mapping: every gRPC status, with and without each `err` trailer, and
+the same failure handed up by protosocket."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import grpc
 import pytest
 
 import jiffy
-from jiffy._exceptions import error_from_rpc, queue_timeout
+from jiffy._exceptions import StatusError, error_from_status, queue_timeout
+from jiffy._route import status_of
 
 
 class FakeRpcError(grpc.RpcError):
@@ -58,8 +60,8 @@ REASONS = [
 def translate(
     code: grpc.StatusCode, err: str | None = None, cache_call: bool = False
 ) -> jiffy.CacheError:
-    return error_from_rpc(
-        FakeRpcError(code, "detail text", err),
+    return error_from_status(
+        status_of(FakeRpcError(code, "detail text", err)),
         call="Get",
         deadline=1.5,
         target="127.0.0.1:1",
@@ -129,5 +131,20 @@ def test_wrong_type_is_an_invalid_argument() -> None:
 def test_bytes_trailer_values_are_decoded() -> None:
     error = FakeRpcError(grpc.StatusCode.RESOURCE_EXHAUSTED)
     error._trailers = (("err", b"item_size_limit_exceeded"),)  # type: ignore[assignment]
-    translated = error_from_rpc(error, call="Set", deadline=1, target="t", cache_call=True)
+    translated = error_from_status(
+        status_of(error), call="Set", deadline=1, target="t", cache_call=True
+    )
     assert translated.reason == "item_size_limit_exceeded"
+
+
+@pytest.mark.parametrize("code", list(EXPECTED_CLASS), ids=lambda code: code.name)
+@pytest.mark.parametrize("err", [None, "item_size_limit_exceeded"])
+def test_a_failure_maps_alike_whatever_carried_it(code: grpc.StatusCode, err: str | None) -> None:
+    over_grpc = translate(code, err, cache_call=True)
+    failed = StatusError(code.name, "detail text", err, "protosocket")
+    over_protosocket = error_from_status(
+        failed, call="Get", deadline=1.5, target="127.0.0.1:1", cache_call=True
+    )
+    assert type(over_protosocket) is type(over_grpc)
+    assert str(over_protosocket) == str(over_grpc)
+    assert (over_protosocket.status, over_protosocket.reason) == (code.name, err)

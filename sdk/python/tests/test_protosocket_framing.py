@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-import grpc
 import pytest
 
 import jiffy
 from jiffy import _protosocket as ps
+from jiffy._exceptions import StatusError
 from jiffy._proto import protosocket_cache_pb2 as cache_pb
 from jiffy._protosocket import FrameDecoder, FrameError
 
@@ -113,26 +113,47 @@ def test_answers_decode_with_their_ids() -> None:
     assert [(r.message_id, r.get.value) for r in parsed] == [(3, b"v3"), (1, b"v1"), (2, b"v2")]
 
 
-def error_answer(code: str, message: str) -> object:
+def error_answer(code: str, message: str, reason: str = "") -> object:
     error = cache_pb.CacheResponse(message_id=1)
     error.error.code = ps.common_pb.Status.Value(code)
     error.error.message = message
+    error.error.reason = reason
     return error
 
 
 def test_a_miss_is_none_and_other_errors_raise() -> None:
     miss = error_answer("NOT_FOUND", ps.MISS_MESSAGE)
     assert ps.read_get(ps.outcome(miss)) is None
-    with pytest.raises(ps.ProtosocketError) as raised:
+    with pytest.raises(StatusError) as raised:
         ps.outcome(error_answer("NOT_FOUND", "cache `x` does not exist"))
-    assert raised.value.code() is grpc.StatusCode.NOT_FOUND
+    assert (raised.value.code, raised.value.transport) == ("NOT_FOUND", "protosocket")
+    assert raised.value.reason is None
 
 
-def test_the_servers_reason_is_read_from_its_message() -> None:
-    error = ps.command_error(
-        error_answer("RESOURCE_EXHAUSTED", "item size limit exceeded: value is 9 bytes").error  # type: ignore[attr-defined]
-    )
-    assert error.trailing_metadata() == (("err", "item_size_limit_exceeded"),)
+def test_the_servers_reason_is_read_from_its_field() -> None:
+    answer = error_answer("RESOURCE_EXHAUSTED", "any words", ps.ANSWER_TOO_LARGE)
+    error = ps.command_error(answer.error)  # type: ignore[attr-defined]
+    assert (error.code, error.reason) == ("RESOURCE_EXHAUSTED", ps.ANSWER_TOO_LARGE)
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ("item size limit exceeded: value is 9 bytes", "item_size_limit_exceeded"),
+        (
+            "the value is 9 bytes, over the 8 bytes a protosocket answer can carry;"
+            " read it over gRPC",
+            ps.ANSWER_TOO_LARGE,
+        ),
+        ("cache `x` does not exist", None),
+    ],
+)
+def test_without_the_field_the_reason_is_read_from_the_message(
+    message: str, reason: str | None
+) -> None:
+    """What a server that predates CommandError.reason sends."""
+    error = ps.command_error(error_answer("RESOURCE_EXHAUSTED", message).error)  # type: ignore[attr-defined]
+    assert error.reason == reason
 
 
 def test_a_value_protosocket_cannot_carry_is_refused_before_sending() -> None:

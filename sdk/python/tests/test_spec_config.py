@@ -20,7 +20,8 @@ import pytest
 import jiffy
 from jiffy import Config, Endpoint, RetryPolicy, _adaptive, presets
 from jiffy._channel_choice import AsyncLeastLoaded, SyncLeastLoaded
-from jiffy._exceptions import error_from_rpc
+from jiffy._exceptions import error_from_status
+from jiffy._route import status_of
 from tests.conftest import Server
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "spec.json").read_text())
@@ -243,7 +244,9 @@ class FakeRpcError(grpc.RpcError):
 
 def translate(status: str, reason: str | None = None, cache_call: bool = False) -> Exception:
     failed = FakeRpcError(grpc.StatusCode[status], reason)
-    return error_from_rpc(failed, call="Get", deadline=5.0, target="t", cache_call=cache_call)
+    return error_from_status(
+        status_of(failed), call="Get", deadline=5.0, target="t", cache_call=cache_call
+    )
 
 
 @pytest.mark.parametrize("spec", ERRORS, ids=lambda spec: spec["name"])

@@ -49,9 +49,14 @@ pub struct Outcome {
 
 impl From<Status> for Outcome {
     fn from(status: Status) -> Self {
+        // The reason a gRPC answer would carry in its `err` trailer.
+        let reason = status
+            .metadata()
+            .get("err")
+            .and_then(|value| value.to_str().ok());
         Outcome {
             code: status.code(),
-            kind: error(status.code(), status.message()),
+            kind: refusal(status.code(), status.message(), reason),
         }
     }
 }
@@ -61,16 +66,23 @@ impl From<Error> for Outcome {
         crate::metrics::count_refused_answer(&error);
         Outcome {
             code: error.code(),
-            kind: self::error(error.code(), &error.to_string()),
+            kind: refusal(error.code(), &error.to_string(), error.reason()),
         }
     }
 }
 
-/// An error answer.
+/// An error answer without a reason.
 pub fn error(code: Code, message: &str) -> Kind {
+    refusal(code, message, None)
+}
+
+/// An error answer with the reason the gRPC port would send as `err`, so
+/// clients read it from a field rather than from the message.
+fn refusal(code: Code, message: &str, reason: Option<&str>) -> Kind {
     Kind::Error(CommandError {
         code: code as i32,
         message: message.to_owned(),
+        reason: reason.unwrap_or_default().to_owned(),
     })
 }
 

@@ -1,33 +1,25 @@
 """AsyncClientBase: what every group of the client's calls shares.
 
 The client is one class made of groups (scalars in _async_client.py, one
-module per collection type); each group reaches the executor, the cache
-header and the default TTL through this base.
+module per collection type); each group reaches the route (which sends every
+call), the cache name and the default TTL through this base.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from jiffy import _calls as c
-from jiffy._async_executor import AsyncExecutor
+from jiffy._async_route import AsyncRoute
 from jiffy._calls import Ttl
 from jiffy._exceptions import InvalidArgumentError
 
 
 class AsyncClientBase:
     default_cache: str | None
-    _executor: AsyncExecutor
+    _route: AsyncRoute
     _default_ttl_ms: int
 
-    def _metadata(self, cache: str | None) -> Any:
-        name = cache or self.default_cache
-        if not name:
-            raise _no_cache()
-        return self._executor.metadata(name)
-
     def _cache_name(self, cache: str | None) -> str:
-        """The cache a call names, for calls that carry it in the message (topics)."""
+        """The cache a call names: `cache`, else the client's default_cache."""
         name = cache or self.default_cache
         if not name:
             raise _no_cache()

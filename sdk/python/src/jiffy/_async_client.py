@@ -12,18 +12,15 @@ from typing import Literal
 
 from jiffy import _calls as c
 from jiffy import _hash as h
-from jiffy import _protosocket as ps
-from jiffy._adaptive import AUTO
 from jiffy._async_dictionaries import AsyncDictionaryCalls
-from jiffy._async_executor import make_executor_async
 from jiffy._async_lists import AsyncListCalls
+from jiffy._async_route import AsyncRoute
 from jiffy._async_sets import AsyncSetCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
 from jiffy._async_topics import AsyncTopicCalls
 from jiffy._calls import Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import LimitExceededError
 from jiffy._hash import SetIfHash
 
 
@@ -52,11 +49,9 @@ class AsyncCacheClient(
         # client given no config and `Config()` can never differ again.
         self.config = config or Config()
         self.default_cache = default_cache
-        # Get, Set and Delete go over protosocket when `_executor.over_protosocket`
-        # (config.protosocket_endpoint; under "auto" decided at connect, so a
-        # call that connects a lazy client still goes over gRPC).
-        self._executor = make_executor_async(self.endpoint, self.config)
-        self._auto_protosocket = self.config.protosocket_endpoint == AUTO
+        # Every call goes through the route, which picks what carries it.
+        self._route = AsyncRoute(self.endpoint, self.config)
+        self._executor = self._route.executor
         self._default_ttl_ms = round(self.config.default_ttl * 1000)
 
     def __repr__(self) -> str:
@@ -86,18 +81,18 @@ class AsyncCacheClient(
         once for an unknown host or a TLS mismatch, after 1 s of refused
         connections, after `eager_connect_timeout` when the server never answers.
         Calling it again tries again."""
-        await self._executor.connect()
+        await self._route.connect()
 
     async def aclose(self) -> None:
         """Close the channels; calls in flight are cancelled."""
-        await self._executor.aclose()
+        await self._route.aclose()
 
     @property
     def transport(self) -> Literal["grpc", "protosocket"]:
         """What carries get, get_str, set and delete: "protosocket" or "grpc";
         every other call is gRPC. Under protosocket_endpoint="auto" it is
         "grpc" until the client has connected and found the server's port."""
-        return "protosocket" if self._executor.over_protosocket else "grpc"
+        return self._route.transport
 
     @property
     def in_flight_high_water(self) -> int:
@@ -118,16 +113,10 @@ class AsyncCacheClient(
 
     async def get(self, key: Key, *, cache: str | None = None) -> bytes | None:
         """The value of `key`, or None on a miss."""
-        if self._executor.over_protosocket:
-            command = ps.get_command(self._cache_name(cache), c.as_bytes(key))
-            try:
-                return ps.read_get(await self._executor.call(ps.GET, command, None))
-            except LimitExceededError as exc:
-                if not (self._auto_protosocket and ps.too_large_to_read(exc)):
-                    raise
-                # "auto" chose protosocket, so it must not fail what gRPC can do.
-        request = c.GetRequest(cache_key=c.as_bytes(key))
-        return c.read_get(await self._executor.call(c.GET, request, self._metadata(cache)))
+        value: bytes | None = await self._route.call(
+            c.GET, (c.as_bytes(key),), self._cache_name(cache)
+        )
+        return value
 
     async def get_str(
         self, key: Key, *, cache: str | None = None, encoding: str = "utf-8"
@@ -140,28 +129,12 @@ class AsyncCacheClient(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
     ) -> None:
         """Store `value` under `key` for `ttl` (default: the config's default_ttl)."""
-        data = c.as_bytes(value)
-        # Under "auto" a value over what protosocket carries goes over gRPC;
-        # set to a protosocket_endpoint, set_command refuses it.
-        if self._executor.over_protosocket and (
-            len(data) <= ps.MAX_VALUE or not self._auto_protosocket
-        ):
-            command = ps.set_command(self._cache_name(cache), c.as_bytes(key), data, self._ttl(ttl))
-            await self._executor.call(ps.SET, command, None)
-            return
-        request = c.SetRequest(
-            cache_key=c.as_bytes(key), cache_body=data, ttl_milliseconds=self._ttl(ttl)
-        )
-        await self._executor.call(c.SET, request, self._metadata(cache))
+        arguments = (c.as_bytes(key), c.as_bytes(value), self._ttl(ttl))
+        await self._route.call(c.SET, arguments, self._cache_name(cache))
 
     async def delete(self, key: Key, *, cache: str | None = None) -> None:
         """Remove `key`; deleting a missing key is not an error."""
-        if self._executor.over_protosocket:
-            command = ps.delete_command(self._cache_name(cache), c.as_bytes(key))
-            await self._executor.call(ps.DELETE, command, None)
-            return
-        request = c.DeleteRequest(cache_key=c.as_bytes(key))
-        await self._executor.call(c.DELETE, request, self._metadata(cache))
+        await self._route.call(c.DELETE, (c.as_bytes(key),), self._cache_name(cache))
 
     async def set_if(
         self,
@@ -174,7 +147,7 @@ class AsyncCacheClient(
     ) -> bool:
         """Store `value` if `condition` (e.g. `SetIf.equal(b"old")`) holds; True if stored."""
         request = c.set_if_request(key, value, condition, self._ttl(ttl))
-        return c.read_stored(await self._executor.call(c.SET_IF, request, self._metadata(cache)))
+        return c.read_stored(await self._route.call(c.SET_IF, request, self._cache_name(cache)))
 
     async def set_if_absent(
         self, key: Key, value: Value, *, ttl: Ttl | None = None, cache: str | None = None
@@ -183,7 +156,7 @@ class AsyncCacheClient(
         request = c.SetIfNotExistsRequest(
             cache_key=c.as_bytes(key), cache_body=c.as_bytes(value), ttl_milliseconds=self._ttl(ttl)
         )
-        response = await self._executor.call(c.SET_IF_NOT_EXISTS, request, self._metadata(cache))
+        response = await self._route.call(c.SET_IF_NOT_EXISTS, request, self._cache_name(cache))
         return c.read_stored(response)
 
     async def increment(
@@ -193,13 +166,13 @@ class AsyncCacheClient(
         request = c.IncrementRequest(
             cache_key=c.as_bytes(key), amount=amount, ttl_milliseconds=self._ttl(ttl)
         )
-        response = await self._executor.call(c.INCREMENT, request, self._metadata(cache))
+        response = await self._route.call(c.INCREMENT, request, self._cache_name(cache))
         return int(response.value)
 
     async def keys_exist(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bool]:
         """For each key, whether it holds a value."""
         request = c.KeysExistRequest(cache_keys=[c.as_bytes(key) for key in keys])
-        response = await self._executor.call(c.KEYS_EXIST, request, self._metadata(cache))
+        response = await self._route.call(c.KEYS_EXIST, request, self._cache_name(cache))
         return list(response.exists)
 
     async def update_ttl(
@@ -207,18 +180,18 @@ class AsyncCacheClient(
     ) -> bool:
         """Change the TTL of `key`; mode overwrite, increase or decrease. True if changed."""
         request = c.update_ttl_request(key, c.ttl_ms(ttl, self._default_ttl_ms), mode)
-        response = await self._executor.call(c.UPDATE_TTL, request, self._metadata(cache))
+        response = await self._route.call(c.UPDATE_TTL, request, self._cache_name(cache))
         return c.read_ttl_updated(response)
 
     async def get_ttl(self, key: Key, *, cache: str | None = None) -> float | None:
         """Seconds `key` has left, or None when it holds nothing."""
         request = c.ItemGetTtlRequest(cache_key=c.as_bytes(key))
-        return c.read_ttl(await self._executor.call(c.ITEM_GET_TTL, request, self._metadata(cache)))
+        return c.read_ttl(await self._route.call(c.ITEM_GET_TTL, request, self._cache_name(cache)))
 
     async def get_type(self, key: Key, *, cache: str | None = None) -> str | None:
         """The item type ("scalar", ...) of `key`, or None when it holds nothing."""
         request = c.ItemGetTypeRequest(cache_key=c.as_bytes(key))
-        response = await self._executor.call(c.ITEM_GET_TYPE, request, self._metadata(cache))
+        response = await self._route.call(c.ITEM_GET_TYPE, request, self._cache_name(cache))
         return c.read_type(response)
 
     async def get_many(
@@ -226,7 +199,7 @@ class AsyncCacheClient(
     ) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
-        responses = await self._executor.call(c.GET_BATCH, request, self._metadata(cache))
+        responses = await self._route.call(c.GET_BATCH, request, self._cache_name(cache))
         return [c.read_get(response) for response in responses]
 
     async def set_many(
@@ -238,14 +211,14 @@ class AsyncCacheClient(
     ) -> None:
         """Store every (key, value) pair; all or none are written."""
         request = c.set_batch_request(items, self._ttl(ttl))
-        await self._executor.call(c.SET_BATCH, request, self._metadata(cache))
+        await self._route.call(c.SET_BATCH, request, self._cache_name(cache))
 
     async def get_with_hash(
         self, key: Key, *, cache: str | None = None
     ) -> tuple[bytes, bytes] | None:
         """(value, hash) of `key`, or None on a miss; pass the hash to `set_if_hash`."""
         request = h.get_with_hash_request(key)
-        response = await self._executor.call(c.GET_WITH_HASH, request, self._metadata(cache))
+        response = await self._route.call(c.GET_WITH_HASH, request, self._cache_name(cache))
         return h.read_with_hash(response)
 
     async def set_if_hash(
@@ -260,28 +233,28 @@ class AsyncCacheClient(
         """Store `value` if `condition` (e.g. `SetIfHash.present_and_hash_equal(hash)`,
         with a hash from `get_with_hash`) holds; True if stored."""
         request = h.set_if_hash_request(key, value, condition, self._ttl(ttl))
-        response = await self._executor.call(c.SET_IF_HASH, request, self._metadata(cache))
+        response = await self._route.call(c.SET_IF_HASH, request, self._cache_name(cache))
         return h.read_stored(response)
 
     async def ping(self) -> None:
         """One round trip to the server."""
-        await self._executor.control(c.PING, c.PING_REQUEST)
+        await self._route.control(c.PING, c.PING_REQUEST)
 
     # Control plane.
 
     async def create_cache(self, name: str) -> None:
         """Create cache `name`; AlreadyExistsError when it exists."""
-        await self._executor.control(c.CREATE_CACHE, c.CreateCacheRequest(cache_name=name))
+        await self._route.control(c.CREATE_CACHE, c.CreateCacheRequest(cache_name=name))
 
     async def delete_cache(self, name: str) -> None:
         """Delete cache `name` and its items; CacheNotFoundError when it does not exist."""
-        await self._executor.control(c.DELETE_CACHE, c.DeleteCacheRequest(cache_name=name))
+        await self._route.control(c.DELETE_CACHE, c.DeleteCacheRequest(cache_name=name))
 
     async def flush_cache(self, name: str) -> None:
         """Remove every item of cache `name`."""
-        await self._executor.control(c.FLUSH_CACHE, c.FlushCacheRequest(cache_name=name))
+        await self._route.control(c.FLUSH_CACHE, c.FlushCacheRequest(cache_name=name))
 
     async def list_caches(self) -> list[str]:
         """The names of all caches."""
-        response = await self._executor.control(c.LIST_CACHES, c.LIST_CACHES_REQUEST)
+        response = await self._route.control(c.LIST_CACHES, c.LIST_CACHES_REQUEST)
         return [cache.cache_name for cache in response.cache]

@@ -41,7 +41,7 @@ class AsyncListCalls(AsyncClientBase):
         request = li.push_request(
             "front", name, value, truncate_back_to_size, self._ttl(ttl), refresh_ttl
         )
-        response = await self._executor.call(c.LIST_PUSH_FRONT, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_PUSH_FRONT, request, self._cache_name(cache))
         return li.read_pushed(response)
 
     async def list_push_back(
@@ -62,7 +62,7 @@ class AsyncListCalls(AsyncClientBase):
         request = li.push_request(
             "back", name, value, truncate_front_to_size, self._ttl(ttl), refresh_ttl
         )
-        response = await self._executor.call(c.LIST_PUSH_BACK, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_PUSH_BACK, request, self._cache_name(cache))
         return li.read_pushed(response)
 
     async def list_concatenate_front(
@@ -80,8 +80,8 @@ class AsyncListCalls(AsyncClientBase):
         request = li.concatenate_request(
             "front", name, values, truncate_back_to_size, self._ttl(ttl), refresh_ttl
         )
-        response = await self._executor.call(
-            c.LIST_CONCATENATE_FRONT, request, self._metadata(cache)
+        response = await self._route.call(
+            c.LIST_CONCATENATE_FRONT, request, self._cache_name(cache)
         )
         return li.read_pushed(response)
 
@@ -100,9 +100,7 @@ class AsyncListCalls(AsyncClientBase):
         request = li.concatenate_request(
             "back", name, values, truncate_front_to_size, self._ttl(ttl), refresh_ttl
         )
-        response = await self._executor.call(
-            c.LIST_CONCATENATE_BACK, request, self._metadata(cache)
-        )
+        response = await self._route.call(c.LIST_CONCATENATE_BACK, request, self._cache_name(cache))
         return li.read_pushed(response)
 
     async def list_fetch(
@@ -121,26 +119,26 @@ class AsyncListCalls(AsyncClientBase):
         [] when the slice selects nothing or the list is missing.
         """
         request = li.fetch_request(name, start, end)
-        response = await self._executor.call(c.LIST_FETCH, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_FETCH, request, self._cache_name(cache))
         return li.read_fetch(response)
 
     async def list_pop_front(self, name: Key, *, cache: str | None = None) -> bytes | None:
         """Remove and return the first value of list `name`; None when it is missing."""
         request = li.pop_request("front", name)
-        response = await self._executor.call(c.LIST_POP_FRONT, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_POP_FRONT, request, self._cache_name(cache))
         return li.read_popped(response, "front")
 
     async def list_pop_back(self, name: Key, *, cache: str | None = None) -> bytes | None:
         """Remove and return the last value of list `name`; None when it is missing."""
         request = li.pop_request("back", name)
-        response = await self._executor.call(c.LIST_POP_BACK, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_POP_BACK, request, self._cache_name(cache))
         return li.read_popped(response, "back")
 
     async def list_remove_value(self, name: Key, value: Value, *, cache: str | None = None) -> int:
         """Remove every value of list `name` equal to `value`; the length left
         (0 when the list is missing or this emptied it). The TTL is kept."""
         request = li.remove_request(name, value)
-        response = await self._executor.call(c.LIST_REMOVE, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_REMOVE, request, self._cache_name(cache))
         return li.read_left(response)
 
     async def list_retain(
@@ -157,7 +155,7 @@ class AsyncListCalls(AsyncClientBase):
         the length left. Keeping nothing removes the list (0), as does a missing
         list. Resets the TTL unless `refresh_ttl=False`."""
         request = li.retain_request(name, start, end, self._ttl(ttl), refresh_ttl)
-        response = await self._executor.call(c.LIST_RETAIN, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_RETAIN, request, self._cache_name(cache))
         return li.read_left(response)
 
     async def list_erase(
@@ -180,11 +178,11 @@ class AsyncListCalls(AsyncClientBase):
         request = li.erase_request(name, start, end)
         if request is None:
             return await self.list_length(name, cache=cache)
-        response = await self._executor.call(c.LIST_ERASE, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_ERASE, request, self._cache_name(cache))
         return li.read_left(response)
 
     async def list_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many values list `name` holds; 0 when it is missing."""
         request = li.length_request(name)
-        response = await self._executor.call(c.LIST_LENGTH, request, self._metadata(cache))
+        response = await self._route.call(c.LIST_LENGTH, request, self._cache_name(cache))
         return c.read_length(response, li.GROUP)

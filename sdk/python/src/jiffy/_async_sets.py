@@ -31,19 +31,19 @@ class AsyncSetCalls(AsyncClientBase):
         changes nothing.
         """
         request = s.union_request(name, elements, self._ttl(ttl), refresh_ttl)
-        await self._executor.call(c.SET_UNION, request, self._metadata(cache))
+        await self._route.call(c.SET_UNION, request, self._cache_name(cache))
 
     async def set_remove_elements(
         self, name: Key, elements: Iterable[Value], *, cache: str | None = None
     ) -> None:
         """Remove `elements` from set `name` (absent ones are ignored); the TTL is kept."""
         request = s.difference_request(name, elements)
-        await self._executor.call(c.SET_DIFFERENCE, request, self._metadata(cache))
+        await self._route.call(c.SET_DIFFERENCE, request, self._cache_name(cache))
 
     async def set_fetch(self, name: Key, *, cache: str | None = None) -> set[bytes]:
         """Every element of set `name`; an empty set when it is missing."""
         request = s.fetch_request(name)
-        response = await self._executor.call(c.SET_FETCH, request, self._metadata(cache))
+        response = await self._route.call(c.SET_FETCH, request, self._cache_name(cache))
         return set(s.read_elements(response))
 
     async def set_contains_element(
@@ -57,25 +57,25 @@ class AsyncSetCalls(AsyncClientBase):
     ) -> list[bool]:
         """For each of `elements`, in order, whether set `name` holds it."""
         request = s.contains_request(name, elements)
-        response = await self._executor.call(c.SET_CONTAINS, request, self._metadata(cache))
+        response = await self._route.call(c.SET_CONTAINS, request, self._cache_name(cache))
         return s.read_contains(response, len(request.elements))
 
     async def set_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many elements set `name` holds; 0 when it is missing."""
         request = s.length_request(name)
-        response = await self._executor.call(c.SET_LENGTH, request, self._metadata(cache))
+        response = await self._route.call(c.SET_LENGTH, request, self._cache_name(cache))
         return c.read_length(response, s.GROUP)
 
     async def set_pop(self, name: Key, count: int = 1, *, cache: str | None = None) -> list[bytes]:
         """Remove and return up to `count` (>= 1) elements chosen at random; [] when
         the set is missing. Taking the last element removes the set."""
         request = s.pop_request(name, count)
-        response = await self._executor.call(c.SET_POP, request, self._metadata(cache))
+        response = await self._route.call(c.SET_POP, request, self._cache_name(cache))
         return s.read_elements(response)
 
     async def set_sample(self, name: Key, limit: int, *, cache: str | None = None) -> list[bytes]:
         """Up to `limit` (>= 0) distinct elements chosen at random, left in the set;
         [] when it is missing."""
         request = s.sample_request(name, limit)
-        response = await self._executor.call(c.SET_SAMPLE, request, self._metadata(cache))
+        response = await self._route.call(c.SET_SAMPLE, request, self._cache_name(cache))
         return s.read_elements(response)

@@ -51,7 +51,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
         at least one). A value given twice keeps the last score. TTL as
         `sorted_set_put_element`."""
         request = z.put_request(name, elements, self._ttl(ttl), refresh_ttl)
-        await self._executor.call(c.SORTED_SET_PUT, request, self._metadata(cache))
+        await self._route.call(c.SORTED_SET_PUT, request, self._cache_name(cache))
 
     async def sorted_set_fetch_by_rank(
         self,
@@ -68,7 +68,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
         request = z.fetch_by_rank_request(name, start, end, order)
         if request is None:  # a start at or after the end: surely empty
             return []
-        response = await self._executor.call(c.SORTED_SET_FETCH, request, self._metadata(cache))
+        response = await self._route.call(c.SORTED_SET_FETCH, request, self._cache_name(cache))
         return z.read_fetch(response)
 
     async def sorted_set_fetch_by_score(
@@ -94,7 +94,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
         request = z.fetch_by_score_request(
             name, min_score, max_score, exclusive_min, exclusive_max, order, offset, count
         )
-        response = await self._executor.call(c.SORTED_SET_FETCH, request, self._metadata(cache))
+        response = await self._route.call(c.SORTED_SET_FETCH, request, self._cache_name(cache))
         return z.read_fetch(response)
 
     async def sorted_set_get_score(
@@ -108,7 +108,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
     ) -> list[float | None]:
         """The scores of `values` in order, None for each not held."""
         request = z.get_score_request(name, values)
-        response = await self._executor.call(c.SORTED_SET_GET_SCORE, request, self._metadata(cache))
+        response = await self._route.call(c.SORTED_SET_GET_SCORE, request, self._cache_name(cache))
         return z.read_scores(response, len(request.values))
 
     async def sorted_set_get_rank(
@@ -116,7 +116,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
     ) -> int | None:
         """The 0-based position of `value` in `order`, or None when not held."""
         request = z.get_rank_request(name, value, order)
-        response = await self._executor.call(c.SORTED_SET_GET_RANK, request, self._metadata(cache))
+        response = await self._route.call(c.SORTED_SET_GET_RANK, request, self._cache_name(cache))
         return z.read_rank(response)
 
     async def sorted_set_increment_score(
@@ -133,7 +133,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
         the new score. WrongTypeError when the sum overflows to infinity. TTL
         as `sorted_set_put_element`."""
         request = z.increment_request(name, value, amount, self._ttl(ttl), refresh_ttl)
-        response = await self._executor.call(c.SORTED_SET_INCREMENT, request, self._metadata(cache))
+        response = await self._route.call(c.SORTED_SET_INCREMENT, request, self._cache_name(cache))
         return float(response.score)
 
     async def sorted_set_remove_elements(
@@ -141,12 +141,12 @@ class AsyncSortedSetCalls(AsyncClientBase):
     ) -> None:
         """Remove `values` (those not held are ignored); the TTL is kept."""
         request = z.remove_request(name, values)
-        await self._executor.call(c.SORTED_SET_REMOVE, request, self._metadata(cache))
+        await self._route.call(c.SORTED_SET_REMOVE, request, self._cache_name(cache))
 
     async def sorted_set_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many elements sorted set `name` holds; 0 when it is missing."""
         request = z.length_request(name)
-        response = await self._executor.call(c.SORTED_SET_LENGTH, request, self._metadata(cache))
+        response = await self._route.call(c.SORTED_SET_LENGTH, request, self._cache_name(cache))
         return c.read_length(response, z.GROUP)
 
     async def sorted_set_length_by_score(
@@ -164,8 +164,8 @@ class AsyncSortedSetCalls(AsyncClientBase):
         request = z.length_by_score_request(
             name, min_score, max_score, exclusive_min, exclusive_max
         )
-        response = await self._executor.call(
-            c.SORTED_SET_LENGTH_BY_SCORE, request, self._metadata(cache)
+        response = await self._route.call(
+            c.SORTED_SET_LENGTH_BY_SCORE, request, self._cache_name(cache)
         )
         return c.read_length(response, z.GROUP)
 
@@ -189,7 +189,7 @@ class AsyncSortedSetCalls(AsyncClientBase):
         Weights travel as 32-bit floats.
         """
         request = z.union_store_request(destination, sources, aggregate, self._ttl(ttl))
-        response = await self._executor.call(
-            c.SORTED_SET_UNION_STORE, request, self._metadata(cache)
+        response = await self._route.call(
+            c.SORTED_SET_UNION_STORE, request, self._cache_name(cache)
         )
         return z.read_union_length(response)

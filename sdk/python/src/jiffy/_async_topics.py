@@ -36,12 +36,13 @@ import grpc
 from jiffy import _calls as c
 from jiffy import _topics as t
 from jiffy._async_base import AsyncClientBase
-from jiffy._async_executor import AsyncExecutor
+from jiffy._async_route import AsyncRoute
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import ServerError, TimeoutError, error_from_rpc, status_name
+from jiffy._exceptions import ServerError, TimeoutError, error_from_status
 from jiffy._io import sleep_async
 from jiffy._retry import backoff_delay, may_retry
+from jiffy._route import status_of
 from jiffy._topic_stream import AsyncTopicStream
 from jiffy._topics import TopicItem, TopicPosition
 
@@ -65,7 +66,7 @@ class AsyncTopicCalls(AsyncClientBase):
         subscribers. Never retried (a second sending is a second message).
         """
         request = t.publish_request(self._cache_name(cache), topic, value)
-        await self._executor.call(c.PUBLISH, request, self._metadata(cache))
+        await self._route.call(c.PUBLISH, request, self._cache_name(cache))
 
     async def subscribe(
         self,
@@ -86,12 +87,11 @@ class AsyncTopicCalls(AsyncClientBase):
         aclose(), or hold it in async with subscription: ...
         """
         subscription = AsyncSubscription(
-            self._executor,
+            self._route,
             self.config,
             self.endpoint.data_target,
             self._cache_name(cache),
             t.check_topic_name(topic),
-            self._metadata(cache),
             t.TopicCursor(t.resume_position(resume_at)),
             idle_timeout,
         )
@@ -104,21 +104,19 @@ class AsyncSubscription:
 
     def __init__(
         self,
-        executor: AsyncExecutor,
+        route: AsyncRoute,
         config: Config,
         target: str,
         cache: str,
         topic: str,
-        metadata: object,
         cursor: t.TopicCursor,
         idle_timeout: float | None,
     ) -> None:
         self.cache = cache
         self.topic = topic
-        self._executor = executor
+        self._route = route
         self._config = config
         self._target = target
-        self._metadata = metadata
         self._cursor = cursor
         self._idle_timeout = idle_timeout
         self._stream: AsyncTopicStream | None = None
@@ -147,7 +145,7 @@ class AsyncSubscription:
             except grpc.RpcError as exc:
                 if self._stopped():
                     raise StopAsyncIteration from None
-                if status_name(exc) not in _RESUBSCRIBE_STATUSES:
+                if status_of(exc).code not in _RESUBSCRIBE_STATUSES:
                     self._shut()
                     raise self._error(exc) from exc
                 message = None
@@ -180,14 +178,14 @@ class AsyncSubscription:
             stream.cut()
 
     def _stopped(self) -> bool:
-        if self._closed or self._executor.closed:
+        if self._closed or self._route.closed:
             self._shut()
             return True
         return False
 
     def _error(self, exc: grpc.RpcError) -> Exception:
-        return error_from_rpc(
-            exc,
+        return error_from_status(
+            status_of(exc),
             call=c.SUBSCRIBE.name,
             deadline=self._config.deadline,
             target=self._target,
@@ -198,8 +196,8 @@ class AsyncSubscription:
         """Open a stream from the cursor's position and read its first message,
         within `deadline`; False when it ended or stayed silent first."""
         request = self._cursor.subscription_request(self.cache, self.topic)
-        call = await self._executor.open_stream(c.SUBSCRIBE, request, self._metadata)
-        stream = AsyncTopicStream(call, self._config.deadline, lambda: self._executor.closed)
+        call = await self._route.open_stream(c.SUBSCRIBE, request, self.cache)
+        stream = AsyncTopicStream(call, self._config.deadline, lambda: self._route.closed)
         self._stream = stream
         first = await stream.read()
         if first is None:
@@ -228,7 +226,7 @@ class AsyncSubscription:
                 delay = backoff_delay(self._config.retry, attempt)
                 left = self._config.deadline - (time.monotonic() - started) - delay
                 if left <= 0 or not may_retry(
-                    c.SUBSCRIBE, status_name(exc), attempt, self._config.retry
+                    c.SUBSCRIBE, status_of(exc).code, attempt, self._config.retry
                 ):
                     self._shut()
                     raise self._error(exc) from exc
@@ -261,7 +259,7 @@ class AsyncSubscription:
             except grpc.RpcError as exc:
                 if self._stopped():
                     return
-                if status_name(exc) not in _RESUBSCRIBE_STATUSES:
+                if status_of(exc).code not in _RESUBSCRIBE_STATUSES:
                     self._shut()
                     raise self._error(exc) from exc
             except Exception:

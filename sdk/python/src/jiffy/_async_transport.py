@@ -9,30 +9,19 @@ takes a slower path for every call once any interceptor is installed.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 import grpc
 import grpc.aio
 
-from jiffy import _protosocket as ps
-from jiffy._adaptive import AUTO
-from jiffy._calls import ALL_RPCS, PING, PING_REQUEST, Rpc
+from jiffy._calls import ALL_RPCS, Rpc
 from jiffy._channel_choice import AsyncLeastLoaded
 from jiffy._config import Config
 from jiffy._connect_diagnosis import diagnose
-from jiffy._endpoint import Endpoint, on_port
-from jiffy._exceptions import CacheError, ConnectionError
-from jiffy._io import (
-    FAILING,
-    READY,
-    metadata_async,
-    run_blocking_async,
-    unary_headers_async,
-    wait_ready_async,
-)
-from jiffy._protosocket_pool import AsyncProtosocketPool
+from jiffy._endpoint import Endpoint
+from jiffy._exceptions import ConnectionError
+from jiffy._io import FAILING, READY, run_blocking_async, wait_ready_async
 from jiffy._version import __version__
 
 # Values up to the server's 5 MiB item limit, plus batches, must come back.
@@ -46,7 +35,8 @@ MAX_RECONNECT_BACKOFF_MS = 5_000
 # that long to listen, and a wrong port still fails within about a second.
 # The TypeScript SDK waits as long (REFUSED_GRACE_MS, eager-connect.ts).
 REFUSED_GRACE = 1.0
-# The most the look for a cause may take once grpc reports a failure.
+# The most the look for a cause may take once grpc reports a failure, and the
+# least a Ping asking for the protosocket port is given (_async_route.py).
 PROBE_TIMEOUT = 1.0
 
 
@@ -103,24 +93,6 @@ class AsyncTransport:
         self._control_channel: grpc.aio.Channel | None = None
         if endpoint.control_target == endpoint.data_target:
             self._control_calls = self.data_calls[0]
-        self.protosocket: AsyncProtosocketPool | None = None
-        """The protosocket connections when Get, Set and Delete use them."""
-        address = config.protosocket_endpoint
-        if address is not None and address != AUTO:
-            self._carry_protosocket(AsyncProtosocketPool(endpoint, config, address))
-        self.protosocket_undecided = address == AUTO
-        """protosocket_endpoint="auto" until a Ping's answer settled it."""
-        # Held by the one caller asking, so concurrent first calls ask once.
-        self._asking = threading.Lock()
-        auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
-        self._ping_metadata = metadata_async(auth)
-
-    def _carry_protosocket(self, pool: AsyncProtosocketPool) -> None:
-        """Data channel i also carries the protosocket RPCs (Get, Set,
-        Delete) on protosocket connection i."""
-        for calls, connection in zip(self.data_calls, pool.connections, strict=True):
-            calls.update(connection.calls)
-        self.protosocket = pool
 
     def _open(self, target: str) -> grpc.aio.Channel:
         if self.endpoint.tls:
@@ -166,66 +138,11 @@ class AsyncTransport:
         return self._control_calls[rpc]
 
     async def connect(self, timeout: float) -> None:
-        """Wait until every data channel is READY, and every protosocket
-        connection open and authenticated, else raise ConnectionError naming
-        the cause: at once for one that waiting cannot cure (an unknown host,
-        TLS spoken to a plaintext server or the reverse, an untrusted
-        certificate), after REFUSED_GRACE for a refused connection, after
-        `timeout` when the server never answers."""
-        started = time.monotonic()
-        await self._connect_channels(timeout)
-        if self.protosocket_undecided:
-            await self.decide_protosocket(started + timeout)
-        elif self.protosocket is not None:
-            left = started + timeout - time.monotonic()
-            await self.protosocket.connect(max(left, REFUSED_GRACE))
-
-    async def decide_protosocket(self, give_up_at: float) -> None:
-        """protosocket_endpoint="auto": one Ping asks the server for its
-        protosocket port; Get, Set and Delete move there once it opens.
-        Nothing here fails a call or connect: a Ping that fails or names no
-        port leaves every call on gRPC, and so, with one warning naming the
-        cause, does a port that cannot be opened (a proxy or NAT in between,
-        a firewall, a TLS mismatch). A Ping that did not reach the server
-        (UNAVAILABLE) leaves the question open for the next caller."""
-        if not self._asking.acquire(blocking=False):
-            return  # another caller is asking; calls go over gRPC meanwhile
-        try:
-            if self.protosocket_undecided:
-                await self._ask(give_up_at)
-        finally:
-            self._asking.release()
-
-    async def _ask(self, give_up_at: float) -> None:
-        left = give_up_at - time.monotonic()
-        try:
-            headers = await unary_headers_async(
-                self.data_calls[0][PING],
-                PING_REQUEST,
-                timeout=max(left, PROBE_TIMEOUT),
-                metadata=self._ping_metadata,
-            )
-        except grpc.RpcError as exc:
-            self.protosocket_undecided = ps.still_undecided(exc)
-            return
-        self.protosocket_undecided = False
-        port = ps.advertised_port(headers)
-        if port is None:
-            return
-        address = on_port(self.endpoint.data_target, port)
-        pool = AsyncProtosocketPool(self.endpoint, self._config, address)
-        left = give_up_at - time.monotonic()
-        try:
-            timeout = min(max(left, PROBE_TIMEOUT), ps.AUTO_CONNECT_TIMEOUT)
-            # No grace for refusals: the server is up and says it listens there.
-            await pool.connect(timeout, refused_grace=0.0)
-        except CacheError as exc:
-            ps.warn_unreachable(exc)
-            await pool.aclose()
-            return
-        self._carry_protosocket(pool)
-
-    async def _connect_channels(self, timeout: float) -> None:
+        """Wait until every data channel is READY, else raise ConnectionError
+        naming the cause: at once for one that waiting cannot cure (an
+        unknown host, TLS spoken to a plaintext server or the reverse, an
+        untrusted certificate), after REFUSED_GRACE for a refused
+        connection, after `timeout` when the server never answers."""
         started = time.monotonic()
         channels = self.data_channels
         outcome = await wait_ready_async(channels, timeout, stop_on_failure=True)
@@ -258,8 +175,6 @@ class AsyncTransport:
         )
 
     async def aclose(self) -> None:
-        if self.protosocket is not None:
-            await self.protosocket.aclose()
         for channel in self.data_channels:
             await channel.close()
         if self._control_channel is not None:

@@ -1,4 +1,9 @@
-"""Every error the clients raise, and the one place gRPC failures become them.
+"""Every error the clients raise, and the one place a failed call becomes one.
+
+Both transports hand up a failed call as a `StatusError`: a status name as
+gRPC names them (protosocket numbers its statuses the same way), the
+server's message, its `err` reason and which transport carried the call.
+`error_from_status` maps it to this tree; nothing else does.
 
     CacheError
     ├── ConnectionError          UNAVAILABLE; eager connection that failed (refused, unknown
@@ -32,9 +37,21 @@ from __future__ import annotations
 
 import builtins
 import re
-from typing import Any
 
-import grpc
+
+class StatusError(Exception):
+    """A failed call as a transport hands it up, before it is mapped; not
+    raised to users (they get the CacheError it maps to, `from` it)."""
+
+    def __init__(self, code: str, message: str, reason: str | None, transport: str) -> None:
+        super().__init__(f"{code}: {message}" if message else code)
+        self.code = code
+        """The status name: "UNAVAILABLE", "NOT_FOUND", ..."""
+        self.message = message
+        self.reason = reason
+        """The server's `err` reason ("item_size_limit_exceeded", ...), or None."""
+        self.transport = transport
+        """What carried the call: "grpc" or "protosocket"."""
 
 
 class CacheError(Exception):
@@ -95,17 +112,17 @@ class ServerError(CacheError):
     """The server failed, or does not implement the call."""
 
 
-_CLASS_BY_STATUS: dict[grpc.StatusCode, type[CacheError]] = {
-    grpc.StatusCode.UNAVAILABLE: ConnectionError,
-    grpc.StatusCode.DEADLINE_EXCEEDED: TimeoutError,
-    grpc.StatusCode.UNAUTHENTICATED: AuthenticationError,
-    grpc.StatusCode.PERMISSION_DENIED: PermissionError,
-    grpc.StatusCode.NOT_FOUND: NotFoundError,
-    grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: LimitExceededError,
-    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
-    grpc.StatusCode.OUT_OF_RANGE: InvalidArgumentError,
-    grpc.StatusCode.FAILED_PRECONDITION: WrongTypeError,
+_CLASS_BY_STATUS: dict[str, type[CacheError]] = {
+    "UNAVAILABLE": ConnectionError,
+    "DEADLINE_EXCEEDED": TimeoutError,
+    "UNAUTHENTICATED": AuthenticationError,
+    "PERMISSION_DENIED": PermissionError,
+    "NOT_FOUND": NotFoundError,
+    "ALREADY_EXISTS": AlreadyExistsError,
+    "RESOURCE_EXHAUSTED": LimitExceededError,
+    "INVALID_ARGUMENT": InvalidArgumentError,
+    "OUT_OF_RANGE": InvalidArgumentError,
+    "FAILED_PRECONDITION": WrongTypeError,
 }
 
 # What to change, by `err` trailer, where the trailer says more than the status.
@@ -145,52 +162,36 @@ def _missing_cache(call: str, details: str) -> str:
     return f"{what}; create it first with {create}" if what else f"create it first with {create}"
 
 
-def _advice(status: grpc.StatusCode, reason: str | None, deadline: float, target: str) -> str:
+def _advice(status: str, reason: str | None, deadline: float, target: str) -> str:
     if reason in _ADVICE_BY_REASON:
         return _ADVICE_BY_REASON[reason]
-    if status is grpc.StatusCode.DEADLINE_EXCEEDED:
+    if status == "DEADLINE_EXCEEDED":
         return f"no answer within {deadline:g} s; raise `deadline` in the config"
-    if status is grpc.StatusCode.UNAVAILABLE:
+    if status == "UNAVAILABLE":
         return (
             f"server {target} unavailable; check the endpoint,"
             " or raise `retry.max_attempts` to ride out restarts"
         )
-    if status is grpc.StatusCode.UNAUTHENTICATED:
+    if status == "UNAUTHENTICATED":
         return "check the API key (JIFFY_API_KEY / MOMENTO_API_KEY)"
-    if status is grpc.StatusCode.RESOURCE_EXHAUSTED:
+    if status == "RESOURCE_EXHAUSTED":
         return "a server limit was hit (e.g. jiffy-server --max-caches)"
     return ""
 
 
-def _trailer(exc: grpc.RpcError, name: str) -> str | None:
-    metadata: Any = exc.trailing_metadata() if hasattr(exc, "trailing_metadata") else None
-    for key, value in metadata or ():
-        if key == name:
-            return value if isinstance(value, str) else value.decode(errors="replace")
-    return None
-
-
-def status_name(exc: grpc.RpcError) -> str:
-    """The status name of a failed call (grpc.RpcError itself declares no code())."""
-    code = exc.code() if hasattr(exc, "code") else None
-    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
-
-
-def error_from_rpc(
-    exc: grpc.RpcError, *, call: str, deadline: float, target: str, cache_call: bool
+def error_from_status(
+    failed: StatusError, *, call: str, deadline: float, target: str, cache_call: bool
 ) -> CacheError:
-    """Translate a failed call into the CacheError to raise `from exc`.
+    """Translate a failed call into the CacheError to raise `from` what failed.
 
     `cache_call` says whether the call named a cache (data plane or a control
     call on one cache), so that NOT_FOUND without a reason means the cache.
     """
-    status: grpc.StatusCode = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
-    details: str = (exc.details() if hasattr(exc, "details") else None) or ""
-    reason = _trailer(exc, "err")
+    status, details, reason = failed.code, failed.message, failed.reason
     cls = _CLASS_BY_STATUS.get(status, ServerError)
     if cls is NotFoundError and (reason == "store_not_found" or (reason is None and cache_call)):
         cls = CacheNotFoundError
-    parts = [f"{call} failed: {status.name}"]
+    parts = [f"{call} failed: {status}"]
     if cls is CacheNotFoundError:
         details = _missing_cache(call, details)
     if details:
@@ -198,7 +199,7 @@ def error_from_rpc(
     advice = _advice(status, reason, deadline, target)
     if advice:
         parts.append(advice)
-    return cls(": ".join(parts), status=status.name, reason=reason)
+    return cls(": ".join(parts), status=status, reason=reason)
 
 
 def client_closed(call: str) -> ConnectionError:

@@ -8,21 +8,17 @@ pipelined on one connection, each under its own `message_id`, and answered
 in any order. The connections (_protosocket_pool.py) do the I/O; everything
 they parse, build and decide is here, so the async and the sync pools share it.
 
-A failed command becomes a `ProtosocketError`, a `grpc.RpcError` that answers
-`code()`, `details()` and `trailing_metadata()` as a failed gRPC call does, so
-the executor retries it and `_exceptions.error_from_rpc` translates it exactly
-as it does a gRPC failure: one error tree, one place that maps it.
+A failed command becomes a `StatusError` (_exceptions.py), the same neutral
+failure a gRPC call is handed up as, so the executor retries both alike and
+`_exceptions.error_from_status` maps both in one place. Which calls go over
+this port, and when, is the route's choice (_route.py).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-import grpc
-
-from jiffy._calls import Rpc
-from jiffy._exceptions import error_from_rpc
+from jiffy._exceptions import StatusError, error_from_status
 from jiffy._proto import protosocket_cache_pb2 as cache_pb
 from jiffy._proto import protosocket_common_pb2 as common_pb
 
@@ -39,76 +35,49 @@ MAX_FRAME = 4 << 20
 # refuse it too, and a frame over its --max-request-size (5 MiB by default)
 # would close the connection under every other call on it.
 MAX_VALUE = 4_194_279
-# How jiffy-server's refusal of a Get whose value is over MAX_VALUE ends
+# The reason jiffy-server gives a Get whose value is over MAX_VALUE
 # (server/src/error.rs): a value stored over gRPC that no answer here can carry.
-READ_OVER_GRPC = "a protosocket answer can carry; read it over gRPC"
+ANSWER_TOO_LARGE = "answer_too_large_for_protosocket"
 # A miss: NOT_FOUND with exactly this message. Any other NOT_FOUND is the cache.
 MISS_MESSAGE = "Key not found"
 # A varint takes at most ten bytes.
 _MAX_VARINT = 10
 
-# Protosocket status numbers are gRPC's (common.proto says so).
-_STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+TRANSPORT = "protosocket"
+# Protosocket numbers its statuses as gRPC does, under gRPC's names
+# (common.proto says so).
+_STATUS_NAMES = {number: name for name, number in common_pb.Status.items()}
 _NOT_FOUND = common_pb.Status.Value("NOT_FOUND")
-# The server's `err` reason rides only in gRPC trailers; here its message
-# says it (server/src/error.rs), and the trailer is rebuilt from that.
-_REASON_BY_PREFIX = (
+# A server that predates CommandError.reason says the reason only in its
+# message (server/src/error.rs); for such a server it is read from there.
+_REASON_IN_MESSAGE = (
     ("item size limit exceeded", "item_size_limit_exceeded"),
     ("request limit exceeded", "request_size_limit_exceeded"),
     ("element size limit exceeded", "element_size_limit_exceeded"),
+    ("a protosocket answer can carry; read it over gRPC", ANSWER_TOO_LARGE),
 )
 
 
-# The calls protosocket carries: the same names, retry class and cache rule
-# as their gRPC twins in _calls.py; the codecs are unused (the pool encodes).
-def _twin(name: str) -> Rpc:
-    return Rpc(name, f"protosocket:{name}", bytes, bytes, idempotent=True)
+def failure(code: str, message: str, reason: str | None = None) -> StatusError:
+    return StatusError(code, message, reason, TRANSPORT)
 
 
-GET = _twin("Get")
-SET = _twin("Set")
-DELETE = _twin("Delete")
-PROTOSOCKET_RPCS = (GET, SET, DELETE)
-
-
-class ProtosocketError(grpc.RpcError):
-    """A failed protosocket command, dressed as a failed gRPC call."""
-
-    def __init__(self, code: grpc.StatusCode, message: str, reason: str | None = None) -> None:
-        super().__init__(message)
-        self._code = code
-        self._message = message
-        self._trailers = (("err", reason),) if reason else ()
-
-    def code(self) -> grpc.StatusCode:
-        return self._code
-
-    def details(self) -> str:
-        return self._message
-
-    def trailing_metadata(self) -> Any:  # pairs, as a gRPC call's trailers
-        return self._trailers
-
-
-def unavailable(message: str) -> ProtosocketError:
+def unavailable(message: str) -> StatusError:
     """A connection that broke or could not be made: retried if idempotent."""
-    return ProtosocketError(grpc.StatusCode.UNAVAILABLE, message)
+    return failure("UNAVAILABLE", message)
 
 
-def deadline_exceeded() -> ProtosocketError:
-    return ProtosocketError(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer within the deadline")
+def deadline_exceeded() -> StatusError:
+    return failure("DEADLINE_EXCEEDED", "no answer within the deadline")
 
 
-def command_error(error: Any) -> ProtosocketError:
-    """The ProtosocketError of a `common.CommandError` answer."""
+def command_error(error: Any) -> StatusError:
+    """The StatusError of a `common.CommandError` answer."""
     message: str = error.message
-    reason = None
-    for prefix, name in _REASON_BY_PREFIX:
-        if message.startswith(prefix):
-            reason = name
-            break
-    code = _STATUS_BY_NUMBER.get(error.code, grpc.StatusCode.UNKNOWN)
-    return ProtosocketError(code, message, reason)
+    reason: str | None = error.reason or next(
+        (name for text, name in _REASON_IN_MESSAGE if text in message), None
+    )
+    return failure(_STATUS_NAMES.get(error.code, "UNKNOWN"), message, reason)
 
 
 # Commands. Each call builds its command once; every attempt sets a fresh
@@ -127,14 +96,14 @@ def get_command(cache: str, key: bytes) -> Any:
 
 def set_command(cache: str, key: bytes, value: bytes, ttl_ms: int) -> Any:
     if len(value) > MAX_VALUE:
-        refused = ProtosocketError(
-            grpc.StatusCode.RESOURCE_EXHAUSTED,
+        refused = failure(
+            "RESOURCE_EXHAUSTED",
             f"value is {len(value)} bytes, over the {MAX_VALUE} bytes a protosocket Get"
             " answer can carry; store it with a client whose protosocket_endpoint is None"
             ' or "auto"',
             "item_size_limit_exceeded",
         )
-        raise error_from_rpc(refused, call="Set", deadline=0.0, target="", cache_call=True)
+        raise error_from_status(refused, call="Set", deadline=0.0, target="", cache_call=True)
     command = _CacheCommand()
     set_ = command.unary.set
     set_.namespace = cache
@@ -192,16 +161,9 @@ def frame(message: bytes) -> bytes:
 parse_response = cache_pb.CacheResponse.FromString
 
 
-def too_large_to_read(exc: BaseException) -> bool:
-    """Whether a failed Get failed only because its value is over what a
-    protosocket answer can carry (gRPC can read it)."""
-    cause = exc.__cause__
-    return isinstance(cause, ProtosocketError) and cause.details().endswith(READ_OVER_GRPC)
-
-
 def outcome(response: Any) -> Any:
     """The answer of a data command: the response itself on success or a
-    miss (read_get tells them apart), else raise its ProtosocketError."""
+    miss (read_get tells them apart), else raise its StatusError."""
     if response.WhichOneof("kind") != "error":
         return response
     error = response.error
@@ -213,53 +175,6 @@ def outcome(response: Any) -> Any:
 def read_get(response: Any) -> bytes | None:
     """A Get's value, or None on a miss (an `error` that `outcome` let through)."""
     return response.get.value if response.HasField("get") else None
-
-
-# "auto": what a transport decides from its Ping, the same for the async and
-# the blocking one (each does its own I/O around it).
-
-# jiffy-server's Ping answer names its protosocket port in this header
-# (server/src/service/ping.rs); the Momento service sends none.
-PORT_HEADER = "jiffy-protosocket-port"
-# The most connect waits for the port the Ping named. The server has just
-# answered over gRPC, so a reachable port opens within a few round trips;
-# one that a firewall silently drops must not hold connect for the whole
-# eager_connect_timeout before gRPC is settled on.
-AUTO_CONNECT_TIMEOUT = 2.0
-
-_logger = logging.getLogger("jiffy")
-
-
-def still_undecided(failed_ping: grpc.RpcError) -> bool:
-    """Whether a failed Ping leaves the question for a later connect: only
-    an unreachable server does. Any other failure is an answer (a server
-    that refuses the Ping says nothing of protosocket)."""
-    return bool(failed_ping.code() == grpc.StatusCode.UNAVAILABLE)
-
-
-def advertised_port(headers: dict[str, str]) -> int | None:
-    """The port a Ping answer names; None without one (the Momento service,
-    jiffy-server without the port) or with one that is no port (warned)."""
-    advertised = headers.get(PORT_HEADER)
-    if advertised is None:
-        return None
-    if not advertised.isdigit() or not 1 <= int(advertised) <= 65535:
-        _logger.warning(
-            "jiffy: the server's Ping named protosocket port %r, which is no port;"
-            " get, set and delete stay on gRPC",
-            advertised,
-        )
-        return None
-    return int(advertised)
-
-
-def warn_unreachable(error: Exception) -> None:
-    """The advertised port could not be opened: say why, once; gRPC carries on."""
-    _logger.warning(
-        'jiffy: protosocket_endpoint="auto": %s; get, set and delete stay on gRPC'
-        " (protosocket_endpoint=None skips the attempt)",
-        error,
-    )
 
 
 class FrameError(Exception):

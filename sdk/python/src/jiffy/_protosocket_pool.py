@@ -25,12 +25,10 @@ import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-import grpc
-
 from jiffy import _protosocket as ps
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint, parse_address
-from jiffy._exceptions import ConnectionError, error_from_rpc
+from jiffy._exceptions import ConnectionError, StatusError, error_from_status
 
 # A refused connection is tried again for this long before connect() says so,
 # as the gRPC channels do (_async_transport.REFUSED_GRACE).
@@ -68,15 +66,15 @@ class _Target:
             )
         if isinstance(exc, ssl.SSLError):
             return f"TLS failed ({exc.reason}): does the server's protosocket port speak TLS?"
-        if isinstance(exc, ps.ProtosocketError):
-            return exc.details()
+        if isinstance(exc, StatusError):
+            return exc.message
         return str(exc) or type(exc).__name__
 
     def connect_error(self, exc: BaseException) -> Exception:
         """The error connect() raises: the Authenticate's own answer mapped as
         any call's, else ConnectionError naming the cause."""
-        if isinstance(exc, ps.ProtosocketError) and exc.code() != grpc.StatusCode.UNAVAILABLE:
-            return error_from_rpc(
+        if isinstance(exc, StatusError) and exc.code != "UNAVAILABLE":
+            return error_from_status(
                 exc, call="Authenticate", deadline=self.deadline, target=self.address,
                 cache_call=False,
             )  # fmt: skip
@@ -134,7 +132,7 @@ class _AsyncWire(asyncio.Protocol):
         if not self.lost.done():
             self.lost.set_result(None)
 
-    def fail(self, error: ps.ProtosocketError) -> None:
+    def fail(self, error: StatusError) -> None:
         """Fail every call in flight and close: the connection is not used again."""
         self.broken = True
         pending, self.pending = self.pending, {}
@@ -204,12 +202,10 @@ class AsyncProtosocketConnection:
         self._opening: asyncio.Future[_AsyncWire] | None = None
         self._next_id = 1
         self._closed = False
-        self.calls = {ps.GET: self.call, ps.SET: self.call, ps.DELETE: self.call}
-        """The executor's view: per protosocket RPC, a callable like a gRPC multicallable."""
 
     async def _open(self, timeout: float) -> _AsyncWire:
         """Connect, TLS, Authenticate; raise what failed (OSError, ssl.SSLError,
-        asyncio.TimeoutError, ProtosocketError)."""
+        asyncio.TimeoutError, StatusError)."""
         return await asyncio.wait_for(self._open_unbounded(), timeout)
 
     async def _open_unbounded(self) -> _AsyncWire:
@@ -253,7 +249,7 @@ class AsyncProtosocketConnection:
                     f" {timeout:g} s; check that the server runs with --protosocket-listen,"
                     " or raise `eager_connect_timeout` in the config"
                 ) from None
-            except (OSError, ps.ProtosocketError) as exc:
+            except (OSError, StatusError) as exc:
                 waited = time.monotonic() - started
                 if _final(exc) or waited >= min(timeout, refused_grace):
                     raise self._target.connect_error(exc) from exc
@@ -374,7 +370,6 @@ class _SyncConnection:
     def __init__(self, connection: AsyncProtosocketConnection, loop: asyncio.AbstractEventLoop):
         self._connection = connection
         self._loop = loop
-        self.calls = {ps.GET: self.call, ps.SET: self.call, ps.DELETE: self.call}
 
     def call(self, command: Any, *, timeout: float, metadata: Any = None) -> Any:
         if self._loop.is_closed():

@@ -28,13 +28,13 @@ class SyncDictionaryCalls(SyncClientBase):
     ) -> list[bytes | None]:
         """The values of `fields` (at least one) in order, None for each absent field."""
         request = d.get_request(name, fields)
-        response = self._executor.call(c.DICTIONARY_GET, request, self._metadata(cache))
+        response = self._route.call(c.DICTIONARY_GET, request, self._cache_name(cache))
         return d.read_get(response, len(request.fields))
 
     def dictionary_fetch(self, name: Key, *, cache: str | None = None) -> dict[bytes, bytes]:
         """Every field and value of dictionary `name`; {} when it is missing."""
         request = d.fetch_request(name)
-        response = self._executor.call(c.DICTIONARY_FETCH, request, self._metadata(cache))
+        response = self._route.call(c.DICTIONARY_FETCH, request, self._cache_name(cache))
         return d.read_fetch(response)
 
     def dictionary_fetch_str(
@@ -77,7 +77,7 @@ class SyncDictionaryCalls(SyncClientBase):
         A field given twice keeps the last value. TTL as `dictionary_set_field`.
         """
         request = d.set_request(name, items, self._ttl(ttl), refresh_ttl)
-        self._executor.call(c.DICTIONARY_SET, request, self._metadata(cache))
+        self._route.call(c.DICTIONARY_SET, request, self._cache_name(cache))
 
     def dictionary_increment(
         self,
@@ -95,7 +95,7 @@ class SyncDictionaryCalls(SyncClientBase):
         integer or the sum overflows 64 bits. TTL as `dictionary_set_field`.
         """
         request = d.increment_request(name, field, amount, self._ttl(ttl), refresh_ttl)
-        response = self._executor.call(c.DICTIONARY_INCREMENT, request, self._metadata(cache))
+        response = self._route.call(c.DICTIONARY_INCREMENT, request, self._cache_name(cache))
         return int(response.value)
 
     def dictionary_remove_fields(
@@ -104,10 +104,10 @@ class SyncDictionaryCalls(SyncClientBase):
         """Remove `fields` (at least one; absent ones are skipped). Removing the
         last field removes the dictionary."""
         request = d.delete_request(name, fields)
-        self._executor.call(c.DICTIONARY_DELETE, request, self._metadata(cache))
+        self._route.call(c.DICTIONARY_DELETE, request, self._cache_name(cache))
 
     def dictionary_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many fields dictionary `name` holds; 0 when it is missing."""
         request = d.length_request(name)
-        response = self._executor.call(c.DICTIONARY_LENGTH, request, self._metadata(cache))
+        response = self._route.call(c.DICTIONARY_LENGTH, request, self._cache_name(cache))
         return c.read_length(response, d.GROUP)

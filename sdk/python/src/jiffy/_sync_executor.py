@@ -1,6 +1,11 @@
 # Generated from _async_executor.py by scripts/generate_sync.py: do not edit.
 """Sends one call: in-flight cap, deadline, retries, error translation.
 
+The route (_sync_route.py) says what carries a call: the gRPC channels'
+multicallables, or with `wires` the protosocket connections'. Either fails
+an attempt with its own error; each is read as one StatusError, retried on
+its status, and mapped once by _exceptions.error_from_status.
+
 The success path is kept cheap because it runs for every call: one clock
 read, the limiter's fast path (a comparison and an increment), a prebuilt
 metadata object, and the multicallable made at start-up. Under
@@ -20,14 +25,20 @@ from jiffy._adaptive import AUTO, DROP_STATUSES, STREAMS_PER_CONNECTION, Adaptiv
 from jiffy._calls import Rpc
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import client_closed, error_from_rpc, queue_timeout, status_name
+from jiffy._exceptions import StatusError, client_closed, error_from_status, queue_timeout
 from jiffy._io import metadata_sync, sleep_sync
 from jiffy._limiter import SyncAdaptiveLimiter, SyncLimiter
 from jiffy._retry import backoff_delay, may_retry
+from jiffy._route import failure_of
 from jiffy._sync_transport import SyncTransport
 
 # grpc.Metadata for the async client, a tuple of pairs for the sync one.
 Metadata = Any
+# Per data channel, a callable per RPC taking (request, timeout=, metadata=).
+Wires = list[dict[Rpc, Any]]
+# What an attempt can fail with: a gRPC call's error, or a protosocket
+# command's StatusError.
+FAILED = (grpc.RpcError, StatusError)
 
 
 def make_executor_sync(endpoint: Endpoint, config: Config) -> SyncExecutor:
@@ -41,16 +52,10 @@ class SyncExecutor:
     def __init__(self, endpoint: Endpoint, config: Config) -> None:
         self.config = config
         self.transport = SyncTransport(endpoint, config)
-        self.over_protosocket = self.transport.protosocket is not None
-        """Whether Get, Set and Delete go over protosocket: decided by the
-        config, or under protosocket_endpoint="auto" when connect() has asked."""
         self.limiter = self._limiter(config)
         self._deadline = config.deadline
-        # Lazy (no eager_connect_timeout): nothing to do before a call, but
-        # under protosocket_endpoint="auto" ask the server for its port first.
-        self._connected = (
-            config.eager_connect_timeout is None and not self.transport.protosocket_undecided
-        )
+        # Lazy (no eager_connect_timeout): nothing to do before a call.
+        self._connected = config.eager_connect_timeout is None
         # Closing clears `_connected`, so the hot path's one check sends a
         # call on a closed client to connect(), which refuses it.
         self._closed = False
@@ -81,30 +86,22 @@ class SyncExecutor:
             raise client_closed("connect")
         timeout = self.config.eager_connect_timeout or self._deadline
         self.transport.connect(timeout)
-        self.over_protosocket = self.transport.protosocket is not None
         self._connected = True
 
-    def _before_first_call(self) -> None:
-        """Connect; with lazy connect, only ask for the protosocket port (the
-        call that asks still goes over gRPC)."""
-        if self.config.eager_connect_timeout is not None:
-            self.connect()
-            return
-        transport = self.transport
-        transport.decide_protosocket(time.monotonic() + self._deadline)
-        self.over_protosocket = transport.protosocket is not None
-        self._connected = not transport.protosocket_undecided
+    def _before_first_call(self, call: str) -> None:
+        if self._closed:
+            raise client_closed(call)
+        self.connect()
 
-    def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
-        """Send a data call; its response (a list of them for a batch), or a CacheError.
+    def call(self, rpc: Rpc, request: Any, metadata: Metadata, wires: Wires | None = None) -> Any:
+        """Send a data call over gRPC, or over `wires`; its response (a list
+        of them for a batch), or a CacheError.
 
         The hot path: no extra coroutine between the caller and grpc until a
         call fails.
         """
         if not self._connected:
-            if self._closed:
-                raise client_closed(rpc.name)
-            self._before_first_call()
+            self._before_first_call(rpc.name)
         started = time.monotonic()
         limiter = self.limiter
         timeout = self._deadline if limiter.try_acquire() else self._queue(rpc, started)
@@ -112,13 +109,13 @@ class SyncExecutor:
         try:
             channel = transport.take_channel()
             try:
-                return transport.data_calls[channel][rpc](
+                return (transport.data_calls if wires is None else wires)[channel][rpc](
                     request, timeout=timeout, metadata=metadata
                 )
             finally:
                 transport.give_back_channel(channel)
-        except grpc.RpcError as exc:
-            return self._retry(rpc, request, metadata, started, exc)
+        except FAILED as exc:
+            return self._retry(rpc, request, metadata, wires, started, exc)
         finally:
             limiter.release()
 
@@ -128,18 +125,16 @@ class SyncExecutor:
             raise client_closed(rpc.name)
         started = time.monotonic()
         try:
-            return self._send(rpc, request, self._control_metadata, self._deadline)
+            return self._send(rpc, request, self._control_metadata, None, self._deadline)
         except grpc.RpcError as exc:
-            return self._retry(rpc, request, self._control_metadata, started, exc)
+            return self._retry(rpc, request, self._control_metadata, None, started, exc)
 
     def open_stream(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
         """Start a server stream that lives as long as its reader wants (Subscribe):
         no deadline, no retry and no in-flight slot (it would hold one for
         hours); the caller reads the grpc call, cancels it, and maps its errors."""
         if not self._connected:
-            if self._closed:
-                raise client_closed(rpc.name)
-            self._before_first_call()
+            self._before_first_call(rpc.name)
         transport = self.transport
         channel = transport.take_channel()
         transport.give_back_channel(channel)  # counted as a call only while it opens
@@ -158,18 +153,28 @@ class SyncExecutor:
             raise queue_timeout(rpc.name, self._deadline, self.limiter.cap)
         return self._deadline - (time.monotonic() - started)
 
-    def _send(self, rpc: Rpc, request: Any, metadata: Metadata, timeout: float) -> Any:
+    def _send(
+        self, rpc: Rpc, request: Any, metadata: Metadata, wires: Wires | None, timeout: float
+    ) -> Any:
         transport = self.transport
         if rpc.control:
             return transport.control_call(rpc)(request, timeout=timeout, metadata=metadata)
         channel = transport.take_channel()
         try:
-            return transport.data_calls[channel][rpc](request, timeout=timeout, metadata=metadata)
+            return (transport.data_calls if wires is None else wires)[channel][rpc](
+                request, timeout=timeout, metadata=metadata
+            )
         finally:
             transport.give_back_channel(channel)
 
     def _retry(
-        self, rpc: Rpc, request: Any, metadata: Metadata, started: float, exc: grpc.RpcError
+        self,
+        rpc: Rpc,
+        request: Any,
+        metadata: Metadata,
+        wires: Wires | None,
+        started: float,
+        exc: BaseException,
     ) -> Any:
         """After a failed attempt: retry while allowed and time is left, else raise."""
         give_up_at = started + self._deadline
@@ -177,9 +182,10 @@ class SyncExecutor:
         while True:
             delay = backoff_delay(self.config.retry, attempt)
             timeout = give_up_at - time.monotonic() - delay
-            if timeout <= 0 or not may_retry(rpc, status_name(exc), attempt, self.config.retry):
-                raise error_from_rpc(
-                    exc,
+            failed = failure_of(exc)
+            if timeout <= 0 or not may_retry(rpc, failed.code, attempt, self.config.retry):
+                raise error_from_status(
+                    failed,
                     call=rpc.name,
                     deadline=self._deadline,
                     target=self.transport.endpoint.data_target,
@@ -188,9 +194,9 @@ class SyncExecutor:
             sleep_sync(delay)
             attempt += 1
             try:
-                return self._send(rpc, request, metadata, timeout)
-            except grpc.RpcError as failed:
-                exc = failed
+                return self._send(rpc, request, metadata, wires, timeout)
+            except FAILED as again:
+                exc = again
 
     def close(self) -> None:
         self._closed = True
@@ -211,13 +217,11 @@ class SyncAdaptiveExecutor(SyncExecutor):
     def in_flight_limit(self) -> int:
         return self.limiter.adaptive.chosen
 
-    def call(self, rpc: Rpc, request: Any, metadata: Metadata) -> Any:
+    def call(self, rpc: Rpc, request: Any, metadata: Metadata, wires: Wires | None = None) -> Any:
         """SyncExecutor.call, timing the call from when it holds a slot: the
         queue in front of the cap is the cap's doing, not the server's."""
         if not self._connected:
-            if self._closed:
-                raise client_closed(rpc.name)
-            self._before_first_call()
+            self._before_first_call(rpc.name)
         started = time.monotonic()
         limiter = self.limiter
         if limiter.try_acquire():
@@ -230,16 +234,16 @@ class SyncAdaptiveExecutor(SyncExecutor):
         try:
             channel = transport.take_channel()
             try:
-                response = transport.data_calls[channel][rpc](
+                response = (transport.data_calls if wires is None else wires)[channel][rpc](
                     request, timeout=timeout, metadata=metadata
                 )
             finally:
                 transport.give_back_channel(channel)
             rtt = time.monotonic() - sent
             return response
-        except grpc.RpcError as exc:
-            if status_name(exc) in DROP_STATUSES:
+        except FAILED as exc:
+            if failure_of(exc).code in DROP_STATUSES:
                 limiter.drop()
-            return self._retry(rpc, request, metadata, started, exc)
+            return self._retry(rpc, request, metadata, wires, started, exc)
         finally:
             limiter.release(rtt)

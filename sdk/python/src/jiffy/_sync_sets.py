@@ -32,19 +32,19 @@ class SyncSetCalls(SyncClientBase):
         changes nothing.
         """
         request = s.union_request(name, elements, self._ttl(ttl), refresh_ttl)
-        self._executor.call(c.SET_UNION, request, self._metadata(cache))
+        self._route.call(c.SET_UNION, request, self._cache_name(cache))
 
     def set_remove_elements(
         self, name: Key, elements: Iterable[Value], *, cache: str | None = None
     ) -> None:
         """Remove `elements` from set `name` (absent ones are ignored); the TTL is kept."""
         request = s.difference_request(name, elements)
-        self._executor.call(c.SET_DIFFERENCE, request, self._metadata(cache))
+        self._route.call(c.SET_DIFFERENCE, request, self._cache_name(cache))
 
     def set_fetch(self, name: Key, *, cache: str | None = None) -> set[bytes]:
         """Every element of set `name`; an empty set when it is missing."""
         request = s.fetch_request(name)
-        response = self._executor.call(c.SET_FETCH, request, self._metadata(cache))
+        response = self._route.call(c.SET_FETCH, request, self._cache_name(cache))
         return set(s.read_elements(response))
 
     def set_contains_element(self, name: Key, element: Value, *, cache: str | None = None) -> bool:
@@ -56,25 +56,25 @@ class SyncSetCalls(SyncClientBase):
     ) -> list[bool]:
         """For each of `elements`, in order, whether set `name` holds it."""
         request = s.contains_request(name, elements)
-        response = self._executor.call(c.SET_CONTAINS, request, self._metadata(cache))
+        response = self._route.call(c.SET_CONTAINS, request, self._cache_name(cache))
         return s.read_contains(response, len(request.elements))
 
     def set_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many elements set `name` holds; 0 when it is missing."""
         request = s.length_request(name)
-        response = self._executor.call(c.SET_LENGTH, request, self._metadata(cache))
+        response = self._route.call(c.SET_LENGTH, request, self._cache_name(cache))
         return c.read_length(response, s.GROUP)
 
     def set_pop(self, name: Key, count: int = 1, *, cache: str | None = None) -> list[bytes]:
         """Remove and return up to `count` (>= 1) elements chosen at random; [] when
         the set is missing. Taking the last element removes the set."""
         request = s.pop_request(name, count)
-        response = self._executor.call(c.SET_POP, request, self._metadata(cache))
+        response = self._route.call(c.SET_POP, request, self._cache_name(cache))
         return s.read_elements(response)
 
     def set_sample(self, name: Key, limit: int, *, cache: str | None = None) -> list[bytes]:
         """Up to `limit` (>= 0) distinct elements chosen at random, left in the set;
         [] when it is missing."""
         request = s.sample_request(name, limit)
-        response = self._executor.call(c.SET_SAMPLE, request, self._metadata(cache))
+        response = self._route.call(c.SET_SAMPLE, request, self._cache_name(cache))
         return s.read_elements(response)

@@ -52,7 +52,7 @@ class SyncSortedSetCalls(SyncClientBase):
         at least one). A value given twice keeps the last score. TTL as
         `sorted_set_put_element`."""
         request = z.put_request(name, elements, self._ttl(ttl), refresh_ttl)
-        self._executor.call(c.SORTED_SET_PUT, request, self._metadata(cache))
+        self._route.call(c.SORTED_SET_PUT, request, self._cache_name(cache))
 
     def sorted_set_fetch_by_rank(
         self,
@@ -69,7 +69,7 @@ class SyncSortedSetCalls(SyncClientBase):
         request = z.fetch_by_rank_request(name, start, end, order)
         if request is None:  # a start at or after the end: surely empty
             return []
-        response = self._executor.call(c.SORTED_SET_FETCH, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_FETCH, request, self._cache_name(cache))
         return z.read_fetch(response)
 
     def sorted_set_fetch_by_score(
@@ -95,7 +95,7 @@ class SyncSortedSetCalls(SyncClientBase):
         request = z.fetch_by_score_request(
             name, min_score, max_score, exclusive_min, exclusive_max, order, offset, count
         )
-        response = self._executor.call(c.SORTED_SET_FETCH, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_FETCH, request, self._cache_name(cache))
         return z.read_fetch(response)
 
     def sorted_set_get_score(
@@ -109,7 +109,7 @@ class SyncSortedSetCalls(SyncClientBase):
     ) -> list[float | None]:
         """The scores of `values` in order, None for each not held."""
         request = z.get_score_request(name, values)
-        response = self._executor.call(c.SORTED_SET_GET_SCORE, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_GET_SCORE, request, self._cache_name(cache))
         return z.read_scores(response, len(request.values))
 
     def sorted_set_get_rank(
@@ -117,7 +117,7 @@ class SyncSortedSetCalls(SyncClientBase):
     ) -> int | None:
         """The 0-based position of `value` in `order`, or None when not held."""
         request = z.get_rank_request(name, value, order)
-        response = self._executor.call(c.SORTED_SET_GET_RANK, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_GET_RANK, request, self._cache_name(cache))
         return z.read_rank(response)
 
     def sorted_set_increment_score(
@@ -134,7 +134,7 @@ class SyncSortedSetCalls(SyncClientBase):
         the new score. WrongTypeError when the sum overflows to infinity. TTL
         as `sorted_set_put_element`."""
         request = z.increment_request(name, value, amount, self._ttl(ttl), refresh_ttl)
-        response = self._executor.call(c.SORTED_SET_INCREMENT, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_INCREMENT, request, self._cache_name(cache))
         return float(response.score)
 
     def sorted_set_remove_elements(
@@ -142,12 +142,12 @@ class SyncSortedSetCalls(SyncClientBase):
     ) -> None:
         """Remove `values` (those not held are ignored); the TTL is kept."""
         request = z.remove_request(name, values)
-        self._executor.call(c.SORTED_SET_REMOVE, request, self._metadata(cache))
+        self._route.call(c.SORTED_SET_REMOVE, request, self._cache_name(cache))
 
     def sorted_set_length(self, name: Key, *, cache: str | None = None) -> int:
         """How many elements sorted set `name` holds; 0 when it is missing."""
         request = z.length_request(name)
-        response = self._executor.call(c.SORTED_SET_LENGTH, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_LENGTH, request, self._cache_name(cache))
         return c.read_length(response, z.GROUP)
 
     def sorted_set_length_by_score(
@@ -165,7 +165,7 @@ class SyncSortedSetCalls(SyncClientBase):
         request = z.length_by_score_request(
             name, min_score, max_score, exclusive_min, exclusive_max
         )
-        response = self._executor.call(c.SORTED_SET_LENGTH_BY_SCORE, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_LENGTH_BY_SCORE, request, self._cache_name(cache))
         return c.read_length(response, z.GROUP)
 
     def sorted_set_union_store(
@@ -188,5 +188,5 @@ class SyncSortedSetCalls(SyncClientBase):
         Weights travel as 32-bit floats.
         """
         request = z.union_store_request(destination, sources, aggregate, self._ttl(ttl))
-        response = self._executor.call(c.SORTED_SET_UNION_STORE, request, self._metadata(cache))
+        response = self._route.call(c.SORTED_SET_UNION_STORE, request, self._cache_name(cache))
         return z.read_union_length(response)

@@ -38,11 +38,12 @@ from jiffy import _calls as c
 from jiffy import _topics as t
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
-from jiffy._exceptions import ServerError, TimeoutError, error_from_rpc, status_name
+from jiffy._exceptions import ServerError, TimeoutError, error_from_status
 from jiffy._io import sleep_sync
 from jiffy._retry import backoff_delay, may_retry
+from jiffy._route import status_of
 from jiffy._sync_base import SyncClientBase
-from jiffy._sync_executor import SyncExecutor
+from jiffy._sync_route import SyncRoute
 from jiffy._topic_stream import SyncTopicStream
 from jiffy._topics import TopicItem, TopicPosition
 
@@ -66,7 +67,7 @@ class SyncTopicCalls(SyncClientBase):
         subscribers. Never retried (a second sending is a second message).
         """
         request = t.publish_request(self._cache_name(cache), topic, value)
-        self._executor.call(c.PUBLISH, request, self._metadata(cache))
+        self._route.call(c.PUBLISH, request, self._cache_name(cache))
 
     def subscribe(
         self,
@@ -87,12 +88,11 @@ class SyncTopicCalls(SyncClientBase):
         close(), or hold it in with subscription: ...
         """
         subscription = Subscription(
-            self._executor,
+            self._route,
             self.config,
             self.endpoint.data_target,
             self._cache_name(cache),
             t.check_topic_name(topic),
-            self._metadata(cache),
             t.TopicCursor(t.resume_position(resume_at)),
             idle_timeout,
         )
@@ -105,21 +105,19 @@ class Subscription:
 
     def __init__(
         self,
-        executor: SyncExecutor,
+        route: SyncRoute,
         config: Config,
         target: str,
         cache: str,
         topic: str,
-        metadata: object,
         cursor: t.TopicCursor,
         idle_timeout: float | None,
     ) -> None:
         self.cache = cache
         self.topic = topic
-        self._executor = executor
+        self._route = route
         self._config = config
         self._target = target
-        self._metadata = metadata
         self._cursor = cursor
         self._idle_timeout = idle_timeout
         self._stream: SyncTopicStream | None = None
@@ -148,7 +146,7 @@ class Subscription:
             except grpc.RpcError as exc:
                 if self._stopped():
                     raise StopIteration from None
-                if status_name(exc) not in _RESUBSCRIBE_STATUSES:
+                if status_of(exc).code not in _RESUBSCRIBE_STATUSES:
                     self._shut()
                     raise self._error(exc) from exc
                 message = None
@@ -181,14 +179,14 @@ class Subscription:
             stream.cut()
 
     def _stopped(self) -> bool:
-        if self._closed or self._executor.closed:
+        if self._closed or self._route.closed:
             self._shut()
             return True
         return False
 
     def _error(self, exc: grpc.RpcError) -> Exception:
-        return error_from_rpc(
-            exc,
+        return error_from_status(
+            status_of(exc),
             call=c.SUBSCRIBE.name,
             deadline=self._config.deadline,
             target=self._target,
@@ -199,8 +197,8 @@ class Subscription:
         """Open a stream from the cursor's position and read its first message,
         within `deadline`; False when it ended or stayed silent first."""
         request = self._cursor.subscription_request(self.cache, self.topic)
-        call = self._executor.open_stream(c.SUBSCRIBE, request, self._metadata)
-        stream = SyncTopicStream(call, self._config.deadline, lambda: self._executor.closed)
+        call = self._route.open_stream(c.SUBSCRIBE, request, self.cache)
+        stream = SyncTopicStream(call, self._config.deadline, lambda: self._route.closed)
         self._stream = stream
         first = stream.read()
         if first is None:
@@ -229,7 +227,7 @@ class Subscription:
                 delay = backoff_delay(self._config.retry, attempt)
                 left = self._config.deadline - (time.monotonic() - started) - delay
                 if left <= 0 or not may_retry(
-                    c.SUBSCRIBE, status_name(exc), attempt, self._config.retry
+                    c.SUBSCRIBE, status_of(exc).code, attempt, self._config.retry
                 ):
                     self._shut()
                     raise self._error(exc) from exc
@@ -262,7 +260,7 @@ class Subscription:
             except grpc.RpcError as exc:
                 if self._stopped():
                     return
-                if status_name(exc) not in _RESUBSCRIBE_STATUSES:
+                if status_of(exc).code not in _RESUBSCRIBE_STATUSES:
                     self._shut()
                     raise self._error(exc) from exc
             except Exception:

@@ -10,29 +10,18 @@ takes a slower path for every call once any interceptor is installed.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 import grpc
 
-from jiffy import _protosocket as ps
-from jiffy._adaptive import AUTO
-from jiffy._calls import ALL_RPCS, PING, PING_REQUEST, Rpc
+from jiffy._calls import ALL_RPCS, Rpc
 from jiffy._channel_choice import SyncLeastLoaded
 from jiffy._config import Config
 from jiffy._connect_diagnosis import diagnose
-from jiffy._endpoint import Endpoint, on_port
-from jiffy._exceptions import CacheError, ConnectionError
-from jiffy._io import (
-    FAILING,
-    READY,
-    metadata_sync,
-    run_blocking_sync,
-    unary_headers_sync,
-    wait_ready_sync,
-)
-from jiffy._protosocket_pool import SyncProtosocketPool
+from jiffy._endpoint import Endpoint
+from jiffy._exceptions import ConnectionError
+from jiffy._io import FAILING, READY, run_blocking_sync, wait_ready_sync
 from jiffy._version import __version__
 
 # Values up to the server's 5 MiB item limit, plus batches, must come back.
@@ -46,7 +35,8 @@ MAX_RECONNECT_BACKOFF_MS = 5_000
 # that long to listen, and a wrong port still fails within about a second.
 # The TypeScript SDK waits as long (REFUSED_GRACE_MS, eager-connect.ts).
 REFUSED_GRACE = 1.0
-# The most the look for a cause may take once grpc reports a failure.
+# The most the look for a cause may take once grpc reports a failure, and the
+# least a Ping asking for the protosocket port is given (_sync_route.py).
 PROBE_TIMEOUT = 1.0
 
 
@@ -103,24 +93,6 @@ class SyncTransport:
         self._control_channel: grpc.Channel | None = None
         if endpoint.control_target == endpoint.data_target:
             self._control_calls = self.data_calls[0]
-        self.protosocket: SyncProtosocketPool | None = None
-        """The protosocket connections when Get, Set and Delete use them."""
-        address = config.protosocket_endpoint
-        if address is not None and address != AUTO:
-            self._carry_protosocket(SyncProtosocketPool(endpoint, config, address))
-        self.protosocket_undecided = address == AUTO
-        """protosocket_endpoint="auto" until a Ping's answer settled it."""
-        # Held by the one caller asking, so concurrent first calls ask once.
-        self._asking = threading.Lock()
-        auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
-        self._ping_metadata = metadata_sync(auth)
-
-    def _carry_protosocket(self, pool: SyncProtosocketPool) -> None:
-        """Data channel i also carries the protosocket RPCs (Get, Set,
-        Delete) on protosocket connection i."""
-        for calls, connection in zip(self.data_calls, pool.connections, strict=True):
-            calls.update(connection.calls)
-        self.protosocket = pool
 
     def _open(self, target: str) -> grpc.Channel:
         if self.endpoint.tls:
@@ -166,66 +138,11 @@ class SyncTransport:
         return self._control_calls[rpc]
 
     def connect(self, timeout: float) -> None:
-        """Wait until every data channel is READY, and every protosocket
-        connection open and authenticated, else raise ConnectionError naming
-        the cause: at once for one that waiting cannot cure (an unknown host,
-        TLS spoken to a plaintext server or the reverse, an untrusted
-        certificate), after REFUSED_GRACE for a refused connection, after
-        `timeout` when the server never answers."""
-        started = time.monotonic()
-        self._connect_channels(timeout)
-        if self.protosocket_undecided:
-            self.decide_protosocket(started + timeout)
-        elif self.protosocket is not None:
-            left = started + timeout - time.monotonic()
-            self.protosocket.connect(max(left, REFUSED_GRACE))
-
-    def decide_protosocket(self, give_up_at: float) -> None:
-        """protosocket_endpoint="auto": one Ping asks the server for its
-        protosocket port; Get, Set and Delete move there once it opens.
-        Nothing here fails a call or connect: a Ping that fails or names no
-        port leaves every call on gRPC, and so, with one warning naming the
-        cause, does a port that cannot be opened (a proxy or NAT in between,
-        a firewall, a TLS mismatch). A Ping that did not reach the server
-        (UNAVAILABLE) leaves the question open for the next caller."""
-        if not self._asking.acquire(blocking=False):
-            return  # another caller is asking; calls go over gRPC meanwhile
-        try:
-            if self.protosocket_undecided:
-                self._ask(give_up_at)
-        finally:
-            self._asking.release()
-
-    def _ask(self, give_up_at: float) -> None:
-        left = give_up_at - time.monotonic()
-        try:
-            headers = unary_headers_sync(
-                self.data_calls[0][PING],
-                PING_REQUEST,
-                timeout=max(left, PROBE_TIMEOUT),
-                metadata=self._ping_metadata,
-            )
-        except grpc.RpcError as exc:
-            self.protosocket_undecided = ps.still_undecided(exc)
-            return
-        self.protosocket_undecided = False
-        port = ps.advertised_port(headers)
-        if port is None:
-            return
-        address = on_port(self.endpoint.data_target, port)
-        pool = SyncProtosocketPool(self.endpoint, self._config, address)
-        left = give_up_at - time.monotonic()
-        try:
-            timeout = min(max(left, PROBE_TIMEOUT), ps.AUTO_CONNECT_TIMEOUT)
-            # No grace for refusals: the server is up and says it listens there.
-            pool.connect(timeout, refused_grace=0.0)
-        except CacheError as exc:
-            ps.warn_unreachable(exc)
-            pool.close()
-            return
-        self._carry_protosocket(pool)
-
-    def _connect_channels(self, timeout: float) -> None:
+        """Wait until every data channel is READY, else raise ConnectionError
+        naming the cause: at once for one that waiting cannot cure (an
+        unknown host, TLS spoken to a plaintext server or the reverse, an
+        untrusted certificate), after REFUSED_GRACE for a refused
+        connection, after `timeout` when the server never answers."""
         started = time.monotonic()
         channels = self.data_channels
         outcome = wait_ready_sync(channels, timeout, stop_on_failure=True)
@@ -258,8 +175,6 @@ class SyncTransport:
         )
 
     def close(self) -> None:
-        if self.protosocket is not None:
-            self.protosocket.close()
         for channel in self.data_channels:
             channel.close()
         if self._control_channel is not None:

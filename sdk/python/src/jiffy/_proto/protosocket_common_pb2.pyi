@@ -43,9 +43,11 @@ DATA_LOSS: Status
 UNAUTHENTICATED: Status
 
 class CommandError(_message.Message):
-    __slots__ = ("code", "message")
+    __slots__ = ("code", "message", "reason")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     code: Status
     message: str
-    def __init__(self, code: _Optional[_Union[Status, str]] = ..., message: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, code: _Optional[_Union[Status, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...

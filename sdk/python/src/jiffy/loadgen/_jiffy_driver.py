@@ -44,7 +44,7 @@ class JiffyDriver:
         await client.connect()
         # What the client settled on, for the report and the connection count.
         self.transport = client.transport
-        pool = client._executor.transport.protosocket
+        pool = client._route.protosocket
         self.protosocket_address = None if pool is None else pool.address
         with contextlib.suppress(AlreadyExistsError):
             await client.create_cache(options.cache)

@@ -1,0 +1,197 @@
+"""AsyncRoute: the one place a call's transport is chosen, below the client.
+
+Every call of the client comes here as its RPC, its request and its cache:
+a gRPC request, or for a call protosocket carries too, its arguments
+(_route.Shapes says why). Such a call goes over protosocket when the
+catalogue says protosocket carries it (_route.PROTOSOCKET_CALLS) and the
+client has a protosocket port:
+the config's protosocket_endpoint, or under "auto" the port the server names
+when asked (one Ping, at connect or before the first data call; a lazy
+client's first call still goes over gRPC). Every other call goes over gRPC.
+Either way the executor sends it (cap, deadline, retries), a failure comes
+up as one StatusError whatever carried it, and _exceptions.py maps it once.
+
+"auto" must never fail what gRPC can do, so under it a value protosocket
+cannot carry is stored, and read back, over gRPC. The protosocket connections
+reopen themselves after they break (_protosocket_pool.py); the route owns
+them and closes them with the client.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Literal
+
+import grpc
+
+from jiffy import _route as r
+from jiffy._adaptive import AUTO
+from jiffy._async_executor import AsyncExecutor, make_executor_async
+from jiffy._async_transport import PROBE_TIMEOUT
+from jiffy._calls import PING, PING_REQUEST, Rpc
+from jiffy._config import Config
+from jiffy._endpoint import Endpoint, on_port
+from jiffy._exceptions import CacheError, LimitExceededError, client_closed
+from jiffy._io import metadata_async, unary_headers_async
+from jiffy._protosocket import ANSWER_TOO_LARGE
+from jiffy._protosocket_pool import REFUSED_GRACE, AsyncProtosocketPool
+
+
+class AsyncRoute:
+    """Sends each call over the transport that carries it."""
+
+    def __init__(self, endpoint: Endpoint, config: Config) -> None:
+        self.executor: AsyncExecutor = make_executor_async(endpoint, config)
+        self._endpoint = endpoint
+        self._config = config
+        self._auto = config.protosocket_endpoint == AUTO
+        self.protosocket: AsyncProtosocketPool | None = None
+        """The protosocket connections, once they carry calls."""
+        self._shapes = r.shapes_by_rpc()
+        """Per RPC protosocket can carry, how to say it on each transport."""
+        self._wires: list[dict[Rpc, Any]] = []
+        """Per data channel i, the protosocket calls on connection i."""
+        address = config.protosocket_endpoint
+        if address is not None and not self._auto:
+            self._carry(AsyncProtosocketPool(endpoint, config, address))
+        self._undecided = self._auto
+        """protosocket_endpoint="auto" until a Ping's answer settled it."""
+        # Held by the one caller asking, so concurrent first calls ask once.
+        self._asking = threading.Lock()
+        # Nothing to do before a call, unless the config asks to connect
+        # eagerly or "auto" has yet to ask; closing clears it, so the hot
+        # path's one check sends a call on a closed client to be refused.
+        self._ready = config.eager_connect_timeout is None and not self._undecided
+        auth = (("authorization", endpoint.api_key),) if endpoint.api_key else ()
+        self._ping_metadata = metadata_async(auth)
+
+    @property
+    def transport(self) -> Literal["grpc", "protosocket"]:
+        """What carries the calls protosocket can carry: "protosocket" or "grpc"."""
+        return "grpc" if self.protosocket is None else "protosocket"
+
+    @property
+    def closed(self) -> bool:
+        return self.executor.closed
+
+    def _carry(self, pool: AsyncProtosocketPool) -> None:
+        """Send the calls protosocket carries over `pool` from now on: data
+        channel i's calls on its connection i, so one choice spreads both."""
+        shapes = self._shapes
+        self._wires = [{rpc: connection.call for rpc in shapes} for connection in pool.connections]
+        self.protosocket = pool
+
+    async def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
+        """Send a data call on `cache`: its gRPC response (a list for a
+        stream), or for a call given as its arguments what the client reads
+        of the answer; or raise a CacheError."""
+        # Read first: the call that connects, or asks, still goes over gRPC.
+        over_protosocket = self.protosocket is not None
+        if not self._ready:
+            await self._first_call(rpc.name)
+        executor = self.executor
+        shapes = self._shapes.get(rpc)
+        if shapes is None:
+            return await executor.call(rpc, request, executor.metadata(cache))
+        fits = shapes.fits
+        if over_protosocket and (fits is None or not self._auto or fits(*request)):
+            command = shapes.command(cache, *request)
+            try:
+                answer = await executor.call(rpc, command, None, self._wires)
+            except LimitExceededError as exc:
+                if not (self._auto and exc.reason == ANSWER_TOO_LARGE):
+                    raise
+                # Stored over gRPC, too large for any protosocket answer: read it there.
+            else:
+                read = shapes.read
+                return answer if read is None else read(answer)
+        response = await executor.call(rpc, shapes.grpc(*request), executor.metadata(cache))
+        read = shapes.read_grpc
+        return response if read is None else read(response)
+
+    async def control(self, rpc: Rpc, request: Any) -> Any:
+        return await self.executor.control(rpc, request)
+
+    async def open_stream(self, rpc: Rpc, request: Any, cache: str) -> Any:
+        """Start a server stream on `cache` (Subscribe): always gRPC."""
+        if not self._ready:
+            await self._first_call(rpc.name)
+        executor = self.executor
+        return await executor.open_stream(rpc, request, executor.metadata(cache))
+
+    async def connect(self) -> None:
+        """Open every channel and protosocket connection now (under "auto",
+        ask first), or raise ConnectionError naming the cause."""
+        started = time.monotonic()
+        await self.executor.connect()
+        give_up_at = started + (self._config.eager_connect_timeout or self._config.deadline)
+        if self._undecided:
+            await self._decide(give_up_at)
+        elif self.protosocket is not None:
+            left = give_up_at - time.monotonic()
+            await self.protosocket.connect(max(left, REFUSED_GRACE))
+        self._ready = True
+
+    async def _first_call(self, call: str) -> None:
+        """Connect, when the config asks to; else under "auto" only ask for
+        the protosocket port (the call that asks still goes over gRPC)."""
+        if self.executor.closed:
+            raise client_closed(call)
+        if self._config.eager_connect_timeout is not None:
+            await self.connect()
+            return
+        await self._decide(time.monotonic() + self._config.deadline)
+        self._ready = not self._undecided
+
+    async def _decide(self, give_up_at: float) -> None:
+        """protosocket_endpoint="auto": one Ping asks the server for its
+        protosocket port; the calls protosocket carries move there once it
+        opens. Nothing here fails a call or connect: a Ping that fails or
+        names no port leaves every call on gRPC, and so, with one warning
+        naming the cause, does a port that cannot be opened (a proxy or NAT
+        in between, a firewall, a TLS mismatch). A Ping that did not reach
+        the server (UNAVAILABLE) leaves the question open for the next caller."""
+        if not self._asking.acquire(blocking=False):
+            return  # another caller is asking; calls go over gRPC meanwhile
+        try:
+            if self._undecided:
+                await self._ask(give_up_at)
+        finally:
+            self._asking.release()
+
+    async def _ask(self, give_up_at: float) -> None:
+        left = give_up_at - time.monotonic()
+        try:
+            headers = await unary_headers_async(
+                self.executor.transport.data_calls[0][PING],
+                PING_REQUEST,
+                timeout=max(left, PROBE_TIMEOUT),
+                metadata=self._ping_metadata,
+            )
+        except grpc.RpcError as exc:
+            self._undecided = r.still_undecided(exc)
+            return
+        self._undecided = False
+        port = r.advertised_port(headers)
+        if port is None:
+            return
+        address = on_port(self._endpoint.data_target, port)
+        pool = AsyncProtosocketPool(self._endpoint, self._config, address)
+        left = give_up_at - time.monotonic()
+        try:
+            timeout = min(max(left, PROBE_TIMEOUT), r.AUTO_CONNECT_TIMEOUT)
+            # No grace for refusals: the server is up and says it listens there.
+            await pool.connect(timeout, refused_grace=0.0)
+        except CacheError as exc:
+            r.warn_unreachable(exc)
+            await pool.aclose()
+            return
+        self._carry(pool)
+
+    async def aclose(self) -> None:
+        """Close the connections; calls in flight are cancelled."""
+        self._ready = False
+        if self.protosocket is not None:
+            await self.protosocket.aclose()
+        await self.executor.aclose()
