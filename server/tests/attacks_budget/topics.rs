@@ -385,10 +385,10 @@ fn cpu_time(pid: u32) -> Duration {
 /// What an idle subscription may cost the server at most, in resident
 /// memory above idle (docs/RELIABILITY.md): its h2 stream and its share of
 /// its connection's buffers, hyper's task for it, its own stream and
-/// wake-ups. Measured at 2.6-2.9 KiB; 2 KiB is the aim, out of reach while
+/// wake-ups. Measured at 2.8-2.9 KiB; 2 KiB is the aim, out of reach while
 /// h2 keeps, per connection, a slot for every frame the client once sent
-/// at the same time (a connection opening 100 subscriptions at once keeps
-/// about 64 KiB).
+/// at the same time (by h2's source, about 64 KiB for a connection that
+/// opened 100 subscriptions at once).
 const SUBSCRIPTION_COST_BOUND: f64 = 3072.0;
 
 /// Subscriptions opened a second on a two-core machine, paced by the
