@@ -82,8 +82,6 @@ pub struct Hub {
     /// subscribers, so a topic without subscribers here is forgotten.
     topics_start_ready: bool,
     watch: Option<Arc<dyn TopicWatch>>,
-    /// True once the server is shutting down: subscriptions end UNAVAILABLE.
-    pub(super) shutdown: watch::Receiver<bool>,
 }
 
 /// A subscription's hold on its topic and its cache's count; released
@@ -100,6 +98,10 @@ pub struct SubscriberGuard {
 impl SubscriberGuard {
     pub fn topic(&self) -> &Arc<Topic> {
         &self.topic
+    }
+
+    pub(super) fn hub(&self) -> &Arc<Hub> {
+        &self.hub
     }
 }
 
@@ -133,10 +135,9 @@ impl Hub {
             stamps: AtomicU64::new(0),
             reclaiming: AtomicBool::new(false),
             subscriptions: Arc::new(AtomicUsize::new(0)),
-            heartbeats: Heartbeats::new(settings.heartbeat_interval),
+            heartbeats: Heartbeats::new(settings.heartbeat_interval, shutdown),
             topics_start_ready: watch.is_none(),
             watch,
-            shutdown,
         })
     }
 
