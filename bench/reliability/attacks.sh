@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The long version of the attack suite (server/tests/attacks.rs,
-# attacks_tls.rs and attacks_budget.rs): every attack for ATTACK_SECONDS (30
+# attacks_tls.rs and attacks_budget.rs, modules of the `stress` test binary):
+# every attack for ATTACK_SECONDS (30
 # by default) instead of the 2 s of `make test`, against the release server,
 # one at a time, and the budget attacks at their full size (collections of
 # 1,000,000 elements rather than the 100,000-200,000 of `make test`, 100,000
@@ -11,6 +12,7 @@
 #   bash bench/reliability/attacks.sh                    ~15 minutes
 #   ATTACK_SECONDS=60 bash bench/reliability/attacks.sh
 #   bash bench/reliability/attacks.sh rapid_reset        only tests matching a filter
+#   bash bench/reliability/attacks.sh attacks_budget::   one module
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -34,12 +36,14 @@ export JIFFY_ATTACK_SUBSCRIPTIONS=${JIFFY_ATTACK_SUBSCRIPTIONS:-100000}
 set +e
 {
   echo "jiffy attack suite, $(date -u +%FT%TZ), $(git rev-parse --short HEAD), ${ATTACK_SECONDS}s per attack"
-  run cargo test --release --no-fail-fast -p jiffy-server --test attacks --test attacks_tls --test attacks_budget \
-    -- --nocapture --test-threads 1 "$@"
+  # Every module of the binary whose name has "attacks" in it, unless
+  # filters are given.
+  run cargo test --release --no-fail-fast -p jiffy-server --test stress \
+    -- --nocapture --test-threads 1 "${@:-attacks}"
 } 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-grep -h '^ATTACK\|ATTACK ' "$log" | sed 's/^test [a-z_0-9]* \.\.\. //' > "out/reliability/attacks-$stamp.txt" || true
+grep -h '^ATTACK\|ATTACK ' "$log" | sed 's/^test [a-z_0-9:]* \.\.\. //' > "out/reliability/attacks-$stamp.txt" || true
 echo "log: $log"
 echo "one line per attack: out/reliability/attacks-$stamp.txt"
 exit "$status"

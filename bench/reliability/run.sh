@@ -24,9 +24,9 @@ export JIFFY_SERVER_BIN="$PWD/target/release/jiffy-server"
   echo "jiffy reliability run, $(date -u +%FT%TZ), $(git rev-parse --short HEAD)"
   echo "CHECK_SECONDS=$CHECK_SECONDS PROPTEST_CASES=$PROPTEST_CASES"
   JIFFY_CHECK_SECONDS=$CHECK_SECONDS run cargo test --release -p jiffy-server \
-    --test no_lost_writes -- --nocapture
+    --test integration -- --nocapture no_lost_writes::
   PROPTEST_CASES=$PROPTEST_CASES run cargo test --release -p jiffy-server \
-    --test proptest_store --test proptest_requests --test proptest_protosocket
-  run cargo test --release -p jiffy-server --test idle_connections -- --nocapture
+    --test integration -- proptest_store:: proptest_requests:: proptest_protosocket::
+  run cargo test --release -p jiffy-server --test stress -- --nocapture idle_connections::
 } 2>&1 | tee "$log"
 echo "log: $log"

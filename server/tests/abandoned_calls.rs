@@ -1,7 +1,7 @@
 //! Calls the client abandons before the server answers are still counted:
 //! by status and latency, and they leave the in-flight gauge.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -16,7 +16,7 @@
 //! `-- --nocapture` prints one `ATTACK` line per attack with the figures.
 //! The same attacks over TLS are in attacks_tls.rs.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

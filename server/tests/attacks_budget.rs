@@ -13,15 +13,8 @@
 //! lists each place that holds bytes a client sent and the attack here that
 //! proves its bound.
 
-mod common;
-
-#[path = "attacks_budget/amplification.rs"]
 mod amplification;
-#[path = "attacks_budget/collections.rs"]
 mod collections;
-#[path = "attacks_budget/memory_caps.rs"]
 mod memory_caps;
-#[path = "attacks_budget/send_path.rs"]
 mod send_path;
-#[path = "attacks_budget/topics.rs"]
 mod topics;

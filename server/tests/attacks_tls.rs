@@ -3,7 +3,7 @@
 //! each connection also costs a handshake. The raw frames go through
 //! tokio-rustls; the normal client is tonic's, over TLS too.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;

@@ -2,7 +2,7 @@
 //! of the per-call check, scopes, expiry, and the loopback-only rule for
 //! serving without auth.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! connection, and afterwards every cache, item and TTL of a known baseline
 //! is as it was, over that connection and a new one.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::bad_calls::*;

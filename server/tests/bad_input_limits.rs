@@ -7,7 +7,7 @@
 //! Get with a large key, ...); this file covers every other call that carries
 //! the same field.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::assert_status;

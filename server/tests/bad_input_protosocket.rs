@@ -8,7 +8,7 @@
 //! baseline of caches and items is unchanged, read over gRPC and over a new
 //! protosocket connection.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 

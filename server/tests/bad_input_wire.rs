@@ -4,7 +4,7 @@
 //! that one connection; the process stays up, other clients never notice,
 //! and a known baseline of caches and items is unchanged.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

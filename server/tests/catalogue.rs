@@ -2,7 +2,7 @@
 //! handler, every other call answers UNIMPLEMENTED naming itself, and the
 //! metrics count each under its own name; paths outside it name the path.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{raw_grpc, sample, TestServer};

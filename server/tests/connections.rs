@@ -3,7 +3,7 @@
 //! on bytes in flight and the request timeout, each with its metric.
 //! `attacks.rs` throws the attacks themselves at the server.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

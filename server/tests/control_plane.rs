@@ -1,6 +1,6 @@
 //! The control-plane calls over a real socket.
 
-mod common;
+use crate::common;
 
 use common::{assert_status, in_cache, TestServer};
 use jiffy_server::proto::cache_client::{ECacheResult, GetRequest};

@@ -1,6 +1,6 @@
 //! The data-plane calls over a real socket, as a client sees them.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{assert_status, in_cache, TestServer};

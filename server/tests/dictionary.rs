@@ -11,11 +11,9 @@ use jiffy_server::proto::cache_client::*;
 use support::*;
 use tonic::{Code, Status};
 
-mod common;
+use crate::common;
 use common::stores::on_both_stores;
-#[path = "dictionary/bad_input.rs"]
 mod bad_input;
-#[path = "dictionary/support.rs"]
 mod support;
 use common::stores::Store;
 

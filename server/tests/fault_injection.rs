@@ -1,7 +1,7 @@
 //! The momento-local fault headers, honoured with `--enable-fault-injection`
 //! and ignored without it; and, with a held call, draining on SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

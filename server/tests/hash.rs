@@ -2,7 +2,7 @@
 //! condition stored and refused, and bad input refused with nothing changed.
 //! (Both stores answer alike: `storage_equivalence.rs` generates these calls.)
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{assert_status, Data, TestServer};

@@ -2,7 +2,7 @@
 //! health service (without a token, even with auth on), reflection,
 //! `/healthz` and `/readyz`, and the hit, miss, process and build metrics.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

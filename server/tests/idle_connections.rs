@@ -5,7 +5,7 @@
 //! Run with `-- --nocapture` to see the figures (connections, RSS before,
 //! during and after, latency of a normal call while they are held).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,6 +79,7 @@ async fn open_idle(server: &ServerProcess) -> Vec<TcpStream> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_idle_connections() {
+    let _serial = common::attack::serialize().await;
     if !common::open_files::raise_or_skip("ten_thousand_idle_connections", IDLE as u64 + SPARE_FDS)
     {
         return;

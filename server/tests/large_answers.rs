@@ -11,7 +11,7 @@ use common::{assert_status, TestServer};
 use jiffy_server::proto::cache_client::*;
 use tonic::Code;
 
-mod common;
+use crate::common;
 
 on_both_stores!(
     large_answers_are_read_whole,

@@ -1,6 +1,6 @@
 //! Every limit over the wire: the right status, and nothing in the cache changes.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{assert_status, TestServer};

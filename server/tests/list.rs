@@ -10,11 +10,9 @@ use jiffy_server::proto::cache_client::*;
 use support::*;
 use tonic::{Code, Status};
 
-mod common;
+use crate::common;
 use common::stores::on_both_stores;
-#[path = "list/bad_input.rs"]
 mod bad_input;
-#[path = "list/support.rs"]
 mod support;
 
 on_both_stores!(

@@ -5,7 +5,7 @@
 //!
 //! Run with `-- --nocapture` to see the figures.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -79,6 +79,7 @@ async fn calls(channel: Channel, client: usize, start: Arc<Barrier>) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_clients_connected_and_calling_at_once() {
+    let _serial = common::attack::serialize().await;
     if !common::open_files::raise_or_skip(
         "a_thousand_clients_connected_and_calling_at_once",
         CLIENTS as u64 + SPARE_FDS,

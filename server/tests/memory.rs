@@ -2,7 +2,7 @@
 //! `--max-memory` evicts, keeps resident memory near the cap, and the server
 //! keeps answering.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{in_cache, sample};

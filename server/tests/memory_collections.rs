@@ -4,7 +4,7 @@
 //! (a collection holds a whole number of its writes, or is gone), keeps
 //! resident memory under 1.5x the cap, and the server keeps answering.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::collections::{self, Kind, KINDS};

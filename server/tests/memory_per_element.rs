@@ -7,7 +7,7 @@
 //! `-- --nocapture` prints the figures per element; they are where the
 //! overhead constants of `store/shard.rs` and the collection files come from.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::collections;

@@ -5,7 +5,7 @@
 //! it, is served. The official SDKs themselves use such keys in
 //! tests/conformance (Python: test_momento_keys.py; Rust: tests/sdk).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -10,19 +10,16 @@
 //! About 8 s by default. Longer, with the figures printed:
 //!
 //! ```sh
-//! JIFFY_CHECK_SECONDS=300 cargo test --release -p jiffy-server --test no_lost_writes -- --nocapture
+//! JIFFY_CHECK_SECONDS=300 cargo test --release -p jiffy-server --test integration -- --nocapture no_lost_writes::
 //! ```
 //!
 //! `JIFFY_CHECK_TASKS` (default 16) and `JIFFY_CHECK_SEED` change the mix.
 
-mod common;
+use crate::common;
 // A test's root file looks for modules beside it; these live in a folder
 // of the test's name, so that cargo does not take them for tests.
-#[path = "no_lost_writes/check.rs"]
 mod check;
-#[path = "no_lost_writes/history.rs"]
 mod history;
-#[path = "no_lost_writes/workload.rs"]
 mod workload;
 
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! What operators rely on: HTTP/2 behaviour, TLS, metrics, configuration
 //! sources and shutdown, over real sockets.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -14,10 +14,10 @@
 //! Short by default (256 cases each, a few seconds). The long run:
 //!
 //! ```sh
-//! PROPTEST_CASES=100000 cargo test --release -p jiffy-server --test proptest_protosocket
+//! PROPTEST_CASES=100000 cargo test --release -p jiffy-server --test integration -- proptest_protosocket::
 //! ```
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

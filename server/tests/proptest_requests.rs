@@ -11,13 +11,13 @@
 //! Short by default (256 and 128 cases, a few seconds). The long run:
 //!
 //! ```sh
-//! PROPTEST_CASES=100000 cargo test --release -p jiffy-server --test proptest_requests
+//! PROPTEST_CASES=100000 cargo test --release -p jiffy-server --test integration -- proptest_requests::
 //! ```
 //!
 //! proptest rather than cargo-fuzz: it runs on stable Rust inside `cargo
 //! test`; cargo-fuzz needs a nightly toolchain.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -8,7 +8,7 @@
 //! Short by default (256 cases, about a second). The long run:
 //!
 //! ```sh
-//! PROPTEST_CASES=100000 cargo test --release -p jiffy-server --test proptest_store
+//! PROPTEST_CASES=100000 cargo test --release -p jiffy-server --test integration -- proptest_store::
 //! ```
 //!
 //! proptest rather than cargo-fuzz: it runs on stable Rust inside `cargo

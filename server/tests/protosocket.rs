@@ -2,7 +2,7 @@
 //! spoken to by the small client of `common/protosocket.rs`. Bad input on
 //! this port, against a baseline, is in `bad_input_protosocket.rs`.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

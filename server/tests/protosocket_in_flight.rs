@@ -5,7 +5,7 @@
 //! closes the other port's connection holding the most (`in_flight_limit`)
 //! and is answered (README "Connections" and "The protosocket port").
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

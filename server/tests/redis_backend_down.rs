@@ -2,7 +2,7 @@
 //! bounded time instead of holding calls, and serves again, without a
 //! restart, once the cluster is back.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

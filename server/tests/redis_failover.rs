@@ -8,7 +8,7 @@
 //! time; every call has a 2 s deadline and is recorded with its start, end
 //! and outcome. The figures print with `--nocapture`.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

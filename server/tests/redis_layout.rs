@@ -2,7 +2,7 @@
 //! every master (a single hash tag per cache would pin a cache to one
 //! node), and FlushCache empties a cache without walking the keyspace.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::in_cache;

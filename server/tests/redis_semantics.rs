@@ -2,7 +2,7 @@
 //! server would: what is written or changed through one is seen through the
 //! other at once, with the statuses and results of the embedded store.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::redis_cluster::{FrontEndClient, RedisCluster};

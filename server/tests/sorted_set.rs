@@ -11,11 +11,9 @@ use jiffy_server::proto::cache_client::*;
 use support::*;
 use tonic::Code;
 
-mod common;
+use crate::common;
 use common::stores::on_both_stores;
-#[path = "sorted_set/bad_input.rs"]
 mod bad_input;
-#[path = "sorted_set/support.rs"]
 mod support;
 
 on_both_stores!(

@@ -12,12 +12,11 @@
 //! Also here, the Redis store's own edges: a full Redis that may not evict,
 //! and a cache a dead front-end left half-created.
 //!
-//! The long run: `PROPTEST_CASES=2000 cargo test --release -p jiffy-server --test storage_equivalence`.
+//! The long run: `PROPTEST_CASES=2000 cargo test --release -p jiffy-server --test integration --
+//! storage_equivalence::`.
 
-mod common;
-#[path = "storage_equivalence/dictionary.rs"]
+use crate::common;
 mod dictionary;
-#[path = "storage_equivalence/sorted_set.rs"]
 mod sorted_set;
 
 use std::cell::{Cell, RefCell};

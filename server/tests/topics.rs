@@ -2,7 +2,7 @@
 //! subscribers, where a subscription starts and resumes, discontinuities,
 //! heartbeats, and what deleting and flushing a cache do.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

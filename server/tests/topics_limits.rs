@@ -1,7 +1,7 @@
 //! Topics' limits and their statuses, the slow subscriber, auth, metrics,
 //! fault injection and shutdown.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -6,7 +6,7 @@
 //! master failover during a subscription is a discontinuity onto a new page,
 //! then the messages published since, in order.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -99,8 +99,9 @@ pub fn attack_time() -> Duration {
     Duration::from_secs_f64(seconds)
 }
 
-/// One attack at a time in a test binary: they measure one server's memory
-/// and latency on a machine of two cores. (A tokio mutex: each test holds
+/// One test at a time in the stress binary: the attacks measure one server's
+/// memory and latency on a machine of two cores, and the others hold
+/// thousands of sockets. (A tokio mutex: each test holds
 /// it across its awaits, and a test that fails does not poison it.)
 pub async fn serialize() -> tokio::sync::MutexGuard<'static, ()> {
     static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

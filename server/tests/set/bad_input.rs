@@ -5,9 +5,9 @@ use std::time::Duration;
 use jiffy_server::proto::cache_client::*;
 use tonic::{Code, Status};
 
+use super::support::*;
 use crate::common::stores::{on_both_stores, SMALL_LIMITS};
 use crate::common::{self, assert_status, TestServer};
-use crate::support::*;
 
 on_both_stores!(
     names_must_be_nonempty_and_within_the_key_limit,
