@@ -240,6 +240,8 @@ def python_table(table: list[dict[str, Any]]) -> str:
             args.append("control=True")
         if not row["names_cache"]:
             args.append("names_cache=False")
+        if "protosocket" in row["transports"]:
+            args.append("over_protosocket=True")
         body = "".join(f"    {arg},\n" for arg in args)
         out.append(f"{row['constant']} = Rpc(\n{body})\n")
     names = "".join(f"    {row['constant']},\n" for row in table)

@@ -43,6 +43,8 @@ class Rpc:
     """Goes to the control endpoint, without the `cache` header."""
     names_cache: bool = True
     """Names a cache, so NOT_FOUND without a reason means that cache."""
+    over_protosocket: bool = False
+    """The protosocket port carries it too (the catalogue's `transports`)."""
 
 
 # The table of calls, one Rpc per RPC of proto/ (constants named after it:
@@ -55,6 +57,7 @@ GET = Rpc(
     cache_pb._GetRequest.SerializeToString,
     cache_pb._GetResponse.FromString,
     idempotent=True,
+    over_protosocket=True,
 )
 GET_BATCH = Rpc(
     "GetBatch",
@@ -70,6 +73,7 @@ SET = Rpc(
     cache_pb._SetRequest.SerializeToString,
     cache_pb._SetResponse.FromString,
     idempotent=True,
+    over_protosocket=True,
 )
 SET_BATCH = Rpc(
     "SetBatch",
@@ -101,6 +105,7 @@ DELETE = Rpc(
     cache_pb._DeleteRequest.SerializeToString,
     cache_pb._DeleteResponse.FromString,
     idempotent=True,
+    over_protosocket=True,
 )
 KEYS_EXIST = Rpc(
     "KeysExist",

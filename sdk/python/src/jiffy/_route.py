@@ -21,9 +21,9 @@ from jiffy import _calls as c
 from jiffy import _protosocket as ps
 from jiffy._exceptions import StatusError
 
-# The calls protosocket carries, by RPC name: what the catalogue's
-# `transports` column will say (sdk/spec.json), kept here until it does.
-PROTOSOCKET_CALLS = frozenset({"Get", "Set", "Delete"})
+# The calls protosocket carries, by RPC name, as the catalogue's `transports`
+# column says (sdk/spec.json, generated into _calls.py).
+PROTOSOCKET_CALLS = frozenset(rpc.name for rpc in c.ALL_RPCS if rpc.over_protosocket)
 
 GRPC = "grpc"
 
