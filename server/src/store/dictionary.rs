@@ -17,8 +17,7 @@ use std::future::{ready, Future};
 use std::sync::Arc;
 
 use super::answer::{repeated_len, singular_len};
-use super::shard::shrunk_room;
-use super::value::{collection, part_cost, DICTIONARY_ENTRY_OVERHEAD, SHARED_HEADER};
+use super::cost::{part_cost, shrunk_room, DICTIONARY_ENTRY_OVERHEAD, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
@@ -220,8 +219,6 @@ impl Dictionary {
         }
     }
 }
-
-collection!(Dictionary, Dictionary);
 
 /// Gives back the room of a table emptied to under a quarter
 /// ([`shrunk_room`]): the entries are charged a measured overhead that

@@ -12,8 +12,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::answer::{repeated_len, Kept};
-use super::shard::{allocation_size, shrunk_room};
-use super::value::{collection, part_cost, SHARED_HEADER};
+use super::cost::{allocation_size, part_cost, shrunk_room, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
@@ -240,8 +239,6 @@ impl ListValue {
         }
     }
 }
-
-collection!(ListValue, List);
 
 impl ListStorage for Arc<Store> {
     fn list_push(

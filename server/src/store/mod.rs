@@ -11,6 +11,8 @@
 //! - `value`: what an item holds (a scalar or a collection) and the
 //!   [`value::Collection`] interface every collection type implements.
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types.
+//! - `cost`: what holding bytes is charged (size classes, headers, the
+//!   measured structure of each collection), read by all of the above.
 //! - `answer`: the size of a fetch's answer, checked against
 //!   `--max-response-size` before anything is copied.
 //!
@@ -33,6 +35,7 @@
 mod answer;
 #[cfg(test)]
 mod answer_tests;
+mod cost;
 pub mod dictionary;
 mod expiry;
 pub mod list;

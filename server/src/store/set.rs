@@ -17,8 +17,7 @@ use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 
 use super::answer::{repeated_len, Kept};
-use super::shard::{allocation_size, shrunk_room};
-use super::value::{collection, part_cost, SHARED_HEADER};
+use super::cost::{allocation_size, part_cost, shrunk_room, SHARED_HEADER};
 use super::{CacheId, Store};
 use crate::backend::{pop_answer_size, CollectionTtl, SetRemove, SetStorage};
 use crate::error::Error;
@@ -298,8 +297,6 @@ impl SetValue {
             .collect()
     }
 }
-
-collection!(SetValue, Set);
 
 /// `k` distinct positions below `n` (`k <= n`), uniformly: Floyd's
 /// algorithm, O(k) whatever `n`.

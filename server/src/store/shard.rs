@@ -15,6 +15,7 @@ use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use tokio::time::Instant;
 
+use super::cost::{allocation_size, SHARED_HEADER};
 use super::expiry::Pending;
 use super::sieve::{Arena, Links, Sieve};
 use super::value::Value;
@@ -38,38 +39,13 @@ use super::CacheId;
 pub(super) const ITEM_OVERHEAD: u64 = (size_of::<Option<Entry>>() * 4 / 3
     + TABLE_SLOT
     + 2 * size_of::<(Instant, u32)>()
-    + SHARED_HEADER) as u64;
+    + SHARED_HEADER as usize) as u64;
 const TABLE_SLOT: usize = 8;
-const SHARED_HEADER: usize = 32;
 
 /// What a scalar item of this key and value length is charged against the cap.
 #[cfg(test)]
 pub(super) fn charge(key_len: usize, value_len: usize) -> u64 {
     (allocation_size(key_len) + allocation_size(value_len)) as u64 + ITEM_OVERHEAD
-}
-
-/// The bytes an allocator really hands out for `len` bytes: jemalloc-style
-/// size classes, 16 bytes apart up to 128, then four per doubling (160, 192,
-/// 224, 256, 320, ...). Charging the class rather than the length keeps the
-/// cap honest for values that fall just over a class boundary (up to 25% more).
-pub(super) fn allocation_size(len: usize) -> usize {
-    match len {
-        0 => 0,
-        1..=128 => len.next_multiple_of(16),
-        _ => {
-            let floor_log2 = usize::BITS - 1 - (len - 1).leading_zeros();
-            len.next_multiple_of(1 << (floor_log2 - 2))
-        }
-    }
-}
-
-/// The room a collection's structure (a vector, a queue, a hash table) of
-/// `capacity` slots holding `len` should shrink to, if any: none held, or
-/// half its room once it holds under a quarter of it. None of them shrinks
-/// by itself, so one grown to a million elements and cut to a few would
-/// hold the million's room; past 64 slots, so small ones do not churn.
-pub(super) fn shrunk_room(len: usize, capacity: usize) -> Option<usize> {
-    (len == 0 && capacity > 0 || capacity > 64 && len * 4 < capacity).then_some(len * 2)
 }
 
 /// The store-wide numbers every shard updates.
@@ -414,29 +390,6 @@ mod tests {
         if cfg!(target_pointer_width = "64") {
             assert_eq!(size_of::<Option<Entry>>(), 104);
             assert_eq!(ITEM_OVERHEAD, 226);
-        }
-    }
-}
-
-#[cfg(test)]
-mod allocation_size_tests {
-    use super::allocation_size;
-
-    #[test]
-    fn rounds_up_to_size_classes() {
-        let cases = [
-            (0, 0),
-            (1, 16),
-            (100, 112),
-            (128, 128),
-            (129, 160),
-            (1000, 1024),
-        ];
-        for (len, class) in cases
-            .into_iter()
-            .chain([(4000, 4096), (16000, 16384), (16385, 20480)])
-        {
-            assert_eq!(allocation_size(len), class, "{len}");
         }
     }
 }

@@ -27,10 +27,9 @@ use bytes::{Bytes, BytesMut};
 use hashbrown::HashMap;
 
 use super::answer::{repeated_len, Kept};
+use super::cost::{part_cost, shrunk_room, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::dictionary::on_blocking_pool;
 use super::ranked::{Ranked, Weighted};
-use super::shard::shrunk_room;
-use super::value::{collection, part_cost, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{
     canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
@@ -381,8 +380,6 @@ impl SortedSetValue {
         }
     }
 }
-
-collection!(SortedSetValue, SortedSet);
 
 impl SortedSetStorage for Arc<Store> {
     fn sorted_set_put(

@@ -8,39 +8,12 @@
 
 use bytes::Bytes;
 
+use super::cost::part_cost;
 use super::dictionary::Dictionary;
 use super::list::ListValue;
 use super::set::SetValue;
-use super::shard::allocation_size;
 use super::sorted_set::SortedSetValue;
 use crate::backend::ItemType;
-
-/// The header `bytes` allocates (24 bytes, the 32-byte class) the first
-/// time a stored value is cloned out by a read, and keeps for as long as the
-/// value lives. Charged with every element part a read can hand out, from
-/// the start: after one fetch every element has one.
-pub const SHARED_HEADER: u64 = 32;
-
-/// Bytes charged per element, on top of its parts ([`part_cost`]) and
-/// their [`SHARED_HEADER`]s, by the types whose structure is not charged by
-/// its capacity (lists and sets are: see `list.rs`, `set.rs`). Set from
-/// what `tests/memory_per_element.rs` measures: resident bytes per 32-byte
-/// element, across collections of 96 to 3,500 elements, fetched once.
-///
-/// - a dictionary entry: a `HashMap<Bytes, Bytes>` slot (64 bytes and a
-///   control byte) at a load of 7/16 to 7/8; 246 bytes measured per entry
-///   of two 32-byte parts, 118 beyond the parts and headers: 128;
-/// - a sorted-set element: a `HashMap<Bytes, f64>` slot (40 bytes and a
-///   control byte) and a B-tree key (48 bytes, nodes two-thirds full, and
-///   a second handle on the value, which allocates its header at once);
-///   235 bytes measured, 171 beyond the part and header: 176.
-pub const DICTIONARY_ENTRY_OVERHEAD: u64 = 128;
-pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 176;
-
-/// What `len` bytes of one element part are charged.
-pub fn part_cost(len: usize) -> u64 {
-    allocation_size(len) as u64
-}
 
 /// A scalar, or a boxed collection: the box keeps an entry as small as a
 /// scalar needs (the `Bytes` niche leaves room for the one other variant),
@@ -107,7 +80,7 @@ pub trait Collection: Default + Sized + Send {
         self.len() == 0
     }
     /// Accounted bytes: every element's parts at allocator size class
-    /// ([`part_cost`]) with their [`SHARED_HEADER`]s, plus the structure
+    /// ([`part_cost`]) with their `SHARED_HEADER`s, plus the structure
     /// that holds them (its capacity, or a measured overhead per element);
     /// kept up to date by the type's own mutators, so reading it is O(1).
     fn cost(&self) -> u64;
@@ -157,4 +130,8 @@ macro_rules! collection {
         }
     };
 }
-pub(crate) use collection;
+
+collection!(Dictionary, Dictionary);
+collection!(SetValue, Set);
+collection!(ListValue, List);
+collection!(SortedSetValue, SortedSet);
