@@ -123,6 +123,21 @@ impl Error {
         self.code_and_reason().0
     }
 
+    /// Counts the error in `jiffy_answers_refused_total` if it refused an
+    /// answer for its size: the stores refuse far from any server's metrics.
+    pub fn count_if_refused_answer(&self) {
+        use crate::metrics::{
+            count_refused_answer, REFUSED_OVER_MAX_RESPONSE_SIZE, REFUSED_OVER_PROTOSOCKET_FRAME,
+        };
+        match self {
+            Error::AnswerTooLarge { .. } => count_refused_answer(REFUSED_OVER_MAX_RESPONSE_SIZE),
+            Error::AnswerTooLargeForProtosocket { .. } => {
+                count_refused_answer(REFUSED_OVER_PROTOSOCKET_FRAME)
+            }
+            _ => {}
+        }
+    }
+
     /// The `err` reason this error answers with, on either port.
     pub fn reason(&self) -> Option<&'static str> {
         self.code_and_reason().1
@@ -183,7 +198,7 @@ impl Error {
 
 impl From<Error> for Status {
     fn from(error: Error) -> Self {
-        crate::metrics::count_refused_answer(&error);
+        error.count_if_refused_answer();
         let (code, reason) = error.code_and_reason();
         let mut status = Status::new(code, error.to_string());
         if let Some(reason) = reason {

@@ -423,7 +423,7 @@ impl Metrics {
 /// Answers refused for their size (`jiffy_answers_refused_total`), by the
 /// bound they passed: `max_response_size` (`--max-response-size`) or
 /// `protosocket_frame` (what the protosocket client can read). One for the
-/// process, counted where an error becomes a status ([`count_refused_answer`]):
+/// process, counted where an error becomes a status (`Error::count_if_refused_answer`):
 /// the refusals are made deep in the stores, far from any server's
 /// `Metrics`, and every server in the process registers this one counter.
 static ANSWERS_REFUSED: LazyLock<IntCounterVec> = LazyLock::new(|| {
@@ -432,21 +432,22 @@ static ANSWERS_REFUSED: LazyLock<IntCounterVec> = LazyLock::new(|| {
         "Answers refused for their size, by the bound they passed",
     );
     let refused = IntCounterVec::new(opts, &["reason"]).expect("valid metric");
-    for reason in ["max_response_size", "protosocket_frame"] {
+    for reason in [
+        REFUSED_OVER_MAX_RESPONSE_SIZE,
+        REFUSED_OVER_PROTOSOCKET_FRAME,
+    ] {
         refused.with_label_values(&[reason]);
     }
     refused
 });
 
-/// Counts `error` in `jiffy_answers_refused_total` if it refused an answer.
-pub fn count_refused_answer(error: &crate::error::Error) {
-    use crate::error::Error::{AnswerTooLarge, AnswerTooLargeForProtosocket};
-    let reason = match error {
-        AnswerTooLarge { .. } => "max_response_size",
-        AnswerTooLargeForProtosocket { .. } => "protosocket_frame",
-        _ => return,
-    };
-    ANSWERS_REFUSED.with_label_values(&[reason]).inc();
+/// The `reason` labels of `jiffy_answers_refused_total`: the bound passed.
+pub const REFUSED_OVER_MAX_RESPONSE_SIZE: &str = "max_response_size";
+pub const REFUSED_OVER_PROTOSOCKET_FRAME: &str = "protosocket_frame";
+
+/// Counts one answer refused for passing `bound` (one of the labels above).
+pub fn count_refused_answer(bound: &'static str) {
+    ANSWERS_REFUSED.with_label_values(&[bound]).inc();
 }
 
 /// The hit and miss counters, for the handlers of the calls that get an

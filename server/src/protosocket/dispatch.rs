@@ -63,7 +63,7 @@ impl From<Status> for Outcome {
 
 impl From<Error> for Outcome {
     fn from(error: Error) -> Self {
-        crate::metrics::count_refused_answer(&error);
+        error.count_if_refused_answer();
         Outcome {
             code: error.code(),
             kind: refusal(error.code(), &error.to_string(), error.reason()),
