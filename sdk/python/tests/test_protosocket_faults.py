@@ -66,7 +66,8 @@ async def test_a_deadline_raises_timeout_and_sends_a_cancel(
         started = time.monotonic()
         with pytest.raises(jiffy.TimeoutError, match="Get failed: DEADLINE_EXCEEDED"):
             await client.get("k")
-        assert time.monotonic() - started < 0.3 + 0.5
+        # Well past the deadline on a busy machine, yet far short of never.
+        assert time.monotonic() - started < 0.3 + 5.0
         await asyncio.wait_for(silent.cancelled.wait(), 2)
         get, cancel = silent.commands[1:]
         assert (get.unary.get.namespace, get.unary.get.key) == ("c", b"k")
@@ -113,7 +114,8 @@ async def test_killed_mid_flight_then_restarted(
     start_server: Callable[..., Server], cache_name: str
 ) -> None:
     server = start_server(*PROTOSOCKET)
-    config = config_for(server, deadline=3.0, max_concurrent_requests=0)
+    # A deadline far beyond the bound below: failing by it would take 30 s.
+    config = config_for(server, deadline=30.0, max_concurrent_requests=0)
     async with jiffy.AsyncCacheClient(server.endpoint, config, default_cache=cache_name) as client:
         await client.create_cache(cache_name)
         await client.set("k", "v")
@@ -124,7 +126,7 @@ async def test_killed_mid_flight_then_restarted(
         server.stop()  # SIGKILL: the connections close under the calls
         results = await asyncio.gather(*in_flight, return_exceptions=True)
         assert all(isinstance(result, jiffy.ConnectionError) for result in results), results
-        assert time.monotonic() - started < 2.0  # retried, refused, failed: not the deadline
+        assert time.monotonic() - started < 10.0  # retried, refused, failed: not the deadline
         with pytest.raises(jiffy.ConnectionError, match="connection refused"):
             await client.set("k", "down")
         server.restart()
@@ -207,7 +209,8 @@ def test_the_sync_client_fails_connect_the_same_way(server: Server) -> None:
 
 
 async def test_calls_after_close_are_refused(server: Server, silent: SilentServer) -> None:
-    config = jiffy.Config(protosocket_endpoint=f"127.0.0.1:{silent.port}", deadline=5.0)
+    # A deadline far beyond the bound below: the call ends by the close.
+    config = jiffy.Config(protosocket_endpoint=f"127.0.0.1:{silent.port}", deadline=60.0)
     client = jiffy.AsyncCacheClient(server.endpoint, config, default_cache="c")
     await client.connect()
     pending = asyncio.ensure_future(client.get("k"))
@@ -216,6 +219,6 @@ async def test_calls_after_close_are_refused(server: Server, silent: SilentServe
     await client.aclose()
     with pytest.raises(jiffy.ConnectionError):
         await pending
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 10.0
     with pytest.raises(jiffy.ConnectionError, match="closed"):
         await client.get("k")
