@@ -9,7 +9,7 @@ import { type CallContext, clientClosed, queueTimeout, toCacheError } from './er
 import type { ResolvedKnobs } from './config.js';
 import type { ChannelPool } from './channel-pool.js';
 import { AdaptiveLimiter, Limiter } from './limiter.js';
-import { IDEMPOTENT_METHODS, backoffMs, isRetryableStatus } from './retry.js';
+import { backoffMs, isRetryableStatus } from './retry.js';
 import { statusName } from './status.js';
 import { StatusError } from './transport/channel.js';
 
@@ -27,14 +27,8 @@ export interface Rpc {
    * behind thousands of gets (as in the Python SDK).
    */
   capped: boolean;
-}
-
-export function scsRpc(method: string): Rpc {
-  return { method, path: `/cache_client.Scs/${method}`, cacheCall: true, capped: true };
-}
-
-export function controlRpc(method: string, cacheCall: boolean): Rpc {
-  return { method, path: `/control_client.ScsControl/${method}`, cacheCall, capped: false };
+  /** Safe to send twice: retried on UNAVAILABLE and INTERNAL (the catalogue says which). */
+  idempotent: boolean;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -103,7 +97,7 @@ export class CallRunner {
 
   /** After a failed attempt: retry while allowed and time is left, else reject. */
   protected async retry<T>(rpc: Rpc, attempt: (deadline: number) => Promise<T>, deadline: number, failed: unknown): Promise<T> {
-    const maxAttempts = IDEMPOTENT_METHODS.has(rpc.method) ? this.knobs.retry.maxAttempts : 1;
+    const maxAttempts = rpc.idempotent ? this.knobs.retry.maxAttempts : 1;
     let err = failed;
     for (let attemptNumber = 1; ; attemptNumber += 1) {
       if (this.closed) throw clientClosed(rpc.method);

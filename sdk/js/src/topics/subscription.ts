@@ -18,7 +18,8 @@
 import type { ChannelPool } from '../channel-pool.js';
 import type { ResolvedKnobs } from '../config.js';
 import { type CacheError, type CallContext, ServerError, TimeoutError, clientClosed, toCacheError } from '../errors.js';
-import { IDEMPOTENT_METHODS, backoffMs, isRetryableStatus } from '../retry.js';
+import { RPCS } from '../gen/rpcs.gen.js';
+import { backoffMs, isRetryableStatus } from '../retry.js';
 import type { OpenStream, StatusError } from '../transport/channel.js';
 import type { TopicCursor, TopicDiscontinuity, TopicItem, TopicMessage } from './items.js';
 
@@ -138,7 +139,7 @@ export class TopicSubscription implements AsyncIterable<TopicItem> {
   async open(): Promise<void> {
     const knobs = this.#context.knobs;
     const giveUpAt = Date.now() + knobs.deadlineMs;
-    const maxAttempts = IDEMPOTENT_METHODS.has('Subscribe') ? knobs.retry.maxAttempts : 1;
+    const maxAttempts = RPCS.Subscribe.idempotent ? knobs.retry.maxAttempts : 1;
     for (let attempt = 1; ; attempt += 1) {
       if (this.#context.closed()) this.close();
       if (this.#closed) throw clientClosed('Subscribe');

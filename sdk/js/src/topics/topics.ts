@@ -1,12 +1,12 @@
 // The topic calls behind CacheClient.publish and CacheClient.subscribe, and
 // the client's open subscriptions (its close() ends them).
-import type { CallRunner, Rpc } from '../call-runner.js';
+import type { CallRunner } from '../call-runner.js';
 import { type Bytes, describe } from '../codec.js';
 import { InvalidArgumentError } from '../errors.js';
+import { RPCS } from '../gen/rpcs.gen.js';
 import { type TopicPosition, TopicCursor, checkTopicName, publishRequest } from './items.js';
 import { type SubscribeCallbacks, type TopicContext, TopicSubscription } from './subscription.js';
 
-const PUBLISH_RPC: Rpc = { method: 'Publish', path: '/cache_client.pubsub.Pubsub/Publish', cacheCall: true, capped: true };
 
 /**
  * Silence (no message, no heartbeat) after which a subscription's stream
@@ -65,7 +65,7 @@ export class Topics {
 
   async publish(cacheName: string, topic: string, value: Bytes): Promise<void> {
     const request = publishRequest(cacheName, topic, value);
-    await this.runner.unary(this.context.pool, PUBLISH_RPC, request, this.metadataFor(cacheName));
+    await this.runner.unary(this.context.pool, RPCS.Publish, request, this.metadataFor(cacheName));
   }
 
   async subscribe(cacheName: string, topic: string, options: SubscribeOptions = {}): Promise<TopicSubscription> {

@@ -12,7 +12,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ADAPTIVE, AdaptiveLimit } from '../../src/adaptive-limit.js';
-import { AdaptiveCallRunner, newCallRunner, scsRpc } from '../../src/call-runner.js';
+import { AdaptiveCallRunner, newCallRunner } from '../../src/call-runner.js';
+import { RPCS } from '../../src/gen/rpcs.gen.js';
 import { ChannelPool } from '../../src/channel-pool.js';
 import { resolveKnobs } from '../../src/config.js';
 import { AdaptiveLimiter } from '../../src/limiter.js';
@@ -522,15 +523,15 @@ describe('AdaptiveCallRunner', () => {
     );
     const runner = newCallRunner(resolveKnobs({ maxConcurrentRequests: 'auto', retry: { maxAttempts: 1 } }), 'h:1') as AdaptiveCallRunner;
     for (let round = 0; round < 20; round += 1) {
-      await Promise.all(Array.from({ length: 64 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {})));
+      await Promise.all(Array.from({ length: 64 }, () => runner.unary(pool, RPCS.Get, new Uint8Array(), {})));
     }
     const raised = runner.inFlightLimit();
     assert.ok(raised > initialLimit, `${raised}`);
     failing = true;
-    const failed = Array.from({ length: 64 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}).catch(() => 'failed'));
+    const failed = Array.from({ length: 64 }, () => runner.unary(pool, RPCS.Get, new Uint8Array(), {}).catch(() => 'failed'));
     failing = false;
     await Promise.all(failed);
-    await Promise.all(Array.from({ length: 64 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {})));
+    await Promise.all(Array.from({ length: 64 }, () => runner.unary(pool, RPCS.Get, new Uint8Array(), {})));
     assert.ok(runner.inFlightLimit() < raised, `${raised} -> ${runner.inFlightLimit()}`);
     assert.equal(runner.limiter.inFlight, 0);
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CallRunner, controlRpc, scsRpc } from '../../src/call-runner.js';
+import { CallRunner } from '../../src/call-runner.js';
+import { RPCS, type RpcName } from '../../src/gen/rpcs.gen.js';
 import { ChannelPool } from '../../src/channel-pool.js';
 import { resolveKnobs } from '../../src/config.js';
 import * as errors from '../../src/errors.js';
@@ -26,21 +27,21 @@ const unavailable: Answer = () => Promise.reject(new StatusError(Status.UNAVAILA
 describe('CallRunner', () => {
   test('retries an idempotent call up to maxAttempts on UNAVAILABLE', async () => {
     const { pool, runner, attempts } = setup(unavailable);
-    await assert.rejects(runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}), errors.ConnectionError);
+    await assert.rejects(runner.unary(pool, RPCS.Get, new Uint8Array(), {}), errors.ConnectionError);
     assert.equal(attempts(), 3);
   });
 
   for (const method of ['Increment', 'SetIf', 'SetIfNotExists', 'UpdateTtl']) {
     test(`never retries ${method}`, async () => {
       const { pool, runner, attempts } = setup(unavailable);
-      await assert.rejects(runner.unary(pool, scsRpc(method), new Uint8Array(), {}), errors.ConnectionError);
+      await assert.rejects(runner.unary(pool, RPCS[method as RpcName], new Uint8Array(), {}), errors.ConnectionError);
       assert.equal(attempts(), 1);
     });
   }
 
   test('does not retry an answer from the server', async () => {
     const { pool, runner, attempts } = setup(() => Promise.reject(new StatusError(Status.INVALID_ARGUMENT, 'bad')));
-    await assert.rejects(runner.unary(pool, scsRpc('Set'), new Uint8Array(), {}), errors.InvalidArgumentError);
+    await assert.rejects(runner.unary(pool, RPCS.Set, new Uint8Array(), {}), errors.InvalidArgumentError);
     assert.equal(attempts(), 1);
   });
 
@@ -50,7 +51,7 @@ describe('CallRunner', () => {
       calls += 1;
       return calls < 3 ? Promise.reject(new StatusError(Status.INTERNAL, 'reset')) : Promise.resolve(Uint8Array.of(7));
     });
-    assert.deepEqual(await runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}), Uint8Array.of(7));
+    assert.deepEqual(await runner.unary(pool, RPCS.Get, new Uint8Array(), {}), Uint8Array.of(7));
   });
 
   test('stops retrying when the backoff would pass the deadline', async () => {
@@ -58,7 +59,7 @@ describe('CallRunner', () => {
       deadlineMs: 50,
       retry: { maxAttempts: 10, initialBackoffMs: 200, maxBackoffMs: 200, jitter: 0 },
     });
-    await assert.rejects(runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}), errors.ConnectionError);
+    await assert.rejects(runner.unary(pool, RPCS.Get, new Uint8Array(), {}), errors.ConnectionError);
     assert.equal(attempts(), 1);
   });
 
@@ -75,7 +76,7 @@ describe('CallRunner', () => {
       },
       { maxConcurrentRequests: 4 },
     );
-    await Promise.all(Array.from({ length: 200 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {})));
+    await Promise.all(Array.from({ length: 200 }, () => runner.unary(pool, RPCS.Get, new Uint8Array(), {})));
     assert.equal(maxOnWire, 4);
     assert.equal(runner.limiter.highWaterMark, 4);
   });
@@ -89,10 +90,10 @@ describe('CallRunner', () => {
           : Promise.resolve(new Uint8Array([1])),
       { maxConcurrentRequests: 2 },
     );
-    const gets = Array.from({ length: 5 }, () => runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}));
+    const gets = Array.from({ length: 5 }, () => runner.unary(pool, RPCS.Get, new Uint8Array(), {}));
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(runner.limiter.inFlight, 2);
-    const listed = await runner.unary(pool, controlRpc('ListCaches', false), new Uint8Array(), {});
+    const listed = await runner.unary(pool, RPCS.ListCaches, new Uint8Array(), {});
     assert.deepEqual([...listed], [1]);
     while (pending.length > 0) {
       pending.shift()!();
@@ -105,7 +106,7 @@ describe('CallRunner', () => {
   test('after close, calls fail with ConnectionError without reaching a channel', async () => {
     const { pool, runner, attempts } = setup(() => Promise.resolve(new Uint8Array()));
     runner.close();
-    await assert.rejects(runner.unary(pool, scsRpc('Get'), new Uint8Array(), {}), /client is closed/);
+    await assert.rejects(runner.unary(pool, RPCS.Get, new Uint8Array(), {}), /client is closed/);
     assert.equal(attempts(), 0);
   });
 });
