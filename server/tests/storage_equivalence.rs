@@ -17,6 +17,8 @@
 
 use crate::common;
 mod dictionary;
+mod markers;
+use markers::Kind;
 mod sorted_set;
 
 use std::cell::{Cell, RefCell};
@@ -445,7 +447,7 @@ fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
     let (expected, actual) =
         runtime.block_on(async { (Clients::of(&embedded).await, Clients::of(&over_redis).await) });
     // Cloned for each check: it multiplexes one connection.
-    let counting = runtime.block_on(dictionary::redis_connection(redis.port));
+    let counting = runtime.block_on(markers::redis_connection(redis.port));
     // proptest wants a `Fn`; the clients and the count change inside it.
     let (expected, actual) = (RefCell::new(expected), RefCell::new(actual));
     let calls = Cell::new(0);
@@ -472,12 +474,18 @@ fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
                     prop_assert_eq!(&got, &want, "step {} of {:?}", step, sequence);
                     if let Call::Dictionary(call) = call {
                         let mut counting = counting.clone();
-                        dictionary::check_size_count(&mut counting, call.key()).await?;
+                        markers::check_size_count(&mut counting, Kind::Dictionary, call.key())
+                            .await?;
                     }
-                    if let Call::SetCollection(SetCall::Pop(k, _)) = call {
-                        // The stores popped different elements: carry on from
-                        // the embedded store's set.
-                        sync_set(&mut expected.data, &mut actual.data, *k).await;
+                    if let Call::SetCollection(call) = call {
+                        let mut counting = counting.clone();
+                        // The size kept by the call itself, before any sync.
+                        markers::check_size_count(&mut counting, Kind::Set, call.key()).await?;
+                        if let SetCall::Pop(k, _) = call {
+                            // The stores popped different elements: carry on
+                            // from the embedded store's set.
+                            sync_set(&mut expected.data, &mut actual.data, *k).await;
+                        }
                     }
                     calls.set(calls.get() + 1);
                 }
@@ -741,6 +749,59 @@ enum SetCall {
     Length(usize),
     Pop(usize, u32),
     Sample(usize, u64),
+}
+
+impl SetCall {
+    fn key(&self) -> usize {
+        match self {
+            SetCall::Union(k, ..)
+            | SetCall::Difference(k, _)
+            | SetCall::Fetch(k)
+            | SetCall::Contains(k, _)
+            | SetCall::Length(k)
+            | SetCall::Pop(k, _)
+            | SetCall::Sample(k, _) => *k,
+        }
+    }
+}
+
+/// A SetFetch is refused by the size the set's marker carries, without a
+/// walk (a marker made to claim more than `--max-response-size` refuses a
+/// small set); without a size it is walked as before, and writes keep it
+/// without one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_set_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
+    let redis = RedisNode::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
+    let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+    let mut clients = Clients::of(&server).await;
+    clients.reset().await;
+    let mut connection = markers::redis_connection(redis.port).await;
+    let key = KEYS[0];
+    // "x", "y" and "007": five bytes.
+    let union = SetCall::Union(0, vec![1, 2, 6, 1], TEN_MINUTES, false);
+    set_answer(&mut clients.data, union).await;
+    let fetched = set_answer(&mut clients.data, SetCall::Fetch(0)).await;
+    assert!(fetched.starts_with("found"), "{fetched}");
+    let size = markers::marker_size(&mut connection, Kind::Set, key).await;
+    assert_eq!(size, Some(":5".into()));
+
+    markers::remark(&mut connection, Kind::Set, key, ":5000").await;
+    let refused = set_answer(&mut clients.data, SetCall::Fetch(0)).await;
+    assert!(
+        refused.contains("ResourceExhausted") && refused.contains("5000"),
+        "{refused}"
+    );
+
+    markers::remark(&mut connection, Kind::Set, key, "").await;
+    assert_eq!(
+        set_answer(&mut clients.data, SetCall::Fetch(0)).await,
+        fetched
+    );
+    set_answer(&mut clients.data, SetCall::Difference(0, Some(vec![1]))).await;
+    let size = markers::marker_size(&mut connection, Kind::Set, key).await;
+    assert_eq!(size, Some(String::new()));
 }
 
 /// Few, so that unions meet elements already there; some look like

@@ -11,8 +11,8 @@
 
 use redis::aio::MultiplexedConnection;
 
+use super::markers::{marker_size, redis_connection, remark, walked_size, Kind};
 use super::*;
-use jiffy_server::backend::redis::keys::item_keys;
 
 #[derive(Clone, Debug)]
 pub enum DictionaryCall {
@@ -141,77 +141,6 @@ pub async fn dictionary_answer(data: &mut ScsClient<Channel>, call: DictionaryCa
     }
 }
 
-/// The marker of dictionary `key` of the cache, when it is a live one:
-/// what follows "<generation>#dictionary" (":<bytes>", or nothing for a
-/// marker without a size).
-async fn marker_size(redis: &mut MultiplexedConnection, key: &[u8]) -> Option<String> {
-    let (generation, item, _) = item_keys(CACHE, key);
-    let generation: Option<String> = redis::cmd("GET")
-        .arg(&generation)
-        .query_async(redis)
-        .await
-        .unwrap();
-    let marker: Option<Vec<u8>> = redis::cmd("GET")
-        .arg(&item)
-        .query_async(redis)
-        .await
-        .unwrap();
-    let prefix = format!("{}#dictionary", generation?);
-    let tail = marker?.strip_prefix(prefix.as_bytes())?.to_vec();
-    Some(String::from_utf8(tail).unwrap())
-}
-
-/// Rewrites what follows "<generation>#dictionary" in the marker of
-/// dictionary `key` (its size) to `tail`, keeping its TTL: "" for a marker
-/// as an older front-end wrote it, ":<n>" to claim a size.
-async fn remark(redis: &mut MultiplexedConnection, key: &[u8], tail: &str) {
-    let old = marker_size(redis, key).await.unwrap();
-    let (_, item, _) = item_keys(CACHE, key);
-    let marker: Vec<u8> = redis::cmd("GET")
-        .arg(&item)
-        .query_async(redis)
-        .await
-        .unwrap();
-    let new = [&marker[..marker.len() - old.len()], tail.as_bytes()].concat();
-    let () = redis::cmd("SET")
-        .arg(&item)
-        .arg(new)
-        .arg("KEEPTTL")
-        .query_async(redis)
-        .await
-        .unwrap();
-}
-
-/// The bytes of the fields and values Redis holds for dictionary `key`.
-async fn walked_size(redis: &mut MultiplexedConnection, key: &[u8]) -> usize {
-    let (_, _, data) = item_keys(CACHE, key);
-    let flat: Vec<Vec<u8>> = redis::cmd("HGETALL")
-        .arg(&data)
-        .query_async(redis)
-        .await
-        .unwrap();
-    flat.iter().map(Vec::len).sum()
-}
-
-/// After a dictionary call: the dictionary's marker carries its size, and
-/// the size is right.
-pub async fn check_size_count(
-    redis: &mut MultiplexedConnection,
-    k: usize,
-) -> Result<(), TestCaseError> {
-    if let Some(size) = marker_size(redis, KEYS[k]).await {
-        let walked = walked_size(redis, KEYS[k]).await;
-        prop_assert_eq!(size, format!(":{walked}"), "the size of {:?}", KEYS[k]);
-    }
-    Ok(())
-}
-
-/// A connection to the `redis-server` on `port`, to read what it holds.
-pub async fn redis_connection(port: u16) -> MultiplexedConnection {
-    let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
-    client.get_multiplexed_async_connection().await.unwrap()
-}
-
 /// A fetch is refused by the size the marker carries, without a walk (a
 /// marker made to claim more than `--max-response-size` refuses a small
 /// dictionary); without a size it is walked as before (and refused by the
@@ -231,10 +160,13 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     dictionary_answer(&mut clients.data, set.clone()).await;
     let fetched = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
     assert!(fetched.contains("Found"), "{fetched}");
-    assert_eq!(marker_size(&mut connection, key).await, Some(":5".into()));
+    assert_eq!(
+        marker_size(&mut connection, Kind::Dictionary, key).await,
+        Some(":5".into())
+    );
 
     // A marker that claims 5,000 bytes: refused without a look at the hash.
-    remark(&mut connection, key, ":5000").await;
+    remark(&mut connection, Kind::Dictionary, key, ":5000").await;
     let refused = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
     assert!(
         refused.contains("ResourceExhausted") && refused.contains("5000"),
@@ -242,14 +174,17 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     );
 
     // Without a size (an older front-end's marker): walked, and kept so.
-    remark(&mut connection, key, "").await;
+    remark(&mut connection, Kind::Dictionary, key, "").await;
     assert_eq!(
         dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await,
         fetched
     );
     let more = DictionaryCall::Set(0, vec![(3, 2)], TEN_MINUTES, false);
     dictionary_answer(&mut clients.data, more).await;
-    assert_eq!(marker_size(&mut connection, key).await, Some(String::new()));
+    assert_eq!(
+        marker_size(&mut connection, Kind::Dictionary, key).await,
+        Some(String::new())
+    );
     let big = cc::DictionarySetRequest {
         dictionary_name: Bytes::from_static(key),
         items: [&b"big"[..], b"bigger"]
@@ -262,9 +197,12 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
         refresh_ttl: false,
     };
     clients.data.dictionary_set(request(big)).await.unwrap();
-    assert_eq!(marker_size(&mut connection, key).await, Some(String::new()));
+    assert_eq!(
+        marker_size(&mut connection, Kind::Dictionary, key).await,
+        Some(String::new())
+    );
     let refused = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
-    let walked = walked_size(&mut connection, key).await;
+    let walked = walked_size(&mut connection, Kind::Dictionary, key).await;
     assert!(refused.contains(&format!("be {walked} bytes")), "{refused}");
 }
 
@@ -306,10 +244,12 @@ async fn refused_fetch_redis_time() {
         };
         clients.data.dictionary_set(request(set)).await.unwrap();
     }
-    let size = marker_size(&mut connection, key).await.unwrap();
+    let size = marker_size(&mut connection, Kind::Dictionary, key)
+        .await
+        .unwrap();
     assert_eq!(size, format!(":{}", FIELDS * 128));
     redis_time_per_fetch(&mut connection, &mut clients.data, "size in the marker").await;
-    remark(&mut connection, key, "").await;
+    remark(&mut connection, Kind::Dictionary, key, "").await;
     let label = "no size (walked, as before)";
     redis_time_per_fetch(&mut connection, &mut clients.data, label).await;
 }

@@ -8,7 +8,7 @@
 -- size is that of the encoded answer, counted as `pop_answer_size` in
 -- backend/set.rs counts it, so both stores refuse the same pops with the
 -- same message.
-local state = open('set')
+local state, kept = open('set')
 if state == 'missing' then
   return 2
 end
@@ -59,5 +59,10 @@ end
 for first = 1, #picked, 1000 do
   redis.call('SREM', KEYS[3], unpack(picked, first, math.min(first + 999, #picked)))
 end
-close('set', state)
+if kept then
+  for i = 1, #picked do
+    kept = kept - #picked[i]
+  end
+end
+close('set', state, nil, nil, kept)
 return picked

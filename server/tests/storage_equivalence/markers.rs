@@ -1,0 +1,112 @@
+//! The size a dictionary's or a set's marker carries in Redis (see
+//! `item_prelude.lua`): read, rewritten to play an older front-end, and
+//! checked against what a walk of the collection counts.
+
+use redis::aio::MultiplexedConnection;
+
+use super::*;
+use jiffy_server::backend::redis::keys::item_keys;
+
+/// A collection type whose marker keeps its fetch's size.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Dictionary,
+    Set,
+}
+
+impl Kind {
+    /// Its name in the marker, "<generation>#<name>".
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Dictionary => "dictionary",
+            Kind::Set => "set",
+        }
+    }
+
+    /// The Redis command that reads all it holds: fields and values, or elements.
+    fn walk(self) -> &'static str {
+        match self {
+            Kind::Dictionary => "HGETALL",
+            Kind::Set => "SMEMBERS",
+        }
+    }
+}
+
+/// The marker of collection `key` of the cache, when it is a live one of
+/// `kind`: what follows "<generation>#<kind>" (":<bytes>", or nothing for a
+/// marker without a size).
+pub async fn marker_size(
+    redis: &mut MultiplexedConnection,
+    kind: Kind,
+    key: &[u8],
+) -> Option<String> {
+    let (generation, item, _) = item_keys(CACHE, key);
+    let generation: Option<String> = redis::cmd("GET")
+        .arg(&generation)
+        .query_async(redis)
+        .await
+        .unwrap();
+    let marker: Option<Vec<u8>> = redis::cmd("GET")
+        .arg(&item)
+        .query_async(redis)
+        .await
+        .unwrap();
+    let prefix = format!("{}#{}", generation?, kind.name());
+    let tail = marker?.strip_prefix(prefix.as_bytes())?.to_vec();
+    // "set" is a prefix of no other type's name, "dictionary" neither; a
+    // tail that is not a size is another type's marker.
+    (tail.is_empty() || tail.starts_with(b":")).then(|| String::from_utf8(tail).unwrap())
+}
+
+/// Rewrites what follows "<generation>#<kind>" in the marker of collection
+/// `key` (its size) to `tail`, keeping its TTL: "" for a marker as an older
+/// front-end wrote it, ":<n>" to claim a size.
+pub async fn remark(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8], tail: &str) {
+    let old = marker_size(redis, kind, key).await.unwrap();
+    let (_, item, _) = item_keys(CACHE, key);
+    let marker: Vec<u8> = redis::cmd("GET")
+        .arg(&item)
+        .query_async(redis)
+        .await
+        .unwrap();
+    let new = [&marker[..marker.len() - old.len()], tail.as_bytes()].concat();
+    let () = redis::cmd("SET")
+        .arg(&item)
+        .arg(new)
+        .arg("KEEPTTL")
+        .query_async(redis)
+        .await
+        .unwrap();
+}
+
+/// The bytes Redis holds for collection `key`: its fields and values, or
+/// its elements.
+pub async fn walked_size(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8]) -> usize {
+    let (_, _, data) = item_keys(CACHE, key);
+    let flat: Vec<Vec<u8>> = redis::cmd(kind.walk())
+        .arg(&data)
+        .query_async(redis)
+        .await
+        .unwrap();
+    flat.iter().map(Vec::len).sum()
+}
+
+/// After a call on collection `k`: when its marker carries a size, the size
+/// is right.
+pub async fn check_size_count(
+    redis: &mut MultiplexedConnection,
+    kind: Kind,
+    k: usize,
+) -> Result<(), TestCaseError> {
+    if let Some(size) = marker_size(redis, kind, KEYS[k]).await {
+        let walked = walked_size(redis, kind, KEYS[k]).await;
+        prop_assert_eq!(size, format!(":{walked}"), "the size of {:?}", KEYS[k]);
+    }
+    Ok(())
+}
+
+/// A connection to the `redis-server` on `port`, to read what it holds.
+pub async fn redis_connection(port: u16) -> MultiplexedConnection {
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
+    client.get_multiplexed_async_connection().await.unwrap()
+}
