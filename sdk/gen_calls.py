@@ -6,7 +6,7 @@
 Outputs:
 - Python's RPC table: the part of sdk/python/src/jiffy/_calls.py between its
   `generated` markers;
-- TypeScript's `RPCS`: sdk/js/src/gen/rpcs.gen.ts;
+- TypeScript's `RPCS`: sdk/js/src/rpcs.gen.ts;
 - the README's table of calls and table of roles, between their markers;
 - what each TypeScript call answers, as types tsc checks:
   sdk/js/test/unit/call-shapes.gen.ts (Python's test_spec.py checks its
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "sdk" / "spec.json"
 PROTO = ROOT / "proto"
 PYTHON_CALLS = ROOT / "sdk" / "python" / "src" / "jiffy" / "_calls.py"
-TS_RPCS = ROOT / "sdk" / "js" / "src" / "gen" / "rpcs.gen.ts"
+TS_RPCS = ROOT / "sdk" / "js" / "src" / "rpcs.gen.ts"
 README = ROOT / "README.md"
 TS_SHAPES = ROOT / "sdk" / "js" / "test" / "unit" / "call-shapes.gen.ts"
 
@@ -269,7 +269,7 @@ def ts_table(table: list[dict[str, Any]]) -> str:
         transports = ", ".join(js(transport) for transport in row["transports"])
         entries.append(f"  {row['rpc']}: {{\n{body}    transports: [{transports}],\n  }},\n")
     return f"""// {HEADER[0].upper()}{HEADER[1:]}.
-import type {{ Rpc }} from '../call-runner.js';
+import type {{ Rpc }} from './call-runner.js';
 
 /** What carries a call: gRPC, or also the protosocket port. */
 export type Transport = 'grpc' | 'protosocket';

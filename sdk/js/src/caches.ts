@@ -4,7 +4,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { encode, type Operation } from './collections/common.js';
 import { _PingRequestSchema } from './gen/cacheping_pb.js';
 import * as control from './gen/controlclient_pb.js';
-import { RPCS } from './gen/rpcs.gen.js';
+import { RPCS } from './rpcs.gen.js';
 
 const done = (): void => undefined;
 

@@ -6,7 +6,7 @@
 // (connection refused or reset, a stream torn down); anything else is the
 // server's answer and is final.
 import type { RetryOptions } from './config.js';
-import { RPCS } from './gen/rpcs.gen.js';
+import { RPCS } from './rpcs.gen.js';
 import { Status } from './status.js';
 
 /**

@@ -19,7 +19,7 @@ import type { ResolvedKnobs } from './config.js';
 import { LimitExceededError, Reason } from './errors.js';
 import { type OpenPort, chooseTransport } from './protosocket-auto.js';
 import type { ProtosocketCalls } from './protosocket-calls.js';
-import type { Transport } from './gen/rpcs.gen.js';
+import type { Transport } from './rpcs.gen.js';
 import type { KeyOperation, StreamOperation } from './scalars.js';
 import { Topics } from './topics/topics.js';
 

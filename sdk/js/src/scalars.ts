@@ -8,7 +8,7 @@ import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, ttlMsToWire } fro
 import { encode, type Operation } from './collections/common.js';
 import * as scs from './gen/cacheclient_pb.js';
 import * as common from './gen/common_pb.js';
-import { RPCS, type CatalogueRpc } from './gen/rpcs.gen.js';
+import { RPCS, type CatalogueRpc } from './rpcs.gen.js';
 import { Command } from './transport/protosocket-codec.js';
 
 /** Condition of setIf: the six of the protocol. */

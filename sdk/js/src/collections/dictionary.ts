@@ -4,7 +4,7 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8 } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
-import { RPCS } from '../gen/rpcs.gen.js';
+import { RPCS } from '../rpcs.gen.js';
 import { bytesList, collectionName, encode, type Operation, pairsOf, type WireTtl } from './common.js';
 
 /** Fields and values to set: a Map, a Record (field names as UTF-8), or [field, value] pairs. */

@@ -5,7 +5,7 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { type Bytes, describe, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
-import { RPCS } from '../gen/rpcs.gen.js';
+import { RPCS } from '../rpcs.gen.js';
 import { encode, invalid, type Operation } from './common.js';
 
 /** A value and the server's hash of it (jiffy-server: SHA-1 as 40 lowercase hex bytes). */

@@ -4,7 +4,7 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { type Bytes, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
-import { RPCS } from '../gen/rpcs.gen.js';
+import { RPCS } from '../rpcs.gen.js';
 import {
   bytesList,
   checkedSlice,

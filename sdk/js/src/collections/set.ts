@@ -4,7 +4,7 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { Bytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
-import { RPCS } from '../gen/rpcs.gen.js';
+import { RPCS } from '../rpcs.gen.js';
 import { bytesList, collectionName, encode, integerIn, type Operation, uint32, type WireTtl } from './common.js';
 
 const name = (setName: Bytes): Uint8Array => collectionName(setName, 'set');

@@ -18,7 +18,7 @@
 import type { ChannelPool } from '../channel-pool.js';
 import type { ResolvedKnobs } from '../config.js';
 import { type CacheError, type CallContext, ServerError, TimeoutError, clientClosed, toCacheError } from '../errors.js';
-import { RPCS } from '../gen/rpcs.gen.js';
+import { RPCS } from '../rpcs.gen.js';
 import { backoffMs, isRetryableStatus } from '../retry.js';
 import type { OpenStream, StatusError } from '../transport/channel.js';
 import type { TopicCursor, TopicDiscontinuity, TopicItem, TopicMessage } from './items.js';

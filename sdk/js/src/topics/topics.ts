@@ -3,7 +3,7 @@
 import type { CallRunner } from '../call-runner.js';
 import { type Bytes, describe } from '../codec.js';
 import { InvalidArgumentError } from '../errors.js';
-import { RPCS } from '../gen/rpcs.gen.js';
+import { RPCS } from '../rpcs.gen.js';
 import { type TopicPosition, TopicCursor, checkTopicName, publishRequest } from './items.js';
 import { type SubscribeCallbacks, type TopicContext, TopicSubscription } from './subscription.js';
 

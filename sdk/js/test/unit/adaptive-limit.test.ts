@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ADAPTIVE, AdaptiveLimit } from '../../src/adaptive-limit.js';
 import { AdaptiveCallRunner, newCallRunner } from '../../src/call-runner.js';
-import { RPCS } from '../../src/gen/rpcs.gen.js';
+import { RPCS } from '../../src/rpcs.gen.js';
 import { ChannelPool } from '../../src/channel-pool.js';
 import { resolveKnobs } from '../../src/config.js';
 import { AdaptiveLimiter } from '../../src/limiter.js';

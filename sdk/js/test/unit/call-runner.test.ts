@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CallRunner } from '../../src/call-runner.js';
-import { RPCS, type RpcName } from '../../src/gen/rpcs.gen.js';
+import { RPCS, type RpcName } from '../../src/rpcs.gen.js';
 import { ChannelPool } from '../../src/channel-pool.js';
 import { resolveKnobs } from '../../src/config.js';
 import * as errors from '../../src/errors.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { CacheClient } from '../../src/index.js';
-import { RPCS } from '../../src/gen/rpcs.gen.js';
+import { RPCS } from '../../src/rpcs.gen.js';
 import { IDEMPOTENT_METHODS } from '../../src/retry.js';
 import { Status } from '../../src/status.js';
 import { StatusError } from '../../src/transport/channel.js';
