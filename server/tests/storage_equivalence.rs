@@ -771,13 +771,8 @@ impl SetCall {
 /// without one.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_set_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
-    let redis = RedisNode::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
-    let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
-    let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
-    let mut clients = Clients::of(&server).await;
-    clients.reset().await;
-    let mut connection = markers::redis_connection(redis.port).await;
+    let over_redis = markers::OverRedis::with_small_answers().await;
+    let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let key = KEYS[0];
     // "x", "y" and "007": five bytes.
     let union = SetCall::Union(0, vec![1, 2, 6, 1], TEN_MINUTES, false);

@@ -11,7 +11,7 @@
 
 use redis::aio::MultiplexedConnection;
 
-use super::markers::{marker_size, redis_connection, remark, walked_size, Kind};
+use super::markers::{marker_size, redis_connection, remark, walked_size, Kind, OverRedis};
 use super::*;
 
 #[derive(Clone, Debug)]
@@ -148,13 +148,8 @@ pub async fn dictionary_answer(data: &mut ScsClient<Channel>, call: DictionaryCa
 /// not kept from the start.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
-    let redis = RedisNode::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
-    let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
-    let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
-    let mut clients = Clients::of(&server).await;
-    clients.reset().await;
-    let mut connection = redis_connection(redis.port).await;
+    let over_redis = OverRedis::with_small_answers().await;
+    let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let key = KEYS[0];
     let set = DictionaryCall::Set(0, vec![(1, 1), (2, 3)], TEN_MINUTES, false);
     dictionary_answer(&mut clients.data, set.clone()).await;

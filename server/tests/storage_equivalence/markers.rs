@@ -105,6 +105,35 @@ pub async fn check_size_count(
     Ok(())
 }
 
+/// A server over its own Redis whose answers may be at most 1,100 bytes
+/// (values at most 1,000), with a connection to that Redis to read and
+/// rewrite markers: where a fetch's refusal by a kept size is tried.
+pub struct OverRedis {
+    pub clients: Clients,
+    pub connection: MultiplexedConnection,
+    // Held for their lifetime: dropping either stops it.
+    _server: TestServer,
+    _redis: RedisNode,
+}
+
+impl OverRedis {
+    pub async fn with_small_answers() -> OverRedis {
+        let redis = RedisNode::start();
+        let url = format!("redis://127.0.0.1:{}", redis.port);
+        let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
+        let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+        let mut clients = Clients::of(&server).await;
+        clients.reset().await;
+        let connection = redis_connection(redis.port).await;
+        OverRedis {
+            clients,
+            connection,
+            _server: server,
+            _redis: redis,
+        }
+    }
+}
+
 /// A connection to the `redis-server` on `port`, to read what it holds.
 pub async fn redis_connection(port: u16) -> MultiplexedConnection {
     let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
