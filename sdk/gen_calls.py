@@ -8,9 +8,10 @@ Outputs:
   `generated` markers;
 - TypeScript's `RPCS`: sdk/js/src/rpcs.gen.ts;
 - the README's table of calls and table of roles, between their markers;
-- what each TypeScript call answers, as types tsc checks:
+- what each TypeScript call takes and answers, as types tsc checks:
   sdk/js/test/unit/call-shapes.gen.ts (Python's test_spec.py checks its
-  annotations against the same `returns`, through `python_type`).
+  signatures against the same `args` and `returns`, through `args`,
+  `python_arg` and `python_type`).
 
 The server generates its own rows at build time (server/build.rs). Before
 writing, the rows are checked against the `rpc`s of proto/ (each one
@@ -167,10 +168,18 @@ def ts_type(shape: str) -> str:
 # How each language writes nothing, and each container of its parts' types:
 # (Python, TypeScript).
 _NOTHING = ("None", "undefined")
+# TypeScript's Map and Set compare a Uint8Array by identity: bytes keys and
+# members are the SDK's BytesMap and BytesSet, which compare by content.
 _CONTAINERS: dict[str, tuple[Callable[[list[str]], str], Callable[[list[str]], str]]] = {
     "list": (lambda p: f"list[{p[0]}]", lambda p: f"({p[0]})[]" if "|" in p[0] else f"{p[0]}[]"),
-    "set": (lambda p: f"set[{p[0]}]", lambda p: f"Set<{p[0]}>"),
-    "map": (lambda p: f"dict[{p[0]}, {p[1]}]", lambda p: f"Map<{p[0]}, {p[1]}>"),
+    "set": (
+        lambda p: f"set[{p[0]}]",
+        lambda p: "BytesSet" if p[0] == "Uint8Array" else f"Set<{p[0]}>",
+    ),
+    "map": (
+        lambda p: f"dict[{p[0]}, {p[1]}]",
+        lambda p: f"BytesMap<{p[1]}>" if p[0] == "Uint8Array" else f"Map<{p[0]}, {p[1]}>",
+    ),
 }
 
 
@@ -184,6 +193,149 @@ def _type(shape: str, language: int) -> str:
     return _CONTAINERS[kind][language]([_type(part, language) for part in _split(arguments)])
 
 
+# The shapes of `calls`' `args`: (Python, TypeScript), beside `T?` and the
+# containers below. None: the language has no such argument.
+ARG_TYPES: dict[str, tuple[str | None, str]] = {
+    "bytes": ("str | bytes", "Bytes"),
+    "str": ("str", "string"),
+    "int": ("int", "number"),
+    "float": ("float", "number"),
+    "bool": ("bool", "boolean"),
+    "counter": ("int", "number | bigint"),
+    "ttl": ("float | timedelta", "number"),
+    "duration": ("float", "number"),
+    "set_if": ("SetIf", "SetIfCondition"),
+    "set_if_hash": ("SetIfHash", "SetIfHashCondition"),
+    "ttl_update": ("str", "TtlUpdate"),
+    "order": ("str", "SortedSetOrder"),
+    "aggregate": ("str", "SortedSetAggregate"),
+    "topic_position": ("TopicPosition | int", "TopicPosition | number"),
+    "abort_signal": (None, "AbortSignal"),
+    "on_message": (None, "(message: TopicMessage) => void"),
+    "on_discontinuity": (None, "(discontinuity: TopicDiscontinuity) => void"),
+    "on_error": (None, "(error: CacheError) => void"),
+}
+# In TypeScript a duration is in milliseconds, and its name says so.
+_MILLISECONDS = {"ttl", "duration"}
+# Arguments that are collections: list<T> (any iterable in Python), map<K, V>
+# (a mapping, or a Record keyed by text in TypeScript) and entries<K, V>
+# (map's, or [key, value] pairs). A Mapping's key type is invariant, so
+# Python names a str and a bytes key on their own.
+_ARG_CONTAINERS: dict[str, tuple[Callable[[list[str]], str], Callable[[list[str]], str]]] = {
+    "list": (lambda p: f"Iterable[{p[0]}]", lambda p: f"readonly {p[0]}[]"),
+    "map": (
+        lambda p: f"Mapping[str, {p[1]}] | Mapping[bytes, {p[1]}]",
+        lambda p: f"ReadonlyMap<{p[0]}, {p[1]}> | Readonly<Record<string, {p[1]}>>",
+    ),
+    "entries": (
+        lambda p: (
+            f"Mapping[str, {p[1]}] | Mapping[bytes, {p[1]}] | Iterable[tuple[{p[0]}, {p[1]}]]"
+        ),
+        lambda p: f"Iterable<readonly [{p[0]}, {p[1]}]> | Readonly<Record<string, {p[1]}>>",
+    ),
+}
+_ARG_CONTAINER = re.compile(r"^(list|map|entries)<(.*)>$")
+# The TypeScript types the shapes use that the SDK does not export.
+TS_BUILT_IN = {
+    "Uint8Array",
+    "Map",
+    "Set",
+    "ReadonlyMap",
+    "Readonly",
+    "Record",
+    "Iterable",
+    "AbortSignal",
+}
+
+
+def _arg_type(shape: str, language: int) -> str:
+    container = _ARG_CONTAINER.match(shape)
+    if container is None:
+        written = ARG_TYPES[shape][language]
+        if written is None:
+            raise CatalogueError(
+                f"{shape}: not an argument in {('Python', 'TypeScript')[language]}"
+            )
+        return written
+    kind, arguments = container.groups()
+    parts = [_arg_type(part, language) for part in _split(arguments)]
+    return _ARG_CONTAINERS[kind][language](parts)
+
+
+def args(call: dict[str, Any], language: str) -> list[dict[str, Any]]:
+    """The arguments of `call` in `language` (its `args`, or the language's
+    own): each with `name`, `shape`, `optional` and `option` (after the `;`:
+    keyword-only in Python, a field of the options object in TypeScript)."""
+    written: str = call.get(f"{language}_args", call["args"])
+    out = []
+    positional, _, options = written.partition(";")
+    for option, part in [(False, positional), (True, options)]:
+        for argument in _split(part) if part.strip() else []:
+            name, _, shape = argument.partition(":")
+            optional = name.endswith("?")
+            out.append(
+                {
+                    "name": name.rstrip("?").strip(),
+                    "shape": shape.strip(),
+                    "optional": optional,
+                    "option": option,
+                }
+            )
+    return out
+
+
+def python_arg(argument: dict[str, Any]) -> str:
+    """An argument as Python annotates it (an optional one may also be None)."""
+    return _arg_type(argument["shape"], 0)
+
+
+def camel(name: str) -> str:
+    """`refresh_ttl` -> `refreshTtl`."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def ts_name(argument: dict[str, Any]) -> str:
+    """An argument's TypeScript name: camelCase, and a duration's says `Ms`."""
+    return camel(argument["name"]) + ("Ms" if argument["shape"] in _MILLISECONDS else "")
+
+
+def ts_args(call: dict[str, Any], takes_cache: bool) -> str:
+    """What `call` takes in TypeScript, as the tuple of its parameters: the
+    cache first when it names one, its options last as one optional object.
+    A `counter` is two overloads: a number (optional) or a bigint."""
+    arguments = args(call, "js")
+    options = [a for a in arguments if a["option"]]
+    head = ["cacheName: string"] if takes_cache else []
+    tuples = [head]
+    for argument in (a for a in arguments if not a["option"]):
+        name, shape = ts_name(argument), argument["shape"]
+        optional = "?" if argument["optional"] else ""
+        if shape == "counter":
+            tuples = [
+                *(t + [f"{name}{optional}: number"] for t in tuples),
+                *(t + [f"{name}: bigint"] for t in tuples),
+            ]
+        else:
+            tuples = [t + [f"{name}{optional}: {_arg_type(shape, 1)}"] for t in tuples]
+    if options:
+        fields = "; ".join(
+            f"{ts_name(a)}{'?' if a['optional'] else ''}: {_arg_type(a['shape'], 1)}"
+            for a in options
+        )
+        tuples = [t + [f"options?: {{ {fields} }}"] for t in tuples]
+    return " | ".join(f"[{', '.join(t)}]" for t in tuples)
+
+
+def takes_cache(spec: dict[str, Any], call: dict[str, Any]) -> bool:
+    """Whether the call names a cache of its own: in Python the keyword
+    `cache=` (default_cache when left out), in TypeScript the first argument.
+    Calls of the data services do, unless their row says `names_cache: false`."""
+    rpc = next(row for row in spec["rpcs"] if row["rpc"] == call["rpc"])
+    service = next(s for s in spec["services"] if s["name"] == rpc["service"])
+    return bool(service["endpoint"] == "data" and rpc.get("names_cache", service["names_cache"]))
+
+
 def returns(call: dict[str, Any], language: str) -> str:
     """What `call` answers in `language`: its `returns`, or the language's own."""
     shape: str = call.get(f"{language}_returns", call["returns"])
@@ -191,17 +343,23 @@ def returns(call: dict[str, Any], language: str) -> str:
 
 
 def ts_shapes(spec: dict[str, Any]) -> str:
+    answers = {call["js"]: ts_type(returns(call, "js")) for call in spec["calls"]}
+    takes = {call["js"]: ts_args(call, takes_cache(spec, call)) for call in spec["calls"]}
     # The SDK's own types, which the test imports (the rest are built in).
-    named = sorted({ts for _, ts in NAMED_TYPES.values() if ts[0].isupper()} - {"Uint8Array"})
+    written = " ".join([*answers.values(), *takes.values()])
+    named = sorted({"CacheClient", *re.findall(r"\b[A-Z]\w*", written)} - TS_BUILT_IN)
     fields = "".join(
-        f"  {call['js']}: Same<Answer<'{call['js']}'>, {ts_type(returns(call, 'js'))}>;\n"
-        for call in spec["calls"]
+        f"  {name}: Same<Answer<'{name}'>, {answer}>;\n" for name, answer in answers.items()
+    )
+    arg_fields = "".join(
+        f"  {name}: Equal<Args<'{name}'>, {tuple_}>;\n" for name, tuple_ in takes.items()
     )
     values = "".join(f"  {call['js']}: true,\n" for call in spec["calls"])
     return f"""// {HEADER[0].upper()}{HEADER[1:]}.
-// What each call of CacheClient answers, as sdk/spec.json's `calls` say: tsc
-// (npm run lint) fails naming a call whose answer has another type.
-import type {{ CacheClient, {", ".join(named)} }} from '../../src/index.js';
+// What each call of CacheClient takes and answers, as sdk/spec.json's
+// `calls` say: tsc (npm run lint) fails naming a call whose parameters or
+// answer have another type.
+import type {{ {", ".join(named)} }} from '../../src/index.js';
 
 // Every overload's answer (a method without overloads matches with R1 = R2).
 type Answer<M extends keyof CacheClient> = CacheClient[M] extends {{
@@ -212,8 +370,24 @@ type Answer<M extends keyof CacheClient> = CacheClient[M] extends {{
   : never;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
+// Every overload's parameters, as a union of tuples.
+type Args<M extends keyof CacheClient> = CacheClient[M] extends {{
+  (...args: infer A1): unknown;
+  (...args: infer A2): unknown;
+}}
+  ? A1 | A2
+  : never;
+// The same type, not only one each side accepts: an options object with a
+// field more, or a parameter optional on one side only, differs.
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
 export const CALL_SHAPES: {{
 {fields}}} = {{
+{values}}};
+
+export const CALL_ARGS: {{
+{arg_fields}}} = {{
 {values}}};
 """
 

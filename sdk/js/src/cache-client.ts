@@ -4,6 +4,7 @@
 // CallRunner (cap, deadline, retries, errors) and reads the answer. A miss
 // resolves to undefined; every failure rejects with a CacheError (errors.ts).
 import type { InFlightLimitChange } from './adaptive-limit.js';
+import type { BytesMap, BytesSet } from './bytes-collections.js';
 import * as caches from './caches.js';
 import { type Bytes, toUtf8, ttlToWire } from './codec.js';
 import { type CollectionOptions, type Operation, type Slice, type WireTtl, wireTtl } from './collections/common.js';
@@ -213,19 +214,19 @@ export class CacheClient {
   }
 
   /**
-   * Every field and value, fields in ascending byte order. Field names are
-   * decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD, so two such
-   * fields could share a name: use string fields to avoid it); empty Map for
-   * a missing dictionary.
+   * Every field and value, fields in ascending byte order; an empty map for
+   * a missing dictionary. Field names are bytes, as the server keeps them:
+   * `get('name')` and `has('name')` look up a string's UTF-8 bytes, and
+   * `toStringMap()` keys the values by text (see BytesMap).
    */
-  async dictionaryFetch(cacheName: string, dictionaryName: Bytes): Promise<Map<string, Uint8Array>> {
+  async dictionaryFetch(cacheName: string, dictionaryName: Bytes): Promise<BytesMap<Uint8Array>> {
     return this.#run(cacheName, dictionary.fetch(dictionaryName));
   }
 
-  /** As dictionaryFetch, with the values decoded as UTF-8 too. */
+  /** As dictionaryFetch, with the fields and values decoded as UTF-8: for dictionaries of text. */
   async dictionaryFetchStrings(cacheName: string, dictionaryName: Bytes): Promise<Map<string, string>> {
     const fields = await this.#run(cacheName, dictionary.fetch(dictionaryName));
-    return new Map([...fields].map(([field, value]) => [field, toUtf8(value)]));
+    return new Map(Array.from(fields, ([field, value]) => [toUtf8(field), toUtf8(value)]));
   }
 
   /** Sets one field, creating the dictionary if needed. */
@@ -405,8 +406,12 @@ export class CacheClient {
     await this.#run(cacheName, sets.removeElements(setName, elements));
   }
 
-  /** Every element, in no particular order; `[]` for a missing set. `decodeUtf8` turns them into strings. */
-  async setFetch(cacheName: string, setName: Bytes): Promise<Uint8Array[]> {
+  /**
+   * Every element, in no particular order; an empty set for a missing one.
+   * Elements are bytes compared by content: `has('a')` looks up a string's
+   * UTF-8 bytes, and `decodeUtf8(set)` or `toStringSet()` give text (see BytesSet).
+   */
+  async setFetch(cacheName: string, setName: Bytes): Promise<BytesSet> {
     return this.#run(cacheName, sets.fetch(setName));
   }
 

@@ -35,7 +35,7 @@ export function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Values decoded as UTF-8, e.g. `decodeUtf8(await client.setFetch(cache, 'tags'))`. */
+/** Values decoded as UTF-8, e.g. `decodeUtf8(await client.setFetch(cache, 'tags'))` or `decodeUtf8(map.keys())`. */
 export function decodeUtf8(values: Iterable<Uint8Array>): string[] {
   return Array.from(values, toUtf8);
 }

@@ -9,6 +9,7 @@ export type { WriteOptions } from './cache-client.js';
 export type { ItemType, SetIfCondition, TtlUpdate } from './scalars.js';
 export type { Bytes } from './codec.js';
 export { decodeUtf8 } from './codec.js';
+export { BytesMap, BytesSet } from './bytes-collections.js';
 export type { CollectionOptions, Slice } from './collections/common.js';
 export type { DictionaryEntries } from './collections/dictionary.js';
 export type { SetIfHashCondition, ValueWithHash } from './collections/hash.js';

@@ -4,13 +4,18 @@ checks the table is what sdk/gen_calls.py writes today)."""
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
+import typing
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 import jiffy
-from jiffy import SetIf, SetIfHash
+from jiffy import SetIf, SetIfHash, TopicPosition
 from jiffy import _calls as c
 from tests.recording import load_spec, recording_async_client, recording_sync_client
 from tests.test_generated import SDK_ROOT, load_script
@@ -82,6 +87,61 @@ def test_each_call_answers_what_the_spec_says(call: dict[str, Any]) -> None:
     expected = GEN_CALLS.python_type(GEN_CALLS.returns(call, "python"))
     method = getattr(jiffy.AsyncCacheClient, call["python"])
     assert inspect.signature(method).return_annotation == expected
+
+
+# What the catalogue's argument shapes name, as sdk/gen_calls.py writes them.
+ARG_NAMES = {
+    "Iterable": Iterable, "Mapping": Mapping, "timedelta": timedelta,
+    "SetIf": SetIf, "SetIfHash": SetIfHash, "TopicPosition": TopicPosition,
+}  # fmt: skip
+# Every public call takes `cache=` where the catalogue says it names a cache.
+CACHE_ARGUMENT = {"name": "cache", "shape": "str", "optional": True, "option": True}
+
+
+def without_none(annotation: Any) -> Any:
+    """`int | None` -> `int`: an argument that may be left out may also be None."""
+    kept = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+    is_union = typing.get_origin(annotation) in (typing.Union, type(int | str))
+    return functools.reduce(operator.or_, kept) if is_union else annotation
+
+
+def argument_row(name: str, kind: Any, optional: bool, annotation: Any) -> tuple[Any, ...]:
+    return (name, kind is inspect.Parameter.KEYWORD_ONLY, optional, without_none(annotation))
+
+
+@pytest.mark.parametrize("call", SPEC_CALLS, ids=lambda call: call["python"])
+def test_each_call_takes_what_the_spec_says(call: dict[str, Any]) -> None:
+    # The sync client is generated from the async one, signatures included.
+    method = getattr(jiffy.AsyncCacheClient, call["python"])
+    hints = typing.get_type_hints(method)
+    parameters = list(inspect.signature(method).parameters.values())[1:]  # not self
+    taken = [
+        argument_row(p.name, p.kind, p.default is not p.empty, hints[p.name]) for p in parameters
+    ]
+    arguments = GEN_CALLS.args(call, "python")
+    if GEN_CALLS.takes_cache(load_spec(), call):
+        arguments.append(CACHE_ARGUMENT)
+    expected = [
+        argument_row(
+            a["name"],
+            inspect.Parameter.KEYWORD_ONLY
+            if a["option"]
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            a["optional"],
+            eval(GEN_CALLS.python_arg(a), dict(ARG_NAMES)),  # noqa: S307 (the catalogue's types)
+        )
+        for a in arguments
+    ]
+    # Positional arguments in order; keyword-only ones in any order.
+    assert [row for row in taken if not row[1]] == [row for row in expected if not row[1]]
+    assert sorted(row[:3] for row in taken if row[1]) == sorted(
+        row[:3] for row in expected if row[1]
+    )
+    by_name = {row[0]: row for row in expected}
+    for row in taken:
+        assert row == by_name[row[0]], (
+            f"{call['python']}({row[0]}): {row[3]} != {by_name[row[0]][3]}"
+        )
 
 
 @pytest.mark.parametrize("rpc", RPC_BY_NAME.values(), ids=lambda rpc: rpc.name)

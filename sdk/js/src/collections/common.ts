@@ -107,16 +107,17 @@ export function checkedSlice(slice: Slice | undefined): Slice {
   };
 }
 
-/** A non-empty Map / Record / array of pairs as an array of pairs. */
-export function pairsOf<K, V>(
-  entries: ReadonlyMap<K, V> | Readonly<Record<string, V>> | readonly (readonly [K, V])[],
-  what: string,
-): (readonly [K | string, V])[] {
+/**
+ * Pairs to write: any iterable of [key, value] pairs (a Map, a BytesMap, an
+ * array), or a Record (keys as UTF-8).
+ */
+export type Entries<K, V> = Iterable<readonly [K, V]> | Readonly<Record<string, V>>;
+
+/** Non-empty entries as an array of pairs. */
+export function pairsOf<K, V>(entries: Entries<K, V>, what: string): (readonly [K | string, V])[] {
   if (entries === null || typeof entries !== 'object') throw invalid(`${what} are a Map, a Record or an array of pairs; got ${describe(entries)}`);
-  const pairs: (readonly [K | string, V])[] =
-    entries instanceof Map || Array.isArray(entries)
-      ? [...(entries as Iterable<readonly [K, V]>)]
-      : Object.entries(entries as Readonly<Record<string, V>>);
+  // A map or an array iterates its pairs; a Record is not iterable.
+  const pairs: (readonly [K | string, V])[] = Symbol.iterator in entries ? [...entries] : Object.entries(entries);
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) throw invalid(`${what}: each entry is a [key, value] pair`);
   }

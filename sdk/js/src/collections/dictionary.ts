@@ -2,16 +2,14 @@
 // answer readers; CacheClient sends them. A missing dictionary reads as an
 // empty one (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
-import { type Bytes, int64ToWire, safeNumberFromWire, toBytes, toUtf8 } from '../codec.js';
+import { BytesMap } from '../bytes-collections.js';
+import { type Bytes, int64ToWire, safeNumberFromWire, toBytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
 import { RPCS } from '../rpcs.gen.js';
-import { bytesList, collectionName, encode, type Operation, pairsOf, type WireTtl } from './common.js';
+import { bytesList, collectionName, encode, type Entries, type Operation, pairsOf, type WireTtl } from './common.js';
 
-/** Fields and values to set: a Map, a Record (field names as UTF-8), or [field, value] pairs. */
-export type DictionaryEntries =
-  | ReadonlyMap<Bytes, Bytes>
-  | Readonly<Record<string, Bytes>>
-  | readonly (readonly [Bytes, Bytes])[];
+/** Fields and values to set: a Map or BytesMap, [field, value] pairs, or a Record (field names as UTF-8). */
+export type DictionaryEntries = Entries<Bytes, Bytes>;
 
 const name = (dictionaryName: Bytes): Uint8Array => collectionName(dictionaryName, 'dictionary');
 
@@ -29,8 +27,8 @@ export function getFields(dictionaryName: Bytes, fields: readonly Bytes[]): Oper
   };
 }
 
-/** Every field and value, fields in ascending byte order; field names decoded as UTF-8. */
-export function fetch(dictionaryName: Bytes): Operation<Map<string, Uint8Array>> {
+/** Every field and value, fields in ascending byte order, field names as bytes. */
+export function fetch(dictionaryName: Bytes): Operation<BytesMap<Uint8Array>> {
   return {
     rpc: RPCS.DictionaryFetch,
     request: encode(scs._DictionaryFetchRequestSchema, { dictionaryName: name(dictionaryName) }),
@@ -38,9 +36,9 @@ export function fetch(dictionaryName: Bytes): Operation<Map<string, Uint8Array>>
       const response = fromBinary(scs._DictionaryFetchResponseSchema, answer);
       const items = response.dictionary.case === 'found' ? [...response.dictionary.value.items] : [];
       // The server answers in its own (hash table's) order, sorting nothing
-      // per call; this SDK's Map keeps the byte order it promises.
+      // per call; this SDK's map keeps the byte order it promises.
       items.sort((a, b) => Buffer.compare(a.field, b.field));
-      return new Map(items.map((item) => [toUtf8(item.field), item.value]));
+      return new BytesMap(items.map((item) => [item.field, item.value]));
     },
   };
 }

@@ -2,6 +2,7 @@
 // CacheClient sends them. A missing set reads as an empty one
 // (sdk/spec.json `missing_collection`).
 import { fromBinary } from '@bufbuild/protobuf';
+import { BytesSet } from '../bytes-collections.js';
 import type { Bytes } from '../codec.js';
 import * as scs from '../gen/cacheclient_pb.js';
 import { RPCS } from '../rpcs.gen.js';
@@ -27,13 +28,13 @@ export function removeElements(setName: Bytes, elements: readonly Bytes[]): Oper
   };
 }
 
-export function fetch(setName: Bytes): Operation<Uint8Array[]> {
+export function fetch(setName: Bytes): Operation<BytesSet> {
   return {
     rpc: RPCS.SetFetch,
     request: encode(scs._SetFetchRequestSchema, { setName: name(setName) }),
     read(answer) {
       const { set } = fromBinary(scs._SetFetchResponseSchema, answer);
-      return set.case === 'found' ? set.value.elements : [];
+      return new BytesSet(set.case === 'found' ? set.value.elements : []);
     },
   };
 }

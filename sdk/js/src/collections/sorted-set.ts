@@ -11,6 +11,7 @@ import {
   checkedSlice,
   collectionName,
   encode,
+  type Entries,
   finite,
   integerIn,
   invalid,
@@ -28,11 +29,8 @@ export interface SortedSetElement {
   score: number;
 }
 
-/** Values and their scores: a Map, a Record (values as UTF-8), or [value, score] pairs. */
-export type SortedSetEntries =
-  | ReadonlyMap<Bytes, number>
-  | Readonly<Record<string, number>>
-  | readonly (readonly [Bytes, number])[];
+/** Values and their scores: a Map or BytesMap, [value, score] pairs, or a Record (values as UTF-8). */
+export type SortedSetEntries = Entries<Bytes, number>;
 
 /** Ascending: lowest score first, ties by value bytes; descending is that order reversed. */
 export type SortedSetOrder = 'ascending' | 'descending';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InvalidArgumentError, LimitExceededError, WrongTypeError } from '../../src/index.js';
+import { decodeUtf8, InvalidArgumentError, LimitExceededError, WrongTypeError } from '../../src/index.js';
 import { checkCollectionTtl, LIMITS, text, texts, ttlLeft, useServer } from '../support/collection-fixture.js';
 import { TRANSPORTS } from '../support/transports.js';
 
@@ -24,18 +24,31 @@ for (const transport of TRANSPORTS) {
       assert.equal(await client.dictionaryLength(cache, 'd1'), 5);
     });
 
-    test('fetch: every field in ascending byte order, names as UTF-8; fetchStrings decodes the values', async () => {
+    test('fetch: every field in ascending byte order, names as bytes; fetchStrings decodes both', async () => {
       const { client } = fixture;
       await client.dictionarySetFields(cache, 'd2', [['zeta', 'z'], ['alpha', 'a'], ['émigré', 'é'], ['', 'empty field']]);
       const fetched = await client.dictionaryFetch(cache, 'd2');
-      assert.deepEqual([...fetched.keys()], ['', 'alpha', 'zeta', 'émigré']);
-      assert.ok(fetched.get('alpha') instanceof Uint8Array);
+      assert.deepEqual(decodeUtf8(fetched.keys()), ['', 'alpha', 'zeta', 'émigré']);
+      assert.equal(text(fetched.get('alpha')), 'a');
+      assert.equal(text(fetched.get(Buffer.from('émigré'))), 'é');
       assert.deepEqual(await client.dictionaryFetchStrings(cache, 'd2'), new Map([['', 'empty field'], ['alpha', 'a'], ['zeta', 'z'], ['émigré', 'é']]));
+    });
+
+    test('fetch keeps field names that are not UTF-8 apart, and its answer can be written back', async () => {
+      const { client } = fixture;
+      // Both decode to U+FFFD: as strings they would be one field.
+      const [ff, fe] = [Uint8Array.of(0xff), Uint8Array.of(0xfe)];
+      await client.dictionarySetFields(cache, 'd-bytes', [[ff, 'ff'], [fe, 'fe']]);
+      const fetched = await client.dictionaryFetch(cache, 'd-bytes');
+      assert.equal(fetched.size, 2);
+      assert.deepEqual([text(fetched.get(fe)), text(fetched.get(ff))], ['fe', 'ff']);
+      await client.dictionarySetFields(cache, 'd-copy', fetched);
+      assert.deepEqual(texts(await client.dictionaryGetFields(cache, 'd-copy', [ff, fe])), ['ff', 'fe']);
     });
 
     test('a missing dictionary reads as empty', async () => {
       const { client } = fixture;
-      assert.deepEqual(await client.dictionaryFetch(cache, 'nope'), new Map());
+      assert.equal((await client.dictionaryFetch(cache, 'nope')).size, 0);
       assert.deepEqual(await client.dictionaryFetchStrings(cache, 'nope'), new Map());
       assert.equal(await client.dictionaryGetField(cache, 'nope', 'a'), undefined);
       assert.deepEqual(await client.dictionaryGetFields(cache, 'nope', ['a', 'b']), [undefined, undefined]);

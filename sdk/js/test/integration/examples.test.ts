@@ -34,7 +34,7 @@ describe('examples', () => {
       "list [ '/docs', '/pricing', '/blog' ] [ '/pricing', '/blog' ]",
       "set [ 'cache', 'grpc', 'rust' ] true",
       "sorted set [ 'bob=32', 'ada=31' ] 0",
-      'missing 0 Map(0) {}',
+      'missing 0 BytesMap(0) {}',
     ]);
   });
 

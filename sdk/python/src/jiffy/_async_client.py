@@ -6,7 +6,7 @@ scripts/generate_sync.py; change this one and regenerate.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Literal
 
@@ -18,7 +18,7 @@ from jiffy._async_route import AsyncRoute
 from jiffy._async_sets import AsyncSetCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
 from jiffy._async_topics import AsyncTopicCalls
-from jiffy._calls import Key, SetIf, Ttl, Value
+from jiffy._calls import FieldValues, Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._hash import SetIfHash
@@ -169,7 +169,7 @@ class AsyncCacheClient(
         response = await self._route.call(c.INCREMENT, request, self._cache_name(cache))
         return int(response.value)
 
-    async def keys_exist(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bool]:
+    async def keys_exist(self, keys: Iterable[Key], *, cache: str | None = None) -> list[bool]:
         """For each key, whether it holds a value."""
         request = c.KeysExistRequest(cache_keys=[c.as_bytes(key) for key in keys])
         response = await self._route.call(c.KEYS_EXIST, request, self._cache_name(cache))
@@ -195,7 +195,7 @@ class AsyncCacheClient(
         return c.read_type(response)
 
     async def get_many(
-        self, keys: Sequence[Key], *, cache: str | None = None
+        self, keys: Iterable[Key], *, cache: str | None = None
     ) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
@@ -204,7 +204,7 @@ class AsyncCacheClient(
 
     async def set_many(
         self,
-        items: Mapping[Key, Value] | Iterable[tuple[Key, Value]],
+        items: FieldValues,
         *,
         ttl: Ttl | None = None,
         cache: str | None = None,

@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from jiffy import _calls as c
 from jiffy import _dictionary as d
 from jiffy._async_base import AsyncClientBase
-from jiffy._calls import Key, Ttl, Value
-from jiffy._dictionary import FieldValues
+from jiffy._calls import FieldValues, Key, Ttl, Value
 
 
 class AsyncDictionaryCalls(AsyncClientBase):

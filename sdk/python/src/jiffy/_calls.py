@@ -8,7 +8,7 @@ one table below.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -24,6 +24,10 @@ from jiffy._proto import controlclient_pb2 as control_pb
 Key = str | bytes
 Value = str | bytes
 Ttl = float | timedelta
+# Keys (or fields) and values to write: a mapping or (key, value) pairs. A
+# Mapping's key type is invariant, so a dict[str, str] is no Mapping[str |
+# bytes, ...] to a type checker: each key type is named on its own.
+FieldValues = Mapping[str, Value] | Mapping[bytes, Value] | Iterable[tuple[Key, Value]]
 
 
 # eq=False: hashed by identity, so a lookup by Rpc costs one pointer hash.
@@ -601,7 +605,7 @@ def update_ttl_request(key: Key, ttl: int, mode: str) -> Any:
     return cache_pb._UpdateTtlRequest(cache_key=as_bytes(key), **{f"{mode}_to_milliseconds": ttl})
 
 
-def set_batch_request(items: Mapping[Key, Value] | Iterable[tuple[Key, Value]], ttl: int) -> Any:
+def set_batch_request(items: FieldValues, ttl: int) -> Any:
     pairs = items.items() if isinstance(items, Mapping) else items
     return cache_pb._SetBatchRequest(
         items=[
@@ -613,7 +617,7 @@ def set_batch_request(items: Mapping[Key, Value] | Iterable[tuple[Key, Value]], 
     )
 
 
-def get_batch_request(keys: Sequence[Key]) -> Any:
+def get_batch_request(keys: Iterable[Key]) -> Any:
     return cache_pb._GetBatchRequest(
         items=[cache_pb._GetRequest(cache_key=as_bytes(k)) for k in keys]
     )

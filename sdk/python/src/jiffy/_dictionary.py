@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from jiffy import _args as a
-from jiffy._calls import Key, Value, found_part
+from jiffy._calls import FieldValues, Key, found_part
 from jiffy._proto import cacheclient_pb2 as cache_pb
 
 GROUP = "dictionary"  # the oneof holding found / missing in every answer
 _HIT = cache_pb.ECacheResult.Value("Hit")
-
-# A Mapping's key type is invariant, so a dict[str, str] is no Mapping[str |
-# bytes, ...] to a type checker: each key type is named on its own.
-FieldValues = Mapping[str, Value] | Mapping[bytes, Value] | Iterable[tuple[Key, Value]]
 
 
 def set_request(name: Key, items: FieldValues, ttl_ms: int, refresh_ttl: bool) -> Any:

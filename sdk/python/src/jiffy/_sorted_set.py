@@ -26,7 +26,7 @@ _Union = cache_pb._SortedSetUnionStoreRequest
 ORDERS = {"ascending": "ASCENDING", "descending": "DESCENDING"}
 AGGREGATES = {"sum": "SUM", "min": "MIN", "max": "MAX"}
 
-# Each key type on its own, as _dictionary.FieldValues explains.
+# Each key type on its own, as _calls.FieldValues explains.
 Scores = Mapping[str, float] | Mapping[bytes, float] | Iterable[tuple[Value, float]]
 Weights = Mapping[str, float] | Mapping[bytes, float] | Iterable[tuple[Key, float]]
 

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Literal
 
 from jiffy import _calls as c
 from jiffy import _hash as h
-from jiffy._calls import Key, SetIf, Ttl, Value
+from jiffy._calls import FieldValues, Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._hash import SetIfHash
@@ -162,7 +162,7 @@ class CacheClient(
         response = self._route.call(c.INCREMENT, request, self._cache_name(cache))
         return int(response.value)
 
-    def keys_exist(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bool]:
+    def keys_exist(self, keys: Iterable[Key], *, cache: str | None = None) -> list[bool]:
         """For each key, whether it holds a value."""
         request = c.KeysExistRequest(cache_keys=[c.as_bytes(key) for key in keys])
         response = self._route.call(c.KEYS_EXIST, request, self._cache_name(cache))
@@ -187,7 +187,7 @@ class CacheClient(
         response = self._route.call(c.ITEM_GET_TYPE, request, self._cache_name(cache))
         return c.read_type(response)
 
-    def get_many(self, keys: Sequence[Key], *, cache: str | None = None) -> list[bytes | None]:
+    def get_many(self, keys: Iterable[Key], *, cache: str | None = None) -> list[bytes | None]:
         """The values of `keys` in order, None for each miss."""
         request = c.get_batch_request(keys)
         responses = self._route.call(c.GET_BATCH, request, self._cache_name(cache))
@@ -195,7 +195,7 @@ class CacheClient(
 
     def set_many(
         self,
-        items: Mapping[Key, Value] | Iterable[tuple[Key, Value]],
+        items: FieldValues,
         *,
         ttl: Ttl | None = None,
         cache: str | None = None,
