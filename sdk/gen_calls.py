@@ -349,12 +349,11 @@ def ts_shapes(spec: dict[str, Any]) -> str:
     written = " ".join([*answers.values(), *takes.values()])
     named = sorted({"CacheClient", *re.findall(r"\b[A-Z]\w*", written)} - TS_BUILT_IN)
     fields = "".join(
-        f"  {name}: Same<Answer<'{name}'>, {answer}>;\n" for name, answer in answers.items()
+        f"  {name}: [answer: Same<Answer<'{name}'>, {answer}>, "
+        f"args: Equal<Args<'{name}'>, {takes[name]}>];\n"
+        for name, answer in answers.items()
     )
-    arg_fields = "".join(
-        f"  {name}: Equal<Args<'{name}'>, {tuple_}>;\n" for name, tuple_ in takes.items()
-    )
-    values = "".join(f"  {call['js']}: true,\n" for call in spec["calls"])
+    values = "".join(f"  {name}: [true, true],\n" for name in answers)
     return f"""// {HEADER[0].upper()}{HEADER[1:]}.
 // What each call of CacheClient takes and answers, as sdk/spec.json's
 // `calls` say: tsc (npm run lint) fails naming a call whose parameters or
@@ -384,10 +383,6 @@ type Equal<A, B> =
 
 export const CALL_SHAPES: {{
 {fields}}} = {{
-{values}}};
-
-export const CALL_ARGS: {{
-{arg_fields}}} = {{
 {values}}};
 """
 

@@ -26,257 +26,129 @@ type Equal<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 export const CALL_SHAPES: {
-  get: Same<Answer<'get'>, Uint8Array | undefined>;
-  getString: Same<Answer<'getString'>, string | undefined>;
-  getMany: Same<Answer<'getMany'>, (Uint8Array | undefined)[]>;
-  set: Same<Answer<'set'>, void>;
-  setMany: Same<Answer<'setMany'>, void>;
-  setIf: Same<Answer<'setIf'>, boolean>;
-  setIfAbsent: Same<Answer<'setIfAbsent'>, boolean>;
-  delete: Same<Answer<'delete'>, void>;
-  keysExist: Same<Answer<'keysExist'>, boolean[]>;
-  increment: Same<Answer<'increment'>, number | bigint>;
-  updateTtl: Same<Answer<'updateTtl'>, boolean>;
-  getTtl: Same<Answer<'getTtl'>, number | undefined>;
-  getType: Same<Answer<'getType'>, ItemType | undefined>;
-  getWithHash: Same<Answer<'getWithHash'>, ValueWithHash | undefined>;
-  setIfHash: Same<Answer<'setIfHash'>, boolean>;
-  dictionaryGetField: Same<Answer<'dictionaryGetField'>, Uint8Array | undefined>;
-  dictionaryGetFields: Same<Answer<'dictionaryGetFields'>, (Uint8Array | undefined)[]>;
-  dictionaryFetch: Same<Answer<'dictionaryFetch'>, BytesMap<Uint8Array>>;
-  dictionaryFetchStrings: Same<Answer<'dictionaryFetchStrings'>, Map<string, string>>;
-  dictionarySetField: Same<Answer<'dictionarySetField'>, void>;
-  dictionarySetFields: Same<Answer<'dictionarySetFields'>, void>;
-  dictionaryIncrement: Same<Answer<'dictionaryIncrement'>, number | bigint>;
-  dictionaryRemoveFields: Same<Answer<'dictionaryRemoveFields'>, void>;
-  dictionaryLength: Same<Answer<'dictionaryLength'>, number>;
-  listPushFront: Same<Answer<'listPushFront'>, number>;
-  listPushBack: Same<Answer<'listPushBack'>, number>;
-  listConcatenateFront: Same<Answer<'listConcatenateFront'>, number>;
-  listConcatenateBack: Same<Answer<'listConcatenateBack'>, number>;
-  listFetch: Same<Answer<'listFetch'>, Uint8Array[]>;
-  listPopFront: Same<Answer<'listPopFront'>, Uint8Array | undefined>;
-  listPopBack: Same<Answer<'listPopBack'>, Uint8Array | undefined>;
-  listRemoveValue: Same<Answer<'listRemoveValue'>, number>;
-  listRetain: Same<Answer<'listRetain'>, number>;
-  listErase: Same<Answer<'listErase'>, number>;
-  listLength: Same<Answer<'listLength'>, number>;
-  setAddElements: Same<Answer<'setAddElements'>, void>;
-  setRemoveElements: Same<Answer<'setRemoveElements'>, void>;
-  setFetch: Same<Answer<'setFetch'>, BytesSet>;
-  setContainsElement: Same<Answer<'setContainsElement'>, boolean>;
-  setContainsElements: Same<Answer<'setContainsElements'>, boolean[]>;
-  setLength: Same<Answer<'setLength'>, number>;
-  setPop: Same<Answer<'setPop'>, Uint8Array[]>;
-  setSample: Same<Answer<'setSample'>, Uint8Array[]>;
-  sortedSetPutElement: Same<Answer<'sortedSetPutElement'>, void>;
-  sortedSetPutElements: Same<Answer<'sortedSetPutElements'>, void>;
-  sortedSetFetchByRank: Same<Answer<'sortedSetFetchByRank'>, SortedSetElement[]>;
-  sortedSetFetchByScore: Same<Answer<'sortedSetFetchByScore'>, SortedSetElement[]>;
-  sortedSetGetScore: Same<Answer<'sortedSetGetScore'>, number | undefined>;
-  sortedSetGetScores: Same<Answer<'sortedSetGetScores'>, (number | undefined)[]>;
-  sortedSetGetRank: Same<Answer<'sortedSetGetRank'>, number | undefined>;
-  sortedSetIncrementScore: Same<Answer<'sortedSetIncrementScore'>, number>;
-  sortedSetRemoveElements: Same<Answer<'sortedSetRemoveElements'>, void>;
-  sortedSetLength: Same<Answer<'sortedSetLength'>, number>;
-  sortedSetLengthByScore: Same<Answer<'sortedSetLengthByScore'>, number>;
-  sortedSetUnionStore: Same<Answer<'sortedSetUnionStore'>, number>;
-  publish: Same<Answer<'publish'>, void>;
-  subscribe: Same<Answer<'subscribe'>, TopicSubscription>;
-  createCache: Same<Answer<'createCache'>, void>;
-  deleteCache: Same<Answer<'deleteCache'>, void>;
-  listCaches: Same<Answer<'listCaches'>, string[]>;
-  flushCache: Same<Answer<'flushCache'>, void>;
-  ping: Same<Answer<'ping'>, void>;
+  get: [answer: Same<Answer<'get'>, Uint8Array | undefined>, args: Equal<Args<'get'>, [cacheName: string, key: Bytes]>];
+  getString: [answer: Same<Answer<'getString'>, string | undefined>, args: Equal<Args<'getString'>, [cacheName: string, key: Bytes]>];
+  getMany: [answer: Same<Answer<'getMany'>, (Uint8Array | undefined)[]>, args: Equal<Args<'getMany'>, [cacheName: string, keys: readonly Bytes[]]>];
+  set: [answer: Same<Answer<'set'>, void>, args: Equal<Args<'set'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>];
+  setMany: [answer: Same<Answer<'setMany'>, void>, args: Equal<Args<'setMany'>, [cacheName: string, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number }]>];
+  setIf: [answer: Same<Answer<'setIf'>, boolean>, args: Equal<Args<'setIf'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfCondition, options?: { ttlMs?: number }]>];
+  setIfAbsent: [answer: Same<Answer<'setIfAbsent'>, boolean>, args: Equal<Args<'setIfAbsent'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>];
+  delete: [answer: Same<Answer<'delete'>, void>, args: Equal<Args<'delete'>, [cacheName: string, key: Bytes]>];
+  keysExist: [answer: Same<Answer<'keysExist'>, boolean[]>, args: Equal<Args<'keysExist'>, [cacheName: string, keys: readonly Bytes[]]>];
+  increment: [answer: Same<Answer<'increment'>, number | bigint>, args: Equal<Args<'increment'>, [cacheName: string, key: Bytes, amount?: number, options?: { ttlMs?: number }] | [cacheName: string, key: Bytes, amount: bigint, options?: { ttlMs?: number }]>];
+  updateTtl: [answer: Same<Answer<'updateTtl'>, boolean>, args: Equal<Args<'updateTtl'>, [cacheName: string, key: Bytes, ttlMs: number, mode?: TtlUpdate]>];
+  getTtl: [answer: Same<Answer<'getTtl'>, number | undefined>, args: Equal<Args<'getTtl'>, [cacheName: string, key: Bytes]>];
+  getType: [answer: Same<Answer<'getType'>, ItemType | undefined>, args: Equal<Args<'getType'>, [cacheName: string, key: Bytes]>];
+  getWithHash: [answer: Same<Answer<'getWithHash'>, ValueWithHash | undefined>, args: Equal<Args<'getWithHash'>, [cacheName: string, key: Bytes]>];
+  setIfHash: [answer: Same<Answer<'setIfHash'>, boolean>, args: Equal<Args<'setIfHash'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfHashCondition, options?: { ttlMs?: number }]>];
+  dictionaryGetField: [answer: Same<Answer<'dictionaryGetField'>, Uint8Array | undefined>, args: Equal<Args<'dictionaryGetField'>, [cacheName: string, name: Bytes, field: Bytes]>];
+  dictionaryGetFields: [answer: Same<Answer<'dictionaryGetFields'>, (Uint8Array | undefined)[]>, args: Equal<Args<'dictionaryGetFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>];
+  dictionaryFetch: [answer: Same<Answer<'dictionaryFetch'>, BytesMap<Uint8Array>>, args: Equal<Args<'dictionaryFetch'>, [cacheName: string, name: Bytes]>];
+  dictionaryFetchStrings: [answer: Same<Answer<'dictionaryFetchStrings'>, Map<string, string>>, args: Equal<Args<'dictionaryFetchStrings'>, [cacheName: string, name: Bytes]>];
+  dictionarySetField: [answer: Same<Answer<'dictionarySetField'>, void>, args: Equal<Args<'dictionarySetField'>, [cacheName: string, name: Bytes, field: Bytes, value: Bytes, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  dictionarySetFields: [answer: Same<Answer<'dictionarySetFields'>, void>, args: Equal<Args<'dictionarySetFields'>, [cacheName: string, name: Bytes, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  dictionaryIncrement: [answer: Same<Answer<'dictionaryIncrement'>, number | bigint>, args: Equal<Args<'dictionaryIncrement'>, [cacheName: string, name: Bytes, field: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }] | [cacheName: string, name: Bytes, field: Bytes, amount: bigint, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  dictionaryRemoveFields: [answer: Same<Answer<'dictionaryRemoveFields'>, void>, args: Equal<Args<'dictionaryRemoveFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>];
+  dictionaryLength: [answer: Same<Answer<'dictionaryLength'>, number>, args: Equal<Args<'dictionaryLength'>, [cacheName: string, name: Bytes]>];
+  listPushFront: [answer: Same<Answer<'listPushFront'>, number>, args: Equal<Args<'listPushFront'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listPushBack: [answer: Same<Answer<'listPushBack'>, number>, args: Equal<Args<'listPushBack'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listConcatenateFront: [answer: Same<Answer<'listConcatenateFront'>, number>, args: Equal<Args<'listConcatenateFront'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listConcatenateBack: [answer: Same<Answer<'listConcatenateBack'>, number>, args: Equal<Args<'listConcatenateBack'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listFetch: [answer: Same<Answer<'listFetch'>, Uint8Array[]>, args: Equal<Args<'listFetch'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>];
+  listPopFront: [answer: Same<Answer<'listPopFront'>, Uint8Array | undefined>, args: Equal<Args<'listPopFront'>, [cacheName: string, name: Bytes]>];
+  listPopBack: [answer: Same<Answer<'listPopBack'>, Uint8Array | undefined>, args: Equal<Args<'listPopBack'>, [cacheName: string, name: Bytes]>];
+  listRemoveValue: [answer: Same<Answer<'listRemoveValue'>, number>, args: Equal<Args<'listRemoveValue'>, [cacheName: string, name: Bytes, value: Bytes]>];
+  listRetain: [answer: Same<Answer<'listRetain'>, number>, args: Equal<Args<'listRetain'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listErase: [answer: Same<Answer<'listErase'>, number>, args: Equal<Args<'listErase'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>];
+  listLength: [answer: Same<Answer<'listLength'>, number>, args: Equal<Args<'listLength'>, [cacheName: string, name: Bytes]>];
+  setAddElements: [answer: Same<Answer<'setAddElements'>, void>, args: Equal<Args<'setAddElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[], options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  setRemoveElements: [answer: Same<Answer<'setRemoveElements'>, void>, args: Equal<Args<'setRemoveElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>];
+  setFetch: [answer: Same<Answer<'setFetch'>, BytesSet>, args: Equal<Args<'setFetch'>, [cacheName: string, name: Bytes]>];
+  setContainsElement: [answer: Same<Answer<'setContainsElement'>, boolean>, args: Equal<Args<'setContainsElement'>, [cacheName: string, name: Bytes, element: Bytes]>];
+  setContainsElements: [answer: Same<Answer<'setContainsElements'>, boolean[]>, args: Equal<Args<'setContainsElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>];
+  setLength: [answer: Same<Answer<'setLength'>, number>, args: Equal<Args<'setLength'>, [cacheName: string, name: Bytes]>];
+  setPop: [answer: Same<Answer<'setPop'>, Uint8Array[]>, args: Equal<Args<'setPop'>, [cacheName: string, name: Bytes, count?: number]>];
+  setSample: [answer: Same<Answer<'setSample'>, Uint8Array[]>, args: Equal<Args<'setSample'>, [cacheName: string, name: Bytes, limit: number]>];
+  sortedSetPutElement: [answer: Same<Answer<'sortedSetPutElement'>, void>, args: Equal<Args<'sortedSetPutElement'>, [cacheName: string, name: Bytes, value: Bytes, score: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  sortedSetPutElements: [answer: Same<Answer<'sortedSetPutElements'>, void>, args: Equal<Args<'sortedSetPutElements'>, [cacheName: string, name: Bytes, elements: Iterable<readonly [Bytes, number]> | Readonly<Record<string, number>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  sortedSetFetchByRank: [answer: Same<Answer<'sortedSetFetchByRank'>, SortedSetElement[]>, args: Equal<Args<'sortedSetFetchByRank'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; order?: SortedSetOrder }]>];
+  sortedSetFetchByScore: [answer: Same<Answer<'sortedSetFetchByScore'>, SortedSetElement[]>, args: Equal<Args<'sortedSetFetchByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; minExclusive?: boolean; maxExclusive?: boolean; order?: SortedSetOrder; offset?: number; count?: number }]>];
+  sortedSetGetScore: [answer: Same<Answer<'sortedSetGetScore'>, number | undefined>, args: Equal<Args<'sortedSetGetScore'>, [cacheName: string, name: Bytes, value: Bytes]>];
+  sortedSetGetScores: [answer: Same<Answer<'sortedSetGetScores'>, (number | undefined)[]>, args: Equal<Args<'sortedSetGetScores'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>];
+  sortedSetGetRank: [answer: Same<Answer<'sortedSetGetRank'>, number | undefined>, args: Equal<Args<'sortedSetGetRank'>, [cacheName: string, name: Bytes, value: Bytes, options?: { order?: SortedSetOrder }]>];
+  sortedSetIncrementScore: [answer: Same<Answer<'sortedSetIncrementScore'>, number>, args: Equal<Args<'sortedSetIncrementScore'>, [cacheName: string, name: Bytes, value: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  sortedSetRemoveElements: [answer: Same<Answer<'sortedSetRemoveElements'>, void>, args: Equal<Args<'sortedSetRemoveElements'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>];
+  sortedSetLength: [answer: Same<Answer<'sortedSetLength'>, number>, args: Equal<Args<'sortedSetLength'>, [cacheName: string, name: Bytes]>];
+  sortedSetLengthByScore: [answer: Same<Answer<'sortedSetLengthByScore'>, number>, args: Equal<Args<'sortedSetLengthByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; minExclusive?: boolean; maxExclusive?: boolean }]>];
+  sortedSetUnionStore: [answer: Same<Answer<'sortedSetUnionStore'>, number>, args: Equal<Args<'sortedSetUnionStore'>, [cacheName: string, destination: Bytes, sources: ReadonlyMap<Bytes, number> | Readonly<Record<string, number>>, options?: { aggregate?: SortedSetAggregate; ttlMs?: number }]>];
+  publish: [answer: Same<Answer<'publish'>, void>, args: Equal<Args<'publish'>, [cacheName: string, topic: string, value: Bytes]>];
+  subscribe: [answer: Same<Answer<'subscribe'>, TopicSubscription>, args: Equal<Args<'subscribe'>, [cacheName: string, topic: string, options?: { resumeAt?: TopicPosition | number; signal?: AbortSignal; idleTimeoutMs?: number; onItem?: (message: TopicMessage) => void; onDiscontinuity?: (discontinuity: TopicDiscontinuity) => void; onError?: (error: CacheError) => void }]>];
+  createCache: [answer: Same<Answer<'createCache'>, void>, args: Equal<Args<'createCache'>, [name: string]>];
+  deleteCache: [answer: Same<Answer<'deleteCache'>, void>, args: Equal<Args<'deleteCache'>, [name: string]>];
+  listCaches: [answer: Same<Answer<'listCaches'>, string[]>, args: Equal<Args<'listCaches'>, []>];
+  flushCache: [answer: Same<Answer<'flushCache'>, void>, args: Equal<Args<'flushCache'>, [name: string]>];
+  ping: [answer: Same<Answer<'ping'>, void>, args: Equal<Args<'ping'>, []>];
 } = {
-  get: true,
-  getString: true,
-  getMany: true,
-  set: true,
-  setMany: true,
-  setIf: true,
-  setIfAbsent: true,
-  delete: true,
-  keysExist: true,
-  increment: true,
-  updateTtl: true,
-  getTtl: true,
-  getType: true,
-  getWithHash: true,
-  setIfHash: true,
-  dictionaryGetField: true,
-  dictionaryGetFields: true,
-  dictionaryFetch: true,
-  dictionaryFetchStrings: true,
-  dictionarySetField: true,
-  dictionarySetFields: true,
-  dictionaryIncrement: true,
-  dictionaryRemoveFields: true,
-  dictionaryLength: true,
-  listPushFront: true,
-  listPushBack: true,
-  listConcatenateFront: true,
-  listConcatenateBack: true,
-  listFetch: true,
-  listPopFront: true,
-  listPopBack: true,
-  listRemoveValue: true,
-  listRetain: true,
-  listErase: true,
-  listLength: true,
-  setAddElements: true,
-  setRemoveElements: true,
-  setFetch: true,
-  setContainsElement: true,
-  setContainsElements: true,
-  setLength: true,
-  setPop: true,
-  setSample: true,
-  sortedSetPutElement: true,
-  sortedSetPutElements: true,
-  sortedSetFetchByRank: true,
-  sortedSetFetchByScore: true,
-  sortedSetGetScore: true,
-  sortedSetGetScores: true,
-  sortedSetGetRank: true,
-  sortedSetIncrementScore: true,
-  sortedSetRemoveElements: true,
-  sortedSetLength: true,
-  sortedSetLengthByScore: true,
-  sortedSetUnionStore: true,
-  publish: true,
-  subscribe: true,
-  createCache: true,
-  deleteCache: true,
-  listCaches: true,
-  flushCache: true,
-  ping: true,
-};
-
-export const CALL_ARGS: {
-  get: Equal<Args<'get'>, [cacheName: string, key: Bytes]>;
-  getString: Equal<Args<'getString'>, [cacheName: string, key: Bytes]>;
-  getMany: Equal<Args<'getMany'>, [cacheName: string, keys: readonly Bytes[]]>;
-  set: Equal<Args<'set'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>;
-  setMany: Equal<Args<'setMany'>, [cacheName: string, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number }]>;
-  setIf: Equal<Args<'setIf'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfCondition, options?: { ttlMs?: number }]>;
-  setIfAbsent: Equal<Args<'setIfAbsent'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>;
-  delete: Equal<Args<'delete'>, [cacheName: string, key: Bytes]>;
-  keysExist: Equal<Args<'keysExist'>, [cacheName: string, keys: readonly Bytes[]]>;
-  increment: Equal<Args<'increment'>, [cacheName: string, key: Bytes, amount?: number, options?: { ttlMs?: number }] | [cacheName: string, key: Bytes, amount: bigint, options?: { ttlMs?: number }]>;
-  updateTtl: Equal<Args<'updateTtl'>, [cacheName: string, key: Bytes, ttlMs: number, mode?: TtlUpdate]>;
-  getTtl: Equal<Args<'getTtl'>, [cacheName: string, key: Bytes]>;
-  getType: Equal<Args<'getType'>, [cacheName: string, key: Bytes]>;
-  getWithHash: Equal<Args<'getWithHash'>, [cacheName: string, key: Bytes]>;
-  setIfHash: Equal<Args<'setIfHash'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfHashCondition, options?: { ttlMs?: number }]>;
-  dictionaryGetField: Equal<Args<'dictionaryGetField'>, [cacheName: string, name: Bytes, field: Bytes]>;
-  dictionaryGetFields: Equal<Args<'dictionaryGetFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>;
-  dictionaryFetch: Equal<Args<'dictionaryFetch'>, [cacheName: string, name: Bytes]>;
-  dictionaryFetchStrings: Equal<Args<'dictionaryFetchStrings'>, [cacheName: string, name: Bytes]>;
-  dictionarySetField: Equal<Args<'dictionarySetField'>, [cacheName: string, name: Bytes, field: Bytes, value: Bytes, options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  dictionarySetFields: Equal<Args<'dictionarySetFields'>, [cacheName: string, name: Bytes, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  dictionaryIncrement: Equal<Args<'dictionaryIncrement'>, [cacheName: string, name: Bytes, field: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }] | [cacheName: string, name: Bytes, field: Bytes, amount: bigint, options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  dictionaryRemoveFields: Equal<Args<'dictionaryRemoveFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>;
-  dictionaryLength: Equal<Args<'dictionaryLength'>, [cacheName: string, name: Bytes]>;
-  listPushFront: Equal<Args<'listPushFront'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>;
-  listPushBack: Equal<Args<'listPushBack'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>;
-  listConcatenateFront: Equal<Args<'listConcatenateFront'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>;
-  listConcatenateBack: Equal<Args<'listConcatenateBack'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>;
-  listFetch: Equal<Args<'listFetch'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>;
-  listPopFront: Equal<Args<'listPopFront'>, [cacheName: string, name: Bytes]>;
-  listPopBack: Equal<Args<'listPopBack'>, [cacheName: string, name: Bytes]>;
-  listRemoveValue: Equal<Args<'listRemoveValue'>, [cacheName: string, name: Bytes, value: Bytes]>;
-  listRetain: Equal<Args<'listRetain'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; ttlMs?: number; refreshTtl?: boolean }]>;
-  listErase: Equal<Args<'listErase'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>;
-  listLength: Equal<Args<'listLength'>, [cacheName: string, name: Bytes]>;
-  setAddElements: Equal<Args<'setAddElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[], options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  setRemoveElements: Equal<Args<'setRemoveElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>;
-  setFetch: Equal<Args<'setFetch'>, [cacheName: string, name: Bytes]>;
-  setContainsElement: Equal<Args<'setContainsElement'>, [cacheName: string, name: Bytes, element: Bytes]>;
-  setContainsElements: Equal<Args<'setContainsElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>;
-  setLength: Equal<Args<'setLength'>, [cacheName: string, name: Bytes]>;
-  setPop: Equal<Args<'setPop'>, [cacheName: string, name: Bytes, count?: number]>;
-  setSample: Equal<Args<'setSample'>, [cacheName: string, name: Bytes, limit: number]>;
-  sortedSetPutElement: Equal<Args<'sortedSetPutElement'>, [cacheName: string, name: Bytes, value: Bytes, score: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  sortedSetPutElements: Equal<Args<'sortedSetPutElements'>, [cacheName: string, name: Bytes, elements: Iterable<readonly [Bytes, number]> | Readonly<Record<string, number>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  sortedSetFetchByRank: Equal<Args<'sortedSetFetchByRank'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; order?: SortedSetOrder }]>;
-  sortedSetFetchByScore: Equal<Args<'sortedSetFetchByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; minExclusive?: boolean; maxExclusive?: boolean; order?: SortedSetOrder; offset?: number; count?: number }]>;
-  sortedSetGetScore: Equal<Args<'sortedSetGetScore'>, [cacheName: string, name: Bytes, value: Bytes]>;
-  sortedSetGetScores: Equal<Args<'sortedSetGetScores'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>;
-  sortedSetGetRank: Equal<Args<'sortedSetGetRank'>, [cacheName: string, name: Bytes, value: Bytes, options?: { order?: SortedSetOrder }]>;
-  sortedSetIncrementScore: Equal<Args<'sortedSetIncrementScore'>, [cacheName: string, name: Bytes, value: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>;
-  sortedSetRemoveElements: Equal<Args<'sortedSetRemoveElements'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>;
-  sortedSetLength: Equal<Args<'sortedSetLength'>, [cacheName: string, name: Bytes]>;
-  sortedSetLengthByScore: Equal<Args<'sortedSetLengthByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; minExclusive?: boolean; maxExclusive?: boolean }]>;
-  sortedSetUnionStore: Equal<Args<'sortedSetUnionStore'>, [cacheName: string, destination: Bytes, sources: ReadonlyMap<Bytes, number> | Readonly<Record<string, number>>, options?: { aggregate?: SortedSetAggregate; ttlMs?: number }]>;
-  publish: Equal<Args<'publish'>, [cacheName: string, topic: string, value: Bytes]>;
-  subscribe: Equal<Args<'subscribe'>, [cacheName: string, topic: string, options?: { resumeAt?: TopicPosition | number; signal?: AbortSignal; idleTimeoutMs?: number; onItem?: (message: TopicMessage) => void; onDiscontinuity?: (discontinuity: TopicDiscontinuity) => void; onError?: (error: CacheError) => void }]>;
-  createCache: Equal<Args<'createCache'>, [name: string]>;
-  deleteCache: Equal<Args<'deleteCache'>, [name: string]>;
-  listCaches: Equal<Args<'listCaches'>, []>;
-  flushCache: Equal<Args<'flushCache'>, [name: string]>;
-  ping: Equal<Args<'ping'>, []>;
-} = {
-  get: true,
-  getString: true,
-  getMany: true,
-  set: true,
-  setMany: true,
-  setIf: true,
-  setIfAbsent: true,
-  delete: true,
-  keysExist: true,
-  increment: true,
-  updateTtl: true,
-  getTtl: true,
-  getType: true,
-  getWithHash: true,
-  setIfHash: true,
-  dictionaryGetField: true,
-  dictionaryGetFields: true,
-  dictionaryFetch: true,
-  dictionaryFetchStrings: true,
-  dictionarySetField: true,
-  dictionarySetFields: true,
-  dictionaryIncrement: true,
-  dictionaryRemoveFields: true,
-  dictionaryLength: true,
-  listPushFront: true,
-  listPushBack: true,
-  listConcatenateFront: true,
-  listConcatenateBack: true,
-  listFetch: true,
-  listPopFront: true,
-  listPopBack: true,
-  listRemoveValue: true,
-  listRetain: true,
-  listErase: true,
-  listLength: true,
-  setAddElements: true,
-  setRemoveElements: true,
-  setFetch: true,
-  setContainsElement: true,
-  setContainsElements: true,
-  setLength: true,
-  setPop: true,
-  setSample: true,
-  sortedSetPutElement: true,
-  sortedSetPutElements: true,
-  sortedSetFetchByRank: true,
-  sortedSetFetchByScore: true,
-  sortedSetGetScore: true,
-  sortedSetGetScores: true,
-  sortedSetGetRank: true,
-  sortedSetIncrementScore: true,
-  sortedSetRemoveElements: true,
-  sortedSetLength: true,
-  sortedSetLengthByScore: true,
-  sortedSetUnionStore: true,
-  publish: true,
-  subscribe: true,
-  createCache: true,
-  deleteCache: true,
-  listCaches: true,
-  flushCache: true,
-  ping: true,
+  get: [true, true],
+  getString: [true, true],
+  getMany: [true, true],
+  set: [true, true],
+  setMany: [true, true],
+  setIf: [true, true],
+  setIfAbsent: [true, true],
+  delete: [true, true],
+  keysExist: [true, true],
+  increment: [true, true],
+  updateTtl: [true, true],
+  getTtl: [true, true],
+  getType: [true, true],
+  getWithHash: [true, true],
+  setIfHash: [true, true],
+  dictionaryGetField: [true, true],
+  dictionaryGetFields: [true, true],
+  dictionaryFetch: [true, true],
+  dictionaryFetchStrings: [true, true],
+  dictionarySetField: [true, true],
+  dictionarySetFields: [true, true],
+  dictionaryIncrement: [true, true],
+  dictionaryRemoveFields: [true, true],
+  dictionaryLength: [true, true],
+  listPushFront: [true, true],
+  listPushBack: [true, true],
+  listConcatenateFront: [true, true],
+  listConcatenateBack: [true, true],
+  listFetch: [true, true],
+  listPopFront: [true, true],
+  listPopBack: [true, true],
+  listRemoveValue: [true, true],
+  listRetain: [true, true],
+  listErase: [true, true],
+  listLength: [true, true],
+  setAddElements: [true, true],
+  setRemoveElements: [true, true],
+  setFetch: [true, true],
+  setContainsElement: [true, true],
+  setContainsElements: [true, true],
+  setLength: [true, true],
+  setPop: [true, true],
+  setSample: [true, true],
+  sortedSetPutElement: [true, true],
+  sortedSetPutElements: [true, true],
+  sortedSetFetchByRank: [true, true],
+  sortedSetFetchByScore: [true, true],
+  sortedSetGetScore: [true, true],
+  sortedSetGetScores: [true, true],
+  sortedSetGetRank: [true, true],
+  sortedSetIncrementScore: [true, true],
+  sortedSetRemoveElements: [true, true],
+  sortedSetLength: [true, true],
+  sortedSetLengthByScore: [true, true],
+  sortedSetUnionStore: [true, true],
+  publish: [true, true],
+  subscribe: [true, true],
+  createCache: [true, true],
+  deleteCache: [true, true],
+  listCaches: [true, true],
+  flushCache: [true, true],
+  ping: [true, true],
 };
