@@ -500,10 +500,33 @@ def replace_between(text: str, begin: str, end: str, inner: str, path: Path) -> 
     return text[: start + len(begin)] + inner + text[stop:]
 
 
+def check_calls(spec: dict[str, Any]) -> None:
+    """Each `calls` row names an RPC of `rpcs` and says what it takes, in
+    shapes each language has, every `*_args` with its `args_why`."""
+    known = {row["rpc"] for row in spec["rpcs"]}
+    for call in spec["calls"]:
+        where = call.get("python", call["rpc"])
+        if call["rpc"] not in known:
+            raise CatalogueError(f"calls {where}: no rpc {call['rpc']}")
+        if "args" not in call:
+            raise CatalogueError(f'calls {where}: no `args` ("" for none)')
+        if ("js_args" in call or "python_args" in call) and "args_why" not in call:
+            raise CatalogueError(f"calls {where}: js_args / python_args without `args_why`")
+        for language, index in (("python", 0), ("js", 1)):
+            for argument in args(call, language):
+                try:
+                    _arg_type(argument["shape"], index)
+                except KeyError as error:
+                    raise CatalogueError(f"calls {where}: no argument shape {error}") from None
+                except CatalogueError as error:
+                    raise CatalogueError(f"calls {where}: {error}") from None
+
+
 def outputs() -> dict[Path, str]:
     """Each generated file, as it should read."""
     spec = json.loads(SPEC.read_text())
     table = rows(spec)
+    check_calls(spec)
     calls = replace_between(
         PYTHON_CALLS.read_text(), PY_BEGIN, PY_END, python_table(table), PYTHON_CALLS
     )

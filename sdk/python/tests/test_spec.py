@@ -144,6 +144,27 @@ def test_each_call_takes_what_the_spec_says(call: dict[str, Any]) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        ({"args": None}, "no `args`"),
+        ({"args": "name: bytes, limit: long"}, "no argument shape 'long'"),
+        ({"js_args": "name: bytes"}, "without `args_why`"),
+        ({"args": "name: bytes, signal: abort_signal"}, "not an argument in Python"),
+    ],
+)
+def test_the_generator_refuses_a_calls_row_it_cannot_check(
+    change: dict[str, Any], error: str
+) -> None:
+    spec = load_spec()
+    row = next(call for call in spec["calls"] if call["python"] == "set_sample")
+    row.update(change)
+    if row["args"] is None:
+        del row["args"]
+    with pytest.raises(GEN_CALLS.CatalogueError, match=error):
+        GEN_CALLS.check_calls(spec)
+
+
 @pytest.mark.parametrize("rpc", RPC_BY_NAME.values(), ids=lambda rpc: rpc.name)
 def test_each_rpc_is_its_catalogue_row(rpc: c.Rpc) -> None:
     row = SPEC_RPCS[rpc.name]
