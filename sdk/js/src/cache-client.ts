@@ -485,7 +485,7 @@ export class CacheClient {
 
   /**
    * The elements scoring between `minScore` and `maxScore` (each inclusive
-   * unless `minExclusive` / `maxExclusive`, open when omitted) in `order`,
+   * unless `exclusiveMin` / `exclusiveMax`, open when omitted) in `order`,
    * then `offset` of them skipped and at most `count` answered.
    */
   async sortedSetFetchByScore(cacheName: string, setName: Bytes, range: SortedSetScoreRange = {}): Promise<SortedSetElement[]> {

@@ -43,9 +43,9 @@ export interface SortedSetScoreBounds {
   minScore?: number;
   maxScore?: number;
   /** Leave out elements scoring exactly `minScore`. @default false */
-  minExclusive?: boolean;
+  exclusiveMin?: boolean;
   /** Leave out elements scoring exactly `maxScore`. @default false */
-  maxExclusive?: boolean;
+  exclusiveMax?: boolean;
 }
 
 /** sortedSetFetchByRank: a slice of the set in `order`, as listFetch takes one. */
@@ -171,11 +171,11 @@ export function fetchByScore(setName: Bytes, range: SortedSetScoreRange): Operat
     min:
       min === undefined
         ? { case: 'unboundedMin' as const, value: unbounded() }
-        : { case: 'minScore' as const, value: { score: min, exclusive: range.minExclusive === true } },
+        : { case: 'minScore' as const, value: { score: min, exclusive: range.exclusiveMin === true } },
     max:
       max === undefined
         ? { case: 'unboundedMax' as const, value: unbounded() }
-        : { case: 'maxScore' as const, value: { score: max, exclusive: range.maxExclusive === true } },
+        : { case: 'maxScore' as const, value: { score: max, exclusive: range.exclusiveMax === true } },
     offset: range.offset === undefined ? 0 : uint32(range.offset, 'offset'),
     // A negative count asks for all of them; 0 is refused by the server.
     count: range.count === undefined ? -1 : integerIn(range.count, 'count', 1, 0x7fff_ffff),
@@ -258,13 +258,13 @@ export function lengthByScore(setName: Bytes, bounds: SortedSetScoreBounds): Ope
   const minBound =
     min === undefined
       ? { case: 'unboundedMin' as const, value: unbounded() }
-      : bounds.minExclusive === true
+      : bounds.exclusiveMin === true
         ? { case: 'exclusiveMin' as const, value: min }
         : { case: 'inclusiveMin' as const, value: min };
   const maxBound =
     max === undefined
       ? { case: 'unboundedMax' as const, value: unbounded() }
-      : bounds.maxExclusive === true
+      : bounds.exclusiveMax === true
         ? { case: 'exclusiveMax' as const, value: max }
         : { case: 'inclusiveMax' as const, value: max };
   return {

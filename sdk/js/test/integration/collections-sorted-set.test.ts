@@ -72,8 +72,8 @@ for (const transport of TRANSPORTS) {
         pairs(await client.sortedSetFetchByScore(cache, 'z1', range));
       assert.deepEqual(await byScore({}), ASCENDING);
       assert.deepEqual(await byScore({ minScore: 1, maxScore: 2.25 }), ASCENDING.slice(1, 5));
-      assert.deepEqual(await byScore({ minScore: 1, maxScore: 2.25, minExclusive: true }), [['mid', 2.25]]);
-      assert.deepEqual(await byScore({ minScore: 1, maxScore: 2.25, maxExclusive: true }), ASCENDING.slice(1, 4));
+      assert.deepEqual(await byScore({ minScore: 1, maxScore: 2.25, exclusiveMin: true }), [['mid', 2.25]]);
+      assert.deepEqual(await byScore({ minScore: 1, maxScore: 2.25, exclusiveMax: true }), ASCENDING.slice(1, 4));
       assert.deepEqual(await byScore({ minScore: -Infinity, maxScore: 0 }), [['low', -5.5]]);
       assert.deepEqual(await byScore({ minScore: 2, maxScore: Infinity }), ASCENDING.slice(4));
       assert.deepEqual(await byScore({ minScore: 1, order: 'descending' }), ASCENDING.slice(1).reverse());
@@ -99,8 +99,8 @@ for (const transport of TRANSPORTS) {
       const { client } = fixture;
       assert.equal(await client.sortedSetLengthByScore(cache, 'z1'), 6);
       assert.equal(await client.sortedSetLengthByScore(cache, 'z1', { minScore: 1, maxScore: 1 }), 3);
-      assert.equal(await client.sortedSetLengthByScore(cache, 'z1', { minScore: 1, maxScore: 2.25, minExclusive: true }), 1);
-      assert.equal(await client.sortedSetLengthByScore(cache, 'z1', { maxScore: 2.25, maxExclusive: true }), 4);
+      assert.equal(await client.sortedSetLengthByScore(cache, 'z1', { minScore: 1, maxScore: 2.25, exclusiveMin: true }), 1);
+      assert.equal(await client.sortedSetLengthByScore(cache, 'z1', { maxScore: 2.25, exclusiveMax: true }), 4);
       assert.equal(await client.sortedSetLengthByScore(cache, 'z1', { minScore: 100 }), 1);
     });
 

@@ -177,7 +177,7 @@ describe('collection calls without a server', () => {
       assert.deepEqual([open.range.value.min.case, open.range.value.max.case], ['unboundedMin', 'unboundedMax']);
       assert.deepEqual([open.range.value.offset, open.range.value.count, open.withScores], [0, -1, true]);
       const closed = await request(scs._SortedSetFetchRequestSchema, () =>
-        client.sortedSetFetchByScore(C, 'z', { minScore: 1, maxScore: 5, minExclusive: true, order: 'descending', offset: 2, count: 4 }),
+        client.sortedSetFetchByScore(C, 'z', { minScore: 1, maxScore: 5, exclusiveMin: true, order: 'descending', offset: 2, count: 4 }),
       );
       assert.ok(closed.range.case === 'byScore');
       const { min, max, offset, count } = closed.range.value;
@@ -203,7 +203,7 @@ describe('collection calls without a server', () => {
       assert.ok(mixed.range.case === 'byIndex');
       assert.deepEqual([mixed.range.value.start.value, mixed.range.value.end.value], [-2, 5]);
       const length = await request(scs._SortedSetLengthByScoreRequestSchema, () =>
-        client.sortedSetLengthByScore(C, 'z', { minScore: 1, maxScore: 2, maxExclusive: true }),
+        client.sortedSetLengthByScore(C, 'z', { minScore: 1, maxScore: 2, exclusiveMax: true }),
       );
       assert.deepEqual([length.min, length.max], [{ case: 'inclusiveMin', value: 1 }, { case: 'exclusiveMax', value: 2 }]);
       const rank = await request(scs._SortedSetGetRankRequestSchema, () => client.sortedSetGetRank(C, 'z', 'v', { order: 'descending' }));
