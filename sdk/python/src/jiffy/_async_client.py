@@ -176,7 +176,7 @@ class AsyncCacheClient(
         return list(response.exists)
 
     async def update_ttl(
-        self, key: Key, ttl: Ttl, *, mode: str = "overwrite", cache: str | None = None
+        self, key: Key, ttl: Ttl, mode: str = "overwrite", *, cache: str | None = None
     ) -> bool:
         """Change the TTL of `key`; mode overwrite, increase or decrease. True if changed."""
         request = c.update_ttl_request(key, c.ttl_ms(ttl, self._default_ttl_ms), mode)

@@ -169,7 +169,7 @@ class CacheClient(
         return list(response.exists)
 
     def update_ttl(
-        self, key: Key, ttl: Ttl, *, mode: str = "overwrite", cache: str | None = None
+        self, key: Key, ttl: Ttl, mode: str = "overwrite", *, cache: str | None = None
     ) -> bool:
         """Change the TTL of `key`; mode overwrite, increase or decrease. True if changed."""
         request = c.update_ttl_request(key, c.ttl_ms(ttl, self._default_ttl_ms), mode)
