@@ -13,9 +13,14 @@ import { inspect } from 'node:util';
 import { type Bytes, toBytes, toUtf8 } from './codec.js';
 
 /** One string per byte string, equal exactly when the bytes are. */
-function contentKey(bytes: Bytes): string {
-  const wire = toBytes(bytes);
-  return Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength).toString('latin1');
+function contentKey(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
+
+/** A key as a plain Uint8Array (a view, not a copy), whether given as text, a Buffer or bytes. */
+function plainBytes(key: Bytes): Uint8Array {
+  const bytes = toBytes(key);
+  return bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -26,35 +31,40 @@ function contentKey(bytes: Bytes): string {
  * `toStringMap()` gives a `Map<string, V>` for fields known to be text.
  */
 export class BytesMap<V> implements ReadonlyMap<Uint8Array, V> {
-  readonly #entries = new Map<string, readonly [Uint8Array, V]>();
+  // A plain field rather than #private: node:assert's deepEqual compares
+  // own fields, so two maps with the same entries are equal in tests.
+  private readonly entriesByContent = new Map<string, readonly [Uint8Array, V]>();
 
   /** A later entry with the same bytes replaces an earlier one's value. */
   constructor(entries: Iterable<readonly [Bytes, V]> = []) {
-    for (const [key, value] of entries) this.#entries.set(contentKey(key), [toBytes(key), value]);
+    for (const [key, value] of entries) {
+      const bytes = plainBytes(key);
+      this.entriesByContent.set(contentKey(bytes), [bytes, value]);
+    }
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.entriesByContent.size;
   }
 
   get(key: Bytes): V | undefined {
-    return this.#entries.get(contentKey(key))?.[1];
+    return this.entriesByContent.get(contentKey(toBytes(key)))?.[1];
   }
 
   has(key: Bytes): boolean {
-    return this.#entries.has(contentKey(key));
+    return this.entriesByContent.has(contentKey(toBytes(key)));
   }
 
   *entries(): MapIterator<[Uint8Array, V]> {
-    for (const [key, value] of this.#entries.values()) yield [key, value];
+    for (const [key, value] of this.entriesByContent.values()) yield [key, value];
   }
 
   *keys(): MapIterator<Uint8Array> {
-    for (const [key] of this.#entries.values()) yield key;
+    for (const [key] of this.entriesByContent.values()) yield key;
   }
 
   *values(): MapIterator<V> {
-    for (const [, value] of this.#entries.values()) yield value;
+    for (const [, value] of this.entriesByContent.values()) yield value;
   }
 
   [Symbol.iterator](): MapIterator<[Uint8Array, V]> {
@@ -62,7 +72,7 @@ export class BytesMap<V> implements ReadonlyMap<Uint8Array, V> {
   }
 
   forEach(callback: (value: V, key: Uint8Array, map: BytesMap<V>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.#entries.values()) callback.call(thisArg, value, key, this);
+    for (const [key, value] of this.entriesByContent.values()) callback.call(thisArg, value, key, this);
   }
 
   /**
@@ -70,7 +80,7 @@ export class BytesMap<V> implements ReadonlyMap<Uint8Array, V> {
    * UTF-8 become U+FFFD, so two such keys could become one: for text keys only.
    */
   toStringMap(): Map<string, V> {
-    return new Map(Array.from(this.#entries.values(), ([key, value]) => [toUtf8(key), value]));
+    return new Map(Array.from(this.entriesByContent.values(), ([key, value]) => [toUtf8(key), value]));
   }
 
   get [Symbol.toStringTag](): string {
@@ -90,22 +100,23 @@ export class BytesMap<V> implements ReadonlyMap<Uint8Array, V> {
  * the members as text.
  */
 export class BytesSet implements ReadonlySet<Uint8Array> {
-  readonly #members: BytesMap<Uint8Array>;
+  // A plain field, as BytesMap's: deepEqual compares two sets by their members.
+  private readonly members: BytesMap<true>;
 
   constructor(members: Iterable<Bytes> = []) {
-    this.#members = new BytesMap(Array.from(members, (member): [Bytes, Uint8Array] => [member, toBytes(member)]));
+    this.members = new BytesMap(Array.from(members, (member): [Bytes, true] => [member, true]));
   }
 
   get size(): number {
-    return this.#members.size;
+    return this.members.size;
   }
 
   has(member: Bytes): boolean {
-    return this.#members.has(member);
+    return this.members.has(member);
   }
 
   *entries(): SetIterator<[Uint8Array, Uint8Array]> {
-    for (const member of this.#members.keys()) yield [member, member];
+    for (const member of this.members.keys()) yield [member, member];
   }
 
   keys(): SetIterator<Uint8Array> {
@@ -113,7 +124,7 @@ export class BytesSet implements ReadonlySet<Uint8Array> {
   }
 
   values(): SetIterator<Uint8Array> {
-    return this.#members.keys();
+    return this.members.keys();
   }
 
   [Symbol.iterator](): SetIterator<Uint8Array> {
@@ -121,12 +132,12 @@ export class BytesSet implements ReadonlySet<Uint8Array> {
   }
 
   forEach(callback: (value: Uint8Array, key: Uint8Array, set: BytesSet) => void, thisArg?: unknown): void {
-    for (const member of this.#members.keys()) callback.call(thisArg, member, member, this);
+    for (const member of this.members.keys()) callback.call(thisArg, member, member, this);
   }
 
   /** The members decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD: for text members only). */
   toStringSet(): Set<string> {
-    return new Set(Array.from(this.#members.keys(), toUtf8));
+    return new Set(Array.from(this.members.keys(), toUtf8));
   }
 
   get [Symbol.toStringTag](): string {

@@ -42,6 +42,14 @@ describe('BytesMap', () => {
     assert.equal(map.has('xkeyx'), false);
   });
 
+  test('deepEqual compares entries by content, whether keys were given as text or bytes', () => {
+    assert.deepStrictEqual(new BytesMap([['a', 1]]), new BytesMap([[bytes('a'), 1]]));
+    assert.notDeepStrictEqual(new BytesMap([['a', 1]]), new BytesMap([['a', 2]]));
+    assert.notDeepStrictEqual(new BytesMap([['a', 1]]), new BytesMap([['b', 1]]));
+    assert.deepStrictEqual(new BytesSet(['a']), new BytesSet([bytes('a')]));
+    assert.notDeepStrictEqual(new BytesSet(['a']), new BytesSet(['a', 'b']));
+  });
+
   test('toStringMap keys the values by text; console.log shows text keys', () => {
     const map = new BytesMap([['a', 1], ['b', 2]]);
     assert.deepEqual(map.toStringMap(), new Map([['a', 1], ['b', 2]]));
