@@ -217,21 +217,31 @@ ARG_TYPES: dict[str, tuple[str | None, str]] = {
 }
 # In TypeScript a duration is in milliseconds, and its name says so.
 _MILLISECONDS = {"ttl", "duration"}
+
+
 # Arguments that are collections: list<T> (any iterable in Python), map<K, V>
 # (a mapping, or a Record keyed by text in TypeScript) and entries<K, V>
 # (map's, or [key, value] pairs). A Mapping's key type is invariant, so
 # Python names a str and a bytes key on their own.
+def _py_mapping(key: str, value: str) -> str:
+    keys = ["str", "bytes"] if key == ARG_TYPES["bytes"][0] else [key]
+    return " | ".join(f"Mapping[{k}, {value}]" for k in keys)
+
+
+def _ts_record(key: str, value: str) -> str:
+    """A Record of the values: keyed by text for bytes keys (sent as UTF-8)."""
+    return f"Readonly<Record<{'string' if key == ARG_TYPES['bytes'][1] else key}, {value}>>"
+
+
 _ARG_CONTAINERS: dict[str, tuple[Callable[[list[str]], str], Callable[[list[str]], str]]] = {
     "list": (lambda p: f"Iterable[{p[0]}]", lambda p: f"readonly {p[0]}[]"),
     "map": (
-        lambda p: f"Mapping[str, {p[1]}] | Mapping[bytes, {p[1]}]",
-        lambda p: f"ReadonlyMap<{p[0]}, {p[1]}> | Readonly<Record<string, {p[1]}>>",
+        lambda p: _py_mapping(p[0], p[1]),
+        lambda p: f"ReadonlyMap<{p[0]}, {p[1]}> | {_ts_record(p[0], p[1])}",
     ),
     "entries": (
-        lambda p: (
-            f"Mapping[str, {p[1]}] | Mapping[bytes, {p[1]}] | Iterable[tuple[{p[0]}, {p[1]}]]"
-        ),
-        lambda p: f"Iterable<readonly [{p[0]}, {p[1]}]> | Readonly<Record<string, {p[1]}>>",
+        lambda p: f"{_py_mapping(p[0], p[1])} | Iterable[tuple[{p[0]}, {p[1]}]]",
+        lambda p: f"Iterable<readonly [{p[0]}, {p[1]}]> | {_ts_record(p[0], p[1])}",
     ),
 }
 _ARG_CONTAINER = re.compile(r"^(list|map|entries)<(.*)>$")
@@ -330,7 +340,11 @@ def ts_args(call: dict[str, Any], takes_cache: bool) -> str:
 def takes_cache(spec: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the call names a cache of its own: in Python the keyword
     `cache=` (default_cache when left out), in TypeScript the first argument.
-    Calls of the data services do, unless their row says `names_cache: false`."""
+    Calls of the data services do, unless their RPC's row says
+    `names_cache: false`; a call on an object a client method answers (`on`)
+    has its cache there."""
+    if "on" in call:
+        return False
     rpc = next(row for row in spec["rpcs"] if row["rpc"] == call["rpc"])
     service = next(s for s in spec["services"] if s["name"] == rpc["service"])
     return bool(service["endpoint"] == "data" and rpc.get("names_cache", service["names_cache"]))
@@ -342,26 +356,46 @@ def returns(call: dict[str, Any], language: str) -> str:
     return shape
 
 
+def ts_owner(call: dict[str, Any]) -> str:
+    """The TypeScript type a call is a method of: the client, or the object
+    its `on` method answers (`client.leaderboard(...)`)."""
+    return f"On<'{call['on']}'>" if "on" in call else "CacheClient"
+
+
+def ts_key(call: dict[str, Any]) -> str:
+    """A call's key in CALL_SHAPES: its name, after its `on` where it has one."""
+    return f"'{call['on']}.{call['js']}'" if "on" in call else call["js"]
+
+
 def ts_shapes(spec: dict[str, Any]) -> str:
-    answers = {call["js"]: ts_type(returns(call, "js")) for call in spec["calls"]}
-    takes = {call["js"]: ts_args(call, takes_cache(spec, call)) for call in spec["calls"]}
+    calls = spec["calls"]
+    answers = [ts_type(returns(call, "js")) for call in calls]
+    takes = [ts_args(call, takes_cache(spec, call)) for call in calls]
     # The SDK's own types, which the test imports (the rest are built in).
-    written = " ".join([*answers.values(), *takes.values()])
+    written = " ".join([*answers, *takes])
     named = sorted({"CacheClient", *re.findall(r"\b[A-Z]\w*", written)} - TS_BUILT_IN)
     fields = "".join(
-        f"  {name}: [answer: Same<Answer<'{name}'>, {answer}>, "
-        f"args: Equal<Args<'{name}'>, {takes[name]}>];\n"
-        for name, answer in answers.items()
+        f"  {ts_key(call)}: [answer: Same<Answer<{ts_owner(call)}, '{call['js']}'>, {answer}>, "
+        f"args: Equal<Args<{ts_owner(call)}, '{call['js']}'>, {taken}>];\n"
+        for call, answer, taken in zip(calls, answers, takes, strict=True)
     )
-    values = "".join(f"  {name}: [true, true],\n" for name in answers)
+    values = "".join(f"  {ts_key(call)}: [true, true],\n" for call in calls)
+    on = (
+        "\n// What a method of the client answers at once: the object (`on`) whose\n"
+        "// methods are calls too.\n"
+        "type On<M extends keyof CacheClient> =\n"
+        "  CacheClient[M] extends (...args: never[]) => infer R ? R : never;\n"
+        if any("on" in call for call in calls)
+        else ""
+    )
     return f"""// {HEADER[0].upper()}{HEADER[1:]}.
 // What each call of CacheClient takes and answers, as sdk/spec.json's
 // `calls` say: tsc (npm run lint) fails naming a call whose parameters or
 // answer have another type.
 import type {{ {", ".join(named)} }} from '../../src/index.js';
-
+{on}
 // Every overload's answer (a method without overloads matches with R1 = R2).
-type Answer<M extends keyof CacheClient> = CacheClient[M] extends {{
+type Answer<C, M extends keyof C> = C[M] extends {{
   (...args: never[]): Promise<infer R1>;
   (...args: never[]): Promise<infer R2>;
 }}
@@ -370,7 +404,7 @@ type Answer<M extends keyof CacheClient> = CacheClient[M] extends {{
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 // Every overload's parameters, as a union of tuples.
-type Args<M extends keyof CacheClient> = CacheClient[M] extends {{
+type Args<C, M extends keyof C> = C[M] extends {{
   (...args: infer A1): unknown;
   (...args: infer A2): unknown;
 }}

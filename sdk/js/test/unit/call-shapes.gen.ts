@@ -5,7 +5,7 @@
 import type { Bytes, BytesMap, BytesSet, CacheClient, CacheError, ItemType, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash } from '../../src/index.js';
 
 // Every overload's answer (a method without overloads matches with R1 = R2).
-type Answer<M extends keyof CacheClient> = CacheClient[M] extends {
+type Answer<C, M extends keyof C> = C[M] extends {
   (...args: never[]): Promise<infer R1>;
   (...args: never[]): Promise<infer R2>;
 }
@@ -14,7 +14,7 @@ type Answer<M extends keyof CacheClient> = CacheClient[M] extends {
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 // Every overload's parameters, as a union of tuples.
-type Args<M extends keyof CacheClient> = CacheClient[M] extends {
+type Args<C, M extends keyof C> = C[M] extends {
   (...args: infer A1): unknown;
   (...args: infer A2): unknown;
 }
@@ -26,68 +26,68 @@ type Equal<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 export const CALL_SHAPES: {
-  get: [answer: Same<Answer<'get'>, Uint8Array | undefined>, args: Equal<Args<'get'>, [cacheName: string, key: Bytes]>];
-  getString: [answer: Same<Answer<'getString'>, string | undefined>, args: Equal<Args<'getString'>, [cacheName: string, key: Bytes]>];
-  getMany: [answer: Same<Answer<'getMany'>, (Uint8Array | undefined)[]>, args: Equal<Args<'getMany'>, [cacheName: string, keys: readonly Bytes[]]>];
-  set: [answer: Same<Answer<'set'>, void>, args: Equal<Args<'set'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>];
-  setMany: [answer: Same<Answer<'setMany'>, void>, args: Equal<Args<'setMany'>, [cacheName: string, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number }]>];
-  setIf: [answer: Same<Answer<'setIf'>, boolean>, args: Equal<Args<'setIf'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfCondition, options?: { ttlMs?: number }]>];
-  setIfAbsent: [answer: Same<Answer<'setIfAbsent'>, boolean>, args: Equal<Args<'setIfAbsent'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>];
-  delete: [answer: Same<Answer<'delete'>, void>, args: Equal<Args<'delete'>, [cacheName: string, key: Bytes]>];
-  keysExist: [answer: Same<Answer<'keysExist'>, boolean[]>, args: Equal<Args<'keysExist'>, [cacheName: string, keys: readonly Bytes[]]>];
-  increment: [answer: Same<Answer<'increment'>, number | bigint>, args: Equal<Args<'increment'>, [cacheName: string, key: Bytes, amount?: number, options?: { ttlMs?: number }] | [cacheName: string, key: Bytes, amount: bigint, options?: { ttlMs?: number }]>];
-  updateTtl: [answer: Same<Answer<'updateTtl'>, boolean>, args: Equal<Args<'updateTtl'>, [cacheName: string, key: Bytes, ttlMs: number, mode?: TtlUpdate]>];
-  getTtl: [answer: Same<Answer<'getTtl'>, number | undefined>, args: Equal<Args<'getTtl'>, [cacheName: string, key: Bytes]>];
-  getType: [answer: Same<Answer<'getType'>, ItemType | undefined>, args: Equal<Args<'getType'>, [cacheName: string, key: Bytes]>];
-  getWithHash: [answer: Same<Answer<'getWithHash'>, ValueWithHash | undefined>, args: Equal<Args<'getWithHash'>, [cacheName: string, key: Bytes]>];
-  setIfHash: [answer: Same<Answer<'setIfHash'>, boolean>, args: Equal<Args<'setIfHash'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfHashCondition, options?: { ttlMs?: number }]>];
-  dictionaryGetField: [answer: Same<Answer<'dictionaryGetField'>, Uint8Array | undefined>, args: Equal<Args<'dictionaryGetField'>, [cacheName: string, name: Bytes, field: Bytes]>];
-  dictionaryGetFields: [answer: Same<Answer<'dictionaryGetFields'>, (Uint8Array | undefined)[]>, args: Equal<Args<'dictionaryGetFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>];
-  dictionaryFetch: [answer: Same<Answer<'dictionaryFetch'>, BytesMap<Uint8Array>>, args: Equal<Args<'dictionaryFetch'>, [cacheName: string, name: Bytes]>];
-  dictionaryFetchStrings: [answer: Same<Answer<'dictionaryFetchStrings'>, Map<string, string>>, args: Equal<Args<'dictionaryFetchStrings'>, [cacheName: string, name: Bytes]>];
-  dictionarySetField: [answer: Same<Answer<'dictionarySetField'>, void>, args: Equal<Args<'dictionarySetField'>, [cacheName: string, name: Bytes, field: Bytes, value: Bytes, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  dictionarySetFields: [answer: Same<Answer<'dictionarySetFields'>, void>, args: Equal<Args<'dictionarySetFields'>, [cacheName: string, name: Bytes, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  dictionaryIncrement: [answer: Same<Answer<'dictionaryIncrement'>, number | bigint>, args: Equal<Args<'dictionaryIncrement'>, [cacheName: string, name: Bytes, field: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }] | [cacheName: string, name: Bytes, field: Bytes, amount: bigint, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  dictionaryRemoveFields: [answer: Same<Answer<'dictionaryRemoveFields'>, void>, args: Equal<Args<'dictionaryRemoveFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>];
-  dictionaryLength: [answer: Same<Answer<'dictionaryLength'>, number>, args: Equal<Args<'dictionaryLength'>, [cacheName: string, name: Bytes]>];
-  listPushFront: [answer: Same<Answer<'listPushFront'>, number>, args: Equal<Args<'listPushFront'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
-  listPushBack: [answer: Same<Answer<'listPushBack'>, number>, args: Equal<Args<'listPushBack'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
-  listConcatenateFront: [answer: Same<Answer<'listConcatenateFront'>, number>, args: Equal<Args<'listConcatenateFront'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
-  listConcatenateBack: [answer: Same<Answer<'listConcatenateBack'>, number>, args: Equal<Args<'listConcatenateBack'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
-  listFetch: [answer: Same<Answer<'listFetch'>, Uint8Array[]>, args: Equal<Args<'listFetch'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>];
-  listPopFront: [answer: Same<Answer<'listPopFront'>, Uint8Array | undefined>, args: Equal<Args<'listPopFront'>, [cacheName: string, name: Bytes]>];
-  listPopBack: [answer: Same<Answer<'listPopBack'>, Uint8Array | undefined>, args: Equal<Args<'listPopBack'>, [cacheName: string, name: Bytes]>];
-  listRemoveValue: [answer: Same<Answer<'listRemoveValue'>, number>, args: Equal<Args<'listRemoveValue'>, [cacheName: string, name: Bytes, value: Bytes]>];
-  listRetain: [answer: Same<Answer<'listRetain'>, number>, args: Equal<Args<'listRetain'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; ttlMs?: number; refreshTtl?: boolean }]>];
-  listErase: [answer: Same<Answer<'listErase'>, number>, args: Equal<Args<'listErase'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>];
-  listLength: [answer: Same<Answer<'listLength'>, number>, args: Equal<Args<'listLength'>, [cacheName: string, name: Bytes]>];
-  setAddElements: [answer: Same<Answer<'setAddElements'>, void>, args: Equal<Args<'setAddElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[], options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  setRemoveElements: [answer: Same<Answer<'setRemoveElements'>, void>, args: Equal<Args<'setRemoveElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>];
-  setFetch: [answer: Same<Answer<'setFetch'>, BytesSet>, args: Equal<Args<'setFetch'>, [cacheName: string, name: Bytes]>];
-  setContainsElement: [answer: Same<Answer<'setContainsElement'>, boolean>, args: Equal<Args<'setContainsElement'>, [cacheName: string, name: Bytes, element: Bytes]>];
-  setContainsElements: [answer: Same<Answer<'setContainsElements'>, boolean[]>, args: Equal<Args<'setContainsElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>];
-  setLength: [answer: Same<Answer<'setLength'>, number>, args: Equal<Args<'setLength'>, [cacheName: string, name: Bytes]>];
-  setPop: [answer: Same<Answer<'setPop'>, Uint8Array[]>, args: Equal<Args<'setPop'>, [cacheName: string, name: Bytes, count?: number]>];
-  setSample: [answer: Same<Answer<'setSample'>, Uint8Array[]>, args: Equal<Args<'setSample'>, [cacheName: string, name: Bytes, limit: number]>];
-  sortedSetPutElement: [answer: Same<Answer<'sortedSetPutElement'>, void>, args: Equal<Args<'sortedSetPutElement'>, [cacheName: string, name: Bytes, value: Bytes, score: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  sortedSetPutElements: [answer: Same<Answer<'sortedSetPutElements'>, void>, args: Equal<Args<'sortedSetPutElements'>, [cacheName: string, name: Bytes, elements: Iterable<readonly [Bytes, number]> | Readonly<Record<string, number>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  sortedSetFetchByRank: [answer: Same<Answer<'sortedSetFetchByRank'>, SortedSetElement[]>, args: Equal<Args<'sortedSetFetchByRank'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; order?: SortedSetOrder }]>];
-  sortedSetFetchByScore: [answer: Same<Answer<'sortedSetFetchByScore'>, SortedSetElement[]>, args: Equal<Args<'sortedSetFetchByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; exclusiveMin?: boolean; exclusiveMax?: boolean; order?: SortedSetOrder; offset?: number; count?: number }]>];
-  sortedSetGetScore: [answer: Same<Answer<'sortedSetGetScore'>, number | undefined>, args: Equal<Args<'sortedSetGetScore'>, [cacheName: string, name: Bytes, value: Bytes]>];
-  sortedSetGetScores: [answer: Same<Answer<'sortedSetGetScores'>, (number | undefined)[]>, args: Equal<Args<'sortedSetGetScores'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>];
-  sortedSetGetRank: [answer: Same<Answer<'sortedSetGetRank'>, number | undefined>, args: Equal<Args<'sortedSetGetRank'>, [cacheName: string, name: Bytes, value: Bytes, options?: { order?: SortedSetOrder }]>];
-  sortedSetIncrementScore: [answer: Same<Answer<'sortedSetIncrementScore'>, number>, args: Equal<Args<'sortedSetIncrementScore'>, [cacheName: string, name: Bytes, value: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
-  sortedSetRemoveElements: [answer: Same<Answer<'sortedSetRemoveElements'>, void>, args: Equal<Args<'sortedSetRemoveElements'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>];
-  sortedSetLength: [answer: Same<Answer<'sortedSetLength'>, number>, args: Equal<Args<'sortedSetLength'>, [cacheName: string, name: Bytes]>];
-  sortedSetLengthByScore: [answer: Same<Answer<'sortedSetLengthByScore'>, number>, args: Equal<Args<'sortedSetLengthByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; exclusiveMin?: boolean; exclusiveMax?: boolean }]>];
-  sortedSetUnionStore: [answer: Same<Answer<'sortedSetUnionStore'>, number>, args: Equal<Args<'sortedSetUnionStore'>, [cacheName: string, destination: Bytes, sources: ReadonlyMap<Bytes, number> | Readonly<Record<string, number>>, options?: { aggregate?: SortedSetAggregate; ttlMs?: number }]>];
-  publish: [answer: Same<Answer<'publish'>, void>, args: Equal<Args<'publish'>, [cacheName: string, topic: string, value: Bytes]>];
-  subscribe: [answer: Same<Answer<'subscribe'>, TopicSubscription>, args: Equal<Args<'subscribe'>, [cacheName: string, topic: string, options?: { resumeAt?: TopicPosition | number; signal?: AbortSignal; idleTimeoutMs?: number; onItem?: (message: TopicMessage) => void; onDiscontinuity?: (discontinuity: TopicDiscontinuity) => void; onError?: (error: CacheError) => void }]>];
-  createCache: [answer: Same<Answer<'createCache'>, void>, args: Equal<Args<'createCache'>, [name: string]>];
-  deleteCache: [answer: Same<Answer<'deleteCache'>, void>, args: Equal<Args<'deleteCache'>, [name: string]>];
-  listCaches: [answer: Same<Answer<'listCaches'>, string[]>, args: Equal<Args<'listCaches'>, []>];
-  flushCache: [answer: Same<Answer<'flushCache'>, void>, args: Equal<Args<'flushCache'>, [name: string]>];
-  ping: [answer: Same<Answer<'ping'>, void>, args: Equal<Args<'ping'>, []>];
+  get: [answer: Same<Answer<CacheClient, 'get'>, Uint8Array | undefined>, args: Equal<Args<CacheClient, 'get'>, [cacheName: string, key: Bytes]>];
+  getString: [answer: Same<Answer<CacheClient, 'getString'>, string | undefined>, args: Equal<Args<CacheClient, 'getString'>, [cacheName: string, key: Bytes]>];
+  getMany: [answer: Same<Answer<CacheClient, 'getMany'>, (Uint8Array | undefined)[]>, args: Equal<Args<CacheClient, 'getMany'>, [cacheName: string, keys: readonly Bytes[]]>];
+  set: [answer: Same<Answer<CacheClient, 'set'>, void>, args: Equal<Args<CacheClient, 'set'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>];
+  setMany: [answer: Same<Answer<CacheClient, 'setMany'>, void>, args: Equal<Args<CacheClient, 'setMany'>, [cacheName: string, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number }]>];
+  setIf: [answer: Same<Answer<CacheClient, 'setIf'>, boolean>, args: Equal<Args<CacheClient, 'setIf'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfCondition, options?: { ttlMs?: number }]>];
+  setIfAbsent: [answer: Same<Answer<CacheClient, 'setIfAbsent'>, boolean>, args: Equal<Args<CacheClient, 'setIfAbsent'>, [cacheName: string, key: Bytes, value: Bytes, options?: { ttlMs?: number }]>];
+  delete: [answer: Same<Answer<CacheClient, 'delete'>, void>, args: Equal<Args<CacheClient, 'delete'>, [cacheName: string, key: Bytes]>];
+  keysExist: [answer: Same<Answer<CacheClient, 'keysExist'>, boolean[]>, args: Equal<Args<CacheClient, 'keysExist'>, [cacheName: string, keys: readonly Bytes[]]>];
+  increment: [answer: Same<Answer<CacheClient, 'increment'>, number | bigint>, args: Equal<Args<CacheClient, 'increment'>, [cacheName: string, key: Bytes, amount?: number, options?: { ttlMs?: number }] | [cacheName: string, key: Bytes, amount: bigint, options?: { ttlMs?: number }]>];
+  updateTtl: [answer: Same<Answer<CacheClient, 'updateTtl'>, boolean>, args: Equal<Args<CacheClient, 'updateTtl'>, [cacheName: string, key: Bytes, ttlMs: number, mode?: TtlUpdate]>];
+  getTtl: [answer: Same<Answer<CacheClient, 'getTtl'>, number | undefined>, args: Equal<Args<CacheClient, 'getTtl'>, [cacheName: string, key: Bytes]>];
+  getType: [answer: Same<Answer<CacheClient, 'getType'>, ItemType | undefined>, args: Equal<Args<CacheClient, 'getType'>, [cacheName: string, key: Bytes]>];
+  getWithHash: [answer: Same<Answer<CacheClient, 'getWithHash'>, ValueWithHash | undefined>, args: Equal<Args<CacheClient, 'getWithHash'>, [cacheName: string, key: Bytes]>];
+  setIfHash: [answer: Same<Answer<CacheClient, 'setIfHash'>, boolean>, args: Equal<Args<CacheClient, 'setIfHash'>, [cacheName: string, key: Bytes, value: Bytes, condition: SetIfHashCondition, options?: { ttlMs?: number }]>];
+  dictionaryGetField: [answer: Same<Answer<CacheClient, 'dictionaryGetField'>, Uint8Array | undefined>, args: Equal<Args<CacheClient, 'dictionaryGetField'>, [cacheName: string, name: Bytes, field: Bytes]>];
+  dictionaryGetFields: [answer: Same<Answer<CacheClient, 'dictionaryGetFields'>, (Uint8Array | undefined)[]>, args: Equal<Args<CacheClient, 'dictionaryGetFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>];
+  dictionaryFetch: [answer: Same<Answer<CacheClient, 'dictionaryFetch'>, BytesMap<Uint8Array>>, args: Equal<Args<CacheClient, 'dictionaryFetch'>, [cacheName: string, name: Bytes]>];
+  dictionaryFetchStrings: [answer: Same<Answer<CacheClient, 'dictionaryFetchStrings'>, Map<string, string>>, args: Equal<Args<CacheClient, 'dictionaryFetchStrings'>, [cacheName: string, name: Bytes]>];
+  dictionarySetField: [answer: Same<Answer<CacheClient, 'dictionarySetField'>, void>, args: Equal<Args<CacheClient, 'dictionarySetField'>, [cacheName: string, name: Bytes, field: Bytes, value: Bytes, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  dictionarySetFields: [answer: Same<Answer<CacheClient, 'dictionarySetFields'>, void>, args: Equal<Args<CacheClient, 'dictionarySetFields'>, [cacheName: string, name: Bytes, items: Iterable<readonly [Bytes, Bytes]> | Readonly<Record<string, Bytes>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  dictionaryIncrement: [answer: Same<Answer<CacheClient, 'dictionaryIncrement'>, number | bigint>, args: Equal<Args<CacheClient, 'dictionaryIncrement'>, [cacheName: string, name: Bytes, field: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }] | [cacheName: string, name: Bytes, field: Bytes, amount: bigint, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  dictionaryRemoveFields: [answer: Same<Answer<CacheClient, 'dictionaryRemoveFields'>, void>, args: Equal<Args<CacheClient, 'dictionaryRemoveFields'>, [cacheName: string, name: Bytes, fields: readonly Bytes[]]>];
+  dictionaryLength: [answer: Same<Answer<CacheClient, 'dictionaryLength'>, number>, args: Equal<Args<CacheClient, 'dictionaryLength'>, [cacheName: string, name: Bytes]>];
+  listPushFront: [answer: Same<Answer<CacheClient, 'listPushFront'>, number>, args: Equal<Args<CacheClient, 'listPushFront'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listPushBack: [answer: Same<Answer<CacheClient, 'listPushBack'>, number>, args: Equal<Args<CacheClient, 'listPushBack'>, [cacheName: string, name: Bytes, value: Bytes, options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listConcatenateFront: [answer: Same<Answer<CacheClient, 'listConcatenateFront'>, number>, args: Equal<Args<CacheClient, 'listConcatenateFront'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateBackToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listConcatenateBack: [answer: Same<Answer<CacheClient, 'listConcatenateBack'>, number>, args: Equal<Args<CacheClient, 'listConcatenateBack'>, [cacheName: string, name: Bytes, values: readonly Bytes[], options?: { truncateFrontToSize?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listFetch: [answer: Same<Answer<CacheClient, 'listFetch'>, Uint8Array[]>, args: Equal<Args<CacheClient, 'listFetch'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>];
+  listPopFront: [answer: Same<Answer<CacheClient, 'listPopFront'>, Uint8Array | undefined>, args: Equal<Args<CacheClient, 'listPopFront'>, [cacheName: string, name: Bytes]>];
+  listPopBack: [answer: Same<Answer<CacheClient, 'listPopBack'>, Uint8Array | undefined>, args: Equal<Args<CacheClient, 'listPopBack'>, [cacheName: string, name: Bytes]>];
+  listRemoveValue: [answer: Same<Answer<CacheClient, 'listRemoveValue'>, number>, args: Equal<Args<CacheClient, 'listRemoveValue'>, [cacheName: string, name: Bytes, value: Bytes]>];
+  listRetain: [answer: Same<Answer<CacheClient, 'listRetain'>, number>, args: Equal<Args<CacheClient, 'listRetain'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; ttlMs?: number; refreshTtl?: boolean }]>];
+  listErase: [answer: Same<Answer<CacheClient, 'listErase'>, number>, args: Equal<Args<CacheClient, 'listErase'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number }]>];
+  listLength: [answer: Same<Answer<CacheClient, 'listLength'>, number>, args: Equal<Args<CacheClient, 'listLength'>, [cacheName: string, name: Bytes]>];
+  setAddElements: [answer: Same<Answer<CacheClient, 'setAddElements'>, void>, args: Equal<Args<CacheClient, 'setAddElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[], options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  setRemoveElements: [answer: Same<Answer<CacheClient, 'setRemoveElements'>, void>, args: Equal<Args<CacheClient, 'setRemoveElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>];
+  setFetch: [answer: Same<Answer<CacheClient, 'setFetch'>, BytesSet>, args: Equal<Args<CacheClient, 'setFetch'>, [cacheName: string, name: Bytes]>];
+  setContainsElement: [answer: Same<Answer<CacheClient, 'setContainsElement'>, boolean>, args: Equal<Args<CacheClient, 'setContainsElement'>, [cacheName: string, name: Bytes, element: Bytes]>];
+  setContainsElements: [answer: Same<Answer<CacheClient, 'setContainsElements'>, boolean[]>, args: Equal<Args<CacheClient, 'setContainsElements'>, [cacheName: string, name: Bytes, elements: readonly Bytes[]]>];
+  setLength: [answer: Same<Answer<CacheClient, 'setLength'>, number>, args: Equal<Args<CacheClient, 'setLength'>, [cacheName: string, name: Bytes]>];
+  setPop: [answer: Same<Answer<CacheClient, 'setPop'>, Uint8Array[]>, args: Equal<Args<CacheClient, 'setPop'>, [cacheName: string, name: Bytes, count?: number]>];
+  setSample: [answer: Same<Answer<CacheClient, 'setSample'>, Uint8Array[]>, args: Equal<Args<CacheClient, 'setSample'>, [cacheName: string, name: Bytes, limit: number]>];
+  sortedSetPutElement: [answer: Same<Answer<CacheClient, 'sortedSetPutElement'>, void>, args: Equal<Args<CacheClient, 'sortedSetPutElement'>, [cacheName: string, name: Bytes, value: Bytes, score: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  sortedSetPutElements: [answer: Same<Answer<CacheClient, 'sortedSetPutElements'>, void>, args: Equal<Args<CacheClient, 'sortedSetPutElements'>, [cacheName: string, name: Bytes, elements: Iterable<readonly [Bytes, number]> | Readonly<Record<string, number>>, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  sortedSetFetchByRank: [answer: Same<Answer<CacheClient, 'sortedSetFetchByRank'>, SortedSetElement[]>, args: Equal<Args<CacheClient, 'sortedSetFetchByRank'>, [cacheName: string, name: Bytes, options?: { start?: number; end?: number; order?: SortedSetOrder }]>];
+  sortedSetFetchByScore: [answer: Same<Answer<CacheClient, 'sortedSetFetchByScore'>, SortedSetElement[]>, args: Equal<Args<CacheClient, 'sortedSetFetchByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; exclusiveMin?: boolean; exclusiveMax?: boolean; order?: SortedSetOrder; offset?: number; count?: number }]>];
+  sortedSetGetScore: [answer: Same<Answer<CacheClient, 'sortedSetGetScore'>, number | undefined>, args: Equal<Args<CacheClient, 'sortedSetGetScore'>, [cacheName: string, name: Bytes, value: Bytes]>];
+  sortedSetGetScores: [answer: Same<Answer<CacheClient, 'sortedSetGetScores'>, (number | undefined)[]>, args: Equal<Args<CacheClient, 'sortedSetGetScores'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>];
+  sortedSetGetRank: [answer: Same<Answer<CacheClient, 'sortedSetGetRank'>, number | undefined>, args: Equal<Args<CacheClient, 'sortedSetGetRank'>, [cacheName: string, name: Bytes, value: Bytes, options?: { order?: SortedSetOrder }]>];
+  sortedSetIncrementScore: [answer: Same<Answer<CacheClient, 'sortedSetIncrementScore'>, number>, args: Equal<Args<CacheClient, 'sortedSetIncrementScore'>, [cacheName: string, name: Bytes, value: Bytes, amount?: number, options?: { ttlMs?: number; refreshTtl?: boolean }]>];
+  sortedSetRemoveElements: [answer: Same<Answer<CacheClient, 'sortedSetRemoveElements'>, void>, args: Equal<Args<CacheClient, 'sortedSetRemoveElements'>, [cacheName: string, name: Bytes, values: readonly Bytes[]]>];
+  sortedSetLength: [answer: Same<Answer<CacheClient, 'sortedSetLength'>, number>, args: Equal<Args<CacheClient, 'sortedSetLength'>, [cacheName: string, name: Bytes]>];
+  sortedSetLengthByScore: [answer: Same<Answer<CacheClient, 'sortedSetLengthByScore'>, number>, args: Equal<Args<CacheClient, 'sortedSetLengthByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; exclusiveMin?: boolean; exclusiveMax?: boolean }]>];
+  sortedSetUnionStore: [answer: Same<Answer<CacheClient, 'sortedSetUnionStore'>, number>, args: Equal<Args<CacheClient, 'sortedSetUnionStore'>, [cacheName: string, destination: Bytes, sources: ReadonlyMap<Bytes, number> | Readonly<Record<string, number>>, options?: { aggregate?: SortedSetAggregate; ttlMs?: number }]>];
+  publish: [answer: Same<Answer<CacheClient, 'publish'>, void>, args: Equal<Args<CacheClient, 'publish'>, [cacheName: string, topic: string, value: Bytes]>];
+  subscribe: [answer: Same<Answer<CacheClient, 'subscribe'>, TopicSubscription>, args: Equal<Args<CacheClient, 'subscribe'>, [cacheName: string, topic: string, options?: { resumeAt?: TopicPosition | number; signal?: AbortSignal; idleTimeoutMs?: number; onItem?: (message: TopicMessage) => void; onDiscontinuity?: (discontinuity: TopicDiscontinuity) => void; onError?: (error: CacheError) => void }]>];
+  createCache: [answer: Same<Answer<CacheClient, 'createCache'>, void>, args: Equal<Args<CacheClient, 'createCache'>, [name: string]>];
+  deleteCache: [answer: Same<Answer<CacheClient, 'deleteCache'>, void>, args: Equal<Args<CacheClient, 'deleteCache'>, [name: string]>];
+  listCaches: [answer: Same<Answer<CacheClient, 'listCaches'>, string[]>, args: Equal<Args<CacheClient, 'listCaches'>, []>];
+  flushCache: [answer: Same<Answer<CacheClient, 'flushCache'>, void>, args: Equal<Args<CacheClient, 'flushCache'>, [name: string]>];
+  ping: [answer: Same<Answer<CacheClient, 'ping'>, void>, args: Equal<Args<CacheClient, 'ping'>, []>];
 } = {
   get: [true, true],
   getString: [true, true],
