@@ -1,3 +1,4 @@
+-- prelude
 -- Shared head of every collection script (after item_prelude.lua).
 --
 -- A collection script checks the item with `open`, changes KEYS[3], then
