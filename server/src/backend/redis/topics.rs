@@ -73,7 +73,6 @@ use crate::topics::{
     CacheEvents, Hub, Resume, Subscription, Topic, TopicSettings, TopicStore, TopicWatch,
 };
 
-
 /// How long a topic's keys stay after its last Publish.
 const IDLE_TTL_MS: u64 = 24 * 3600 * 1000;
 /// How often each front-end reads its topics back from Redis.
