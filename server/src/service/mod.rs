@@ -31,13 +31,30 @@ pub mod subscribe_route;
 use bytes::Bytes;
 use tonic::{Request, Response, Status};
 
-use crate::backend::Storage;
+use crate::backend::{CollectionTtl, Storage};
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
 use crate::metrics::Lookups;
 
 /// What every handler answers.
 pub(crate) type Answer<T> = Result<Response<T>, Status>;
+
+/// The TTL of a collection write, from its `ttl_milliseconds` and
+/// `refresh_ttl`. Zero is accepted only when it is not refreshed: the
+/// official Java SDK's ListRetain always sends 0 with no refresh, which
+/// the Momento service accepts, as a TTL that only a new collection would
+/// take (a new one written with it is gone at once; ListRetain makes none).
+pub(crate) fn collection_ttl(
+    limits: &Limits,
+    milliseconds: u64,
+    refresh: bool,
+) -> Result<CollectionTtl, Error> {
+    let ttl = match milliseconds {
+        0 if !refresh => std::time::Duration::ZERO,
+        _ => limits.ttl(milliseconds)?,
+    };
+    Ok(CollectionTtl { ttl, refresh })
+}
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";
