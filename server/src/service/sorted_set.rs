@@ -21,8 +21,8 @@ use tonic::{Request, Response};
 
 use super::{collection_ttl, Answer, DataPlane};
 use crate::backend::{
-    canonical, Aggregate, ScoreBound, ScoreRange, SortOrder, SortedSetRange,
-    SortedSetRemove, SortedSetUnion, Storage,
+    canonical, Aggregate, ScoreBound, ScoreRange, SortOrder, SortedSetRange, SortedSetRemove,
+    SortedSetUnion, Storage,
 };
 use crate::error::Error;
 use crate::proto::cache_client::*;
