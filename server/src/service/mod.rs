@@ -119,3 +119,30 @@ impl<S: Storage> DataPlane<S> {
         self.store.cache(name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::collection_ttl;
+    use crate::error::Error;
+    use crate::limits::tests::LIMITS;
+
+    #[test]
+    fn a_collection_ttl_may_be_zero_only_when_it_is_not_refreshed() {
+        assert_eq!(collection_ttl(&LIMITS, 0, true).err(), Some(Error::ZeroTtl));
+        let kept = collection_ttl(&LIMITS, 0, false).unwrap();
+        assert_eq!((kept.ttl, kept.refresh), (Duration::ZERO, false));
+        let refreshed = collection_ttl(&LIMITS, 1_000, true).unwrap();
+        assert_eq!(
+            (refreshed.ttl, refreshed.refresh),
+            (Duration::from_secs(1), true)
+        );
+        for refresh in [false, true] {
+            assert!(matches!(
+                collection_ttl(&LIMITS, 60_001, refresh),
+                Err(Error::TtlTooLong { .. })
+            ));
+        }
+    }
+}
