@@ -165,10 +165,11 @@ pub fn check_cache_name(name: &str) -> Result<(), Error> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const LIMITS: Limits = Limits {
+    /// Small limits, for the tests of the checks that take them.
+    pub(crate) const LIMITS: Limits = Limits {
         max_key_size: 4,
         max_value_size: 8,
         max_request_size: 64,

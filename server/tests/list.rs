@@ -24,6 +24,7 @@ on_both_stores!(
     remove_takes_every_occurrence,
     erase_removes_positions_or_everything,
     a_new_list_gets_the_ttl_and_a_write_refreshes_it_only_when_asked,
+    a_zero_ttl_that_is_not_refreshed_is_accepted_and_keeps_nothing_new,
     list_calls_on_a_scalar_fail_the_precondition_and_change_nothing,
     item_calls_see_a_list,
 );
@@ -244,6 +245,46 @@ async fn a_new_list_gets_the_ttl_and_a_write_refreshes_it_only_when_asked(store:
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(lists.all("short").await, None);
     assert_eq!(lists.length("short").await, None);
+}
+
+/// The official Java SDK's ListRetain always sends a zero TTL that it does
+/// not refresh, and the Momento service accepts it; so does every
+/// collection write (`list/bad_input.rs` refuses a refreshed zero). An
+/// existing list keeps its TTL; a new one written with it is gone at once.
+async fn a_zero_ttl_that_is_not_refreshed_is_accepted_and_keeps_nothing_new(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut lists = Lists::new(&server).await;
+    lists.concat_back("l", TEN).await;
+    let c = &mut lists.0;
+    let mut retain = retain_request("l", Some(1), Some(4));
+    retain.ttl_milliseconds = 0;
+    let retained = c.client.list_retain(c.request(retain)).await.unwrap();
+    assert!(matches!(
+        retained.into_inner().list,
+        Some(list_retain_response::List::Found(found)) if found.list_length == 3
+    ));
+    let c = &mut lists.0;
+    let mut push = push_back("l", "x", 0);
+    (push.ttl_milliseconds, push.refresh_ttl) = (0, false);
+    c.client.list_push_back(c.request(push)).await.unwrap();
+    assert_eq!(lists.all("l").await, strings(&["1", "2", "3", "x"]));
+    assert!(lists.remaining_ttl("l").await.unwrap() > Duration::from_secs(50));
+
+    let c = &mut lists.0;
+    let mut retain = retain_request("missing", None, None);
+    retain.ttl_milliseconds = 0;
+    let retained = c.client.list_retain(c.request(retain)).await.unwrap();
+    assert!(matches!(
+        retained.into_inner().list,
+        Some(list_retain_response::List::Missing(_))
+    ));
+    let c = &mut lists.0;
+    let mut push = push_back("new", "x", 0);
+    (push.ttl_milliseconds, push.refresh_ttl) = (0, false);
+    let pushed = c.client.list_push_back(c.request(push)).await.unwrap();
+    assert_eq!(pushed.into_inner().list_length, 1);
+    assert_eq!(lists.all("new").await, None);
+    assert_eq!(lists.remaining_ttl("new").await, None);
 }
 
 async fn list_calls_on_a_scalar_fail_the_precondition_and_change_nothing(store: Store) {

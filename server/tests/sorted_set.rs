@@ -261,8 +261,8 @@ async fn scores_and_ranks_hit_or_miss(store: Store) {
     assert_eq!(sets.rank("menu", "bam", true).await, Some(Some(3)));
     assert_eq!(sets.rank("menu", "jalapeno", true).await, Some(Some(0)));
     assert_eq!(sets.rank("menu", "nope", false).await, Some(None));
-    // A missing set: a MISS part too (what the Python SDK reads).
-    assert_eq!(sets.rank("nope", "foo", false).await, Some(None));
+    // A missing set: `missing`, as the Momento service answers.
+    assert_eq!(sets.rank("nope", "foo", false).await, None);
 }
 
 async fn put_replaces_scores(store: Store) {

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from jiffy_tune import results
-from jiffy_tune.jsonfields import Fields
+from jiffy_tune.jsonfields import read
 from jiffy_tune.model import Point, RunResults, SummaryEntry
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -40,8 +40,8 @@ def parsed(run: dict[str, Any]) -> RunResults:
 
 def points(run: dict[str, Any]) -> list[Point]:
     """The points of a results dictionary, as the sweep makes them."""
-    return [Point.from_json(Fields(p, "point")) for p in run["points"]]
+    return [read(Point, p, "point") for p in run["points"]]
 
 
 def as_entry(value: dict[str, Any]) -> SummaryEntry:
-    return SummaryEntry.from_json(Fields(value, "entry"))
+    return read(SummaryEntry, value, "entry")

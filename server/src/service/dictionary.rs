@@ -6,8 +6,8 @@
 use bytes::Bytes;
 use tonic::{Request, Response};
 
-use super::{Answer, DataPlane};
-use crate::backend::{CollectionTtl, DictionaryDelete, Storage};
+use super::{collection_ttl, Answer, DataPlane};
+use crate::backend::{DictionaryDelete, Storage};
 use crate::error::Error;
 use crate::proto::cache_client::*;
 
@@ -27,10 +27,7 @@ pub(super) async fn dictionary_set<S: Storage>(
         limits.check_element("a dictionary field", &item.field)?;
         limits.check_element("a dictionary value", &item.value)?;
     }
-    let ttl = CollectionTtl {
-        ttl: limits.ttl(r.ttl_milliseconds)?,
-        refresh: r.refresh_ttl,
-    };
+    let ttl = collection_ttl(limits, r.ttl_milliseconds, r.refresh_ttl)?;
     let items = r
         .items
         .into_iter()
@@ -58,10 +55,7 @@ pub(super) async fn dictionary_increment<S: Storage>(
     let limits = &plane.limits;
     limits.check_key(&r.dictionary_name)?;
     limits.check_element("a dictionary field", &r.field)?;
-    let ttl = CollectionTtl {
-        ttl: limits.ttl(r.ttl_milliseconds)?,
-        refresh: r.refresh_ttl,
-    };
+    let ttl = collection_ttl(limits, r.ttl_milliseconds, r.refresh_ttl)?;
     let value = plane
         .store
         .dictionary_increment(

@@ -7,8 +7,8 @@
 
 use tonic::{Request, Response};
 
-use super::{Answer, DataPlane};
-use crate::backend::{self, CollectionTtl, End, ListErase, ListPush, ListSlice, Storage};
+use super::{collection_ttl, Answer, DataPlane};
+use crate::backend::{self, End, ListErase, ListPush, ListSlice, Storage};
 use crate::error::Error;
 use crate::proto::cache_client::*;
 use crate::proto::common::Unbounded;
@@ -125,10 +125,7 @@ async fn push_values<S: Storage>(
     for value in &push.values {
         limits.check_element("a list value", value)?;
     }
-    let ttl = CollectionTtl {
-        ttl: limits.ttl(ttl_ms)?,
-        refresh,
-    };
+    let ttl = collection_ttl(limits, ttl_ms, refresh)?;
     let length = plane
         .store
         .list_push(cache, name, push, ttl, limits.max_collection_elements)
@@ -231,10 +228,7 @@ pub(super) async fn list_retain<S: Storage>(
     let cache = plane.cache(&request)?;
     let r = request.get_ref();
     plane.limits.check_key(&r.list_name)?;
-    let ttl = CollectionTtl {
-        ttl: plane.limits.ttl(r.ttl_milliseconds)?,
-        refresh: r.refresh_ttl,
-    };
+    let ttl = collection_ttl(&plane.limits, r.ttl_milliseconds, r.refresh_ttl)?;
     let slice = ListSlice {
         start: match r.start_index {
             Some(StartIndex::InclusiveStart(start)) => Some(start),

@@ -31,13 +31,30 @@ pub mod subscribe_route;
 use bytes::Bytes;
 use tonic::{Request, Response, Status};
 
-use crate::backend::Storage;
+use crate::backend::{CollectionTtl, Storage};
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
 use crate::metrics::Lookups;
 
 /// What every handler answers.
 pub(crate) type Answer<T> = Result<Response<T>, Status>;
+
+/// The TTL of a collection write, from its `ttl_milliseconds` and
+/// `refresh_ttl`. Zero is accepted only when it is not refreshed: the
+/// official Java SDK's ListRetain always sends 0 with no refresh, which
+/// the Momento service accepts, as a TTL that only a new collection would
+/// take (a new one written with it is gone at once; ListRetain makes none).
+pub(crate) fn collection_ttl(
+    limits: &Limits,
+    milliseconds: u64,
+    refresh: bool,
+) -> Result<CollectionTtl, Error> {
+    let ttl = match milliseconds {
+        0 if !refresh => std::time::Duration::ZERO,
+        _ => limits.ttl(milliseconds)?,
+    };
+    Ok(CollectionTtl { ttl, refresh })
+}
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";
@@ -100,5 +117,32 @@ impl<S: Storage> DataPlane<S> {
             )));
         }
         self.store.cache(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::collection_ttl;
+    use crate::error::Error;
+    use crate::limits::tests::LIMITS;
+
+    #[test]
+    fn a_collection_ttl_may_be_zero_only_when_it_is_not_refreshed() {
+        assert_eq!(collection_ttl(&LIMITS, 0, true).err(), Some(Error::ZeroTtl));
+        let kept = collection_ttl(&LIMITS, 0, false).unwrap();
+        assert_eq!((kept.ttl, kept.refresh), (Duration::ZERO, false));
+        let refreshed = collection_ttl(&LIMITS, 1_000, true).unwrap();
+        assert_eq!(
+            (refreshed.ttl, refreshed.refresh),
+            (Duration::from_secs(1), true)
+        );
+        for refresh in [false, true] {
+            assert!(matches!(
+                collection_ttl(&LIMITS, 60_001, refresh),
+                Err(Error::TtlTooLong { .. })
+            ));
+        }
     }
 }

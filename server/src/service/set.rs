@@ -17,8 +17,8 @@
 
 use tonic::{Request, Response};
 
-use super::{Answer, DataPlane};
-use crate::backend::{CollectionTtl, SetRemove, Storage};
+use super::{collection_ttl, Answer, DataPlane};
+use crate::backend::{SetRemove, Storage};
 use crate::error::Error;
 use crate::proto::cache_client::*;
 
@@ -34,10 +34,7 @@ pub(super) async fn set_union<S: Storage>(
     for element in &r.elements {
         limits.check_element("a set element", element)?;
     }
-    let ttl = CollectionTtl {
-        ttl: limits.ttl(r.ttl_milliseconds)?,
-        refresh: r.refresh_ttl,
-    };
+    let ttl = collection_ttl(limits, r.ttl_milliseconds, r.refresh_ttl)?;
     plane
         .store
         .set_union(

@@ -14,16 +14,15 @@
 //!
 //! A range that selects nothing in an existing set answers it found with
 //! no elements, as the official suites expect; a missing set is missing,
-//! but for SortedSetGetRank, which answers a MISS part for a missing set as
-//! for a missing value (the official Python SDK reads only the part).
+//! SortedSetGetRank's included, as the Momento service answers.
 //! Scores are stored with -0.0 as 0.0.
 
 use tonic::{Request, Response};
 
-use super::{Answer, DataPlane};
+use super::{collection_ttl, Answer, DataPlane};
 use crate::backend::{
-    canonical, Aggregate, CollectionTtl, ScoreBound, ScoreRange, SortOrder, SortedSetRange,
-    SortedSetRemove, SortedSetUnion, Storage,
+    canonical, Aggregate, ScoreBound, ScoreRange, SortOrder, SortedSetRange, SortedSetRemove,
+    SortedSetUnion, Storage,
 };
 use crate::error::Error;
 use crate::proto::cache_client::*;
@@ -47,10 +46,7 @@ pub(super) async fn sorted_set_put<S: Storage>(
         limits.check_element("a sorted set value", &element.value)?;
         finite("a score", element.score)?;
     }
-    let ttl = CollectionTtl {
-        ttl: limits.ttl(r.ttl_milliseconds)?,
-        refresh: r.refresh_ttl,
-    };
+    let ttl = collection_ttl(limits, r.ttl_milliseconds, r.refresh_ttl)?;
     let elements = r
         .elements
         .into_iter()
@@ -222,7 +218,7 @@ pub(super) async fn sorted_set_get_rank<S: Storage>(
     request: Request<SortedSetGetRankRequest>,
 ) -> Answer<SortedSetGetRankResponse> {
     use sorted_set_get_rank_request::Order;
-    use sorted_set_get_rank_response::{Rank, RankResponsePart};
+    use sorted_set_get_rank_response::{Rank, RankResponsePart, SortedSetMissing};
     let cache = plane.cache(&request)?;
     let r = request.get_ref();
     plane.limits.check_key(&r.set_name)?;
@@ -241,12 +237,16 @@ pub(super) async fn sorted_set_get_rank<S: Storage>(
             result: ECacheResult::Hit as i32,
             rank,
         }),
-        // A missing set answers a MISS part too, not `missing`: the official
-        // Python SDK reads only the part, and errs on `missing`.
-        Some(None) | None => Rank::ElementRank(RankResponsePart {
+        // A value the set lacks: a MISS part, which the official Python,
+        // JavaScript and Go SDKs read as a miss.
+        Some(None) => Rank::ElementRank(RankResponsePart {
             result: ECacheResult::Miss as i32,
             rank: 0,
         }),
+        // A missing set: `missing`, as the Momento service answers (the
+        // official Java SDK's own tests expect a miss there, and it reads
+        // any rank part as a hit).
+        None => Rank::Missing(SortedSetMissing {}),
     };
     Ok(Response::new(SortedSetGetRankResponse { rank: Some(rank) }))
 }
@@ -261,10 +261,7 @@ pub(super) async fn sorted_set_increment<S: Storage>(
     limits.check_key(&r.set_name)?;
     limits.check_element("a sorted set value", &r.value)?;
     finite("the amount", r.amount)?;
-    let ttl = CollectionTtl {
-        ttl: limits.ttl(r.ttl_milliseconds)?,
-        refresh: r.refresh_ttl,
-    };
+    let ttl = collection_ttl(limits, r.ttl_milliseconds, r.refresh_ttl)?;
     let score = plane
         .store
         .sorted_set_increment(

@@ -257,7 +257,9 @@ impl Store {
             (None, Some(ttl)) => {
                 let mut created = T::default();
                 let answer = write(&mut created)?;
-                if created.is_empty() {
+                // A zero TTL (never refreshed, see `service::collection_ttl`)
+                // keeps nothing, as an emptied collection.
+                if created.is_empty() || ttl.ttl.is_zero() {
                     return Ok(Some(answer));
                 }
                 let value = created.into_value();

@@ -381,7 +381,8 @@ async fn writes_need_a_ttl_within_the_limit(store: Store) {
                 .map(drop),
         );
         let mut inc = increment("s", "a", 1.0);
-        inc.ttl_milliseconds = ttl;
+        // A zero TTL is refused when it is refreshed.
+        (inc.ttl_milliseconds, inc.refresh_ttl) = (ttl, true);
         invalid(
             c.client
                 .sorted_set_increment(c.request(inc))

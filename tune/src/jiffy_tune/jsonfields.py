@@ -1,23 +1,39 @@
-"""Reading a decoded JSON object field by field, with errors that name the field.
+"""Reading a decoded JSON object into a frozen dataclass, with errors that name the field.
 
-The loadgen's report and results.json are both read through `Fields`, once,
-into frozen dataclasses; nothing after that reads a dictionary. Written by
-hand rather than with a validation library: jiffy-tune has no runtime
-dependency for it (jsonschema is a test dependency), and what it needs is
-typed values out, not only a yes or no: an absent optional field is None,
-a present one must have its type, and the error says which field, by path
-(`config.channels`, `points[3].client_ms.p999`).
+The loadgen's report and results.json are both read by `read`, once, into
+frozen dataclasses; nothing after that reads a dictionary. `read` goes by
+the dataclass's type hints (`dataclasses.fields`, `typing.get_type_hints`):
+each field is the JSON member of its name, of its type (a number, whole
+number, string, boolean, `Cap`, record, list, or object of string keys),
+and the error says which field, by path (`config.channels`,
+`points[3].client_ms.p999`). An absent (or null) member is the field's
+default; else None for an optional field, empty for a list or a map,
+else the error. A field whose JSON is not its type one to one names its
+own reader (`reader`), and `absent` gives a field without a default the
+value an absent member reads as.
+
+Written by hand rather than with a validation library: jiffy-tune has no
+runtime dependency for it (jsonschema is a test dependency), and what it
+needs is typed values out, not only a yes or no. The libraries that build
+dataclasses from dictionaries (dacite, cattrs) would be a dependency for
+this one module and do not phrase errors by JSON path as the tests and the
+report's command line expect.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import functools
+import operator
+import types
+from collections.abc import Callable, Mapping
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from jiffy_tune.caps import Cap
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 class FieldError(ValueError):
@@ -46,16 +62,10 @@ class Fields:
         self.fields: dict[str, Any] = value
         self.path = path
 
-    def names(self) -> list[str]:
-        return list(self.fields)
-
     def where(self, name: str | int) -> str:
         if isinstance(name, int):
             return f"{self.path}[{name}]"
         return f"{self.path}.{name}" if self.path else name
-
-    def has(self, name: str) -> bool:
-        return name in self.fields
 
     def raw(self, name: str) -> Any:
         """A field as it is, for what is kept verbatim rather than read."""
@@ -80,10 +90,6 @@ class Fields:
     def wrong(self, name: str | int, expected: str, value: object) -> FieldError:
         return FieldError(f"{self.where(name)}: expected {expected}, got {kind(value)}")
 
-    def number(self, name: str) -> float | None:
-        value = self._get(name, False)
-        return None if value is None else self._number(name, value)
-
     def required_number(self, name: str) -> float:
         return self._number(name, self._get(name, True))
 
@@ -91,10 +97,6 @@ class Fields:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.wrong(name, "a number", value)
         return float(value)
-
-    def integer(self, name: str) -> int | None:
-        value = self._get(name, False)
-        return None if value is None else self._integer(name, value)
 
     def required_integer(self, name: str) -> int:
         return self._integer(name, self._get(name, True))
@@ -106,7 +108,10 @@ class Fields:
 
     def string(self, name: str) -> str | None:
         value = self._get(name, False)
-        if value is not None and not isinstance(value, str):
+        return None if value is None else self._string(name, value)
+
+    def _string(self, name: str | int, value: object) -> str:
+        if not isinstance(value, str):
             raise self.wrong(name, "a string", value)
         return value
 
@@ -115,23 +120,22 @@ class Fields:
 
     def boolean(self, name: str) -> bool | None:
         value = self._get(name, False)
-        if value is not None and not isinstance(value, bool):
+        return None if value is None else self._boolean(name, value)
+
+    def _boolean(self, name: str | int, value: object) -> bool:
+        if not isinstance(value, bool):
             raise self.wrong(name, "true or false", value)
         return value
 
     def required_boolean(self, name: str) -> bool:
         return self._present(name, self.boolean(name))
 
-    def cap(self, name: str) -> Cap | None:
-        value = self._get(name, False)
-        if value is None or value == "auto":
-            return "auto" if value else None
+    def _cap(self, name: str | int, value: object) -> Cap:
+        if value == "auto":
+            return "auto"
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.wrong(name, 'a whole number or "auto"', value)
         return value
-
-    def required_cap(self, name: str) -> Cap:
-        return self._present(name, self.cap(name))
 
     def object(self, name: str) -> Fields | None:
         value = self._get(name, False)
@@ -146,40 +150,12 @@ class Fields:
             raise self.wrong(name, "an array", value)
         return value
 
-    def objects(self, name: str) -> list[Fields]:
-        """An array of objects (absent: none)."""
-        items = self.array(name) or []
-        return [Fields(item, f"{self.where(name)}[{index}]") for index, item in enumerate(items)]
-
     def integers(self, name: str) -> list[int] | None:
         items = self.array(name)
         if items is None:
             return None
         inner = Fields({}, self.where(name))
         return [inner._integer(index, item) for index, item in enumerate(items)]
-
-    def numbers(self, name: str) -> list[float] | None:
-        items = self.array(name)
-        if items is None:
-            return None
-        inner = Fields({}, self.where(name))
-        return [inner._number(index, item) for index, item in enumerate(items)]
-
-    def strings(self, name: str) -> list[str] | None:
-        items = self.array(name)
-        if items is None:
-            return None
-        for index, item in enumerate(items):
-            if not isinstance(item, str):
-                raise Fields({}, self.where(name)).wrong(index, "a string", item)
-        return list(items)
-
-    def caps(self, name: str) -> list[Cap] | None:
-        items = self.array(name)
-        if items is None:
-            return None
-        inner = Fields({str(i): item for i, item in enumerate(items)}, self.where(name))
-        return [inner.required_cap(str(i)) for i in range(len(items))]
 
     def pairs(self, name: str) -> list[tuple[float, int]] | None:
         """[seconds, limit] pairs (an in-flight limit history)."""
@@ -196,17 +172,117 @@ class Fields:
             pairs.append((entry.required_number("seconds"), entry.required_integer("limit")))
         return pairs
 
-    def string_map(self, name: str) -> dict[str, str]:
-        inner = self.object(name)
-        if inner is None:
-            return {}
-        return {key: inner.required_string(key) for key in inner.names()}
 
-    def integer_map(self, name: str) -> dict[str, int]:
-        inner = self.object(name)
-        if inner is None:
-            return {}
-        return {key: inner.required_integer(key) for key in inner.names()}
+# A field's own reader: the object it is a member of, and its name.
+Reader = Callable[[Fields, str], Any]
+_READER = "jiffy_tune.reader"
+_ABSENT = "jiffy_tune.absent"
+
+
+def reader(read_with: Reader, **options: Any) -> Any:
+    """A field read by `read_with` rather than by its type (`field` options pass on)."""
+    return dataclasses.field(metadata={_READER: read_with}, **options)
+
+
+def absent(value: object) -> Any:
+    """A field without a default whose absent (or null) member reads as `value`."""
+    return dataclasses.field(metadata={_ABSENT: value})
+
+
+def read(cls: type[R], value: object, path: str = "", what: str = "the object") -> R:
+    """The record `cls` from a decoded JSON object; FieldError names what is wrong."""
+    return record(cls, Fields(value, path, what))
+
+
+def record(cls: type[R], f: Fields) -> R:
+    """The record `cls` from the members of `f`."""
+    hints = _hints(cls)
+    values: dict[str, Any] = {}
+    for each in fields(cls):  # type: ignore[arg-type]
+        own = each.metadata.get(_READER)
+        if own is not None:
+            values[each.name] = own(f, each.name)
+        elif f.raw(each.name) is not None:
+            values[each.name] = _value(hints[each.name], f, each.name, f.raw(each.name))
+        elif each.default is not dataclasses.MISSING:
+            values[each.name] = each.default
+        elif each.default_factory is not dataclasses.MISSING:
+            values[each.name] = each.default_factory()
+        elif _ABSENT in each.metadata:
+            values[each.name] = each.metadata[_ABSENT]
+        else:
+            values[each.name] = _absent(hints[each.name], f, each.name)
+    return cls(**values)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The type hints of a record's fields, resolved once per class."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = get_type_hints(cls)
+    return hints
+
+
+_CAP = frozenset(get_args(Cap))
+# How a present member of each scalar type is checked.
+_SCALARS: dict[Any, Callable[[Fields, str | int, object], Any]] = {
+    float: Fields._number,
+    int: Fields._integer,
+    str: Fields._string,
+    bool: Fields._boolean,
+}
+
+
+def _optional(hint: Any) -> tuple[bool, Any]:
+    """Whether `hint` admits None, and what it is apart from None."""
+    if get_origin(hint) not in (Union, types.UnionType):
+        return False, hint
+    rest = tuple(arg for arg in get_args(hint) if arg is not type(None))
+    inner = functools.reduce(operator.or_, rest)
+    return len(rest) < len(get_args(hint)), inner
+
+
+def _absent(hint: Any, f: Fields, name: str) -> Any:
+    """An absent or null member: None if optional, empty if a list or a map, else an error."""
+    optional, inner = _optional(hint)
+    if optional:
+        return None
+    origin = get_origin(inner)
+    if origin is list:
+        return []
+    if origin in (dict, Mapping):
+        return {}
+    raise f._missing(name)
+
+
+def _value(hint: Any, f: Fields, name: str | int, value: object) -> Any:
+    """A present member `name` of `f` (or item of an array), as `hint` has it."""
+    _, inner = _optional(hint)
+    origin = get_origin(inner)
+    scalar = _SCALARS.get(inner)
+    if scalar is not None:
+        return scalar(f, name, value)
+    if frozenset(get_args(inner)) == _CAP:
+        return f._cap(name, value)
+    if isinstance(inner, type) and dataclasses.is_dataclass(inner):
+        return record(inner, Fields(value, f.where(name)))
+    if origin is list:
+        if not isinstance(value, list):
+            raise f.wrong(name, "an array", value)
+        items = Fields({}, f.where(name))
+        (item,) = get_args(inner)
+        return [_value(item, items, index, each) for index, each in enumerate(value)]
+    if origin in (dict, Mapping):
+        members = Fields(value, f.where(name))
+        _, item = get_args(inner)
+        return {
+            key: _absent(item, members, key) if each is None else _value(item, members, key, each)
+            for key, each in members.fields.items()
+        }
+    raise TypeError(f"{f.where(name)}: no reader for {hint!r}")
 
 
 class JsonRecord:

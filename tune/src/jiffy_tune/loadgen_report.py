@@ -15,10 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jiffy_tune.caps import Cap
-from jiffy_tune.jsonfields import FieldError, Fields, JsonRecord
+from jiffy_tune.jsonfields import FieldError, Fields, JsonRecord, read, reader
 
 # A loadgen report that is not the contract's; the message names the field.
 ReportError = FieldError
+
+
+def history(f: Fields, name: str) -> tuple[tuple[float, int], ...] | None:
+    """[seconds, limit] pairs (an in-flight limit history), as a tuple."""
+    pairs = f.pairs(name)
+    return None if pairs is None else tuple(pairs)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,16 +36,6 @@ class Percentiles(JsonRecord):
     p99: float
     p999: float
     max: float
-
-    @classmethod
-    def from_json(cls, latency: Fields) -> Percentiles:
-        return cls(
-            p50=latency.required_number("p50"),
-            p90=latency.required_number("p90"),
-            p99=latency.required_number("p99"),
-            p999=latency.required_number("p999"),
-            max=latency.required_number("max"),
-        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,52 +73,13 @@ class LoadgenReport:
     connections: int | None = None
     client_cpu_percent: float | None = None
     # [seconds since the load began, limit] pairs; only loadgens whose client can tell.
-    in_flight_limit: tuple[tuple[float, int], ...] | None = None
+    in_flight_limit: tuple[tuple[float, int], ...] | None = reader(history, default=None)
     # The object as printed: results.json keeps it verbatim as each point's `loadgen`.
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    raw: Mapping[str, Any] = reader(
+        lambda f, _: f.fields, default_factory=dict, repr=False, compare=False
+    )
 
 
 def parse_report(value: object) -> LoadgenReport:
     """The report from the loadgen's decoded JSON; ReportError names what is wrong."""
-    report = Fields(value, "", what="the report")
-    config = report.object("config")
-    by_op = report.object("latency_ms_by_op")
-    return LoadgenReport(
-        rps=report.required_number("rps"),
-        requests=report.required_integer("requests"),
-        latency_ms=Percentiles.from_json(report.required_object("latency_ms")),
-        sdk=report.string("sdk"),
-        sdk_version=report.string("sdk_version"),
-        runtime=report.string("runtime"),
-        config=LoadgenConfig() if config is None else _config(config),
-        errors=report.integer_map("errors"),
-        latency_ms_by_op={}
-        if by_op is None
-        else {op: Percentiles.from_json(by_op.required_object(op)) for op in by_op.names()},
-        connections=report.integer("connections"),
-        client_cpu_percent=report.number("client_cpu_percent"),
-        in_flight_limit=_history(report.pairs("in_flight_limit")),
-        raw=report.fields,
-    )
-
-
-def _config(config: Fields) -> LoadgenConfig:
-    return LoadgenConfig(
-        concurrency=config.integer("concurrency"),
-        rate=config.number("rate"),
-        channels=config.integer("channels"),
-        max_concurrent_requests=config.cap("max_concurrent_requests"),
-        preset=config.string("preset"),
-        duration_s=config.number("duration_s"),
-        warmup_s=config.number("warmup_s"),
-        value_size=config.integer("value_size"),
-        keyspace=config.integer("keyspace"),
-        get_ratio=config.number("get_ratio"),
-        workload=config.string("workload"),
-        transport=config.string("transport"),
-        delay_ms=config.integer("delay_ms"),
-    )
-
-
-def _history(pairs: list[tuple[float, int]] | None) -> tuple[tuple[float, int], ...] | None:
-    return None if pairs is None else tuple(pairs)
+    return read(LoadgenReport, value, what="the report")

@@ -372,10 +372,12 @@ impl Caches for Arc<RedisStore> {
     }
 }
 
-/// A TTL as the decimal milliseconds Redis takes (at least 1: the limits
-/// refuse a TTL under 1 ms before it gets here).
+/// A TTL as the decimal milliseconds Redis takes. The limits refuse a TTL
+/// under 1 ms before it gets here, but for a collection's zero TTL that is
+/// not refreshed (`service::collection_ttl`): its '0' tells `close`
+/// (`lua/collection_prelude.lua`) to keep nothing of a new collection.
 fn millis(ttl: Duration) -> String {
-    ttl.as_millis().max(1).to_string()
+    ttl.as_millis().to_string()
 }
 
 /// The payload of a stored `"<generation>:<payload>"`, without copying it.

@@ -5,152 +5,10 @@ use std::sync::LazyLock;
 
 use redis::Script;
 
-macro_rules! item_script {
-    ($file:literal) => {
-        LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("lua/item_prelude.lua"),
-                include_str!(concat!("lua/", $file))
-            ))
-        })
-    };
-}
-
-/// A collection script: the item prelude, the collection prelude, the call.
-/// The collection types' scripts are declared with it (`collection_script!`).
-macro_rules! collection_script {
-    ($file:literal) => {
-        LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("lua/item_prelude.lua"),
-                include_str!("lua/collection_prelude.lua"),
-                include_str!(concat!("lua/", $file))
-            ))
-        })
-    };
-}
-
-/// A list script that takes a slice: `list_slice.lua` before the call.
-macro_rules! list_slice_script {
-    ($file:literal) => {
-        LazyLock::new(|| {
-            Script::new(concat!(
-                include_str!("lua/item_prelude.lua"),
-                include_str!("lua/collection_prelude.lua"),
-                include_str!("lua/list_slice.lua"),
-                include_str!(concat!("lua/", $file))
-            ))
-        })
-    };
-}
-
-/// A script of the given sources of `lua/`, in order: for the read scripts,
-/// whose answers can be large, `read_prelude.lua` first. Their callers go
-/// through `RedisStore::run_read`, which passes the cap it expects.
-macro_rules! script {
-    ($($file:literal),+) => {
-        LazyLock::new(|| Script::new(concat!($(include_str!(concat!("lua/", $file))),+)))
-    };
-}
-
-pub static GET: LazyLock<Script> = script!("read_prelude.lua", "item_prelude.lua", "get.lua");
-pub static SET: LazyLock<Script> = item_script!("set.lua");
-pub static SET_IF: LazyLock<Script> = item_script!("set_if.lua");
-pub static DELETE: LazyLock<Script> = item_script!("delete.lua");
-pub static EXISTS: LazyLock<Script> = item_script!("exists.lua");
-pub static INCREMENT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(concat!(
-        include_str!("lua/item_prelude.lua"),
-        include_str!("lua/integer.lua"),
-        include_str!("lua/increment.lua")
-    ))
-});
-pub static UPDATE_TTL: LazyLock<Script> = item_script!("update_ttl.lua");
-pub static REMAINING_TTL: LazyLock<Script> = item_script!("remaining_ttl.lua");
-pub static ITEM_TYPE: LazyLock<Script> = item_script!("item_type.lua");
-
-pub static LIST_CONCATENATE: LazyLock<Script> = collection_script!("list_concatenate.lua");
-pub static LIST_POP: LazyLock<Script> = collection_script!("list_pop.lua");
-pub static LIST_FETCH: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "list_slice.lua",
-    "list_fetch.lua"
-);
-pub static LIST_LENGTH: LazyLock<Script> = collection_script!("list_length.lua");
-pub static LIST_RETAIN: LazyLock<Script> = list_slice_script!("list_retain.lua");
-pub static LIST_REMOVE: LazyLock<Script> = collection_script!("list_remove.lua");
-pub static LIST_ERASE: LazyLock<Script> = collection_script!("list_erase.lua");
-
-pub static SET_UNION: LazyLock<Script> = collection_script!("set_collection_union.lua");
-pub static SET_DIFFERENCE: LazyLock<Script> = collection_script!("set_collection_difference.lua");
-pub static SET_FETCH: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "set_collection_fetch.lua"
-);
-pub static SET_CONTAINS: LazyLock<Script> = collection_script!("set_collection_contains.lua");
-pub static SET_LENGTH: LazyLock<Script> = collection_script!("set_collection_length.lua");
-pub static SET_POP: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "set_collection_pop.lua"
-);
-pub static SET_SAMPLE: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "set_collection_sample.lua"
-);
-pub static DICTIONARY_SET: LazyLock<Script> = collection_script!("dictionary_set.lua");
-pub static DICTIONARY_INCREMENT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(concat!(
-        include_str!("lua/item_prelude.lua"),
-        include_str!("lua/collection_prelude.lua"),
-        include_str!("lua/integer.lua"),
-        include_str!("lua/dictionary_increment.lua")
-    ))
-});
-pub static DICTIONARY_GET: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "dictionary_get.lua"
-);
-pub static DICTIONARY_FETCH: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "dictionary_fetch.lua"
-);
-pub static DICTIONARY_DELETE: LazyLock<Script> = collection_script!("dictionary_delete.lua");
-pub static DICTIONARY_LENGTH: LazyLock<Script> = collection_script!("dictionary_length.lua");
-pub static SORTED_SET_PUT: LazyLock<Script> = collection_script!("sorted_set_put.lua");
-pub static SORTED_SET_FETCH: LazyLock<Script> = script!(
-    "read_prelude.lua",
-    "item_prelude.lua",
-    "collection_prelude.lua",
-    "list_slice.lua",
-    "sorted_set_fetch.lua"
-);
-pub static SORTED_SET_GET_SCORES: LazyLock<Script> =
-    collection_script!("sorted_set_get_scores.lua");
-pub static SORTED_SET_GET_RANK: LazyLock<Script> = collection_script!("sorted_set_get_rank.lua");
-pub static SORTED_SET_INCREMENT: LazyLock<Script> = collection_script!("sorted_set_increment.lua");
-pub static SORTED_SET_REMOVE: LazyLock<Script> = collection_script!("sorted_set_remove.lua");
-pub static SORTED_SET_LENGTH: LazyLock<Script> = collection_script!("sorted_set_length.lua");
-pub static SORTED_SET_LENGTH_BY_SCORE: LazyLock<Script> =
-    collection_script!("sorted_set_length_by_score.lua");
-pub static SORTED_SET_UNION_STORE: LazyLock<Script> =
-    collection_script!("sorted_set_union_store.lua");
-
-pub static REGISTRY_CHANGE: LazyLock<Script> =
-    LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
-pub static BUCKET_UPDATE: LazyLock<Script> =
-    LazyLock::new(|| Script::new(include_str!("lua/bucket_update.lua")));
+// One static per script of `lua/` (`list_fetch.lua` -> `LIST_FETCH`), its
+// preludes prepended as its first line names them: `server/build.rs` reads
+// the headers (`-- prelude`, `-- script`, `-- script: <preludes>`).
+include!(concat!(env!("OUT_DIR"), "/lua_scripts.rs"));
 
 /// What the item scripts return when the cache does not exist.
 pub const NO_CACHE: i64 = 0;
@@ -158,3 +16,34 @@ pub const NO_CACHE: i64 = 0;
 /// The code of the error reply an item script gives for a call on an item
 /// of another type: `JIFFYTYPE <expected> <found>`.
 pub const WRONG_TYPE: &str = "JIFFYTYPE";
+
+#[cfg(test)]
+mod tests {
+    use super::{PRELUDES, SCRIPTS};
+
+    /// The generated table, held to the directory as it is now: every file
+    /// is a script or a prelude, and every prelude a script names is one.
+    #[test]
+    fn every_lua_file_is_in_the_table_and_every_prelude_exists() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/backend/redis/lua");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|extension| extension == "lua"))
+            .map(|path| path.file_stem().unwrap().to_str().unwrap().to_string())
+            .collect();
+        files.sort();
+        let mut table: Vec<&str> = SCRIPTS.iter().map(|(name, _)| *name).collect();
+        table.extend(PRELUDES);
+        table.sort();
+        assert_eq!(files, table);
+        for (name, preludes) in SCRIPTS {
+            for prelude in *preludes {
+                assert!(
+                    PRELUDES.contains(prelude),
+                    "lua/{name}.lua names {prelude:?}, which is no prelude"
+                );
+            }
+        }
+    }
+}

@@ -30,7 +30,7 @@ impl SetStorage for Arc<RedisStore> {
         let mut args: Vec<&[u8]> = vec![max.as_bytes(), ttl_ms.as_bytes(), refresh];
         args.extend(elements.iter().map(|element| &element[..]));
         let reply = self
-            .run_item(&scripts::SET_UNION, cache, key, &args)
+            .run_item(&scripts::SET_COLLECTION_UNION, cache, key, &args)
             .await?;
         too_large(&reply, max_len)?;
         length("set_union", reply)
@@ -49,7 +49,7 @@ impl SetStorage for Arc<RedisStore> {
                 .collect(),
         };
         match self
-            .run_item(&scripts::SET_DIFFERENCE, cache, key, &args)
+            .run_item(&scripts::SET_COLLECTION_DIFFERENCE, cache, key, &args)
             .await?
         {
             Value::Int(1) => Ok(true),
@@ -64,7 +64,7 @@ impl SetStorage for Arc<RedisStore> {
         key: &[u8],
         max_answer: usize,
     ) -> Result<Option<Vec<Bytes>>, Error> {
-        let script = &scripts::SET_FETCH;
+        let script = &scripts::SET_COLLECTION_FETCH;
         let reply = self
             .run_read_within(script, cache, key, &[], max_answer)
             .await?;
@@ -79,7 +79,7 @@ impl SetStorage for Arc<RedisStore> {
     ) -> Result<Option<Vec<bool>>, Error> {
         let args: Vec<&[u8]> = elements.iter().map(|element| &element[..]).collect();
         match self
-            .run_item(&scripts::SET_CONTAINS, cache, key, &args)
+            .run_item(&scripts::SET_COLLECTION_CONTAINS, cache, key, &args)
             .await?
         {
             Value::Int(MISSING) => Ok(None),
@@ -96,7 +96,9 @@ impl SetStorage for Arc<RedisStore> {
     }
 
     async fn set_length(&self, cache: &RedisCache, key: &[u8]) -> Result<Option<usize>, Error> {
-        let reply = self.run_item(&scripts::SET_LENGTH, cache, key, &[]).await?;
+        let reply = self
+            .run_item(&scripts::SET_COLLECTION_LENGTH, cache, key, &[])
+            .await?;
         match &reply {
             Value::Int(MISSING) => Ok(None),
             Value::Array(parts) => match parts.as_slice() {
@@ -121,7 +123,7 @@ impl SetStorage for Arc<RedisStore> {
         let count = count.to_string();
         let reply = self
             .run_read_within(
-                &scripts::SET_POP,
+                &scripts::SET_COLLECTION_POP,
                 cache,
                 key,
                 &[count.as_bytes()],
@@ -140,7 +142,12 @@ impl SetStorage for Arc<RedisStore> {
         // SRANDMEMBER takes a signed count; no set comes near either limit.
         let limit = limit.min(i64::MAX as u64).to_string();
         let reply = self
-            .run_read(&scripts::SET_SAMPLE, cache, key, &[limit.as_bytes()])
+            .run_read(
+                &scripts::SET_COLLECTION_SAMPLE,
+                cache,
+                key,
+                &[limit.as_bytes()],
+            )
             .await?;
         elements("set_sample", reply)
     }

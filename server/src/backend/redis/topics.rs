@@ -53,7 +53,7 @@
 //!   (`volatile-lru`) and abandoned topics go.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -64,7 +64,7 @@ use redis::{PushInfo, PushKind, Script, Value};
 use tokio::sync::{mpsc, watch};
 
 use super::connection::Target;
-use super::{keys, unexpected, RedisStore};
+use super::{keys, scripts, unexpected, RedisStore};
 use crate::backend::Caches;
 use crate::error::Error;
 use crate::metrics::TopicMetrics;
@@ -72,10 +72,6 @@ use crate::proto::cache_client::pubsub::topic_value::Kind;
 use crate::topics::{
     CacheEvents, Hub, Resume, Subscription, Topic, TopicSettings, TopicStore, TopicWatch,
 };
-
-static PUBLISH: LazyLock<Script> =
-    LazyLock::new(|| Script::new(include_str!("lua/topic_publish.lua")));
-static READ: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/topic_read.lua")));
 
 /// How long a topic's keys stay after its last Publish.
 const IDLE_TTL_MS: u64 = 24 * 3600 * 1000;
@@ -265,7 +261,7 @@ impl TopicStore for RedisTopics {
     ) -> Result<(), Error> {
         self.store.cache(cache)?;
         let keys = TopicKeys::new(cache, topic);
-        let mut invocation = keys.invocation(&PUBLISH);
+        let mut invocation = keys.invocation(&scripts::TOPIC_PUBLISH);
         invocation
             .arg(keys.channel.as_slice())
             .arg(encode(&value, publisher))
@@ -593,7 +589,7 @@ impl Bridge {
 
     /// `topic_read.lua` from number `from` on.
     async fn read(&self, keys: &TopicKeys, from: u64) -> Result<Option<Read>, Error> {
-        let mut invocation = keys.invocation(&READ);
+        let mut invocation = keys.invocation(&scripts::TOPIC_READ);
         invocation.arg(from);
         self.store.run(invocation).await.and_then(parse_read)
     }

@@ -1,3 +1,4 @@
+-- script
 -- Brings one bucket of a cache to a registry change. KEYS[1]: the bucket's
 -- generation key. ARGV[1]: the change's generation, negative for a delete;
 -- ARGV[2]: how long a delete's marker stays, in milliseconds.

@@ -1,3 +1,4 @@
+-- prelude
 -- Shared head of every collection script (after item_prelude.lua).
 --
 -- A collection script checks the item with `open`, changes KEYS[3], then
@@ -42,6 +43,11 @@ local function close(expected, state, ttl_ms, refresh, size)
     marker = marker .. ':' .. size
   end
   if state == 'missing' then
+    -- A zero TTL (never a refreshed one) keeps nothing of a new collection.
+    if ttl_ms == '0' then
+      redis.call('DEL', KEYS[3])
+      return
+    end
     redis.call('SET', KEYS[2], marker, 'PX', ttl_ms)
     redis.call('PEXPIRE', KEYS[3], ttl_ms)
     return

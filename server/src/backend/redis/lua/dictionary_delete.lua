@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- DictionaryDelete. ARGV[1]: 'all', or 'some' followed by the fields.
 -- Returns 2 if the dictionary is missing, else {length after}.
 -- Fields per HDEL: `unpack` is bounded by Lua's C stack.

@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude
 -- DictionaryFetch. Returns 2 if the dictionary is missing, else field,
 -- value, field, value, ... (in Redis's order). The size its marker carries
 -- answers TOO_LARGE or SIZE without a walk of the hash (one refused fetch

@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude
 -- DictionaryGet. ARGV: the fields (at least one).
 -- Returns 2 if the dictionary is missing, else the value of each field in
 -- order (nil for a field it lacks).

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude integer
 -- DictionaryIncrement. ARGV[1]: the field; ARGV[2]: the amount, as base-10
 -- i64 text; ARGV[3]: the most fields a dictionary may hold; ARGV[4]: TTL in
 -- milliseconds; ARGV[5]: '1' to refresh the TTL of an existing dictionary.

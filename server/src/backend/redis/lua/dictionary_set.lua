@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- DictionarySet. ARGV[1]: the most fields a dictionary may hold; ARGV[2]:
 -- TTL in milliseconds; ARGV[3]: '1' to refresh the TTL of an existing
 -- dictionary; ARGV[4..]: field, value, field, value, ... (at least one pair;

@@ -1,3 +1,4 @@
+-- script: item_prelude
 -- 1 when present (scalar or collection), 2 when absent.
 if item_kind() then
   return 1

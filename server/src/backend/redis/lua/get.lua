@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude
 -- The raw value ("<generation>:<payload>", the caller strips the tag), or nil.
 -- A value over the cap is announced without being read: copying megabytes
 -- into Lua only to answer their size, for hundreds of Gets at once, kept

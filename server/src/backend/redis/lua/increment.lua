@@ -1,3 +1,4 @@
+-- script: item_prelude integer
 -- ARGV[1]: the amount, as base-10 i64 text; ARGV[2]: TTL in milliseconds.
 -- Returns the new total as text, 2 if the value is not an integer, 3 on
 -- overflow. The arithmetic is integer.lua's.

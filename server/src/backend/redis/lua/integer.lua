@@ -1,5 +1,6 @@
+-- prelude
 -- Signed 64-bit integers as base-10 text, for the increments (Increment and
--- DictionaryIncrement). Prepended to their scripts in scripts.rs.
+-- DictionaryIncrement). Their headers name it.
 --
 -- Lua's numbers are doubles, exact only below 2^53, so a signed 64-bit sum
 -- is done by hand: each number is split into a high part (digits above the

@@ -1,4 +1,5 @@
--- Shared head of every item script (prepended in scripts.rs).
+-- prelude
+-- Shared head of every item script (its scripts' headers name it).
 --
 -- KEYS[1]: the cache bucket's generation key: "<n>" while the cache lives,
 --          "-<n>" once deleted, absent if it never existed.

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- ListPushFront/Back and ListConcatenateFront/Back.
 -- ARGV[1]: 'front' or 'back'; ARGV[2]: the length to truncate to after the
 -- write, from the other end (0: none); ARGV[3]: the most elements a list may

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- ListErase. ARGV[1]: 'all', or 'ranges' followed by pairs of (first
 -- position, count), positions in the list as it was before the call.
 -- Returns 2 if the list is missing, else {length after}.

@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude list_slice
 -- ListFetch. ARGV[1], ARGV[2]: the slice (see list_slice.lua).
 -- Returns 2 if the list is missing, else the values selected (maybe none).
 if open('list') == 'missing' then

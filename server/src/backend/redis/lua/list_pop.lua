@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- ListPopFront/Back. ARGV[1]: 'front' or 'back'.
 -- Returns 2 if the list is missing, else {value, length after}.
 local state = open('list')

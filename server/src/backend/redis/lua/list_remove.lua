@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- ListRemove. ARGV[1]: the value every occurrence of which is removed.
 -- Returns 2 if the list is missing, else {length after}.
 local state = open('list')

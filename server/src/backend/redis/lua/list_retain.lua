@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude list_slice
 -- ListRetain. ARGV[1], ARGV[2]: the slice to keep (see list_slice.lua);
 -- ARGV[3]: TTL in milliseconds; ARGV[4]: '1' to refresh it.
 -- Returns 2 if the list is missing, else {length after}.

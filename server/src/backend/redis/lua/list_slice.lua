@@ -1,3 +1,4 @@
+-- prelude
 -- Shared by ListFetch and ListRetain: a slice as Python's, in Redis's
 -- inclusive LRANGE/LTRIM terms.
 

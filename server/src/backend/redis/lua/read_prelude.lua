@@ -1,6 +1,7 @@
--- Head of every read script whose answer can be large (prepended first, in
--- scripts.rs). Its last argument is the largest answer the front-end has
--- room for in its in-flight budget (server/src/in_flight.rs): a larger
+-- prelude
+-- Head of every read script whose answer can be large (named first in
+-- their headers). Its last argument is the largest answer the front-end
+-- has room for in its in-flight budget (server/src/in_flight.rs): a larger
 -- answer is not sent; its size is, as the status reply 'SIZE <bytes>', and
 -- the front-end charges that much and asks again. So the bytes an answer
 -- occupies in the front-end are counted before they leave Redis.

@@ -1,3 +1,4 @@
+-- script
 -- The cache registry: KEYS[1], a hash of cache name -> generation;
 -- KEYS[2], the counter generations come from. Both under the {jiffy} tag.
 -- ARGV[1]: 'create', 'flush' or 'delete'; ARGV[2]: the name;

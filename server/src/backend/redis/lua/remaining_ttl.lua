@@ -1,3 +1,4 @@
+-- script: item_prelude
 -- {milliseconds left} when present, 2 when absent.
 if item_kind() then
   return { redis.call('PTTL', KEYS[2]) }

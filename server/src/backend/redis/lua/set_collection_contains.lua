@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SetContains. ARGV: the elements asked about (maybe none).
 -- Returns 2 if the set is missing, else 1 or 0 for each, in order.
 -- Elements per SMISMEMBER: `unpack` is bounded by Lua's C stack.

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SetDifference with a subtrahend. ARGV[1]: 'all' (the whole set), or
 -- 'elements' followed by the elements to remove (maybe none).
 -- Returns 2 if the set is missing, else 1. The TTL is kept, and the size

@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude
 -- SetFetch. Returns 2 if the set is missing, else its elements. The size
 -- its marker carries answers TOO_LARGE or SIZE without a walk of the set.
 local state, size = open('set')

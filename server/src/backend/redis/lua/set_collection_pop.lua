@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude
 -- SetPop. ARGV[1]: how many elements to take (at least 1).
 -- Returns 2 if the set is missing, else the elements taken, at random (all
 -- of them when the set holds no more). The TTL is kept; an emptied set is

@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude
 -- SetSample. ARGV[1]: the most elements to answer (0 and up, at most the
 -- largest signed 64-bit integer).
 -- Returns 2 if the set is missing, else up to that many distinct elements,

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SetUnion. ARGV[1]: the most elements a set may hold; ARGV[2]: TTL in
 -- milliseconds; ARGV[3]: '1' to refresh the TTL of an existing set;
 -- ARGV[4..]: the elements (maybe none, maybe repeated).

@@ -1,3 +1,4 @@
+-- script: item_prelude
 -- ARGV[1]: payload; ARGV[2]: TTL in milliseconds; ARGV[3]: the condition;
 -- ARGV[4]: the value (or, for the hash conditions, the hash) the condition
 -- compares with, if any. 'always' replaces whatever the key held, as Set does.

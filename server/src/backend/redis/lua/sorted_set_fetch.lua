@@ -1,3 +1,4 @@
+-- script: read_prelude item_prelude collection_prelude list_slice
 -- SortedSetFetch. ARGV[1]: 'asc' or 'desc'. ARGV[2]: 'index' or 'score'.
 -- By index: ARGV[3], ARGV[4]: the slice, in the fetch's order (see
 -- list_slice.lua). By score: ARGV[3], ARGV[4]: the min and max as ZRANGE

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetGetRank. ARGV[1]: the value; ARGV[2]: 'asc' or 'desc'.
 -- Returns 2 if the set is missing, else {rank}, or {} when the set does
 -- not hold the value.

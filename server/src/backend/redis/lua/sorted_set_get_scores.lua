@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetGetScore. ARGV: the values.
 -- Returns 2 if the set is missing, else each value's score, or nil for a
 -- value the set does not hold, in order.

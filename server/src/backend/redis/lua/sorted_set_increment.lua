@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetIncrement. ARGV[1]: the value; ARGV[2]: the amount (exact
 -- decimal text); ARGV[3]: the most elements a sorted set may hold;
 -- ARGV[4]: TTL in milliseconds; ARGV[5]: '1' to refresh it.

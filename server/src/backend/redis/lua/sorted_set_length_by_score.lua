@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetLengthByScore. ARGV[1], ARGV[2]: the min and max as ZCOUNT
 -- takes them ('-inf', '(1.5e0', ...).
 -- Returns 2 if the set is missing, else {count}.

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetPut. ARGV[1]: the most elements a sorted set may hold;
 -- ARGV[2]: TTL in milliseconds; ARGV[3]: '1' to refresh the TTL of an
 -- existing set; ARGV[4..]: value, score pairs (scores as exact decimal

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetRemove. ARGV[1]: 'all' or 'some'; ARGV[2..]: the values.
 -- Returns 2 if the set is missing, else {length after}.
 local CHUNK = 1000

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude
 -- SortedSetUnionStore. KEYS[1..3]: the destination's. KEYS[4..]: the item
 -- key and data key of each source in the destination's slot, in pairs.
 -- ARGV[1]: TTL in milliseconds; ARGV[2]: the most elements a sorted set

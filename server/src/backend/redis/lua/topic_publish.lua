@@ -1,3 +1,4 @@
+-- script
 -- Numbers and publishes one topic message. KEYS[1]: the generation key of
 -- the topic's bucket (its cache lives while it holds "<n>"); KEYS[2]: the
 -- topic's hash (gen, node, page, seq); KEYS[3]: its stream of recent

@@ -1,3 +1,4 @@
+-- script
 -- A topic's page, last number, and the messages its stream holds from a
 -- number on, in one atomic read. KEYS: as topic_publish.lua; ARGV[1]: the
 -- first number wanted.

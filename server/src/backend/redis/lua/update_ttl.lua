@@ -1,3 +1,4 @@
+-- script: item_prelude
 -- ARGV[1]: 'increase', 'decrease' or 'overwrite'; ARGV[2]: TTL in milliseconds.
 -- Returns 1 when set, 2 when the rule refused, 3 when the item is missing.
 local kind = item_kind()
