@@ -13,23 +13,14 @@ if state == 'missing' then
   return 2
 end
 
--- The bytes protobuf takes to write `n` as a varint.
-local function varint_len(n)
-  local len = 1
-  while n >= 128 do
-    n = math.floor(n / 128)
-    len = len + 1
-  end
-  return len
+-- The encoded size of an answer whose elements take `found` bytes.
+local function answer_of(found)
+  return 1 + varint_len(found) + found
 end
 
 -- The encoded size of an answer of these elements.
 local function answer_size(elements)
-  local found = 0
-  for i = 1, #elements do
-    found = found + 1 + varint_len(#elements[i]) + #elements[i]
-  end
-  return 1 + varint_len(found) + found
+  return answer_of(values_size(elements, 1))
 end
 
 -- A pick over `answer_cap` is announced by its size ('SIZE'), and the call
@@ -38,7 +29,18 @@ end
 -- fails. So a pick that does not fit is tried again here, a few times, and
 -- the largest announced: a later pick fits it with good odds. A pick of
 -- the whole set is the same each time and is not repeated.
-local whole = redis.call('SCARD', KEYS[3]) <= tonumber(ARGV[1])
+local len = redis.call('SCARD', KEYS[3])
+local whole = len <= tonumber(ARGV[1])
+-- A pop of the whole set too large by the size its marker keeps (the
+-- elements' bytes, each encoded with at least two more) is refused without
+-- a pick: a size exact while no element is longer than 127 bytes, and a
+-- lower bound of it ("or more") past that.
+if whole and kept then
+  local least = answer_of(kept + 2 * len)
+  if least > max_answer then
+    return redis.status_reply('TOO_LARGE ' .. least)
+  end
+end
 local picked, size
 local largest = 0
 for _ = 1, 4 do
