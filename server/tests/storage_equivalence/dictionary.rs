@@ -9,9 +9,9 @@
 //! values held, a fetch too large is refused by it without a walk, and a
 //! dictionary whose marker has none (an older front-end's) is walked.
 
-use redis::aio::MultiplexedConnection;
-
-use super::markers::{marker_size, redis_connection, remark, walked_size, Kind, OverRedis};
+use super::markers::{
+    marker_size, redis_connection, redis_time_per_call, remark, walked_size, Kind, OverRedis,
+};
 use super::*;
 
 #[derive(Clone, Debug)]
@@ -243,47 +243,14 @@ async fn refused_fetch_redis_time() {
         .await
         .unwrap();
     assert_eq!(size, format!(":{}", FIELDS * 128));
-    redis_time_per_fetch(&mut connection, &mut clients.data, "size in the marker").await;
-    remark(&mut connection, Kind::Dictionary, key, "").await;
-    let label = "no size (walked, as before)";
-    redis_time_per_fetch(&mut connection, &mut clients.data, label).await;
-}
-
-/// Prints the Redis time of each of 50 refused fetches of dictionary 0.
-async fn redis_time_per_fetch(
-    connection: &mut MultiplexedConnection,
-    data: &mut ScsClient<Channel>,
-    label: &str,
-) {
-    const FETCHES: usize = 50;
-    let () = redis::cmd("CONFIG")
-        .arg("RESETSTAT")
-        .query_async(connection)
-        .await
-        .unwrap();
-    for _ in 0..FETCHES {
+    let data = &mut clients.data;
+    let mut fetch = async || {
         let answer = dictionary_answer(data, DictionaryCall::Fetch(0)).await;
         assert!(answer.contains("ResourceExhausted"), "{answer}");
-    }
-    let stats: String = redis::cmd("INFO")
-        .arg("commandstats")
-        .query_async(connection)
-        .await
-        .unwrap();
-    // The scripts run as EVALSHA (EVAL the first time): "cmdstat_evalsha:calls=50,usec=...,".
-    let field = |line: &str, name: &str| -> f64 {
-        let at = line.find(name).unwrap() + name.len();
-        let end = line[at..].find(',').map_or(line.len(), |e| at + e);
-        line[at..end].trim().parse().unwrap()
     };
-    let (calls, usec) = stats
-        .lines()
-        .filter(|line| line.starts_with("cmdstat_eval"))
-        .fold((0.0, 0.0), |(calls, usec), line| {
-            (calls + field(line, "calls="), usec + field(line, "usec="))
-        });
-    println!(
-        "{label}: {:.0} us of Redis time per refused 8 MiB DictionaryFetch ({calls} scripts for {FETCHES} fetches)",
-        usec / FETCHES as f64
-    );
+    let what = "refused 8 MiB DictionaryFetch, size in the marker";
+    redis_time_per_call(&mut connection, what, &mut fetch).await;
+    remark(&mut connection, Kind::Dictionary, key, "").await;
+    let what = "refused 8 MiB DictionaryFetch, no size (walked, as before)";
+    redis_time_per_call(&mut connection, what, &mut fetch).await;
 }

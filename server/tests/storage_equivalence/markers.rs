@@ -1,4 +1,4 @@
-//! The size a dictionary's or a set's marker carries in Redis (see
+//! The size a collection's marker carries in Redis (see
 //! `item_prelude.lua`): read, rewritten to play an older front-end, and
 //! checked against what a walk of the collection counts.
 
@@ -12,6 +12,8 @@ use jiffy_server::backend::redis::keys::item_keys;
 pub enum Kind {
     Dictionary,
     Set,
+    List,
+    SortedSet,
 }
 
 impl Kind {
@@ -20,14 +22,24 @@ impl Kind {
         match self {
             Kind::Dictionary => "dictionary",
             Kind::Set => "set",
+            Kind::List => "list",
+            Kind::SortedSet => "sorted_set",
         }
     }
 
-    /// The Redis command that reads all it holds: fields and values, or elements.
-    fn walk(self) -> &'static str {
+    /// The Redis command that reads all it holds (fields and values, or
+    /// elements), and what it counts of each: a dictionary's or a set's
+    /// bytes, a list's or a sorted set's elements as an answer encodes them
+    /// (a tag, a length, the bytes: as the embedded store counts them).
+    fn walk(self) -> (&'static str, &'static [i64], fn(&[u8]) -> usize) {
+        let raw: fn(&[u8]) -> usize = <[u8]>::len;
+        let encoded: fn(&[u8]) -> usize =
+            |element| 1 + prost::encoding::encoded_len_varint(element.len() as u64) + element.len();
         match self {
-            Kind::Dictionary => "HGETALL",
-            Kind::Set => "SMEMBERS",
+            Kind::Dictionary => ("HGETALL", &[], raw),
+            Kind::Set => ("SMEMBERS", &[], raw),
+            Kind::List => ("LRANGE", &[0, -1], encoded),
+            Kind::SortedSet => ("ZRANGE", &[0, -1], encoded),
         }
     }
 }
@@ -53,8 +65,8 @@ pub async fn marker_size(
         .unwrap();
     let prefix = format!("{}#{}", generation?, kind.name());
     let tail = marker?.strip_prefix(prefix.as_bytes())?.to_vec();
-    // "set" is a prefix of no other type's name, "dictionary" neither; a
-    // tail that is not a size is another type's marker.
+    // "set" is a prefix of no other type's name, nor is any other; a tail
+    // that is not a size is another type's marker.
     (tail.is_empty() || tail.starts_with(b":")).then(|| String::from_utf8(tail).unwrap())
 }
 
@@ -79,16 +91,18 @@ pub async fn remark(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8], t
         .unwrap();
 }
 
-/// The bytes Redis holds for collection `key`: its fields and values, or
-/// its elements.
+/// The size of what Redis holds for collection `key`, as its marker counts
+/// it (see [`Kind::walk`]).
 pub async fn walked_size(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8]) -> usize {
     let (_, _, data) = item_keys(CACHE, key);
-    let flat: Vec<Vec<u8>> = redis::cmd(kind.walk())
+    let (command, range, counted) = kind.walk();
+    let flat: Vec<Vec<u8>> = redis::cmd(command)
         .arg(&data)
+        .arg(range)
         .query_async(redis)
         .await
         .unwrap();
-    flat.iter().map(Vec::len).sum()
+    flat.iter().map(|element| counted(element)).sum()
 }
 
 /// After a call on collection `k`: when its marker carries a size, the size
@@ -138,4 +152,43 @@ impl OverRedis {
 pub async fn redis_connection(port: u16) -> MultiplexedConnection {
     let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
     client.get_multiplexed_async_connection().await.unwrap()
+}
+
+/// Prints the Redis time of each of 50 calls of `call` (each asserting its
+/// answer), as Redis counts it: `INFO commandstats`, the scripts' usec.
+pub async fn redis_time_per_call(
+    connection: &mut MultiplexedConnection,
+    what: &str,
+    mut call: impl AsyncFnMut(),
+) {
+    const CALLS: usize = 50;
+    let () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query_async(connection)
+        .await
+        .unwrap();
+    for _ in 0..CALLS {
+        call().await;
+    }
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(connection)
+        .await
+        .unwrap();
+    // The scripts run as EVALSHA (EVAL the first time): "cmdstat_evalsha:calls=50,usec=...,".
+    let field = |line: &str, name: &str| -> f64 {
+        let at = line.find(name).unwrap() + name.len();
+        let end = line[at..].find(',').map_or(line.len(), |e| at + e);
+        line[at..end].trim().parse().unwrap()
+    };
+    let (calls, usec) = stats
+        .lines()
+        .filter(|line| line.starts_with("cmdstat_eval"))
+        .fold((0.0, 0.0), |(calls, usec), line| {
+            (calls + field(line, "calls="), usec + field(line, "usec="))
+        });
+    println!(
+        "{what}: {:.0} us of Redis time per call ({calls} scripts for {CALLS} calls)",
+        usec / CALLS as f64
+    );
 }
