@@ -117,13 +117,20 @@ end
 -- `kept`, the size the marker keeps (nil: none), when the range is the
 -- whole; nil, not counted, when the whole is within `over` (so is the
 -- range, and its answer is counted once read); else walked, up to past
--- `over`.
+-- `over`, or, when fewer elements lie outside the range than the walk
+-- would read (by their average size), `kept` less a walk of those.
 local function range_size(command, first, last, len, kept, over)
   if kept and first == 0 and last == len - 1 then
     return kept
   end
   if kept and kept <= over then
     return nil
+  end
+  if kept then
+    local inside = math.min(last - first + 1, over * len / kept + 1)
+    if len - (last - first + 1) < inside then
+      return kept - walked_size(command, 0, first - 1) - walked_size(command, last + 1, len - 1)
+    end
   end
   return walked_size(command, first, last, over)
 end
