@@ -299,13 +299,8 @@ async fn whole_set_pops_and_samples_are_refused_by_the_kept_size() {
 async fn refused_list_fetch_and_sorted_set_fetch_redis_time() {
     const VALUES: usize = 65_536;
     const PER_REQUEST: usize = 8_192;
-    let redis = RedisNode::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
-    // Time enough for the walks on a loaded machine.
-    let server = TestServer::with_args(&["--store", &url, "--store-timeout", "30s"]).await;
-    let mut clients = Clients::of(&server).await;
-    clients.reset().await;
-    let mut connection = markers::redis_connection(redis.port).await;
+    let over_redis = OverRedis::with_time_to_walk().await;
+    let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let value = |i: usize| Bytes::from(format!("{i:0128}"));
     for start in (0..VALUES).step_by(PER_REQUEST) {
         let push = cc::ListConcatenateBackRequest {

@@ -9,9 +9,7 @@
 //! values held, a fetch too large is refused by it without a walk, and a
 //! dictionary whose marker has none (an older front-end's) is walked.
 
-use super::markers::{
-    marker_size, redis_connection, redis_time_per_call, remark, walked_size, Kind, OverRedis,
-};
+use super::markers::{marker_size, redis_time_per_call, remark, walked_size, Kind, OverRedis};
 use super::*;
 
 #[derive(Clone, Debug)]
@@ -209,21 +207,15 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
 /// A figure to read, not a bound:
 ///
 /// ```sh
-/// cargo test -p jiffy-server --test storage_equivalence refused_fetch -- --ignored --nocapture
+/// cargo test -p jiffy-server --test integration refused_fetch_redis_time -- --ignored --nocapture
 /// ```
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "a measurement: run with --ignored --nocapture"]
 async fn refused_fetch_redis_time() {
     const FIELDS: usize = 65_536;
     const PER_REQUEST: usize = 8_192;
-    let redis = RedisNode::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
-    // Time enough for the walk on a loaded machine.
-    let args = ["--store", &url, "--store-timeout", "30s"];
-    let server = TestServer::with_args(&args).await;
-    let mut clients = Clients::of(&server).await;
-    clients.reset().await;
-    let mut connection = redis_connection(redis.port).await;
+    let over_redis = OverRedis::with_time_to_walk().await;
+    let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let key = KEYS[0];
     for start in (0..FIELDS).step_by(PER_REQUEST) {
         let set = cc::DictionarySetRequest {

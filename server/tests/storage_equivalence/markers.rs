@@ -28,18 +28,26 @@ impl Kind {
     }
 
     /// The Redis command that reads all it holds (fields and values, or
-    /// elements), and what it counts of each: a dictionary's or a set's
-    /// bytes, a list's or a sorted set's elements as an answer encodes them
-    /// (a tag, a length, the bytes: as the embedded store counts them).
-    fn walk(self) -> (&'static str, &'static [i64], fn(&[u8]) -> usize) {
-        let raw: fn(&[u8]) -> usize = <[u8]>::len;
-        let encoded: fn(&[u8]) -> usize =
-            |element| 1 + prost::encoding::encoded_len_varint(element.len() as u64) + element.len();
+    /// elements), and the arguments after the key.
+    fn walk(self) -> (&'static str, &'static [i64]) {
         match self {
-            Kind::Dictionary => ("HGETALL", &[], raw),
-            Kind::Set => ("SMEMBERS", &[], raw),
-            Kind::List => ("LRANGE", &[0, -1], encoded),
-            Kind::SortedSet => ("ZRANGE", &[0, -1], encoded),
+            Kind::Dictionary => ("HGETALL", &[]),
+            Kind::Set => ("SMEMBERS", &[]),
+            Kind::List => ("LRANGE", &[0, -1]),
+            Kind::SortedSet => ("ZRANGE", &[0, -1]),
+        }
+    }
+
+    /// What its marker counts of each thing the walk reads: a dictionary's
+    /// or a set's bytes, a list's or a sorted set's elements as an answer
+    /// encodes them (a tag, a length, the bytes: as the embedded store
+    /// counts them).
+    fn counted(self, element: &[u8]) -> usize {
+        match self {
+            Kind::Dictionary | Kind::Set => element.len(),
+            Kind::List | Kind::SortedSet => {
+                1 + prost::encoding::encoded_len_varint(element.len() as u64) + element.len()
+            }
         }
     }
 }
@@ -92,17 +100,17 @@ pub async fn remark(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8], t
 }
 
 /// The size of what Redis holds for collection `key`, as its marker counts
-/// it (see [`Kind::walk`]).
+/// it (see [`Kind::counted`]).
 pub async fn walked_size(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8]) -> usize {
     let (_, _, data) = item_keys(CACHE, key);
-    let (command, range, counted) = kind.walk();
+    let (command, range) = kind.walk();
     let flat: Vec<Vec<u8>> = redis::cmd(command)
         .arg(&data)
         .arg(range)
         .query_async(redis)
         .await
         .unwrap();
-    flat.iter().map(|element| counted(element)).sum()
+    flat.iter().map(|element| kind.counted(element)).sum()
 }
 
 /// After a call on collection `k`: when its marker carries a size, the size
@@ -119,9 +127,9 @@ pub async fn check_size_count(
     Ok(())
 }
 
-/// A server over its own Redis whose answers may be at most 1,100 bytes
-/// (values at most 1,000), with a connection to that Redis to read and
-/// rewrite markers: where a fetch's refusal by a kept size is tried.
+/// A server over its own Redis, with a connection to that Redis to read
+/// and rewrite markers: where a fetch's refusal by a kept size is tried,
+/// and its Redis time measured.
 pub struct OverRedis {
     pub clients: Clients,
     pub connection: MultiplexedConnection,
@@ -131,11 +139,21 @@ pub struct OverRedis {
 }
 
 impl OverRedis {
+    /// Answers of at most 1,100 bytes (values at most 1,000).
     pub async fn with_small_answers() -> OverRedis {
+        OverRedis::with_args(&["--max-value-size", "1000", "--max-response-size", "1100"]).await
+    }
+
+    /// The default limits, and time enough for a walk of 8 MiB on a loaded
+    /// machine.
+    pub async fn with_time_to_walk() -> OverRedis {
+        OverRedis::with_args(&["--store-timeout", "30s"]).await
+    }
+
+    async fn with_args(args: &[&str]) -> OverRedis {
         let redis = RedisNode::start();
         let url = format!("redis://127.0.0.1:{}", redis.port);
-        let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
-        let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+        let server = TestServer::with_args(&[&["--store", &url][..], args].concat()).await;
         let mut clients = Clients::of(&server).await;
         clients.reset().await;
         let connection = redis_connection(redis.port).await;
