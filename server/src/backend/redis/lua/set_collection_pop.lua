@@ -13,14 +13,10 @@ if state == 'missing' then
   return 2
 end
 
--- The encoded size of an answer whose elements take `found` bytes.
-local function answer_of(found)
-  return 1 + varint_len(found) + found
-end
-
 -- The encoded size of an answer of these elements.
 local function answer_size(elements)
-  return answer_of(values_size(elements, 1))
+  local found = values_size(elements, 1)
+  return 1 + varint_len(found) + found
 end
 
 -- A pick over `answer_cap` is announced by its size ('SIZE'), and the call
@@ -29,18 +25,7 @@ end
 -- fails. So a pick that does not fit is tried again here, a few times, and
 -- the largest announced: a later pick fits it with good odds. A pick of
 -- the whole set is the same each time and is not repeated.
-local len = redis.call('SCARD', KEYS[3])
-local whole = len <= tonumber(ARGV[1])
--- A pop of the whole set too large by the size its marker keeps (the
--- elements' bytes, each encoded with at least two more) is refused without
--- a pick: a size exact while no element is longer than 127 bytes, and a
--- lower bound of it ("or more") past that.
-if whole and kept then
-  local least = answer_of(kept + 2 * len)
-  if least > max_answer then
-    return redis.status_reply('TOO_LARGE ' .. least)
-  end
-end
+local whole = redis.call('SCARD', KEYS[3]) <= tonumber(ARGV[1])
 local picked, size
 local largest = 0
 for _ = 1, 4 do
