@@ -16,6 +16,7 @@
 //! storage_equivalence::`.
 
 use crate::common;
+mod answer_limit;
 mod dictionary;
 mod markers;
 use markers::Kind;
@@ -477,6 +478,15 @@ fn the_redis_store_answers_every_call_as_the_embedded_one_does() {
                         markers::check_size_count(&mut counting, Kind::Dictionary, call.key())
                             .await?;
                     }
+                    if let Call::List(call) = call {
+                        let mut counting = counting.clone();
+                        markers::check_size_count(&mut counting, Kind::List, call.key()).await?;
+                    }
+                    if let Call::SortedSet(call) = call {
+                        let mut counting = counting.clone();
+                        markers::check_size_count(&mut counting, Kind::SortedSet, call.key())
+                            .await?;
+                    }
                     if let Call::SetCollection(call) = call {
                         let mut counting = counting.clone();
                         // The size kept by the call itself, before any sync.
@@ -605,6 +615,20 @@ enum ListCall {
     Erase(usize, Option<Vec<(u32, u32)>>),
 }
 
+impl ListCall {
+    fn key(&self) -> usize {
+        match self {
+            ListCall::Push(k, ..)
+            | ListCall::Pop(k, _)
+            | ListCall::Fetch(k, ..)
+            | ListCall::Length(k)
+            | ListCall::Retain(k, ..)
+            | ListCall::Remove(k, _)
+            | ListCall::Erase(k, _) => *k,
+        }
+    }
+}
+
 /// Few, so that lists repeat values for ListRemove to find.
 const LIST_VALUES: &[&[u8]] = &[b"", b"x", b"y", b"\x00\xff"];
 
@@ -663,22 +687,10 @@ async fn list_answer(data: &mut ScsClient<Channel>, call: ListCall) -> String {
             data.list_pop_back(request(cc::ListPopBackRequest { list_name: name(k) }))
                 .await,
         ),
-        ListCall::Fetch(k, start, end) => {
-            use cc::list_fetch_request::{EndIndex, StartIndex};
-            shown(
-                data.list_fetch(request(cc::ListFetchRequest {
-                    list_name: name(k),
-                    start_index: Some(start.map_or(
-                        StartIndex::UnboundedStart(unbounded),
-                        StartIndex::InclusiveStart,
-                    )),
-                    end_index: Some(
-                        end.map_or(EndIndex::UnboundedEnd(unbounded), EndIndex::ExclusiveEnd),
-                    ),
-                }))
+        ListCall::Fetch(k, start, end) => shown(
+            data.list_fetch(request(list_fetch_request(k, start, end)))
                 .await,
-            )
-        }
+        ),
         ListCall::Length(k) => shown(
             data.list_length(request(cc::ListLengthRequest { list_name: name(k) }))
                 .await,
@@ -728,6 +740,20 @@ async fn list_answer(data: &mut ScsClient<Channel>, call: ListCall) -> String {
                 .await,
             )
         }
+    }
+}
+
+/// The ListFetch of `ListCall::Fetch(k, start, end)`.
+fn list_fetch_request(k: usize, start: Option<i32>, end: Option<i32>) -> cc::ListFetchRequest {
+    use cc::list_fetch_request::{EndIndex, StartIndex};
+    let unbounded = cm::Unbounded {};
+    cc::ListFetchRequest {
+        list_name: Bytes::from_static(KEYS[k]),
+        start_index: Some(start.map_or(
+            StartIndex::UnboundedStart(unbounded),
+            StartIndex::InclusiveStart,
+        )),
+        end_index: Some(end.map_or(EndIndex::UnboundedEnd(unbounded), EndIndex::ExclusiveEnd)),
     }
 }
 

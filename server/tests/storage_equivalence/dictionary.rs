@@ -9,9 +9,7 @@
 //! values held, a fetch too large is refused by it without a walk, and a
 //! dictionary whose marker has none (an older front-end's) is walked.
 
-use redis::aio::MultiplexedConnection;
-
-use super::markers::{marker_size, redis_connection, remark, walked_size, Kind, OverRedis};
+use super::markers::{marker_size, redis_time_per_call, remark, walked_size, Kind, OverRedis};
 use super::*;
 
 #[derive(Clone, Debug)]
@@ -209,21 +207,15 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
 /// A figure to read, not a bound:
 ///
 /// ```sh
-/// cargo test -p jiffy-server --test storage_equivalence refused_fetch -- --ignored --nocapture
+/// cargo test -p jiffy-server --test integration refused_fetch_redis_time -- --ignored --nocapture
 /// ```
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "a measurement: run with --ignored --nocapture"]
 async fn refused_fetch_redis_time() {
     const FIELDS: usize = 65_536;
     const PER_REQUEST: usize = 8_192;
-    let redis = RedisNode::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
-    // Time enough for the walk on a loaded machine.
-    let args = ["--store", &url, "--store-timeout", "30s"];
-    let server = TestServer::with_args(&args).await;
-    let mut clients = Clients::of(&server).await;
-    clients.reset().await;
-    let mut connection = redis_connection(redis.port).await;
+    let over_redis = OverRedis::with_time_to_walk().await;
+    let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let key = KEYS[0];
     for start in (0..FIELDS).step_by(PER_REQUEST) {
         let set = cc::DictionarySetRequest {
@@ -243,47 +235,14 @@ async fn refused_fetch_redis_time() {
         .await
         .unwrap();
     assert_eq!(size, format!(":{}", FIELDS * 128));
-    redis_time_per_fetch(&mut connection, &mut clients.data, "size in the marker").await;
-    remark(&mut connection, Kind::Dictionary, key, "").await;
-    let label = "no size (walked, as before)";
-    redis_time_per_fetch(&mut connection, &mut clients.data, label).await;
-}
-
-/// Prints the Redis time of each of 50 refused fetches of dictionary 0.
-async fn redis_time_per_fetch(
-    connection: &mut MultiplexedConnection,
-    data: &mut ScsClient<Channel>,
-    label: &str,
-) {
-    const FETCHES: usize = 50;
-    let () = redis::cmd("CONFIG")
-        .arg("RESETSTAT")
-        .query_async(connection)
-        .await
-        .unwrap();
-    for _ in 0..FETCHES {
+    let data = &mut clients.data;
+    let mut fetch = async || {
         let answer = dictionary_answer(data, DictionaryCall::Fetch(0)).await;
         assert!(answer.contains("ResourceExhausted"), "{answer}");
-    }
-    let stats: String = redis::cmd("INFO")
-        .arg("commandstats")
-        .query_async(connection)
-        .await
-        .unwrap();
-    // The scripts run as EVALSHA (EVAL the first time): "cmdstat_evalsha:calls=50,usec=...,".
-    let field = |line: &str, name: &str| -> f64 {
-        let at = line.find(name).unwrap() + name.len();
-        let end = line[at..].find(',').map_or(line.len(), |e| at + e);
-        line[at..end].trim().parse().unwrap()
     };
-    let (calls, usec) = stats
-        .lines()
-        .filter(|line| line.starts_with("cmdstat_eval"))
-        .fold((0.0, 0.0), |(calls, usec), line| {
-            (calls + field(line, "calls="), usec + field(line, "usec="))
-        });
-    println!(
-        "{label}: {:.0} us of Redis time per refused 8 MiB DictionaryFetch ({calls} scripts for {FETCHES} fetches)",
-        usec / FETCHES as f64
-    );
+    let what = "refused 8 MiB DictionaryFetch, size in the marker";
+    redis_time_per_call(&mut connection, what, &mut fetch).await;
+    remark(&mut connection, Kind::Dictionary, key, "").await;
+    let what = "refused 8 MiB DictionaryFetch, no size (walked, as before)";
+    redis_time_per_call(&mut connection, what, &mut fetch).await;
 }

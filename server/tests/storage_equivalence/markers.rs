@@ -1,4 +1,4 @@
-//! The size a dictionary's or a set's marker carries in Redis (see
+//! The size a collection's marker carries in Redis (see
 //! `item_prelude.lua`): read, rewritten to play an older front-end, and
 //! checked against what a walk of the collection counts.
 
@@ -12,6 +12,8 @@ use jiffy_server::backend::redis::keys::item_keys;
 pub enum Kind {
     Dictionary,
     Set,
+    List,
+    SortedSet,
 }
 
 impl Kind {
@@ -20,14 +22,32 @@ impl Kind {
         match self {
             Kind::Dictionary => "dictionary",
             Kind::Set => "set",
+            Kind::List => "list",
+            Kind::SortedSet => "sorted_set",
         }
     }
 
-    /// The Redis command that reads all it holds: fields and values, or elements.
-    fn walk(self) -> &'static str {
+    /// The Redis command that reads all it holds (fields and values, or
+    /// elements), and the arguments after the key.
+    fn walk(self) -> (&'static str, &'static [i64]) {
         match self {
-            Kind::Dictionary => "HGETALL",
-            Kind::Set => "SMEMBERS",
+            Kind::Dictionary => ("HGETALL", &[]),
+            Kind::Set => ("SMEMBERS", &[]),
+            Kind::List => ("LRANGE", &[0, -1]),
+            Kind::SortedSet => ("ZRANGE", &[0, -1]),
+        }
+    }
+
+    /// What its marker counts of each thing the walk reads: a dictionary's
+    /// or a set's bytes, a list's or a sorted set's elements as an answer
+    /// encodes them (a tag, a length, the bytes: as the embedded store
+    /// counts them).
+    fn counted(self, element: &[u8]) -> usize {
+        match self {
+            Kind::Dictionary | Kind::Set => element.len(),
+            Kind::List | Kind::SortedSet => {
+                1 + prost::encoding::encoded_len_varint(element.len() as u64) + element.len()
+            }
         }
     }
 }
@@ -53,8 +73,8 @@ pub async fn marker_size(
         .unwrap();
     let prefix = format!("{}#{}", generation?, kind.name());
     let tail = marker?.strip_prefix(prefix.as_bytes())?.to_vec();
-    // "set" is a prefix of no other type's name, "dictionary" neither; a
-    // tail that is not a size is another type's marker.
+    // "set" is a prefix of no other type's name, nor is any other; a tail
+    // that is not a size is another type's marker.
     (tail.is_empty() || tail.starts_with(b":")).then(|| String::from_utf8(tail).unwrap())
 }
 
@@ -79,16 +99,18 @@ pub async fn remark(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8], t
         .unwrap();
 }
 
-/// The bytes Redis holds for collection `key`: its fields and values, or
-/// its elements.
+/// The size of what Redis holds for collection `key`, as its marker counts
+/// it (see [`Kind::counted`]).
 pub async fn walked_size(redis: &mut MultiplexedConnection, kind: Kind, key: &[u8]) -> usize {
     let (_, _, data) = item_keys(CACHE, key);
-    let flat: Vec<Vec<u8>> = redis::cmd(kind.walk())
+    let (command, range) = kind.walk();
+    let flat: Vec<Vec<u8>> = redis::cmd(command)
         .arg(&data)
+        .arg(range)
         .query_async(redis)
         .await
         .unwrap();
-    flat.iter().map(Vec::len).sum()
+    flat.iter().map(|element| kind.counted(element)).sum()
 }
 
 /// After a call on collection `k`: when its marker carries a size, the size
@@ -105,9 +127,9 @@ pub async fn check_size_count(
     Ok(())
 }
 
-/// A server over its own Redis whose answers may be at most 1,100 bytes
-/// (values at most 1,000), with a connection to that Redis to read and
-/// rewrite markers: where a fetch's refusal by a kept size is tried.
+/// A server over its own Redis, with a connection to that Redis to read
+/// and rewrite markers: where a fetch's refusal by a kept size is tried,
+/// and its Redis time measured.
 pub struct OverRedis {
     pub clients: Clients,
     pub connection: MultiplexedConnection,
@@ -117,11 +139,21 @@ pub struct OverRedis {
 }
 
 impl OverRedis {
+    /// Answers of at most 1,100 bytes (values at most 1,000).
     pub async fn with_small_answers() -> OverRedis {
+        OverRedis::with_args(&["--max-value-size", "1000", "--max-response-size", "1100"]).await
+    }
+
+    /// The default limits, and time enough for a walk of 8 MiB on a loaded
+    /// machine.
+    pub async fn with_time_to_walk() -> OverRedis {
+        OverRedis::with_args(&["--store-timeout", "30s"]).await
+    }
+
+    async fn with_args(args: &[&str]) -> OverRedis {
         let redis = RedisNode::start();
         let url = format!("redis://127.0.0.1:{}", redis.port);
-        let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
-        let server = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+        let server = TestServer::with_args(&[&["--store", &url][..], args].concat()).await;
         let mut clients = Clients::of(&server).await;
         clients.reset().await;
         let connection = redis_connection(redis.port).await;
@@ -138,4 +170,43 @@ impl OverRedis {
 pub async fn redis_connection(port: u16) -> MultiplexedConnection {
     let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
     client.get_multiplexed_async_connection().await.unwrap()
+}
+
+/// Prints the Redis time of each of 50 calls of `call` (each asserting its
+/// answer), as Redis counts it: `INFO commandstats`, the scripts' usec.
+pub async fn redis_time_per_call(
+    connection: &mut MultiplexedConnection,
+    what: &str,
+    mut call: impl AsyncFnMut(),
+) {
+    const CALLS: usize = 50;
+    let () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query_async(connection)
+        .await
+        .unwrap();
+    for _ in 0..CALLS {
+        call().await;
+    }
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(connection)
+        .await
+        .unwrap();
+    // The scripts run as EVALSHA (EVAL the first time): "cmdstat_evalsha:calls=50,usec=...,".
+    let field = |line: &str, name: &str| -> f64 {
+        let at = line.find(name).unwrap() + name.len();
+        let end = line[at..].find(',').map_or(line.len(), |e| at + e);
+        line[at..end].trim().parse().unwrap()
+    };
+    let (calls, usec) = stats
+        .lines()
+        .filter(|line| line.starts_with("cmdstat_eval"))
+        .fold((0.0, 0.0), |(calls, usec), line| {
+            (calls + field(line, "calls="), usec + field(line, "usec="))
+        });
+    println!(
+        "{what}: {:.0} us of Redis time per call ({calls} scripts for {CALLS} calls)",
+        usec / CALLS as f64
+    );
 }

@@ -37,6 +37,24 @@ pub enum SortedSetCall {
     UnionStore(usize, Vec<(usize, usize)>, i32),
 }
 
+impl SortedSetCall {
+    /// The set it reads or writes (a union's destination).
+    pub fn key(&self) -> usize {
+        match self {
+            SortedSetCall::Put(k, ..)
+            | SortedSetCall::FetchByIndex(k, ..)
+            | SortedSetCall::FetchByScore(k, ..)
+            | SortedSetCall::GetScores(k, _)
+            | SortedSetCall::GetRank(k, ..)
+            | SortedSetCall::Increment(k, ..)
+            | SortedSetCall::Remove(k, _)
+            | SortedSetCall::Length(k)
+            | SortedSetCall::LengthByScore(k, ..)
+            | SortedSetCall::UnionStore(k, ..) => *k,
+        }
+    }
+}
+
 const VALUES: &[&[u8]] = &[b"", b"x", b"y", b"z", b"\x00\xff", b"X"];
 /// Ties, fractions that do not round-trip through short text, and the
 /// largest finite scores, which increments and unions can overflow.
@@ -135,52 +153,10 @@ pub async fn sorted_set_answer(data: &mut ScsClient<Channel>, call: SortedSetCal
             }))
             .await,
         ),
-        SortedSetCall::FetchByIndex(k, start, end, descending) => {
-            use cc::sorted_set_fetch_request::{by_index, ByIndex, Range};
-            shown(
-                data.sorted_set_fetch(request(cc::SortedSetFetchRequest {
-                    set_name: name(k),
-                    order: i32::from(descending),
-                    with_scores: true,
-                    range: Some(Range::ByIndex(ByIndex {
-                        start: Some(start.map_or(
-                            by_index::Start::UnboundedStart(unbounded),
-                            by_index::Start::InclusiveStartIndex,
-                        )),
-                        end: Some(end.map_or(
-                            by_index::End::UnboundedEnd(unbounded),
-                            by_index::End::ExclusiveEndIndex,
-                        )),
-                    })),
-                }))
+        call @ (SortedSetCall::FetchByIndex(..) | SortedSetCall::FetchByScore(..)) => shown(
+            data.sorted_set_fetch(request(fetch_request(call).unwrap()))
                 .await,
-            )
-        }
-        SortedSetCall::FetchByScore(k, min, max, offset, count, descending) => {
-            use cc::sorted_set_fetch_request::{by_score, ByScore, Range};
-            let score = |(s, exclusive): (usize, bool)| by_score::Score {
-                score: SCORES[s],
-                exclusive,
-            };
-            shown(
-                data.sorted_set_fetch(request(cc::SortedSetFetchRequest {
-                    set_name: name(k),
-                    order: i32::from(descending),
-                    with_scores: true,
-                    range: Some(Range::ByScore(ByScore {
-                        min: Some(min.map_or(by_score::Min::UnboundedMin(unbounded), |m| {
-                            by_score::Min::MinScore(score(m))
-                        })),
-                        max: Some(max.map_or(by_score::Max::UnboundedMax(unbounded), |m| {
-                            by_score::Max::MaxScore(score(m))
-                        })),
-                        offset,
-                        count,
-                    })),
-                }))
-                .await,
-            )
-        }
+        ),
         SortedSetCall::GetScores(k, values) => shown(
             data.sorted_set_get_score(request(cc::SortedSetGetScoreRequest {
                 set_name: name(k),
@@ -260,5 +236,55 @@ pub async fn sorted_set_answer(data: &mut ScsClient<Channel>, call: SortedSetCal
             }))
             .await,
         ),
+    }
+}
+
+/// The SortedSetFetch of a `FetchByIndex` or `FetchByScore` call; `None`
+/// for another call.
+pub fn fetch_request(call: SortedSetCall) -> Option<cc::SortedSetFetchRequest> {
+    let name = |k: usize| Bytes::from_static(KEYS[k]);
+    let unbounded = cm::Unbounded {};
+    match call {
+        SortedSetCall::FetchByIndex(k, start, end, descending) => {
+            use cc::sorted_set_fetch_request::{by_index, ByIndex, Range};
+            Some(cc::SortedSetFetchRequest {
+                set_name: name(k),
+                order: i32::from(descending),
+                with_scores: true,
+                range: Some(Range::ByIndex(ByIndex {
+                    start: Some(start.map_or(
+                        by_index::Start::UnboundedStart(unbounded),
+                        by_index::Start::InclusiveStartIndex,
+                    )),
+                    end: Some(end.map_or(
+                        by_index::End::UnboundedEnd(unbounded),
+                        by_index::End::ExclusiveEndIndex,
+                    )),
+                })),
+            })
+        }
+        SortedSetCall::FetchByScore(k, min, max, offset, count, descending) => {
+            use cc::sorted_set_fetch_request::{by_score, ByScore, Range};
+            let score = |(s, exclusive): (usize, bool)| by_score::Score {
+                score: SCORES[s],
+                exclusive,
+            };
+            Some(cc::SortedSetFetchRequest {
+                set_name: name(k),
+                order: i32::from(descending),
+                with_scores: true,
+                range: Some(Range::ByScore(ByScore {
+                    min: Some(min.map_or(by_score::Min::UnboundedMin(unbounded), |m| {
+                        by_score::Min::MinScore(score(m))
+                    })),
+                    max: Some(max.map_or(by_score::Max::UnboundedMax(unbounded), |m| {
+                        by_score::Max::MaxScore(score(m))
+                    })),
+                    offset,
+                    count,
+                })),
+            })
+        }
+        _ => None,
     }
 }

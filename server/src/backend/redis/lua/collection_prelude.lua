@@ -60,3 +60,83 @@ local function close(expected, state, ttl_ms, refresh, size)
     redis.call('PEXPIRE', KEYS[3], ttl_ms)
   end
 end
+
+-- The bytes protobuf takes to write `n` as a varint.
+local function varint_len(n)
+  local len = 1
+  while n >= 128 do
+    n = math.floor(n / 128)
+    len = len + 1
+  end
+  return len
+end
+
+-- The bytes `value` takes as one element of an answer's repeated bytes
+-- field (a list's values, a set's elements, a sorted set's values): a tag,
+-- its length and its bytes. The rule of `repeated_len` in
+-- store/answer.rs, so both stores size an answer alike; a list's or a
+-- sorted set's marker keeps the sum over its elements.
+local function element_size(value)
+  return 1 + varint_len(#value) + #value
+end
+
+-- The sum of `element_size` over values[1], values[1 + step], ... (step 2:
+-- the values of a flat value, score list).
+local function values_size(values, step)
+  local size = 0
+  for i = 1, #values, step do
+    size = size + element_size(values[i])
+  end
+  return size
+end
+
+-- A walk reads at most this many elements at a time, and aims at this
+-- many bytes a read by the elements' average size so far: what a walk
+-- holds in Redis's memory at once.
+local WALK_ELEMENTS = 512
+local WALK_BYTES = 65536
+
+-- The sum of `element_size` over positions first..last (0-based,
+-- inclusive) of KEYS[3], a list (`command` 'LRANGE') or a sorted set
+-- ('ZRANGE': ascending ranks), read a slice at a time. Once past `over`
+-- (nil: never) it stops and answers what it has counted: a lower bound.
+local function walked_size(command, first, last, over)
+  local size, counted, step = 0, 0, 16
+  local at = first
+  while at <= last do
+    local part = redis.call(command, KEYS[3], at, math.min(at + step - 1, last))
+    size = size + values_size(part, 1)
+    counted = counted + #part
+    at = at + step
+    if over and size > over then
+      return size
+    end
+    if size > 0 then
+      step = math.max(1, math.min(WALK_ELEMENTS, math.floor(WALK_BYTES * counted / size)))
+    end
+  end
+  return size
+end
+
+-- The size of the answer that reads positions first..last of KEYS[3] (as
+-- `walked_size` takes them) of `len` elements, found before it is read:
+-- `kept`, the size the marker keeps (nil: none), when the range is the
+-- whole; nil, not counted, when the whole is within `over` (so is the
+-- range, and its answer is counted once read); else walked, up to past
+-- `over`, or, when fewer elements lie outside the range than the walk
+-- would read (by their average size), `kept` less a walk of those.
+local function range_size(command, first, last, len, kept, over)
+  if kept and first == 0 and last == len - 1 then
+    return kept
+  end
+  if kept and kept <= over then
+    return nil
+  end
+  if kept then
+    local inside = math.min(last - first + 1, over * len / kept + 1)
+    if len - (last - first + 1) < inside then
+      return kept - walked_size(command, 0, first - 1) - walked_size(command, last + 1, len - 1)
+    end
+  end
+  return walked_size(command, first, last, over)
+end

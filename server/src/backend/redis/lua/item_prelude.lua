@@ -9,11 +9,14 @@
 -- A scalar item's value is stored in KEYS[2] as "<generation>:<payload>".
 -- A collection is stored in KEYS[3] (a Redis hash, set, list or sorted set)
 -- and marked in KEYS[2] by "<generation>#<type>", with the same TTL on both.
--- A dictionary's or a set's marker also carries the size of its fetch's
--- answer, "<generation>#dictionary:<bytes>" (the bytes of its fields and
--- values; of a set, its elements), kept by every script that writes it, so
--- a fetch too large to send is refused without a walk; a marker without it
--- (written by an older front-end) leaves the fetch to count as it reads.
+-- A collection's marker also carries the size of its fetch's answer,
+-- "<generation>#dictionary:<bytes>": of a dictionary, the bytes of its
+-- fields and values; of a set, of its elements; of a list or a sorted set,
+-- of its elements as the answer encodes them (`element_size` in
+-- collection_prelude.lua). Every script that writes it keeps it, so a
+-- fetch too large to send is refused without a walk; a marker without it
+-- (written by an older front-end) leaves the fetch to count as it reads,
+-- and the writes to keep none.
 -- A flush gives every bucket a new generation, so older items and markers
 -- stop matching at once without a scan; they are overwritten or expire by
 -- their TTL (a stale collection is cleared when its key is next written).

@@ -1,11 +1,13 @@
 -- script: item_prelude collection_prelude
 -- ListErase. ARGV[1]: 'all', or 'ranges' followed by pairs of (first
 -- position, count), positions in the list as it was before the call.
--- Returns 2 if the list is missing, else {length after}.
+-- Returns 2 if the list is missing, else {length after}. The size in the
+-- list's marker (see item_prelude.lua) is kept, when it has one: that of
+-- the values that stay.
 -- Values per RPUSH: `unpack` is bounded by Lua's C stack.
 local CHUNK = 1000
 
-local state = open('list')
+local state, size = open('list')
 if state == 'missing' then
   return 2
 end
@@ -38,6 +40,9 @@ else
       unread = math.max(unread, range[2])
     end
     keep(unread, len)
+    if size then
+      size = values_size(kept, 1)
+    end
     redis.call('DEL', KEYS[3])
     for from = 1, #kept, CHUNK do
       redis.call('RPUSH', KEYS[3], unpack(kept, from, math.min(from + CHUNK - 1, #kept)))
@@ -45,5 +50,5 @@ else
   end
 end
 len = redis.call('LLEN', KEYS[3])
-close('list', state)
+close('list', state, nil, nil, size)
 return {len}

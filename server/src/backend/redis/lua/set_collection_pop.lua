@@ -14,22 +14,9 @@ if state == 'missing' then
   return 2
 end
 
--- The bytes protobuf takes to write `n` as a varint.
-local function varint_len(n)
-  local len = 1
-  while n >= 128 do
-    n = math.floor(n / 128)
-    len = len + 1
-  end
-  return len
-end
-
 -- The encoded size of an answer of these elements.
 local function answer_size(elements)
-  local found = 0
-  for i = 1, #elements do
-    found = found + 1 + varint_len(#elements[i]) + #elements[i]
-  end
+  local found = values_size(elements, 1)
   return 1 + varint_len(found) + found
 end
 

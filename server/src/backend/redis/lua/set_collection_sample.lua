@@ -3,11 +3,20 @@
 -- largest signed 64-bit integer).
 -- Returns 2 if the set is missing, else up to that many distinct elements,
 -- at random, left in the set.
-if open('set') == 'missing' then
+local state, kept = open('set')
+if state == 'missing' then
   return 2
 end
 if ARGV[1] == '0' then
   return {}
+end
+-- A sample of the whole set is sized by the size its marker keeps, as
+-- SetFetch is, without a pick.
+if kept and redis.call('SCARD', KEYS[3]) <= tonumber(ARGV[1]) then
+  local refused = sized(kept)
+  if refused then
+    return refused
+  end
 end
 -- A positive count: distinct elements, the whole set when it holds no more.
 return within_cap(redis.call('SRANDMEMBER', KEYS[3], ARGV[1]))

@@ -4,12 +4,13 @@
 -- existing set; ARGV[4..]: value, score pairs (scores as exact decimal
 -- text; a value given twice: the last score wins, as ZADD does).
 -- Returns {length after}, or {'too_large', the length it would have}
--- (and nothing changed).
+-- (and nothing changed). The size in the set's marker (see
+-- item_prelude.lua) is kept, when it has one: that of the values added.
 local FIRST = 4
 -- Pairs per ZADD: `unpack` is bounded by Lua's C stack.
 local CHUNK = 500
 
-local state = open('sorted_set')
+local state, size = open('sorted_set')
 local seen = {}
 local added = 0
 for i = FIRST, #ARGV, 2 do
@@ -18,6 +19,9 @@ for i = FIRST, #ARGV, 2 do
     seen[value] = true
     if state == 'missing' or not redis.call('ZSCORE', KEYS[3], value) then
       added = added + 1
+      if size then
+        size = size + element_size(value)
+      end
     end
   end
 end
@@ -37,5 +41,5 @@ for from = FIRST, #ARGV, 2 * CHUNK do
   end
   redis.call('ZADD', KEYS[3], unpack(args))
 end
-close('sorted_set', state, ARGV[2], ARGV[3])
+close('sorted_set', state, ARGV[2], ARGV[3], size)
 return {len}

@@ -11,7 +11,8 @@
 -- a set named twice, read and passed once but added once per naming.
 -- Returns {length after}, {'not_finite'} or {'too_large', the length it
 -- would have} (and nothing changed). A source of another type raises the
--- wrong-type error; a missing one counts as empty.
+-- wrong-type error; a missing one counts as empty. The destination's
+-- marker (see item_prelude.lua) gets the size of what it now holds.
 local CHUNK = 500
 
 local aggregate = ARGV[3]
@@ -88,8 +89,10 @@ if count > tonumber(ARGV[2]) then
   return {'too_large', count}
 end
 redis.call('DEL', KEYS[3])
+local size = 0
 local args = {}
 for value, score in pairs(scores) do
+  size = size + element_size(value)
   args[#args + 1] = string.format('%.17g', score)
   args[#args + 1] = value
   if #args >= 2 * CHUNK then
@@ -100,5 +103,5 @@ end
 if #args > 0 then
   redis.call('ZADD', KEYS[3], unpack(args))
 end
-close('sorted_set', state, ARGV[1], '1')
+close('sorted_set', state, ARGV[1], '1', size)
 return {count}
