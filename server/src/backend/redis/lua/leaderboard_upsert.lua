@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude leaderboard_prelude
 -- UpsertElements. ARGV[1]: the most ids a board may hold; ARGV[2..]:
 -- score, member pairs, as ZADD takes them (an id given twice: the last
 -- score wins, as ZADD does). Returns {length after}, or {'too_large', the
