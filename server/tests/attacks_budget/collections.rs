@@ -1,8 +1,9 @@
 //! Calls whose cost grows with a collection's size, made in a loop on a
 //! large collection: tiny requests that cost the server a walk of the whole
 //! collection each (a rank near the end, a count over every score, a fetch
-//! that starts deep, a fetch of every field of a dictionary). Each must cost
-//! what it answers plus O(log n), so the well-behaved client is not held up.
+//! that starts deep, a fetch of every field of a dictionary, the ranks of
+//! 8,192 ids of a leaderboard). Each must cost what it answers plus
+//! O(log n), so the well-behaved client is not held up.
 //!
 //! The collections hold `JIFFY_ATTACK_COLLECTION_ELEMENTS` elements
 //! (by default 200,000 in the sorted set and 100,000 in the dictionary,
@@ -26,6 +27,8 @@ use jiffy_server::proto::cache_client::{
     SortedSetGetRankRequest, SortedSetLengthByScoreRequest, SortedSetPutRequest,
 };
 use jiffy_server::proto::common::Unbounded;
+use jiffy_server::proto::leaderboard::leaderboard_client::LeaderboardClient;
+use jiffy_server::proto::leaderboard::{Element, GetRankRequest, UpsertElementsRequest};
 use prost::Message;
 use tonic::transport::{Channel, Endpoint};
 
@@ -66,6 +69,16 @@ const SORTED_SET_ELEMENTS: usize = 200_000;
 /// well under the memory bound, and the shared headers a cloning fetch
 /// leaves behind (6 MiB) well over `LEFT_BEHIND_BOUND`.
 const DICTIONARY_FIELDS: usize = 100_000;
+
+/// The leaderboard's elements by default, as the sorted set's.
+const LEADERBOARD_ELEMENTS: usize = 200_000;
+const LEADERBOARD: &str = "big-leaderboard";
+/// The most ids one GetRank may name, and the most an upsert may carry.
+const MOST_IDS: usize = 8192;
+/// The server's CPU per id of a GetRank, on average: a hash lookup and an
+/// O(log n) rank, a few microseconds even in a debug build; a walk of the
+/// board per id (200,000 elements) would cost hundreds.
+const CPU_PER_ID_BOUND: Duration = Duration::from_micros(20);
 
 fn member(i: usize) -> Bytes {
     Bytes::from(format!("m{i:08}"))
@@ -435,4 +448,63 @@ async fn assert_deep_calls_answer(target: &Target, n: usize) {
         let want: Vec<Bytes> = (n - 10..n).map(member).collect();
         assert_eq!(values, want);
     }
+}
+
+/// Four connections each asking, in a loop, the ranks of 8,192 ids spread
+/// over a large leaderboard (the most one GetRank may name): the dearest
+/// leaderboard call, 8,192 lookups of O(log n) each, so its CPU per id is
+/// held to `CPU_PER_ID_BOUND` and the normal client to the harness's bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_rank_of_8192_ids_on_a_large_leaderboard_on_four_connections() {
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    let n = elements(LEADERBOARD_ELEMENTS);
+    let channel = target.transport.endpoint(target.server.addr);
+    let mut boards = LeaderboardClient::new(channel.connect().await.unwrap());
+    for from in (0..n).step_by(MOST_IDS) {
+        let upsert = UpsertElementsRequest {
+            leaderboard: LEADERBOARD.into(),
+            elements: (from..(from + MOST_IDS).min(n))
+                .map(|i| Element {
+                    id: i as u32,
+                    score: i as f64,
+                })
+                .collect(),
+        };
+        boards
+            .upsert_elements(in_cache(CACHE, upsert))
+            .await
+            .unwrap();
+    }
+    let rank = GetRankRequest {
+        leaderboard: LEADERBOARD.into(),
+        ids: (0..MOST_IDS).map(|i| (i * n / MOST_IDS) as u32).collect(),
+        order: 1,
+    };
+    let calls = Arc::new(AtomicU64::new(0));
+    let counted = calls.clone();
+    let name = format!("GetRank of {MOST_IDS} ids on a leaderboard of {n}, 4 connections");
+    let calls_made = vec![(
+        "/leaderboard.Leaderboard/GetRank",
+        Bytes::from(rank.encode_to_vec()),
+    )];
+    let cpu_before = cpu_time(&target);
+    let mut outcome = run_counted(&mut target, &name, calls.clone(), false, |ctx| {
+        hammer(ctx, 4, counted, calls_made)
+    })
+    .await;
+    let ids = calls.load(Ordering::Relaxed).max(1) * MOST_IDS as u64;
+    let per_id = cpu_time(&target).saturating_sub(cpu_before) / ids as u32;
+    eprintln!("ATTACK {name}: {per_id:?} of server CPU per id");
+    outcome.require(
+        per_id <= CPU_PER_ID_BOUND,
+        format!("the server spent {per_id:?} of CPU per id, over {CPU_PER_ID_BOUND:?}"),
+    );
+    // The calls answered what they should: every id, ranked from the top.
+    let answer = boards.get_rank(in_cache(CACHE, rank)).await.unwrap();
+    let elements = answer.into_inner().elements;
+    assert_eq!(elements.len(), MOST_IDS);
+    let last = &elements[MOST_IDS - 1];
+    assert_eq!(last.rank as usize, n - 1 - last.id as usize);
+    outcome.assert_bounded();
 }

@@ -706,13 +706,15 @@ pub async fn h2_connect(
 
 /// A request header for a data-plane call over h2.
 pub fn h2_request(ctx: &Ctx, method: &str) -> http::Request<()> {
+    // A method of `cache_client.Scs` by its name, any other by its path.
+    let path = if method.starts_with('/') {
+        method.to_owned()
+    } else {
+        format!("/cache_client.Scs/{method}")
+    };
     http::Request::builder()
         .method("POST")
-        .uri(format!(
-            "{}://{}/cache_client.Scs/{method}",
-            ctx.scheme,
-            ctx.authority()
-        ))
+        .uri(format!("{}://{}{path}", ctx.scheme, ctx.authority()))
         .header("content-type", "application/grpc")
         .header("te", "trailers")
         .header("cache", CACHE)
