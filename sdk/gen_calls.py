@@ -48,6 +48,7 @@ PY_MODULES = {
     "cacheping": "ping_pb",
     "cachepubsub": "pubsub_pb",
     "common": "common_pb",
+    "leaderboard": "leaderboard_pb",
 }
 
 # The role of the README's table of roles that each access class needs.
@@ -75,6 +76,7 @@ NAMED_TYPES = {
     "value_with_hash": ("tuple[bytes, bytes]", "ValueWithHash"),
     "scored": ("tuple[bytes, float]", "SortedSetElement"),
     "subscription": ("AsyncSubscription", "TopicSubscription"),
+    "ranked": ("LeaderboardElement", "LeaderboardElement"),
 }
 _CONTAINER = re.compile(r"^(list|set|map)<(.*)>$")
 
@@ -190,21 +192,36 @@ def returns(call: dict[str, Any], language: str) -> str:
     return shape
 
 
+def ts_owner(call: dict[str, Any]) -> str:
+    """The TypeScript type a call is a method of: the client, or the object
+    its `on` method answers (`client.leaderboard(...)`)."""
+    return f"On<'{call['on']}'>" if "on" in call else "CacheClient"
+
+
+def ts_key(call: dict[str, Any]) -> str:
+    """A call's key in CALL_SHAPES: its name, after its `on` where it has one."""
+    return f"'{call['on']}.{call['js']}'" if "on" in call else call["js"]
+
+
 def ts_shapes(spec: dict[str, Any]) -> str:
     # The SDK's own types, which the test imports (the rest are built in).
     named = sorted({ts for _, ts in NAMED_TYPES.values() if ts[0].isupper()} - {"Uint8Array"})
     fields = "".join(
-        f"  {call['js']}: Same<Answer<'{call['js']}'>, {ts_type(returns(call, 'js'))}>;\n"
+        f"  {ts_key(call)}: Same<Answer<{ts_owner(call)}, '{call['js']}'>, "
+        f"{ts_type(returns(call, 'js'))}>;\n"
         for call in spec["calls"]
     )
-    values = "".join(f"  {call['js']}: true,\n" for call in spec["calls"])
+    values = "".join(f"  {ts_key(call)}: true,\n" for call in spec["calls"])
     return f"""// {HEADER[0].upper()}{HEADER[1:]}.
 // What each call of CacheClient answers, as sdk/spec.json's `calls` say: tsc
 // (npm run lint) fails naming a call whose answer has another type.
 import type {{ CacheClient, {", ".join(named)} }} from '../../src/index.js';
 
+// What a method of the client answers at once: the object (`on`) whose
+// methods are calls too.
+type On<M extends keyof CacheClient> = CacheClient[M] extends (...args: never[]) => infer R ? R : never;
 // Every overload's answer (a method without overloads matches with R1 = R2).
-type Answer<M extends keyof CacheClient> = CacheClient[M] extends {{
+type Answer<C, M extends keyof C> = C[M] extends {{
   (...args: never[]): Promise<infer R1>;
   (...args: never[]): Promise<infer R2>;
 }}

@@ -37,7 +37,7 @@ REPO_ROOT = SDK_ROOT.parents[1]
 PROTO_DIR = REPO_ROOT / "proto"
 PACKAGE_DIR = SDK_ROOT / "src" / "jiffy" / "_proto"
 PACKAGE_PATH = "jiffy/_proto"
-PROTO_NAMES = ("common", "cacheclient", "controlclient", "cacheping", "cachepubsub")
+PROTO_NAMES = ("common", "cacheclient", "controlclient", "cacheping", "cachepubsub", "leaderboard")
 # proto/protosocket/<name>.proto, compiled as protosocket_<name>.proto.
 PROTOSOCKET_NAMES = ("common", "cache")
 PROTOSOCKET_PREFIX = "protosocket_"

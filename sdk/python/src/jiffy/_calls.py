@@ -20,6 +20,7 @@ from jiffy._proto import cacheping_pb2 as ping_pb
 from jiffy._proto import cachepubsub_pb2 as pubsub_pb
 from jiffy._proto import common_pb2 as common_pb
 from jiffy._proto import controlclient_pb2 as control_pb
+from jiffy._proto import leaderboard_pb2 as leaderboard_pb
 
 Key = str | bytes
 Value = str | bytes
@@ -453,6 +454,66 @@ SUBSCRIBE = Rpc(
     idempotent=True,
     streaming=True,
 )
+# A board deleted twice is as gone as one deleted once.
+DELETE_LEADERBOARD = Rpc(
+    "DeleteLeaderboard",
+    "/leaderboard.Leaderboard/DeleteLeaderboard",
+    leaderboard_pb._DeleteLeaderboardRequest.SerializeToString,
+    common_pb._Empty.FromString,
+    idempotent=True,
+)
+# Each id is set to the score given, not moved by it: the same elements twice leave what once
+# leaves.
+UPSERT_ELEMENTS = Rpc(
+    "UpsertElements",
+    "/leaderboard.Leaderboard/UpsertElements",
+    leaderboard_pb._UpsertElementsRequest.SerializeToString,
+    common_pb._Empty.FromString,
+    idempotent=True,
+)
+# Ids removed twice are as absent as ids removed once.
+REMOVE_ELEMENTS = Rpc(
+    "RemoveElements",
+    "/leaderboard.Leaderboard/RemoveElements",
+    leaderboard_pb._RemoveElementsRequest.SerializeToString,
+    common_pb._Empty.FromString,
+    idempotent=True,
+)
+GET_LEADERBOARD_LENGTH = Rpc(
+    "GetLeaderboardLength",
+    "/leaderboard.Leaderboard/GetLeaderboardLength",
+    leaderboard_pb._GetLeaderboardLengthRequest.SerializeToString,
+    leaderboard_pb._GetLeaderboardLengthResponse.FromString,
+    idempotent=True,
+)
+GET_BY_RANK = Rpc(
+    "GetByRank",
+    "/leaderboard.Leaderboard/GetByRank",
+    leaderboard_pb._GetByRankRequest.SerializeToString,
+    leaderboard_pb._GetByRankResponse.FromString,
+    idempotent=True,
+)
+GET_RANK = Rpc(
+    "GetRank",
+    "/leaderboard.Leaderboard/GetRank",
+    leaderboard_pb._GetRankRequest.SerializeToString,
+    leaderboard_pb._GetRankResponse.FromString,
+    idempotent=True,
+)
+GET_BY_SCORE = Rpc(
+    "GetByScore",
+    "/leaderboard.Leaderboard/GetByScore",
+    leaderboard_pb._GetByScoreRequest.SerializeToString,
+    leaderboard_pb._GetByScoreResponse.FromString,
+    idempotent=True,
+)
+GET_COMPETITION_RANK = Rpc(
+    "GetCompetitionRank",
+    "/leaderboard.Leaderboard/GetCompetitionRank",
+    leaderboard_pb._GetCompetitionRankRequest.SerializeToString,
+    leaderboard_pb._GetCompetitionRankResponse.FromString,
+    idempotent=True,
+)
 ALL_RPCS = (
     GET,
     GET_BATCH,
@@ -508,6 +569,14 @@ ALL_RPCS = (
     PING,
     PUBLISH,
     SUBSCRIBE,
+    DELETE_LEADERBOARD,
+    UPSERT_ELEMENTS,
+    REMOVE_ELEMENTS,
+    GET_LEADERBOARD_LENGTH,
+    GET_BY_RANK,
+    GET_RANK,
+    GET_BY_SCORE,
+    GET_COMPETITION_RANK,
 )
 # --- end of the generated table ---
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})
