@@ -47,6 +47,7 @@ PY_MODULES = {
     "controlclient": "control_pb",
     "cacheping": "ping_pb",
     "cachepubsub": "pubsub_pb",
+    "leaderboard": "leaderboard_pb",
     "common": "common_pb",
     "leaderboard": "leaderboard_pb",
 }

@@ -58,6 +58,9 @@ pub mod proto {
     pub mod control_client {
         tonic::include_proto!("control_client");
     }
+    pub mod leaderboard {
+        tonic::include_proto!("leaderboard");
+    }
     /// The messages of the protosocket port (`proto/protosocket/`).
     pub mod protosocket {
         pub mod common {

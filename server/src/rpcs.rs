@@ -188,6 +188,11 @@ mod tests {
         assert!(find("/control_client.ScsControl/CreateSigningKey").is_none());
     }
 
+    /// Services the server serves before the SDKs offer them: none of
+    /// their calls may be in `calls` yet, and once one is, all must be
+    /// (the test below then fails until the service leaves this list).
+    const NOT_IN_THE_SDKS_YET: &[&str] = &["leaderboard.Leaderboard"];
+
     /// The SDKs (`calls` of `sdk/spec.json`) offer every call of `proto/`,
     /// and send none that is not one.
     #[test]
@@ -199,9 +204,14 @@ mod tests {
             .iter()
             .map(|call| call["rpc"].as_str().unwrap())
             .collect();
+        let pending = |rpc: &Rpc| {
+            NOT_IN_THE_SDKS_YET
+                .iter()
+                .any(|service| rpc.path.starts_with(&format!("/{service}/")))
+        };
         let ours: BTreeSet<&str> = RPCS
             .iter()
-            .filter(|rpc| !standard(rpc))
+            .filter(|rpc| !standard(rpc) && !pending(rpc))
             .map(|rpc| rpc.name)
             .collect();
         assert_eq!(offered, ours);

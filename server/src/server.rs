@@ -21,6 +21,7 @@ use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::pubsub::pubsub_server::PubsubServer;
 use crate::proto::cache_client::scs_server::ScsServer;
 use crate::proto::control_client::scs_control_server::ScsControlServer;
+use crate::proto::leaderboard::leaderboard_server::LeaderboardServer;
 use crate::protosocket;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
@@ -233,10 +234,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     // The encoding limit is a backstop: every handler whose answer can be
     // larger than its request checks its size first (`Limits::check_answer`),
     // refusing it before it is built; tonic's check comes after encoding.
+    let leaderboards = LeaderboardServer::new(data_plane.clone())
+        .max_decoding_message_size(limits.max_request_size)
+        .max_encoding_message_size(limits.max_response_size);
     let scs = ScsServer::new(data_plane)
         .max_decoding_message_size(limits.max_request_size)
         .max_encoding_message_size(limits.max_response_size);
     let routes = Routes::new(scs)
+        .add_service(leaderboards)
         .add_service(
             ScsControlServer::new(ControlPlane::new(
                 store,

@@ -32,6 +32,7 @@
 //! trait SetStorage: Caches
 //! trait ListStorage: Caches
 //! trait SortedSetStorage: Caches
+//! trait LeaderboardStorage: Caches  // beside the items, not among them
 //! trait Storage: ItemStorage + ScalarStorage + DictionaryStorage
 //!     + SetStorage + ListStorage + SortedSetStorage {}  // blanket impl
 //! ```
@@ -50,6 +51,7 @@
 
 mod dictionary;
 mod embedded;
+mod leaderboard;
 mod list;
 pub mod redis;
 mod set;
@@ -63,6 +65,7 @@ use bytes::Bytes;
 
 use crate::error::Error;
 pub use dictionary::{DictionaryDelete, DictionaryStorage};
+pub use leaderboard::{LeaderboardStorage, RankKind, RankedElement, ScoreSpan};
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::{pop_answer_size, SetRemove, SetStorage};
 pub use sorted_set::{
@@ -166,7 +169,13 @@ pub trait ScalarStorage: Caches {
 /// semantics the embedded store defines (see `store/mod.rs`). Each backend
 /// must answer them identically; `tests/storage_equivalence.rs` checks it.
 pub trait Storage:
-    ItemStorage + ScalarStorage + DictionaryStorage + SetStorage + ListStorage + SortedSetStorage
+    ItemStorage
+    + ScalarStorage
+    + DictionaryStorage
+    + SetStorage
+    + ListStorage
+    + SortedSetStorage
+    + LeaderboardStorage
 {
 }
 
@@ -177,5 +186,6 @@ impl<T> Storage for T where
         + SetStorage
         + ListStorage
         + SortedSetStorage
+        + LeaderboardStorage
 {
 }

@@ -107,6 +107,9 @@ pub enum ItemType {
     Set,
     List,
     SortedSet,
+    /// Never an item's type: leaderboards live apart from items
+    /// (`backend/leaderboard.rs`), so no item call meets one.
+    Leaderboard,
 }
 
 impl ItemType {
@@ -118,6 +121,7 @@ impl ItemType {
             ItemType::Set => "a set",
             ItemType::List => "a list",
             ItemType::SortedSet => "a sorted set",
+            ItemType::Leaderboard => "a leaderboard",
         }
     }
 

@@ -7,6 +7,7 @@
 //! - [`list`] — `cache_client.Scs`, the list calls.
 //! - [`set`] — `cache_client.Scs`, the set calls.
 //! - [`sorted_set`] — `cache_client.Scs`, the sorted set calls.
+//! - [`leaderboard`] — `leaderboard.Leaderboard`, served by the same `DataPlane`.
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
 //! - [`pubsub`] — `cache_client.pubsub.Pubsub`, topics (over [`crate::topics`]).
@@ -19,6 +20,7 @@ pub mod batch;
 pub mod control;
 pub mod dictionary;
 pub mod hash;
+pub mod leaderboard;
 pub mod list;
 pub mod ping;
 pub mod pubsub;

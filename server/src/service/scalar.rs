@@ -262,5 +262,6 @@ fn wire_item_type(found: crate::backend::ItemType) -> item_get_type_response::It
         Stored::Set => Wire::Set,
         Stored::List => Wire::List,
         Stored::SortedSet => Wire::SortedSet,
+        Stored::Leaderboard => unreachable!("leaderboards are not items"),
     }
 }

@@ -10,7 +10,8 @@
 //! - `expiry`: the background tasks that free expired items.
 //! - `value`: what an item holds (a scalar or a collection) and the
 //!   [`value::Collection`] interface every collection type implements.
-//! - `dictionary`, `set`, `list`, `sorted_set`: the collection types.
+//! - `dictionary`, `set`, `list`, `sorted_set`: the collection types;
+//!   `leaderboard`, stored the same way under the cache's leaderboard id.
 //! - `cost`: what holding bytes is charged (size classes, headers, the
 //!   measured structure of each collection), read by all of the above.
 //! - `answer`: the size of a fetch's answer, checked against
@@ -38,6 +39,7 @@ mod answer_tests;
 mod cost;
 pub mod dictionary;
 mod expiry;
+pub mod leaderboard;
 pub mod list;
 mod ranked;
 mod registry;
@@ -83,6 +85,24 @@ pub struct StoreConfig {
 /// old items are unreachable before they are purged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CacheId(u64);
+
+/// The bit that sets a cache's leaderboards apart from its items: the
+/// registry counts ids up from 0 and never reaches it.
+const LEADERBOARDS: u64 = 1 << 63;
+
+impl CacheId {
+    /// The id the leaderboards of this cache are stored under, so a
+    /// leaderboard and an item of the same name never meet, and a flush
+    /// or deletion of the cache purges both.
+    pub fn leaderboards(self) -> CacheId {
+        CacheId(self.0 | LEADERBOARDS)
+    }
+
+    /// The cache an item or a leaderboard stored under this id belongs to.
+    fn cache(self) -> CacheId {
+        CacheId(self.0 & !LEADERBOARDS)
+    }
+}
 
 /// A shard's lock and its expiry task's wake-up, on their own cache lines so
 /// neighbouring shards' locks do not share one.
@@ -514,7 +534,8 @@ impl Store {
     /// Frees the items of a flushed or deleted cache. A `set` that looked up
     /// the id before the registry change can still land after this pass has
     /// cleared its shard; such an item is unreachable but counted, evictable
-    /// and expires by its TTL like any other.
+    /// and expires by its TTL like any other (a leaderboard, which has
+    /// none, goes only by eviction).
     fn purge(&self, cache: CacheId) {
         for slot in &self.shards {
             // The guard is a temporary of one statement, so the lock is

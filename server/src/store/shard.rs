@@ -363,7 +363,7 @@ impl Shard {
     ) -> Option<usize> {
         let end = self.slab.len().min(from.saturating_add(limit));
         for slot in from..end {
-            if matches!(&self.slab[slot], Some(entry) if entry.cache == cache) {
+            if matches!(&self.slab[slot], Some(entry) if entry.cache.cache() == cache) {
                 self.remove(slot as u32, counters);
             }
         }

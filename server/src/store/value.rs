@@ -3,13 +3,14 @@
 //! charges every collection type.
 //!
 //! Each collection type lives in its own file (`dictionary.rs`, `set.rs`,
-//! `list.rs`, `sorted_set.rs`) with its operations; the store only knows
+//! `list.rs`, `sorted_set.rs`, `leaderboard.rs`) with its operations; the store only knows
 //! this enum and the trait, so a type is added without touching the shards.
 
 use bytes::Bytes;
 
 use super::cost::part_cost;
 use super::dictionary::Dictionary;
+use super::leaderboard::Leaderboard;
 use super::list::ListValue;
 use super::set::SetValue;
 use super::sorted_set::SortedSetValue;
@@ -28,6 +29,7 @@ pub enum Collections {
     Set(SetValue),
     List(ListValue),
     SortedSet(SortedSetValue),
+    Leaderboard(Leaderboard),
 }
 
 impl Value {
@@ -39,6 +41,7 @@ impl Value {
                 Collections::Set(_) => ItemType::Set,
                 Collections::List(_) => ItemType::List,
                 Collections::SortedSet(_) => ItemType::SortedSet,
+                Collections::Leaderboard(_) => ItemType::Leaderboard,
             },
         }
     }
@@ -54,6 +57,7 @@ impl Value {
                         Collections::Set(c) => c.cost(),
                         Collections::List(c) => c.cost(),
                         Collections::SortedSet(c) => c.cost(),
+                        Collections::Leaderboard(c) => c.cost(),
                     }
             }
         }
@@ -135,3 +139,4 @@ collection!(Dictionary, Dictionary);
 collection!(SetValue, Set);
 collection!(ListValue, List);
 collection!(SortedSetValue, SortedSet);
+collection!(Leaderboard, Leaderboard);

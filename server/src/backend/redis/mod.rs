@@ -16,6 +16,7 @@ mod connection;
 mod dictionary;
 mod items;
 pub mod keys;
+mod leaderboard;
 mod list;
 mod replies;
 mod scalar;

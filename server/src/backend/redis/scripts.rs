@@ -147,6 +147,49 @@ pub static SORTED_SET_LENGTH_BY_SCORE: LazyLock<Script> =
 pub static SORTED_SET_UNION_STORE: LazyLock<Script> =
     collection_script!("sorted_set_union_store.lua");
 
+pub static LEADERBOARD_UPSERT: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_upsert.lua"
+);
+pub static LEADERBOARD_REMOVE: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_remove.lua"
+);
+pub static LEADERBOARD_DELETE: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_delete.lua"
+);
+pub static LEADERBOARD_LENGTH: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_length.lua"
+);
+pub static LEADERBOARD_BY_RANK: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_by_rank.lua"
+);
+pub static LEADERBOARD_BY_SCORE: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_by_score.lua"
+);
+pub static LEADERBOARD_RANK: LazyLock<Script> = script!(
+    "item_prelude.lua",
+    "collection_prelude.lua",
+    "leaderboard_prelude.lua",
+    "leaderboard_rank.lua"
+);
+
 pub static REGISTRY_CHANGE: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/registry_change.lua")));
 pub static BUCKET_UPDATE: LazyLock<Script> =

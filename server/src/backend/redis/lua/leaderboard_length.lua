@@ -1,0 +1,5 @@
+-- GetLeaderboardLength. Returns {length} (0 for a missing board).
+if open('leaderboard') == 'missing' then
+  return {0}
+end
+return {redis.call('ZCARD', KEYS[3])}
