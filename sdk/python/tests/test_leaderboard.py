@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import jiffy
 from jiffy import LeaderboardElement as E
-from tests.conftest import ThreadedSync
+from tests.conftest import Server, ThreadedSync
 from tests.recording import recording_async_client, recording_sync_client
+from tests.test_protosocket import PROTOSOCKET, answered
 
 # (call, positional arguments, keyword arguments, what the message says)
 BAD_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], str]] = [
@@ -160,3 +162,18 @@ async def test_server_refusals(async_client: jiffy.AsyncCacheClient) -> None:
     assert await board.length() == 0, "a refused upsert changes nothing"
     with pytest.raises(jiffy.CacheNotFoundError):
         await async_client.leaderboard("board", cache="no-such-cache").length()
+
+
+async def test_over_grpc_beside_protosocket(
+    start_server: Callable[..., Server], cache_name: str
+) -> None:
+    server = start_server(*PROTOSOCKET)
+    config = jiffy.Config(protosocket_endpoint=server.protosocket_address)
+    async with jiffy.AsyncCacheClient(server.endpoint, config, default_cache=cache_name) as client:
+        assert client.transport == "protosocket"
+        await client.create_cache(cache_name)
+        board = client.leaderboard("board")
+        await board.upsert({7: 1.5})
+        assert await board.get_rank([7]) == [E(7, 1.5, 0)]
+    assert answered(server, "UpsertElements", "grpc") == 1
+    assert answered(server, "GetRank", "grpc") == 1
