@@ -21,6 +21,7 @@ mod fault_injection;
 mod hash;
 mod health;
 mod large_answers;
+mod leaderboard;
 mod limits;
 mod list;
 mod memory;

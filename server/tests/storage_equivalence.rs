@@ -17,6 +17,7 @@
 
 use crate::common;
 mod dictionary;
+mod leaderboard;
 mod markers;
 use markers::Kind;
 mod sorted_set;
@@ -33,6 +34,7 @@ use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::common as cm;
 use jiffy_server::proto::control_client as ctl;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use jiffy_server::proto::leaderboard::leaderboard_client::LeaderboardClient;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use tonic::transport::Channel;
@@ -108,6 +110,7 @@ enum Call {
     SetCollection(SetCall),
     Dictionary(DictionaryCall),
     SortedSet(sorted_set::SortedSetCall),
+    Leaderboard(leaderboard::LeaderboardCall),
 }
 
 const KEYS: &[&[u8]] = &[b"a", b"b", b"counter", b"\x00\xff", b"{tag}"];
@@ -168,12 +171,14 @@ fn call() -> impl Strategy<Value = Call> {
         8 => set_call().prop_map(Call::SetCollection),
         6 => dictionary_call().prop_map(Call::Dictionary),
         8 => sorted_set::sorted_set_call().prop_map(Call::SortedSet),
+        6 => leaderboard::leaderboard_call().prop_map(Call::Leaderboard),
     ]
 }
 
 struct Clients {
     data: ScsClient<Channel>,
     control: ScsControlClient<Channel>,
+    boards: LeaderboardClient<Channel>,
 }
 
 impl Clients {
@@ -181,6 +186,7 @@ impl Clients {
         Clients {
             data: server.data().await,
             control: server.control().await,
+            boards: LeaderboardClient::new(server.channel().await),
         }
     }
 
@@ -386,6 +392,9 @@ impl Clients {
             Call::SetCollection(call) => set_answer(data, call).await,
             Call::Dictionary(call) => dictionary_answer(data, call).await,
             Call::SortedSet(call) => sorted_set::sorted_set_answer(data, call).await,
+            Call::Leaderboard(call) => {
+                leaderboard::leaderboard_answer(&mut self.boards, call).await
+            }
         };
         outcome
     }
