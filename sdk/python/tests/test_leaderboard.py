@@ -177,3 +177,16 @@ async def test_over_grpc_beside_protosocket(
         assert await board.get_rank([7]) == [E(7, 1.5, 0)]
     assert answered(server, "UpsertElements", "grpc") == 1
     assert answered(server, "GetRank", "grpc") == 1
+
+
+async def test_a_board_past_the_element_limit(
+    start_server: Callable[..., Server], cache_name: str
+) -> None:
+    server = start_server("--max-collection-elements", "3")
+    async with jiffy.AsyncCacheClient(server.endpoint, default_cache=cache_name) as client:
+        await client.create_cache(cache_name)
+        board = client.leaderboard("board")
+        await board.upsert({1: 1.0, 2: 2.0, 3: 3.0})
+        with pytest.raises(jiffy.LimitExceededError):
+            await board.upsert({4: 4.0})
+        assert [e.id for e in await board.fetch_by_rank(0, 10)] == [1, 2, 3]
