@@ -22,11 +22,8 @@ export interface LeaderboardElement {
   rank: number;
 }
 
-/** Ids and their scores: a Map, a Record (ids as its keys), or [id, score] pairs. */
-export type LeaderboardEntries =
-  | ReadonlyMap<number, number>
-  | Readonly<Record<number, number>>
-  | readonly (readonly [number, number])[];
+/** Ids and their scores: a Map or any iterable of [id, score] pairs, or a Record (ids as its keys). */
+export type LeaderboardEntries = Iterable<readonly [number, number]> | Readonly<Record<number, number>>;
 
 /** 'ascending': rank 0 is the lowest score; 'descending': the highest. */
 export type LeaderboardOrder = 'ascending' | 'descending';
@@ -77,7 +74,10 @@ function readElements(elements: readonly lb._RankedElement[]): LeaderboardElemen
 }
 
 export function upsert(leaderboard: string, entries: LeaderboardEntries): Operation<void> {
-  const elements = pairsOf<number, number>(entries, 'leaderboard elements').map(([elementId, score]) => ({
+  // A Map or an array iterates its pairs; a Record is not iterable.
+  const iterable = typeof entries === 'object' && entries !== null && Symbol.iterator in entries;
+  const listed = iterable ? [...entries] : (entries as Readonly<Record<string, number>>);
+  const elements = pairsOf<number, number>(listed, 'leaderboard elements').map(([elementId, score]) => ({
     id: id(elementId),
     score: finite(score, 'score'),
   }));

@@ -41,7 +41,7 @@ describe('leaderboard calls without a server', () => {
     assert.throws(() => client.leaderboard('game', 7 as unknown as string), /non-empty string/);
   });
 
-  test('upsert sends each id and score, from a Map, a Record or pairs, to the cache named', async () => {
+  test('upsert sends each id and score, from a Map, a Record, pairs or any iterable of them, to the cache named', async () => {
     const fromMap = await request(lb._UpsertElementsRequestSchema, () => board.upsert(new Map([[1, 2.5], [4_294_967_295, -1]])));
     assert.equal(fromMap.leaderboard, 'scores');
     assert.deepEqual(fromMap.elements.map(({ id, score }) => [id, score]), [[1, 2.5], [4_294_967_295, -1]]);
@@ -51,6 +51,11 @@ describe('leaderboard calls without a server', () => {
     assert.deepEqual(fromRecord.elements.map(({ id, score }) => [id, score]), [[2, 3], [10, 1]]);
     const fromPairs = await request(lb._UpsertElementsRequestSchema, () => board.upsert([[5, 0.5]]));
     assert.deepEqual(fromPairs.elements.map(({ id, score }) => [id, score]), [[5, 0.5]]);
+    function* generated(): Generator<readonly [number, number]> {
+      yield [9, 4];
+    }
+    const fromIterable = await request(lb._UpsertElementsRequestSchema, () => board.upsert(generated()));
+    assert.deepEqual(fromIterable.elements.map(({ id, score }) => [id, score]), [[9, 4]]);
   });
 
   test('fetchByRank sends the half-open range and the order', async () => {
@@ -106,6 +111,7 @@ describe('leaderboard calls without a server', () => {
   describe('bad arguments reject with InvalidArgumentError and send nothing', () => {
     const cases: [string, () => Promise<unknown>, RegExp][] = [
       ['no elements', () => board.upsert(new Map()), /give at least one/],
+      ['elements that are no entries', () => board.upsert(null as unknown as Map<number, number>), /are a Map, a Record or an array of pairs/],
       ['a negative id', () => board.upsert([[-1, 1]]), /`id` must be an integer from 0 to 4294967295/],
       ['an id past uint32', () => board.upsert([[2 ** 32, 1]]), /`id`/],
       ['a fractional id', () => board.getRank([1.5]), /`id`/],
