@@ -49,7 +49,6 @@ PY_MODULES = {
     "cachepubsub": "pubsub_pb",
     "leaderboard": "leaderboard_pb",
     "common": "common_pb",
-    "leaderboard": "leaderboard_pb",
 }
 
 # The role of the README's table of roles that each access class needs.
