@@ -11,9 +11,11 @@ use jiffy_server::proto::leaderboard::leaderboard_client::LeaderboardClient;
 use proptest::prelude::*;
 use tonic::transport::Channel;
 
+use super::sorted_set::SCORES;
 use super::{request, shown, KEYS};
 
-/// A score bound: the index of its score in `SCORES`.
+/// A score bound: the index of its score in `SCORES` (the sorted sets'
+/// ties, fractions that do not round-trip through short text, extremes).
 type Bound = Option<usize>;
 
 #[derive(Clone, Debug)]
@@ -36,18 +38,6 @@ pub enum LeaderboardCall {
 /// Ids: few, so ties and repeats are common, and the largest.
 const IDS: std::ops::Range<u32> = 0..6;
 const LARGEST_ID: u32 = u32::MAX;
-/// Ties, fractions that do not round-trip through short text, the extremes.
-const SCORES: &[f64] = &[
-    0.0,
-    1.0,
-    -1.0,
-    0.1,
-    1.0 / 3.0,
-    1e300,
-    f64::MAX,
-    -f64::MAX,
-    -0.0,
-];
 
 fn id() -> impl Strategy<Value = u32> {
     prop_oneof![9 => IDS, 1 => Just(LARGEST_ID)]

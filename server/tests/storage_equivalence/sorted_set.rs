@@ -40,7 +40,7 @@ pub enum SortedSetCall {
 const VALUES: &[&[u8]] = &[b"", b"x", b"y", b"z", b"\x00\xff", b"X"];
 /// Ties, fractions that do not round-trip through short text, and the
 /// largest finite scores, which increments and unions can overflow.
-const SCORES: &[f64] = &[
+pub(super) const SCORES: &[f64] = &[
     0.0,
     1.0,
     -1.0,

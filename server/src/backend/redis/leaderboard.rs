@@ -21,6 +21,7 @@ use std::sync::Arc;
 use redis::Value;
 
 use super::replies::too_large;
+use super::sorted_set::{parse_score, score_text};
 use super::{check_cache, keys, scripts, unexpected, RedisCache, RedisStore};
 use crate::backend::{LeaderboardStorage, RankKind, RankedElement, ScoreSpan, SortOrder};
 use crate::error::Error;
@@ -50,11 +51,6 @@ fn order_flag(order: SortOrder) -> &'static [u8] {
         SortOrder::Ascending => b"a",
         SortOrder::Descending => b"d",
     }
-}
-
-/// A score as Redis takes it: Rust's exact round-trip form.
-fn score_text(score: f64) -> String {
-    format!("{score:e}")
 }
 
 impl RedisStore {
@@ -91,16 +87,6 @@ fn id_of(call: &str, value: &Value) -> Result<u32, Error> {
     }
 }
 
-fn score_of(call: &str, value: &Value) -> Result<f64, Error> {
-    let text = match value {
-        Value::BulkString(text) => std::str::from_utf8(text).ok(),
-        Value::SimpleString(text) => Some(text.as_str()),
-        _ => None,
-    };
-    text.and_then(|t| t.parse::<f64>().ok())
-        .ok_or_else(|| unexpected(call, value))
-}
-
 fn int_of(call: &str, value: &Value) -> Result<u32, Error> {
     match value {
         Value::Int(n) => u32::try_from(*n).map_err(|_| unexpected(call, value)),
@@ -116,7 +102,7 @@ fn ranked_from(call: &str, first: u32, flat: &[Value]) -> Result<Vec<RankedEleme
             [id, score] => Ok(RankedElement {
                 id: id_of(call, id)?,
                 rank,
-                score: score_of(call, score)?,
+                score: parse_score(call, score)?,
             }),
             _ => Err(Error::StoreFailed(format!("{call}: an odd reply"))),
         })
@@ -138,8 +124,8 @@ impl LeaderboardStorage for Arc<RedisStore> {
             .collect();
         let mut args: Vec<&[u8]> = vec![max.as_bytes()];
         for (id, score) in &parts {
-            args.push(id);
             args.push(score.as_bytes());
+            args.push(id);
         }
         let reply = self
             .run_board(&scripts::LEADERBOARD_UPSERT, cache, name, &args)
@@ -250,7 +236,7 @@ impl LeaderboardStorage for Arc<RedisStore> {
                 [id, rank, score] => Ok(RankedElement {
                     id: id_of(CALL, id)?,
                     rank: int_of(CALL, rank)?,
-                    score: score_of(CALL, score)?,
+                    score: parse_score(CALL, score)?,
                 }),
                 _ => Err(Error::StoreFailed(format!("{CALL}: an odd reply"))),
             })

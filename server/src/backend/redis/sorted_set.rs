@@ -360,7 +360,7 @@ fn fold_repeats<'a>(names: impl Iterator<Item = &'a Bytes>) -> (Vec<&'a Bytes>, 
 
 /// A score as exact decimal text (Rust's shortest form that parses back
 /// to the same `f64`, which Redis's and Lua's `strtod` read exactly).
-fn score_text(score: f64) -> String {
+pub(super) fn score_text(score: f64) -> String {
     format!("{score:e}")
 }
 
@@ -389,7 +389,7 @@ fn flag(on: bool) -> &'static [u8] {
     }
 }
 
-fn parse_score(call: &str, value: &Value) -> Result<f64, Error> {
+pub(super) fn parse_score(call: &str, value: &Value) -> Result<f64, Error> {
     let text = match value {
         Value::BulkString(text) => std::str::from_utf8(text).ok(),
         Value::SimpleString(text) => Some(text.as_str()),

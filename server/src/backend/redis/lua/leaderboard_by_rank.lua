@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude leaderboard_prelude
 -- GetByRank. ARGV[1], ARGV[2]: the first and the last rank (inclusive);
 -- ARGV[3]: 'a' for ascending, 'd' for descending. Returns the flat
 -- {member, score, ...} of those ranks ({} for a missing board).

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude leaderboard_prelude
 -- GetByScore. ARGV[1]: the least score ('-inf', or a number: inclusive);
 -- ARGV[2]: the bound above ('+inf', or '(' and a number: exclusive);
 -- ARGV[3], ARGV[4]: offset and limit; ARGV[5]: 'a' or 'd'. Returns

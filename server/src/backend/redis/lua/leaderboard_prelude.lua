@@ -1,3 +1,4 @@
+-- prelude
 -- Shared head of the leaderboard scripts (after item_prelude.lua and
 -- collection_prelude.lua, whose `open` checks the board's marker).
 --

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude leaderboard_prelude
 -- GetRank and GetCompetitionRank. ARGV[1]: 'a' or 'd'; ARGV[2]: 'p' for
 -- ranks by position, 'c' for competition ranks (the number of elements
 -- scored strictly ahead); ARGV[3..]: the members asked for. Returns the

@@ -1,3 +1,4 @@
+-- script: item_prelude collection_prelude leaderboard_prelude
 -- RemoveElements. ARGV: the members to remove (those absent are ignored).
 -- Returns 1.
 local CHUNK = 500
