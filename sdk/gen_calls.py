@@ -77,6 +77,7 @@ NAMED_TYPES = {
     "value_with_hash": ("tuple[bytes, bytes]", "ValueWithHash"),
     "scored": ("tuple[bytes, float]", "SortedSetElement"),
     "subscription": ("AsyncSubscription", "TopicSubscription"),
+    "ranked": ("LeaderboardElement", "LeaderboardElement"),
 }
 _CONTAINER = re.compile(r"^(list|set|map)<(.*)>$")
 

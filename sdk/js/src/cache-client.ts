@@ -28,6 +28,7 @@ import type {
 } from './collections/sorted-set.js';
 import type { CacheClientOptions, ResolvedKnobs } from './config.js';
 import { openRoute } from './connection-setup.js';
+import { Leaderboard } from './leaderboard.js';
 import type { Route } from './route.js';
 import * as scalars from './scalars.js';
 import type { ItemType, SetIfCondition, TtlUpdate } from './scalars.js';
@@ -562,6 +563,14 @@ export class CacheClient {
 
   // ---------------------------------------------------------------------
   // Topics: src/topics/.
+
+  /**
+   * The leaderboard `name` of `cacheName`, whose calls go through this
+   * client. Sends nothing: a leaderboard exists once something is upserted.
+   */
+  leaderboard(cacheName: string, name: string): Leaderboard {
+    return new Leaderboard(this.#route, cacheName, name);
+  }
 
   /**
    * Publishes `value` to `topic`: a string arrives as a string, bytes as

@@ -25,6 +25,15 @@ export type {
   SortedSetUnionSources,
   SortedSetUnionStoreOptions,
 } from './collections/sorted-set.js';
+export { Leaderboard } from './leaderboard.js';
+export { LEADERBOARD_MAX_ELEMENTS } from './collections/leaderboard.js';
+export type {
+  LeaderboardElement,
+  LeaderboardEntries,
+  LeaderboardOrder,
+  LeaderboardOrderOptions,
+  LeaderboardScoreRange,
+} from './collections/leaderboard.js';
 export { positionAfter } from './topics/items.js';
 export type { TopicDiscontinuity, TopicItem, TopicMessage, TopicPosition } from './topics/items.js';
 export type { SubscribeCallbacks, TopicSubscription } from './topics/subscription.js';

@@ -28,6 +28,7 @@ MODULES = (
     "_async_lists.py",
     "_async_sets.py",
     "_async_sorted_sets.py",
+    "_async_leaderboard.py",
     "_async_topics.py",
     "_async_client.py",
 )
@@ -36,6 +37,7 @@ MODULES = (
 REWRITES: tuple[tuple[str, str], ...] = (
     (r"\bAsyncCacheClient\b", "CacheClient"),
     (r"\bAsyncSubscription\b", "Subscription"),
+    (r"\bAsyncLeaderboard\b", "Leaderboard"),
     (r"\bAsync(\w+)", r"Sync\1"),
     (r"\b_async_(\w+)", r"_sync_\1"),
     (r"\b(\w+)_async\b", r"\1_sync"),

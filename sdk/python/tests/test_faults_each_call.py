@@ -14,7 +14,7 @@ import pytest
 import jiffy
 from tests.conftest import Server
 from tests.test_faults_headers import BASE, attempts, connected, with_fault_headers
-from tests.test_spec import SPEC_CALLS, SPEC_RPCS, required_arguments
+from tests.test_spec import SPEC_CALLS, SPEC_RPCS, owner, required_arguments
 
 # Control calls carry no per-cache headers, so no fault reaches them here.
 CONTROL_RPCS = {"CreateCache", "DeleteCache", "ListCaches", "FlushCache", "Ping"}
@@ -40,14 +40,16 @@ def test_every_data_call_is_covered() -> None:
     }
 
 
-@pytest.mark.parametrize("call", CALLS, ids=lambda call: call["python"])
+@pytest.mark.parametrize(
+    "call", CALLS, ids=lambda call: ".".join(filter(None, (call.get("on"), call["python"])))
+)
 async def test_one_unavailable_is_retried_only_where_the_spec_allows(
     server: Server, call: dict[str, Any]
 ) -> None:
     client = await connected(server, BASE)
     rpc, name = call["rpc"], call["python"]
     try:
-        method = getattr(client, name)
+        method = getattr(owner(client, call), name)
         arguments = required_arguments(method, name)
         before = attempts_or_zero(server, rpc)
         with_fault_headers(

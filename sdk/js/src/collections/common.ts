@@ -62,6 +62,15 @@ const SINT32_MAX = 0x7fff_ffff;
 export const uint32 = (value: unknown, option: string, min = 0): number => integerIn(value, option, min, UINT32_MAX);
 export const sint32 = (value: unknown, option: string): number => integerIn(value, option, SINT32_MIN, SINT32_MAX);
 
+/** One of a few named options (`order`, `aggregate`), as the wire's enum value; undefined is `fallback`. */
+export function oneOf<K extends string, V>(table: Readonly<Record<K, V>>, key: K | undefined, fallback: K, option: string): V {
+  const chosen = key ?? fallback;
+  if (!Object.hasOwn(table, chosen)) {
+    throw invalid(`\`${option}\` is one of ${Object.keys(table).map((k) => `'${k}'`).join(', ')}; got ${describe(key)}`);
+  }
+  return table[chosen];
+}
+
 /** A finite double (scores, amounts): NaN and infinities are refused by the server too. */
 export function finite(value: unknown, option: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {

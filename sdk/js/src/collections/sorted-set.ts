@@ -15,6 +15,7 @@ import {
   finite,
   integerIn,
   invalid,
+  oneOf,
   type Operation,
   pairsOf,
   type Slice,
@@ -89,14 +90,6 @@ const AGGREGATES: Readonly<Record<SortedSetAggregate, scs._SortedSetUnionStoreRe
   min: scs._SortedSetUnionStoreRequest_AggregateFunction.MIN,
   max: scs._SortedSetUnionStoreRequest_AggregateFunction.MAX,
 };
-
-function oneOf<K extends string, V>(table: Readonly<Record<K, V>>, key: K | undefined, fallback: K, option: string): V {
-  const chosen = key ?? fallback;
-  if (!Object.hasOwn(table, chosen)) {
-    throw invalid(`\`${option}\` is one of ${Object.keys(table).map((k) => `'${k}'`).join(', ')}; got ${describe(key)}`);
-  }
-  return table[chosen];
-}
 
 const orderToWire = (order: SortedSetOrder | undefined): scs._SortedSetFetchRequest_Order => oneOf(ORDERS, order, 'ascending', 'order');
 

@@ -2,7 +2,12 @@
 // What each call of CacheClient takes and answers, as sdk/spec.json's
 // `calls` say: tsc (npm run lint) fails naming a call whose parameters or
 // answer have another type.
-import type { Bytes, BytesMap, BytesSet, CacheClient, CacheError, ItemType, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash } from '../../src/index.js';
+import type { Bytes, BytesMap, BytesSet, CacheClient, CacheError, ItemType, LeaderboardElement, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash } from '../../src/index.js';
+
+// What a method of the client answers at once: the object (`on`) whose
+// methods are calls too.
+type On<M extends keyof CacheClient> =
+  CacheClient[M] extends (...args: never[]) => infer R ? R : never;
 
 // Every overload's answer (a method without overloads matches with R1 = R2).
 type Answer<C, M extends keyof C> = C[M] extends {
@@ -81,6 +86,14 @@ export const CALL_SHAPES: {
   sortedSetLength: [answer: Same<Answer<CacheClient, 'sortedSetLength'>, number>, args: Equal<Args<CacheClient, 'sortedSetLength'>, [cacheName: string, name: Bytes]>];
   sortedSetLengthByScore: [answer: Same<Answer<CacheClient, 'sortedSetLengthByScore'>, number>, args: Equal<Args<CacheClient, 'sortedSetLengthByScore'>, [cacheName: string, name: Bytes, options?: { minScore?: number; maxScore?: number; exclusiveMin?: boolean; exclusiveMax?: boolean }]>];
   sortedSetUnionStore: [answer: Same<Answer<CacheClient, 'sortedSetUnionStore'>, number>, args: Equal<Args<CacheClient, 'sortedSetUnionStore'>, [cacheName: string, destination: Bytes, sources: ReadonlyMap<Bytes, number> | Readonly<Record<string, number>>, options?: { aggregate?: SortedSetAggregate; ttlMs?: number }]>];
+  'leaderboard.upsert': [answer: Same<Answer<On<'leaderboard'>, 'upsert'>, void>, args: Equal<Args<On<'leaderboard'>, 'upsert'>, [elements: Iterable<readonly [number, number]> | Readonly<Record<number, number>>]>];
+  'leaderboard.fetchByRank': [answer: Same<Answer<On<'leaderboard'>, 'fetchByRank'>, LeaderboardElement[]>, args: Equal<Args<On<'leaderboard'>, 'fetchByRank'>, [start: number, end: number, options?: { order?: SortedSetOrder }]>];
+  'leaderboard.fetchByScore': [answer: Same<Answer<On<'leaderboard'>, 'fetchByScore'>, LeaderboardElement[]>, args: Equal<Args<On<'leaderboard'>, 'fetchByScore'>, [options?: { minScore?: number; maxScore?: number; order?: SortedSetOrder; offset?: number; count?: number }]>];
+  'leaderboard.getRank': [answer: Same<Answer<On<'leaderboard'>, 'getRank'>, LeaderboardElement[]>, args: Equal<Args<On<'leaderboard'>, 'getRank'>, [ids: readonly number[], options?: { order?: SortedSetOrder }]>];
+  'leaderboard.getCompetitionRank': [answer: Same<Answer<On<'leaderboard'>, 'getCompetitionRank'>, LeaderboardElement[]>, args: Equal<Args<On<'leaderboard'>, 'getCompetitionRank'>, [ids: readonly number[], options?: { order?: SortedSetOrder }]>];
+  'leaderboard.length': [answer: Same<Answer<On<'leaderboard'>, 'length'>, number>, args: Equal<Args<On<'leaderboard'>, 'length'>, []>];
+  'leaderboard.removeElements': [answer: Same<Answer<On<'leaderboard'>, 'removeElements'>, void>, args: Equal<Args<On<'leaderboard'>, 'removeElements'>, [ids: readonly number[]]>];
+  'leaderboard.delete': [answer: Same<Answer<On<'leaderboard'>, 'delete'>, void>, args: Equal<Args<On<'leaderboard'>, 'delete'>, []>];
   publish: [answer: Same<Answer<CacheClient, 'publish'>, void>, args: Equal<Args<CacheClient, 'publish'>, [cacheName: string, topic: string, value: Bytes]>];
   subscribe: [answer: Same<Answer<CacheClient, 'subscribe'>, TopicSubscription>, args: Equal<Args<CacheClient, 'subscribe'>, [cacheName: string, topic: string, options?: { resumeAt?: TopicPosition | number; signal?: AbortSignal; idleTimeoutMs?: number; onItem?: (message: TopicMessage) => void; onDiscontinuity?: (discontinuity: TopicDiscontinuity) => void; onError?: (error: CacheError) => void }]>];
   createCache: [answer: Same<Answer<CacheClient, 'createCache'>, void>, args: Equal<Args<CacheClient, 'createCache'>, [name: string]>];
@@ -144,6 +157,14 @@ export const CALL_SHAPES: {
   sortedSetLength: [true, true],
   sortedSetLengthByScore: [true, true],
   sortedSetUnionStore: [true, true],
+  'leaderboard.upsert': [true, true],
+  'leaderboard.fetchByRank': [true, true],
+  'leaderboard.fetchByScore': [true, true],
+  'leaderboard.getRank': [true, true],
+  'leaderboard.getCompetitionRank': [true, true],
+  'leaderboard.length': [true, true],
+  'leaderboard.removeElements': [true, true],
+  'leaderboard.delete': [true, true],
   publish: [true, true],
   subscribe: [true, true],
   createCache: [true, true],

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { CacheClient } from '../../src/index.js';
+import { CacheClient, Leaderboard } from '../../src/index.js';
 import { RPCS } from '../../src/rpcs.gen.js';
 import { IDEMPOTENT_METHODS } from '../../src/retry.js';
 import { Status } from '../../src/status.js';
@@ -17,6 +17,8 @@ interface SpecCall {
   rpc: string;
   python: string;
   js: string;
+  /** The client method answering the object the call is a method of. */
+  on?: string;
 }
 
 interface SpecRpc {
@@ -35,6 +37,13 @@ const spec = JSON.parse(readFileSync(new URL('../../../spec.json', import.meta.u
 };
 const SPEC_RPCS = new Map(spec.rpcs.map((row) => [row.rpc, row]));
 const retried = (call: SpecCall): boolean => SPEC_RPCS.get(call.rpc)!.idempotent;
+/** A call's name, after its `on` where it has one: 'leaderboard.upsert'. */
+const nameOf = (call: SpecCall): string => (call.on === undefined ? call.js : `${call.on}.${call.js}`);
+
+// The class of the object each `on` method answers, and arguments that make one.
+const ON_CLASSES: Readonly<Record<string, { prototype: object }>> = { leaderboard: Leaderboard };
+const ON_ARGS: Readonly<Record<string, readonly unknown[]>> = { leaderboard: ['cache', 'board'] };
+const classOf = (call: SpecCall): { prototype: object } => (call.on === undefined ? CacheClient : ON_CLASSES[call.on]!);
 
 // Members of the client that are not calls of the protocol: its lifecycle
 // and what it tells about itself. Everything else public must be in the spec.
@@ -107,10 +116,18 @@ const ARGS: Readonly<Record<string, readonly unknown[]>> = {
   listCaches: [],
   flushCache: [C],
   ping: [],
+  'leaderboard.upsert': [[[7, 1.5]]],
+  'leaderboard.fetchByRank': [0, 10],
+  'leaderboard.fetchByScore': [],
+  'leaderboard.getRank': [[7]],
+  'leaderboard.getCompetitionRank': [[7]],
+  'leaderboard.length': [],
+  'leaderboard.removeElements': [[7]],
+  'leaderboard.delete': [],
 };
 
-function publicMembers(): string[] {
-  return Object.getOwnPropertyNames(CacheClient.prototype).filter((name) => name !== 'constructor');
+function publicMembers(type: { prototype: object } = CacheClient): string[] {
+  return Object.getOwnPropertyNames(type.prototype).filter((name) => name !== 'constructor');
 }
 
 type AnyMethod = (...args: readonly unknown[]) => Promise<unknown>;
@@ -118,18 +135,22 @@ type AnyMethod = (...args: readonly unknown[]) => Promise<unknown>;
 describe('sdk/spec.json agreement', () => {
   test('the spec is read whole', () => {
     assert.ok(spec.calls.length > 50, `only ${spec.calls.length} calls`);
-    assert.equal(new Set(spec.calls.map((call) => call.js)).size, spec.calls.length, 'a JS name twice in the spec');
+    assert.equal(new Set(spec.calls.map(nameOf)).size, spec.calls.length, 'a JS name twice in the spec');
   });
 
   test("every call of the spec is a method of CacheClient, under the spec's JS name", () => {
-    const missing = spec.calls.filter((call) => typeof (CacheClient.prototype as unknown as Record<string, unknown>)[call.js] !== 'function');
-    assert.deepEqual(missing.map((call) => call.js), []);
+    const missing = spec.calls.filter((call) => typeof (classOf(call).prototype as Record<string, unknown>)[call.js] !== 'function');
+    assert.deepEqual(missing.map(nameOf), []);
   });
 
   test('every public member of CacheClient is a call of the spec (or the lifecycle)', () => {
-    const inSpec = new Set(spec.calls.map((call) => call.js));
-    const extra = publicMembers().filter((name) => !inSpec.has(name) && !NOT_CALLS.has(name));
+    const inSpec = new Set(spec.calls.map(nameOf));
+    const extra = publicMembers().filter((name) => !inSpec.has(name) && !NOT_CALLS.has(name) && !(name in ON_CLASSES));
     assert.deepEqual(extra, []);
+    for (const [on, type] of Object.entries(ON_CLASSES)) {
+      const extraOn = publicMembers(type).filter((name) => !inSpec.has(`${on}.${name}`));
+      assert.deepEqual(extraOn, [], `${on} has members the spec lacks`);
+    }
   });
 
   test("RPCS holds the catalogue's rows of the services of proto/", () => {
@@ -164,16 +185,18 @@ describe('sdk/spec.json agreement', () => {
     });
     try {
       for (const call of spec.calls) {
-        const args = ARGS[call.js];
-        assert.ok(args !== undefined, `no sample arguments for ${call.js}`);
+        const args = ARGS[nameOf(call)];
+        assert.ok(args !== undefined, `no sample arguments for ${nameOf(call)}`);
         const channel = factory.channels[0]!;
         const before = channel.calls.length;
-        const method = (client as unknown as Record<string, AnyMethod>)[call.js]!;
-        await assert.rejects(method.apply(client, [...args]), (err: Error) => err.name === 'ConnectionError', call.js);
+        const owner: unknown =
+          call.on === undefined ? client : (client as unknown as Record<string, (...a: readonly unknown[]) => unknown>)[call.on]!(...ON_ARGS[call.on]!);
+        const method = (owner as Record<string, AnyMethod>)[call.js]!;
+        await assert.rejects(method.apply(owner, [...args]), (err: Error) => err.name === 'ConnectionError', nameOf(call));
         const sent = channel.calls.slice(before).map((sentCall) => sentCall.path);
         const expected = retried(call) ? MAX_ATTEMPTS : 1;
-        assert.equal(sent.length, expected, `${call.js}: ${sent.length} attempts, spec says idempotent=${retried(call)}`);
-        for (const path of sent) assert.ok(path.endsWith(`/${call.rpc}`), `${call.js} sent ${path}, spec says ${call.rpc}`);
+        assert.equal(sent.length, expected, `${nameOf(call)}: ${sent.length} attempts, spec says idempotent=${retried(call)}`);
+        for (const path of sent) assert.ok(path.endsWith(`/${call.rpc}`), `${nameOf(call)} sent ${path}, spec says ${call.rpc}`);
       }
     } finally {
       client.close();

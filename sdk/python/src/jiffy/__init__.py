@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from jiffy import presets
 from jiffy._async_client import AsyncCacheClient
+from jiffy._async_leaderboard import AsyncLeaderboard
 from jiffy._async_topics import AsyncSubscription
 from jiffy._calls import SetIf
 from jiffy._config import Config, RetryPolicy
@@ -35,7 +36,9 @@ from jiffy._exceptions import (
     WrongTypeError,
 )
 from jiffy._hash import SetIfHash
+from jiffy._leaderboard import LeaderboardElement
 from jiffy._sync_client import CacheClient
+from jiffy._sync_leaderboard import Leaderboard
 from jiffy._sync_topics import Subscription
 from jiffy._topics import TopicDiscontinuity, TopicMessage, TopicPosition
 from jiffy._version import __version__
@@ -43,6 +46,7 @@ from jiffy._version import __version__
 __all__ = [
     "AlreadyExistsError",
     "AsyncCacheClient",
+    "AsyncLeaderboard",
     "AsyncSubscription",
     "AuthenticationError",
     "CacheClient",
@@ -52,6 +56,8 @@ __all__ = [
     "ConnectionError",
     "Endpoint",
     "InvalidArgumentError",
+    "Leaderboard",
+    "LeaderboardElement",
     "LimitExceededError",
     "NotFoundError",
     "PermissionError",

@@ -13,6 +13,7 @@ from typing import Literal
 from jiffy import _calls as c
 from jiffy import _hash as h
 from jiffy._async_dictionaries import AsyncDictionaryCalls
+from jiffy._async_leaderboard import AsyncLeaderboardCalls
 from jiffy._async_lists import AsyncListCalls
 from jiffy._async_route import AsyncRoute
 from jiffy._async_sets import AsyncSetCalls
@@ -25,7 +26,12 @@ from jiffy._hash import SetIfHash
 
 
 class AsyncCacheClient(
-    AsyncDictionaryCalls, AsyncListCalls, AsyncSetCalls, AsyncSortedSetCalls, AsyncTopicCalls
+    AsyncDictionaryCalls,
+    AsyncListCalls,
+    AsyncSetCalls,
+    AsyncSortedSetCalls,
+    AsyncLeaderboardCalls,
+    AsyncTopicCalls,
 ):
     """A cache client; every call may raise a jiffy.CacheError.
 
@@ -34,7 +40,8 @@ class AsyncCacheClient(
     when given, else `default_cache`. Durations are seconds (float) or
     timedelta. The collection calls (dictionary_*, list_*, set_*,
     sorted_set_*) are in one module per type beside this one, the topic
-    calls (publish, subscribe) in _async_topics.py.
+    calls (publish, subscribe) in _async_topics.py, leaderboards
+    (`leaderboard(name)`) in _async_leaderboard.py.
     """
 
     def __init__(

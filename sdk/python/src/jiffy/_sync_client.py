@@ -14,6 +14,7 @@ from jiffy._config import Config
 from jiffy._endpoint import Endpoint
 from jiffy._hash import SetIfHash
 from jiffy._sync_dictionaries import SyncDictionaryCalls
+from jiffy._sync_leaderboard import SyncLeaderboardCalls
 from jiffy._sync_lists import SyncListCalls
 from jiffy._sync_route import SyncRoute
 from jiffy._sync_sets import SyncSetCalls
@@ -22,7 +23,12 @@ from jiffy._sync_topics import SyncTopicCalls
 
 
 class CacheClient(
-    SyncDictionaryCalls, SyncListCalls, SyncSetCalls, SyncSortedSetCalls, SyncTopicCalls
+    SyncDictionaryCalls,
+    SyncListCalls,
+    SyncSetCalls,
+    SyncSortedSetCalls,
+    SyncLeaderboardCalls,
+    SyncTopicCalls,
 ):
     """A cache client; every call may raise a jiffy.CacheError.
 
@@ -31,7 +37,8 @@ class CacheClient(
     when given, else `default_cache`. Durations are seconds (float) or
     timedelta. The collection calls (dictionary_*, list_*, set_*,
     sorted_set_*) are in one module per type beside this one, the topic
-    calls (publish, subscribe) in _sync_topics.py.
+    calls (publish, subscribe) in _sync_topics.py, leaderboards
+    (`leaderboard(name)`) in _sync_leaderboard.py.
     """
 
     def __init__(
