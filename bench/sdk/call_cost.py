@@ -91,6 +91,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="runs of each version (default 3)")
     parser.add_argument("--tasks", type=int, default=1, help="tasks sending the calls (default 1)")
     parser.add_argument("--grpc", action="store_true", help="over gRPC instead of protosocket")
+    parser.add_argument(
+        "--auto",
+        action="store_true",
+        help='protosocket_endpoint="auto" (the default config) instead of the port itself',
+    )
     args = parser.parse_args()
     # Stopped (kill), still stop the server: `finally` runs on SystemExit.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -99,7 +104,7 @@ def main() -> int:
         if args.baseline:
             versions[args.baseline] = export(args.baseline, Path(scratch))
         process, endpoint, protosocket = start_server()
-        server = (endpoint, None if args.grpc else protosocket)
+        server = (endpoint, None if args.grpc else "auto" if args.auto else protosocket)
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in versions}
         try:
             for _ in range(args.rounds):
@@ -108,7 +113,7 @@ def main() -> int:
                     print(f"{name}: {results[name][-1][0]:,.0f}", file=sys.stderr)
         finally:
             process.kill()
-    transport = "gRPC" if args.grpc else "protosocket"
+    transport = "gRPC" if args.grpc else 'protosocket ("auto")' if args.auto else "protosocket"
     print(f"instructions per call over {transport}, {args.tasks} task(s), {args.rounds} rounds")
     print("| version | main thread (median) | min | max | all threads (median) |")
     print("|---|---:|---:|---:|---:|")

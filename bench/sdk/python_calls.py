@@ -30,7 +30,9 @@ async def worker(client: AsyncCacheClient, first: int, pairs: int) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--endpoint", required=True, help="the server's gRPC host:port")
-    parser.add_argument("--protosocket-endpoint", help="its protosocket host:port; none: gRPC")
+    parser.add_argument(
+        "--protosocket-endpoint", help='its protosocket host:port, or "auto"; none: gRPC'
+    )
     parser.add_argument("--pairs", type=int, required=True, help="get+set pairs in all")
     parser.add_argument("--tasks", type=int, default=1, help="tasks sending them (default 1)")
     args = parser.parse_args()
