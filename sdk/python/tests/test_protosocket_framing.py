@@ -121,9 +121,12 @@ def error_answer(code: str, message: str, reason: str = "") -> object:
     return error
 
 
-def test_a_miss_is_none_and_other_errors_raise() -> None:
+def test_an_answer_is_read_as_the_value_a_miss_as_none_and_other_errors_raise() -> None:
+    hit = cache_pb.CacheResponse(message_id=1, get=cache_pb.GetResponse(value=b"v"))
+    assert ps.outcome(hit) == b"v"
+    assert ps.outcome(cache_pb.CacheResponse(message_id=1, set=cache_pb.SetResponse())) is None
     miss = error_answer("NOT_FOUND", ps.MISS_MESSAGE)
-    assert ps.read_get(ps.outcome(miss)) is None
+    assert ps.outcome(miss) is None
     with pytest.raises(StatusError) as raised:
         ps.outcome(error_answer("NOT_FOUND", "cache `x` does not exist"))
     assert (raised.value.code, raised.value.transport) == ("NOT_FOUND", "protosocket")

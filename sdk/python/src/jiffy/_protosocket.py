@@ -161,20 +161,20 @@ def frame(message: bytes) -> bytes:
 parse_response = cache_pb.CacheResponse.FromString
 
 
-def outcome(response: Any) -> Any:
-    """The answer of a data command: the response itself on success or a
-    miss (read_get tells them apart), else raise its StatusError."""
-    if response.WhichOneof("kind") != "error":
-        return response
+def outcome(response: Any) -> bytes | None:
+    """What the client reads of a data command's answer: a Get's value, None
+    for a miss or the answer of a Set or Delete; else raise its StatusError.
+    Read here, as the answer arrives, so the route need not wait on it."""
+    kind = response.WhichOneof("kind")
+    if kind == "get":
+        value: bytes = response.get.value
+        return value
+    if kind != "error":
+        return None
     error = response.error
     if error.code == _NOT_FOUND and error.message == MISS_MESSAGE:
-        return response
+        return None
     raise command_error(error)
-
-
-def read_get(response: Any) -> bytes | None:
-    """A Get's value, or None on a miss (an `error` that `outcome` let through)."""
-    return response.get.value if response.HasField("get") else None
 
 
 class FrameError(Exception):

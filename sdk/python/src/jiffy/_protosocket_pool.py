@@ -170,12 +170,12 @@ class _AsyncWire(asyncio.Protocol):
             self.send(ps.cancel_frame(message_id))
 
     def watch(self, deadline: float) -> None:
-        """Make sure the alarm rings by `deadline`."""
-        if self.alarm is None or deadline < self.alarm_at:
-            if self.alarm is not None:
-                self.alarm.cancel()
-            self.alarm_at = deadline
-            self.alarm = self.loop.call_at(deadline, self.expire)
+        """Ring the alarm at `deadline`: when none is set, or set for later
+        (the caller checks, saving a call per command)."""
+        if self.alarm is not None:
+            self.alarm.cancel()
+        self.alarm_at = deadline
+        self.alarm = self.loop.call_at(deadline, self.expire)
 
     def expire(self) -> None:
         """Fail the calls whose deadline passed (DEADLINE_EXCEEDED, and a
@@ -292,7 +292,8 @@ class AsyncProtosocketConnection:
         deadline = loop.time() + timeout
         wire.pending[message_id] = (answer, deadline)
         wire.send(ps.varint(len(payload)) + payload)
-        wire.watch(deadline)
+        if wire.alarm is None or deadline < wire.alarm_at:
+            wire.watch(deadline)
         try:
             response = await answer
         except asyncio.CancelledError:

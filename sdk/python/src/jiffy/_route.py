@@ -68,12 +68,14 @@ class Shapes:
     command: Callable[..., Any]
     """(cache, *arguments) -> the protosocket CacheCommand."""
     read_grpc: Callable[[Any], Any] | None = None
-    """The gRPC response -> what the client gets; None: nothing is read."""
-    read: Callable[[Any], Any] | None = None
-    """The protosocket answer -> the same."""
+    """The gRPC response -> what the client gets; None: nothing is read.
+    (A protosocket answer is read as it arrives: _protosocket.outcome.)"""
     fits: Callable[..., bool] | None = None
     """(*arguments) -> whether protosocket can carry them at all ("auto"
     sends the rest over gRPC); None: always."""
+    answers_value: bool = False
+    """The answer carries a value (a Get's), which can be too large for a
+    protosocket answer: "auto" then reads it over gRPC."""
 
 
 def _fits_protosocket(key: bytes, value: bytes, ttl_ms: int) -> bool:
@@ -87,7 +89,7 @@ SHAPES: dict[str, Shapes] = {
         lambda key: c.GetRequest(cache_key=key),
         ps.get_command,
         read_grpc=c.read_get,
-        read=ps.read_get,
+        answers_value=True,
     ),
     "Set": Shapes(
         lambda key, value, ttl_ms: c.SetRequest(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Literal
 
 import grpc
@@ -86,30 +87,60 @@ class SyncRoute:
     def call(self, rpc: Rpc, request: Any, cache: str) -> Any:
         """Send a data call on `cache`: its gRPC response (a list for a
         stream), or for a call given as its arguments what the client reads
-        of the answer; or raise a CacheError."""
-        # Read first: the call that connects, or asks, still goes over gRPC.
-        over_protosocket = self.protosocket is not None
+        of the answer; or raise a CacheError.
+
+        In the asyncio client this is no coroutine but hands back the one
+        to await: on the hot path the executor's own, so the route adds no
+        frame to the chain that every answer wakes (bench/sdk/call_cost.py
+        counts what a call costs).
+        """
         if not self._ready:
-            self._first_call(rpc.name)
+            return self._call_first(rpc, request, cache)
         executor = self.executor
         shapes = self._shapes.get(rpc)
         if shapes is None:
             return executor.call(rpc, request, executor.metadata(cache))
-        fits = shapes.fits
-        if over_protosocket and (fits is None or not self._auto or fits(*request)):
-            command = shapes.command(cache, *request)
-            try:
-                answer = executor.call(rpc, command, None, self._wires)
-            except LimitExceededError as exc:
-                if not (self._auto and exc.reason == ANSWER_TOO_LARGE):
-                    raise
-                # Stored over gRPC, too large for any protosocket answer: read it there.
-            else:
-                read = shapes.read
-                return answer if read is None else read(answer)
-        response = executor.call(rpc, shapes.grpc(*request), executor.metadata(cache))
+        if self.protosocket is not None:
+            fits = shapes.fits
+            if fits is None or not self._auto or fits(*request):
+                command = shapes.command(cache, *request)
+                if self._auto and shapes.answers_value:
+                    return self._protosocket_or_grpc(rpc, command, request, cache)
+                return executor.call(rpc, command, None, self._wires)
+        return self._grpc(rpc, shapes, request, cache)
+
+    def _call_first(self, rpc: Rpc, request: Any, cache: str) -> Any:
+        """A call before the client is ready: connect or ask first. The call
+        that connects, or asks, still goes over gRPC."""
+        over_grpc = self.protosocket is None
+        self._first_call(rpc.name)
+        executor = self.executor
+        shapes = self._shapes.get(rpc)
+        if shapes is None:
+            return executor.call(rpc, request, executor.metadata(cache))
+        if over_grpc:
+            return self._grpc(rpc, shapes, request, cache)
+        # Connected (protosocket was there before, so no "auto" was asked).
+        return self.call(rpc, request, cache)
+
+    def _protosocket_or_grpc(self, rpc: Rpc, command: Any, request: Any, cache: str) -> Any:
+        """Under "auto", a call whose answer carries a value: over gRPC after
+        all when the value, stored over gRPC, is too large for a protosocket answer."""
+        try:
+            return self.executor.call(rpc, command, None, self._wires)
+        except LimitExceededError as exc:
+            if exc.reason != ANSWER_TOO_LARGE:
+                raise
+        return self._grpc(rpc, self._shapes[rpc], request, cache)
+
+    def _grpc(self, rpc: Rpc, shapes: r.Shapes, request: Any, cache: str) -> Any:
+        executor = self.executor
+        sent = executor.call(rpc, shapes.grpc(*request), executor.metadata(cache))
         read = shapes.read_grpc
-        return response if read is None else read(response)
+        return sent if read is None else self._read(sent, read)
+
+    def _read(self, sent: Any, read: Callable[[Any], Any]) -> Any:
+        return read(sent)
 
     def control(self, rpc: Rpc, request: Any) -> Any:
         return self.executor.control(rpc, request)
