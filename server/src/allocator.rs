@@ -75,7 +75,7 @@ mod tests {
     use super::*;
 
     fn sample(families: &[MetricFamily], name: &str) -> f64 {
-        let family = families.iter().find(|f| f.get_name() == name).unwrap();
+        let family = families.iter().find(|f| f.name() == name).unwrap();
         family.get_metric()[0].get_gauge().get_value()
     }
 
