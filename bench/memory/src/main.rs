@@ -8,6 +8,7 @@
 mod measure;
 mod shapes;
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -57,6 +58,16 @@ async fn main() -> ExitCode {
     }
 }
 
+/// Runs `fill`, writing into `server`, and answers the seconds it took.
+async fn timed_fill<E: std::fmt::Display>(
+    server: &str,
+    fill: impl Future<Output = Result<(), E>>,
+) -> Result<f64, String> {
+    let started = Instant::now();
+    fill.await.map_err(|e| format!("filling {server}: {e}"))?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
 async fn run(args: Args) -> Result<serde_json::Value, String> {
     let shape = shapes::by_name(&args.shape).ok_or_else(|| {
         let names: Vec<&str> = shapes::SHAPES.iter().map(|(name, _)| *name).collect();
@@ -74,12 +85,7 @@ async fn run(args: Args) -> Result<serde_json::Value, String> {
     let idle = settled_resident_bytes(args.jiffy_pid).await?;
     let idle_figures = JiffyFigures::scrape(args.jiffy_metrics).await?;
     let cpu = CpuTicks::of(Some(args.jiffy_pid)).map_err(|e| e.to_string())?;
-    let started = Instant::now();
-    shape
-        .fill_jiffy(channel, items)
-        .await
-        .map_err(|status| format!("filling jiffy-server: {status}"))?;
-    let jiffy_fill_seconds = started.elapsed().as_secs_f64();
+    let jiffy_fill_seconds = timed_fill("jiffy-server", shape.fill_jiffy(channel, items)).await?;
     let jiffy_cpu =
         cpu.seconds_until(CpuTicks::of(Some(args.jiffy_pid)).map_err(|e| e.to_string())?);
     let filled = settled_resident_bytes(args.jiffy_pid).await?;
@@ -100,17 +106,16 @@ async fn run(args: Args) -> Result<serde_json::Value, String> {
 
     let client =
         redis::Client::open(format!("redis://{}/", args.redis)).map_err(|e| e.to_string())?;
+    // No response deadline: a pipeline of a thousand writes on a busy
+    // machine may take longer than the client's default half second.
+    let config = redis::AsyncConnectionConfig::new().set_response_timeout(None);
     let connection = client
-        .get_multiplexed_async_connection()
+        .get_multiplexed_async_connection_with_config(&config)
         .await
         .map_err(|e| format!("connecting to redis-server: {e}"))?;
     let redis_idle = settled_resident_bytes(args.redis_pid).await?;
-    let started = Instant::now();
-    shape
-        .fill_redis(connection, items)
-        .await
-        .map_err(|e| format!("filling redis-server: {e}"))?;
-    let redis_fill_seconds = started.elapsed().as_secs_f64();
+    let redis_fill_seconds =
+        timed_fill("redis-server", shape.fill_redis(connection, items)).await?;
     let redis_filled = settled_resident_bytes(args.redis_pid).await?;
 
     let per_item = |bytes: f64| bytes / items as f64;
