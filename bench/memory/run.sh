@@ -50,28 +50,23 @@ trap cleanup EXIT
 
 log() { printf '%s\n' "$*" >&2; }
 
-# free_port
+# free_port, listening_port
 source "$ROOT/bench/ports.sh"
 
 # Starts jiffy-server; sets JIFFY_PID, JIFFY_PORT and METRICS_PORT.
 start_jiffy() {
     METRICS_PORT=$(free_port)
-    JIFFY_PORT=""
     : >"$WORK/jiffy.log"
     taskset -c "$SERVER_CORE" "$JIFFY_SERVER_BIN" --listen 127.0.0.1:0 \
         --metrics-listen "127.0.0.1:$METRICS_PORT" --max-memory "$MAX_MEMORY" \
         >"$WORK/jiffy.log" 2>&1 &
     JIFFY_PID=$! # taskset execs the server, so this is the server's pid
     PIDS+=("$JIFFY_PID")
-    for _ in $(seq 100); do
-        JIFFY_PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/jiffy.log")
-        [[ -n $JIFFY_PORT ]] && return
-        kill -0 "$JIFFY_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    log "jiffy-server did not start:"
-    cat "$WORK/jiffy.log" >&2
-    exit 1
+    JIFFY_PORT=$(listening_port "$WORK/jiffy.log" "$JIFFY_PID") || {
+        log "jiffy-server did not start:"
+        cat "$WORK/jiffy.log" >&2
+        exit 1
+    }
 }
 
 # Starts redis-server; sets REDIS_PID and REDIS_PORT.
