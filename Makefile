@@ -25,6 +25,7 @@ help:
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
 	@echo "make bench-topics  publish and subscribe, 1/10/100 subscribers, beside redis-server (bench/topics)"
+	@echo "make bench-memory  resident bytes per item, shape by shape, beside redis-server (bench/memory)"
 	@echo "make bench-rust-sdk  the official Rust SDK: its protosocket client vs its gRPC client (bench/rust-sdk)"
 	@echo "make bench-python  Python SDK vs the official momento SDK (bench/python)"
 	@echo "make bench-js      TypeScript SDK vs the official @gomomento/sdk (bench/js)"
@@ -105,7 +106,7 @@ test-conformance-redis: build $(VENV)/.installed $(CONFORMANCE_JS)/node_modules/
 		$(VENV)/bin/pytest -q tests/conformance/python
 	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm run --silent test:redis-cluster
 
-.PHONY: bench bench-collections bench-topics bench-rust-sdk
+.PHONY: bench bench-collections bench-topics bench-memory bench-rust-sdk
 bench:
 	bash bench/server/run.sh
 
@@ -114,6 +115,9 @@ bench-collections:
 
 bench-topics:
 	bash bench/topics/run.sh
+
+bench-memory:
+	bash bench/memory/run.sh
 
 bench-rust-sdk:
 	bash bench/rust-sdk/run.sh

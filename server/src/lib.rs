@@ -16,7 +16,8 @@
 //! - [`topics`] — publish and subscribe: numbering, the resume buffer, fan-out.
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
-//! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them.
+//! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them;
+//!   [`allocator`] — jemalloc's own figures among them.
 //! - [`listener`] — connections: handshake deadline, cap, HTTP/2 limits, send timeout.
 //! - [`close`] — why a connection closed, for both ports and the metrics.
 //! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
@@ -24,6 +25,8 @@
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
+#[cfg(not(target_env = "msvc"))]
+pub mod allocator;
 pub mod auth;
 pub mod backend;
 pub mod close;

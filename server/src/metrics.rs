@@ -332,6 +332,9 @@ impl Metrics {
             Box::new(self.topics.memory.clone()),
             Box::new(self.topics.memory_limit.clone()),
         ];
+        // jemalloc's own figures, refreshed at each scrape.
+        #[cfg(not(target_env = "msvc"))]
+        collectors.push(Box::new(crate::allocator::AllocatorStats::new()));
         if self.store_stats.is_some() {
             collectors.extend([
                 Box::new(g.items.clone()) as Box<dyn prometheus::core::Collector>,

@@ -7,6 +7,7 @@
 mod common;
 
 mod abandoned_calls;
+mod allocator;
 mod auth;
 mod bad_input_calls;
 mod bad_input_limits;

@@ -1,0 +1,76 @@
+//! `jiffy_allocator_allocated_bytes` and `jiffy_allocator_resident_bytes`
+//! are jemalloc's own figures for the real process: non-zero, allocated
+//! within resident, and both grow by what a fill holds.
+
+use crate::common;
+
+use bytes::Bytes;
+use common::{in_cache, sample};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::cache_client::{SetBatchRequest, SetRequest};
+use tokio_stream::StreamExt;
+
+/// Bytes of values written: far above the idle heap and its noise.
+const WRITTEN: usize = 32 << 20;
+const VALUE_SIZE: usize = 4_000;
+
+/// (allocated, resident), from one scrape.
+async fn allocator_bytes(server: &common::ServerProcess) -> (f64, f64) {
+    let metrics = common::scrape(server.metrics_addr.unwrap()).await;
+    let read = |name| sample(&metrics, name).unwrap_or_else(|| panic!("{name} not served"));
+    (
+        read("jiffy_allocator_allocated_bytes"),
+        read("jiffy_allocator_resident_bytes"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allocator_figures_are_plausible_and_grow_with_a_fill() {
+    let (server, channel) = common::spawn_with_cache("1GiB").await;
+    let (allocated, resident) = allocator_bytes(&server).await;
+    assert!(allocated > 0.0, "allocated {allocated}");
+    assert!(
+        allocated <= resident,
+        "allocated {allocated} over resident {resident}"
+    );
+
+    let mut client = ScsClient::new(channel);
+    let items: Vec<SetRequest> = (0..WRITTEN / VALUE_SIZE)
+        .map(|n| SetRequest {
+            cache_key: format!("key:{n}").into(),
+            cache_body: Bytes::from(vec![(n % 251) as u8; VALUE_SIZE]),
+            ttl_milliseconds: 3_600_000,
+        })
+        .collect();
+    for chunk in items.chunks(256) {
+        let request = in_cache(
+            "c",
+            SetBatchRequest {
+                items: chunk.to_vec(),
+            },
+        );
+        let mut answers = client.set_batch(request).await.unwrap().into_inner();
+        while let Some(answer) = answers.next().await {
+            answer.unwrap();
+        }
+    }
+
+    let (filled_allocated, filled_resident) = allocator_bytes(&server).await;
+    eprintln!(
+        "allocated {:.1} -> {:.1} MiB; resident {:.1} -> {:.1} MiB; {} MiB written",
+        allocated / 1048576.0,
+        filled_allocated / 1048576.0,
+        resident / 1048576.0,
+        filled_resident / 1048576.0,
+        WRITTEN >> 20
+    );
+    assert!(
+        filled_allocated - allocated >= WRITTEN as f64,
+        "allocated grew by {} bytes for {WRITTEN} bytes of values",
+        filled_allocated - allocated
+    );
+    assert!(filled_resident - resident >= WRITTEN as f64);
+    assert!(filled_allocated <= filled_resident);
+    // The process's own resident memory holds the allocator's.
+    assert!(server.resident_bytes() as f64 >= filled_resident);
+}
