@@ -16,8 +16,8 @@ $(PY_SDK_INSTALLED): $(PY_SDK)/pyproject.toml $(VENV)/.installed
 
 lint-python: $(PY_SDK_INSTALLED)
 	cd $(PY_SDK) && $(CURDIR)/$(VENV)/bin/ruff check . && $(CURDIR)/$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/ruff check bench/*.py bench/python
-	$(VENV)/bin/ruff format --check bench/*.py bench/python
+	$(VENV)/bin/ruff check bench/*.py bench/python bench/sdk
+	$(VENV)/bin/ruff format --check bench/*.py bench/python bench/sdk
 	cd $(PY_SDK) && $(CURDIR)/$(VENV)/bin/mypy --strict src/jiffy
 
 test-python: build $(PY_SDK_INSTALLED)
