@@ -23,6 +23,7 @@ pub mod descriptors;
 mod handshake;
 pub mod http2;
 pub mod in_handshake;
+mod paced;
 pub mod slots;
 
 use std::convert::Infallible;
@@ -47,6 +48,7 @@ use crate::in_flight::{InFlight, RequestBody};
 use crate::metrics::Metrics;
 use handshake::read_preface;
 use in_handshake::InHandshake;
+use paced::Paced;
 use slots::{Slot, Slots};
 
 /// How long to wait after an accept error (out of descriptors, say) before
@@ -261,7 +263,9 @@ where
         })
     };
     let builder = http2::builder(&shared.settings.http2);
-    let connection = builder.serve_connection(TokioIo::new(io), service);
+    // Paced: a burst of new streams does not leave h2's per-connection
+    // slabs sized for it for the connection's life (`paced`).
+    let connection = builder.serve_connection(TokioIo::new(Paced::new(io)), service);
     tokio::pin!(connection);
 
     let send_timeout = shared.settings.send_timeout;
