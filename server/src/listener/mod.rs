@@ -265,7 +265,8 @@ where
     let builder = http2::builder(&shared.settings.http2);
     // Paced: a burst of new streams does not leave h2's per-connection
     // slabs sized for it for the connection's life (`paced`).
-    let connection = builder.serve_connection(TokioIo::new(Paced::new(io)), service);
+    let (io, turns) = Paced::new(io);
+    let connection = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(connection);
 
     let send_timeout = shared.settings.send_timeout;
@@ -274,7 +275,7 @@ where
     let mut shutting_down = false;
     loop {
         tokio::select! {
-            result = &mut connection => {
+            result = turns.polled(connection.as_mut()) => {
                 if shutting_down {
                     return CloseReason::Shutdown;
                 }

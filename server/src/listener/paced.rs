@@ -21,9 +21,16 @@
 //! Only HEADERS frames are counted, so large request bodies stream through
 //! unpaced; a burst that ends in the socket (the usual case) resets the
 //! count, since the task waits for the socket then anyway.
+//!
+//! The pause lasts until the connection's task has been polled to its end
+//! ([`Turns::polled`]): hyper asks h2 for the next stream as long as one is
+//! accepted, so a pause of one read would not make the task yield.
 
+use std::future::{poll_fn, Future};
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::{Buf, BytesMut};
@@ -48,20 +55,43 @@ const HEADERS: u8 = 0x1;
 pub struct Paced<IO> {
     io: IO,
     scan: FrameScan,
-    /// Bytes read past a pause, handed over first on the next read.
+    /// Bytes read past a pause, handed over first once it ends.
     kept: BytesMut,
-    /// A pause was cut: the next read yields once.
-    pause: bool,
+    /// Set at a pause, cleared by [`Turns::polled`] when the task's poll ends.
+    paused: Arc<AtomicBool>,
+}
+
+/// The other end of a [`Paced`] reader's pause.
+pub struct Turns {
+    paused: Arc<AtomicBool>,
 }
 
 impl<IO> Paced<IO> {
-    pub fn new(io: IO) -> Self {
-        Paced {
+    /// `io` paced, and what ends its pauses.
+    pub fn new(io: IO) -> (Self, Turns) {
+        let paused = Arc::new(AtomicBool::new(false));
+        let paced = Paced {
             io,
             scan: FrameScan::default(),
             kept: BytesMut::new(),
-            pause: false,
-        }
+            paused: paused.clone(),
+        };
+        (paced, Turns { paused })
+    }
+}
+
+impl Turns {
+    /// Polls `connection` (served over the [`Paced`] reader); a pause ends
+    /// with the poll, so the reader waits for the task's next turn.
+    pub fn polled<'a, F: Future>(
+        &'a self,
+        mut connection: Pin<&'a mut F>,
+    ) -> impl Future<Output = F::Output> + 'a {
+        poll_fn(move |cx| {
+            let polled = connection.as_mut().poll(cx);
+            self.paused.store(false, Ordering::Relaxed);
+            polled
+        })
     }
 }
 
@@ -144,7 +174,8 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Paced<IO> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if std::mem::take(&mut this.pause) {
+        if this.paused.load(Ordering::Relaxed) {
+            // The task's next turn: the streams it accepted run first.
             cx.waker().wake_by_ref();
             return Poll::Pending;
         }
@@ -152,13 +183,17 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Paced<IO> {
             let n = this.kept.len().min(buf.remaining());
             let n = match this.scan.scan(&this.kept[..n]) {
                 Some(cut) => {
-                    this.pause = true;
+                    this.paused.store(true, Ordering::Relaxed);
                     cut
                 }
                 None => n,
             };
             buf.put_slice(&this.kept[..n]);
             this.kept.advance(n);
+            if this.kept.is_empty() {
+                // Not kept for the connection's life either.
+                this.kept = BytesMut::new();
+            }
             return Poll::Ready(Ok(()));
         }
         let before = buf.filled().len();
@@ -174,7 +209,7 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Paced<IO> {
         if let Some(cut) = this.scan.scan(&buf.filled()[before..]) {
             this.kept.extend_from_slice(&buf.filled()[before + cut..]);
             buf.set_filled(before + cut);
-            this.pause = true;
+            this.paused.store(true, Ordering::Relaxed);
         }
         Poll::Ready(Ok(()))
     }
@@ -260,7 +295,7 @@ mod tests {
             .await
             .unwrap();
         drop(client);
-        let mut paced = Paced::new(server);
+        let (mut paced, turns) = Paced::new(server);
         let (mut read, mut pauses) = (Vec::new(), 0);
         loop {
             let mut chunk = [0u8; 64 << 10];
@@ -273,6 +308,17 @@ mod tests {
                 Poll::Ready(result) => result.unwrap(),
                 Poll::Pending => {
                     pauses += 1;
+                    // Paused for the rest of the task's turn...
+                    let mut empty = [0u8; 0];
+                    let mut again = ReadBuf::new(&mut empty);
+                    let waker = std::task::Waker::noop();
+                    let mut cx = Context::from_waker(waker);
+                    assert!(Pin::new(&mut paced)
+                        .poll_read(&mut cx, &mut again)
+                        .is_pending());
+                    // ...which ends with the connection's poll.
+                    let mut turn = std::pin::pin!(std::future::ready(()));
+                    turns.polled(turn.as_mut()).await;
                     continue;
                 }
             }
