@@ -23,6 +23,7 @@ pub mod descriptors;
 mod handshake;
 pub mod http2;
 pub mod in_handshake;
+mod paced;
 pub mod slots;
 
 use std::convert::Infallible;
@@ -47,6 +48,7 @@ use crate::in_flight::{InFlight, RequestBody};
 use crate::metrics::Metrics;
 use handshake::read_preface;
 use in_handshake::InHandshake;
+use paced::Paced;
 use slots::{Slot, Slots};
 
 /// How long to wait after an accept error (out of descriptors, say) before
@@ -261,6 +263,9 @@ where
         })
     };
     let builder = http2::builder(&shared.settings.http2);
+    // Paced: a burst of new streams does not leave h2's per-connection
+    // slabs sized for it for the connection's life (`paced`).
+    let (io, turns) = Paced::new(io);
     let connection = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(connection);
 
@@ -270,7 +275,7 @@ where
     let mut shutting_down = false;
     loop {
         tokio::select! {
-            result = &mut connection => {
+            result = turns.polled(connection.as_mut()) => {
                 if shutting_down {
                     return CloseReason::Shutdown;
                 }
