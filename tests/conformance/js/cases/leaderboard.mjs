@@ -5,6 +5,12 @@
 // One client per front-end, and each board behind the round-robin wrapper,
 // so that over a Redis Cluster consecutive calls go to different
 // jiffy-servers. 1.118.1 has no getCompetitionRank.
+//
+// The SDK refuses some bad input itself, before any call (an empty upsert,
+// negative ranks, a start over a positive end, a negative offset or count, a
+// min score over the max); the server answers the rest (more than 8,192
+// elements, ids or ranks, an empty rank range from 0, a count over 8,192).
+// Both reach the application as the same INVALID_ARGUMENT error response.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -95,7 +101,7 @@ export function registerLeaderboardTests(suite) {
       assert.equal(await length(b), 5);
       // Fractions, negatives and the largest id come back exactly.
       assertIs(await b.upsert({ 4294967295: -1.25, 7: 0.1 }), LeaderboardUpsert.Success);
-      assert.deepEqual((await elements(b.fetchByRank(0, 2))), [
+      assert.deepEqual(await elements(b.fetchByRank(0, 2)), [
         { id: 4294967295, score: -1.25, rank: 0 },
         { id: 7, score: 0.1, rank: 1 },
       ]);
@@ -104,6 +110,7 @@ export function registerLeaderboardTests(suite) {
     test('upsert refuses no elements and more than 8,192, changing nothing', async () => {
       const b = await fullBoard('lb-upsert-limits');
       await refused(b.upsert(new Map()), LeaderboardUpsert.Error, MomentoErrorCode.INVALID_ARGUMENT_ERROR);
+      // From here on the server refuses.
       const tooMany = new Map(Array.from({ length: PER_CALL + 1 }, (_, i) => [10_000 + i, i]));
       await refused(b.upsert(tooMany), LeaderboardUpsert.Error, MomentoErrorCode.INVALID_ARGUMENT_ERROR);
       assert.deepEqual(await elements(b.fetchByScore()), ASCENDING);
@@ -131,13 +138,17 @@ export function registerLeaderboardTests(suite) {
       assert.deepEqual(await elements(b.fetchByRank(0, PER_CALL)), ASCENDING);
     });
 
-    test('fetch by rank refuses bad ranges', async () => {
+    test('fetch by rank refuses bad ranges and more than 8,192 ranks', async () => {
       const b = await fullBoard('lb-rank-bad');
       const code = MomentoErrorCode.INVALID_ARGUMENT_ERROR;
+      // The SDK's own checks
       await refused(b.fetchByRank(-10, -5), LeaderboardFetch.Error, code);
-      await refused(b.fetchByRank(0, 0), LeaderboardFetch.Error, code);
       await refused(b.fetchByRank(10, 5), LeaderboardFetch.Error, code);
+      // and the server's
+      await refused(b.fetchByRank(0, 0), LeaderboardFetch.Error, code);
       await refused(b.fetchByRank(0, PER_CALL + 1), LeaderboardFetch.Error, code);
+      await refused(b.fetchByRank(1, PER_CALL + 2), LeaderboardFetch.Error, code);
+      assert.equal((await elements(b.fetchByRank(1, PER_CALL + 1))).length, BOARD.size - 1);
     });
 
     test('fetch by score: bounds, offset, count, order', async () => {
@@ -164,13 +175,15 @@ export function registerLeaderboardTests(suite) {
       assert.deepEqual(await elements(b.fetchByScore({ minScore: 3000 })), []);
     });
 
-    test('fetch by score refuses a negative offset or count and a min over the max', async () => {
+    test('fetch by score refuses a negative offset, a count out of 1..8,192 and a min over the max', async () => {
       const b = await fullBoard('lb-score-bad');
       const code = MomentoErrorCode.INVALID_ARGUMENT_ERROR;
       await refused(b.fetchByScore({ offset: -10 }), LeaderboardFetch.Error, code);
       await refused(b.fetchByScore({ count: -10 }), LeaderboardFetch.Error, code);
       await refused(b.fetchByScore({ minScore: 100, maxScore: 50 }), LeaderboardFetch.Error, code);
+      // the server's
       await refused(b.fetchByScore({ count: PER_CALL + 1 }), LeaderboardFetch.Error, code);
+      assert.deepEqual(await elements(b.fetchByScore({ count: PER_CALL })), ASCENDING);
     });
 
     test('ties rank by id, reversed when descending', async () => {
@@ -186,7 +199,7 @@ export function registerLeaderboardTests(suite) {
       ]);
     });
 
-    test('getRank in either order, in the order asked, leaving out ids not held', async () => {
+    test('getRank in either order, in the order asked, leaving out ids not held, 8,192 at most', async () => {
       const b = await fullBoard('lb-get-rank');
       assert.deepEqual(await elements(b.getRank([123, 789])), [ASCENDING[0], ASCENDING[6]]);
       assert.deepEqual(await elements(b.getRank([789, 123], { order: Ascending })), [ASCENDING[6], ASCENDING[0]]);
@@ -196,6 +209,9 @@ export function registerLeaderboardTests(suite) {
       ]);
       assert.deepEqual(await elements(b.getRank([999, 456, 1])), [ASCENDING[3]]);
       assert.deepEqual(await elements(b.getRank([999])), []);
+      const absent = Array.from({ length: PER_CALL }, (_, i) => 100_000 + i);
+      await refused(b.getRank([...absent, 456]), LeaderboardFetch.Error, MomentoErrorCode.INVALID_ARGUMENT_ERROR);
+      assert.deepEqual(await elements(b.getRank([...absent.slice(1), 456])), [ASCENDING[3]]);
     });
 
     test('remove elements, ignoring ids not held', async () => {
