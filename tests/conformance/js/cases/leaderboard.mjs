@@ -62,6 +62,13 @@ async function length(board) {
   return assertIs(await board.length(), LeaderboardLength.Success).length();
 }
 
+function leaderboardClient({ host, port }, { throwOnErrors = false } = {}) {
+  return new PreviewLeaderboardClient({
+    configuration: LeaderboardConfigurations.Laptop.latest().withThrowOnErrors(throwOnErrors),
+    credentialProvider: CredentialProvider.forMomentoLocal({ hostname: host, port }),
+  });
+}
+
 export function registerLeaderboardTests(suite) {
   let clients = [];
 
@@ -76,18 +83,13 @@ export function registerLeaderboardTests(suite) {
 
   describe('leaderboards', () => {
     before(() => {
-      clients = suite.frontEnds.map(
-        ({ host, port }) =>
-          new PreviewLeaderboardClient({
-            configuration: LeaderboardConfigurations.Laptop.latest(),
-            credentialProvider: CredentialProvider.forMomentoLocal({ hostname: host, port }),
-          }),
-      );
+      clients = suite.frontEnds.map((frontEnd) => leaderboardClient(frontEnd));
     });
     after(() => clients.forEach((client) => client.close()));
 
     test('upsert inserts and updates, from a Map or a Record', async () => {
-      const b = board(await suite.newCache('lb-upsert'));
+      const cacheName = await suite.newCache('lb-upsert');
+      const b = board(cacheName);
       assertIs(await b.upsert(new Map([[123, 100], [456, 200], [789, 300]])), LeaderboardUpsert.Success);
       assertIs(await b.upsert({ 1234: 800, 5678: 900 }), LeaderboardUpsert.Success);
       assertIs(await b.upsert(new Map([[123, 500], [456, 600], [789, 700]])), LeaderboardUpsert.Success);
@@ -99,7 +101,14 @@ export function registerLeaderboardTests(suite) {
         { id: 5678, score: 900, rank: 4 },
       ]);
       assert.equal(await length(b), 5);
-      // Fractions, negatives and the largest id come back exactly.
+      // Doubles, negatives and the largest id come back exactly.
+      const doubles = board(cacheName, 'doubles');
+      assertIs(await doubles.upsert({ 123: 27.004309862363737, 456: 16777217, 789: 300.5 }), LeaderboardUpsert.Success);
+      assert.deepEqual(await elements(doubles.fetchByScore()), [
+        { id: 123, score: 27.004309862363737, rank: 0 },
+        { id: 789, score: 300.5, rank: 1 },
+        { id: 456, score: 16777217, rank: 2 },
+      ]);
       assertIs(await b.upsert({ 4294967295: -1.25, 7: 0.1 }), LeaderboardUpsert.Success);
       assert.deepEqual(await elements(b.fetchByRank(0, 2)), [
         { id: 4294967295, score: -1.25, rank: 0 },
@@ -139,7 +148,9 @@ export function registerLeaderboardTests(suite) {
     });
 
     test('fetch by rank refuses bad ranges and more than 8,192 ranks', async () => {
-      const b = await fullBoard('lb-rank-bad');
+      const cacheName = await suite.newCache('lb-rank-bad');
+      const b = board(cacheName);
+      assertIs(await b.upsert(BOARD), LeaderboardUpsert.Success);
       const code = MomentoErrorCode.INVALID_ARGUMENT_ERROR;
       // The SDK's own checks
       await refused(b.fetchByRank(-10, -5), LeaderboardFetch.Error, code);
@@ -148,6 +159,14 @@ export function registerLeaderboardTests(suite) {
       await refused(b.fetchByRank(0, 0), LeaderboardFetch.Error, code);
       await refused(b.fetchByRank(0, PER_CALL + 1), LeaderboardFetch.Error, code);
       await refused(b.fetchByRank(1, PER_CALL + 2), LeaderboardFetch.Error, code);
+      // With throwOnErrors the SDK throws the error instead.
+      const throwing = leaderboardClient(suite.server, { throwOnErrors: true });
+      try {
+        const thrown = throwing.leaderboard(cacheName, 'board');
+        await assert.rejects(thrown.fetchByRank(0, PER_CALL + 1), InvalidArgumentError);
+      } finally {
+        throwing.close();
+      }
       assert.equal((await elements(b.fetchByRank(1, PER_CALL + 1))).length, BOARD.size - 1);
     });
 
@@ -221,6 +240,7 @@ export function registerLeaderboardTests(suite) {
       assert.deepEqual(await elements(b.fetchByScore()), [{ id: 456, score: 200, rank: 0 }]);
       assertIs(await b.removeElements([456]), LeaderboardRemoveElements.Success);
       assert.equal(await length(b), 0);
+      await refused(b.removeElements([]), LeaderboardRemoveElements.Error, MomentoErrorCode.INVALID_ARGUMENT_ERROR);
       const tooMany = Array.from({ length: PER_CALL + 1 }, (_, i) => i);
       await refused(
         b.removeElements(tooMany),
