@@ -105,7 +105,8 @@ def test_build_stage_has_the_workspace_and_runs_make_builds_cargo_command() -> N
     build = stages()[0]
     copied = {s.rstrip("/") for frm, srcs, _ in copies(build) if frm is None for s in srcs}
     members = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["members"]
-    for needed in ["Cargo.toml", "Cargo.lock", "proto", *members]:
+    # server/build.rs reads proto/ and the catalogue.
+    for needed in ["Cargo.toml", "Cargo.lock", "proto", "sdk/spec.json", *members]:
         assert needed in copied, f"the build stage does not COPY {needed}"
     makefile = (REPO / "Makefile").read_text()
     make_build = re.search(r"(?m)^build:\n\t(.+)$", makefile)
