@@ -53,13 +53,9 @@ fn at_most(what: &str, count: usize) -> Result<(), Error> {
     Ok(())
 }
 
+/// A finite score, stored as [`canonical`] gives it.
 fn finite(what: &str, score: f64) -> Result<f64, Error> {
-    if !score.is_finite() {
-        return Err(Error::InvalidArgument(format!(
-            "{what} must be a finite number, not {score}"
-        )));
-    }
-    Ok(canonical(score))
+    super::finite(what, score).map(canonical)
 }
 
 fn order(wire: i32) -> Result<SortOrder, Error> {

@@ -58,6 +58,17 @@ pub(crate) fn collection_ttl(
     Ok(CollectionTtl { ttl, refresh })
 }
 
+/// A score, amount or score bound: a finite number, answered as it came.
+pub(crate) fn finite(what: &str, score: f64) -> Result<f64, Error> {
+    if score.is_finite() {
+        Ok(score)
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{what} must be a finite number, not {score}"
+        )))
+    }
+}
+
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";
 

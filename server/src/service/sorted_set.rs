@@ -19,7 +19,7 @@
 
 use tonic::{Request, Response};
 
-use super::{collection_ttl, Answer, DataPlane};
+use super::{collection_ttl, finite, Answer, DataPlane};
 use crate::backend::{
     canonical, Aggregate, ScoreBound, ScoreRange, SortOrder, SortedSetRange, SortedSetRemove,
     SortedSetUnion, Storage,
@@ -413,17 +413,6 @@ pub(super) async fn sorted_set_union_store<S: Storage>(
     Ok(Response::new(SortedSetUnionStoreResponse {
         length: wire_length(length),
     }))
-}
-
-/// A score or amount: a finite number.
-fn finite(what: &str, score: f64) -> Result<(), Error> {
-    if score.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(format!(
-            "{what} must be a finite number, not {score}"
-        )))
-    }
 }
 
 /// Ranks the wrong way round, as the official JS SDK refuses them (mixed
