@@ -45,8 +45,11 @@ def fetch_request(name: Key) -> Any:
 
 
 def read_fetch(response: Any) -> dict[bytes, bytes]:
+    """Fields in ascending byte order, as the TypeScript SDK answers them:
+    the server answers in its hash table's order, which differs from one
+    server process to the next."""
     found = found_part(response, GROUP)
-    return {} if found is None else {pair.field: pair.value for pair in found.items}
+    return {} if found is None else dict(sorted((p.field, p.value) for p in found.items))
 
 
 def increment_request(name: Key, field: Key, amount: int, ttl_ms: int, refresh_ttl: bool) -> Any:
