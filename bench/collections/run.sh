@@ -11,14 +11,16 @@
 # Usage: bash bench/collections/run.sh
 # Environment (defaults): ROUNDS=3 DURATION=10 WARMUP=2 CONCURRENCY=50
 #   VALUE_SIZE=100 CALLS="dictionary-set dictionary-get list-push-back
-#   list-fetch set-union sorted-set-put sorted-set-fetch"
+#   list-fetch set-union sorted-set-put sorted-set-fetch leaderboard-upsert
+#   leaderboard-fetch"
 # The reads run on fewer keys, each prefilled whole on both servers:
-# list-fetch on 1,000 lists of 100 values, sorted-set-fetch on 100 sorted
-# sets of 1,000 elements; the others on 10,000 keys.
+# list-fetch on 1,000 lists of 100 values, sorted-set-fetch and
+# leaderboard-fetch on 100 sorted sets (leaderboards) of 1,000 elements; the
+# others on 10,000 keys.
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
-CALLS=${CALLS:-dictionary-set dictionary-get list-push-back list-fetch set-union sorted-set-put sorted-set-fetch}
+CALLS=${CALLS:-dictionary-set dictionary-get list-push-back list-fetch set-union sorted-set-put sorted-set-fetch leaderboard-upsert leaderboard-fetch}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 # jq_median_def
@@ -29,7 +31,7 @@ trap 'rm -rf "$WORK"' EXIT
 keyspace() {
     case $1 in
     list-fetch) echo 1000 ;;
-    sorted-set-fetch) echo 100 ;;
+    sorted-set-fetch | leaderboard-fetch) echo 100 ;;
     *) echo 10000 ;;
     esac
 }

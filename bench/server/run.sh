@@ -177,7 +177,8 @@ redis_command() {
     list-fetch) echo "LRANGE key:__rand_int__ 0 99" ;;
     set-union) echo "SADD key:__rand_int__ __rand_int__" ;;
     sorted-set-put) echo "ZADD key:__rand_int__ __rand_int__ __rand_int__" ;;
-    sorted-set-fetch) echo "ZREVRANGE key:__rand_int__ 0 9 WITHSCORES" ;;
+    sorted-set-fetch | leaderboard-fetch) echo "ZREVRANGE key:__rand_int__ 0 9 WITHSCORES" ;;
+    leaderboard-upsert) echo "ZADD key:__rand_int__ __rand_int__ __rand_int__" ;;
     *) log "unknown CALL $CALL"; exit 2 ;;
     esac
 }
@@ -199,9 +200,11 @@ redis_prefill() {
             for _ in $(seq 100); do printf ' %s' "$v"; done
             echo
         done ;;
-    sorted-set-fetch)
-        local members
-        members=$(for m in $(seq 0 999); do printf ' %d %012d' "$m" "$m"; done)
+    sorted-set-fetch | leaderboard-fetch)
+        # A leaderboard's members are its numeric ids.
+        local members format='%012d'
+        [[ $CALL == leaderboard-fetch ]] && format='%d'
+        members=$(for m in $(seq 0 999); do printf " %d $format" "$m" "$m"; done)
         for ((i = 0; i < KEYSPACE; i++)); do
             printf 'ZADD key:%012d%s\n' "$i" "$members"
         done ;;

@@ -12,6 +12,11 @@
 //! | `set-union`        | SetUnion of one element                    | SADD key e                           |
 //! | `sorted-set-put`   | SortedSetPut of one (value, score)         | ZADD key score value                 |
 //! | `sorted-set-fetch` | SortedSetFetch, top 10 of 1,000 by rank    | ZREVRANGE key 0 9 WITHSCORES         |
+//! | `leaderboard-upsert` | UpsertElements of one (id, score)        | ZADD key score id                    |
+//! | `leaderboard-fetch`  | GetByRank, top 10 of 1,000               | ZREVRANGE key 0 9 WITHSCORES         |
+//!
+//! A leaderboard is named by the key; Redis has no leaderboard, and a sorted
+//! set of numeric members is the structure one is built from there.
 //!
 //! The reads need their collections to exist: [`Call::prefill`] writes them
 //! for every key before the warmup, as `run.sh` does for redis-server.
@@ -26,6 +31,10 @@ use jiffy_server::proto::cache_client::{
     ListPushBackRequest, SetRequest, SetUnionRequest, SortedSetElement, SortedSetFetchRequest,
     SortedSetPutRequest,
 };
+use jiffy_server::proto::leaderboard::{
+    leaderboard_client::LeaderboardClient, Element, GetByRankRequest, Order as LeaderboardOrder,
+    RankRange, UpsertElementsRequest,
+};
 use tonic::{metadata::AsciiMetadataValue, transport::Channel, Request};
 
 /// Fields per dictionary call.
@@ -34,8 +43,23 @@ pub const DICTIONARY_FIELDS: usize = 10;
 pub const LIST_LENGTH: usize = 100;
 /// Elements in each sorted set that `sorted-set-fetch` reads.
 pub const SORTED_SET_LENGTH: usize = 1_000;
-/// Elements `sorted-set-fetch` takes from the top.
+/// Elements `sorted-set-fetch` and `leaderboard-fetch` take from the top.
 pub const SORTED_SET_TOP: usize = 10;
+
+/// The gRPC clients a worker sends its calls through, over one channel.
+pub struct Grpc {
+    pub scs: ScsClient<Channel>,
+    pub leaderboard: LeaderboardClient<Channel>,
+}
+
+impl Grpc {
+    pub fn new(channel: Channel) -> Grpc {
+        Grpc {
+            scs: ScsClient::new(channel.clone()),
+            leaderboard: LeaderboardClient::new(channel),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -48,6 +72,8 @@ pub enum Call {
     SetUnion,
     SortedSetPut,
     SortedSetFetch,
+    LeaderboardUpsert,
+    LeaderboardFetch,
 }
 
 /// What a collection call answered, as the load loop counts it.
@@ -74,7 +100,7 @@ impl Call {
     pub fn is_read(self) -> bool {
         matches!(
             self,
-            Call::DictionaryGet | Call::ListFetch | Call::SortedSetFetch
+            Call::DictionaryGet | Call::ListFetch | Call::SortedSetFetch | Call::LeaderboardFetch
         )
     }
 
@@ -83,7 +109,7 @@ impl Call {
         match self {
             Call::DictionaryGet => DICTIONARY_FIELDS,
             Call::ListFetch => LIST_LENGTH,
-            Call::SortedSetFetch => SORTED_SET_TOP,
+            Call::SortedSetFetch | Call::LeaderboardFetch => SORTED_SET_TOP,
             _ => 0,
         }
     }
@@ -91,12 +117,13 @@ impl Call {
     /// One collection call on `key`; `get-set` is not one (see `load.rs`).
     pub async fn send(
         self,
-        client: &mut ScsClient<Channel>,
+        clients: &mut Grpc,
         cache: &AsciiMetadataValue,
         key: Bytes,
         inputs: Inputs<'_>,
     ) -> Result<Answer, tonic::Status> {
         let member = || Bytes::from(format!("{:012}", inputs.member));
+        let client = &mut clients.scs;
         match self {
             Call::GetSet => unreachable!("get-set is `get` and `set`, picked by load.rs"),
             Call::DictionarySet => {
@@ -194,6 +221,39 @@ impl Call {
                     None => Ok(Answer::Unexpected("sorted-set-fetch", "nothing".into())),
                 }
             }
+            Call::LeaderboardUpsert => {
+                let message = UpsertElementsRequest {
+                    leaderboard: leaderboard_name(&key)?,
+                    elements: vec![Element {
+                        id: inputs.member as u32,
+                        score: inputs.member as f64,
+                    }],
+                };
+                clients
+                    .leaderboard
+                    .upsert_elements(request(message, cache))
+                    .await?;
+                Ok(Answer::Stored)
+            }
+            Call::LeaderboardFetch => {
+                let message = GetByRankRequest {
+                    leaderboard: leaderboard_name(&key)?,
+                    rank_range: Some(RankRange {
+                        start_inclusive: 0,
+                        end_exclusive: SORTED_SET_TOP as u32,
+                    }),
+                    order: LeaderboardOrder::Descending as i32,
+                };
+                let reply = clients
+                    .leaderboard
+                    .get_by_rank(request(message, cache))
+                    .await?;
+                // A board that does not exist answers no elements.
+                match reply.into_inner().elements.len() {
+                    0 => Ok(Answer::Miss),
+                    n => Ok(Answer::Hit(n)),
+                }
+            }
         }
     }
 
@@ -201,12 +261,13 @@ impl Call {
     /// the writes.
     pub async fn prefill(
         self,
-        client: &mut ScsClient<Channel>,
+        clients: &mut Grpc,
         cache: &AsciiMetadataValue,
         key: Bytes,
         value: &Bytes,
         ttl_ms: u64,
     ) -> Result<(), tonic::Status> {
+        let client = &mut clients.scs;
         match self {
             Call::DictionaryGet => {
                 let message = dictionary_set(key, value, ttl_ms);
@@ -237,6 +298,21 @@ impl Call {
                     refresh_ttl: true,
                 };
                 client.sorted_set_put(request(message, cache)).await?;
+            }
+            Call::LeaderboardFetch => {
+                let message = UpsertElementsRequest {
+                    leaderboard: leaderboard_name(&key)?,
+                    elements: (0..SORTED_SET_LENGTH)
+                        .map(|i| Element {
+                            id: i as u32,
+                            score: i as f64,
+                        })
+                        .collect(),
+                };
+                clients
+                    .leaderboard
+                    .upsert_elements(request(message, cache))
+                    .await?;
             }
             _ => {}
         }
@@ -289,6 +365,12 @@ fn request<T>(message: T, cache: &AsciiMetadataValue) -> Request<T> {
     let mut request = Request::new(message);
     request.metadata_mut().insert("cache", cache.clone());
     request
+}
+
+/// A leaderboard is named by a string; the bench's keys are ASCII.
+fn leaderboard_name(key: &Bytes) -> Result<String, tonic::Status> {
+    String::from_utf8(key.to_vec())
+        .map_err(|_| tonic::Status::invalid_argument("a leaderboard name must be UTF-8"))
 }
 
 /// `f0` .. `f9`, as the redis-server commands name them.

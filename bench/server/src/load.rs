@@ -17,7 +17,6 @@ use std::{
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use tonic::{metadata::AsciiMetadataValue, transport::Channel};
 
 use jiffy_bench_server::{
@@ -127,9 +126,9 @@ impl Connections {
     /// What worker `i` sends over: connection i % N.
     fn client(&self, i: usize) -> Client {
         match self {
-            Connections::Grpc(channels) => {
-                Client::Grpc(ScsClient::new(channels[i % channels.len()].clone()))
-            }
+            Connections::Grpc(channels) => Client::Grpc(Box::new(calls::Grpc::new(
+                channels[i % channels.len()].clone(),
+            ))),
             Connections::Protosocket(connections) => {
                 Client::Protosocket(Rc::clone(&connections[i % connections.len()]))
             }
@@ -148,7 +147,7 @@ impl Connections {
 
 /// What one worker sends its requests over.
 enum Client {
-    Grpc(ScsClient<Channel>),
+    Grpc(Box<calls::Grpc>),
     Protosocket(Rc<protosocket::Connection>),
 }
 
@@ -276,10 +275,10 @@ async fn worker(mut client: Client, shared: Rc<Shared>, seed: u64) {
         let sent = Instant::now();
         let answer = match (&mut client, shared.call) {
             (Client::Grpc(client), Call::GetSet) => match op {
-                Op::Get => calls::get(client, &shared.cache, key).await,
+                Op::Get => calls::get(&mut client.scs, &shared.cache, key).await,
                 Op::Set => {
                     let value = shared.value.clone();
-                    calls::set(client, &shared.cache, key, value, shared.ttl_ms).await
+                    calls::set(&mut client.scs, &shared.cache, key, value, shared.ttl_ms).await
                 }
             },
             (Client::Grpc(client), call) => {
@@ -348,7 +347,7 @@ async fn prefill(shared: &Shared, channels: &[Channel]) -> Result<(), String> {
     if !shared.call.is_read() {
         return Ok(());
     }
-    let mut client = ScsClient::new(channels[0].clone());
+    let mut client = calls::Grpc::new(channels[0].clone());
     for key in &shared.keys {
         shared
             .call
