@@ -23,7 +23,8 @@ class CacheLifecycleTest extends CacheTest {
 
   @Test
   void listCachesNamesTheCache() {
-    CacheListResponse.Success list = is(CacheListResponse.Success.class, client.listCaches().join());
+    CacheListResponse.Success list =
+        is(CacheListResponse.Success.class, client.listCaches().join());
     assertTrue(list.getCaches().stream().map(CacheInfo::name).anyMatch(cache::equals));
   }
 

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
 class DictionaryTest extends CacheTest {
   @Test
   void setFieldThenGetField() {
-    is(DictionarySetFieldResponse.Success.class, client.dictionarySetField(cache, "d", "f", "v").join());
+    is(
+        DictionarySetFieldResponse.Success.class,
+        client.dictionarySetField(cache, "d", "f", "v").join());
     DictionaryGetFieldResponse.Hit hit =
         is(DictionaryGetFieldResponse.Hit.class, client.dictionaryGetField(cache, "d", "f").join());
     assertEquals("f", hit.fieldString());
@@ -34,27 +36,35 @@ class DictionaryTest extends CacheTest {
   @Test
   void aMissingFieldOrDictionaryMisses() {
     client.dictionarySetField(cache, "d", "f", "v").join();
-    is(DictionaryGetFieldResponse.Miss.class, client.dictionaryGetField(cache, "d", "other").join());
+    is(
+        DictionaryGetFieldResponse.Miss.class,
+        client.dictionaryGetField(cache, "d", "other").join());
     is(DictionaryGetFieldResponse.Miss.class, client.dictionaryGetField(cache, "none", "f").join());
     is(DictionaryFetchResponse.Miss.class, client.dictionaryFetch(cache, "none").join());
-    is(DictionaryGetFieldsResponse.Miss.class,
+    is(
+        DictionaryGetFieldsResponse.Miss.class,
         client.dictionaryGetFields(cache, "none", List.of("f")).join());
   }
 
   @Test
   void setFieldsThenFetch() {
     Map<String, String> fields = Map.of("a", "1", "b", "2", "c", "3");
-    is(DictionarySetFieldsResponse.Success.class, client.dictionarySetFields(cache, "d", fields).join());
+    is(
+        DictionarySetFieldsResponse.Success.class,
+        client.dictionarySetFields(cache, "d", fields).join());
     client.dictionarySetField(cache, "d", "a", "changed").join();
-    assertEquals(Map.of("a", "changed", "b", "2", "c", "3"),
-        is(DictionaryFetchResponse.Hit.class, client.dictionaryFetch(cache, "d").join()).valueMap());
+    assertEquals(
+        Map.of("a", "changed", "b", "2", "c", "3"),
+        is(DictionaryFetchResponse.Hit.class, client.dictionaryFetch(cache, "d").join())
+            .valueMap());
   }
 
   @Test
   void getFieldsAnswersEachFieldInOrder() {
     client.dictionarySetFields(cache, "d", Map.of("a", "1", "c", "3")).join();
     DictionaryGetFieldsResponse.Hit hit =
-        is(DictionaryGetFieldsResponse.Hit.class,
+        is(
+            DictionaryGetFieldsResponse.Hit.class,
             client.dictionaryGetFields(cache, "d", List.of("a", "b", "c")).join());
     List<DictionaryGetFieldResponse> each = hit.perFieldResponses();
     assertEquals(3, each.size());
@@ -66,41 +76,65 @@ class DictionaryTest extends CacheTest {
 
   @Test
   void incrementCountsAField() {
-    assertEquals(1, is(DictionaryIncrementResponse.Success.class,
-        client.dictionaryIncrement(cache, "d", "n", 1).join()).value());
-    assertEquals(6, is(DictionaryIncrementResponse.Success.class,
-        client.dictionaryIncrement(cache, "d", "n", 5).join()).value());
-    assertEquals("6", is(DictionaryGetFieldResponse.Hit.class,
-        client.dictionaryGetField(cache, "d", "n").join()).valueString());
+    assertEquals(
+        1,
+        is(
+                DictionaryIncrementResponse.Success.class,
+                client.dictionaryIncrement(cache, "d", "n", 1).join())
+            .value());
+    assertEquals(
+        6,
+        is(
+                DictionaryIncrementResponse.Success.class,
+                client.dictionaryIncrement(cache, "d", "n", 5).join())
+            .value());
+    assertEquals(
+        "6",
+        is(DictionaryGetFieldResponse.Hit.class, client.dictionaryGetField(cache, "d", "n").join())
+            .valueString());
   }
 
   @Test
   void incrementOfAFieldThatIsNoNumberFails() {
     client.dictionarySetField(cache, "d", "n", "text").join();
-    assertInstanceOf(DictionaryIncrementResponse.Error.class,
+    assertInstanceOf(
+        DictionaryIncrementResponse.Error.class,
         client.dictionaryIncrement(cache, "d", "n", 1).join());
-    assertEquals("text", is(DictionaryGetFieldResponse.Hit.class,
-        client.dictionaryGetField(cache, "d", "n").join()).valueString());
+    assertEquals(
+        "text",
+        is(DictionaryGetFieldResponse.Hit.class, client.dictionaryGetField(cache, "d", "n").join())
+            .valueString());
   }
 
   @Test
   void removingTheLastFieldRemovesTheDictionary() {
     client.dictionarySetFields(cache, "d", Map.of("a", "1", "b", "2", "c", "3")).join();
-    is(DictionaryRemoveFieldResponse.Success.class, client.dictionaryRemoveField(cache, "d", "a").join());
-    assertEquals(Map.of("b", "2", "c", "3"),
-        is(DictionaryFetchResponse.Hit.class, client.dictionaryFetch(cache, "d").join()).valueMap());
-    is(DictionaryRemoveFieldsResponse.Success.class,
+    is(
+        DictionaryRemoveFieldResponse.Success.class,
+        client.dictionaryRemoveField(cache, "d", "a").join());
+    assertEquals(
+        Map.of("b", "2", "c", "3"),
+        is(DictionaryFetchResponse.Hit.class, client.dictionaryFetch(cache, "d").join())
+            .valueMap());
+    is(
+        DictionaryRemoveFieldsResponse.Success.class,
         client.dictionaryRemoveFields(cache, "d", List.of("b", "c", "absent")).join());
     is(DictionaryFetchResponse.Miss.class, client.dictionaryFetch(cache, "d").join());
   }
 
   @Test
   void aCollectionTtlWithRefreshIsApplied() {
-    client.dictionarySetField(cache, "d", "f", "v", CollectionTtl.of(Duration.ofSeconds(20))).join();
-    long first = is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "d").join()).remainingTtlMillis();
+    client
+        .dictionarySetField(cache, "d", "f", "v", CollectionTtl.of(Duration.ofSeconds(20)))
+        .join();
+    long first =
+        is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "d").join()).remainingTtlMillis();
     assertEquals(true, first > 0 && first <= 20_000, "remaining " + first);
-    client.dictionarySetField(cache, "d", "g", "w", CollectionTtl.of(Duration.ofSeconds(200))).join();
-    long refreshed = is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "d").join()).remainingTtlMillis();
+    client
+        .dictionarySetField(cache, "d", "g", "w", CollectionTtl.of(Duration.ofSeconds(200)))
+        .join();
+    long refreshed =
+        is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "d").join()).remainingTtlMillis();
     assertEquals(true, refreshed > 20_000 && refreshed <= 200_000, "remaining " + refreshed);
   }
 }

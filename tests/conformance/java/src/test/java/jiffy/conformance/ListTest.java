@@ -1,8 +1,10 @@
 package jiffy.conformance;
 
 import static jiffy.conformance.support.Expect.is;
+import static jiffy.conformance.support.Expect.within;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Duration;
 import java.util.List;
 import jiffy.conformance.support.CacheTest;
 import momento.sdk.requests.CollectionTtl;
@@ -26,25 +28,43 @@ class ListTest extends CacheTest {
 
   @Test
   void pushesAnswerTheNewLength() {
-    assertEquals(1, is(ListPushBackResponse.Success.class, client.listPushBack(cache, "l", "b").join()).getListLength());
-    assertEquals(2, is(ListPushFrontResponse.Success.class, client.listPushFront(cache, "l", "a").join()).getListLength());
-    assertEquals(3, is(ListPushBackResponse.Success.class, client.listPushBack(cache, "l", "c").join()).getListLength());
+    assertEquals(
+        1,
+        is(ListPushBackResponse.Success.class, client.listPushBack(cache, "l", "b").join())
+            .getListLength());
+    assertEquals(
+        2,
+        is(ListPushFrontResponse.Success.class, client.listPushFront(cache, "l", "a").join())
+            .getListLength());
+    assertEquals(
+        3,
+        is(ListPushBackResponse.Success.class, client.listPushBack(cache, "l", "c").join())
+            .getListLength());
     assertEquals(List.of("a", "b", "c"), fetch("l"));
   }
 
   @Test
   void concatenationKeepsOrderAtEitherEnd() {
-    assertEquals(2, is(ListConcatenateBackResponse.Success.class,
-        client.listConcatenateBack(cache, "l", List.of("c", "d")).join()).getListLength());
-    assertEquals(4, is(ListConcatenateFrontResponse.Success.class,
-        client.listConcatenateFront(cache, "l", List.of("a", "b")).join()).getListLength());
+    assertEquals(
+        2,
+        is(
+                ListConcatenateBackResponse.Success.class,
+                client.listConcatenateBack(cache, "l", List.of("c", "d")).join())
+            .getListLength());
+    assertEquals(
+        4,
+        is(
+                ListConcatenateFrontResponse.Success.class,
+                client.listConcatenateFront(cache, "l", List.of("a", "b")).join())
+            .getListLength());
     assertEquals(List.of("a", "b", "c", "d"), fetch("l"));
   }
 
   @Test
   void truncationToASizeDropsFromTheOtherEnd() {
     client.listConcatenateBack(cache, "l", List.of("a", "b", "c")).join();
-    is(ListConcatenateBackResponse.Success.class,
+    is(
+        ListConcatenateBackResponse.Success.class,
         client.listConcatenateBack(cache, "l", List.of("d", "e"), 3).join());
     assertEquals(List.of("c", "d", "e"), fetch("l"));
     is(ListPushFrontResponse.Success.class, client.listPushFront(cache, "l", "z", 2).join());
@@ -54,8 +74,12 @@ class ListTest extends CacheTest {
   @Test
   void popsTakeFromEachEndAndMissWhenEmpty() {
     client.listConcatenateBack(cache, "l", List.of("a", "b")).join();
-    assertEquals("a", is(ListPopFrontResponse.Hit.class, client.listPopFront(cache, "l").join()).valueString());
-    assertEquals("b", is(ListPopBackResponse.Hit.class, client.listPopBack(cache, "l").join()).valueString());
+    assertEquals(
+        "a",
+        is(ListPopFrontResponse.Hit.class, client.listPopFront(cache, "l").join()).valueString());
+    assertEquals(
+        "b",
+        is(ListPopBackResponse.Hit.class, client.listPopBack(cache, "l").join()).valueString());
     is(ListPopFrontResponse.Miss.class, client.listPopFront(cache, "l").join());
     is(ListPopBackResponse.Miss.class, client.listPopBack(cache, "l").join());
   }
@@ -63,7 +87,8 @@ class ListTest extends CacheTest {
   @Test
   void lengthHitsOrMisses() {
     client.listConcatenateBack(cache, "l", List.of("a", "b", "c")).join();
-    assertEquals(3, is(ListLengthResponse.Hit.class, client.listLength(cache, "l").join()).getListLength());
+    assertEquals(
+        3, is(ListLengthResponse.Hit.class, client.listLength(cache, "l").join()).getListLength());
     is(ListLengthResponse.Miss.class, client.listLength(cache, "none").join());
     is(ListFetchResponse.Miss.class, client.listFetch(cache, "none").join());
   }
@@ -71,12 +96,18 @@ class ListTest extends CacheTest {
   @Test
   void fetchTakesHalfOpenSlicesWithNegativeIndices() {
     client.listConcatenateBack(cache, "l", List.of("a", "b", "c", "d", "e")).join();
-    assertEquals(List.of("b", "c"),
-        is(ListFetchResponse.Hit.class, client.listFetch(cache, "l", 1, 3).join()).valueListString());
-    assertEquals(List.of("d", "e"),
-        is(ListFetchResponse.Hit.class, client.listFetch(cache, "l", -2, null).join()).valueListString());
-    assertEquals(List.of("a", "b", "c", "d"),
-        is(ListFetchResponse.Hit.class, client.listFetch(cache, "l", null, -1).join()).valueListString());
+    assertEquals(
+        List.of("b", "c"),
+        is(ListFetchResponse.Hit.class, client.listFetch(cache, "l", 1, 3).join())
+            .valueListString());
+    assertEquals(
+        List.of("d", "e"),
+        is(ListFetchResponse.Hit.class, client.listFetch(cache, "l", -2, null).join())
+            .valueListString());
+    assertEquals(
+        List.of("a", "b", "c", "d"),
+        is(ListFetchResponse.Hit.class, client.listFetch(cache, "l", null, -1).join())
+            .valueListString());
   }
 
   @Test
@@ -99,8 +130,10 @@ class ListTest extends CacheTest {
 
   @Test
   void aListExpiresWithItsCollectionTtl() throws InterruptedException {
-    client.listPushBack(cache, "l", "a", null, CollectionTtl.of(java.time.Duration.ofMillis(300))).join();
-    jiffy.conformance.support.Expect.within(java.time.Duration.ofSeconds(5), "the list to expire",
+    client.listPushBack(cache, "l", "a", null, CollectionTtl.of(Duration.ofMillis(300))).join();
+    within(
+        Duration.ofSeconds(5),
+        "the list to expire",
         () -> client.listFetch(cache, "l").join() instanceof ListFetchResponse.Miss);
   }
 }

@@ -45,7 +45,8 @@ class ScalarItemsTest extends CacheTest {
     byte[] key = {0, (byte) 0xff, 10, (byte) 0x80};
     byte[] value = {(byte) 0xc3, 0x28, 0, (byte) 0xfe};
     is(SetResponse.Success.class, client.set(cache, key, value).join());
-    assertArrayEquals(value, is(GetResponse.Hit.class, client.get(cache, key).join()).valueByteArray());
+    assertArrayEquals(
+        value, is(GetResponse.Hit.class, client.get(cache, key).join()).valueByteArray());
   }
 
   @Test
@@ -68,7 +69,9 @@ class ScalarItemsTest extends CacheTest {
   void anItemExpiresAfterItsTtl() throws InterruptedException {
     is(SetResponse.Success.class, client.set(cache, "k", "v", Duration.ofMillis(300)).join());
     is(GetResponse.Hit.class, client.get(cache, "k").join());
-    within(Duration.ofSeconds(5), "the item to expire",
+    within(
+        Duration.ofSeconds(5),
+        "the item to expire",
         () -> client.get(cache, "k").join() instanceof GetResponse.Miss);
   }
 
@@ -83,9 +86,15 @@ class ScalarItemsTest extends CacheTest {
 
   @Test
   void incrementCountsFromZeroAndStoresDecimalText() {
-    assertEquals(1, is(IncrementResponse.Success.class, client.increment(cache, "n", 1).join()).valueNumber());
-    assertEquals(42, is(IncrementResponse.Success.class, client.increment(cache, "n", 41).join()).valueNumber());
-    assertEquals(40, is(IncrementResponse.Success.class, client.increment(cache, "n", -2).join()).valueNumber());
+    assertEquals(
+        1,
+        is(IncrementResponse.Success.class, client.increment(cache, "n", 1).join()).valueNumber());
+    assertEquals(
+        42,
+        is(IncrementResponse.Success.class, client.increment(cache, "n", 41).join()).valueNumber());
+    assertEquals(
+        40,
+        is(IncrementResponse.Success.class, client.increment(cache, "n", -2).join()).valueNumber());
     assertEquals("40", is(GetResponse.Hit.class, client.get(cache, "n").join()).valueString());
   }
 
@@ -93,7 +102,8 @@ class ScalarItemsTest extends CacheTest {
   void incrementOfTextThatIsNoNumberFailsAndChangesNothing() {
     client.set(cache, "n", "not a number").join();
     assertInstanceOf(IncrementResponse.Error.class, client.increment(cache, "n", 1).join());
-    assertEquals("not a number", is(GetResponse.Hit.class, client.get(cache, "n").join()).valueString());
+    assertEquals(
+        "not a number", is(GetResponse.Hit.class, client.get(cache, "n").join()).valueString());
   }
 
   @Test
@@ -112,23 +122,37 @@ class ScalarItemsTest extends CacheTest {
     long remaining =
         is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "k").join()).remainingTtlMillis();
     assertTrue(remaining > 30_000 && remaining <= 300_000, "remaining " + remaining);
-    is(UpdateTtlResponse.Miss.class, client.updateTtl(cache, "missing", Duration.ofSeconds(5)).join());
+    is(
+        UpdateTtlResponse.Miss.class,
+        client.updateTtl(cache, "missing", Duration.ofSeconds(5)).join());
   }
 
   @Test
   void increaseTtlOnlyLengthens() {
     client.set(cache, "k", "v", Duration.ofSeconds(30)).join();
-    is(IncreaseTtlResponse.NotSet.class, client.increaseTtl(cache, "k", Duration.ofSeconds(10)).join());
-    is(IncreaseTtlResponse.Set.class, client.increaseTtl(cache, "k", Duration.ofSeconds(60)).join());
-    is(IncreaseTtlResponse.Miss.class, client.increaseTtl(cache, "missing", Duration.ofSeconds(60)).join());
+    is(
+        IncreaseTtlResponse.NotSet.class,
+        client.increaseTtl(cache, "k", Duration.ofSeconds(10)).join());
+    is(
+        IncreaseTtlResponse.Set.class,
+        client.increaseTtl(cache, "k", Duration.ofSeconds(60)).join());
+    is(
+        IncreaseTtlResponse.Miss.class,
+        client.increaseTtl(cache, "missing", Duration.ofSeconds(60)).join());
   }
 
   @Test
   void decreaseTtlOnlyShortens() {
     client.set(cache, "k", "v", Duration.ofSeconds(30)).join();
-    is(DecreaseTtlResponse.NotSet.class, client.decreaseTtl(cache, "k", Duration.ofSeconds(60)).join());
-    is(DecreaseTtlResponse.Set.class, client.decreaseTtl(cache, "k", Duration.ofSeconds(10)).join());
-    is(DecreaseTtlResponse.Miss.class, client.decreaseTtl(cache, "missing", Duration.ofSeconds(10)).join());
+    is(
+        DecreaseTtlResponse.NotSet.class,
+        client.decreaseTtl(cache, "k", Duration.ofSeconds(60)).join());
+    is(
+        DecreaseTtlResponse.Set.class,
+        client.decreaseTtl(cache, "k", Duration.ofSeconds(10)).join());
+    is(
+        DecreaseTtlResponse.Miss.class,
+        client.decreaseTtl(cache, "missing", Duration.ofSeconds(10)).join());
   }
 
   @Test

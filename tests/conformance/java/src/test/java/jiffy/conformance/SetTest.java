@@ -23,7 +23,9 @@ class SetTest extends CacheTest {
   @Test
   void addedElementsAreFetchedOnce() {
     is(SetAddElementResponse.Success.class, client.setAddElement(cache, "s", "a").join());
-    is(SetAddElementsResponse.Success.class, client.setAddElements(cache, "s", List.of("a", "b", "c", "b")).join());
+    is(
+        SetAddElementsResponse.Success.class,
+        client.setAddElements(cache, "s", List.of("a", "b", "c", "b")).join());
     assertEquals(Set.of("a", "b", "c"), fetch("s"));
   }
 
@@ -38,7 +40,9 @@ class SetTest extends CacheTest {
     client.setAddElements(cache, "s", List.of("a", "b", "c")).join();
     is(SetRemoveElementResponse.Success.class, client.setRemoveElement(cache, "s", "a").join());
     assertEquals(Set.of("b", "c"), fetch("s"));
-    is(SetRemoveElementsResponse.Success.class, client.setRemoveElements(cache, "s", List.of("b", "c")).join());
+    is(
+        SetRemoveElementsResponse.Success.class,
+        client.setRemoveElements(cache, "s", List.of("b", "c")).join());
     is(SetFetchResponse.Miss.class, client.setFetch(cache, "s").join());
   }
 
@@ -46,7 +50,8 @@ class SetTest extends CacheTest {
   void binaryElementsRoundTrip() {
     byte[] element = {0, (byte) 0xff, (byte) 0x80};
     is(SetAddElementResponse.Success.class, client.setAddElement(cache, "s", element).join());
-    Set<byte[]> got = is(SetFetchResponse.Hit.class, client.setFetch(cache, "s").join()).valueSetByteArray();
+    Set<byte[]> got =
+        is(SetFetchResponse.Hit.class, client.setFetch(cache, "s").join()).valueSetByteArray();
     assertEquals(1, got.size());
     assertArrayEquals(element, got.iterator().next());
   }

@@ -34,34 +34,46 @@ class SortedSetTest extends CacheTest {
 
   @BeforeEach
   void fill() {
-    is(SortedSetPutElementsResponse.Success.class, client.sortedSetPutElements(cache, "z", SCORES).join());
+    is(
+        SortedSetPutElementsResponse.Success.class,
+        client.sortedSetPutElements(cache, "z", SCORES).join());
   }
 
   @Test
   void fetchByRankAscendingHasEveryScore() {
     List<ScoredElement> all =
-        is(SortedSetFetchResponse.Hit.class, client.sortedSetFetchByRank(cache, "z").join()).elementsList();
-    assertEquals(List.of("a", "b", "c", "d", "e"), all.stream().map(ScoredElement::getValue).toList());
-    assertEquals(List.of(1.0, 2.0, 3.0, 4.0, 5.0), all.stream().map(ScoredElement::getScore).toList());
+        is(SortedSetFetchResponse.Hit.class, client.sortedSetFetchByRank(cache, "z").join())
+            .elementsList();
+    assertEquals(
+        List.of("a", "b", "c", "d", "e"), all.stream().map(ScoredElement::getValue).toList());
+    assertEquals(
+        List.of(1.0, 2.0, 3.0, 4.0, 5.0), all.stream().map(ScoredElement::getScore).toList());
   }
 
   @Test
   void fetchByRankTakesHalfOpenRangesInEitherOrder() {
-    assertEquals(List.of("b", "c"),
+    assertEquals(
+        List.of("b", "c"),
         values(client.sortedSetFetchByRank(cache, "z", 1, 3, SortOrder.ASCENDING).join()));
-    assertEquals(List.of("e", "d"),
+    assertEquals(
+        List.of("e", "d"),
         values(client.sortedSetFetchByRank(cache, "z", 0, 2, SortOrder.DESCENDING).join()));
-    assertEquals(List.of("d", "e"),
+    assertEquals(
+        List.of("d", "e"),
         values(client.sortedSetFetchByRank(cache, "z", -2, null, SortOrder.ASCENDING).join()));
   }
 
   @Test
   void fetchByScoreWithBoundsOffsetAndCount() {
-    assertEquals(List.of("b", "c", "d"),
+    assertEquals(
+        List.of("b", "c", "d"),
         values(client.sortedSetFetchByScore(cache, "z", 2.0, 4.0, SortOrder.ASCENDING).join()));
-    assertEquals(List.of("c", "b"),
-        values(client.sortedSetFetchByScore(cache, "z", 1.5, 4.5, SortOrder.DESCENDING, 1, 2).join()));
-    assertEquals(List.of("b", "c"),
+    assertEquals(
+        List.of("c", "b"),
+        values(
+            client.sortedSetFetchByScore(cache, "z", 1.5, 4.5, SortOrder.DESCENDING, 1, 2).join()));
+    assertEquals(
+        List.of("b", "c"),
         values(client.sortedSetFetchByScore(cache, "z", null, null, null, 1, 2).join()));
   }
 
@@ -76,7 +88,9 @@ class SortedSetTest extends CacheTest {
     is(SortedSetFetchResponse.Miss.class, client.sortedSetFetchByRank(cache, "none").join());
     is(SortedSetFetchResponse.Miss.class, client.sortedSetFetchByScore(cache, "none").join());
     is(SortedSetGetScoreResponse.Miss.class, client.sortedSetGetScore(cache, "none", "a").join());
-    is(SortedSetGetScoresResponse.Miss.class, client.sortedSetGetScores(cache, "none", List.of("a")).join());
+    is(
+        SortedSetGetScoresResponse.Miss.class,
+        client.sortedSetGetScores(cache, "none", List.of("a")).join());
   }
 
   @Test
@@ -85,47 +99,78 @@ class SortedSetTest extends CacheTest {
         is(SortedSetGetScoreResponse.Hit.class, client.sortedSetGetScore(cache, "z", "c").join());
     assertEquals("c", hit.element());
     assertEquals(3.0, hit.score());
-    assertEquals("x", is(SortedSetGetScoreResponse.Miss.class, client.sortedSetGetScore(cache, "z", "x").join()).element());
+    assertEquals(
+        "x",
+        is(SortedSetGetScoreResponse.Miss.class, client.sortedSetGetScore(cache, "z", "x").join())
+            .element());
     List<ScoredElement> scores =
-        is(SortedSetGetScoresResponse.Hit.class,
-            client.sortedSetGetScores(cache, "z", List.of("a", "x", "e")).join()).scoredElements();
+        is(
+                SortedSetGetScoresResponse.Hit.class,
+                client.sortedSetGetScores(cache, "z", List.of("a", "x", "e")).join())
+            .scoredElements();
     assertEquals(List.of(new ScoredElement("a", 1.0), new ScoredElement("e", 5.0)), scores);
   }
 
   @Test
   void getRankInEitherOrder() {
-    assertEquals(1, is(SortedSetGetRankResponse.Hit.class,
-        client.sortedSetGetRank(cache, "z", "b", SortOrder.ASCENDING).join()).rank());
-    assertEquals(3, is(SortedSetGetRankResponse.Hit.class,
-        client.sortedSetGetRank(cache, "z", "b", SortOrder.DESCENDING).join()).rank());
+    assertEquals(
+        1,
+        is(
+                SortedSetGetRankResponse.Hit.class,
+                client.sortedSetGetRank(cache, "z", "b", SortOrder.ASCENDING).join())
+            .rank());
+    assertEquals(
+        3,
+        is(
+                SortedSetGetRankResponse.Hit.class,
+                client.sortedSetGetRank(cache, "z", "b", SortOrder.DESCENDING).join())
+            .rank());
   }
 
   @Test
   void getRankOnASortedSetThatDoesNotExistMisses() {
-    is(SortedSetGetRankResponse.Miss.class, client.sortedSetGetRank(cache, "none", "a", null).join());
+    is(
+        SortedSetGetRankResponse.Miss.class,
+        client.sortedSetGetRank(cache, "none", "a", null).join());
   }
 
   @Test
   void incrementScoreAddsOrStartsFromZero() {
-    assertEquals(3.5, is(SortedSetIncrementScoreResponse.Success.class,
-        client.sortedSetIncrementScore(cache, "z", "c", 0.5).join()).score());
-    assertEquals(-2.0, is(SortedSetIncrementScoreResponse.Success.class,
-        client.sortedSetIncrementScore(cache, "z", "new", -2.0).join()).score());
-    assertEquals(List.of("new", "a"),
+    assertEquals(
+        3.5,
+        is(
+                SortedSetIncrementScoreResponse.Success.class,
+                client.sortedSetIncrementScore(cache, "z", "c", 0.5).join())
+            .score());
+    assertEquals(
+        -2.0,
+        is(
+                SortedSetIncrementScoreResponse.Success.class,
+                client.sortedSetIncrementScore(cache, "z", "new", -2.0).join())
+            .score());
+    assertEquals(
+        List.of("new", "a"),
         values(client.sortedSetFetchByRank(cache, "z", 0, 2, SortOrder.ASCENDING).join()));
   }
 
   @Test
   void putElementReplacesAScore() {
-    is(SortedSetPutElementResponse.Success.class, client.sortedSetPutElement(cache, "z", "a", 9.0).join());
-    assertEquals(List.of("b", "c", "d", "e", "a"), values(client.sortedSetFetchByRank(cache, "z").join()));
+    is(
+        SortedSetPutElementResponse.Success.class,
+        client.sortedSetPutElement(cache, "z", "a", 9.0).join());
+    assertEquals(
+        List.of("b", "c", "d", "e", "a"), values(client.sortedSetFetchByRank(cache, "z").join()));
   }
 
   @Test
   void removingTheLastElementsRemovesTheSortedSet() {
-    is(SortedSetRemoveElementResponse.Success.class, client.sortedSetRemoveElement(cache, "z", "a").join());
-    assertEquals(List.of("b", "c", "d", "e"), values(client.sortedSetFetchByRank(cache, "z").join()));
-    is(SortedSetRemoveElementsResponse.Success.class,
+    is(
+        SortedSetRemoveElementResponse.Success.class,
+        client.sortedSetRemoveElement(cache, "z", "a").join());
+    assertEquals(
+        List.of("b", "c", "d", "e"), values(client.sortedSetFetchByRank(cache, "z").join()));
+    is(
+        SortedSetRemoveElementsResponse.Success.class,
         client.sortedSetRemoveElements(cache, "z", List.of("b", "c", "d", "e", "x")).join());
     is(SortedSetFetchResponse.Miss.class, client.sortedSetFetchByRank(cache, "z").join());
   }

@@ -17,7 +17,11 @@ public final class Expect {
   public static <T> T is(Class<T> kind, Object response) {
     if (response instanceof SdkException error && !kind.isInstance(response)) {
       fail(
-          "expected " + kind.getSimpleName() + ", got " + error.getErrorCode() + ": "
+          "expected "
+              + kind.getSimpleName()
+              + ", got "
+              + error.getErrorCode()
+              + ": "
               + error.getMessage(),
           error);
     }

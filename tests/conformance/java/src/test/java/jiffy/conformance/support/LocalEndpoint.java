@@ -6,12 +6,12 @@ import momento.sdk.auth.CredentialProvider;
  * One jiffy-server for every endpoint the SDK derives (control, cache, token, storage), in
  * plaintext or TLS. The SDK's own {@code MomentoLocalProvider} is plaintext only.
  */
-final class LocalEndpoint extends CredentialProvider {
+public final class LocalEndpoint extends CredentialProvider {
   private final String host;
   private final int port;
   private final boolean secure;
 
-  LocalEndpoint(String host, int port, boolean secure) {
+  public LocalEndpoint(String host, int port, boolean secure) {
     this.host = host;
     this.port = port;
     this.secure = secure;
