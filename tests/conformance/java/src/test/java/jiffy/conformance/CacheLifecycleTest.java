@@ -44,4 +44,16 @@ class CacheLifecycleTest extends CacheTest {
     error(MomentoErrorCode.NOT_FOUND_ERROR, client.deleteCache(other).join());
     error(MomentoErrorCode.NOT_FOUND_ERROR, client.flushCache(other).join());
   }
+
+  @Test
+  void collectionWritesToAMissingCacheAreNotFound() {
+    String missing = uniqueName("no-such-cache");
+    error(
+        MomentoErrorCode.NOT_FOUND_ERROR, client.dictionarySetField(missing, "d", "f", "v").join());
+    error(MomentoErrorCode.NOT_FOUND_ERROR, client.listPushBack(missing, "l", "v").join());
+    error(MomentoErrorCode.NOT_FOUND_ERROR, client.setAddElement(missing, "s", "v").join());
+    error(
+        MomentoErrorCode.NOT_FOUND_ERROR,
+        client.sortedSetPutElement(missing, "z", "v", 1.0).join());
+  }
 }

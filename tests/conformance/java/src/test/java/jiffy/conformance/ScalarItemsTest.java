@@ -6,8 +6,8 @@ import static jiffy.conformance.support.Expect.within;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -109,9 +109,7 @@ class ScalarItemsTest extends CacheTest {
   @Test
   void itemGetTtlGivesTheRemainingTimeOrMisses() {
     client.set(cache, "k", "v", Duration.ofSeconds(30)).join();
-    long remaining =
-        is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "k").join()).remainingTtlMillis();
-    assertTrue(remaining > 0 && remaining <= 30_000, "remaining " + remaining);
+    assertRemainingTtl("k", 0, 30_000);
     is(ItemGetTtlResponse.Miss.class, client.itemGetTtl(cache, "missing").join());
   }
 
@@ -119,9 +117,7 @@ class ScalarItemsTest extends CacheTest {
   void updateTtlReplacesTheTtlOrMisses() {
     client.set(cache, "k", "v", Duration.ofSeconds(30)).join();
     is(UpdateTtlResponse.Set.class, client.updateTtl(cache, "k", Duration.ofSeconds(300)).join());
-    long remaining =
-        is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, "k").join()).remainingTtlMillis();
-    assertTrue(remaining > 30_000 && remaining <= 300_000, "remaining " + remaining);
+    assertRemainingTtl("k", 30_000, 300_000);
     is(
         UpdateTtlResponse.Miss.class,
         client.updateTtl(cache, "missing", Duration.ofSeconds(5)).join());
@@ -169,5 +165,28 @@ class ScalarItemsTest extends CacheTest {
     String missing = uniqueName("no-such-cache");
     error(MomentoErrorCode.NOT_FOUND_ERROR, client.get(missing, "k").join());
     error(MomentoErrorCode.NOT_FOUND_ERROR, client.set(missing, "k", "v").join());
+  }
+
+  @Test
+  void aValueOverTheLimitIsRefusedAndTheOldOneKept() {
+    client.set(cache, "k", "old").join();
+    // One byte over the server's default --max-value-size, 5 MiB.
+    byte[] tooLarge = new byte[5 * 1024 * 1024 + 1];
+    error(
+        MomentoErrorCode.LIMIT_EXCEEDED_ERROR,
+        client.set(cache, "k".getBytes(StandardCharsets.UTF_8), tooLarge).join());
+    assertEquals("old", is(GetResponse.Hit.class, client.get(cache, "k").join()).valueString());
+  }
+
+  @Test
+  void setIfNotExistsStoresAgainOnceTheItemExpired() throws InterruptedException {
+    is(
+        SetIfNotExistsResponse.Stored.class,
+        client.setIfNotExists(cache, "k", "first", Duration.ofMillis(300)).join());
+    within(
+        Duration.ofSeconds(5),
+        "the item to expire",
+        () -> client.get(cache, "k").join() instanceof GetResponse.Miss);
+    is(SetIfNotExistsResponse.Stored.class, client.setIfNotExists(cache, "k", "second").join());
   }
 }

@@ -1,9 +1,12 @@
 package jiffy.conformance.support;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.UUID;
 import momento.sdk.CacheClient;
 import momento.sdk.responses.cache.control.CacheCreateResponse;
 import momento.sdk.responses.cache.control.CacheDeleteResponse;
+import momento.sdk.responses.cache.ttl.ItemGetTtlResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,6 +27,16 @@ public abstract class CacheTest {
   @AfterEach
   void deleteCache() {
     Expect.is(CacheDeleteResponse.Success.class, client.deleteCache(cache).join());
+  }
+
+  /**
+   * Asserts that the item's remaining TTL is more than {@code above} and at most {@code atMost}.
+   */
+  protected void assertRemainingTtl(String key, long above, long atMost) {
+    long remaining =
+        Expect.is(ItemGetTtlResponse.Hit.class, client.itemGetTtl(cache, key).join())
+            .remainingTtlMillis();
+    assertTrue(remaining > above && remaining <= atMost, "remaining TTL " + remaining + " ms");
   }
 
   public static String uniqueName(String prefix) {
