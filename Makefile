@@ -102,7 +102,8 @@ test-conformance-rust: build
 # The official Java SDK against the release build: a Maven project (Maven
 # fetches the SDK and JUnit into ~/.m2 on its first run). `-Pnetns` runs the
 # tests in a network namespace of their own (netns/bin/java), where the
-# TopicClient, which always dials port 443, reaches a TLS jiffy-server.
+# TopicClient and Momento keys, which always dial port 443, reach a TLS
+# jiffy-server.
 .PHONY: test-conformance-java
 test-conformance-java: build
 	cd $(CONFORMANCE_JAVA) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) mvn -B -ntp test -Pnetns

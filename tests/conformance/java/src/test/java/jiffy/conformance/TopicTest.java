@@ -12,10 +12,11 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import jiffy.conformance.support.CacheTest;
+import jiffy.conformance.support.InOwnNetworkNamespace;
 import jiffy.conformance.support.JiffyServer;
 import jiffy.conformance.support.LocalEndpoint;
 import jiffy.conformance.support.Servers;
-import jiffy.conformance.support.TestCertificate;
+import jiffy.conformance.support.TlsServer;
 import momento.sdk.CacheClient;
 import momento.sdk.ISubscriptionCallbacks;
 import momento.sdk.TopicClient;
@@ -32,23 +33,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
 /**
  * Topics through the official TopicClient. Version 1.21.0 dials port 443 over TLS whatever its
  * endpoint says, so these tests run only in a network namespace of their own (`mvn test -Pnetns`,
  * see netns/bin/java), against a jiffy-server on 127.0.0.1:443 with a certificate made for the run.
  */
-@EnabledIfEnvironmentVariable(
-    named = "JIFFY_CONFORMANCE_OWN_NETNS",
-    matches = "1",
-    disabledReason = "needs port 443 in a network namespace of its own: mvn test -Pnetns")
+@InOwnNetworkNamespace
 class TopicTest {
-  private static final String HOST = "127.0.0.1";
-  private static final int TOPIC_PORT = 443;
   private static final Duration WAIT = Duration.ofSeconds(5);
 
-  private static TestCertificate certificate;
   private static JiffyServer server;
   private static CacheClient caches;
   private static TopicClient topics;
@@ -57,30 +51,21 @@ class TopicTest {
 
   @BeforeAll
   static void startTlsServer() throws Exception {
-    certificate = TestCertificate.makeAndTrust();
-    server =
-        JiffyServer.start(
-            HOST + ":" + TOPIC_PORT,
-            "--tls-cert",
-            certificate.certificatePem().toString(),
-            "--tls-key",
-            certificate.keyPem().toString());
-    caches = Servers.cacheClient(HOST, TOPIC_PORT, true);
+    server = TlsServer.start();
+    caches = Servers.cacheClient(TlsServer.HOST, TlsServer.PORT, true);
     topics =
         TopicClient.builder(
-                new LocalEndpoint(HOST, TOPIC_PORT, true), TopicConfigurations.Laptop.latest())
+                new LocalEndpoint(TlsServer.HOST, TlsServer.PORT, true),
+                TopicConfigurations.Laptop.latest())
             .build();
   }
 
   @AfterAll
   static void stopTlsServer() throws Exception {
-    // Each in turn, as far as startTlsServer got.
-    try (AutoCloseable c = certificate;
-        AutoCloseable s = server;
-        AutoCloseable cc = caches;
-        AutoCloseable tc = topics) {
-      // try-with-resources closes them in reverse order; a null is skipped.
-    }
+    // try-with-resources closes them in reverse order, skipping any startTlsServer did not make.
+    try (AutoCloseable s = server;
+        AutoCloseable c = caches;
+        AutoCloseable t = topics) {}
   }
 
   @BeforeEach

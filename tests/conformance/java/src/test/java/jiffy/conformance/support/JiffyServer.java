@@ -87,6 +87,36 @@ public final class JiffyServer implements AutoCloseable {
     }
   }
 
+  /**
+   * A Momento v1 key signed with {@code secretFile}, as {@code jiffy-server token create --format
+   * momento-v1} prints it for a user: {@code caches} and {@code role} as that command takes them.
+   */
+  public static String momentoKey(Path secretFile, String caches, String role)
+      throws IOException, InterruptedException {
+    Process process =
+        new ProcessBuilder(
+                binary().toString(),
+                "token",
+                "create",
+                "--auth-secret-file",
+                secretFile.toString(),
+                "--caches",
+                caches,
+                "--role",
+                role,
+                "--expires-in",
+                "1h",
+                "--format",
+                "momento-v1")
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (process.waitFor() != 0) {
+      throw new IllegalStateException("token create failed: " + output);
+    }
+    return output.trim();
+  }
+
   public int port() {
     return port;
   }

@@ -3,6 +3,7 @@ package jiffy.conformance.support;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,9 +19,10 @@ import java.util.stream.Stream;
 /**
  * A self-signed certificate for 127.0.0.1, made with the JDK's own keytool, written as PEM for
  * jiffy-server's {@code --tls-cert} and {@code --tls-key}, and made this JVM's trust store: the
- * SDK's TLS channels trust the JVM's default trust store and nothing else.
+ * SDK's TLS channels trust the JVM's default trust store and nothing else. One per run, deleted
+ * when the JVM exits.
  */
-public final class TestCertificate implements AutoCloseable {
+final class TestCertificate {
   private static final String ALIAS = "jiffy-test";
   // Guards nothing: the stores live in a temporary directory for one run.
   private static final char[] PASSWORD = "jiffy-test".toCharArray();
@@ -31,16 +33,26 @@ public final class TestCertificate implements AutoCloseable {
     this.dir = dir;
   }
 
-  public Path certificatePem() {
+  Path certificatePem() {
     return dir.resolve("cert.pem");
   }
 
-  public Path keyPem() {
+  Path keyPem() {
     return dir.resolve("key.pem");
   }
 
-  /** Makes the certificate and points {@code javax.net.ssl.trustStore} at it. */
-  public static TestCertificate makeAndTrust() throws IOException, GeneralSecurityException {
+  private static TestCertificate trusted;
+
+  /** The run's certificate, made at the first call; {@code javax.net.ssl.trustStore} names it. */
+  static synchronized TestCertificate trusted() throws IOException, GeneralSecurityException {
+    if (trusted == null) {
+      trusted = makeAndTrust();
+      Runtime.getRuntime().addShutdownHook(new Thread(trusted::delete));
+    }
+    return trusted;
+  }
+
+  private static TestCertificate makeAndTrust() throws IOException, GeneralSecurityException {
     TestCertificate made = new TestCertificate(Files.createTempDirectory("jiffy-tls-"));
     Path keyStore = made.dir.resolve("server.p12");
     keytool(
@@ -108,12 +120,13 @@ public final class TestCertificate implements AutoCloseable {
         path, "-----BEGIN " + label + "-----\n" + body + "\n-----END " + label + "-----\n");
   }
 
-  @Override
-  public void close() throws IOException {
+  private void delete() {
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(file);
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }
