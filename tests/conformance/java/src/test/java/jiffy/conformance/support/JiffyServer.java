@@ -65,7 +65,7 @@ public final class JiffyServer implements AutoCloseable {
     } catch (Exception e) {
       process.destroyForcibly();
       throw new IllegalStateException(
-          "jiffy-server did not print its port: " + e + "; its log:\n" + Files.readString(log), e);
+          "jiffy-server did not print its port: " + e + "; its log:\n" + readAndDelete(log), e);
     }
   }
 
@@ -134,10 +134,16 @@ public final class JiffyServer implements AutoCloseable {
   @Override
   public void close() throws Exception {
     int status = stop();
+    String logText = readAndDelete(log);
     if (status != 0) {
       throw new IllegalStateException(
-          "jiffy-server exited with " + status + "; its log:\n" + Files.readString(log));
+          "jiffy-server exited with " + status + "; its log:\n" + logText);
     }
-    Files.deleteIfExists(log);
+  }
+
+  private static String readAndDelete(Path log) throws IOException {
+    String text = Files.readString(log);
+    Files.delete(log);
+    return text;
   }
 }
