@@ -11,6 +11,7 @@ PY := $(VENV)/bin/python
 SERVER_RELEASE := target/release/jiffy-server
 CONFORMANCE_JS := tests/conformance/js
 CONFORMANCE_RUST := tests/conformance/rust
+CONFORMANCE_JAVA := tests/conformance/java
 
 .PHONY: help
 help:
@@ -18,6 +19,7 @@ help:
 	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
 	@echo "make test-conformance-rust   the official Rust SDK (crate momento): its protosocket and gRPC clients"
+	@echo "make test-conformance-java   the official Java SDK (software.momento.java:sdk): cache and topic clients"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
 	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the README's lists"
@@ -59,7 +61,7 @@ demo: system-packages build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
-test: system-packages lint test-rust test-conformance test-conformance-rust test-conformance-redis test-python test-js test-tune test-deploy test-readme test-packaging
+test: system-packages lint test-rust test-conformance test-conformance-rust test-conformance-java test-conformance-redis test-python test-js test-tune test-deploy test-readme test-packaging
 
 .PHONY: lint
 lint: $(VENV)/.installed
@@ -96,6 +98,15 @@ test-conformance-rust: build
 	cd $(CONFORMANCE_RUST) && export CARGO_TARGET_DIR=$(CURDIR)/$(CONFORMANCE_RUST)/target && \
 		cargo clippy --all-targets --quiet -- -D warnings && \
 		JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) cargo test
+
+# The official Java SDK against the release build: a Maven project (Maven
+# fetches the SDK and JUnit into ~/.m2 on its first run). `-Pnetns` runs the
+# tests in a network namespace of their own (netns/bin/java), where the
+# TopicClient and Momento keys, which always dial port 443, reach a TLS
+# jiffy-server.
+.PHONY: test-conformance-java
+test-conformance-java: build
+	cd $(CONFORMANCE_JAVA) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) mvn -B -ntp test -Pnetns
 
 # The same suites through two jiffy-servers over one real Redis Cluster
 # (tests/redis-cluster.sh): every client alternates between the two, so a

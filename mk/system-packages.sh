@@ -22,6 +22,9 @@ command -v ss >/dev/null || need+=(iproute2)
 command -v haproxy >/dev/null || need+=(haproxy)
 # The systemd unit (deploy/systemd) is checked with systemd-analyze verify.
 command -v systemd-analyze >/dev/null || need+=(systemd)
+# The official Java SDK's conformance suite (tests/conformance/java).
+command -v javac >/dev/null || need+=(default-jdk-headless)
+command -v mvn >/dev/null || need+=(maven)
 ((${#need[@]})) || exit 0
 
 if [[ $(id -u) -eq 0 ]]; then
