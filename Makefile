@@ -20,8 +20,8 @@ help:
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
 	@echo "make test-conformance-rust   the official Rust SDK (crate momento): its protosocket and gRPC clients"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
-	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
-	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the README's lists"
+	@echo "make build         release build of jiffy-server (target/release/jiffy-server; about 6.5 min on a busy 2-core machine)"
+	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the tables of calls and roles in docs/"
 	@echo "make dist          packages into dist/: the jiffy-server wheel, the SDKs' and jiffy-tune's wheels, sdists, npm tarball"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
@@ -77,8 +77,8 @@ lint: lint-python lint-js lint-tune
 
 # Tests that start the server as a process use the release build: its memory
 # and speed are what users get (tests/memory.rs checks resident memory).
-# The top README's Python and JavaScript snippets, run as pasted against a
-# fresh server (tests/readme).
+# The top README's and its docs/ pages' programs and shell commands, and the
+# SDK READMEs' programs, run as pasted against fresh servers (tests/readme).
 .PHONY: test-readme
 test-readme: build $(PY_SDK_INSTALLED) $(JS_BUILT) $(CONFORMANCE_JS)/node_modules/.installed
 	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/readme

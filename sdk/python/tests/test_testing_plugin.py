@@ -26,7 +26,7 @@ from tests.conftest import DEFAULT_SERVER_BIN
 
 SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", DEFAULT_SERVER_BIN)).resolve()
 README = Path(__file__).resolve().parents[1] / "README.md"
-TOP_README = Path(__file__).resolve().parents[3] / "README.md"
+SDKS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "SDKS.md"
 
 
 def run_pytest(test_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -179,7 +179,7 @@ def test_a_server_that_cannot_start_says_why() -> None:
 
 def test_readme_snippets_run_as_written(tmp_path: Path) -> None:
     test_file, program = python_blocks(README, "## Testing your code")
-    (top_test_file,) = python_blocks(TOP_README, "### Throwaway servers in your tests")
+    (top_test_file,) = python_blocks(SDKS_PAGE, "## Throwaway servers in your tests")
     (tmp_path / "test_greeting.py").write_text(test_file)
     (tmp_path / "test_top_readme.py").write_text(top_test_file)
     done = run_pytest(tmp_path, user_env())

@@ -142,7 +142,7 @@ describe('startTestServer', () => {
 describe('@jiffy/sdk/testing as users import it', () => {
   const readmes = [
     { readme: join(PACKAGE_DIR, 'README.md'), heading: '## Testing your code' },
-    { readme: join(PACKAGE_DIR, '../../README.md'), heading: '### Throwaway servers in your tests' },
+    { readme: join(PACKAGE_DIR, '../../docs/SDKS.md'), heading: '## Throwaway servers in your tests' },
   ];
   for (const { readme, heading } of readmes) {
     test(`the test file of "${heading}" passes under node --test`, async () => {
