@@ -1,6 +1,7 @@
 # Jiffy: the two commands a newcomer needs are `make demo` and `make test`.
 # Both install what this checkout needs (Python venv, npm packages, Rust
-# components) on first use; .ci/run also installs system packages.
+# components) on first use, and the system packages their target needs
+# (mk/system-packages.sh: `make demo` needs none beyond the toolchains).
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -15,14 +16,14 @@ CONFORMANCE_JAVA := tests/conformance/java
 
 .PHONY: help
 help:
-	@echo "make demo          build jiffy-server, hello through every SDK, then a short jiffy-tune sweep and its report"
-	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs"
+	@echo "make demo          build jiffy-server, hello through every SDK, then a short jiffy-tune sweep and its report (about 9 min on a busy 2-core machine, 6.5 of them the release build)"
+	@echo "make test          every check and test: lint, unit, integration, conformance with official SDKs (about 22-35 min on a 2-core machine)"
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
 	@echo "make test-conformance-rust   the official Rust SDK (crate momento): its protosocket and gRPC clients"
 	@echo "make test-conformance-java   the official Java SDK (software.momento.java:sdk): cache and topic clients"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
-	@echo "make build         release build of jiffy-server (target/release/jiffy-server)"
-	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the README's lists"
+	@echo "make build         release build of jiffy-server (target/release/jiffy-server; about 6.5 min on a busy 2-core machine)"
+	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the tables of calls and roles in docs/"
 	@echo "make dist          packages into dist/: the jiffy-server wheel, the SDKs' and jiffy-tune's wheels, sdists, npm tarball"
 	@echo "make bench         server CPU per request beside redis-server (bench/server)"
 	@echo "make bench-collections  collection calls' server CPU per request beside redis-server (bench/collections)"
@@ -50,14 +51,17 @@ $(CONFORMANCE_JS)/node_modules/.installed: $(CONFORMANCE_JS)/package-lock.json
 	cd $(CONFORMANCE_JS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# System packages (redis-server, haproxy, chromium...): installed when
-# missing, or the one command that installs them is named.
-.PHONY: system-packages
+# System packages, per target (mk/system-packages.sh has one list each):
+# installed when missing, or the one command that installs them is named.
+.PHONY: system-packages system-packages-demo
 system-packages:
-	@bash mk/system-packages.sh
+	@bash mk/system-packages.sh test
+
+system-packages-demo:
+	@bash mk/system-packages.sh demo
 
 .PHONY: demo
-demo: system-packages build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
+demo: system-packages-demo build $(VENV)/.installed $(TUNE_SWEEP_DEPS)
 	JIFFY_SERVER_BIN=$(SERVER_RELEASE) PYTHON=$(PY) bash demo/run.sh
 
 .PHONY: test
@@ -75,8 +79,8 @@ lint: lint-python lint-js lint-tune
 
 # Tests that start the server as a process use the release build: its memory
 # and speed are what users get (tests/memory.rs checks resident memory).
-# The top README's Python and JavaScript snippets, run as pasted against a
-# fresh server (tests/readme).
+# The top README's and its docs/ pages' programs and shell commands, and the
+# SDK READMEs' programs, run as pasted against fresh servers (tests/readme).
 .PHONY: test-readme
 test-readme: build $(PY_SDK_INSTALLED) $(JS_BUILT) $(CONFORMANCE_JS)/node_modules/.installed
 	JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) $(VENV)/bin/pytest -q tests/readme

@@ -2,7 +2,7 @@
 # the root Makefile. The server generates its own rows when it builds
 # (server/build.rs); these are the checked-in ones.
 #   make generate          rewrite Python's RPC table (jiffy/_calls.py), TypeScript's
-#                          RPCS (src/rpcs.gen.ts) and the README's lists of calls
+#                          RPCS (src/rpcs.gen.ts) and the lists of calls in docs/
 #   make check-generated   fail naming each of them that is stale (part of `make lint`)
 
 .PHONY: generate check-generated

@@ -1,30 +1,61 @@
 #!/usr/bin/env bash
-# The Debian packages `make test` and `make demo` need beyond the toolchains:
-# installs the missing ones (as root, or with sudo when it needs no password),
-# or stops at once naming the one command that does. `.ci/run` and the
-# Makefile both call this, so a fresh machine needs nothing done by hand.
+# The Debian packages a make target needs beyond the toolchains (Rust, Python,
+# Node): `bash mk/system-packages.sh demo` or `... test` (the default).
+# Installs the missing ones (as root, or with sudo when it needs no password),
+# or stops at once naming the one command that does. The Makefile's `demo`
+# and `test`, and `.ci/run`, call this, so a fresh machine needs nothing done
+# by hand, and `make demo` asks for nothing it does not use.
+#
+# One list per target, one line per need: `package:probe`, the probe being a
+# command that must be on PATH, or a shell condition (with a space) that must
+# hold. A new need goes on its own line in the list of the target that uses
+# it, with a comment saying what for; `test` includes everything `demo` needs.
 set -euo pipefail
 
+target=${1:-test}
+
+# make demo: build the server, hello through every SDK, a short jiffy-tune sweep.
+demo=(
+  make:make
+  gcc:cc # crates with C parts (jemalloc, ring)
+  nodejs:node
+  npm:npm
+  python3:python3
+  "python3-venv:python3 -c 'import venv, ensurepip' 2>/dev/null"
+  util-linux:taskset # jiffy-tune pins the server and the load generators
+)
+
+# make test: every check.
+test=(
+  "${demo[@]}"
+  chromium:chromium # the tuner's HTML report is checked in a real browser (tune/tests)
+  redis-server:redis-server # the Redis Cluster tests and the conformance suites over Redis
+  iproute2:ss # tests/redis-cluster.sh picks free ports with ss, which slim images lack
+  haproxy:haproxy # the deployment sample (deploy/scaleout) is checked behind a real HAProxy
+  systemd:systemd-analyze # the systemd unit (deploy/systemd) is checked with systemd-analyze verify
+  default-jdk-headless:javac # the official Java SDK's conformance suite (tests/conformance/java)
+  maven:mvn # ... which Maven builds and runs
+)
+
+case $target in
+  demo) wanted=("${demo[@]}") ;;
+  test) wanted=("${test[@]}") ;;
+  *)
+    echo "usage: $0 [demo|test]" >&2
+    exit 2
+    ;;
+esac
+
 need=()
-command -v make >/dev/null || need+=(make)
-command -v cc >/dev/null || need+=(gcc)
-command -v node >/dev/null || need+=(nodejs)
-command -v npm >/dev/null || need+=(npm)
-command -v python3 >/dev/null || need+=(python3)
-python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
-# The tuner's HTML report is checked in a real browser (tune/tests).
-command -v chromium >/dev/null || need+=(chromium)
-# The Redis Cluster tests and the conformance suites over Redis.
-command -v redis-server >/dev/null || need+=(redis-server)
-# tests/redis-cluster.sh picks free ports with ss, which slim images lack.
-command -v ss >/dev/null || need+=(iproute2)
-# The deployment sample (deploy/scaleout) is checked behind a real HAProxy.
-command -v haproxy >/dev/null || need+=(haproxy)
-# The systemd unit (deploy/systemd) is checked with systemd-analyze verify.
-command -v systemd-analyze >/dev/null || need+=(systemd)
-# The official Java SDK's conformance suite (tests/conformance/java).
-command -v javac >/dev/null || need+=(default-jdk-headless)
-command -v mvn >/dev/null || need+=(maven)
+for entry in "${wanted[@]}"; do
+  package=${entry%%:*}
+  probe=${entry#*:}
+  if [[ $probe == *" "* ]]; then
+    eval "$probe" || need+=("$package")
+  else
+    command -v "$probe" >/dev/null || need+=("$package")
+  fi
+done
 ((${#need[@]})) || exit 0
 
 if [[ $(id -u) -eq 0 ]]; then
@@ -32,11 +63,11 @@ if [[ $(id -u) -eq 0 ]]; then
 elif sudo -n true 2>/dev/null; then
   sudo=(sudo -n)
 else
-  echo "missing system packages: ${need[*]}" >&2
+  echo "make $target: missing system packages: ${need[*]}" >&2
   echo "install them with: sudo apt-get install -y ${need[*]}" >&2
   exit 1
 fi
-echo "installing system packages: ${need[*]}"
+echo "installing system packages for make $target: ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq "${need[@]}"

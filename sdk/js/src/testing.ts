@@ -9,14 +9,15 @@
 //   client.close();
 //   await server.stop();
 //
-// The binary is $JIFFY_SERVER_BIN when set, else `jiffy-server` on PATH
-// (`pip install jiffy-server` puts it there), as in the Python SDK's
-// jiffy.testing; without either the error says how to get one.
+// The binary is $JIFFY_SERVER_BIN when set, else `jiffy-server` on PATH,
+// else the build of the jiffy checkout the tests run in
+// (`target/release/jiffy-server` in the working directory or above), as in
+// the Python SDK's jiffy.testing; without any the error says how to get one.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** Options of {@link startTestServer}. */
@@ -29,7 +30,7 @@ export interface TestServerOptions {
   args?: readonly string[];
   /**
    * The jiffy-server binary to run.
-   * @default $JIFFY_SERVER_BIN, else `jiffy-server` on PATH
+   * @default $JIFFY_SERVER_BIN, else `jiffy-server` on PATH, else the checkout's `target/release/jiffy-server`
    */
   binary?: string;
   /**
@@ -63,8 +64,15 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** The jiffy-server to run: `env.JIFFY_SERVER_BIN`, else `jiffy-server` on `env.PATH`. */
-export function findServerBinary(env: NodeJS.ProcessEnv = process.env): string {
+/** Where a jiffy checkout's `cargo build --release` (`make build`) puts the server. */
+const CHECKOUT_BUILD = join('target', 'release', 'jiffy-server');
+
+/**
+ * The jiffy-server to run: `env.JIFFY_SERVER_BIN`, else `jiffy-server` on
+ * `env.PATH`, else `target/release/jiffy-server` in `cwd` or the nearest
+ * directory above it that has one (a jiffy checkout's build).
+ */
+export function findServerBinary(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
   const configured = env.JIFFY_SERVER_BIN;
   if (configured) {
     if (!isExecutableFile(configured)) {
@@ -76,9 +84,16 @@ export function findServerBinary(env: NodeJS.ProcessEnv = process.env): string {
     const candidate = join(dir || '.', 'jiffy-server');
     if (isExecutableFile(candidate)) return candidate;
   }
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const candidate = join(dir, CHECKOUT_BUILD);
+    if (isExecutableFile(candidate)) return candidate;
+    if (dirname(dir) === dir) break;
+  }
   throw new Error(
-    'jiffy-server is not on PATH: install it with `pip install jiffy-server`, ' +
-      'or set JIFFY_SERVER_BIN to a jiffy-server binary',
+    `jiffy-server not found: JIFFY_SERVER_BIN is unset, jiffy-server is not on PATH, and there is no ` +
+      `${CHECKOUT_BUILD} in ${cwd} or above. Build it in a jiffy checkout with ` +
+      '`cargo build --release -p jiffy-server` (or `make build`), then run the tests inside the checkout ' +
+      `or set JIFFY_SERVER_BIN to the path of its ${CHECKOUT_BUILD}`,
   );
 }
 

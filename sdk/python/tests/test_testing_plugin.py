@@ -26,7 +26,7 @@ from tests.conftest import DEFAULT_SERVER_BIN
 
 SERVER_BIN = Path(os.environ.get("JIFFY_SERVER_BIN", DEFAULT_SERVER_BIN)).resolve()
 README = Path(__file__).resolve().parents[1] / "README.md"
-TOP_README = Path(__file__).resolve().parents[3] / "README.md"
+SDKS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "SDKS.md"
 
 
 def run_pytest(test_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -103,7 +103,7 @@ def test_fixtures_give_one_server_and_a_fresh_cache_per_test(tmp_path: Path) -> 
     assert refuses_connections(first_address)
 
 
-def test_missing_server_names_pip_install(tmp_path: Path) -> None:
+def test_missing_server_says_how_to_build_it(tmp_path: Path) -> None:
     scripts = sysconfig.get_path("scripts")
     assert shutil.which("jiffy-server", path=scripts) is None, f"jiffy-server is in {scripts}"
     (tmp_path / "test_user.py").write_text("def test_it(jiffy_client):\n    pass\n")
@@ -112,10 +112,32 @@ def test_missing_server_names_pip_install(tmp_path: Path) -> None:
     done = run_pytest(tmp_path, user_env(JIFFY_SERVER_BIN=None, PATH=str(empty)))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 error" in done.stdout
+    message = " ".join(done.stdout.split())  # pytest may wrap the long line
     assert (
-        "jiffy-server is not on PATH nor in this Python environment:"
-        " install it with `pip install jiffy-server`" in done.stdout
-    )
+        "jiffy-server not found: JIFFY_SERVER_BIN is unset, jiffy-server is not on PATH nor in"
+        f" this Python environment, and there is no target/release/jiffy-server in {tmp_path}"
+        " or above. Build it in a jiffy checkout with `cargo build --release -p jiffy-server`"
+    ) in message, done.stdout
+    assert "pip install jiffy-server" not in message  # on no index
+
+
+def test_checkout_build_is_found_from_inside_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build = tmp_path / "checkout" / "target" / "release" / "jiffy-server"
+    build.parent.mkdir(parents=True)
+    build.symlink_to(SERVER_BIN)
+    inside = tmp_path / "checkout" / "sdk" / "python"
+    inside.mkdir(parents=True)
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.delenv("JIFFY_SERVER_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.chdir(inside)
+    assert jiffy.testing.find_server_binary() == str(build)
+    monkeypatch.chdir(empty)
+    with pytest.raises(FileNotFoundError, match="jiffy-server not found"):
+        jiffy.testing.find_server_binary()
 
 
 def test_server_on_path_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,7 +179,7 @@ def test_a_server_that_cannot_start_says_why() -> None:
 
 def test_readme_snippets_run_as_written(tmp_path: Path) -> None:
     test_file, program = python_blocks(README, "## Testing your code")
-    (top_test_file,) = python_blocks(TOP_README, "### Throwaway servers in your tests")
+    (top_test_file,) = python_blocks(SDKS_PAGE, "## Throwaway servers in your tests")
     (tmp_path / "test_greeting.py").write_text(test_file)
     (tmp_path / "test_top_readme.py").write_text(top_test_file)
     done = run_pytest(tmp_path, user_env())

@@ -3,7 +3,7 @@
 //! Every setting can be given three ways; the first one present wins: a
 //! flag, an environment variable, or a key of the TOML file named by
 //! `--config` (`JIFFY_CONFIG`). Each is declared once, in [`settings`]
-//! (the README's settings table is made from it); [`Settings::resolve`]
+//! (docs/CONFIGURATION.md's settings table is made from it); [`Settings::resolve`]
 //! fills in the defaults and checks that the values fit together.
 //!
 //! Without `--auth-secret-file` every call is allowed, so the server refuses
@@ -101,7 +101,7 @@ impl Cli {
     }
 }
 
-/// The README's settings table: `--config`, then every setting.
+/// The settings table of docs/CONFIGURATION.md: `--config`, then every setting.
 pub fn settings_markdown() -> String {
     use clap::CommandFactory;
     let mut table = String::from(
@@ -763,7 +763,7 @@ mod tests {
     fn readme_settings_table_is_current() {
         const BEGIN: &str = "<!-- settings:begin -->\n";
         const END: &str = "<!-- settings:end -->";
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/CONFIGURATION.md");
         let readme = std::fs::read_to_string(&path).unwrap();
         let (before, rest) = readme.split_once(BEGIN).expect("the settings:begin marker");
         let (_, after) = rest.split_once(END).expect("the settings:end marker");
@@ -773,7 +773,7 @@ mod tests {
         } else {
             assert!(
                 readme == current,
-                "the README's settings table is not current: run \
+                "docs/CONFIGURATION.md's settings table is not current: run \
                  JIFFY_BLESS=1 cargo test -p jiffy-server --lib readme_settings"
             );
         }

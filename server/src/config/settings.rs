@@ -31,7 +31,7 @@ declare_settings! {
     /// Address of the protosocket port (Momento's protosocket protocol:
     /// Get, Set, Delete), in the forms of --listen; off when absent.
     protosocket_listen: Option<SocketAddr> = unset("off"), "HOST:PORT", env "JIFFY_PROTOSOCKET_LISTEN",
-        "a second port speaking Momento's protosocket protocol (Get, Set, Delete; see [The protosocket port](#the-protosocket-port)); same forms as `--listen`, and the same loopback rule without auth";
+        "a second port speaking Momento's protosocket protocol (Get, Set, Delete; see [The protosocket port](CALLS.md#the-protosocket-port)); same forms as `--listen`, and the same loopback rule without auth";
     /// Memory for items (keys, values and per-item overhead); past it the store evicts.
     max_memory: Option<ByteSize> = default(ByteSize::gib(1)), "SIZE", env "JIFFY_MAX_MEMORY",
         "memory for items; past it the store evicts";
@@ -65,7 +65,7 @@ declare_settings! {
     /// Most client connections open at once; at the cap a new one replaces the
     /// oldest still in its handshake, or is closed.
     max_connections: Option<usize> = default(16_384), "N", env "JIFFY_MAX_CONNECTIONS",
-        "client connections open at once (see [Connections](#connections))";
+        "client connections open at once (see [Connections](LIMITS.md#connections))";
     // Ample for TLS and the preface over a slow network; short enough that silent
     // sockets do not pile up.
     /// How long a new connection has to finish TLS and start the HTTP/2 preface.
@@ -89,7 +89,7 @@ declare_settings! {
     /// Bytes of requests being received and answers not yet sent, server-wide;
     /// past it new calls answer RESOURCE_EXHAUSTED.
     max_in_flight_bytes: Option<ByteSize> = default(ByteSize::mib(256)), "SIZE", env "JIFFY_MAX_IN_FLIGHT_BYTES",
-        "requests being received plus answers not yet sent, server-wide: one budget for the gRPC and the protosocket port (see [Connections](#connections))";
+        "requests being received plus answers not yet sent, server-wide: one budget for the gRPC and the protosocket port (see [Connections](LIMITS.md#connections))";
     // hyper's default: room for a token, the SDK's agent headers and more.
     /// Largest HTTP/2 header list (all of a request's headers) accepted.
     max_header_list_size: Option<ByteSize> = default(ByteSize::kib(16)), "SIZE", env "JIFFY_MAX_HEADER_LIST_SIZE",
@@ -132,17 +132,17 @@ declare_settings! {
         "log line format";
     /// File holding the secret that signs tokens (at least 32 bytes); auth is on when given.
     auth_secret_file: Option<PathBuf> = unset("none"), "FILE", env "JIFFY_AUTH_SECRET_FILE",
-        "token secret (≥ 32 bytes); auth is on when given (see [Security](#security))", global;
+        "token secret (≥ 32 bytes); auth is on when given (see [Security](SECURITY.md))", global;
     /// Serve without auth on a non-loopback address (anyone who reaches it can do anything).
     insecure_allow_anonymous: bool = unset("off"), "", env "JIFFY_INSECURE_ALLOW_ANONYMOUS",
         "serve without auth on a non-loopback `--listen`";
     /// Honour the momento-local fault headers (`return-error`, `delay-ms`, ...); for tests only.
     enable_fault_injection: bool = unset("off"), "", env "JIFFY_ENABLE_FAULT_INJECTION",
-        "honour the fault headers below (tests only)";
+        "honour the fault headers of [Fault injection](OPERATIONS.md#fault-injection-for-tests) (tests only)";
     /// Where caches live: `embedded` (this process), `redis-cluster://host:port,...`
     /// (a Redis or Valkey Cluster) or `redis://host:port` (one node).
     store: Option<String> = default(String::from("embedded")), "URL", env "JIFFY_STORE",
-        "where caches live: `embedded`, `redis-cluster://host:port,...` or `redis://host:port` (see [Scale-out](#scale-out-over-a-redis-or-valkey-cluster))";
+        "where caches live: `embedded`, `redis-cluster://host:port,...` or `redis://host:port` (see [Scale-out](OPERATIONS.md#scale-out-over-a-redis-or-valkey-cluster))";
     // Long enough for a cluster call under load, short enough that a client with
     // the SDKs' default 5 s deadline still gets an answer and can retry.
     /// The longest a call waits for a Redis store; then it is answered UNAVAILABLE.
@@ -151,7 +151,7 @@ declare_settings! {
     // The topic defaults are explained beside them, in `topics`.
     /// Topic subscriptions open at once per cache, on this server.
     max_topic_subscriptions: Option<usize> = default(topics::DEFAULT_MAX_SUBSCRIPTIONS), "N", env "JIFFY_MAX_TOPIC_SUBSCRIPTIONS",
-        "topic subscriptions open at once per cache, on this server (see [Topics](#topics))";
+        "topic subscriptions open at once per cache, on this server (see [Topics](DATA-TYPES.md#topics))";
     /// Topic subscriptions open at once on all caches together, on this server.
     max_subscriptions: Option<usize> = default(topics::DEFAULT_MAX_SUBSCRIPTIONS_TOTAL), "N", env "JIFFY_MAX_SUBSCRIPTIONS",
         "topic subscriptions open at once on all caches together, on this server; each holds 4 KiB of `--max-in-flight-bytes` while open (20,000: 80 MiB)";

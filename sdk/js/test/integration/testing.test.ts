@@ -1,5 +1,5 @@
 // @jiffy/sdk/testing against real servers: startTestServer() from
-// $JIFFY_SERVER_BIN and from PATH, its errors, and the README's test file run
+// $JIFFY_SERVER_BIN, from PATH and from a checkout's build, its errors, and the README's test file run
 // by `node --test` through the package's "./testing" export.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -97,10 +97,29 @@ describe('startTestServer', () => {
     }
   });
 
-  test('without a binary, the error says `pip install jiffy-server`', () => {
-    assert.throws(() => findServerBinary({ PATH: scratch }), {
-      message: /^jiffy-server is not on PATH: install it with `pip install jiffy-server`/,
+  test('without a binary, the error says how to build one, and no pip', () => {
+    assert.throws(() => findServerBinary({ PATH: scratch }, scratch), (err: Error) => {
+      assert.ok(
+        err.message.startsWith(
+          'jiffy-server not found: JIFFY_SERVER_BIN is unset, jiffy-server is not on PATH, and there is no ' +
+            `target/release/jiffy-server in ${scratch} or above. Build it in a jiffy checkout with ` +
+            '`cargo build --release -p jiffy-server`',
+        ),
+        err.message,
+      );
+      assert.doesNotMatch(err.message, /pip/);
+      return true;
     });
+  });
+
+  test("finds the checkout's target/release/jiffy-server from inside the checkout", () => {
+    const checkout = join(scratch, 'checkout');
+    const build = join(checkout, 'target', 'release', 'jiffy-server');
+    const inside = join(checkout, 'sdk', 'js');
+    mkdirSync(join(checkout, 'target', 'release'), { recursive: true });
+    mkdirSync(inside, { recursive: true });
+    symlinkSync(BINARY, build);
+    assert.equal(findServerBinary({ PATH: scratch }, inside), build);
   });
 
   test('JIFFY_SERVER_BIN that is not an executable file is named', () => {
@@ -123,7 +142,7 @@ describe('startTestServer', () => {
 describe('@jiffy/sdk/testing as users import it', () => {
   const readmes = [
     { readme: join(PACKAGE_DIR, 'README.md'), heading: '## Testing your code' },
-    { readme: join(PACKAGE_DIR, '../../README.md'), heading: '### Throwaway servers in your tests' },
+    { readme: join(PACKAGE_DIR, '../../docs/SDKS.md'), heading: '## Throwaway servers in your tests' },
   ];
   for (const { readme, heading } of readmes) {
     test(`the test file of "${heading}" passes under node --test`, async () => {

@@ -21,8 +21,10 @@ Outside pytest, `server()` is the same server as a context manager:
             ...
 
 The binary is $JIFFY_SERVER_BIN when set, else `jiffy-server` on PATH or in
-this Python environment (`pip install jiffy-server` puts it there); without
-either, FileNotFoundError says how to get one.
+this Python environment (where the wheel `make dist` builds puts it), else
+the build of the jiffy checkout the tests run in (`target/release/jiffy-server`
+in the working directory or above); without any, FileNotFoundError says how
+to get one.
 """
 
 from __future__ import annotations
@@ -52,13 +54,16 @@ STARTUP_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 """Seconds between SIGTERM and SIGKILL when stopping it."""
 
+CHECKOUT_BUILD = os.path.join("target", "release", "jiffy-server")
+"""Where a jiffy checkout's `cargo build --release` (`make build`) puts the server."""
+
 _LISTENING = re.compile(r"^listening on 127\.0\.0\.1:(\d+)$")
 _LOG_TAIL_BYTES = 4000
 
 
 def find_server_binary() -> str:
     """The jiffy-server to run: $JIFFY_SERVER_BIN, else `jiffy-server` on PATH or
-    in this Python environment's scripts directory."""
+    in this Python environment's scripts directory, else the checkout's build."""
     configured = os.environ.get("JIFFY_SERVER_BIN")
     if configured:
         if not (os.path.isfile(configured) and os.access(configured, os.X_OK)):
@@ -66,18 +71,39 @@ def find_server_binary() -> str:
                 f"JIFFY_SERVER_BIN is {configured!r}, which is not an executable file"
             )
         return configured
-    # PATH, then the scripts directory of this Python environment: where
-    # `pip install jiffy-server` put it when the environment is not activated
-    # (`.venv/bin/pytest` run as it is).
-    found = shutil.which("jiffy-server") or shutil.which(
-        "jiffy-server", path=sysconfig.get_path("scripts")
+    # PATH, then the scripts directory of this Python environment: where the
+    # server's wheel put it when the environment is not activated
+    # (`.venv/bin/pytest` run as it is), then a checkout's build.
+    found = (
+        shutil.which("jiffy-server")
+        or shutil.which("jiffy-server", path=sysconfig.get_path("scripts"))
+        or _checkout_build()
     )
     if found is None:
         raise FileNotFoundError(
-            "jiffy-server is not on PATH nor in this Python environment: install it with"
-            " `pip install jiffy-server`, or set JIFFY_SERVER_BIN to a jiffy-server binary"
+            "jiffy-server not found: JIFFY_SERVER_BIN is unset, jiffy-server is not on PATH"
+            f" nor in this Python environment, and there is no {CHECKOUT_BUILD} in"
+            f" {os.getcwd()} or above. Build it in a jiffy checkout with"
+            " `cargo build --release -p jiffy-server` (or `make build`), then run the tests"
+            f" inside the checkout or set JIFFY_SERVER_BIN to the path of its {CHECKOUT_BUILD};"
+            " or install the server's wheel into this environment"
+            " (`make dist`, then `pip install dist/jiffy_server-*.whl`)"
         )
     return found
+
+
+def _checkout_build() -> str | None:
+    """The server a jiffy checkout built: CHECKOUT_BUILD in the working
+    directory or the nearest directory above it that has one."""
+    directory = os.getcwd()
+    while True:
+        candidate = os.path.join(directory, CHECKOUT_BUILD)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ use momento_protos::protosocket::common::{CommandError, Status};
 /// The cache every test creates on its fresh server.
 pub const CACHE: &str = "rust-conformance";
 
-/// The largest value the protosocket port stores (top README, "The
+/// The largest value the protosocket port stores (docs/CALLS.md, "The
 /// protosocket port"): a Get answer carrying it is a 4 MiB frame, the most
 /// the official client reads.
 pub const PROTOSOCKET_VALUE_LIMIT: usize = 4_194_279;

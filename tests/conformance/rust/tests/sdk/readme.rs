@@ -1,4 +1,4 @@
-//! The top README's Rust snippet ("The protosocket port") runs as written,
+//! docs/CALLS.md's Rust snippet ("The protosocket port") runs as written,
 //! against a server with auth on and the key `jiffy-server token create
 //! --format momento-v1` printed: the lines between the markers below are
 //! the README's, but for the addresses, which are this test server's
@@ -63,12 +63,12 @@ async fn the_readme_snippet_runs() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The Rust block of the top README, its lines trimmed.
+/// The Rust block of docs/CALLS.md, its lines trimmed.
 fn readme_block() -> Vec<String> {
-    let readme = include_str!("../../../../../README.md");
+    let readme = include_str!("../../../../../docs/CALLS.md");
     let start = readme
         .find("```rust\n")
-        .expect("the README has a Rust block")
+        .expect("docs/CALLS.md has a Rust block")
         + 8;
     let end = start + readme[start..].find("```").expect("the block ends");
     let block = EDITS
