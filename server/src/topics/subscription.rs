@@ -299,3 +299,16 @@ impl Streaming {
         Poll::Ready(Some(Err(Status::from(error))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idle_subscription_holds_little_of_its_own() {
+        // What each of 100,000 idle subscriptions holds in its one
+        // allocation; the `async` stream it replaced held about 520 bytes.
+        let size = std::mem::size_of::<Streaming>();
+        assert!(size <= 224, "{size} bytes");
+    }
+}
