@@ -537,9 +537,13 @@ impl<B> AnswerBody<B> {
         }
     }
 
-    /// Carries the call's charges until the answer is encoded.
+    /// Carries the call's charges until the answer is encoded. Charges are
+    /// added only while the handler runs (`CallCharges::scope`), which is
+    /// over once there is an answer: charges holding nothing are dropped
+    /// now, rather than kept by an answer that streams for hours (an open
+    /// subscription).
     pub fn with_call_charges(mut self, call: Option<Arc<CallCharges>>) -> Self {
-        self.call = call;
+        self.call = call.filter(|call| call.held.load(Ordering::Relaxed) > 0);
         self
     }
 
@@ -697,6 +701,9 @@ where
                     let bytes = data.remaining();
                     if let Some(call) = &this.call {
                         call.release_up_to(bytes);
+                        if call.held.load(Ordering::Relaxed) == 0 {
+                            this.call = None;
+                        }
                     }
                     let connection = this.connection.as_deref();
                     if !this.budget.admit(bytes, connection) {
@@ -758,6 +765,36 @@ mod tests {
         B::Error: std::fmt::Debug,
     {
         body.frame().await.unwrap().unwrap().into_data().unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_answer_keeps_the_call_charges_only_while_they_hold_something() {
+        let budget = budget(1 << 30);
+        let connection = budget.connection();
+        let charges = || CallCharges::new(budget.clone(), Some(connection.clone()));
+        let answer = |bytes: usize| Full::new(Bytes::from(vec![7u8; bytes]));
+        // A handler that charged nothing (a subscription): gone at once.
+        let empty = charges();
+        let body = AnswerBody::new(answer(10), budget.clone(), Some(connection.clone()))
+            .with_call_charges(Some(empty.clone()));
+        assert_eq!(Arc::strong_count(&empty), 1);
+        drop(body);
+        // One that charged its answer: kept until the answer is encoded.
+        let held_charges = charges();
+        held_charges.scope(|| reserve_answer(100)).unwrap();
+        let mut body = AnswerBody::new(answer(300), budget.clone(), Some(connection.clone()))
+            .with_call_charges(Some(held_charges.clone()));
+        assert_eq!(Arc::strong_count(&held_charges), 2);
+        assert_eq!(budget.used(), 100);
+        let frame = chunk(&mut body).await;
+        assert_eq!(Arc::strong_count(&held_charges), 1);
+        assert_eq!(
+            budget.used(),
+            300 + CHUNK_OVERHEAD,
+            "the frame is charged instead"
+        );
+        drop((frame, body));
+        assert_eq!(budget.used(), 0);
     }
 
     #[tokio::test]

@@ -21,19 +21,22 @@
 //! instead of 16,000. Subscriptions of no known connection are dealt
 //! round-robin.
 //!
-//! The clock also says when the server shuts down (its value turns true in
-//! every group), so that an idle subscription waits on two things only,
-//! its topic and its group: each wait it holds costs it memory.
+//! The clock also says when the server shuts down (every group is woken,
+//! and [`Heartbeats::stopping`] is true), so that an idle subscription
+//! waits on two things only, its topic and its group: each wait it holds
+//! costs it memory.
 //!
-//! tokio's `watch` does the waking: a receiver is two words, and a send
-//! wakes the receivers of its group only.
+//! A group is a [`Signal`]: a subscription holds the version it has seen,
+//! and its waker sits in its group's list only while it waits.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::time::MissedTickBehavior;
+
+use super::signal::{Signal, Wait};
 
 /// Groups of subscriptions woken in turn. Enough that a group's burst is a
 /// small share of all subscriptions, few enough that the clock task wakes
@@ -42,8 +45,10 @@ pub const SLICES: usize = 16;
 
 pub struct Heartbeats {
     interval: Duration,
-    /// One per group: woken on each of its ticks; true once stopping.
-    slices: Vec<watch::Sender<bool>>,
+    /// One per group: notified on each of its ticks, and at shutdown.
+    slices: Vec<Signal>,
+    /// True once the server is shutting down.
+    stopping: AtomicBool,
     /// The group the next subscription joins.
     next: AtomicUsize,
     /// The clock task, started by the first subscription (the hub may be
@@ -53,22 +58,30 @@ pub struct Heartbeats {
     shutdown: watch::Receiver<bool>,
 }
 
+/// A subscription's place in the clock: its group, and what it has seen of it.
+#[derive(Debug)]
+pub struct Beat {
+    pub slice: u8,
+    pub wait: Wait,
+}
+
 impl Heartbeats {
     pub fn new(interval: Duration, shutdown: watch::Receiver<bool>) -> Arc<Heartbeats> {
         Arc::new(Heartbeats {
             interval,
-            slices: (0..SLICES).map(|_| watch::Sender::new(false)).collect(),
+            slices: (0..SLICES).map(|_| Signal::default()).collect(),
+            stopping: AtomicBool::new(false),
             next: AtomicUsize::new(0),
             started: OnceLock::new(),
             shutdown,
         })
     }
 
-    /// A receiver woken once per interval, and at shutdown (its value then
-    /// true, and the clock stopped): in the group of `connection`
-    /// (any value the subscriptions of one connection share, such as the
-    /// address of its state), or with none in the next group in turn.
-    pub fn join(self: &Arc<Self>, connection: Option<usize>) -> watch::Receiver<bool> {
+    /// A place woken once per interval, and at shutdown: in the group of
+    /// `connection` (any value the subscriptions of one connection share,
+    /// such as the address of its state), or with none in the next group
+    /// in turn.
+    pub fn join(self: &Arc<Self>, connection: Option<usize>) -> Beat {
         self.started.get_or_init(|| {
             let shutdown = self.shutdown.clone();
             tokio::spawn(tick(Arc::downgrade(self), self.interval, shutdown));
@@ -77,7 +90,27 @@ impl Heartbeats {
             Some(key) => group_of(key),
             None => self.next.fetch_add(1, Ordering::Relaxed) % SLICES,
         };
-        self.slices[slice].subscribe()
+        Beat {
+            slice: slice as u8,
+            wait: self.slices[slice].wait(),
+        }
+    }
+
+    /// The group of `beat`.
+    pub fn group(&self, beat: &Beat) -> &Signal {
+        &self.slices[beat.slice as usize]
+    }
+
+    /// Whether the server is shutting down: every subscription ends.
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        for group in &self.slices {
+            group.notify();
+        }
     }
 }
 
@@ -113,12 +146,10 @@ async fn tick(
             return;
         };
         if stopping {
-            for group in &heartbeats.slices {
-                group.send_replace(true);
-            }
+            heartbeats.stop();
             return;
         }
-        heartbeats.slices[slice].send_replace(false);
+        heartbeats.slices[slice].notify();
         slice = (slice + 1) % SLICES;
     }
 }
@@ -126,6 +157,19 @@ async fn tick(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::poll_fn;
+    use std::task::{Context, Waker};
+
+    async fn beat(heartbeats: &Heartbeats, beat: &mut Beat) {
+        let group = &heartbeats.slices[beat.slice as usize];
+        poll_fn(|cx| group.poll_changed(&mut beat.wait, cx)).await;
+    }
+
+    fn has_beaten(heartbeats: &Heartbeats, beat: &mut Beat) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        let group = &heartbeats.slices[beat.slice as usize];
+        group.poll_changed(&mut beat.wait, &mut cx).is_ready()
+    }
 
     #[tokio::test(start_paused = true)]
     async fn each_group_is_woken_once_per_interval_in_turn() {
@@ -136,13 +180,13 @@ mod tests {
         let mut first = heartbeats.join(None);
         let mut second = heartbeats.join(None);
         let start = tokio::time::Instant::now();
-        first.changed().await.unwrap();
+        beat(&heartbeats, &mut first).await;
         let first_woken = start.elapsed();
         assert!(first_woken <= interval, "{first_woken:?}");
-        assert!(!second.has_changed().unwrap(), "one group at a time");
-        second.changed().await.unwrap();
+        assert!(!has_beaten(&heartbeats, &mut second), "one group at a time");
+        beat(&heartbeats, &mut second).await;
         assert_eq!(start.elapsed() - first_woken, interval / 16);
-        first.changed().await.unwrap();
+        beat(&heartbeats, &mut first).await;
         assert_eq!(start.elapsed() - first_woken, interval);
     }
 
@@ -152,9 +196,12 @@ mod tests {
         let heartbeats = Heartbeats::new(Duration::from_millis(1600), shutdown);
         let connection = 0x7f00_1234_5670;
         let mut first = heartbeats.join(Some(connection));
-        let second = heartbeats.join(Some(connection));
-        first.changed().await.unwrap();
-        assert!(second.has_changed().unwrap(), "woken by the same tick");
+        let mut second = heartbeats.join(Some(connection));
+        beat(&heartbeats, &mut first).await;
+        assert!(
+            has_beaten(&heartbeats, &mut second),
+            "woken by the same tick"
+        );
     }
 
     #[test]
@@ -170,24 +217,27 @@ mod tests {
         let (stop, shutdown) = watch::channel(false);
         let heartbeats = Heartbeats::new(Duration::from_secs(1), shutdown);
         let mut groups: Vec<_> = (0..SLICES).map(|_| heartbeats.join(None)).collect();
-        assert!(groups.iter().all(|group| !*group.borrow()));
+        assert!(!heartbeats.stopping());
         stop.send_replace(true);
         for group in &mut groups {
-            group.changed().await.unwrap();
-            assert!(*group.borrow());
+            beat(&heartbeats, group).await;
         }
-        assert!(
-            *heartbeats.join(None).borrow(),
-            "a late subscriber sees it too"
-        );
+        assert!(heartbeats.stopping(), "a late subscriber sees it too");
     }
 
     #[tokio::test(start_paused = true)]
     async fn the_clock_stops_with_the_hub() {
         let (_stop, shutdown) = watch::channel(false);
         let heartbeats = Heartbeats::new(Duration::from_secs(1), shutdown);
-        let mut receiver = heartbeats.join(None);
+        let clock = tokio::spawn(tick(
+            Arc::downgrade(&heartbeats),
+            Duration::from_secs(1),
+            heartbeats.shutdown.clone(),
+        ));
         drop(heartbeats);
-        assert!(receiver.changed().await.is_err());
+        tokio::time::timeout(Duration::from_secs(5), clock)
+            .await
+            .expect("the clock ended")
+            .unwrap();
     }
 }

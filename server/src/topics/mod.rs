@@ -19,8 +19,8 @@
 //! A topic keeps its newest messages (`--topic-buffer-messages` and
 //! `--topic-buffer-bytes`) in one ring of shared (`Arc`) messages, and each
 //! subscriber holds only a cursor: the sequence number it wants next. A
-//! publish appends to the ring and wakes the subscribers through a
-//! `tokio::sync::watch` channel; each subscriber copies what it has not
+//! publish appends to the ring and wakes the subscribers waiting on it
+//! (`signal`); each subscriber copies what it has not
 //! sent yet, when HTTP/2 asks its stream for more. A subscriber that reads
 //! slower than the topic is published to finds its cursor behind the ring's
 //! oldest message: it is sent a discontinuity and goes on from there, so it
@@ -32,11 +32,12 @@
 //! subscriber coming back with `resume_at_topic_sequence_number` could not
 //! be served from it, and a second buffer for resuming would hold every
 //! message twice. The ring here is both, bounded in bytes, under one lock
-//! held for a copy of an `Arc` at a time; waking is `watch`'s.
+//! held for a copy of an `Arc` at a time.
 
 mod heartbeat;
 mod hub;
 mod local;
+mod signal;
 mod subscription;
 mod topic;
 
@@ -134,8 +135,8 @@ pub const MESSAGE_OVERHEAD: usize = 128;
 /// What each topic is charged while it exists: its map entry, lock, ring
 /// and wake-up channel, beside its name. 512 left a third of what topics
 /// hold uncounted: 32 MiB charged was 42 MiB resident with 200,000 topics
-/// made (tests/attacks_budget/topics.rs); `watch`'s channel alone is over
-/// 400 bytes.
+/// made (tests/attacks_budget/topics.rs), when the wake-up channel was
+/// tokio's `watch`, over 400 bytes alone.
 pub const TOPIC_OVERHEAD: usize = 1024;
 
 impl TopicSettings {

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use prometheus::IntGauge;
-use tokio::sync::watch;
 
+use super::signal::Signal;
 use super::{value_len, TopicSettings, MESSAGE_OVERHEAD};
 use crate::error::Error;
 use crate::proto::cache_client::pubsub::topic_value::Kind;
@@ -169,7 +169,8 @@ impl State {
 
 pub struct Topic {
     state: Mutex<State>,
-    changed: watch::Sender<()>,
+    /// Notified on every change of the ring, the page or the state.
+    changed: Signal,
     /// Subscriptions open on this topic: a topic with none and an empty
     /// ring is forgotten.
     subscribers: AtomicUsize,
@@ -188,18 +189,19 @@ impl Topic {
                 ready,
                 last_publish: 0,
             }),
-            changed: watch::Sender::new(()),
+            changed: Signal::default(),
             subscribers: AtomicUsize::new(0),
             _charge: charge,
         }
     }
 
-    pub(super) fn changes(&self) -> watch::Receiver<()> {
-        self.changed.subscribe()
+    /// What subscribers wait on for the topic to change.
+    pub(super) fn changes(&self) -> &Signal {
+        &self.changed
     }
 
     fn notify(&self) {
-        self.changed.send_replace(());
+        self.changed.notify();
     }
 
     /// Whether the topic is ready, its page (0: not numbered yet, over
