@@ -11,7 +11,7 @@ import { type SubscribeCallbacks, type TopicContext, TopicSubscription } from '.
 /**
  * Silence (no message, no heartbeat) after which a subscription's stream
  * counts as dead and is opened again. jiffy-server sends a heartbeat after
- * 1 s of silence (`--topic-heartbeat-interval`); the margin leaves room for
+ * 5 s of silence (`--topic-heartbeat-interval`); the margin leaves room for
  * servers that send them more rarely.
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;

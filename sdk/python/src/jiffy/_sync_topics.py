@@ -50,7 +50,7 @@ from jiffy._topics import TopicItem, TopicPosition
 IDLE_TIMEOUT = 30.0
 """Seconds without any message (items or heartbeats) after which a
 subscription's stream counts as dead and is opened again. jiffy-server sends
-a heartbeat after 1 s of silence (`--topic-heartbeat-interval`); the margin
+a heartbeat after 5 s of silence (`--topic-heartbeat-interval`); the margin
 leaves room for servers that send them more rarely."""
 
 _RESUBSCRIBE_STATUSES = c.RETRYABLE_STATUS_NAMES
