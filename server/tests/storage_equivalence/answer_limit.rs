@@ -257,24 +257,107 @@ async fn list_and_sorted_set_fetches_are_refused_by_the_kept_size_and_walk_witho
     }
 }
 
-/// A SetSample of the whole set is refused by the size the set's marker
-/// keeps, without a pick (a marker made to claim more than
-/// `--max-response-size` refuses a small set); a part of it is still
-/// picked.
+/// A SetPop or SetSample of the whole set is refused by the size the set's
+/// marker keeps, as its answer encodes, without a pick (a marker made to
+/// claim more than `--max-response-size` refuses a small set), and the set
+/// stays whole; a part of it is still picked.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_whole_set_sample_is_refused_by_the_kept_size() {
+async fn whole_set_pops_and_samples_are_refused_by_the_kept_size() {
     let over_redis = OverRedis::with_small_answers().await;
     let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let data = &mut clients.data;
     // "x", "y" and "007".
     set_answer(data, SetCall::Union(0, vec![1, 2, 6], TEN_MINUTES, false)).await;
     remark(&mut connection, Kind::Set, KEYS[0], ":5000").await;
+    // The 5,000 bytes behind the answer's tag and two-byte length.
     let sampled = set_answer(data, SetCall::Sample(0, 3)).await;
-    assert!(sampled.contains("be 5000 bytes"), "{sampled}");
+    assert!(sampled.contains("be 5003 bytes"), "{sampled}");
+    let popped = set_answer(data, SetCall::Pop(0, 5)).await;
+    assert!(popped.contains("be 5003 bytes"), "{popped}");
+    let length = set_answer(data, SetCall::Length(0)).await;
+    assert!(length.contains("length: 3"), "{length}");
     let walked = walked_size(&mut connection, Kind::Set, KEYS[0]).await;
     remark(&mut connection, Kind::Set, KEYS[0], &format!(":{walked}")).await;
     let part = set_answer(data, SetCall::Sample(0, 2)).await;
     assert!(part.contains("found"), "{part}");
+    let part = set_answer(data, SetCall::Pop(0, 2)).await;
+    assert!(part.contains("found"), "{part}");
+}
+
+/// A whole set's SetFetch, SetPop and SetSample, and a DictionaryFetch,
+/// over `--max-response-size`: refused by both stores with the same
+/// message (the size as the answer encodes, which the Redis store keeps in
+/// the marker), and nothing popped.
+#[tokio::test(flavor = "multi_thread")]
+async fn whole_set_and_dictionary_refusals_name_the_same_size_on_both_stores() {
+    let redis = RedisNode::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
+    let embedded = TestServer::with_args(&limits).await;
+    let over_redis = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+    let mut answered = Vec::new();
+    for server in [&embedded, &over_redis] {
+        let mut clients = Clients::of(server).await;
+        clients.reset().await;
+        answered.push(large_set_and_dictionary_refusals(&mut clients.data).await);
+    }
+    let refused = &answered[0][..4];
+    assert!(
+        refused.iter().all(|a| a.contains("ResourceExhausted")),
+        "{refused:?}"
+    );
+    assert!(answered[0][4].contains("length: 2"), "{answered:?}");
+    assert_eq!(answered[0], answered[1]);
+}
+
+/// The answers to a SetFetch, SetPop and SetSample of a set of two
+/// elements, of 1,000 bytes and 200, a DictionaryFetch of a dictionary of
+/// such values (one under an empty field, which the answer leaves out),
+/// and then the set's length.
+async fn large_set_and_dictionary_refusals(data: &mut ScsClient<Channel>) -> Vec<String> {
+    let name = || Bytes::from_static(KEYS[0]);
+    let elements: Vec<Bytes> = [1000, 200].map(|len| Bytes::from(vec![b'e'; len])).into();
+    let union = cc::SetUnionRequest {
+        set_name: name(),
+        elements: elements.clone(),
+        ttl_milliseconds: TEN_MINUTES,
+        refresh_ttl: false,
+    };
+    data.set_union(request(union)).await.unwrap();
+    let items = elements
+        .iter()
+        .zip([&b"f"[..], b""])
+        .map(|(value, field)| cc::DictionaryFieldValuePair {
+            field: Bytes::from_static(field),
+            value: value.clone(),
+        })
+        .collect();
+    let set = cc::DictionarySetRequest {
+        dictionary_name: Bytes::from_static(KEYS[1]),
+        items,
+        ttl_milliseconds: TEN_MINUTES,
+        refresh_ttl: false,
+    };
+    data.dictionary_set(request(set)).await.unwrap();
+    let fetch = cc::SetFetchRequest { set_name: name() };
+    let pop = cc::SetPopRequest {
+        set_name: name(),
+        count: 3,
+    };
+    let sample = cc::SetSampleRequest {
+        set_name: name(),
+        limit: 3,
+    };
+    let dictionary = cc::DictionaryFetchRequest {
+        dictionary_name: Bytes::from_static(KEYS[1]),
+    };
+    vec![
+        shown(data.set_fetch(request(fetch)).await),
+        shown(data.set_pop(request(pop)).await),
+        shown(data.set_sample(request(sample)).await),
+        shown(data.dictionary_fetch(request(dictionary)).await),
+        set_answer(data, SetCall::Length(0)).await,
+    ]
 }
 
 /// The Redis time of a refused ListFetch and SortedSetFetch of 8 MiB

@@ -71,13 +71,51 @@ local function varint_len(n)
   return len
 end
 
--- The bytes `value` takes as one element of an answer's repeated bytes
+-- The bytes `len` bytes take as one element of an answer's repeated bytes
 -- field (a list's values, a set's elements, a sorted set's values): a tag,
 -- its length and its bytes. The rule of `repeated_len` in
--- store/answer.rs, so both stores size an answer alike; a list's or a
--- sorted set's marker keeps the sum over its elements.
+-- store/answer.rs, so both stores size an answer alike.
+local function repeated_len(len)
+  return 1 + varint_len(len) + len
+end
+
+-- The bytes `value` takes as one element of an answer: a list's, a set's
+-- or a sorted set's marker keeps the sum over its elements.
 local function element_size(value)
-  return 1 + varint_len(#value) + #value
+  return repeated_len(#value)
+end
+
+-- The bytes a dictionary's entry of a field of `field_len` bytes and a
+-- value of `value_len` takes in a DictionaryFetch answer: a field-value
+-- pair (an empty field or value left out, proto3's default) as one
+-- repeated element. The rule of `entry_encoded_len` in store/dictionary.rs;
+-- a dictionary's marker keeps the sum over its entries.
+local function entry_size(field_len, value_len)
+  local pair = 0
+  for _, len in ipairs({field_len, value_len}) do
+    if len > 0 then
+      pair = pair + repeated_len(len)
+    end
+  end
+  return repeated_len(pair)
+end
+
+-- The sum of `entry_size` over a flat field, value, field, value, ...
+-- (HGETALL's reply).
+local function entries_size(flat)
+  local size = 0
+  for i = 1, #flat, 2 do
+    size = size + entry_size(#flat[i], #flat[i + 1])
+  end
+  return size
+end
+
+-- The encoded size of a set's SetPop or SetSample answer whose elements
+-- take `found` bytes as `element_size` counts them: the `found` message
+-- (its tag and length, then the elements). The rule of `pop_answer_size`
+-- in backend/set.rs.
+local function found_size(found)
+  return repeated_len(found)
 end
 
 -- The sum of `element_size` over values[1], values[1 + step], ... (step 2:
