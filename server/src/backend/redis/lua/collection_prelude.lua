@@ -162,7 +162,10 @@ end
 -- whole; nil, not counted, when the whole is within `over` (so is the
 -- range, and its answer is counted once read); else walked, up to past
 -- `over`, or, when fewer elements lie outside the range than the walk
--- would read (by their average size), `kept` less a walk of those.
+-- would read (by their average size), `kept` less a walk of those. A walk
+-- that passes `over` stops there, knowing only that the range is larger:
+-- it answers `over` + 1, the least size that is, so that a refusal names
+-- a size that does not depend on where the walk stopped.
 local function range_size(command, first, last, len, kept, over)
   if kept and first == 0 and last == len - 1 then
     return kept
@@ -176,5 +179,5 @@ local function range_size(command, first, last, len, kept, over)
       return kept - walked_size(command, 0, first - 1) - walked_size(command, last + 1, len - 1)
     end
   end
-  return walked_size(command, first, last, over)
+  return math.min(walked_size(command, first, last, over), over + 1)
 end
