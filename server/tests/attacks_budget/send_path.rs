@@ -201,12 +201,8 @@ async fn error_answers_never_read(ctx: Ctx) {
                                 "/cache_client.Scs/Nothing-{c}-{stream}-{}",
                                 "x".repeat(UNKNOWN_PATH_BYTES)
                             );
-                            let block = raw::grpc_request_block(
-                                ctx.scheme,
-                                &ctx.authority(),
-                                &path,
-                                CACHE,
-                            );
+                            let block =
+                                raw::grpc_request_block(ctx.scheme, &ctx.authority(), &path, CACHE);
                             let flags = raw::FLAG_END_HEADERS | raw::FLAG_END_STREAM;
                             round.extend(raw::frame(raw::HEADERS, flags, stream, &block));
                         }

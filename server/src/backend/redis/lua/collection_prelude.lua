@@ -39,6 +39,12 @@ local function close(expected, state, ttl_ms, refresh, size)
     return
   end
   local marker = collection_tag .. expected
+  -- Below zero only from a marker that counted otherwise (an older
+  -- front-end's): kept as unknown rather than as a type no one reads.
+  local dropped = size and size < 0
+  if dropped then
+    size = nil
+  end
   if size then
     marker = marker .. ':' .. size
   end
@@ -52,7 +58,7 @@ local function close(expected, state, ttl_ms, refresh, size)
     redis.call('PEXPIRE', KEYS[3], ttl_ms)
     return
   end
-  if size then
+  if size or dropped then
     redis.call('SET', KEYS[2], marker, 'KEEPTTL')
   end
   if ttl_ms and refresh == '1' then
