@@ -368,6 +368,48 @@ async fn large_set_and_dictionary_refusals(data: &mut ScsClient<Channel>) -> Vec
     ]
 }
 
+/// The Redis time of a refused SetPop of a whole set of 8 MiB (65,536
+/// elements of 128 bytes, over the default `--max-response-size`), as Redis
+/// counts it (`INFO commandstats`): sized by the marker, and with the
+/// marker stripped of its size as an older front-end left it (the whole
+/// set picked, then sized, as every whole-set pop was before). A figure to
+/// read, not a bound:
+///
+/// ```sh
+/// cargo test -p jiffy-server --test integration refused_set_pop_redis_time -- --ignored --nocapture
+/// ```
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn refused_set_pop_redis_time() {
+    const ELEMENTS: usize = 65_536;
+    const PER_REQUEST: usize = 8_192;
+    let over_redis = OverRedis::with_time_to_walk().await;
+    let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
+    for start in (0..ELEMENTS).step_by(PER_REQUEST) {
+        let union = cc::SetUnionRequest {
+            set_name: Bytes::from_static(KEYS[0]),
+            elements: (start..start + PER_REQUEST)
+                .map(|i| Bytes::from(format!("{i:0128}")))
+                .collect(),
+            ttl_milliseconds: TEN_MINUTES,
+            refresh_ttl: false,
+        };
+        clients.data.set_union(request(union)).await.unwrap();
+    }
+    let size = marker_size(&mut connection, Kind::Set, KEYS[0]).await;
+    assert_eq!(size, Some(format!(":{}", ELEMENTS * (1 + 2 + 128))));
+    let data = &mut clients.data;
+    let mut pop = async || {
+        let answer = set_answer(data, SetCall::Pop(0, u32::MAX)).await;
+        assert!(answer.contains("ResourceExhausted"), "{answer}");
+    };
+    let what = "refused 8 MiB whole-set SetPop, size in the marker";
+    markers::redis_time_per_call(&mut connection, what, &mut pop).await;
+    remark(&mut connection, Kind::Set, KEYS[0], "").await;
+    let what = "refused 8 MiB whole-set SetPop, no size (picked, as before)";
+    markers::redis_time_per_call(&mut connection, what, &mut pop).await;
+}
+
 /// The Redis time of a refused ListFetch and SortedSetFetch of 8 MiB
 /// (65,536 values of 128 bytes, over the default `--max-response-size`),
 /// as Redis counts it (`INFO commandstats`): of the whole (sized by the
