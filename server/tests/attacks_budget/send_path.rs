@@ -293,8 +293,8 @@ async fn idle_protosocket_clients_give_way() {
 /// bytes before the in-flight budget counts them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_bodies_filling_the_windows_of_many_connections() {
-    attack_at_the_defaults("half-sent 1 MiB bodies, 128x8 streams", |ctx| {
-        attack::half_sent_bodies(ctx, 128, 8, 1 << 20)
+    attack_at_the_defaults("half-sent 1 MiB bodies, 64x8 streams", |ctx| {
+        attack::half_sent_bodies(ctx, 64, 8, 1 << 20)
     })
     .await;
 }
