@@ -116,24 +116,37 @@ async fn sizes(data: &mut ScsClient<Channel>, fetch: &Fetch) -> (usize, usize) {
     }
 }
 
-/// The answer to `fetch` of a server with `--max-response-size limit`,
-/// over the embedded store and over `redis`.
-async fn answers(redis: &RedisNode, limit: usize, fetch: &Fetch) -> (String, String) {
+/// What `calls` answer on a server of `limits` over the embedded store,
+/// and on one over `redis`, each on a fresh cache.
+async fn on_both_stores<T>(
+    redis: &RedisNode,
+    limits: &[&str],
+    mut calls: impl AsyncFnMut(&mut ScsClient<Channel>) -> T,
+) -> (T, T) {
     let url = format!("redis://127.0.0.1:{}", redis.port);
-    let limit = limit.to_string();
-    // Values of at most 16 bytes: a limit may then be as low as 80.
-    let limits = ["--max-value-size", "16", "--max-response-size", &limit];
-    let embedded = TestServer::with_args(&limits).await;
-    let over_redis = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
+    let embedded = TestServer::with_args(limits).await;
+    let over_redis = TestServer::with_args(&[&["--store", &url][..], limits].concat()).await;
     let mut answered = Vec::new();
     for server in [&embedded, &over_redis] {
         let mut clients = Clients::of(server).await;
         clients.reset().await;
-        setup(&mut clients.data).await;
-        answered.push(answer(&mut clients.data, fetch).await);
+        answered.push(calls(&mut clients.data).await);
     }
     let over_redis = answered.pop().unwrap();
     (answered.pop().unwrap(), over_redis)
+}
+
+/// The answer to `fetch` of a server with `--max-response-size limit`,
+/// over the embedded store and over `redis`.
+async fn answers(redis: &RedisNode, limit: usize, fetch: &Fetch) -> (String, String) {
+    let limit = limit.to_string();
+    // Values of at most 16 bytes: a limit may then be as low as 80.
+    let limits = ["--max-value-size", "16", "--max-response-size", &limit];
+    on_both_stores(redis, &limits, async |data| {
+        setup(data).await;
+        answer(data, fetch).await
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -299,23 +312,18 @@ async fn whole_set_pops_and_samples_are_refused_by_the_kept_size() {
 #[tokio::test(flavor = "multi_thread")]
 async fn whole_set_and_dictionary_refusals_name_the_same_size_on_both_stores() {
     let redis = RedisNode::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
     let limits = ["--max-value-size", "1000", "--max-response-size", "1100"];
-    let embedded = TestServer::with_args(&limits).await;
-    let over_redis = TestServer::with_args(&[&["--store", &url][..], &limits].concat()).await;
-    let mut answered = Vec::new();
-    for server in [&embedded, &over_redis] {
-        let mut clients = Clients::of(server).await;
-        clients.reset().await;
-        answered.push(large_set_and_dictionary_refusals(&mut clients.data).await);
-    }
-    let refused = &answered[0][..4];
+    let (embedded, over_redis) = on_both_stores(&redis, &limits, async |data| {
+        large_set_and_dictionary_refusals(data).await
+    })
+    .await;
+    let refused = &embedded[..4];
     assert!(
         refused.iter().all(|a| a.contains("ResourceExhausted")),
         "{refused:?}"
     );
-    assert!(answered[0][4].contains("length: 2"), "{answered:?}");
-    assert_eq!(answered[0], answered[1]);
+    assert!(embedded[4].contains("length: 2"), "{embedded:?}");
+    assert_eq!(embedded, over_redis);
 }
 
 /// The answers to a SetFetch, SetPop and SetSample of a set of two
@@ -368,6 +376,16 @@ async fn large_set_and_dictionary_refusals(data: &mut ScsClient<Channel>) -> Vec
     ]
 }
 
+/// The elements of the collections whose refusals are measured, each of
+/// 128 bytes: 8 MiB, over the default `--max-response-size`; written so
+/// many a request.
+const MEASURED: usize = 65_536;
+const PER_REQUEST: usize = 8_192;
+
+fn measured_value(i: usize) -> Bytes {
+    Bytes::from(format!("{i:0128}"))
+}
+
 /// The Redis time of a refused SetPop of a whole set of 8 MiB (65,536
 /// elements of 128 bytes, over the default `--max-response-size`), as Redis
 /// counts it (`INFO commandstats`): sized by the marker, and with the
@@ -381,23 +399,19 @@ async fn large_set_and_dictionary_refusals(data: &mut ScsClient<Channel>) -> Vec
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "a measurement: run with --ignored --nocapture"]
 async fn refused_set_pop_redis_time() {
-    const ELEMENTS: usize = 65_536;
-    const PER_REQUEST: usize = 8_192;
     let over_redis = OverRedis::with_time_to_walk().await;
     let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
-    for start in (0..ELEMENTS).step_by(PER_REQUEST) {
+    for start in (0..MEASURED).step_by(PER_REQUEST) {
         let union = cc::SetUnionRequest {
             set_name: Bytes::from_static(KEYS[0]),
-            elements: (start..start + PER_REQUEST)
-                .map(|i| Bytes::from(format!("{i:0128}")))
-                .collect(),
+            elements: (start..start + PER_REQUEST).map(measured_value).collect(),
             ttl_milliseconds: TEN_MINUTES,
             refresh_ttl: false,
         };
         clients.data.set_union(request(union)).await.unwrap();
     }
     let size = marker_size(&mut connection, Kind::Set, KEYS[0]).await;
-    assert_eq!(size, Some(format!(":{}", ELEMENTS * (1 + 2 + 128))));
+    assert_eq!(size, Some(format!(":{}", MEASURED * (1 + 2 + 128))));
     let data = &mut clients.data;
     let mut pop = async || {
         let answer = set_answer(data, SetCall::Pop(0, u32::MAX)).await;
@@ -424,12 +438,10 @@ async fn refused_set_pop_redis_time() {
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "a measurement: run with --ignored --nocapture"]
 async fn refused_list_fetch_and_sorted_set_fetch_redis_time() {
-    const VALUES: usize = 65_536;
-    const PER_REQUEST: usize = 8_192;
     let over_redis = OverRedis::with_time_to_walk().await;
     let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
-    let value = |i: usize| Bytes::from(format!("{i:0128}"));
-    for start in (0..VALUES).step_by(PER_REQUEST) {
+    let value = measured_value;
+    for start in (0..MEASURED).step_by(PER_REQUEST) {
         let push = cc::ListConcatenateBackRequest {
             list_name: Bytes::from_static(KEYS[0]),
             values: (start..start + PER_REQUEST).map(value).collect(),
@@ -473,7 +485,7 @@ async fn refused_list_fetch_and_sorted_set_fetch_redis_time() {
     for (kind, name, all, part) in cases {
         let key = KEYS[if let Kind::List = kind { 0 } else { 1 }];
         let size = marker_size(&mut connection, kind, key).await;
-        assert_eq!(size, Some(format!(":{}", VALUES * (1 + 2 + 128))));
+        assert_eq!(size, Some(format!(":{}", MEASURED * (1 + 2 + 128))));
         let tries = [
             (&all, "the whole, size in the marker"),
             (
