@@ -809,13 +809,13 @@ async fn a_set_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     let over_redis = markers::OverRedis::with_small_answers().await;
     let (mut clients, mut connection) = (over_redis.clients, over_redis.connection);
     let key = KEYS[0];
-    // "x", "y" and "007": five bytes.
+    // "x", "y" and "007": 3 + 3 + 5 bytes as a fetch's answer encodes them.
     let union = SetCall::Union(0, vec![1, 2, 6, 1], TEN_MINUTES, false);
     set_answer(&mut clients.data, union).await;
     let fetched = set_answer(&mut clients.data, SetCall::Fetch(0)).await;
     assert!(fetched.starts_with("found"), "{fetched}");
     let size = markers::marker_size(&mut connection, Kind::Set, key).await;
-    assert_eq!(size, Some(":5".into()));
+    assert_eq!(size, Some(":11".into()));
 
     markers::remark(&mut connection, Kind::Set, key, ":5000").await;
     let refused = set_answer(&mut clients.data, SetCall::Fetch(0)).await;

@@ -18,6 +18,11 @@
 //!   what h2 holds of an answer is charged to the in-flight budget until
 //!   written (`crate::in_flight`), and beyond two chunks a larger buffer
 //!   only queues in memory what the socket has not taken.
+//! - h2's receive window, per connection and per stream, is
+//!   [`RECEIVE_WINDOW`], not hyper's 1 MiB: request bytes h2 has taken
+//!   and no handler has read yet are not in the in-flight budget
+//!   (`crate::in_flight::RequestBody` charges a chunk when it is read), so
+//!   what a connection can make h2 hold before it is counted is kept small.
 //! - Keepalive pings find dead peers; a peer that answers pings but never
 //!   reads is found by the send timeout instead (`super::serve_connection`).
 
@@ -37,6 +42,17 @@ pub const MAX_LOCAL_ERROR_RESETS: usize = 1024;
 /// default, which bounds Rapid Reset to a few streams' work.
 pub const MAX_PENDING_ACCEPT_RESETS: usize = 20;
 
+/// h2's receive window, per connection and per stream (hyper's default is
+/// 1 MiB each): the request bytes a connection may send before the server
+/// has read them, which h2 holds until a handler does, uncounted by the
+/// in-flight budget. 64 connections sending bodies at once held +80 to
+/// +85 MiB above idle at a 32 MiB budget with hyper's windows, +44 to +46
+/// with these (`attacks_budget`
+/// `send_path::request_bodies_filling_the_windows_of_many_connections`).
+/// 128 KiB still lets a 5 MiB request through in 40 windows, which on a
+/// network with a 10 ms round trip is about 13 MB/s per connection.
+pub const RECEIVE_WINDOW: u32 = 128 << 10;
+
 /// The HTTP/2 settings of [`Settings`] as a connection builder.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -55,6 +71,8 @@ pub fn builder(settings: &Settings) -> Builder<TokioExecutor> {
         .max_local_error_reset_streams(Some(MAX_LOCAL_ERROR_RESETS))
         .max_pending_accept_reset_streams(Some(MAX_PENDING_ACCEPT_RESETS))
         .max_send_buf_size(SEND_BUFFER)
+        .initial_connection_window_size(RECEIVE_WINDOW)
+        .initial_stream_window_size(RECEIVE_WINDOW)
         .keep_alive_interval(Some(settings.keepalive_interval))
         .keep_alive_timeout(settings.keepalive_timeout);
     builder

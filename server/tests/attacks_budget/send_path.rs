@@ -7,6 +7,12 @@
 //! budget must count those bytes until they are written, and close the
 //! connection holding the most when it is spent.
 //!
+//! What h2 holds that the budget does not count must stay small too: error
+//! answers in headers alone, which carry no body to charge (h2 reads no
+//! more of a connection that does not take its answers), and request bytes
+//! in its receive windows before a handler reads them (the window's size,
+//! `listener/http2.rs`).
+//!
 //! On the protosocket port, clients that authenticate and then stay idle
 //! would hold their places under `--max-connections` for ever:
 //! `--idle-timeout` closes them.
@@ -169,6 +175,82 @@ async fn wide_windows_get_batches_never_read() {
     .await;
 }
 
+/// The bytes of a path no call has, echoed back (up to 200 of them) in
+/// the message of its UNIMPLEMENTED answer.
+const UNKNOWN_PATH_BYTES: usize = 190;
+
+/// `CONNECTIONS` hand-made connections that send, as fast as the server
+/// takes them, calls it answers at once with an error in headers alone
+/// (UNIMPLEMENTED, naming the unknown path: each path different, so that
+/// HPACK cannot shrink the answers to a few bytes), and never read a byte.
+/// HEADERS are not flow-controlled: what the socket does not take waits in
+/// the server, and the streams, closed once answered, no longer count
+/// against `--max-concurrent-streams`.
+async fn error_answers_never_read(ctx: Ctx) {
+    let tasks: Vec<_> = (0..CONNECTIONS)
+        .map(|c| {
+            let ctx = ctx.clone();
+            tokio::spawn(async move {
+                while !ctx.over() {
+                    let Some(conn) = RawConn::open(&ctx, false, &[]).await else {
+                        ctx.pause(ROUND_PAUSE).await;
+                        continue;
+                    };
+                    let mut next_stream = 1u32;
+                    let mut open = true;
+                    while open && !ctx.over() && next_stream < (1 << 30) {
+                        let mut round = Vec::new();
+                        for _ in 0..STREAMS {
+                            let stream = next_stream;
+                            next_stream += 2;
+                            let path = format!(
+                                "/cache_client.Scs/Nothing-{c}-{stream}-{}",
+                                "x".repeat(UNKNOWN_PATH_BYTES)
+                            );
+                            let block =
+                                raw::grpc_request_block(ctx.scheme, &ctx.authority(), &path, CACHE);
+                            let flags = raw::FLAG_END_HEADERS | raw::FLAG_END_STREAM;
+                            round.extend(raw::frame(raw::HEADERS, flags, stream, &block));
+                        }
+                        open = conn.send(&ctx, &round).await;
+                        Stats::count(&ctx.stats.streams, STREAMS as u64);
+                    }
+                    if conn.is_closed() {
+                        Stats::count(&ctx.stats.closed_by_server, 1);
+                    }
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        let _ = task.await;
+    }
+}
+
+/// `attack` against a server of the default settings, held to the bounds.
+async fn attack_at_the_defaults<F, Fut>(name: &str, attack: F)
+where
+    F: FnOnce(Ctx) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let _serial = attack::serialize().await;
+    let mut target = attack::start(Setup::new(&[])).await;
+    attack::run(&mut target, name, attack)
+        .await
+        .assert_bounded();
+}
+
+/// Calls answered with an error in headers alone, 8 connections, never
+/// read: what waits unwritten is bounded, and the normal client served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_answers_never_read_are_bounded() {
+    attack_at_the_defaults(
+        "8 connections of calls answered with errors in headers alone, never read",
+        error_answers_never_read,
+    )
+    .await;
+}
+
 /// Protosocket clients that authenticate and go idle, filling the port's
 /// connection cap: each is closed after `--idle-timeout` and counted, a
 /// client making calls is not, and newcomers are served again.
@@ -204,4 +286,15 @@ async fn idle_protosocket_clients_give_way() {
         closed.is_some_and(|n| n >= (CAP - 1) as f64),
         "idle closes counted: {closed:?}"
     );
+}
+
+/// Request bodies sent on many connections at once, each filling its
+/// receive window before its calls' handlers have read it: h2 holds those
+/// bytes before the in-flight budget counts them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_bodies_filling_the_windows_of_many_connections() {
+    attack_at_the_defaults("half-sent 1 MiB bodies, 64x8 streams", |ctx| {
+        attack::half_sent_bodies(ctx, 64, 8, 1 << 20)
+    })
+    .await;
 }

@@ -5,9 +5,10 @@
 //! store sees them (`tests/dictionary.rs` checks that on both).
 //!
 //! Also the size a dictionary's marker carries in Redis (see
-//! `item_prelude.lua`): after every call it is the bytes of the fields and
-//! values held, a fetch too large is refused by it without a walk, and a
-//! dictionary whose marker has none (an older front-end's) is walked.
+//! `item_prelude.lua`): after every call it is the size of the entries held
+//! as a fetch's answer encodes them, a fetch too large is refused by it
+//! without a walk, and a dictionary whose marker has none (an older
+//! front-end's) is walked.
 
 use super::markers::{marker_size, redis_time_per_call, remark, walked_size, Kind, OverRedis};
 use super::*;
@@ -153,9 +154,11 @@ async fn a_fetch_is_refused_by_the_kept_size_and_walks_without_one() {
     dictionary_answer(&mut clients.data, set.clone()).await;
     let fetched = dictionary_answer(&mut clients.data, DictionaryCall::Fetch(0)).await;
     assert!(fetched.contains("Found"), "{fetched}");
+    // ("f", "x") and ("g", "12") as a fetch's answer encodes them: each a
+    // pair of two fields (3 and 3, 3 and 4 bytes) behind a tag and length.
     assert_eq!(
         marker_size(&mut connection, Kind::Dictionary, key).await,
-        Some(":5".into())
+        Some(":17".into())
     );
 
     // A marker that claims 5,000 bytes: refused without a look at the hash.
@@ -234,7 +237,9 @@ async fn refused_fetch_redis_time() {
     let size = marker_size(&mut connection, Kind::Dictionary, key)
         .await
         .unwrap();
-    assert_eq!(size, format!(":{}", FIELDS * 128));
+    // Each entry a pair of a 13-byte field and a 115-byte value, each
+    // behind a tag and a length, behind a tag and a two-byte length.
+    assert_eq!(size, format!(":{}", FIELDS * (3 + 15 + 117)));
     let data = &mut clients.data;
     let mut fetch = async || {
         let answer = dictionary_answer(data, DictionaryCall::Fetch(0)).await;

@@ -2,6 +2,7 @@
 //! `item_prelude.lua`): read, rewritten to play an older front-end, and
 //! checked against what a walk of the collection counts.
 
+use prost::Message;
 use redis::aio::MultiplexedConnection;
 
 use super::*;
@@ -38,18 +39,32 @@ impl Kind {
         }
     }
 
-    /// What its marker counts of each thing the walk reads: a dictionary's
-    /// or a set's bytes, a list's or a sorted set's elements as an answer
-    /// encodes them (a tag, a length, the bytes: as the embedded store
-    /// counts them).
-    fn counted(self, element: &[u8]) -> usize {
+    /// What its marker counts of what the walk reads: the elements (a
+    /// dictionary's entries, field and value) as a fetch's answer encodes
+    /// them, as the embedded store counts them.
+    fn counted(self, read: &[Vec<u8>]) -> usize {
         match self {
-            Kind::Dictionary | Kind::Set => element.len(),
-            Kind::List | Kind::SortedSet => {
-                1 + prost::encoding::encoded_len_varint(element.len() as u64) + element.len()
+            Kind::Dictionary => read
+                .chunks(2)
+                .map(|entry| {
+                    let pair = cc::DictionaryFieldValuePair {
+                        field: Bytes::copy_from_slice(&entry[0]),
+                        value: Bytes::copy_from_slice(&entry[1]),
+                    };
+                    repeated_len(pair.encoded_len())
+                })
+                .sum(),
+            Kind::Set | Kind::List | Kind::SortedSet => {
+                read.iter().map(|element| repeated_len(element.len())).sum()
             }
         }
     }
+}
+
+/// The bytes `len` bytes take as one element of a repeated field: a tag,
+/// a length, the bytes.
+fn repeated_len(len: usize) -> usize {
+    1 + prost::encoding::encoded_len_varint(len as u64) + len
 }
 
 /// The marker of collection `key` of the cache, when it is a live one of
@@ -110,7 +125,7 @@ pub async fn walked_size(redis: &mut MultiplexedConnection, kind: Kind, key: &[u
         .query_async(redis)
         .await
         .unwrap();
-    flat.iter().map(|element| kind.counted(element)).sum()
+    kind.counted(&flat)
 }
 
 /// After a call on collection `k`: when its marker carries a size, the size

@@ -39,6 +39,12 @@ local function close(expected, state, ttl_ms, refresh, size)
     return
   end
   local marker = collection_tag .. expected
+  -- Below zero only from a marker that counted otherwise (an older
+  -- front-end's): kept as unknown rather than as a type no one reads.
+  local dropped = size and size < 0
+  if dropped then
+    size = nil
+  end
   if size then
     marker = marker .. ':' .. size
   end
@@ -52,7 +58,7 @@ local function close(expected, state, ttl_ms, refresh, size)
     redis.call('PEXPIRE', KEYS[3], ttl_ms)
     return
   end
-  if size then
+  if size or dropped then
     redis.call('SET', KEYS[2], marker, 'KEEPTTL')
   end
   if ttl_ms and refresh == '1' then
@@ -71,13 +77,51 @@ local function varint_len(n)
   return len
 end
 
--- The bytes `value` takes as one element of an answer's repeated bytes
+-- The bytes `len` bytes take as one element of an answer's repeated bytes
 -- field (a list's values, a set's elements, a sorted set's values): a tag,
 -- its length and its bytes. The rule of `repeated_len` in
--- store/answer.rs, so both stores size an answer alike; a list's or a
--- sorted set's marker keeps the sum over its elements.
+-- store/answer.rs, so both stores size an answer alike.
+local function repeated_len(len)
+  return 1 + varint_len(len) + len
+end
+
+-- The bytes `value` takes as one element of an answer: a list's, a set's
+-- or a sorted set's marker keeps the sum over its elements.
 local function element_size(value)
-  return 1 + varint_len(#value) + #value
+  return repeated_len(#value)
+end
+
+-- The bytes a dictionary's entry of a field of `field_len` bytes and a
+-- value of `value_len` takes in a DictionaryFetch answer: a field-value
+-- pair (an empty field or value left out, proto3's default) as one
+-- repeated element. The rule of `entry_encoded_len` in store/dictionary.rs;
+-- a dictionary's marker keeps the sum over its entries.
+local function entry_size(field_len, value_len)
+  local pair = 0
+  for _, len in ipairs({field_len, value_len}) do
+    if len > 0 then
+      pair = pair + repeated_len(len)
+    end
+  end
+  return repeated_len(pair)
+end
+
+-- The sum of `entry_size` over a flat field, value, field, value, ...
+-- (HGETALL's reply).
+local function entries_size(flat)
+  local size = 0
+  for i = 1, #flat, 2 do
+    size = size + entry_size(#flat[i], #flat[i + 1])
+  end
+  return size
+end
+
+-- The encoded size of a set's SetPop or SetSample answer whose elements
+-- take `found` bytes as `element_size` counts them: the `found` message
+-- (its tag and length, then the elements). The rule of `pop_answer_size`
+-- in backend/set.rs.
+local function found_size(found)
+  return repeated_len(found)
 end
 
 -- The sum of `element_size` over values[1], values[1 + step], ... (step 2:
@@ -124,7 +168,10 @@ end
 -- whole; nil, not counted, when the whole is within `over` (so is the
 -- range, and its answer is counted once read); else walked, up to past
 -- `over`, or, when fewer elements lie outside the range than the walk
--- would read (by their average size), `kept` less a walk of those.
+-- would read (by their average size), `kept` less a walk of those. A walk
+-- that passes `over` stops there, knowing only that the range is larger:
+-- it answers `over` + 1, the least size that is, so that a refusal names
+-- a size that does not depend on where the walk stopped.
 local function range_size(command, first, last, len, kept, over)
   if kept and first == 0 and last == len - 1 then
     return kept
@@ -138,5 +185,5 @@ local function range_size(command, first, last, len, kept, over)
       return kept - walked_size(command, 0, first - 1) - walked_size(command, last + 1, len - 1)
     end
   end
-  return walked_size(command, first, last, over)
+  return math.min(walked_size(command, first, last, over), over + 1)
 end

@@ -17,7 +17,7 @@ else
     for i = 2, #ARGV do
       local field = ARGV[i]
       if not seen[field] and redis.call('HEXISTS', KEYS[3], field) == 1 then
-        size = size - #field - redis.call('HSTRLEN', KEYS[3], field)
+        size = size - entry_size(#field, redis.call('HSTRLEN', KEYS[3], field))
       end
       seen[field] = true
     end

@@ -2,7 +2,8 @@
 -- DictionaryFetch. Returns 2 if the dictionary is missing, else field,
 -- value, field, value, ... (in Redis's order). The size its marker carries
 -- answers TOO_LARGE or SIZE without a walk of the hash (one refused fetch
--- of 8 MiB otherwise held Redis for tens of milliseconds).
+-- of 8 MiB otherwise held Redis for tens of milliseconds); without one
+-- (an older front-end's marker) the hash is read, then sized alike.
 local state, size = open('dictionary')
 if state == 'missing' then
   return 2
@@ -13,4 +14,5 @@ if size then
     return refused
   end
 end
-return within_cap(redis.call('HGETALL', KEYS[3]))
+local entries = redis.call('HGETALL', KEYS[3])
+return sized(entries_size(entries)) or entries

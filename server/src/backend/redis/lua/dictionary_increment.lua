@@ -25,9 +25,9 @@ if not text then
 end
 redis.call('HSET', KEYS[3], ARGV[1], text)
 if size then
-  size = size + #ARGV[1] + #text
+  size = size + entry_size(#ARGV[1], #text)
   if current then
-    size = size - #ARGV[1] - #current
+    size = size - entry_size(#ARGV[1], #current)
   end
 end
 close('dictionary', state, ARGV[4], ARGV[5], size)

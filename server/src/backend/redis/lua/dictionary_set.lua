@@ -11,7 +11,8 @@ local CHUNK = 1000
 
 local state, size = open('dictionary')
 local len = redis.call('HLEN', KEYS[3])
--- Each field's last value, and the size it replaces (the marker's count).
+-- Each field's last value, and the size its entry replaces (the marker's
+-- count).
 local last = {}
 for i = FIRST_PAIR, #ARGV, 2 do
   local field = ARGV[i]
@@ -19,14 +20,14 @@ for i = FIRST_PAIR, #ARGV, 2 do
     if redis.call('HEXISTS', KEYS[3], field) == 0 then
       len = len + 1
     elseif size then
-      size = size - #field - redis.call('HSTRLEN', KEYS[3], field)
+      size = size - entry_size(#field, redis.call('HSTRLEN', KEYS[3], field))
     end
   end
   last[field] = ARGV[i + 1]
 end
 if size then
   for field, value in pairs(last) do
-    size = size + #field + #value
+    size = size + entry_size(#field, #value)
   end
 end
 if len > tonumber(ARGV[1]) then

@@ -10,11 +10,12 @@
 -- A collection is stored in KEYS[3] (a Redis hash, set, list or sorted set)
 -- and marked in KEYS[2] by "<generation>#<type>", with the same TTL on both.
 -- A collection's marker also carries the size of its fetch's answer,
--- "<generation>#dictionary:<bytes>": of a dictionary, the bytes of its
--- fields and values; of a set, of its elements; of a list or a sorted set,
--- of its elements as the answer encodes them (`element_size` in
--- collection_prelude.lua). Every script that writes it keeps it, so a
--- fetch too large to send is refused without a walk; a marker without it
+-- "<generation>#dictionary:<bytes>": the bytes its elements (a
+-- dictionary's entries) take as the answer encodes them (`element_size`
+-- and `entry_size` in collection_prelude.lua), as the embedded store counts
+-- them. Every script that writes it keeps it, so a fetch too large to send
+-- is refused without a walk, and named by the size the embedded store
+-- names; a marker without it
 -- (written by an older front-end) leaves the fetch to count as it reads,
 -- and the writes to keep none.
 -- A flush gives every bucket a new generation, so older items and markers

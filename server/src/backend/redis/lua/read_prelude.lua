@@ -7,9 +7,11 @@
 -- occupies in the front-end are counted before they leave Redis.
 local answer_cap = tonumber(table.remove(ARGV))
 -- The one before it is --max-response-size: a larger answer is refused,
--- as 'TOO_LARGE <bytes>', and never sent or fetched. The count is of the
--- values' bytes alone, a lower bound of the encoded answer, so what this
--- refuses the front-end would refuse too.
+-- as 'TOO_LARGE <bytes>', and never sent or fetched. The count is a lower
+-- bound of the encoded answer (the values' bytes alone in `within_cap`;
+-- the elements as they encode, the embedded store's count, where a script
+-- sizes a collection's answer), so what this refuses the front-end would
+-- refuse too.
 local max_answer = tonumber(table.remove(ARGV))
 
 -- The reply for an answer of `size` bytes (as counted below) that is not

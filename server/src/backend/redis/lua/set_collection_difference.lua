@@ -16,7 +16,7 @@ elseif size then
   -- One at a time, to subtract what each removal really removed.
   for i = 2, #ARGV do
     if redis.call('SREM', KEYS[3], ARGV[i]) == 1 then
-      size = size - #ARGV[i]
+      size = size - element_size(ARGV[i])
     end
   end
 else

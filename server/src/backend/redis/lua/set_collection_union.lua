@@ -24,7 +24,7 @@ if size or len + given > max then
       if redis.call('SISMEMBER', KEYS[3], element) == 0 then
         added = added + 1
         if size then
-          size = size + #element
+          size = size + element_size(element)
         end
       end
     end
