@@ -120,6 +120,7 @@ def test_build_stage_has_the_workspace_and_runs_make_builds_cargo_command() -> N
     # The same command (profile, package), plus --locked.
     assert set(shlex.split(make_build.group(1))) <= set(cargo[0])
     assert "--locked" in cargo[0]
+    assert ["objcopy", "--strip-debug", "target/release/jiffy-server"] in runs
 
 
 def test_runtime_stage_runs_the_built_binary_unprivileged() -> None:
