@@ -2,7 +2,7 @@
 #   test-deploy   deploy/scaleout run for real: a Redis Cluster, three
 #                 jiffy-servers with the sample TOML, HAProxy with the sample
 #                 config (needs `haproxy`: apt-get install haproxy); the
-#                 container, systemd and compose files checked
+#                 container, systemd, compose and Grafana files checked
 .PHONY: test-deploy
 
 # What the deploy tests read beyond the SDK: the compose files (YAML).
