@@ -15,13 +15,12 @@ import os
 import re
 import shutil
 import subprocess
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from deploy_harness import read_lines, server_binary
+from deploy_harness import check_serves, server_binary
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "deploy" / "compose"
@@ -137,18 +136,4 @@ def test_one_server_environment_starts_a_server(tmp_path: Path) -> None:
     # The container's every interface, as loopback here, on free ports.
     env["JIFFY_LISTEN"] = "127.0.0.1:0"
     env["JIFFY_METRICS_LISTEN"] = "127.0.0.1:0"
-    log = tmp_path / "server.log"
-    with (
-        log.open("w") as stderr,
-        subprocess.Popen(
-            [server_binary()], env=env, stdout=subprocess.PIPE, stderr=stderr
-        ) as server,
-    ):
-        try:
-            metrics, data = read_lines(server, 2, log)
-            assert data.startswith("listening on 127.0.0.1:")
-            address = metrics.removeprefix("metrics listening on ")
-            with urllib.request.urlopen(f"http://{address}/healthz", timeout=5) as reply:
-                assert reply.status == 200
-        finally:
-            server.kill()
+    check_serves([server_binary()], env, tmp_path / "server.log")

@@ -26,12 +26,11 @@ import shutil
 import socket
 import subprocess
 import tomllib
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from deploy_harness import read_lines, server_binary
+from deploy_harness import check_serves, metrics_server, server_binary
 
 REPO = Path(__file__).resolve().parents[2]
 CONTAINERFILE = REPO / "deploy" / "container" / "Containerfile"
@@ -148,16 +147,8 @@ def test_container_settings_refuse_anonymous_callers_until_told() -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A jiffy-server with metrics: (data address, metrics address)."""
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    command = [server_binary(), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"]
-    with log.open("w") as stderr:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr)
-    try:
-        metrics, data = read_lines(process, 2, log)
-        yield data.removeprefix("listening on "), metrics.removeprefix("metrics listening on ")
-    finally:
-        process.kill()
-        process.wait()
+    with metrics_server(tmp_path_factory.mktemp("server") / "server.log") as addresses:
+        yield addresses
 
 
 def closed_port() -> int:
@@ -384,14 +375,4 @@ def test_unit_exec_start_starts_a_server_on_the_toml_addresses(tmp_path: Path) -
     argv[0] = server_binary()
     env = {k: v for k, v in os.environ.items() if not k.startswith("JIFFY_")}
     env[name] = str(toml)
-    with subprocess.Popen(
-        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    ) as process:
-        try:
-            metrics, data = read_lines(process, 2, Path(os.devnull))
-            assert data.startswith("listening on 127.0.0.1:")
-            address = metrics.removeprefix("metrics listening on ")
-            with urllib.request.urlopen(f"http://{address}/healthz", timeout=5) as reply:
-                assert reply.status == 200
-        finally:
-            process.kill()
+    check_serves(argv, env, tmp_path / "server.log")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import jiffy
 import pytest
-from deploy_harness import read_lines, server_binary
+from deploy_harness import metrics_server
 
 REPO = Path(__file__).resolve().parents[2]
 DASHBOARD = REPO / "deploy" / "grafana" / "jiffy-server.json"
@@ -34,12 +33,8 @@ GROUPING = re.compile(r"\b(?:by|without)\s*\(([^)]*)\)")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
     """Each series name /metrics exports, with the label names its samples carry."""
     log = tmp_path_factory.mktemp("grafana") / "server.log"
-    command = [server_binary(), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"]
-    with log.open("w") as stderr:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr)
-    try:
-        metrics, data = read_lines(process, 2, log)
-        endpoint = jiffy.Endpoint.parse(data.removeprefix("listening on "))
+    with metrics_server(log) as (data, metrics):
+        endpoint = jiffy.Endpoint.parse(data)
         with jiffy.CacheClient(endpoint, default_cache="dash") as client:
             client.create_cache("dash")
             client.set("k", "v")
@@ -47,12 +42,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
             assert client.get("absent") is None
             with pytest.raises(jiffy.CacheError):
                 client.get("k", cache="no-such-cache")
-        address = metrics.removeprefix("metrics listening on ")
-        with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as reply:
+        with urllib.request.urlopen(f"http://{metrics}/metrics", timeout=5) as reply:
             text = reply.read().decode()
-    finally:
-        process.kill()
-        process.wait()
     series: dict[str, set[str]] = {}
     for line in text.splitlines():
         if line.startswith("#") or not line.strip():
