@@ -81,7 +81,9 @@ def elf(binary: Path, *options: str) -> str:
     done = subprocess.run(
         ["readelf", "--wide", *options, str(binary)],
         capture_output=True,
-        text=True,
+        # A section dump holds raw bytes too (.gnu_debuglink's checksum).
+        encoding="utf-8",
+        errors="replace",
         check=True,
         timeout=STEP_TIMEOUT_S,
     )
