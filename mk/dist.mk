@@ -34,7 +34,7 @@ dist: dist-server dist-python dist-tune dist-js
 # --compatibility pypi: a manylinux tag read from the binary (server/pyproject.toml
 # says why), where maturin's PEP 517 default is a plain linux tag PyPI refuses.
 #
-# Then the wheel's binary loses its debug info (46 of its 58 MB: line tables
+# Then the wheel's binary loses its debug info (48 of its 62 MB: line tables
 # and the standard library's DWARF) to $(SERVER_DEBUG), which debuggers and
 # panic backtraces find by the binary's .gnu_debuglink (beside it, or in
 # /usr/lib/debug) or its unchanged build ID. The symbol table stays, so a
