@@ -14,6 +14,7 @@ import pytest
 import jiffy
 from jiffy import cli
 from tests.conftest import Server
+from tests.test_auth import AuthServer, auth_server  # noqa: F401 (the fixture)
 
 # The console script when installed; `python -m jiffy.cli` is the same code.
 JIFFY = shutil.which("jiffy", path=str(Path(sys.executable).parent))
@@ -136,6 +137,23 @@ def test_keys_pages_through_every_key_with_the_prefix(
     assert run("keys", *c, "none:") == ""
     assert run.code("keys", "--cache", "no-such-cache") == 2
     assert "NOT_FOUND" in run.capture.readouterr().err.decode()
+
+
+def test_keys_needs_an_admin_token(
+    auth_server: AuthServer,  # noqa: F811 (the fixture imported above)
+    capsysbinary: pytest.CaptureFixture[bytes],
+    cache_name: str,
+) -> None:
+    admin = auth_server.token("all", "admin")
+    writer = auth_server.token("all", "write")
+    at = f"127.0.0.1:{auth_server.server.port}"
+    with jiffy.CacheClient(auth_server.endpoint(admin), default_cache=cache_name) as client:
+        client.create_cache(cache_name)
+        client.set("k", "v")
+    as_admin = InProcess(capsysbinary, at)
+    assert as_admin("--api-key", admin, "keys", "--cache", cache_name) == "k\n"
+    assert as_admin.code("--api-key", writer, "keys", "--cache", cache_name) == 2
+    assert "PERMISSION_DENIED" in capsysbinary.readouterr().err.decode()
 
 
 def test_incr_and_the_collection_commands(run: InProcess, cache_name: str) -> None:
