@@ -1,6 +1,8 @@
 # Packages, built into dist/: targets used by the root Makefile.
 #   dist          all of the below
-#   dist-server   the jiffy-server wheel (server/pyproject.toml: maturin, the release binary)
+#   dist-server   the jiffy-server wheel (server/pyproject.toml: maturin, the release
+#                 binary without its debug info) and that debug info beside it
+#                 (jiffy-server-VERSION.debug)
 #   dist-python   the Python SDK's wheel and sdist (sdk/python)
 #   dist-tune     jiffy-tune's wheel and sdist (tune)
 #   dist-js       the npm tarball of @jiffy/sdk (sdk/js)
@@ -11,12 +13,16 @@
 .PHONY: dist dist-server dist-python dist-tune dist-js
 
 DIST := dist
-# The PEP 517 front-end that builds the Python packages.
+# The PEP 517 front-end that builds the Python packages, and the tool that
+# unpacks and repacks a wheel (RECORD rewritten) around the binary's stripping.
 DIST_BUILD_PIN := build==1.6.1
+DIST_WHEEL_PIN := wheel==0.48.0
+SERVER_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' server/Cargo.toml | head -n 1)
+SERVER_DEBUG := $(DIST)/jiffy-server-$(SERVER_VERSION).debug
 DIST_TOOLS := $(VENV)/.dist-tools-installed
 
 $(DIST_TOOLS): mk/dist.mk $(VENV)/.installed
-	$(PY) -m pip install --quiet '$(DIST_BUILD_PIN)'
+	$(PY) -m pip install --quiet '$(DIST_BUILD_PIN)' '$(DIST_WHEEL_PIN)'
 	touch $@
 
 dist: dist-server dist-python dist-tune dist-js
@@ -27,10 +33,25 @@ dist: dist-server dist-python dist-tune dist-js
 # makes this a copy of target/release/jiffy-server into a wheel, not a build.
 # --compatibility pypi: a manylinux tag read from the binary (server/pyproject.toml
 # says why), where maturin's PEP 517 default is a plain linux tag PyPI refuses.
+#
+# Then the wheel's binary loses its debug info (48 of its 62 MB: line tables
+# and the standard library's DWARF) to $(SERVER_DEBUG), which debuggers and
+# panic backtraces find by the binary's .gnu_debuglink (beside it, or in
+# /usr/lib/debug) or its unchanged build ID. The symbol table stays, so a
+# backtrace names functions without the file. objcopy strips after the link:
+# the wheel keeps `make build`'s binary (same build ID), never a relinked one.
 dist-server: $(DIST_TOOLS)
 	mkdir -p $(DIST)
-	rm -f $(DIST)/jiffy_server-*.whl
+	rm -f $(DIST)/jiffy_server-*.whl $(DIST)/jiffy-server-*.debug
 	$(PY) -m build --wheel --outdir $(DIST) -C maturin.build-args='--compatibility pypi' server
+	unpacked=$$(mktemp -d) \
+	&& $(PY) -m wheel unpack --dest "$$unpacked" $(DIST)/jiffy_server-*.whl \
+	&& binary=$$(echo "$$unpacked"/*/jiffy_server-*.data/scripts/jiffy-server) \
+	&& objcopy --only-keep-debug "$$binary" $(SERVER_DEBUG) \
+	&& objcopy --strip-debug --add-gnu-debuglink=$(SERVER_DEBUG) "$$binary" \
+	&& rm $(DIST)/jiffy_server-*.whl \
+	&& $(PY) -m wheel pack --dest-dir $(DIST) "$$unpacked"/* \
+	&& rm -rf "$$unpacked"
 
 # An sdist, then the wheel built from that sdist: what an installer from the
 # sdist would get.

@@ -51,6 +51,7 @@ PY_MODULES = {
     "cacheping": "ping_pb",
     "cachepubsub": "pubsub_pb",
     "leaderboard": "leaderboard_pb",
+    "admin": "admin_pb",
     "common": "common_pb",
 }
 

@@ -30,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cacheping.proto",
         "cachepubsub.proto",
         "leaderboard.proto",
+        "admin.proto",
     ];
     let descriptors = protox::compile(files, [&proto_dir])?;
     // The same descriptors, encoded, for the reflection service.

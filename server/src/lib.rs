@@ -64,6 +64,10 @@ pub mod proto {
     pub mod leaderboard {
         tonic::include_proto!("leaderboard");
     }
+    /// Jiffy's own administration calls (`proto/admin.proto`).
+    pub mod admin {
+        tonic::include_proto!("jiffy.admin");
+    }
     /// The messages of the protosocket port (`proto/protosocket/`).
     pub mod protosocket {
         pub mod common {

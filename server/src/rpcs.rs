@@ -192,7 +192,9 @@ mod tests {
     /// Services the server serves before the SDKs offer them: none of
     /// their calls may be in `calls` yet, and once one is, all must be
     /// (the test below then fails until the service leaves this list).
-    const NOT_IN_THE_SDKS_YET: &[&str] = &[];
+    /// The admin calls are sent by the `jiffy` command (`jiffy keys`), not
+    /// offered by the SDKs' clients.
+    const NOT_IN_THE_SDKS_YET: &[&str] = &["jiffy.admin.Admin"];
 
     /// The SDKs (`calls` of `sdk/spec.json`) offer every call of `proto/`,
     /// and send none that is not one.

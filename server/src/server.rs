@@ -17,6 +17,7 @@ use crate::fault::FaultLayer;
 use crate::in_flight::InFlight;
 use crate::listener;
 use crate::metrics::Metrics;
+use crate::proto::admin::admin_server::AdminServer;
 use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::pubsub::pubsub_server::PubsubServer;
 use crate::proto::cache_client::scs_server::ScsServer;
@@ -25,6 +26,7 @@ use crate::proto::leaderboard::leaderboard_server::LeaderboardServer;
 use crate::protosocket;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
+use crate::service::admin::AdminService;
 use crate::service::control::ControlPlane;
 use crate::service::ping::PingService;
 use crate::service::pubsub::PubsubService;
@@ -242,6 +244,11 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .max_encoding_message_size(limits.max_response_size);
     let routes = Routes::new(scs)
         .add_service(leaderboards)
+        .add_service(
+            AdminServer::new(AdminService::new(store.clone(), limits))
+                .max_decoding_message_size(limits.max_request_size)
+                .max_encoding_message_size(limits.max_response_size),
+        )
         .add_service(
             ScsControlServer::new(ControlPlane::new(
                 store,

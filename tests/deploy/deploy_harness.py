@@ -99,6 +99,38 @@ class FrontEnd:
         self.process.wait()
 
 
+@contextmanager
+def metrics_server(log: Path) -> Iterator[tuple[str, str]]:
+    """A jiffy-server on free loopback ports, metrics on: (data address, metrics address)."""
+    command = [server_binary(), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"]
+    with log.open("w") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr)
+    try:
+        metrics, data = read_lines(process, 2, log)
+        yield data.removeprefix("listening on "), metrics.removeprefix("metrics listening on ")
+    finally:
+        process.kill()
+        process.wait()
+
+
+def check_serves(argv: list[str], env: dict[str, str], log: Path) -> None:
+    """Starts `argv` with `env` (which, or its config file, puts both listeners on
+    loopback port 0):
+    it listens, and its metrics port answers /healthz."""
+    with (
+        log.open("w") as stderr,
+        subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=stderr) as process,
+    ):
+        try:
+            metrics, data = read_lines(process, 2, log)
+            assert data.startswith("listening on 127.0.0.1:")
+            address = metrics.removeprefix("metrics listening on ")
+            with urllib.request.urlopen(f"http://{address}/healthz", timeout=5) as reply:
+                assert reply.status == 200
+        finally:
+            process.kill()
+
+
 def read_lines(process: subprocess.Popen[bytes], count: int, log: Path) -> list[str]:
     """The first `count` stdout lines of a starting server, or an error with its log."""
     assert process.stdout is not None

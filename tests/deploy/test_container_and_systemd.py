@@ -5,12 +5,15 @@ to pull the base images from), so the Containerfile is read instead: every
 COPY source exists, the build stage runs `make build`'s cargo command over
 the whole workspace, the runtime stage runs the binary that stage built as a
 user without privileges, and its HEALTHCHECK command, run here against a
-real server, passes on a serving one and fails on a closed port.
+real server, passes on a serving one and fails on a closed port. The build
+context (.dockerignore) leaves out what .gitignore lists and keeps what the
+Containerfile copies.
 
 The unit passes `systemd-analyze verify` (which needs its ExecStart binary
 to exist: the tested binary stands in for /usr/local/bin/jiffy-server, the
 only edit) with no warning, scores as well hardened in `systemd-analyze
-security`, and its ExecStart, expanded as systemd would, starts a real server.
+security`, passes no flag or variable that would shadow a key of its TOML
+file, and its ExecStart, with that file, starts a real server.
 """
 
 from __future__ import annotations
@@ -23,12 +26,11 @@ import shutil
 import socket
 import subprocess
 import tomllib
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from deploy_harness import read_lines, server_binary
+from deploy_harness import check_serves, metrics_server, server_binary
 
 REPO = Path(__file__).resolve().parents[2]
 CONTAINERFILE = REPO / "deploy" / "container" / "Containerfile"
@@ -117,6 +119,7 @@ def test_build_stage_has_the_workspace_and_runs_make_builds_cargo_command() -> N
     # The same command (profile, package), plus --locked.
     assert set(shlex.split(make_build.group(1))) <= set(cargo[0])
     assert "--locked" in cargo[0]
+    assert ["objcopy", "--strip-debug", "target/release/jiffy-server"] in runs
 
 
 def test_runtime_stage_runs_the_built_binary_unprivileged() -> None:
@@ -144,16 +147,8 @@ def test_container_settings_refuse_anonymous_callers_until_told() -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A jiffy-server with metrics: (data address, metrics address)."""
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    command = [server_binary(), "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"]
-    with log.open("w") as stderr:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr)
-    try:
-        metrics, data = read_lines(process, 2, log)
-        yield data.removeprefix("listening on "), metrics.removeprefix("metrics listening on ")
-    finally:
-        process.kill()
-        process.wait()
+    with metrics_server(tmp_path_factory.mktemp("server") / "server.log") as addresses:
+        yield addresses
 
 
 def closed_port() -> int:
@@ -182,6 +177,96 @@ def test_healthcheck_passes_on_a_serving_server_and_fails_on_a_closed_port(
     assert check(closed_port()) != 0
 
 
+# --- the build context (.dockerignore) ---
+
+DOCKERIGNORE = REPO / ".dockerignore"
+
+
+def ignore_patterns() -> list[str]:
+    lines = [line.strip() for line in DOCKERIGNORE.read_text().splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    """A .dockerignore pattern as Docker reads it: Go's filepath.Match per path
+    segment, `**` for any number of segments, and a match on a directory
+    leaving out everything below it. Written here because no Python library
+    implements Docker's flavour (gitignore's, in pathspec, anchors differently)."""
+    parts = []
+    for segment in pattern.strip("/").split("/"):
+        if segment == "**":
+            parts.append("(?:[^/]+/)*")
+        else:
+            body = re.escape(segment).replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
+            parts.append(body + "/")
+    return re.compile("".join(parts)[:-1] + "(?:/.*)?")
+
+
+def left_out(path: str) -> bool:
+    return any(pattern_regex(p).fullmatch(path) for p in ignore_patterns())
+
+
+def test_dockerignore_patterns_have_no_exceptions() -> None:
+    """An exception (`!path`) would need Docker's last-match-wins order here."""
+    assert ignore_patterns()
+    assert not [p for p in ignore_patterns() if p.startswith("!")]
+    assert left_out("target/release/jiffy-server")
+    assert left_out("sdk/js/node_modules/x/index.js")
+    assert not left_out("server/src/lib.rs")
+
+
+def gitignored_samples() -> list[str]:
+    """For each entry of every .gitignore: paths it covers, at its own depth
+    when anchored (`/target/`), at the top and two levels down otherwise."""
+    samples = []
+    for gitignore in sorted(REPO.rglob(".gitignore")):
+        if left_out(gitignore.parent.relative_to(REPO).as_posix()):
+            continue
+        base = gitignore.parent.relative_to(REPO).as_posix()
+        prefix = "" if base == "." else base + "/"
+        for line in gitignore.read_text().splitlines():
+            entry = line.strip()
+            if not entry or entry.startswith(("#", "!")):
+                continue
+            name = entry.strip("/").replace("*", "x")
+            if entry.startswith("/") or "/" in entry.strip("/"):
+                samples.append(prefix + name)
+            else:
+                samples += [prefix + name, prefix + "a/b/" + name]
+    return samples
+
+
+def test_build_context_leaves_out_what_gitignore_lists() -> None:
+    """target/, .venv, node_modules, out/, dist/ and the caches: gigabytes the image never reads."""
+    samples = gitignored_samples()
+    for name in ["target", ".venv", "sdk/js/node_modules", "out", "dist", "sdk/js/dist"]:
+        assert name in samples, f"{name}: no longer in a .gitignore"
+    assert [s for s in samples if not left_out(s)] == []
+
+
+def test_build_context_leaves_out_every_ignored_directory_here() -> None:
+    """What this checkout holds that git ignores, as `git status --ignored` sees it."""
+    done = subprocess.run(
+        ["git", "ls-files", "--others", "--ignored", "--exclude-standard", "--directory"],
+        cwd=REPO, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    ignored = [line.rstrip("/") for line in done.stdout.splitlines()]
+    assert [path for path in ignored if not left_out(path)] == []
+
+
+def test_build_context_keeps_everything_the_containerfile_copies() -> None:
+    sources = [
+        s for stage in stages() for frm, srcs, _ in copies(stage) if frm is None for s in srcs
+    ]
+    done = subprocess.run(
+        ["git", "ls-files", *sources], cwd=REPO, capture_output=True, text=True, timeout=60,
+        check=True,
+    )  # fmt: skip
+    tracked = done.stdout.splitlines()
+    assert len(tracked) > len(sources)
+    assert [path for path in tracked if left_out(path)] == []
+
+
 # --- the systemd unit ---
 
 
@@ -195,7 +280,7 @@ def systemd_analyze() -> str:
 def unit_here(tmp_path: Path) -> Path:
     """The unit with the tested binary in place of /usr/local/bin/jiffy-server."""
     text = UNIT.read_text()
-    assert f"ExecStart={INSTALLED_BINARY} " in text
+    assert f"ExecStart={INSTALLED_BINARY}\n" in text
     unit = tmp_path / UNIT.name
     unit.write_text(text.replace(INSTALLED_BINARY, str(Path(server_binary()).resolve())))
     return unit
@@ -232,6 +317,8 @@ def test_unit_is_hardened(unit_here: Path) -> None:
     }.items():
         assert settings[key] == [value], key
     assert settings["EnvironmentFile"] == ["-/etc/jiffy/jiffy-server.env"]
+    # Hidden (yes, tmpfs), /home would hide a virtualenv's binary from ExecStart.
+    assert settings["ProtectHome"] == ["read-only"]
 
 
 def unit_settings() -> dict[str, list[str]]:
@@ -243,30 +330,49 @@ def unit_settings() -> dict[str, list[str]]:
     return settings
 
 
-def test_unit_exec_start_starts_a_server() -> None:
-    """ExecStart with the unit's Environment= expanded, as systemd does, ports made free."""
+def server_settings() -> list[str]:
+    """The settings of `jiffy-server --help`, by flag name: each is also a TOML key."""
+    done = subprocess.run(
+        [server_binary(), "--help"], capture_output=True, text=True, timeout=30, check=True
+    )
+    names = re.findall(r"(?m)^\s+--([a-z][a-z0-9-]+)", done.stdout)
+    assert "listen" in names
+    assert "metrics-listen" in names
+    return [name for name in names if name not in ("config", "help", "version")]
+
+
+def test_unit_shadows_no_toml_key() -> None:
+    """Flags win over the environment and the environment over the TOML file,
+    silently: the unit may pass neither for a setting, or the file's key is ignored."""
     settings = unit_settings()
-    environment = dict(pair.split("=", 1) for pair in settings["Environment"][0].split())
-    assert environment == {
-        "JIFFY_LISTEN": "127.0.0.1:8080",
-        "JIFFY_METRICS_LISTEN": "127.0.0.1:9090",
-    }
-    environment = {name: value.rsplit(":", 1)[0] + ":0" for name, value in environment.items()}
     (exec_start,) = settings["ExecStart"]
-    argv = [
-        re.sub(r"\$\{(\w+)\}", lambda m: environment[m.group(1)], word)
-        for word in shlex.split(exec_start)
-    ]
-    assert argv[0] == INSTALLED_BINARY
-    assert "--listen" in argv
-    assert "--metrics-listen" in argv
+    flags = {word.removeprefix("--").split("=")[0] for word in shlex.split(exec_start)[1:]}
+    environment = {
+        pair.split("=", 1)[0] for line in settings["Environment"] for pair in shlex.split(line)
+    }
+    known = server_settings()
+    assert flags & set(known) == set()
+    variables = {"JIFFY_" + name.upper().replace("-", "_") for name in known}
+    assert environment & variables == set()
+    assert environment == {"JIFFY_CONFIG"}
+
+
+def test_unit_exec_start_starts_a_server_on_the_toml_addresses(tmp_path: Path) -> None:
+    """ExecStart with the unit's Environment=, the shipped TOML in place, ports made free."""
+    settings = unit_settings()
+    (line,) = settings["Environment"]
+    ((name, config),) = (pair.split("=", 1) for pair in shlex.split(line))
+    assert (name, config) == ("JIFFY_CONFIG", "/etc/jiffy/jiffy-server.toml")
+    shipped = tomllib.loads(UNIT.with_suffix(".toml").read_text())
+    assert shipped == {"listen": "127.0.0.1:8080", "metrics-listen": "127.0.0.1:9090"}
+    toml = tmp_path / "jiffy-server.toml"
+    toml.write_text(
+        UNIT.with_suffix(".toml").read_text().replace(":8080", ":0").replace(":9090", ":0")
+    )
+    (exec_start,) = settings["ExecStart"]
+    argv = shlex.split(exec_start)
+    assert argv == [INSTALLED_BINARY]
     argv[0] = server_binary()
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as process:
-        try:
-            metrics, data = read_lines(process, 2, Path(os.devnull))
-            assert data.startswith("listening on 127.0.0.1:")
-            address = metrics.removeprefix("metrics listening on ")
-            with urllib.request.urlopen(f"http://{address}/healthz", timeout=5) as reply:
-                assert reply.status == 200
-        finally:
-            process.kill()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIFFY_")}
+    env[name] = str(toml)
+    check_serves(argv, env, tmp_path / "server.log")

@@ -6,13 +6,13 @@ instead of compiling one. The wheel then goes into a fresh virtualenv with
 pip, `jiffy-server` is found on that virtualenv's bin/ as on an activated
 PATH, started on a free port, and serves a set and a get from the jiffy SDK.
 The wheel's own contents are checked too: the very binary of the release
-build, LICENSE, metadata, a platform tag pip will honour.
+build (its build ID) without its debug info, which lies beside the wheel in
+dist/, LICENSE, metadata, a platform tag pip will honour.
 """
 
 from __future__ import annotations
 
 import email
-import hashlib
 import json
 import os
 import re
@@ -35,6 +35,10 @@ SCRIPT = f"jiffy_server-{VERSION}.data/scripts/jiffy-server"
 # packs the built binary (seconds).
 BUILD_TIMEOUT_S = 3600
 STEP_TIMEOUT_S = 120
+# The release binary is 62 MB with its debug info and 14 MB without (the
+# symbol table kept, for backtraces): a bound between the two.
+MAX_BINARY_BYTES = 25_000_000
+DEBUG_FILE = f"jiffy-server-{VERSION}.debug"
 
 
 @pytest.fixture(scope="module")
@@ -72,21 +76,65 @@ def release_binary() -> Path:
     return Path(json.loads(metadata.stdout)["target_directory"]) / "release" / "jiffy-server"
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def elf(binary: Path, *options: str) -> str:
+    """What `readelf` says of `binary` (binutils, as objcopy in `make dist-server`)."""
+    done = subprocess.run(
+        ["readelf", "--wide", *options, str(binary)],
+        capture_output=True,
+        # A section dump holds raw bytes too (.gnu_debuglink's checksum).
+        encoding="utf-8",
+        errors="replace",
+        check=True,
+        timeout=STEP_TIMEOUT_S,
+    )
+    return done.stdout
+
+
+def build_id(binary: Path) -> str:
+    found = re.search(r"Build ID: ([0-9a-f]+)", elf(binary, "--notes"))
+    assert found, f"{binary}: no build ID"
+    return found.group(1)
+
+
+def sections(binary: Path) -> set[str]:
+    return set(re.findall(r"\]\s+(\.[\w.]+)\s", elf(binary, "--section-headers")))
+
+
+def test_wheel_binary_is_the_release_build_with_its_debug_info_beside_it(
+    wheel: Path, tmp_path: Path
+) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        script = tmp_path / "jiffy-server"
+        script.write_bytes(archive.read(SCRIPT))
+    release = release_binary()
+    assert build_id(script) == build_id(release), "not `make build`'s binary"
+    assert ".debug_info" in sections(release)
+    # DWARF; .debug_gdb_scripts is loaded code (gdb's pretty-printers), not debug info.
+    dwarf = {name for name in sections(release) if name.startswith(".debug_")}
+    assert dwarf - {".debug_gdb_scripts"}
+    assert sections(script) & dwarf <= {".debug_gdb_scripts"}
+    assert ".symtab" in sections(script), "backtraces would name no function"
+    assert script.stat().st_size < MAX_BINARY_BYTES < release.stat().st_size
+    described = subprocess.run(
+        ["file", str(script)], capture_output=True, text=True, check=True, timeout=STEP_TIMEOUT_S
+    ).stdout
+    assert "with debug_info" not in described, described
+    debug = wheel.parent / DEBUG_FILE
+    assert debug.is_file(), f"make dist-server left no {DEBUG_FILE} beside the wheel"
+    assert build_id(debug) == build_id(release)
+    assert ".debug_info" in sections(debug)
+    assert DEBUG_FILE in elf(script, "--string-dump=.gnu_debuglink")
 
 
 def test_wheel_carries_the_release_binary_license_and_metadata(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        script = archive.read(SCRIPT)
         assert archive.getinfo(SCRIPT).external_attr >> 16 & 0o111, "not executable"
         license_text = archive.read(f"{DIST_INFO}/licenses/LICENSE")
         metadata = email.message_from_bytes(archive.read(f"{DIST_INFO}/METADATA"))
         tags = email.message_from_bytes(archive.read(f"{DIST_INFO}/WHEEL")).get_all("Tag")
     # Nothing but the binary and the metadata: no Python code, no sources.
     assert {n for n in names if not n.startswith(DIST_INFO)} == {SCRIPT}
-    assert sha256(script) == sha256(release_binary().read_bytes()), "not `make build`'s binary"
     assert license_text == (REPO / "LICENSE").read_bytes()
     assert metadata["Name"] == "jiffy-server"
     assert metadata["Version"] == VERSION

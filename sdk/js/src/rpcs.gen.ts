@@ -588,6 +588,15 @@ export const RPCS = {
     streaming: false,
     transports: ['grpc'],
   },
+  ListKeys: {
+    method: 'ListKeys',
+    path: '/jiffy.admin.Admin/ListKeys',
+    cacheCall: true,
+    capped: false,
+    idempotent: true,
+    streaming: false,
+    transports: ['grpc'],
+  },
 } as const satisfies Readonly<Record<string, CatalogueRpc>>;
 
 /** The RPC method names of the calls of proto/. */

@@ -108,8 +108,13 @@ def test_every_public_call_is_in_the_spec(client_class: type) -> None:
         assert not extra, f"{answered.__name__} has calls the spec lacks: {sorted(extra)}"
 
 
+# Sent by the `jiffy` command (`jiffy keys`), not offered by the clients: the
+# server's rpcs.rs lists the service in NOT_IN_THE_SDKS_YET.
+NOT_OFFERED = {"ListKeys"}
+
+
 def test_every_rpc_is_in_the_spec() -> None:
-    assert set(RPC_BY_NAME) == {call["rpc"] for call in SPEC_CALLS}
+    assert set(RPC_BY_NAME) - NOT_OFFERED == {call["rpc"] for call in SPEC_CALLS}
     assert set(RPC_BY_NAME) <= set(SPEC_RPCS)
 
 

@@ -33,6 +33,7 @@
 //! trait ListStorage: Caches
 //! trait SortedSetStorage: Caches
 //! trait LeaderboardStorage: Caches  // beside the items, not among them
+//! trait KeyStorage: Caches          // listing a cache's keys (admin)
 //! trait Storage: ItemStorage + ScalarStorage + DictionaryStorage
 //!     + SetStorage + ListStorage + SortedSetStorage {}  // blanket impl
 //! ```
@@ -51,6 +52,7 @@
 
 mod dictionary;
 mod embedded;
+mod keys;
 mod leaderboard;
 mod list;
 pub mod redis;
@@ -65,6 +67,7 @@ use bytes::Bytes;
 
 use crate::error::Error;
 pub use dictionary::{DictionaryDelete, DictionaryStorage};
+pub use keys::{bad_cursor, KeyStorage, KeysPage, DEFAULT_PAGE_KEYS, MAX_PAGE_KEYS};
 pub use leaderboard::{LeaderboardStorage, RankKind, RankedElement, ScoreSpan};
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::{pop_answer_size, SetRemove, SetStorage};
@@ -176,6 +179,7 @@ pub trait Storage:
     + ListStorage
     + SortedSetStorage
     + LeaderboardStorage
+    + KeyStorage
 {
 }
 
@@ -187,5 +191,6 @@ impl<T> Storage for T where
         + ListStorage
         + SortedSetStorage
         + LeaderboardStorage
+        + KeyStorage
 {
 }

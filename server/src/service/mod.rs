@@ -10,12 +10,14 @@
 //! - [`leaderboard`] — `leaderboard.Leaderboard`, served by the same `DataPlane`.
 //! - [`control`] — `control_client.ScsControl`, the lifecycle of caches.
 //! - [`ping`] — `cache_client.Ping`.
+//! - [`admin`] — `jiffy.admin.Admin`, Jiffy's own admin calls (ListKeys).
 //! - [`pubsub`] — `cache_client.pubsub.Pubsub`, topics (over [`crate::topics`]).
 //! - [`subscribe_route`] — Subscribe's route, its answer framed by hand.
 //!
 //! A path that is not declared in `proto/` never reaches a handler: the
 //! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
 
+pub mod admin;
 pub mod batch;
 pub mod control;
 pub mod dictionary;

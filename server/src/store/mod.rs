@@ -8,6 +8,7 @@
 //! - `shard`: a hash table over a slab of entries, the per-shard operations.
 //! - `sieve`: the SIEVE eviction queue over slab slots.
 //! - `expiry`: the background tasks that free expired items.
+//! - `keys`: listing a cache's keys, a page at a time.
 //! - `value`: what an item holds (a scalar or a collection) and the
 //!   [`value::Collection`] interface every collection type implements.
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types;
@@ -39,6 +40,7 @@ mod answer_tests;
 mod cost;
 pub mod dictionary;
 mod expiry;
+mod keys;
 pub mod leaderboard;
 pub mod list;
 mod ranked;

@@ -351,6 +351,34 @@ impl Shard {
         true
     }
 
+    /// Appends the live keys of `cache` starting with `prefix` found in
+    /// slab slots `from..from + budget` to `keys`, stopping early once it
+    /// holds `limit`; returns the slot to continue from, if any is left.
+    /// An item keeps its slot for life, so a listing that resumes here
+    /// meets each item present throughout exactly once.
+    pub(super) fn keys_from(
+        &self,
+        cache: CacheId,
+        prefix: &[u8],
+        (from, budget): (usize, usize),
+        limit: usize,
+        now: Instant,
+        keys: &mut Vec<Bytes>,
+    ) -> Option<usize> {
+        let end = self.slab.len().min(from.saturating_add(budget));
+        for slot in from..end {
+            if keys.len() >= limit {
+                return Some(slot);
+            }
+            if let Some(entry) = &self.slab[slot] {
+                if entry.cache == cache && entry.expires_at > now && entry.key.starts_with(prefix) {
+                    keys.push(entry.key.clone());
+                }
+            }
+        }
+        (end < self.slab.len()).then_some(end)
+    }
+
     /// Frees the items of a dead cache id in slab slots `from..from + limit`;
     /// returns where to continue, if anywhere. Chunked so a large flush lets
     /// requests on this shard in between.

@@ -15,6 +15,7 @@ from typing import Any
 
 from jiffy._config import seconds
 from jiffy._exceptions import InvalidArgumentError
+from jiffy._proto import admin_pb2 as admin_pb
 from jiffy._proto import cacheclient_pb2 as cache_pb
 from jiffy._proto import cacheping_pb2 as ping_pb
 from jiffy._proto import cachepubsub_pb2 as pubsub_pb
@@ -518,6 +519,14 @@ GET_COMPETITION_RANK = Rpc(
     leaderboard_pb._GetCompetitionRankResponse.FromString,
     idempotent=True,
 )
+LIST_KEYS = Rpc(
+    "ListKeys",
+    "/jiffy.admin.Admin/ListKeys",
+    admin_pb.ListKeysRequest.SerializeToString,
+    admin_pb.ListKeysResponse.FromString,
+    idempotent=True,
+    control=True,
+)
 ALL_RPCS = (
     GET,
     GET_BATCH,
@@ -581,6 +590,7 @@ ALL_RPCS = (
     GET_RANK,
     GET_BY_SCORE,
     GET_COMPETITION_RANK,
+    LIST_KEYS,
 )
 # --- end of the generated table ---
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})

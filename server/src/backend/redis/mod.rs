@@ -6,6 +6,7 @@
 //! - `connection`: `--store` parsing, and the connection opened on first use.
 //! - `items` (calls on any item), `scalar`, and one file per collection
 //!   type: the trait impls, each a thin call of its script.
+//! - `list_keys`: ListKeys, the one call that scans (SCAN on each master).
 //! - `topics`: publish and subscribe across front-ends (sharded pub/sub
 //!   and a capped stream per topic), feeding each front-end's topic hub.
 //!
@@ -18,6 +19,7 @@ mod items;
 pub mod keys;
 mod leaderboard;
 mod list;
+mod list_keys;
 mod replies;
 mod scalar;
 mod scripts;
