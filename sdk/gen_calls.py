@@ -49,6 +49,8 @@ PY_MODULES = {
     "cacheping": "ping_pb",
     "cachepubsub": "pubsub_pb",
     "leaderboard": "leaderboard_pb",
+    "token": "token_pb",
+    "auth": "auth_pb",
     "common": "common_pb",
 }
 
@@ -61,6 +63,7 @@ ROLES = {
     "control": "admin",
     "any_token": "any token",
     "public": "no token",
+    "message_token": "a token in the message",
 }
 
 # The named types of `calls`' `returns`: (Python, TypeScript). Beside them,

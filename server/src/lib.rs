@@ -64,6 +64,15 @@ pub mod proto {
     pub mod leaderboard {
         tonic::include_proto!("leaderboard");
     }
+    pub mod permission_messages {
+        tonic::include_proto!("permission_messages");
+    }
+    pub mod token {
+        tonic::include_proto!("token");
+    }
+    pub mod auth {
+        tonic::include_proto!("auth");
+    }
     /// The messages of the protosocket port (`proto/protosocket/`).
     pub mod protosocket {
         pub mod common {

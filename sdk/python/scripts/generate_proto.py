@@ -37,7 +37,17 @@ REPO_ROOT = SDK_ROOT.parents[1]
 PROTO_DIR = REPO_ROOT / "proto"
 PACKAGE_DIR = SDK_ROOT / "src" / "jiffy" / "_proto"
 PACKAGE_PATH = "jiffy/_proto"
-PROTO_NAMES = ("common", "cacheclient", "controlclient", "cacheping", "cachepubsub", "leaderboard")
+PROTO_NAMES = (
+    "common",
+    "cacheclient",
+    "controlclient",
+    "cacheping",
+    "cachepubsub",
+    "leaderboard",
+    "permissionmessages",
+    "token",
+    "auth",
+)
 # proto/protosocket/<name>.proto, compiled as protosocket_<name>.proto.
 PROTOSOCKET_NAMES = ("common", "cache")
 PROTOSOCKET_PREFIX = "protosocket_"

@@ -15,12 +15,14 @@ from typing import Any
 
 from jiffy._config import seconds
 from jiffy._exceptions import InvalidArgumentError
+from jiffy._proto import auth_pb2 as auth_pb
 from jiffy._proto import cacheclient_pb2 as cache_pb
 from jiffy._proto import cacheping_pb2 as ping_pb
 from jiffy._proto import cachepubsub_pb2 as pubsub_pb
 from jiffy._proto import common_pb2 as common_pb
 from jiffy._proto import controlclient_pb2 as control_pb
 from jiffy._proto import leaderboard_pb2 as leaderboard_pb
+from jiffy._proto import token_pb2 as token_pb
 
 Key = str | bytes
 Value = str | bytes
@@ -518,6 +520,36 @@ GET_COMPETITION_RANK = Rpc(
     leaderboard_pb._GetCompetitionRankResponse.FromString,
     idempotent=True,
 )
+# Each call mints another token.
+GENERATE_DISPOSABLE_TOKEN = Rpc(
+    "GenerateDisposableToken",
+    "/token.Token/GenerateDisposableToken",
+    token_pb._GenerateDisposableTokenRequest.SerializeToString,
+    token_pb._GenerateDisposableTokenResponse.FromString,
+    idempotent=False,
+    control=True,
+    names_cache=False,
+)
+# Each call mints another token.
+GENERATE_API_TOKEN = Rpc(
+    "GenerateApiToken",
+    "/auth.Auth/GenerateApiToken",
+    auth_pb._GenerateApiTokenRequest.SerializeToString,
+    auth_pb._GenerateApiTokenResponse.FromString,
+    idempotent=False,
+    control=True,
+    names_cache=False,
+)
+# Each call mints another token.
+REFRESH_API_TOKEN = Rpc(
+    "RefreshApiToken",
+    "/auth.Auth/RefreshApiToken",
+    auth_pb._RefreshApiTokenRequest.SerializeToString,
+    auth_pb._RefreshApiTokenResponse.FromString,
+    idempotent=False,
+    control=True,
+    names_cache=False,
+)
 ALL_RPCS = (
     GET,
     GET_BATCH,
@@ -581,6 +613,9 @@ ALL_RPCS = (
     GET_RANK,
     GET_BY_SCORE,
     GET_COMPETITION_RANK,
+    GENERATE_DISPOSABLE_TOKEN,
+    GENERATE_API_TOKEN,
+    REFRESH_API_TOKEN,
 )
 # --- end of the generated table ---
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})
