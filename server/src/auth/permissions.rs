@@ -133,25 +133,51 @@ pub enum TopicOp {
     Subscribe,
 }
 
+/// What a role grants or an op needs, as (reading, writing): subscribing
+/// reads a topic, publishing writes it.
+type Sides = (bool, bool);
+
+/// Whether a role of `has` sides allows an op that `needs` these.
+fn covers(has: Sides, needs: Sides) -> bool {
+    (has.0 || !needs.0) && (has.1 || !needs.1)
+}
+
 impl CacheRole {
-    fn allows(self, op: CacheOp) -> bool {
-        matches!(
-            (self, op),
-            (CacheRole::ReadWrite, _)
-                | (CacheRole::ReadOnly, CacheOp::Read)
-                | (CacheRole::WriteOnly, CacheOp::Write)
-        )
+    fn sides(self) -> Sides {
+        match self {
+            CacheRole::ReadWrite => (true, true),
+            CacheRole::ReadOnly => (true, false),
+            CacheRole::WriteOnly => (false, true),
+        }
+    }
+}
+
+impl CacheOp {
+    fn needs(self) -> Sides {
+        match self {
+            CacheOp::Read => (true, false),
+            CacheOp::Write => (false, true),
+            CacheOp::ReadWrite => (true, true),
+        }
     }
 }
 
 impl TopicRole {
-    fn allows(self, op: TopicOp) -> bool {
-        matches!(
-            (self, op),
-            (TopicRole::PublishSubscribe, _)
-                | (TopicRole::SubscribeOnly, TopicOp::Subscribe)
-                | (TopicRole::PublishOnly, TopicOp::Publish)
-        )
+    fn sides(self) -> Sides {
+        match self {
+            TopicRole::PublishSubscribe => (true, true),
+            TopicRole::SubscribeOnly => (true, false),
+            TopicRole::PublishOnly => (false, true),
+        }
+    }
+}
+
+impl TopicOp {
+    fn needs(self) -> Sides {
+        match self {
+            TopicOp::Subscribe => (true, false),
+            TopicOp::Publish => (false, true),
+        }
     }
 }
 
@@ -266,7 +292,9 @@ impl Claims {
         cache: &'a str,
     ) -> Option<impl Iterator<Item = &'a Items> + 'a> {
         Some(self.rules()?.filter_map(move |rule| match rule {
-            Rule::Cache(role, caches, items) if role.allows(op) && caches.allows(cache) => {
+            Rule::Cache(role, caches, items)
+                if covers(role.sides(), op.needs()) && caches.allows(cache) =>
+            {
                 Some(items)
             }
             _ => None,
@@ -303,7 +331,7 @@ impl Claims {
         };
         rules.any(|rule| match rule {
             Rule::Topic(role, caches, topics) => {
-                role.allows(op) && caches.allows(cache) && topics.allows(topic)
+                covers(role.sides(), op.needs()) && caches.allows(cache) && topics.allows(topic)
             }
             Rule::Cache(..) => false,
         })
