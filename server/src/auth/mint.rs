@@ -8,8 +8,9 @@
 //!   only a console session mints those; here only an `admin` token over
 //!   all caches (the root `token create` makes) does.
 //! - Requests are refused INVALID_ARGUMENT for no permissions, an empty or
-//!   repeated list, a role of none, a function permission (no functions
-//!   here), a bad cache name or a token id over 64 characters.
+//!   repeated list, a role of none, a bad cache name or a token id over 64
+//!   characters. Function permissions are accepted and grant nothing: the
+//!   server has no functions.
 
 use std::collections::HashSet;
 
@@ -40,7 +41,9 @@ pub fn permissions(permissions: Option<&wire::Permissions>) -> Result<Permission
             let mut seen = HashSet::new();
             let mut list = Vec::with_capacity(explicit.permissions.len());
             for permission in &explicit.permissions {
-                let permission = one(permission)?;
+                let Some(permission) = one(permission)? else {
+                    continue;
+                };
                 // Two permissions over the same items or topics conflict or
                 // repeat each other: refused, as Momento refuses them.
                 let target = match &permission {
@@ -63,7 +66,10 @@ pub fn permissions(permissions: Option<&wire::Permissions>) -> Result<Permission
     }
 }
 
-fn one(permission: &wire::PermissionsType) -> Result<Permission, Status> {
+/// One permission of a request; `None` for a function permission, which
+/// grants nothing here (the server has no functions). Momento's
+/// `AllDataReadWrite` preset carries one.
+fn one(permission: &wire::PermissionsType) -> Result<Option<Permission>, Status> {
     use wire::permissions_type::Kind;
     match &permission.kind {
         Some(Kind::CachePermissions(cache)) => {
@@ -90,11 +96,11 @@ fn one(permission: &wire::PermissionsType) -> Result<Permission, Status> {
                     }
                 }
             };
-            Ok(Permission::Cache {
+            Ok(Some(Permission::Cache {
                 role,
                 caches,
                 items,
-            })
+            }))
         }
         Some(Kind::TopicPermissions(topic)) => {
             let role = match wire::TopicRole::try_from(topic.role) {
@@ -118,15 +124,13 @@ fn one(permission: &wire::PermissionsType) -> Result<Permission, Status> {
                     None => return Err(invalid("a topic selector needs a name or a prefix")),
                 },
             };
-            Ok(Permission::Topic {
+            Ok(Some(Permission::Topic {
                 role,
                 caches,
                 topics,
-            })
+            }))
         }
-        Some(Kind::FunctionPermissions(_)) => Err(invalid(
-            "function permissions are not supported: this server has no functions",
-        )),
+        Some(Kind::FunctionPermissions(_)) => Ok(None),
         None => Err(invalid("a permission needs a cache or topic permission")),
     }
 }
@@ -299,6 +303,15 @@ mod tests {
             })),
         };
         assert!(permissions(Some(&explicit(vec![topic]))).is_ok());
+        // A function permission (AllDataReadWrite carries one) grants nothing.
+        let function = wire::PermissionsType {
+            kind: Some(Kind::FunctionPermissions(Default::default())),
+        };
+        let with_function = explicit(vec![
+            function,
+            cache(wire::CacheRole::CacheReadOnly, Some("c")),
+        ]);
+        assert_eq!(permissions(Some(&with_function)).unwrap(), read);
         let refused = [
             None,
             Some(explicit(vec![])),
