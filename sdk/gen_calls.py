@@ -52,6 +52,8 @@ PY_MODULES = {
     "cachepubsub": "pubsub_pb",
     "leaderboard": "leaderboard_pb",
     "admin": "admin_pb",
+    "token": "token_pb",
+    "auth": "auth_pb",
     "common": "common_pb",
 }
 
@@ -64,6 +66,7 @@ ROLES = {
     "control": "admin",
     "any_token": "any token",
     "public": "no token",
+    "message_token": "a token in the message",
 }
 
 # The named types of `calls`' `returns`: (Python, TypeScript). Beside them,

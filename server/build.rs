@@ -31,6 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cachepubsub.proto",
         "leaderboard.proto",
         "admin.proto",
+        "token.proto",
+        "auth.proto",
     ];
     let descriptors = protox::compile(files, [&proto_dir])?;
     // The same descriptors, encoded, for the reflection service.
@@ -263,6 +265,7 @@ fn catalogue(spec: &Spec) -> Result<String, Box<dyn std::error::Error>> {
             "topic_write" => "TopicWrite",
             "any_token" => "AnyToken",
             "public" => "Public",
+            "message_token" => "MessageToken",
             other => return Err(format!("{}: access {other:?}", row.rpc).into()),
         };
         let path = format!("/{}/{}", row.service, row.rpc);

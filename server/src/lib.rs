@@ -68,6 +68,15 @@ pub mod proto {
     pub mod admin {
         tonic::include_proto!("jiffy.admin");
     }
+    pub mod permission_messages {
+        tonic::include_proto!("permission_messages");
+    }
+    pub mod token {
+        tonic::include_proto!("token");
+    }
+    pub mod auth {
+        tonic::include_proto!("auth");
+    }
     /// The messages of the protosocket port (`proto/protosocket/`).
     pub mod protosocket {
         pub mod common {

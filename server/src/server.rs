@@ -18,11 +18,13 @@ use crate::in_flight::InFlight;
 use crate::listener;
 use crate::metrics::Metrics;
 use crate::proto::admin::admin_server::AdminServer;
+use crate::proto::auth::auth_server::AuthServer;
 use crate::proto::cache_client::ping_server::PingServer;
 use crate::proto::cache_client::pubsub::pubsub_server::PubsubServer;
 use crate::proto::cache_client::scs_server::ScsServer;
 use crate::proto::control_client::scs_control_server::ScsControlServer;
 use crate::proto::leaderboard::leaderboard_server::LeaderboardServer;
+use crate::proto::token::token_server::TokenServer;
 use crate::protosocket;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
@@ -31,6 +33,7 @@ use crate::service::control::ControlPlane;
 use crate::service::ping::PingService;
 use crate::service::pubsub::PubsubService;
 use crate::service::subscribe_route::PubsubRoutes;
+use crate::service::tokens::TokenVending;
 use crate::service::DataPlane;
 use crate::store::{Store, StoreConfig};
 use crate::topics::{CacheEvents, Hub, LocalTopics, TopicStore};
@@ -266,6 +269,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             PubsubRoutes::new(generated, pubsub, limits.max_request_size)
         })
         .add_service(PingServer::new(PingService::new(advertised_port)))
+        .add_service(TokenServer::new(TokenVending::new(config.auth.clone())))
+        .add_service(AuthServer::new(TokenVending::new(config.auth.clone())))
         .add_service(health.clone())
         .add_service(reflection()?)
         .prepare();

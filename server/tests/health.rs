@@ -95,6 +95,7 @@ async fn reflection_lists_every_service() {
     assert_eq!(
         names,
         [
+            "auth.Auth",
             "cache_client.Ping",
             "cache_client.Scs",
             "cache_client.pubsub.Pubsub",
@@ -102,6 +103,7 @@ async fn reflection_lists_every_service() {
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
             "leaderboard.Leaderboard",
+            "token.Token",
         ]
     );
 }

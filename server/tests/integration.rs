@@ -9,6 +9,7 @@ mod common;
 mod abandoned_calls;
 mod allocator;
 mod auth;
+mod auth_tokens;
 mod bad_input_calls;
 mod bad_input_limits;
 mod bad_input_protosocket;

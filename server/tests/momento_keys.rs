@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 
 use base64::Engine;
 use common::{in_cache, server_binary, ServerProcess};
-use jiffy_server::auth::{CacheScope, Role, Secret, Verifier};
+use jiffy_server::auth::{CacheScope, Role, Scope, Secret, Verifier};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
@@ -80,8 +80,13 @@ fn the_key_wraps_a_token_of_the_server_secret() {
     let token = json["api_key"].as_str().unwrap();
     let verifier = Verifier::new(&Secret::from_bytes(SECRET.as_bytes()).unwrap());
     let claims = verifier.verify(token).expect("a token of this secret");
-    assert_eq!(claims.role, Role::Write);
-    assert_eq!(claims.caches, CacheScope::Names(vec!["c".into()]));
+    assert_eq!(
+        claims.scope,
+        Scope::Role {
+            caches: CacheScope::Names(vec!["c".into()]),
+            role: Role::Write
+        }
+    );
 
     let (_, json) = momento_key(
         secret.path(),

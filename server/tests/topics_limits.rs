@@ -337,13 +337,7 @@ fn signed(caches: CacheScope, role: Role, subject: &str) -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs();
-    let claims = Claims {
-        sub: Some(subject.to_owned()),
-        iat: now,
-        exp: now + 3600,
-        caches,
-        role,
-    };
+    let claims = Claims::with_role(Some(subject.to_owned()), now, now + 3600, caches, role);
     token::sign(&Secret::from_bytes(SECRET).unwrap(), &claims)
 }
 

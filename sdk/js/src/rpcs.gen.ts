@@ -597,6 +597,36 @@ export const RPCS = {
     streaming: false,
     transports: ['grpc'],
   },
+  /** Each call mints another token. */
+  GenerateDisposableToken: {
+    method: 'GenerateDisposableToken',
+    path: '/token.Token/GenerateDisposableToken',
+    cacheCall: false,
+    capped: false,
+    idempotent: false,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  /** Each call mints another token. */
+  GenerateApiToken: {
+    method: 'GenerateApiToken',
+    path: '/auth.Auth/GenerateApiToken',
+    cacheCall: false,
+    capped: false,
+    idempotent: false,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  /** Each call mints another token. */
+  RefreshApiToken: {
+    method: 'RefreshApiToken',
+    path: '/auth.Auth/RefreshApiToken',
+    cacheCall: false,
+    capped: false,
+    idempotent: false,
+    streaming: false,
+    transports: ['grpc'],
+  },
 } as const satisfies Readonly<Record<string, CatalogueRpc>>;
 
 /** The RPC method names of the calls of proto/. */

@@ -45,6 +45,9 @@ PROTO_NAMES = (
     "cachepubsub",
     "leaderboard",
     "admin",
+    "permissionmessages",
+    "token",
+    "auth",
 )
 # proto/protosocket/<name>.proto, compiled as protosocket_<name>.proto.
 PROTOSOCKET_NAMES = ("common", "cache")

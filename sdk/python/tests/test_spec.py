@@ -108,13 +108,21 @@ def test_every_public_call_is_in_the_spec(client_class: type) -> None:
         assert not extra, f"{answered.__name__} has calls the spec lacks: {sorted(extra)}"
 
 
-# Sent by the `jiffy` command (`jiffy keys`), not offered by the clients: the
-# server's rpcs.rs lists the service in NOT_IN_THE_SDKS_YET.
-NOT_OFFERED = {"ListKeys"}
+# Services the server serves before this SDK offers them: none of their RPCs
+# may be in `calls` yet, and once one is, all must be (the test below then
+# fails until the service leaves this set).
+# The admin calls are sent by the `jiffy` command (`jiffy keys`), not offered
+# by the clients.
+NOT_IN_THE_SDK_YET = {"token.Token", "auth.Auth", "jiffy.admin.Admin"}
 
 
 def test_every_rpc_is_in_the_spec() -> None:
-    assert set(RPC_BY_NAME) - NOT_OFFERED == {call["rpc"] for call in SPEC_CALLS}
+    offered = {
+        name
+        for name, rpc in RPC_BY_NAME.items()
+        if rpc.path.split("/")[1] not in NOT_IN_THE_SDK_YET
+    }
+    assert offered == {call["rpc"] for call in SPEC_CALLS}
     assert set(RPC_BY_NAME) <= set(SPEC_RPCS)
 
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::permissions::Permissions;
 use crate::limits::check_cache_name;
 
 /// Rights, each including the ones before it: `write` can read, `admin` can
@@ -88,15 +89,59 @@ impl std::fmt::Display for CacheScope {
 /// The claims of a token. `exp` and `iat` are seconds since the Unix epoch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claims {
-    /// Who the token is for, as told to `token create --subject`.
+    /// Who the token is for, as told to `token create --subject`, or the
+    /// `token_id` of a minted token: subscribers see it on every message
+    /// published with the token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sub: Option<String>,
     pub iat: u64,
     pub exp: u64,
-    pub caches: CacheScope,
-    pub role: Role,
+    /// What the token grants, beside the fields above in the JSON.
+    #[serde(flatten)]
+    pub scope: Scope,
 }
 
+/// What a token grants: a role over some caches (`token create`), or
+/// Momento's permissions (minted by the token and auth services).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scope {
+    /// `token create`'s tokens: `{"caches": .., "role": ..}`.
+    Role { caches: CacheScope, role: Role },
+    /// A minted token: `{"perms": ..}`.
+    Permissions { perms: Permissions },
+    /// A refresh token: `{"refresh": ..}`. It renews an api token of the
+    /// same permissions and grants nothing else: the verifier refuses it
+    /// as a token for calls.
+    Refresh { refresh: Refresh },
+}
+
+/// What a refresh token renews.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refresh {
+    pub perms: Permissions,
+    /// How long each api token it makes is valid, in seconds; `None` for
+    /// tokens that never expire.
+    pub valid_for: Option<u64>,
+}
+
+impl Claims {
+    /// A `token create` token: `role` over `caches`.
+    pub fn with_role(
+        sub: Option<String>,
+        iat: u64,
+        exp: u64,
+        caches: CacheScope,
+        role: Role,
+    ) -> Self {
+        Claims {
+            sub,
+            iat,
+            exp,
+            scope: Scope::Role { caches, role },
+        }
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;

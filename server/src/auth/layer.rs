@@ -16,9 +16,10 @@ use http::{Request, Response};
 use tonic::Status;
 use tower::{Layer, Service};
 
-use super::claims::Role;
+use super::claims::{Role, Scope};
+use super::permissions::{CacheOp, Reach};
 use super::verifier::{Rejection, Verifier};
-use super::{permission_denied, Grant};
+use super::{Grant, KeyCheck};
 use crate::rpcs::{self, Access};
 use crate::service::CACHE_HEADER;
 
@@ -35,6 +36,9 @@ pub enum Need {
     Token,
     /// Nothing: the health service.
     Nothing,
+    /// A token inside the message, which the handler verifies: the token
+    /// and auth services, whose official clients send no `authorization`.
+    InMessage,
 }
 
 /// The need of each gRPC path, from its access class in the catalogue. A
@@ -49,6 +53,7 @@ pub fn need(path: &str) -> Need {
         Some(Access::TopicWrite) => Need::Message(Role::Write),
         Some(Access::AnyToken) | None => Need::Token,
         Some(Access::Public) => Need::Nothing,
+        Some(Access::MessageToken) => Need::InMessage,
     }
 }
 
@@ -96,10 +101,17 @@ where
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         match self.admit(&request) {
             Ok(grant) => {
-                // Data-plane handlers never look at the grant, so their calls
-                // skip the allocations of an extension.
-                if let Some(grant) = grant {
-                    request.extensions_mut().insert(grant);
+                // Data-plane handlers look only at a key check, which
+                // only key-scoped tokens need, so most calls skip the
+                // allocations of an extension.
+                match grant {
+                    Some(Extension::Grant(grant)) => {
+                        request.extensions_mut().insert(grant);
+                    }
+                    Some(Extension::Keys(check)) => {
+                        request.extensions_mut().insert(check);
+                    }
+                    None => {}
                 }
                 Either::Right(self.inner.call(request))
             }
@@ -110,11 +122,11 @@ where
 }
 
 impl<S> AuthService<S> {
-    /// The grant to hand on to a control-plane handler, once the call is allowed.
-    fn admit<B>(&self, request: &Request<B>) -> Result<Option<Grant>, Status> {
+    /// The grant to hand on to the handler, once the call is allowed.
+    fn admit<B>(&self, request: &Request<B>) -> Result<Option<Extension>, Status> {
         let path = request.uri().path();
         let need = need(path);
-        if need == Need::Nothing {
+        if matches!(need, Need::Nothing | Need::InMessage) {
             return Ok(None);
         }
         let token = request
@@ -126,31 +138,62 @@ impl<S> AuthService<S> {
             .ok_or(Rejection::Missing)
             .map_err(unauthenticated)?;
         let claims = self.verifier.verify(token).map_err(unauthenticated)?;
-        let needed = match need {
-            Need::Data(role) | Need::Message(role) => role,
-            Need::Token | Need::Nothing => return Ok(Some(Grant(claims))),
-        };
-        let rpc = path.rsplit('/').next().unwrap_or(path);
-        if claims.role < needed {
-            return Err(Status::permission_denied(format!(
-                "{rpc} needs a `{}` token; this one is `{}`",
-                needed.name(),
-                claims.role.name()
-            )));
-        }
-        if let Need::Data(_) = need {
-            // No header: the handler answers INVALID_ARGUMENT as without auth.
-            let cache = request
-                .headers()
-                .get(CACHE_HEADER)
-                .and_then(|value| value.to_str().ok());
-            if let Some(cache) = cache.filter(|cache| !claims.caches.allows(cache)) {
-                return Err(permission_denied(rpc, cache));
+        let rpc = rpcs::find(path);
+        let name = rpc.map_or(path, |rpc| rpc.name);
+        match need {
+            Need::Data(role) => {
+                let op = CacheOp::of(name, role == Role::Write);
+                // No header: the handler answers INVALID_ARGUMENT as without auth.
+                let Some(cache) = request
+                    .headers()
+                    .get(CACHE_HEADER)
+                    .and_then(|value| value.to_str().ok())
+                else {
+                    return Ok(None);
+                };
+                match claims.reach(op, cache) {
+                    Reach::Everything => Ok(None),
+                    Reach::Nothing => Err(Status::permission_denied(
+                        claims.data_denial(name, op, cache, None),
+                    )),
+                    // A data need always comes from a catalogue row.
+                    Reach::SomeKeys => Ok(rpc.map(|rpc| {
+                        Extension::Keys(KeyCheck {
+                            claims,
+                            rpc: rpc.name,
+                            op,
+                        })
+                    })),
+                }
             }
-            return Ok(None);
+            Need::Message(role) => {
+                if let Scope::Role { role: has, .. } = &claims.scope {
+                    if *has < role {
+                        return Err(Status::permission_denied(format!(
+                            "{name} needs a `{}` token; this one is `{}`",
+                            role.name(),
+                            has.name()
+                        )));
+                    }
+                } else if role == Role::Admin && !claims.is_super_user() {
+                    return Err(Status::permission_denied(format!(
+                        "{name} needs a super-user token; this one has explicit permissions only"
+                    )));
+                }
+                Ok(Some(Extension::Grant(Grant(claims))))
+            }
+            Need::Token => Ok(Some(Extension::Grant(Grant(claims)))),
+            Need::Nothing | Need::InMessage => Ok(None),
         }
-        Ok(Some(Grant(claims)))
     }
+}
+
+/// What the layer hands on to the handler.
+enum Extension {
+    /// The claims, for calls whose cache or topic only the handler sees.
+    Grant(Grant),
+    /// The keys to check, for a data call of a key-scoped token.
+    Keys(KeyCheck),
 }
 
 fn unauthenticated(rejection: Rejection) -> Status {

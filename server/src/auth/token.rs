@@ -72,13 +72,13 @@ impl CreateArgs {
             return Err("--expires-in must be at least 1s".into());
         }
         let iat = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        Ok(Claims {
-            sub: self.subject.clone(),
+        Ok(Claims::with_role(
+            self.subject.clone(),
             iat,
-            exp: iat.saturating_add(self.expires_in.as_secs()),
-            caches: self.caches.clone(),
-            role: self.role,
-        })
+            iat.saturating_add(self.expires_in.as_secs()),
+            self.caches.clone(),
+            self.role,
+        ))
     }
 }
 
@@ -106,13 +106,13 @@ mod tests {
             .duration_since(UNIX_EPOCH)
             .unwrap()
             .as_secs();
-        Claims {
-            sub: Some("ci".into()),
-            iat: now,
-            exp: now + exp_from_now,
-            caches: CacheScope::Names(vec!["a".into(), "b".into()]),
-            role: Role::Write,
-        }
+        Claims::with_role(
+            Some("ci".into()),
+            now,
+            now + exp_from_now,
+            CacheScope::Names(vec!["a".into(), "b".into()]),
+            Role::Write,
+        )
     }
 
     #[test]

@@ -17,7 +17,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use parking_lot::RwLock;
 use subtle::ConstantTimeEq;
 
-use super::claims::Claims;
+use super::claims::{Claims, Scope};
 use super::secret::Secret;
 
 /// Distinct tokens remembered at once; past it the cache starts over.
@@ -36,6 +36,10 @@ pub enum Rejection {
     BadSignature,
     #[error("the token has expired; create a new one")]
     Expired,
+    #[error(
+        "this is a refresh token: it renews an api key (RefreshApiToken) and serves no other call"
+    )]
+    RefreshOnly,
 }
 
 pub struct Verifier {
@@ -58,8 +62,18 @@ impl Verifier {
         }
     }
 
-    /// The claims of a valid, unexpired token.
+    /// The claims of a valid, unexpired token for calls (not a refresh token).
     pub fn verify(&self, token: &str) -> Result<Arc<Claims>, Rejection> {
+        let claims = self.verify_any(token)?;
+        if let Scope::Refresh { .. } = claims.scope {
+            return Err(Rejection::RefreshOnly);
+        }
+        Ok(claims)
+    }
+
+    /// The claims of any valid, unexpired token of this secret, refresh
+    /// tokens included.
+    pub fn verify_any(&self, token: &str) -> Result<Arc<Claims>, Rejection> {
         if let Some(claims) = self.verified.read().get(&Presented(token.as_bytes())) {
             check_expiry(claims)?;
             return Ok(claims.clone());

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use tonic::Status;
 
 use crate::auth::layer::{need, Need};
-use crate::auth::{check_expiry, permission_denied, Claims, Rejection, Verifier};
+use crate::auth::permissions::Reach;
+use crate::auth::{check_expiry, CacheOp, Claims, Rejection, Role, Verifier};
 use crate::rpcs::Rpc;
 
 /// What a connection's Authenticate established.
@@ -39,9 +40,9 @@ pub fn authenticate(verifier: Option<&Verifier>, token: &str) -> Result<Session,
         .map_err(unauthenticated)
 }
 
-/// Whether the session may make `rpc` on `cache`: the same role and scope
-/// the gRPC port asks of the same call.
-pub fn authorize(session: &Session, rpc: &Rpc, cache: &str) -> Result<(), Status> {
+/// Whether the session may make `rpc` on `key` of `cache`: the same
+/// permissions the gRPC port asks of the same call.
+pub fn authorize(session: &Session, rpc: &Rpc, cache: &str, key: &[u8]) -> Result<(), Status> {
     let claims = match session {
         Session::Unauthenticated => {
             return Err(Status::unauthenticated(
@@ -52,18 +53,16 @@ pub fn authorize(session: &Session, rpc: &Rpc, cache: &str) -> Result<(), Status
         Session::Token(claims) => claims,
     };
     check_expiry(claims).map_err(unauthenticated)?;
-    if let Need::Data(role) = need(rpc.path) {
-        if claims.role < role {
-            return Err(Status::permission_denied(format!(
-                "{} needs a `{}` token; this one is `{}`",
-                rpc.name,
-                role.name(),
-                claims.role.name()
-            )));
-        }
-    }
-    if !claims.caches.allows(cache) {
-        return Err(permission_denied(rpc.name, cache));
+    let op = match need(rpc.path) {
+        Need::Data(role) => CacheOp::of(rpc.name, role == Role::Write),
+        // Every protosocket command is a data call.
+        _ => CacheOp::ReadWrite,
+    };
+    if !claims.allows_key(op, cache, key) {
+        let key = (claims.reach(op, cache) == Reach::SomeKeys).then_some(key);
+        return Err(Status::permission_denied(
+            claims.data_denial(rpc.name, op, cache, key),
+        ));
     }
     Ok(())
 }

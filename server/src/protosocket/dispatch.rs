@@ -114,7 +114,7 @@ async fn get<S: Storage>(
     rpc: &Rpc,
     GetCommand { namespace, key }: GetCommand,
 ) -> Result<Kind, Outcome> {
-    authorize(session, rpc, &namespace)?;
+    authorize(session, rpc, &namespace, &key)?;
     let cache = context.plane.cache_named(&namespace)?;
     match get_item(&context.plane, &cache, &key).await? {
         Some(value) if value.len() > context.max_value => {
@@ -138,7 +138,7 @@ async fn set<S: Storage>(
     rpc: &Rpc,
     command: SetCommand,
 ) -> Result<Kind, Outcome> {
-    authorize(session, rpc, &command.namespace)?;
+    authorize(session, rpc, &command.namespace, &command.key)?;
     let cache = context.plane.cache_named(&command.namespace)?;
     let value = &command.value;
     // Over --max-value-size, the same error as on the gRPC port.
@@ -166,7 +166,7 @@ async fn delete<S: Storage>(
     rpc: &Rpc,
     DeleteCommand { namespace, key }: DeleteCommand,
 ) -> Result<Kind, Outcome> {
-    authorize(session, rpc, &namespace)?;
+    authorize(session, rpc, &namespace, &key)?;
     let cache = context.plane.cache_named(&namespace)?;
     delete_item(&context.plane, &cache, &key).await?;
     Ok(Kind::Delete(DeleteResponse {}))

@@ -13,6 +13,7 @@
 //! - [`admin`] — `jiffy.admin.Admin`, Jiffy's own admin calls (ListKeys).
 //! - [`pubsub`] — `cache_client.pubsub.Pubsub`, topics (over [`crate::topics`]).
 //! - [`subscribe_route`] — Subscribe's route, its answer framed by hand.
+//! - [`tokens`] — `token.Token` and `auth.Auth`, minting tokens.
 //!
 //! A path that is not declared in `proto/` never reaches a handler: the
 //! router answers it UNIMPLEMENTED, and `rpc_layer` names the path.
@@ -31,10 +32,12 @@ pub mod scs;
 pub mod set;
 pub mod sorted_set;
 pub mod subscribe_route;
+pub mod tokens;
 
 use bytes::Bytes;
 use tonic::{Request, Response, Status};
 
+use crate::auth::{ItemKeys, KeyCheck};
 use crate::backend::{CollectionTtl, Storage};
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
@@ -98,8 +101,19 @@ impl<S: Storage> DataPlane<S> {
         Ok(value)
     }
 
-    /// The cache named by the request's `cache` header.
-    fn cache<T>(&self, request: &Request<T>) -> Result<S::Cache, Error> {
+    /// The cache named by the request's `cache` header; with a token that
+    /// reaches only some keys of it, every key the call names checked.
+    fn cache<T: ItemKeys>(&self, request: &Request<T>) -> Result<S::Cache, Status> {
+        let cache = self.named_cache(request)?;
+        if let Some(check) = request.extensions().get::<KeyCheck>() {
+            let name = request.metadata().get(CACHE_HEADER);
+            let name = name.and_then(|name| name.to_str().ok()).unwrap_or_default();
+            check.check(name, &request.get_ref().item_keys())?;
+        }
+        Ok(cache)
+    }
+
+    fn named_cache<T>(&self, request: &Request<T>) -> Result<S::Cache, Error> {
         let value = request
             .metadata()
             .get(CACHE_HEADER)

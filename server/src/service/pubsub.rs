@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tonic::{Request, Response};
 
 use super::Answer;
-use crate::auth::{self, Grant};
+use crate::auth::{self, Grant, TopicOp};
 use crate::error::Error;
 use crate::in_flight::{ConnectionState, InFlight};
 use crate::limits::{check_cache_name, MAX_CACHE_NAME_LEN};
@@ -61,7 +61,12 @@ impl<T: TopicStore> PubsubService<T> {
         connection: Option<Arc<ConnectionState>>,
         message: &SubscriptionRequest,
     ) -> Result<SubscriptionStream, tonic::Status> {
-        let (cache, topic) = names(grant, "Subscribe", &message.cache_name, &message.topic)?;
+        let (cache, topic) = names(
+            grant,
+            ("Subscribe", TopicOp::Subscribe),
+            &message.cache_name,
+            &message.topic,
+        )?;
         let share = match &self.budget {
             Some(budget) => {
                 Some(BudgetShare::take(budget, connection).ok_or_else(|| budget.full_status())?)
@@ -83,11 +88,11 @@ impl<T: TopicStore> PubsubService<T> {
 /// The cache and topic of a call, checked: the token's scope, then the names.
 fn names<'a>(
     grant: Option<&Grant>,
-    rpc: &str,
+    (rpc, op): (&str, TopicOp),
     cache: &'a str,
     topic: &'a str,
 ) -> Result<(&'a str, &'a str), tonic::Status> {
-    auth::check_cache(grant, rpc, cache)?;
+    auth::check_topic(grant, rpc, op, cache, topic)?;
     if cache.is_empty() {
         return Err(Error::InvalidArgument(format!("{rpc} needs a cache_name")).into());
     }
@@ -113,7 +118,7 @@ impl<T: TopicStore + Clone> Pubsub for PubsubService<T> {
         let message = request.get_ref();
         let (cache, topic) = names(
             grant.as_ref(),
-            "Publish",
+            ("Publish", TopicOp::Publish),
             &message.cache_name,
             &message.topic,
         )?;

@@ -5,6 +5,7 @@
 
 import { after, before } from 'node:test';
 
+import { registerAuthTests } from './cases/auth.mjs';
 import { registerBatchTests } from './cases/batches.mjs';
 import { registerCacheLifecycleTests } from './cases/cache-lifecycle.mjs';
 import { registerConditionalWriteTests } from './cases/conditional-writes.mjs';
@@ -41,4 +42,5 @@ registerLeaderboardTests(suite);
 registerSizeLimitTests(suite);
 registerPingTests(suite);
 registerTopicTests(suite);
+registerAuthTests(suite);
 registerFrontEndTests(suite);

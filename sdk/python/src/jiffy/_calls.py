@@ -527,6 +527,36 @@ LIST_KEYS = Rpc(
     idempotent=True,
     control=True,
 )
+# Each call mints another token.
+GENERATE_DISPOSABLE_TOKEN = Rpc(
+    "GenerateDisposableToken",
+    "/token.Token/GenerateDisposableToken",
+    token_pb._GenerateDisposableTokenRequest.SerializeToString,
+    token_pb._GenerateDisposableTokenResponse.FromString,
+    idempotent=False,
+    control=True,
+    names_cache=False,
+)
+# Each call mints another token.
+GENERATE_API_TOKEN = Rpc(
+    "GenerateApiToken",
+    "/auth.Auth/GenerateApiToken",
+    auth_pb._GenerateApiTokenRequest.SerializeToString,
+    auth_pb._GenerateApiTokenResponse.FromString,
+    idempotent=False,
+    control=True,
+    names_cache=False,
+)
+# Each call mints another token.
+REFRESH_API_TOKEN = Rpc(
+    "RefreshApiToken",
+    "/auth.Auth/RefreshApiToken",
+    auth_pb._RefreshApiTokenRequest.SerializeToString,
+    auth_pb._RefreshApiTokenResponse.FromString,
+    idempotent=False,
+    control=True,
+    names_cache=False,
+)
 ALL_RPCS = (
     GET,
     GET_BATCH,
@@ -591,6 +621,9 @@ ALL_RPCS = (
     GET_BY_SCORE,
     GET_COMPETITION_RANK,
     LIST_KEYS,
+    GENERATE_DISPOSABLE_TOKEN,
+    GENERATE_API_TOKEN,
+    REFRESH_API_TOKEN,
 )
 # --- end of the generated table ---
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})
