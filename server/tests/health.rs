@@ -101,6 +101,7 @@ async fn reflection_lists_every_service() {
             "control_client.ScsControl",
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection",
             "leaderboard.Leaderboard",
         ]
     );

@@ -1,0 +1,206 @@
+//! What operators rely on beyond the calls: gRPC health that follows the
+//! store, reflection in both versions, values of the largest allowed size,
+//! warnings about misspelt `JIFFY_*` variables, and the start-up log.
+
+use crate::common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::TestServer;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::HealthCheckRequest;
+
+/// A `redis-server` on `port`, killed when dropped; started again on the
+/// same port to bring a store back.
+struct Redis(Child);
+
+impl Redis {
+    async fn start(port: u16) -> Redis {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is needed (apt-get install redis-server)");
+        wait_until("redis-server listens", || async {
+            tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+        })
+        .await;
+        Redis(child)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Polls `ready` every 50 ms until it holds, for at most 15 s.
+async fn wait_until<F, Fut>(what: &str, mut ready: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !ready().await {
+        assert!(Instant::now() < deadline, "timed out waiting: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn health_of(channel: &Channel, service: &str) -> ServingStatus {
+    let request = HealthCheckRequest {
+        service: service.to_owned(),
+    };
+    let answer = HealthClient::new(channel.clone()).check(request).await;
+    answer.unwrap().into_inner().status()
+}
+
+async fn all_health_is(channel: &Channel, wanted: ServingStatus) -> bool {
+    for service in ["", "cache_client.Scs", "control_client.ScsControl"] {
+        if health_of(channel, service).await != wanted {
+            return false;
+        }
+    }
+    true
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_health_follows_readiness_of_the_redis_store() {
+    let port = free_port();
+    let redis = Redis::start(port).await;
+    let store = format!("redis://127.0.0.1:{port}");
+    let server = TestServer::with_args(&["--store", &store, "--store-timeout", "300ms"]).await;
+    let channel = server.channel().await;
+    assert!(all_health_is(&channel, ServingStatus::Serving).await);
+    let mut watch = HealthClient::new(channel.clone())
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = watch.next().await.unwrap().unwrap();
+    assert_eq!(first.status(), ServingStatus::Serving);
+
+    drop(redis);
+    wait_until("gRPC health NOT_SERVING", || {
+        all_health_is(&channel, ServingStatus::NotServing)
+    })
+    .await;
+    let (status, why) = common::http_get(server.metrics_addr, "/readyz").await;
+    assert_eq!(status, 503, "{why}");
+    let change = watch.next().await.unwrap().unwrap();
+    assert_eq!(change.status(), ServingStatus::NotServing);
+
+    let _redis = Redis::start(port).await;
+    wait_until("gRPC health SERVING again", || {
+        all_health_is(&channel, ServingStatus::Serving)
+    })
+    .await;
+    let change = watch.next().await.unwrap().unwrap();
+    assert_eq!(change.status(), ServingStatus::Serving);
+    assert_eq!(
+        common::http_get(server.metrics_addr, "/readyz").await.0,
+        200
+    );
+}
+
+#[tokio::test]
+async fn grpc_health_is_not_serving_once_shutdown_begins() {
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+    let mut watch = HealthClient::new(channel)
+        .watch(HealthCheckRequest {
+            service: "cache_client.Scs".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = watch.next().await.unwrap().unwrap();
+    assert_eq!(first.status(), ServingStatus::Serving);
+    let stopping = tokio::spawn(server.stop());
+    let change = watch.next().await;
+    if let Some(Ok(change)) = change {
+        assert_eq!(change.status(), ServingStatus::NotServing);
+    }
+    stopping.await.unwrap();
+}
+
+#[tokio::test]
+async fn reflection_v1_and_v1alpha_list_every_service() {
+    use tonic_reflection::pb::{v1, v1alpha};
+    let server = TestServer::start().await;
+    let channel = server.channel().await;
+
+    let request = v1::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(v1::server_reflection_request::MessageRequest::ListServices(
+            String::new(),
+        )),
+    };
+    let mut client = v1::server_reflection_client::ServerReflectionClient::new(channel.clone());
+    let mut answers = client
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let answer = answers.next().await.unwrap().unwrap();
+    let Some(v1::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
+        answer.message_response
+    else {
+        panic!("not a list of services: {answer:?}");
+    };
+    let v1_names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+
+    let request = v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(
+            v1alpha::server_reflection_request::MessageRequest::ListServices(String::new()),
+        ),
+    };
+    let mut client = v1alpha::server_reflection_client::ServerReflectionClient::new(channel);
+    let mut answers = client
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let answer = answers.next().await.unwrap().unwrap();
+    let Some(v1alpha::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
+        answer.message_response
+    else {
+        panic!("not a list of services: {answer:?}");
+    };
+    let v1alpha_names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+
+    for names in [&v1_names, &v1alpha_names] {
+        for wanted in [
+            "cache_client.Scs",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection",
+        ] {
+            assert!(names.iter().any(|name| name == wanted), "{names:?}");
+        }
+    }
+    let mut sorted = v1alpha_names.clone();
+    sorted.sort();
+    let mut v1_sorted = v1_names;
+    v1_sorted.sort();
+    assert_eq!(sorted, v1_sorted, "both versions list the same services");
+}
