@@ -269,11 +269,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .add_service(reflection_v1alpha)
         .prepare();
     let service = tower::ServiceBuilder::new()
-        .layer(RpcLayer::new(
-            metrics.clone(),
-            limits.max_request_size,
-            in_flight.clone(),
-        ))
+        .layer({
+            let layer = RpcLayer::new(metrics.clone(), limits.max_request_size, in_flight.clone());
+            if config.request_size_derived {
+                layer.with_value_limit(limits.max_value_size)
+            } else {
+                layer
+            }
+        })
         .option_layer(
             config
                 .auth

@@ -7,9 +7,15 @@ use crate::common;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::TestServer;
+use bytes::Bytes;
+use common::{assert_status, in_cache, TestServer};
+use jiffy_server::proto::cache_client::scs_client::ScsClient;
+use jiffy_server::proto::cache_client::{
+    ECacheResult, GetRequest, SetBatchRequest, SetIfRequest, SetRequest,
+};
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
+use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
@@ -203,4 +209,121 @@ async fn reflection_v1_and_v1alpha_list_every_service() {
     let mut v1_sorted = v1_names;
     v1_sorted.sort();
     assert_eq!(sorted, v1_sorted, "both versions list the same services");
+}
+
+fn set(key: &str, size: usize) -> SetRequest {
+    SetRequest {
+        cache_key: Bytes::copy_from_slice(key.as_bytes()),
+        cache_body: Bytes::from(vec![b'v'; size]),
+        ttl_milliseconds: 60_000,
+    }
+}
+
+const MAX_VALUE: usize = 5 << 20;
+
+#[tokio::test]
+async fn a_value_of_the_largest_size_fits_and_a_larger_one_is_told_its_size() {
+    let server = TestServer::start().await;
+    common::create_cache(&mut server.control().await, "c").await;
+    let mut client = ScsClient::new(server.channel().await).max_decoding_message_size(8 << 20);
+    // The largest key and value at once: what the derived request limit
+    // leaves room for.
+    let key = "k".repeat(4096);
+    client
+        .set(in_cache("c", set(&key, MAX_VALUE)))
+        .await
+        .expect("a value of exactly --max-value-size fits");
+    let get = GetRequest {
+        cache_key: Bytes::copy_from_slice(key.as_bytes()),
+    };
+    let got = client.get(in_cache("c", get)).await.unwrap().into_inner();
+    assert_eq!(got.result(), ECacheResult::Hit);
+    assert_eq!(got.cache_body.len(), MAX_VALUE);
+
+    // Just over: the handler reads it and names its size.
+    let status = assert_status(
+        client.set(in_cache("c", set("k", MAX_VALUE + 1))).await,
+        Code::ResourceExhausted,
+        Some("item_size_limit_exceeded"),
+    );
+    let message = status.message();
+    assert!(message.contains(&(MAX_VALUE + 1).to_string()), "{message}");
+    assert!(message.contains("--max-value-size"), "{message}");
+    assert!(!message.contains("--max-request-size"), "{message}");
+
+    // Far over, refused before it is read: the size of the request it
+    // came in, and the value limit, not the request limit.
+    for answer in [
+        client.set(in_cache("c", set("k", 6 << 20))).await.map(drop),
+        client
+            .set_if_not_exists(in_cache(
+                "c",
+                jiffy_server::proto::cache_client::SetIfNotExistsRequest {
+                    cache_key: Bytes::from_static(b"k"),
+                    cache_body: Bytes::from(vec![b'v'; 6 << 20]),
+                    ttl_milliseconds: 60_000,
+                },
+            ))
+            .await
+            .map(drop),
+    ] {
+        let status = assert_status(
+            answer,
+            Code::ResourceExhausted,
+            Some("item_size_limit_exceeded"),
+        );
+        let message = status.message();
+        assert!(message.contains("--max-value-size"), "{message}");
+        assert!(message.contains(&MAX_VALUE.to_string()), "{message}");
+        assert!(message.contains("the request is 629"), "{message}");
+        assert!(!message.contains("--max-request-size"), "{message}");
+    }
+
+    // A batch, or a SetIf (which may carry a second value), over the limit
+    // is still a request over the request limit.
+    let items = (0..2).map(|i| set(&i.to_string(), 3 << 20)).collect();
+    let batch = client
+        .set_batch(in_cache("c", SetBatchRequest { items }))
+        .await
+        .map(drop);
+    let status = assert_status(
+        batch,
+        Code::ResourceExhausted,
+        Some("request_size_limit_exceeded"),
+    );
+    assert!(
+        status.message().contains("--max-request-size"),
+        "{status:?}"
+    );
+    let set_if = SetIfRequest {
+        cache_key: Bytes::from_static(b"k"),
+        cache_body: Bytes::from(vec![b'v'; 6 << 20]),
+        ttl_milliseconds: 60_000,
+        condition: None,
+    };
+    let status = assert_status(
+        client.set_if(in_cache("c", set_if)).await.map(drop),
+        Code::ResourceExhausted,
+        Some("request_size_limit_exceeded"),
+    );
+    assert!(
+        status.message().contains("--max-request-size"),
+        "{status:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_given_request_limit_is_named_as_before() {
+    let server = TestServer::with_args(&["--max-request-size", "1MiB"]).await;
+    common::create_cache(&mut server.control().await, "c").await;
+    let mut client = server.data().await;
+    let status = assert_status(
+        client.set(in_cache("c", set("k", 2 << 20))).await,
+        Code::ResourceExhausted,
+        Some("request_size_limit_exceeded"),
+    );
+    assert!(
+        status.message().contains("--max-request-size"),
+        "{status:?}"
+    );
 }

@@ -32,8 +32,22 @@ pub use declare::{Setting, Shown};
 pub use settings::{settings, Settings, Values};
 pub use value::parse_listen;
 
-/// What a request must hold beyond its largest key, for any call to fit.
+/// What a request must hold beyond its largest key, for any call to fit;
+/// also the framing a derived `--max-request-size` leaves beside the
+/// largest key and value (a Set's tags, lengths and TTL take 20 bytes).
 const MIN_REQUEST_ROOM: usize = 1 << 10;
+
+/// `--max-request-size` when it is not given: the largest value, the
+/// largest key and [`MIN_REQUEST_ROOM`] of framing, so that a Set of a value
+/// of exactly `--max-value-size` fits (5,248,000 bytes with the defaults).
+/// The Momento service's own request limit, 5 MiB, is lower than its item
+/// limit plus a key: there a 5 MiB value cannot be stored.
+pub fn derived_request_size(
+    max_key_size: bytesize::ByteSize,
+    max_value_size: bytesize::ByteSize,
+) -> usize {
+    (max_key_size.as_u64() + max_value_size.as_u64()) as usize + MIN_REQUEST_ROOM
+}
 /// The largest message the official Momento SDKs accept (their
 /// `DEFAULT_MAX_MESSAGE_SIZE`, 5,243,000 bytes in the Java, Go, Python and
 /// .NET SDKs: the item limit of 5 MiB plus room for the framing): a larger
@@ -175,6 +189,10 @@ pub struct Config {
     pub max_memory: u64,
     pub max_caches: usize,
     pub limits: Limits,
+    /// Whether `--max-request-size` was left to [`derived_request_size`]:
+    /// then a Set over it has a value over `--max-value-size`, and is told
+    /// so (`RpcLayer::with_value_limit`).
+    pub request_size_derived: bool,
     pub max_concurrent_streams: u32,
     pub max_connections: usize,
     /// Whether `--max-connections` was given: a default that does not fit
@@ -243,10 +261,14 @@ impl Settings {
         let given_connections = self.max_connections.is_some();
         let values = self.values();
         let size = |value: bytesize::ByteSize| value.as_u64() as usize;
+        let request_size_derived = values.max_request_size.is_none();
         let limits = Limits {
             max_key_size: size(values.max_key_size),
             max_value_size: size(values.max_value_size),
-            max_request_size: size(values.max_request_size),
+            max_request_size: values.max_request_size.map_or(
+                derived_request_size(values.max_key_size, values.max_value_size),
+                size,
+            ),
             max_ttl: values.max_ttl,
             max_request_items: values.max_request_items,
             max_collection_elements: values.max_collection_elements,
@@ -282,6 +304,7 @@ impl Settings {
             max_memory: values.max_memory.as_u64(),
             max_caches: values.max_caches,
             limits,
+            request_size_derived,
             max_concurrent_streams: values.max_concurrent_streams,
             max_connections: values.max_connections,
             max_connections_given: given_connections,
@@ -456,6 +479,10 @@ mod tests {
         assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(config.limits.max_value_size, 5 << 20);
         assert_eq!(config.limits.max_response_size, 5_243_000);
+        // Room for a value of exactly --max-value-size, its largest key and
+        // the framing around them.
+        assert_eq!(config.limits.max_request_size, (5 << 20) + (4 << 10) + 1024);
+        assert!(config.request_size_derived);
         assert_eq!(config.max_concurrent_streams, 100);
         let response = settings()
             .into_iter()
@@ -661,7 +688,7 @@ mod tests {
         "--max-key-size JIFFY_MAX_KEY_SIZE 4.0 KiB",
         "--max-memory JIFFY_MAX_MEMORY 1.0 GiB",
         "--max-request-items JIFFY_MAX_REQUEST_ITEMS 10000",
-        "--max-request-size JIFFY_MAX_REQUEST_SIZE 5.0 MiB",
+        "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB",
         "--max-response-size JIFFY_MAX_RESPONSE_SIZE 5243000 bytes, or --max-value-size + 64 bytes if more",
         "--max-subscriptions JIFFY_MAX_SUBSCRIPTIONS 20000",
         "--max-topic-memory JIFFY_MAX_TOPIC_MEMORY 64.0 MiB",
@@ -727,7 +754,7 @@ mod tests {
         "topic-heartbeat-interval",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5242880, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 1s } }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 1s } }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {
