@@ -4,11 +4,13 @@
 
 use crate::common;
 
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use common::{assert_status, in_cache, TestServer};
+use common::{assert_status, in_cache, server_binary, TestServer};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
     ECacheResult, GetRequest, SetBatchRequest, SetIfRequest, SetRequest,
@@ -326,4 +328,80 @@ async fn a_given_request_limit_is_named_as_before() {
         status.message().contains("--max-request-size"),
         "{status:?}"
     );
+}
+
+/// The built server with `args` and `envs`, its log in a file: the gRPC
+/// address once it listens, and the log read so far (each call reads it
+/// whole again).
+struct LoggingServer {
+    child: Child,
+    addr: SocketAddr,
+    log: tempfile::NamedTempFile,
+}
+
+impl LoggingServer {
+    fn spawn(args: &[&str], envs: &[(&str, &str)]) -> LoggingServer {
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let mut child = Command::new(server_binary())
+            .args(["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"])
+            .args(args)
+            .envs(envs.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(log.reopen().unwrap())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        for line in stdout.lines() {
+            if let Some(addr) = line.unwrap().strip_prefix("listening on ") {
+                let addr = addr.parse().unwrap();
+                return LoggingServer { child, addr, log };
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("jiffy-server exited before printing `listening on`");
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap()
+    }
+
+    /// The log once a line holding `wanted` is in it.
+    async fn log_with(&self, wanted: &str) -> String {
+        wait_until(wanted, || async { self.log().contains(wanted) }).await;
+        self.log()
+    }
+}
+
+impl Drop for LoggingServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn misspelt_jiffy_variables_are_warned_about_with_a_suggestion() {
+    let server = LoggingServer::spawn(
+        &[],
+        &[("JIFFY_MAX_MEMROY", "64MiB"), ("JIFFY_LOG_LEVEL", "debug")],
+    );
+    let log = server.log_with("JIFFY_MAX_MEMROY").await;
+    let line = |name: &str| {
+        log.lines()
+            .find(|line| line.contains(name))
+            .unwrap_or_else(|| panic!("no line names {name}: {log}"))
+            .to_owned()
+    };
+    let memroy = line("JIFFY_MAX_MEMROY");
+    assert!(memroy.contains("WARN"), "{memroy}");
+    assert!(
+        memroy.contains("did you mean JIFFY_MAX_MEMORY?"),
+        "{memroy}"
+    );
+    let level = line("JIFFY_LOG_LEVEL");
+    assert!(level.contains("JIFFY_LOG"), "{level}");
+    assert!(level.contains("--log-level"), "{level}");
+    // A warning, not a reason to stop: the server serves.
+    tokio::net::TcpStream::connect(server.addr).await.unwrap();
 }

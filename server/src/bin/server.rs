@@ -37,6 +37,10 @@ fn main() -> ExitCode {
         return token_command(command, &config);
     }
     init_logging(&config);
+    let variables = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+    for warning in jiffy_server::config::unknown_environment(variables) {
+        tracing::warn!("{warning}");
+    }
     let mut config = config;
     match jiffy_server::listener::descriptors::fit(
         config.max_connections,

@@ -151,6 +151,74 @@ pub fn settings_markdown() -> String {
     table
 }
 
+/// `JIFFY_*` variables that other programs of the project read (the SDKs'
+/// examples and CLI, the test fixtures): set in the same shell as the
+/// server, they are not mistakes.
+const OTHER_PROGRAMS_VARIABLES: [&str; 5] = [
+    "JIFFY_API_KEY",
+    "JIFFY_CACHE",
+    "JIFFY_ENDPOINT",
+    "JIFFY_POOL",
+    "JIFFY_SERVER_BIN",
+];
+
+/// How alike a misspelt variable and a setting's must be to be suggested:
+/// Jaro-Winkler similarity of the names after `JIFFY_`, the threshold clap
+/// uses for flags (0.7) raised, as every name here shares the prefix.
+const SUGGESTION_SIMILARITY: f64 = 0.8;
+
+/// A warning for each `JIFFY_*` variable among `names` that no setting
+/// reads, so that a misspelt one is not ignored without a word (the flags
+/// and the TOML keys are errors when misspelt): each names the variable of
+/// the setting it most looks like, if one does. strsim is the string
+/// distance crate clap's own suggestions use.
+pub fn unknown_environment(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let settings = settings();
+    let known = |name: &str| {
+        name == "JIFFY_CONFIG"
+            || OTHER_PROGRAMS_VARIABLES.contains(&name)
+            || settings.iter().any(|setting| setting.env == name)
+    };
+    let mut names: Vec<String> = names
+        .into_iter()
+        .filter(|name| name.starts_with("JIFFY_") && !known(name))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let suffix = &name["JIFFY_".len()..];
+            // JIFFY_LOG_LEVEL for --log-level, whose variable is JIFFY_LOG.
+            let same_setting = settings
+                .iter()
+                .find(|setting| setting.id.eq_ignore_ascii_case(suffix));
+            let similar = || {
+                settings
+                    .iter()
+                    .map(|setting| {
+                        let theirs = &setting.env["JIFFY_".len()..];
+                        (strsim::jaro_winkler(suffix, theirs), setting.env)
+                    })
+                    .filter(|(similarity, _)| *similarity >= SUGGESTION_SIMILARITY)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+            };
+            match (same_setting, similar()) {
+                (Some(setting), _) => format!(
+                    "environment variable {name} is not read and is ignored: the variable of --{} is {}",
+                    setting.key(),
+                    setting.env
+                ),
+                (None, Some((_, env))) => format!(
+                    "environment variable {name} is not a setting and is ignored; did you mean {env}?"
+                ),
+                (None, None) => format!(
+                    "environment variable {name} is not a setting and is ignored (see --help for each setting's variable)"
+                ),
+            }
+        })
+        .collect()
+}
+
 /// Paths of the TLS certificate chain and key, both PEM.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TlsFiles {
@@ -463,6 +531,34 @@ mod tests {
         }
         let settings: Settings = toml::from_str("listen = \"localhost:7000\"").unwrap();
         assert_eq!(settings.listen.unwrap().to_string(), "127.0.0.1:7000");
+    }
+
+    #[test]
+    fn unknown_jiffy_variables_are_named_with_a_suggestion() {
+        let names = [
+            "JIFFY_MAX_MEMROY",
+            "JIFFY_LOG_LEVEL",
+            "JIFFY_MAX_MEMORY",
+            "JIFFY_ENDPOINT",
+            "JIFFY_CONFIG",
+            "JIFFY_ZZZ",
+            "PATH",
+        ]
+        .map(String::from);
+        let warnings = unknown_environment(names);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings[0].contains("JIFFY_LOG_LEVEL"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("--log-level is JIFFY_LOG"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("JIFFY_MAX_MEMROY")
+                && warnings[1].contains("did you mean JIFFY_MAX_MEMORY?"),
+            "{warnings:?}"
+        );
+        assert!(warnings[2].contains("JIFFY_ZZZ"), "{warnings:?}");
+        assert!(!warnings[2].contains("did you mean"), "{warnings:?}");
     }
 
     #[test]
