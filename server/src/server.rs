@@ -161,6 +161,18 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         metrics: metrics_listener,
         protosocket,
     } = listeners;
+    let address = |listener: Option<&TcpListener>| match listener.map(TcpListener::local_addr) {
+        Some(Ok(address)) => address.to_string(),
+        Some(Err(_)) => "unknown".to_owned(),
+        None => "off".to_owned(),
+    };
+    // In the log too, not only on stdout: what a log pipeline keeps.
+    tracing::info!(
+        grpc = %address(Some(&listener)),
+        metrics = %address(metrics_listener.as_ref()),
+        protosocket = %address(protosocket.as_ref()),
+        "listening"
+    );
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(
             listener,

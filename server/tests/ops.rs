@@ -144,10 +144,10 @@ async fn grpc_health_is_not_serving_once_shutdown_begins() {
     let first = watch.next().await.unwrap().unwrap();
     assert_eq!(first.status(), ServingStatus::Serving);
     let stopping = tokio::spawn(server.stop());
-    let change = watch.next().await;
-    if let Some(Ok(change)) = change {
-        assert_eq!(change.status(), ServingStatus::NotServing);
-    }
+    let change = watch.next().await.unwrap().unwrap();
+    assert_eq!(change.status(), ServingStatus::NotServing);
+    // An open Watch is a call in flight: closed, shutdown need not wait.
+    drop(watch);
     stopping.await.unwrap();
 }
 
@@ -404,4 +404,38 @@ async fn misspelt_jiffy_variables_are_warned_about_with_a_suggestion() {
     assert!(level.contains("--log-level"), "{level}");
     // A warning, not a reason to stop: the server serves.
     tokio::net::TcpStream::connect(server.addr).await.unwrap();
+}
+
+#[tokio::test]
+async fn json_logs_are_flat_and_name_the_listen_addresses() {
+    let server = LoggingServer::spawn(&["--log-format", "json"], &[]);
+    let log = server.log_with("\"listening\"").await;
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    for line in &lines {
+        assert!(line["message"].is_string(), "{line}");
+        assert!(line.get("fields").is_none(), "{line}");
+    }
+    let listening = lines
+        .iter()
+        .find(|line| line["message"] == "listening")
+        .unwrap();
+    assert_eq!(listening["grpc"], server.addr.to_string(), "{listening}");
+    assert!(
+        listening["metrics"]
+            .as_str()
+            .unwrap()
+            .starts_with("127.0.0.1:"),
+        "{listening}"
+    );
+    assert_eq!(listening["protosocket"], "off", "{listening}");
+}
+
+#[tokio::test]
+async fn text_logs_name_the_listen_addresses() {
+    let server = LoggingServer::spawn(&[], &[]);
+    let log = server.log_with("listening").await;
+    assert!(log.contains(&format!("grpc={}", server.addr)), "{log}");
 }

@@ -164,7 +164,9 @@ fn init_logging(config: &Config) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
     match config.log_format {
-        LogFormat::Json => builder.json().init(),
+        // The message at the top level of each line, beside the level and
+        // fields, where log pipelines look for it.
+        LogFormat::Json => builder.json().flatten_event(true).init(),
         LogFormat::Text => builder.init(),
     }
 }
