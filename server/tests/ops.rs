@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use common::stores::RedisNode;
 use common::{assert_status, in_cache, server_binary, TestServer};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
@@ -21,35 +22,6 @@ use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
-
-/// A `redis-server` on `port`, killed when dropped; started again on the
-/// same port to bring a store back.
-struct Redis(Child);
-
-impl Redis {
-    async fn start(port: u16) -> Redis {
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is needed (apt-get install redis-server)");
-        wait_until("redis-server listens", || async {
-            tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-        })
-        .await;
-        Redis(child)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Polls `ready` every 50 ms until it holds, for at most 15 s.
 async fn wait_until<F, Fut>(what: &str, mut ready: F)
@@ -92,7 +64,7 @@ async fn all_health_is(channel: &Channel, wanted: ServingStatus) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_health_follows_readiness_of_the_redis_store() {
     let port = free_port();
-    let redis = Redis::start(port).await;
+    let redis = RedisNode::start(port).await;
     let store = format!("redis://127.0.0.1:{port}");
     let server = TestServer::with_args(&["--store", &store, "--store-timeout", "300ms"]).await;
     let channel = server.channel().await;
@@ -117,7 +89,7 @@ async fn grpc_health_follows_readiness_of_the_redis_store() {
     let change = watch.next().await.unwrap().unwrap();
     assert_eq!(change.status(), ServingStatus::NotServing);
 
-    let _redis = Redis::start(port).await;
+    let _redis = RedisNode::start(port).await;
     wait_until("gRPC health SERVING again", || {
         all_health_is(&channel, ServingStatus::Serving)
     })
@@ -151,66 +123,58 @@ async fn grpc_health_is_not_serving_once_shutdown_begins() {
     stopping.await.unwrap();
 }
 
+/// The services that reflection of `version` (`v1`, `v1alpha`: the same
+/// messages in two packages) lists over `channel`.
+macro_rules! list_services {
+    ($version:ident, $channel:expr) => {{
+        use $version::server_reflection_request::MessageRequest;
+        use $version::server_reflection_response::MessageResponse;
+        let request = $version::ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut client = $version::server_reflection_client::ServerReflectionClient::new($channel);
+        let mut answers = client
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await
+            .unwrap()
+            .into_inner();
+        let answer = answers.next().await.unwrap().unwrap();
+        let Some(MessageResponse::ListServicesResponse(list)) = answer.message_response else {
+            panic!("not a list of services: {answer:?}");
+        };
+        list.service
+            .into_iter()
+            .map(|service| service.name)
+            .collect::<Vec<String>>()
+    }};
+}
+
 #[tokio::test]
 async fn reflection_v1_and_v1alpha_list_every_service() {
     use tonic_reflection::pb::{v1, v1alpha};
     let server = TestServer::start().await;
     let channel = server.channel().await;
 
-    let request = v1::ServerReflectionRequest {
-        host: String::new(),
-        message_request: Some(v1::server_reflection_request::MessageRequest::ListServices(
-            String::new(),
-        )),
-    };
-    let mut client = v1::server_reflection_client::ServerReflectionClient::new(channel.clone());
-    let mut answers = client
-        .server_reflection_info(tokio_stream::iter([request]))
-        .await
-        .unwrap()
-        .into_inner();
-    let answer = answers.next().await.unwrap().unwrap();
-    let Some(v1::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
-        answer.message_response
-    else {
-        panic!("not a list of services: {answer:?}");
-    };
-    let v1_names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    let v1_names = list_services!(v1, channel.clone());
+    let v1alpha_names = list_services!(v1alpha, channel);
 
-    let request = v1alpha::ServerReflectionRequest {
-        host: String::new(),
-        message_request: Some(
-            v1alpha::server_reflection_request::MessageRequest::ListServices(String::new()),
-        ),
-    };
-    let mut client = v1alpha::server_reflection_client::ServerReflectionClient::new(channel);
-    let mut answers = client
-        .server_reflection_info(tokio_stream::iter([request]))
-        .await
-        .unwrap()
-        .into_inner();
-    let answer = answers.next().await.unwrap().unwrap();
-    let Some(v1alpha::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
-        answer.message_response
-    else {
-        panic!("not a list of services: {answer:?}");
-    };
-    let v1alpha_names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-
-    for names in [&v1_names, &v1alpha_names] {
-        for wanted in [
-            "cache_client.Scs",
-            "grpc.reflection.v1.ServerReflection",
-            "grpc.reflection.v1alpha.ServerReflection",
-        ] {
-            assert!(names.iter().any(|name| name == wanted), "{names:?}");
-        }
+    for mut names in [v1_names, v1alpha_names] {
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "cache_client.Ping",
+                "cache_client.Scs",
+                "cache_client.pubsub.Pubsub",
+                "control_client.ScsControl",
+                "grpc.health.v1.Health",
+                "grpc.reflection.v1.ServerReflection",
+                "grpc.reflection.v1alpha.ServerReflection",
+                "leaderboard.Leaderboard",
+            ]
+        );
     }
-    let mut sorted = v1alpha_names.clone();
-    sorted.sort();
-    let mut v1_sorted = v1_names;
-    v1_sorted.sort();
-    assert_eq!(sorted, v1_sorted, "both versions list the same services");
 }
 
 fn set(key: &str, size: usize) -> SetRequest {
