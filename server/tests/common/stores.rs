@@ -59,8 +59,15 @@ impl RedisNode {
     /// A `redis-server` on `port`, once it accepts connections (started
     /// again on the same port, it brings a store back).
     pub async fn start(port: u16) -> RedisNode {
+        RedisNode::start_with(port, &["--port", &port.to_string()]).await
+    }
+
+    /// A `redis-server` with `args` (which make it listen on `port`, in
+    /// the clear or with TLS), once `port` accepts connections.
+    pub async fn start_with(port: u16, args: &[&str]) -> RedisNode {
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(args)
+            .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .stdout(Stdio::null())
             .spawn()
