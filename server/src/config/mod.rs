@@ -37,17 +37,24 @@ pub use value::parse_listen;
 /// largest key and value (a Set's tags, lengths and TTL take 20 bytes).
 const MIN_REQUEST_ROOM: usize = 1 << 10;
 
-/// `--max-request-size` when it is not given: the largest value, the
-/// largest key and [`MIN_REQUEST_ROOM`] of framing, so that a Set of a value
-/// of exactly `--max-value-size` fits (5,248,000 bytes with the defaults).
-/// The Momento service's own request limit, 5 MiB, is lower than its item
-/// limit plus a key: there a 5 MiB value cannot be stored.
+/// `--max-request-size` when it is not given: room for the largest value,
+/// the largest key and [`MIN_REQUEST_ROOM`] of framing, so that a Set of a
+/// value of exactly `--max-value-size` fits (5,248,000 bytes with the
+/// defaults), and never less than the Momento service's request limit,
+/// [`MOMENTO_MAX_REQUEST_SIZE`], so batches keep the room they had under
+/// small value limits. (The service's 5 MiB is lower than its item limit
+/// plus a key: there a 5 MiB value cannot be stored.)
 pub fn derived_request_size(
     max_key_size: bytesize::ByteSize,
     max_value_size: bytesize::ByteSize,
 ) -> usize {
-    (max_key_size.as_u64() + max_value_size.as_u64()) as usize + MIN_REQUEST_ROOM
+    let room = (max_key_size.as_u64() + max_value_size.as_u64()) as usize + MIN_REQUEST_ROOM;
+    room.max(MOMENTO_MAX_REQUEST_SIZE)
 }
+
+/// The Momento service's request limit, 5 MiB.
+const MOMENTO_MAX_REQUEST_SIZE: usize = 5 << 20;
+
 /// The largest message the official Momento SDKs accept (their
 /// `DEFAULT_MAX_MESSAGE_SIZE`, 5,243,000 bytes in the Java, Go, Python and
 /// .NET SDKs: the item limit of 5 MiB plus room for the framing): a larger
@@ -576,9 +583,14 @@ mod tests {
         assert_eq!(config.limits.max_value_size, 5 << 20);
         assert_eq!(config.limits.max_response_size, 5_243_000);
         // Room for a value of exactly --max-value-size, its largest key and
-        // the framing around them.
+        // the framing around them; under small value limits, 5 MiB.
         assert_eq!(config.limits.max_request_size, (5 << 20) + (4 << 10) + 1024);
         assert!(config.request_size_derived);
+        let small = Settings::try_parse_from(["jiffy-server", "--max-value-size", "1KiB"])
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(small.limits.max_request_size, 5 << 20);
         assert_eq!(config.max_concurrent_streams, 100);
         let response = settings()
             .into_iter()
@@ -784,7 +796,7 @@ mod tests {
         "--max-key-size JIFFY_MAX_KEY_SIZE 4.0 KiB",
         "--max-memory JIFFY_MAX_MEMORY 1.0 GiB",
         "--max-request-items JIFFY_MAX_REQUEST_ITEMS 10000",
-        "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB",
+        "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB, at least 5 MiB",
         "--max-response-size JIFFY_MAX_RESPONSE_SIZE 5243000 bytes, or --max-value-size + 64 bytes if more",
         "--max-subscriptions JIFFY_MAX_SUBSCRIPTIONS 20000",
         "--max-topic-memory JIFFY_MAX_TOPIC_MEMORY 64.0 MiB",

@@ -48,8 +48,8 @@ declare_settings! {
     // exactly --max-value-size can be stored, and a Set over the limit is told
     // about its value, not about the request.
     /// Largest encoded request message accepted (batches included).
-    max_request_size: Option<ByteSize> = computed("--max-value-size + --max-key-size + 1 KiB"), "SIZE", env "JIFFY_MAX_REQUEST_SIZE",
-        "largest request message, batches included; unset, room for the largest value, the largest key and 1 KiB of framing (5,248,000 bytes with the defaults), so a value of `--max-value-size` fits";
+    max_request_size: Option<ByteSize> = computed("--max-value-size + --max-key-size + 1 KiB, at least 5 MiB"), "SIZE", env "JIFFY_MAX_REQUEST_SIZE",
+        "largest request message, batches included; unset, room for the largest value, the largest key and 1 KiB of framing, and at least the Momento service's 5 MiB (5,248,000 bytes with the defaults), so a value of `--max-value-size` fits";
     /// Longest TTL accepted.
     max_ttl: Option<Duration> = default(Duration::from_secs(7 * 24 * 3600)), "DURATION", env "JIFFY_MAX_TTL",
         "longest TTL";
