@@ -119,6 +119,11 @@ impl RpcId {
     pub fn is_unknown(self) -> bool {
         self.0 >= RPCS.len()
     }
+
+    /// The call's name in the catalogue; `None` for a path outside it.
+    pub fn name(self) -> Option<&'static str> {
+        RPCS.get(self.0).map(|rpc| rpc.name)
+    }
 }
 
 pub struct Metrics {

@@ -38,16 +38,34 @@ use crate::metrics::{InFlightGuard, Metrics, RpcId};
 pub struct RpcLayer {
     metrics: Arc<Metrics>,
     max_request_size: usize,
+    /// `--max-value-size`, when `--max-request-size` is derived from it:
+    /// then a one-value call over the request limit has a value over this
+    /// one, and its refusal names the value limit instead.
+    value_limit: Option<usize>,
     in_flight: Arc<InFlight>,
 }
+
+/// The calls whose request is one key, one value and a TTL: over a derived
+/// request limit, their value is what is too large. (SetIf may carry a
+/// second value, its condition; a batch many.)
+const ONE_VALUE_CALLS: [&str; 2] = ["Set", "SetIfNotExists"];
 
 impl RpcLayer {
     pub fn new(metrics: Arc<Metrics>, max_request_size: usize, in_flight: Arc<InFlight>) -> Self {
         RpcLayer {
             metrics,
             max_request_size,
+            value_limit: None,
             in_flight,
         }
+    }
+
+    /// Answers a one-value call over the request limit as a value over
+    /// `max_value_size`: right when the request limit leaves room for the
+    /// largest key and value (`config::derived_request_size`).
+    pub fn with_value_limit(mut self, max_value_size: usize) -> Self {
+        self.value_limit = Some(max_value_size);
+        self
     }
 }
 
@@ -204,7 +222,7 @@ where
                 if let Some(path) = &this.call.unknown_path {
                     name_unknown_path(response, path);
                 }
-                answer_code(response, this.call.layer.max_request_size)
+                answer_code(response, &this.call.layer, this.call.rpc)
             }
             Err(_) => Code::Internal as usize,
         };
@@ -224,7 +242,7 @@ where
 ///
 /// Errors of unary and server-streaming calls are sent "trailers-only", with
 /// `grpc-status` in the headers; a response without it has succeeded so far.
-fn answer_code<B>(response: &mut Response<B>, max_request_size: usize) -> usize {
+fn answer_code<B>(response: &mut Response<B>, layer: &RpcLayer, rpc: RpcId) -> usize {
     let headers = response.headers_mut();
     let code = headers
         .get("grpc-status")
@@ -234,9 +252,33 @@ fn answer_code<B>(response: &mut Response<B>, max_request_size: usize) -> usize 
     if code != Code::OutOfRange as usize {
         return code;
     }
-    let message = format!(
-        "request limit exceeded: the request is over {max_request_size} bytes (--max-request-size)"
-    );
+    let found = headers
+        .get("grpc-message")
+        .and_then(|message| decoded_length(message.as_bytes()));
+    let value_limit = layer.value_limit.filter(|_| {
+        rpc.name()
+            .is_some_and(|name| ONE_VALUE_CALLS.contains(&name))
+    });
+    let (message, why) = match (value_limit, found) {
+        (Some(limit), Some(size)) => (
+            format!(
+                "item size limit exceeded: the request is {size} bytes, so its value is over the limit of {limit} bytes (--max-value-size)"
+            ),
+            reason::ITEM_SIZE_LIMIT_EXCEEDED,
+        ),
+        (Some(limit), None) => (
+            format!("item size limit exceeded: the value is over the limit of {limit} bytes (--max-value-size)"),
+            reason::ITEM_SIZE_LIMIT_EXCEEDED,
+        ),
+        (None, _) => (
+            format!(
+                "request limit exceeded: the request is {}over {} bytes (--max-request-size)",
+                found.map_or(String::new(), |size| format!("{size} bytes, ")),
+                layer.max_request_size
+            ),
+            reason::REQUEST_SIZE_LIMIT_EXCEEDED,
+        ),
+    };
     headers.insert(
         "grpc-status",
         HeaderValue::from(Code::ResourceExhausted as u16),
@@ -245,11 +287,20 @@ fn answer_code<B>(response: &mut Response<B>, max_request_size: usize) -> usize 
         "grpc-message",
         HeaderValue::from_str(&percent_encode(&message)).expect("ASCII message"),
     );
-    headers.insert(
-        "err",
-        HeaderValue::from_static(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
-    );
+    headers.insert("err", HeaderValue::from_static(why));
     Code::ResourceExhausted as usize
+}
+
+/// The length tonic's decoder found in an oversized message's prefix, from
+/// its message (`... too large: found 6291470 bytes, the limit is ...`),
+/// which tonic sends percent-encoded, as `grpc-message` is.
+fn decoded_length(message: &[u8]) -> Option<usize> {
+    let message = percent_encoding::percent_decode(message)
+        .decode_utf8()
+        .ok()?;
+    let (_, rest) = message.split_once("found ")?;
+    let (digits, _) = rest.split_once(' ')?;
+    digits.parse().ok()
 }
 
 /// Longest part of an unknown path echoed back: enough for any real
@@ -297,6 +348,16 @@ fn percent_encode(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_length_is_read_from_tonics_message() {
+        let tonic = b"Error, decoded message length too large: found 6291470 bytes, the limit is: 5248000 bytes";
+        assert_eq!(decoded_length(tonic), Some(6_291_470));
+        let encoded =
+            b"Error,%20decoded%20message%20length%20too%20large:%20found%206291470%20bytes";
+        assert_eq!(decoded_length(encoded), Some(6_291_470));
+        assert_eq!(decoded_length(b"some other message"), None);
+    }
 
     /// A service that never answers, like a handler held past the deadline.
     fn never_answers(

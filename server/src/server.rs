@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use tokio::net::TcpListener;
@@ -165,11 +166,23 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         metrics: metrics_listener,
         protosocket,
     } = listeners;
+    let address = |listener: Option<&TcpListener>| match listener.map(TcpListener::local_addr) {
+        Some(Ok(address)) => address.to_string(),
+        Some(Err(_)) => "unknown".to_owned(),
+        None => "off".to_owned(),
+    };
+    // In the log too, not only on stdout: what a log pipeline keeps.
+    tracing::info!(
+        grpc = %address(Some(&listener)),
+        metrics = %address(metrics_listener.as_ref()),
+        protosocket = %address(protosocket.as_ref()),
+        "listening"
+    );
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(
             listener,
             metrics.clone(),
-            ready,
+            ready.clone(),
             stop_requested.clone(),
         ));
     }
@@ -206,15 +219,19 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     if config.fault_injection {
         tracing::warn!("fault injection is on: request headers can fail and delay calls");
     }
-    // grpc.health.v1: "" (the server) and each service SERVING until shutdown.
+    // grpc.health.v1: "" (the server) and each service SERVING while the
+    // store answers, as `/readyz` says, and NOT_SERVING from shutdown on.
     let (health_reporter, health) = tonic_health::server::health_reporter();
     // "" is the whole server; then each service of `proto/`.
-    let services: Vec<&str> = std::iter::once("").chain(rpcs::proto_services()).collect();
-    for service in &services {
-        health_reporter
-            .set_service_status(service, tonic_health::ServingStatus::Serving)
-            .await;
-    }
+    let services: Vec<&'static str> = std::iter::once("").chain(rpcs::proto_services()).collect();
+    set_health(&health_reporter, &services, true).await;
+    let health_follows = tokio::spawn(health_follows_readiness(
+        health_reporter,
+        services,
+        ready,
+        stop_requested.clone(),
+    ));
+    let (reflection_v1, reflection_v1alpha) = reflection()?;
     // Metrics outermost, so refused and injected answers are counted too.
     let in_flight = InFlight::new(
         config.max_in_flight_bytes as usize,
@@ -272,14 +289,18 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .add_service(TokenServer::new(TokenVending::new(config.auth.clone())))
         .add_service(AuthServer::new(TokenVending::new(config.auth.clone())))
         .add_service(health.clone())
-        .add_service(reflection()?)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
         .prepare();
     let service = tower::ServiceBuilder::new()
-        .layer(RpcLayer::new(
-            metrics.clone(),
-            limits.max_request_size,
-            in_flight.clone(),
-        ))
+        .layer({
+            let layer = RpcLayer::new(metrics.clone(), limits.max_request_size, in_flight.clone());
+            if config.request_size_derived {
+                layer.with_value_limit(limits.max_value_size)
+            } else {
+                layer
+            }
+        })
         .option_layer(
             config
                 .auth
@@ -302,12 +323,9 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         async move {
             shutdown.await;
             tracing::info!("shutting down: refusing new requests, finishing in-flight ones");
-            for service in &services {
-                health_reporter
-                    .set_service_status(service, tonic_health::ServingStatus::NotServing)
-                    .await;
-            }
             let _ = stopping.send(true);
+            // Health turns NOT_SERVING before the listener stops accepting.
+            let _ = health_follows.await;
         },
     );
 
@@ -332,6 +350,60 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// How often gRPC health asks the store whether it answers: a probe that
+/// polls every few seconds sees a change within one more.
+const HEALTH_PROBE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Keeps gRPC health in step with readiness (`/readyz`): every service
+/// SERVING while `ready` answers, NOT_SERVING while it fails (a Redis store
+/// that is down), and NOT_SERVING for good once shutdown begins. Only
+/// changes are written, so a Watch stream sees each change once.
+async fn health_follows_readiness(
+    reporter: tonic_health::server::HealthReporter,
+    services: Vec<&'static str>,
+    ready: ReadyCheck,
+    mut stop_requested: watch::Receiver<bool>,
+) {
+    let mut serving = true;
+    let mut ticks = tokio::time::interval(HEALTH_PROBE_INTERVAL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let now_ready = tokio::select! {
+            _ = stop_requested.wait_for(|stop| *stop) => break,
+            ready = async {
+                ticks.tick().await;
+                ready().await
+            } => ready,
+        };
+        if now_ready.is_ok() != serving {
+            serving = now_ready.is_ok();
+            match &now_ready {
+                Ok(()) => tracing::info!("the store answers again: gRPC health SERVING"),
+                Err(why) => {
+                    tracing::warn!(%why, "the store does not answer: gRPC health NOT_SERVING")
+                }
+            }
+            set_health(&reporter, &services, serving).await;
+        }
+    }
+    set_health(&reporter, &services, false).await;
+}
+
+async fn set_health(
+    reporter: &tonic_health::server::HealthReporter,
+    services: &[&'static str],
+    serving: bool,
+) {
+    let status = if serving {
+        tonic_health::ServingStatus::Serving
+    } else {
+        tonic_health::ServingStatus::NotServing
+    };
+    for service in services {
+        reporter.set_service_status(service, status).await;
+    }
 }
 
 /// The protosocket port, serving until shutdown begins; its TLS is the
@@ -378,18 +450,32 @@ fn protosocket_port<S: Storage + Clone>(
     ))
 }
 
-/// grpc.reflection.v1 over the descriptors of `proto/` and of the health
-/// service, so that grpcurl and similar tools list and call every method.
+/// Server reflection over the descriptors of `proto/` and of the health
+/// service, so that grpcurl and similar tools list and call every method:
+/// `grpc.reflection.v1`, and `v1alpha`, which older grpcurl, Postman and
+/// Evans ask for. Each lists both reflection services.
 fn reflection() -> Result<
-    tonic_reflection::server::v1::ServerReflectionServer<
-        impl tonic_reflection::server::v1::ServerReflection,
-    >,
+    (
+        tonic_reflection::server::v1::ServerReflectionServer<
+            impl tonic_reflection::server::v1::ServerReflection,
+        >,
+        tonic_reflection::server::v1alpha::ServerReflectionServer<
+            impl tonic_reflection::server::v1alpha::ServerReflection,
+        >,
+    ),
     BoxError,
 > {
-    Ok(tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(DESCRIPTORS)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?)
+    let builder = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(DESCRIPTORS)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(
+                tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
+            )
+            .include_reflection_service(false)
+    };
+    Ok((builder().build_v1()?, builder().build_v1alpha()?))
 }
 
 /// The large answers a Redis front-end may have on their way out of Redis

@@ -306,10 +306,11 @@ async fn grpc_messages_framed_wrong() {
             status: INTERNAL,
         },
         // A length over --max-request-size: refused from the prefix alone,
-        // RESOURCE_EXHAUSTED with the reason the SDKs read.
+        // RESOURCE_EXHAUSTED with the reason the SDKs read. (A Set so large
+        // is told its value is over --max-value-size: tests/ops.rs.)
         Case {
             what: "a length prefix of 4 GiB",
-            path: "/cache_client.Scs/Set",
+            path: get,
             headers: &[],
             body: prefix(0, u32::MAX),
             status: "8",

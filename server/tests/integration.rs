@@ -32,6 +32,7 @@ mod memory_per_element;
 mod momento_keys;
 mod no_lost_writes;
 mod operations;
+mod ops;
 mod proptest_protosocket;
 mod proptest_requests;
 mod proptest_store;

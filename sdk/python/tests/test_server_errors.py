@@ -8,7 +8,7 @@ import pytest
 
 import jiffy
 
-MAX_REQUEST_SIZE = 5 * 1024 * 1024  # jiffy-server's default --max-request-size
+MAX_VALUE_SIZE = 5 * 1024 * 1024  # jiffy-server's default --max-value-size
 
 
 async def test_unknown_cache_is_cache_not_found(client: Any) -> None:
@@ -24,13 +24,13 @@ async def test_existing_cache_is_already_exists(client: Any, cache_name: str) ->
         await client.create_cache(cache_name)
 
 
-async def test_request_over_the_size_limit_is_limit_exceeded(client: Any) -> None:
-    # As on the Momento service, a value near 5 MiB makes the request too
-    # large before the value is checked against the item limit.
+async def test_value_over_the_size_limit_is_limit_exceeded(client: Any) -> None:
+    # The request limit leaves room for the largest value and key, so a value
+    # one byte over --max-value-size is read and told its size.
     with pytest.raises(jiffy.LimitExceededError) as caught:
-        await client.set("big", b"x" * (MAX_REQUEST_SIZE + 1))
-    assert caught.value.reason == "request_size_limit_exceeded"
-    assert "--max-request-size" in str(caught.value)
+        await client.set("big", b"x" * (MAX_VALUE_SIZE + 1))
+    assert caught.value.reason == "item_size_limit_exceeded"
+    assert "--max-value-size" in str(caught.value)
 
 
 async def test_bad_ttl_and_empty_key_are_invalid_argument(client: Any) -> None:

@@ -37,6 +37,10 @@ fn main() -> ExitCode {
         return token_command(command, &config);
     }
     init_logging(&config);
+    let variables = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+    for warning in jiffy_server::config::unknown_environment(variables) {
+        tracing::warn!("{warning}");
+    }
     let mut config = config;
     match jiffy_server::listener::descriptors::fit(
         config.max_connections,
@@ -160,7 +164,9 @@ fn init_logging(config: &Config) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
     match config.log_format {
-        LogFormat::Json => builder.json().init(),
+        // The message at the top level of each line, beside the level and
+        // fields, where log pipelines look for it.
+        LogFormat::Json => builder.json().flatten_event(true).init(),
         LogFormat::Text => builder.init(),
     }
 }

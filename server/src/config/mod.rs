@@ -32,8 +32,29 @@ pub use declare::{Setting, Shown};
 pub use settings::{settings, Settings, Values};
 pub use value::parse_listen;
 
-/// What a request must hold beyond its largest key, for any call to fit.
+/// What a request must hold beyond its largest key, for any call to fit;
+/// also the framing a derived `--max-request-size` leaves beside the
+/// largest key and value (a Set's tags, lengths and TTL take 20 bytes).
 const MIN_REQUEST_ROOM: usize = 1 << 10;
+
+/// `--max-request-size` when it is not given: room for the largest value,
+/// the largest key and [`MIN_REQUEST_ROOM`] of framing, so that a Set of a
+/// value of exactly `--max-value-size` fits (5,248,000 bytes with the
+/// defaults), and never less than the Momento service's request limit,
+/// [`MOMENTO_MAX_REQUEST_SIZE`], so batches keep the room they had under
+/// small value limits. (The service's 5 MiB is lower than its item limit
+/// plus a key: there a 5 MiB value cannot be stored.)
+pub fn derived_request_size(
+    max_key_size: bytesize::ByteSize,
+    max_value_size: bytesize::ByteSize,
+) -> usize {
+    let room = (max_key_size.as_u64() + max_value_size.as_u64()) as usize + MIN_REQUEST_ROOM;
+    room.max(MOMENTO_MAX_REQUEST_SIZE)
+}
+
+/// The Momento service's request limit, 5 MiB.
+const MOMENTO_MAX_REQUEST_SIZE: usize = 5 << 20;
+
 /// The largest message the official Momento SDKs accept (their
 /// `DEFAULT_MAX_MESSAGE_SIZE`, 5,243,000 bytes in the Java, Go, Python and
 /// .NET SDKs: the item limit of 5 MiB plus room for the framing): a larger
@@ -137,6 +158,74 @@ pub fn settings_markdown() -> String {
     table
 }
 
+/// `JIFFY_*` variables that other programs of the project read (the SDKs'
+/// examples and CLI, the test fixtures): set in the same shell as the
+/// server, they are not mistakes.
+const OTHER_PROGRAMS_VARIABLES: [&str; 5] = [
+    "JIFFY_API_KEY",
+    "JIFFY_CACHE",
+    "JIFFY_ENDPOINT",
+    "JIFFY_POOL",
+    "JIFFY_SERVER_BIN",
+];
+
+/// How alike a misspelt variable and a setting's must be to be suggested:
+/// Jaro-Winkler similarity of the names after `JIFFY_`, the threshold clap
+/// uses for flags (0.7) raised, as every name here shares the prefix.
+const SUGGESTION_SIMILARITY: f64 = 0.8;
+
+/// A warning for each `JIFFY_*` variable among `names` that no setting
+/// reads, so that a misspelt one is not ignored without a word (the flags
+/// and the TOML keys are errors when misspelt): each names the variable of
+/// the setting it most looks like, if one does. strsim is the string
+/// distance crate clap's own suggestions use.
+pub fn unknown_environment(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let settings = settings();
+    let known = |name: &str| {
+        name == "JIFFY_CONFIG"
+            || OTHER_PROGRAMS_VARIABLES.contains(&name)
+            || settings.iter().any(|setting| setting.env == name)
+    };
+    let mut names: Vec<String> = names
+        .into_iter()
+        .filter(|name| name.starts_with("JIFFY_") && !known(name))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let suffix = &name["JIFFY_".len()..];
+            // JIFFY_LOG_LEVEL for --log-level, whose variable is JIFFY_LOG.
+            let same_setting = settings
+                .iter()
+                .find(|setting| setting.id.eq_ignore_ascii_case(suffix));
+            let similar = || {
+                settings
+                    .iter()
+                    .map(|setting| {
+                        let theirs = &setting.env["JIFFY_".len()..];
+                        (strsim::jaro_winkler(suffix, theirs), setting.env)
+                    })
+                    .filter(|(similarity, _)| *similarity >= SUGGESTION_SIMILARITY)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+            };
+            match (same_setting, similar()) {
+                (Some(setting), _) => format!(
+                    "environment variable {name} is not read and is ignored: the variable of --{} is {}",
+                    setting.key(),
+                    setting.env
+                ),
+                (None, Some((_, env))) => format!(
+                    "environment variable {name} is not a setting and is ignored; did you mean {env}?"
+                ),
+                (None, None) => format!(
+                    "environment variable {name} is not a setting and is ignored (see --help for each setting's variable)"
+                ),
+            }
+        })
+        .collect()
+}
+
 /// Paths of the TLS certificate chain and key, both PEM.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TlsFiles {
@@ -175,6 +264,10 @@ pub struct Config {
     pub max_memory: u64,
     pub max_caches: usize,
     pub limits: Limits,
+    /// Whether `--max-request-size` was left to [`derived_request_size`]:
+    /// then a Set over it has a value over `--max-value-size`, and is told
+    /// so (`RpcLayer::with_value_limit`).
+    pub request_size_derived: bool,
     pub max_concurrent_streams: u32,
     pub max_connections: usize,
     /// Whether `--max-connections` was given: a default that does not fit
@@ -243,10 +336,14 @@ impl Settings {
         let given_connections = self.max_connections.is_some();
         let values = self.values();
         let size = |value: bytesize::ByteSize| value.as_u64() as usize;
+        let request_size_derived = values.max_request_size.is_none();
         let limits = Limits {
             max_key_size: size(values.max_key_size),
             max_value_size: size(values.max_value_size),
-            max_request_size: size(values.max_request_size),
+            max_request_size: values.max_request_size.map_or(
+                derived_request_size(values.max_key_size, values.max_value_size),
+                size,
+            ),
             max_ttl: values.max_ttl,
             max_request_items: values.max_request_items,
             max_collection_elements: values.max_collection_elements,
@@ -282,6 +379,7 @@ impl Settings {
             max_memory: values.max_memory.as_u64(),
             max_caches: values.max_caches,
             limits,
+            request_size_derived,
             max_concurrent_streams: values.max_concurrent_streams,
             max_connections: values.max_connections,
             max_connections_given: given_connections,
@@ -443,6 +541,34 @@ mod tests {
     }
 
     #[test]
+    fn unknown_jiffy_variables_are_named_with_a_suggestion() {
+        let names = [
+            "JIFFY_MAX_MEMROY",
+            "JIFFY_LOG_LEVEL",
+            "JIFFY_MAX_MEMORY",
+            "JIFFY_ENDPOINT",
+            "JIFFY_CONFIG",
+            "JIFFY_ZZZ",
+            "PATH",
+        ]
+        .map(String::from);
+        let warnings = unknown_environment(names);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings[0].contains("JIFFY_LOG_LEVEL"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("--log-level is JIFFY_LOG"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains("JIFFY_MAX_MEMROY")
+                && warnings[1].contains("did you mean JIFFY_MAX_MEMORY?"),
+            "{warnings:?}"
+        );
+        assert!(warnings[2].contains("JIFFY_ZZZ"), "{warnings:?}");
+        assert!(!warnings[2].contains("did you mean"), "{warnings:?}");
+    }
+
+    #[test]
     fn help_shows_every_default() {
         let help = Cli::command_with_defaults().render_long_help().to_string();
         for default in settings().iter().filter_map(Setting::help_default) {
@@ -456,6 +582,15 @@ mod tests {
         assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(config.limits.max_value_size, 5 << 20);
         assert_eq!(config.limits.max_response_size, 5_243_000);
+        // Room for a value of exactly --max-value-size, its largest key and
+        // the framing around them; under small value limits, 5 MiB.
+        assert_eq!(config.limits.max_request_size, (5 << 20) + (4 << 10) + 1024);
+        assert!(config.request_size_derived);
+        let small = Settings::try_parse_from(["jiffy-server", "--max-value-size", "1KiB"])
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(small.limits.max_request_size, 5 << 20);
         assert_eq!(config.max_concurrent_streams, 100);
         let response = settings()
             .into_iter()
@@ -661,7 +796,7 @@ mod tests {
         "--max-key-size JIFFY_MAX_KEY_SIZE 4.0 KiB",
         "--max-memory JIFFY_MAX_MEMORY 1.0 GiB",
         "--max-request-items JIFFY_MAX_REQUEST_ITEMS 10000",
-        "--max-request-size JIFFY_MAX_REQUEST_SIZE 5.0 MiB",
+        "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB, at least 5 MiB",
         "--max-response-size JIFFY_MAX_RESPONSE_SIZE 5243000 bytes, or --max-value-size + 64 bytes if more",
         "--max-subscriptions JIFFY_MAX_SUBSCRIPTIONS 20000",
         "--max-topic-memory JIFFY_MAX_TOPIC_MEMORY 64.0 MiB",
@@ -727,7 +862,7 @@ mod tests {
         "topic-heartbeat-interval",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5242880, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s } }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s } }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

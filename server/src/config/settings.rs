@@ -43,13 +43,13 @@ declare_settings! {
     /// Largest value accepted.
     max_value_size: Option<ByteSize> = default(ByteSize::mib(5)), "SIZE", env "JIFFY_MAX_VALUE_SIZE",
         "largest value, collection field or element (the Momento service's item limit)";
-    // The request limit of the Momento service, so the SDKs see the same error for
-    // the same request: a Set of 5.3 MB is over the request limit (its value alone
-    // would be over the item limit too, but the request is refused first, as the
-    // service does).
+    // Unset, it is derived (`Config::derived_request_size`): room for the
+    // largest value, the largest key and the framing around them, so a value of
+    // exactly --max-value-size can be stored, and a Set over the limit is told
+    // about its value, not about the request.
     /// Largest encoded request message accepted (batches included).
-    max_request_size: Option<ByteSize> = default(ByteSize::mib(5)), "SIZE", env "JIFFY_MAX_REQUEST_SIZE",
-        "largest request message, batches included (the Momento service's request limit: a Set of a value near 5 MiB is over it first)";
+    max_request_size: Option<ByteSize> = computed("--max-value-size + --max-key-size + 1 KiB, at least 5 MiB"), "SIZE", env "JIFFY_MAX_REQUEST_SIZE",
+        "largest request message, batches included; unset, room for the largest value, the largest key and 1 KiB of framing, and at least the Momento service's 5 MiB (5,248,000 bytes with the defaults), so a value of `--max-value-size` fits";
     /// Longest TTL accepted.
     max_ttl: Option<Duration> = default(Duration::from_secs(7 * 24 * 3600)), "DURATION", env "JIFFY_MAX_TTL",
         "longest TTL";

@@ -55,6 +55,33 @@ pub struct RedisNode {
     child: Child,
 }
 
+impl RedisNode {
+    /// A `redis-server` on `port`, once it accepts connections (started
+    /// again on the same port, it brings a store back).
+    pub async fn start(port: u16) -> RedisNode {
+        RedisNode::start_with(port, &["--port", &port.to_string()]).await
+    }
+
+    /// A `redis-server` with `args` (which make it listen on `port`, in
+    /// the clear or with TLS), once `port` accepts connections.
+    pub async fn start_with(port: u16, args: &[&str]) -> RedisNode {
+        let child = Command::new("redis-server")
+            .args(args)
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is needed (apt-get install redis-server)");
+        let redis = RedisNode { child };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        redis
+    }
+}
+
 impl Drop for RedisNode {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -80,18 +107,7 @@ impl Store {
                     .local_addr()
                     .unwrap()
                     .port();
-                let child = Command::new("redis-server")
-                    .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                    .args(["--save", "", "--appendonly", "no"])
-                    .stdout(Stdio::null())
-                    .spawn()
-                    .expect("redis-server is needed (apt-get install redis-server)");
-                let redis = RedisNode { child };
-                let deadline = Instant::now() + Duration::from_secs(10);
-                while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                    assert!(Instant::now() < deadline, "redis-server did not start");
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
+                let redis = RedisNode::start(port).await;
                 let url = format!("redis://127.0.0.1:{port}");
                 let args: Vec<&str> = ["--store", &url]
                     .into_iter()

@@ -96,11 +96,11 @@ describe('http2 channel against jiffy-server', () => {
     assert.equal(answers.filter((a) => fromBinary(scs._GetResponseSchema, a).result === scs.ECacheResult.Miss).length, 250);
   });
 
-  test('a request over the size limit: RESOURCE_EXHAUSTED with err request_size_limit_exceeded', async () => {
+  test('a value over the size limit: RESOURCE_EXHAUSTED with err item_size_limit_exceeded', async () => {
     const error = await statusOf(channel.unary('/cache_client.Scs/Set', set('huge', Buffer.alloc((5 << 20) + 1)), within(10_000)));
     assert.equal(error.code, Code.RESOURCE_EXHAUSTED);
-    assert.equal(error.trailers.err, 'request_size_limit_exceeded');
-    assert.match(error.details, /max-request-size/);
+    assert.equal(error.trailers.err, 'item_size_limit_exceeded');
+    assert.match(error.details, /max-value-size/);
   });
 
   test('an unknown cache: NOT_FOUND; a response over maxReceiveMessageBytes: RESOURCE_EXHAUSTED', async () => {
