@@ -94,6 +94,11 @@ impl Deadlines {
     pub(super) fn clear(&mut self) {
         *self = Deadlines::default();
     }
+
+    #[cfg(test)]
+    pub(super) fn listed(&self) -> usize {
+        self.listed
+    }
 }
 
 #[cfg(test)]

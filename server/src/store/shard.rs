@@ -526,4 +526,43 @@ mod tests {
             assert_eq!(ITEM_OVERHEAD, 87);
         }
     }
+
+    /// A key written and deleted over and over leaves a stale listing each
+    /// time; the index is rebuilt before they outgrow the live items.
+    #[test]
+    fn stale_expiry_listings_stay_bounded() {
+        let counters = Counters::default();
+        let now = Instant::now();
+        let mut shard = Shard::new(DefaultHashBuilder::default(), now);
+        let cache = CacheId(0);
+        let hash = hash_key(&shard.hasher, cache, b"kept");
+        shard.upsert(
+            hash,
+            cache,
+            b"kept",
+            Value::scalar(b"kept", b"v"),
+            now,
+            &counters,
+        );
+        let hash = hash_key(&shard.hasher, cache, b"k");
+        for i in 0..10_000u64 {
+            let deadline = now + Duration::from_secs(3600 + i);
+            let (slot, _) = shard.upsert(
+                hash,
+                cache,
+                b"k",
+                Value::scalar(b"k", b"v"),
+                deadline,
+                &counters,
+            );
+            shard.remove(slot, &counters);
+        }
+        assert!(shard.deadlines.listed() <= 2 + 1024 + 1);
+        assert_eq!(counters.items.load(Relaxed), 1);
+        // The survivor is still listed: the rebuilds kept the live items.
+        let due = shard.expire(now + Duration::from_secs(1), usize::MAX, &counters);
+        assert!(matches!(due, Pending::At(_)), "{due:?}");
+        assert_eq!(counters.items.load(Relaxed), 0);
+        assert_eq!(counters.expirations.load(Relaxed), 1);
+    }
 }

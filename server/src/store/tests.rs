@@ -234,6 +234,22 @@ async fn the_expiry_task_frees_items_nobody_reads() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_deadline_moved_later_keeps_the_item_until_then() {
+    let (store, c) = store();
+    store.set(c, b"k", b"v", Duration::from_secs(1));
+    let later = TtlUpdate::IncreaseTo(Duration::from_secs(10));
+    assert_eq!(store.update_ttl(c, b"k", later), TtlOutcome::Set);
+    // The task comes to the item's first deadline and files it again.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    settle().await;
+    assert_eq!(store.stats().items, 1);
+    tokio::time::advance(Duration::from_secs(9)).await;
+    settle().await;
+    assert_eq!(store.stats().items, 0);
+    assert_eq!(store.stats().expirations, 1);
+}
+
+#[tokio::test(start_paused = true)]
 async fn an_earlier_deadline_wakes_a_sleeping_task() {
     let (store, c) = store();
     store.set(c, b"late", b"v", Duration::from_secs(3600));

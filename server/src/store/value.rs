@@ -78,7 +78,7 @@ pub trait Collection: Default + Sized + Send {
         self.len() == 0
     }
     /// Accounted bytes: every element's parts at allocator size class
-    /// ([`part_cost`]) with their `SHARED_HEADER`s, plus the structure
+    /// ([`part_cost`]), plus the structure
     /// that holds them (its capacity, or a measured overhead per element);
     /// kept up to date by the type's own mutators, so reading it is O(1).
     fn cost(&self) -> u64;
