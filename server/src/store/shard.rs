@@ -195,9 +195,10 @@ impl Shard {
     /// The scalar value, or the wrong-type error for a scalar call.
     pub(super) fn scalar(&self, slot: u32) -> Result<&[u8], Error> {
         let entry = occupied(&self.slab, slot);
-        match entry.collection {
+        match entry.collection.as_deref() {
             None => Ok(&entry.bytes[entry.key_len as usize..]),
-            Some(_) => Err(ItemType::Scalar.mismatch(entry.item_type())),
+            Some(Collections::Scalar(value)) => Ok(value),
+            Some(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
         }
     }
 

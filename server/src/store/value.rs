@@ -6,7 +6,7 @@
 //! `list.rs`, `sorted_set.rs`, `leaderboard.rs`) with its operations; the store only knows
 //! this enum and the trait, so a type is added without touching the shards.
 
-use super::cost::part_cost;
+use super::cost::{allocation_size, part_cost};
 use super::dictionary::Dictionary;
 use super::leaderboard::Leaderboard;
 use super::list::ListValue;
@@ -24,8 +24,17 @@ pub enum Value {
 
 impl Value {
     /// A scalar item's one allocation: `key` then `value`, allocated at
-    /// exactly their length (`into_boxed_slice` does not reallocate).
+    /// exactly their length (`into_boxed_slice` does not reallocate); or,
+    /// where that would round up to a larger size class than the two apart
+    /// (and the box that holds the value), a [`Collections::Scalar`].
     pub fn scalar(key: &[u8], value: &[u8]) -> Value {
+        let together = allocation_size(key.len() + value.len());
+        let apart = allocation_size(key.len())
+            + allocation_size(value.len())
+            + allocation_size(std::mem::size_of::<Collections>());
+        if apart < together {
+            return Value::Collection(Box::new(Collections::Scalar(value.into())));
+        }
         let mut bytes = Vec::with_capacity(key.len() + value.len());
         bytes.extend_from_slice(key);
         bytes.extend_from_slice(value);
@@ -34,6 +43,11 @@ impl Value {
 }
 
 pub enum Collections {
+    /// Not a collection: a scalar value kept apart from its key, because
+    /// the two in one allocation would take a larger size class (a
+    /// 16,384-byte value and its key: 20,480 bytes, where the value alone
+    /// takes 16,384); boxed here so an entry keeps one pointer for both.
+    Scalar(Box<[u8]>),
     Dictionary(Dictionary),
     Set(SetValue),
     List(ListValue),
@@ -44,6 +58,7 @@ pub enum Collections {
 impl Collections {
     pub fn item_type(&self) -> ItemType {
         match self {
+            Collections::Scalar(_) => ItemType::Scalar,
             Collections::Dictionary(_) => ItemType::Dictionary,
             Collections::Set(_) => ItemType::Set,
             Collections::List(_) => ItemType::List,
@@ -57,6 +72,7 @@ impl Collections {
     pub fn cost(&self) -> u64 {
         part_cost(std::mem::size_of::<Collections>())
             + match self {
+                Collections::Scalar(value) => part_cost(value.len()),
                 Collections::Dictionary(c) => c.cost(),
                 Collections::Set(c) => c.cost(),
                 Collections::List(c) => c.cost(),
