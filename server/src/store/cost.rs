@@ -21,12 +21,13 @@ pub const SHARED_HEADER: u64 = 32;
 ///   beyond the parts for one dictionary of 1,000,000 entries (a load of
 ///   0.48): 128;
 /// - a sorted-set element: a `HashMap<Bytes, f64>` slot (40 bytes and a
-///   control byte) and a B-tree key (48 bytes, nodes two-thirds full), and
-///   the [`SHARED_HEADER`] of the order's second handle on the value;
-///   `tests/memory_per_element.rs` measured 235 bytes per 32-byte element,
-///   171 beyond the part and header: 176.
+///   control byte: 66 at the average load, 86 at the lowest), a key of the
+///   order (40 bytes, in chunks half to wholly full: about 48), and the
+///   [`SHARED_HEADER`] of the order's second handle on the value;
+///   `bench/memory` measures 141 bytes beyond the part and header for one
+///   sorted set of 1,000,000 elements (a map load of 0.48): 144.
 pub const DICTIONARY_ENTRY_OVERHEAD: u64 = 128;
-pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 176;
+pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 144;
 
 /// What `len` bytes of one element part are charged.
 pub fn part_cost(len: usize) -> u64 {
