@@ -12,6 +12,7 @@
 use std::iter::Sum;
 use std::ops::{AddAssign, SubAssign};
 
+use bytes::{Bytes, BytesMut};
 use prost::encoding::encoded_len_varint;
 
 use super::value::Collection;
@@ -31,6 +32,32 @@ pub fn singular_len(len: usize) -> u64 {
     match len {
         0 => 0,
         len => repeated_len(len),
+    }
+}
+
+/// Copies the stored parts an answer carries into one buffer and hands
+/// them out as slices of it, rather than as clones of the stored `Bytes`:
+/// the first clone of a stored part allocates its 32-byte shared header,
+/// which then lives as long as the element, uncharged (one fetch of
+/// 1,000,000 dictionary fields left +61 MiB behind), and each clone and its
+/// drop touch every part's header, two cache misses a part where one copy
+/// costs one. Sized up front, the buffer never grows.
+pub struct Copier(BytesMut);
+
+impl Copier {
+    /// For parts of `size` bytes in all.
+    pub fn new(size: usize) -> Copier {
+        Copier(BytesMut::with_capacity(size))
+    }
+
+    /// For every part of `parts`, each `&[u8]`-like.
+    pub fn of<'a, P: AsRef<[u8]> + 'a>(parts: impl Iterator<Item = &'a P>) -> Copier {
+        Copier::new(parts.map(|part| part.as_ref().len()).sum())
+    }
+
+    pub fn copy(&mut self, part: &[u8]) -> Bytes {
+        self.0.extend_from_slice(part);
+        self.0.split().freeze()
     }
 }
 

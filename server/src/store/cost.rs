@@ -5,26 +5,29 @@
 //! read these numbers without depending on one another.
 
 /// The header `bytes` allocates (24 bytes, the 32-byte class) the first
-/// time a stored value is cloned out by a read, and keeps for as long as the
-/// value lives. Charged with every element part a read can hand out, from
-/// the start: after one fetch every element has one.
+/// time a stored value is cloned, kept for as long as the value lives.
+/// Reads never clone a stored part (they copy it out, see
+/// `answer::Copier`), so only a structure that keeps two handles on one
+/// part pays it: the sorted set's member map and score order.
 pub const SHARED_HEADER: u64 = 32;
 
-/// Bytes charged per element, on top of its parts ([`part_cost`]) and
-/// their [`SHARED_HEADER`]s, by the types whose structure is not charged by
-/// its capacity (lists and sets are: see `list.rs`, `set.rs`). Set from
-/// what `tests/memory_per_element.rs` measures: resident bytes per 32-byte
-/// element, across collections of 96 to 3,500 elements, fetched once.
+/// Bytes charged per element, on top of its parts ([`part_cost`]), by the
+/// types whose structure is not charged by its capacity (lists and sets
+/// are: see `list.rs`, `set.rs`):
 ///
-/// - a dictionary entry: a `HashMap<Bytes, Bytes>` slot (64 bytes and a
-///   control byte) at a load of 7/16 to 7/8; 246 bytes measured per entry
-///   of two 32-byte parts, 118 beyond the parts and headers: 128;
+/// - a dictionary entry: a `HashMap<Bytes, Bytes>` slot, 64 bytes and a
+///   control byte, at a load between 7/16 and 7/8 (74 to 149 bytes), and
+///   the table's allocation rounding: `bench/memory` measures 139 bytes
+///   beyond the parts for one dictionary of 1,000,000 entries (a load of
+///   0.48): 128;
 /// - a sorted-set element: a `HashMap<Bytes, f64>` slot (40 bytes and a
-///   control byte) and a B-tree key (48 bytes, nodes two-thirds full, and
-///   a second handle on the value, which allocates its header at once);
-///   235 bytes measured, 171 beyond the part and header: 176.
+///   control byte: 66 at the average load, 86 at the lowest), a key of the
+///   order (40 bytes, in chunks half to wholly full: about 48), and the
+///   [`SHARED_HEADER`] of the order's second handle on the value;
+///   `bench/memory` measures 141 bytes beyond the part and header for one
+///   sorted set of 1,000,000 elements (a map load of 0.48): 144.
 pub const DICTIONARY_ENTRY_OVERHEAD: u64 = 128;
-pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 176;
+pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 144;
 
 /// What `len` bytes of one element part are charged.
 pub fn part_cost(len: usize) -> u64 {

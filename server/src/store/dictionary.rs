@@ -16,13 +16,13 @@ use std::collections::{HashMap, HashSet};
 use std::future::{ready, Future};
 use std::sync::Arc;
 
-use super::answer::{repeated_len, singular_len};
-use super::cost::{part_cost, shrunk_room, DICTIONARY_ENTRY_OVERHEAD, SHARED_HEADER};
+use super::answer::{repeated_len, singular_len, Copier};
+use super::cost::{part_cost, shrunk_room, DICTIONARY_ENTRY_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
 use crate::in_flight::reserve_answer;
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
 /// Past this many fields a fetch is copied on tokio's blocking pool: a few
 /// hundred microseconds of work, the longest a runtime worker should hold
@@ -43,7 +43,7 @@ pub(super) async fn on_blocking_pool<R: Send + 'static>(
 
 /// The charge of one entry holding `field` and `value`.
 fn entry_cost(field: &[u8], value: &[u8]) -> u64 {
-    part_cost(field.len()) + part_cost(value.len()) + 2 * SHARED_HEADER + DICTIONARY_ENTRY_OVERHEAD
+    part_cost(field.len()) + part_cost(value.len()) + DICTIONARY_ENTRY_OVERHEAD
 }
 
 /// The bytes one entry takes in a DictionaryFetch answer, as prost encodes
@@ -157,9 +157,11 @@ impl Dictionary {
 
     /// The value of each field, in the order given.
     pub fn get(&self, fields: &[Bytes]) -> Vec<Option<Bytes>> {
-        fields
-            .iter()
-            .map(|field| self.entries.get(field).cloned())
+        let found: Vec<_> = fields.iter().map(|field| self.entries.get(field)).collect();
+        let mut copier = Copier::of(found.iter().flatten());
+        found
+            .into_iter()
+            .map(|value| value.map(|value| copier.copy(value)))
             .collect()
     }
 
@@ -167,24 +169,14 @@ impl Dictionary {
     /// a map, and sorting a million fields under the shard lock held every
     /// other call of the shard for 100s of ms).
     ///
-    /// The fields and values are copied into one buffer and answered as
-    /// slices of it, rather than as clones of the stored `Bytes`: the first
-    /// clone of a stored part allocates its 32-byte shared header, which
-    /// then lives as long as the entry, uncounted (one fetch of 1,000,000
-    /// fields left +61 MiB behind), and each clone and its drop touch every
-    /// part's header, two cache misses a part where one copy costs one.
+    /// The fields and values are copied out (see [`Copier`] for why).
     pub fn fetch(&self) -> Vec<(Bytes, Bytes)> {
         // The encoded size is the parts' bytes and a few more per entry: a
         // buffer of it never grows, so every slice shares one allocation.
-        let mut buffer = BytesMut::with_capacity(self.encoded_len as usize);
+        let mut copier = Copier::new(self.encoded_len as usize);
         self.entries
             .iter()
-            .map(|(field, value)| {
-                buffer.extend_from_slice(field);
-                let field = buffer.split().freeze();
-                buffer.extend_from_slice(value);
-                (field, buffer.split().freeze())
-            })
+            .map(|(field, value)| (copier.copy(field), copier.copy(value)))
             .collect()
     }
 
@@ -531,10 +523,7 @@ mod tests {
     #[test]
     fn each_entry_is_charged_its_allocations_and_the_overhead() {
         let d = dictionary(&[("", "x"), ("f", &"y".repeat(17))]);
-        assert_eq!(
-            d.cost(),
-            16 + 16 + 32 + 2 * (2 * SHARED_HEADER + DICTIONARY_ENTRY_OVERHEAD)
-        );
+        assert_eq!(d.cost(), 16 + 16 + 32 + 2 * DICTIONARY_ENTRY_OVERHEAD);
     }
 
     /// Through the store: each write charges the dictionary's entries, the

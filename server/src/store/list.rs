@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::answer::{repeated_len, Kept};
-use super::cost::{allocation_size, part_cost, shrunk_room, SHARED_HEADER};
+use super::answer::{repeated_len, Copier, Kept};
+use super::cost::{allocation_size, part_cost, shrunk_room};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
@@ -20,7 +20,7 @@ use crate::error::Error;
 /// The charge of one element holding `value`: its bytes and the header a
 /// read leaves on them. Its slot is charged with the queue's buffer.
 fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len()) + SHARED_HEADER
+    part_cost(value.len())
 }
 
 /// What one element adds to what a list keeps: its charge, and its size in
@@ -163,10 +163,9 @@ impl ListValue {
 
     /// The values of the slice, in order; empty when it selects none.
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
-        self.values
-            .range(slice.bounds(self.len()))
-            .cloned()
-            .collect()
+        let values = self.values.range(slice.bounds(self.len()));
+        let mut copier = Copier::of(values.clone());
+        values.map(|value| copier.copy(value)).collect()
     }
 
     /// Keeps only the values of the slice; answers how many remain.
@@ -530,11 +529,21 @@ mod tests {
     }
 
     #[test]
-    fn each_element_is_charged_its_allocation_its_header_and_its_slot() {
+    fn each_element_is_charged_its_allocation_and_its_slot() {
         let l = list(&["", "x", &"y".repeat(17)]);
         let slots = l.values.capacity() * size_of::<Bytes>();
         assert!(l.values.capacity() >= 3);
-        assert_eq!(l.cost(), 16 + 32 + 3 * SHARED_HEADER + slots as u64);
+        assert_eq!(l.cost(), 16 + 32 + slots as u64);
+    }
+
+    /// What a fetch answers is a copy: a clone would leave a shared header
+    /// on each stored value, which its charge does not cover.
+    #[test]
+    fn a_fetch_leaves_the_stored_values_unshared() {
+        let l = list(&["a", "b"]);
+        let answer = l.fetch(slice(None, None));
+        assert_eq!(answer, ["a", "b"]);
+        assert!(l.values.iter().all(Bytes::is_unique));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! - `registry`: cache names and the [`CacheId`] each currently answers to.
 //! - `shard`: a hash table over a slab of entries, the per-shard operations.
 //! - `sieve`: the SIEVE eviction queue over slab slots.
+//! - `deadlines`: the expiry index, slots in buckets of coarse deadline.
 //! - `expiry`: the background tasks that free expired items.
 //! - `keys`: listing a cache's keys, a page at a time.
 //! - `value`: what an item holds (a scalar or a collection) and the
@@ -38,6 +39,7 @@ mod answer;
 #[cfg(test)]
 mod answer_tests;
 mod cost;
+mod deadlines;
 pub mod dictionary;
 mod expiry;
 mod keys;
@@ -127,9 +129,10 @@ impl Store {
     /// Must be called inside a tokio runtime: spawns the active-expiry task(s).
     pub fn new(config: StoreConfig) -> Arc<Store> {
         let hasher = DefaultHashBuilder::default();
+        let epoch = Instant::now();
         let shards = (0..SHARDS)
             .map(|_| ShardSlot {
-                state: Mutex::new(Shard::new(hasher.clone())),
+                state: Mutex::new(Shard::new(hasher.clone(), epoch)),
                 wake: Arc::new(Notify::new()),
             })
             .collect();
@@ -176,7 +179,11 @@ impl Store {
             return Ok(None);
         };
         shard.visit(slot);
-        shard.value(slot).scalar().map(|value| Some(value.clone()))
+        // One copy, into the answer: a shared handle on the stored value
+        // would leave a header allocated for as long as the item lives.
+        shard
+            .scalar(slot)
+            .map(|value| Some(Bytes::copy_from_slice(value)))
     }
 
     /// What the item of `key` holds, if it exists.
@@ -184,7 +191,7 @@ impl Store {
         let (index, hash) = self.locate(cache, key);
         let mut shard = self.shards[index].state.lock();
         let slot = shard.live(hash, cache, key, Instant::now(), &self.counters)?;
-        Some(shard.value(slot).item_type())
+        Some(shard.item_type(slot))
     }
 
     /// Reads the collection of type `T` at `key` under its shard's lock.
@@ -201,9 +208,7 @@ impl Store {
             return Ok(None);
         };
         shard.visit(slot);
-        let value = shard.value(slot);
-        let collection = T::of(value).ok_or_else(|| T::TYPE.mismatch(value.item_type()))?;
-        Ok(Some(read(collection)))
+        Ok(Some(read(shard.collection::<T>(slot)?)))
     }
 
     /// Changes the collection of type `T` at `key` under its shard's lock.
@@ -306,7 +311,9 @@ impl Store {
             (Some(slot), ttl) => {
                 let old = shard.cost(slot);
                 // A collection of another type is refused by `of_mut` below.
-                let growth = growth.zip(T::of(shard.value(slot))).map(|(g, c)| g(c));
+                let growth = growth
+                    .zip(shard.collection::<T>(slot).ok())
+                    .map(|(g, c)| g(c));
                 if let Some(growth) = growth {
                     let size = old.saturating_add(growth);
                     if size > max_item {
@@ -316,9 +323,7 @@ impl Store {
                         });
                     }
                 }
-                let value = shard.value_mut(slot);
-                let found_type = value.item_type();
-                let collection = T::of_mut(value).ok_or_else(|| T::TYPE.mismatch(found_type))?;
+                let collection = shard.collection_mut::<T>(slot)?;
                 let answer = write(collection)?;
                 let emptied = collection.is_empty();
                 // Before a removal too: it uncharges what the item costs now.
@@ -401,7 +406,7 @@ impl Store {
         let mut shard = self.shards[index].state.lock();
         let total = match shard.live(hash, cache, key, now, &self.counters) {
             None => amount,
-            Some(slot) => std::str::from_utf8(shard.value(slot).scalar()?)
+            Some(slot) => std::str::from_utf8(shard.scalar(slot)?)
                 .ok()
                 .and_then(|text| text.parse::<i64>().ok())
                 .ok_or(Error::NotAnInteger)?
@@ -412,7 +417,7 @@ impl Store {
             hash,
             cache,
             key,
-            Value::Scalar(Bytes::from(total.to_string())),
+            Value::scalar(key, total.to_string().as_bytes()),
             deadline(now, ttl),
             &self.counters,
         );
@@ -483,27 +488,20 @@ impl Store {
         // Copied before the lock: a large value's allocation and copy should
         // not hold up the other keys of the shard. A fresh allocation also
         // keeps the request's receive buffer from being pinned.
-        let value = Bytes::copy_from_slice(value);
+        let item = Value::scalar(key, value);
         let now = Instant::now();
         let mut shard = self.shards[index].state.lock();
         if let Some(condition) = condition {
             let slot = shard.live(hash, cache, key, now, &self.counters);
             let current = match slot {
-                Some(slot) => Some(&shard.value(slot).scalar()?[..]),
+                Some(slot) => Some(shard.scalar(slot)?),
                 None => None,
             };
             if !condition.admits(current) {
                 return Ok(false);
             }
         }
-        let (slot, wake) = shard.upsert(
-            hash,
-            cache,
-            key,
-            Value::Scalar(value),
-            deadline(now, ttl),
-            &self.counters,
-        );
+        let (slot, wake) = shard.upsert(hash, cache, key, item, deadline(now, ttl), &self.counters);
         shard.evict_until(self.max_memory, now, Some(slot), &self.counters);
         drop(shard);
         self.after_write(index, wake, now);

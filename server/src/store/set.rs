@@ -16,8 +16,8 @@ use std::sync::{Arc, LazyLock};
 use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 
-use super::answer::{repeated_len, Kept};
-use super::cost::{allocation_size, part_cost, shrunk_room, SHARED_HEADER};
+use super::answer::{repeated_len, Copier, Kept};
+use super::cost::{allocation_size, part_cost, shrunk_room};
 use super::{CacheId, Store};
 use crate::backend::{pop_answer_size, CollectionTtl, SetRemove, SetStorage};
 use crate::error::Error;
@@ -33,7 +33,7 @@ fn hash(element: &[u8]) -> u64 {
 /// The charge of one element: its bytes and the header a read leaves on
 /// them. Its slots are charged with the vector and the table.
 fn element_cost(element: &[u8]) -> u64 {
-    part_cost(element.len()) + SHARED_HEADER
+    part_cost(element.len())
 }
 
 /// What one element adds to what a set keeps: its charge, and its size in
@@ -250,7 +250,8 @@ impl SetValue {
 
     /// Every element.
     pub fn fetch(&self) -> Vec<Bytes> {
-        self.elements.clone()
+        let mut copier = Copier::of(self.elements.iter());
+        self.elements.iter().map(|e| copier.copy(e)).collect()
     }
 
     /// Whether the set holds each of `elements`, in their order.
@@ -291,9 +292,11 @@ impl SetValue {
         if limit >= len as u64 {
             return self.fetch();
         }
-        random_positions(limit as usize, len)
+        let chosen = random_positions(limit as usize, len);
+        let mut copier = Copier::of(chosen.iter().map(|&at| &self.elements[at]));
+        chosen
             .into_iter()
-            .map(|at| self.elements[at].clone())
+            .map(|at| copier.copy(&self.elements[at]))
             .collect()
     }
 }
@@ -767,7 +770,7 @@ mod tests {
     fn each_element_is_charged_its_allocation_and_the_overhead() {
         let s = set(&["", "x", &"y".repeat(17)]);
         let room = room_cost(s.elements.capacity(), s.positions.capacity());
-        assert_eq!(s.cost(), 16 + 32 + 3 * SHARED_HEADER + room);
+        assert_eq!(s.cost(), 16 + 32 + room);
     }
 
     #[test]

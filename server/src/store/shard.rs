@@ -2,50 +2,55 @@
 //! entries, with the SIEVE queue and the expiry index on the same slots.
 //!
 //! Everything refers to an item by its `u32` slot, so the key is stored once
-//! (in the entry) and the table, the queue and the index stay small. The
-//! caller holds the shard's lock for every call here; the global counters are
-//! atomics because the memory cap is one number for all shards.
+//! (in the entry's one allocation) and the table, the queue and the index
+//! stay small. The caller holds the shard's lock for every call here; the
+//! global counters are atomics because the memory cap is one number for all
+//! shards.
 
-use std::collections::BTreeSet;
 use std::hash::BuildHasher;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
 
-use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use tokio::time::Instant;
 
-use super::cost::{allocation_size, SHARED_HEADER};
+use super::cost::allocation_size;
+use super::deadlines::{bucket, due, Deadlines};
 use super::expiry::Pending;
 use super::sieve::{Arena, Links, Sieve};
-use super::value::Value;
+use super::value::{Collection, Collections, Value};
 use super::CacheId;
+use crate::backend::ItemType;
+use crate::error::Error;
 
-/// Bytes charged per item on top of its key and value, so that the cap
-/// bounds real memory rather than payload alone:
+/// Bytes charged per item on top of its allocations (the key and scalar
+/// value, or the key and the boxed collection), so that the cap bounds real
+/// memory rather than payload alone:
 ///
-/// - the slab slot, `size_of::<Option<Entry>>()` (104 on 64-bit), times 4/3
-///   because a doubling `Vec` is on average three quarters full;
-/// - the hash-table slot: a 4-byte index plus 1 control byte at a load of
-///   7/16 to 7/8, about 8 bytes;
-/// - the expiry-index node: B-tree leaves hold up to 11 `(Instant, u32)` keys
-///   (24 bytes each) in a 280-byte node (320-byte size class), typically two
-///   thirds full, plus internal nodes: about two keys' worth, 48 bytes;
-/// - the header `bytes` allocates (24 bytes, 32-byte class) when a stored
-///   value is first cloned out by a read;
+/// - the slab slot, `size_of::<Option<Entry>>()` (56 on 64-bit), times 4/3
+///   because a doubling `Vec` is on average three quarters full: 74;
+/// - the hash-table slot ([`TABLE_SLOT`]): 8;
+/// - the expiry listing ([`EXPIRY_LISTING`]): 5;
 ///
-/// 138 + 8 + 48 + 32 = 226 bytes on 64-bit targets. The key and value are
-/// charged their allocation size, see [`allocation_size`].
-pub(super) const ITEM_OVERHEAD: u64 = (size_of::<Option<Entry>>() * 4 / 3
-    + TABLE_SLOT
-    + 2 * size_of::<(Instant, u32)>()
-    + SHARED_HEADER as usize) as u64;
-const TABLE_SLOT: usize = 8;
+/// 87 bytes on 64-bit targets. Nothing is charged for reads: a read copies
+/// the value out, so it leaves nothing behind in the store.
+pub(super) const ITEM_OVERHEAD: u64 =
+    (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING) as u64;
+
+/// A hash-table slot: a 4-byte slot number and 1 control byte, at a load
+/// between 7/16 and 7/8 (the table doubles at 7/8), 5 x 1.6 on average.
+const TABLE_SLOT: usize = (size_of::<u32>() + 1) * 8 / 5;
+
+/// A listing in the expiry index: a `u32` in a bucket's doubling `Vec`,
+/// three quarters full on average (the buckets' map nodes are shared by
+/// the thousands of items of a bucket, so they round to nothing).
+const EXPIRY_LISTING: usize = size_of::<u32>() * 4 / 3;
 
 /// What a scalar item of this key and value length is charged against the cap.
 #[cfg(test)]
 pub(super) fn charge(key_len: usize, value_len: usize) -> u64 {
-    (allocation_size(key_len) + allocation_size(value_len)) as u64 + ITEM_OVERHEAD
+    allocation_size(key_len + value_len) as u64 + ITEM_OVERHEAD
 }
 
 /// The store-wide numbers every shard updates.
@@ -59,26 +64,49 @@ pub(super) struct Counters {
 }
 
 pub(super) struct Entry {
-    /// Copied out of the request: a slice of it would pin the whole receive
-    /// buffer and make the accounting a lie.
-    key: Bytes,
-    value: Value,
-    expires_at: Instant,
+    /// The key, then a scalar's value: one allocation per scalar item,
+    /// copied out of the request (a slice of it would pin the whole receive
+    /// buffer and make the accounting a lie). A collection's holds the key.
+    bytes: Box<[u8]>,
+    /// A collection's contents; `None` for a scalar.
+    collection: Option<Box<Collections>>,
     /// Part of the item's identity, so caches share the table yet never see
     /// each other's keys.
     cache: CacheId,
+    /// Nanoseconds from the store's epoch: 8 bytes where an `Instant` takes 16.
+    expires_ns: u64,
     links: Links,
+    /// Where the key ends in `bytes`.
+    key_len: u32,
+    /// The expiry bucket this slot is listed in (see `deadlines.rs`).
+    queued: u32,
 }
 
 impl Entry {
+    fn key(&self) -> &[u8] {
+        &self.bytes[..self.key_len as usize]
+    }
+
+    fn item_type(&self) -> ItemType {
+        self.collection
+            .as_deref()
+            .map_or(ItemType::Scalar, Collections::item_type)
+    }
+
     fn cost(&self) -> u64 {
-        item_cost(&self.key, &self.value)
+        allocation_size(self.bytes.len()) as u64
+            + self.collection.as_deref().map_or(0, Collections::cost)
+            + ITEM_OVERHEAD
     }
 }
 
-/// What an item of this key and value is charged against the cap.
+/// What an item of this key and contents is charged against the cap.
 pub(super) fn item_cost(key: &[u8], value: &Value) -> u64 {
-    allocation_size(key.len()) as u64 + value.cost() + ITEM_OVERHEAD
+    ITEM_OVERHEAD
+        + match value {
+            Value::Scalar(bytes) => allocation_size(bytes.len()) as u64,
+            Value::Collection(c) => allocation_size(key.len()) as u64 + c.cost(),
+        }
 }
 
 impl Arena for Vec<Option<Entry>> {
@@ -110,23 +138,35 @@ pub(super) struct Shard {
     /// Vacant slab slots, reused before the slab grows.
     free: Vec<u32>,
     sieve: Sieve,
-    /// Deadlines in order, for the expiry task and for cheap victims.
-    expiry: BTreeSet<(Instant, u32)>,
+    /// Slots by coarse deadline, for the expiry task and for cheap victims.
+    deadlines: Deadlines,
+    /// The store's epoch, which entries' deadlines count from.
+    epoch: Instant,
     /// A copy of the store's hasher, to rehash on growth and find a slot's
     /// table entry when removing it.
     hasher: DefaultHashBuilder,
 }
 
 impl Shard {
-    pub(super) fn new(hasher: DefaultHashBuilder) -> Self {
+    pub(super) fn new(hasher: DefaultHashBuilder, epoch: Instant) -> Self {
         Shard {
             table: HashTable::new(),
             slab: Vec::new(),
             free: Vec::new(),
             sieve: Sieve::new(),
-            expiry: BTreeSet::new(),
+            deadlines: Deadlines::default(),
+            epoch,
             hasher,
         }
+    }
+
+    /// `at` in nanoseconds from the epoch (saturating: 584 years).
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn instant(&self, nanos: u64) -> Instant {
+        self.epoch + Duration::from_nanos(nanos)
     }
 
     /// The slot holding `key`, unless absent or expired; an expired item
@@ -142,9 +182,9 @@ impl Shard {
         let slab = &self.slab;
         let slot = *self.table.find(hash, |&slot| {
             let entry = occupied(slab, slot);
-            entry.cache == cache && entry.key == key
+            entry.cache == cache && entry.key() == key
         })?;
-        if occupied(slab, slot).expires_at <= now {
+        if occupied(slab, slot).expires_ns <= self.nanos(now) {
             self.remove(slot, counters);
             counters.expirations.fetch_add(1, Relaxed);
             return None;
@@ -152,14 +192,40 @@ impl Shard {
         Some(slot)
     }
 
-    pub(super) fn value(&self, slot: u32) -> &Value {
-        &occupied(&self.slab, slot).value
+    /// The scalar value, or the wrong-type error for a scalar call.
+    pub(super) fn scalar(&self, slot: u32) -> Result<&[u8], Error> {
+        let entry = occupied(&self.slab, slot);
+        match entry.collection.as_deref() {
+            None => Ok(&entry.bytes[entry.key_len as usize..]),
+            Some(Collections::Scalar(value)) => Ok(value),
+            Some(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
+        }
     }
 
-    /// The value, to change in place; the caller then calls [`Self::recharge`]
-    /// with the cost it had before.
-    pub(super) fn value_mut(&mut self, slot: u32) -> &mut Value {
-        &mut occupied_mut(&mut self.slab, slot).value
+    pub(super) fn item_type(&self, slot: u32) -> ItemType {
+        occupied(&self.slab, slot).item_type()
+    }
+
+    /// The collection of type `T`, or the wrong-type error.
+    pub(super) fn collection<T: Collection>(&self, slot: u32) -> Result<&T, Error> {
+        let entry = occupied(&self.slab, slot);
+        entry
+            .collection
+            .as_deref()
+            .and_then(T::of)
+            .ok_or_else(|| T::TYPE.mismatch(entry.item_type()))
+    }
+
+    /// The collection, to change in place; the caller then calls
+    /// [`Self::recharge`] with the cost it had before.
+    pub(super) fn collection_mut<T: Collection>(&mut self, slot: u32) -> Result<&mut T, Error> {
+        let entry = occupied_mut(&mut self.slab, slot);
+        let found = entry.item_type();
+        entry
+            .collection
+            .as_deref_mut()
+            .and_then(T::of_mut)
+            .ok_or_else(|| T::TYPE.mismatch(found))
     }
 
     /// The accounted cost of the item now.
@@ -181,7 +247,7 @@ impl Shard {
     }
 
     pub(super) fn expires_at(&self, slot: u32) -> Instant {
-        occupied(&self.slab, slot).expires_at
+        self.instant(occupied(&self.slab, slot).expires_ns)
     }
 
     pub(super) fn visit(&mut self, slot: u32) {
@@ -199,15 +265,21 @@ impl Shard {
         expires_at: Instant,
         counters: &Counters,
     ) -> (u32, bool) {
+        let (bytes, collection) = match value {
+            Value::Scalar(bytes) => (bytes, None),
+            Value::Collection(c) => (Box::from(key), Some(c)),
+        };
+        debug_assert!(bytes.starts_with(key));
         let slab = &self.slab;
         let found = self.table.find(hash, |&slot| {
             let entry = occupied(slab, slot);
-            entry.cache == cache && entry.key == key
+            entry.cache == cache && entry.key() == key
         });
         if let Some(&slot) = found {
             let entry = occupied_mut(&mut self.slab, slot);
             let old = entry.cost();
-            entry.value = value;
+            entry.bytes = bytes;
+            entry.collection = collection;
             let new = entry.cost();
             // A write is a hit too: counters and other hot keys get rewritten.
             entry.links.visit();
@@ -219,12 +291,15 @@ impl Shard {
             return (slot, self.set_expiry(slot, expires_at));
         }
 
+        let expires_ns = self.nanos(expires_at);
         let entry = Entry {
-            key: Bytes::copy_from_slice(key),
-            value,
-            expires_at,
+            bytes,
+            collection,
             cache,
+            expires_ns,
             links: Links::DETACHED,
+            key_len: u32::try_from(key.len()).expect("a key is shorter than 4 GiB"),
+            queued: bucket(expires_ns),
         };
         counters.bytes.fetch_add(entry.cost(), Relaxed);
         counters.items.fetch_add(1, Relaxed);
@@ -236,8 +311,8 @@ impl Shard {
             None => {
                 let slot = u32::try_from(self.slab.len())
                     .ok()
-                    .filter(|&slot| slot != super::sieve::NIL)
-                    .expect("a shard holds fewer than 2^32 - 1 items");
+                    .filter(|&slot| slot < super::sieve::NIL)
+                    .expect("a shard holds fewer than 2^31 - 1 items");
                 self.slab.push(Some(entry));
                 slot
             }
@@ -245,20 +320,25 @@ impl Shard {
         let (slab, hasher) = (&self.slab, &self.hasher);
         self.table.insert_unique(hash, slot, |&slot| {
             let entry = occupied(slab, slot);
-            hash_key(hasher, entry.cache, &entry.key)
+            hash_key(hasher, entry.cache, entry.key())
         });
         self.sieve.push(&mut self.slab, slot);
-        self.expiry.insert((expires_at, slot));
-        (slot, self.expiry.first() == Some(&(expires_at, slot)))
+        (slot, self.deadlines.file(bucket(expires_ns), slot))
     }
 
     /// Moves the deadline of `slot`; true when it became the earliest.
     pub(super) fn set_expiry(&mut self, slot: u32, at: Instant) -> bool {
+        let expires_ns = self.nanos(at);
         let entry = occupied_mut(&mut self.slab, slot);
-        self.expiry.remove(&(entry.expires_at, slot));
-        entry.expires_at = at;
-        self.expiry.insert((at, slot));
-        self.expiry.first() == Some(&(at, slot))
+        entry.expires_ns = expires_ns;
+        // A later deadline keeps the earlier listing: its bucket files the
+        // item again when it comes due.
+        let bucket = bucket(expires_ns);
+        if bucket >= entry.queued {
+            return false;
+        }
+        entry.queued = bucket;
+        self.deadlines.file(bucket, slot)
     }
 
     pub(super) fn remove(&mut self, slot: u32, counters: &Counters) {
@@ -266,31 +346,89 @@ impl Shard {
         let entry = self.slab[slot as usize]
             .take()
             .expect("removed slot is occupied");
-        let hash = hash_key(&self.hasher, entry.cache, &entry.key);
+        let hash = hash_key(&self.hasher, entry.cache, entry.key());
         if let Ok(found) = self.table.find_entry(hash, |&s| s == slot) {
             found.remove();
         }
-        self.expiry.remove(&(entry.expires_at, slot));
+        // Its expiry listing stays, stale, until its bucket comes due.
         self.free.push(slot);
         counters.bytes.fetch_sub(entry.cost(), Relaxed);
         counters.items.fetch_sub(1, Relaxed);
+        if self.deadlines.needs_rebuild(self.sieve.len()) {
+            self.refile_all();
+        }
     }
 
-    /// Frees up to `limit` expired items, bounding the time the lock is held.
-    pub(super) fn expire(&mut self, now: Instant, limit: usize, counters: &Counters) -> Pending {
-        let mut freed = 0;
-        while let Some(&(at, slot)) = self.expiry.first() {
-            if at > now {
-                return Pending::At(at);
+    /// Rebuilds the expiry index from the live items, dropping stale
+    /// listings; O(slab), after at least as many removals.
+    fn refile_all(&mut self) {
+        self.deadlines.clear();
+        for (slot, entry) in self.slab.iter_mut().enumerate() {
+            if let Some(entry) = entry {
+                entry.queued = bucket(entry.expires_ns);
+                self.deadlines.file(entry.queued, slot as u32);
             }
-            if freed == limit {
+        }
+    }
+
+    /// Frees up to `limit` expired items, bounding the time the lock is held
+    /// (each listing handled counts, stale or filed again ones too).
+    pub(super) fn expire(&mut self, now: Instant, limit: usize, counters: &Counters) -> Pending {
+        let now_ns = self.nanos(now);
+        let mut handled = 0;
+        while let Some(first) = self.deadlines.first() {
+            if due(first) > now_ns {
+                return Pending::At(self.instant(due(first)));
+            }
+            if handled == limit {
                 return Pending::More;
             }
-            self.remove(slot, counters);
-            counters.expirations.fetch_add(1, Relaxed);
-            freed += 1;
+            let (listed, slot) = self.deadlines.pop_first().expect("a bucket is listed");
+            self.settle(listed, slot, now_ns, counters);
+            handled += 1;
         }
         Pending::Idle
+    }
+
+    /// Handles a listing of `slot` taken from a due `bucket`: frees the item
+    /// if it has expired, files it under its own bucket if its deadline has
+    /// moved later, drops the listing if stale. True if it freed an item.
+    fn settle(&mut self, listed: u32, slot: u32, now_ns: u64, counters: &Counters) -> bool {
+        let Some(entry) = self.slab.get(slot as usize).and_then(Option::as_ref) else {
+            return false;
+        };
+        if entry.queued != listed {
+            return false;
+        }
+        let expires_ns = entry.expires_ns;
+        if expires_ns <= now_ns {
+            self.remove(slot, counters);
+            counters.expirations.fetch_add(1, Relaxed);
+            return true;
+        }
+        let later = bucket(expires_ns);
+        occupied_mut(&mut self.slab, slot).queued = later;
+        self.deadlines.file(later, slot);
+        false
+    }
+
+    /// Frees one expired item of a due bucket other than `exclude`, if it
+    /// finds one before an expired `exclude`.
+    fn reap_one(&mut self, now_ns: u64, exclude: Option<u32>, counters: &Counters) -> bool {
+        while let Some(first) = self.deadlines.first() {
+            if due(first) > now_ns {
+                return false;
+            }
+            let (listed, slot) = self.deadlines.pop_first().expect("a bucket is listed");
+            if Some(slot) == exclude && occupied(&self.slab, slot).expires_ns <= now_ns {
+                self.deadlines.file(listed, slot);
+                return false;
+            }
+            if self.settle(listed, slot, now_ns, counters) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Evicts until the store is under `max_memory` or this shard has nothing
@@ -329,12 +467,8 @@ impl Shard {
     ) -> bool {
         while counters.bytes.load(Relaxed) > max_memory {
             // An expired item is the cheapest victim: nobody can read it anyway.
-            if let Some(&(at, slot)) = self.expiry.first() {
-                if at <= now && Some(slot) != exclude {
-                    self.remove(slot, counters);
-                    counters.expirations.fetch_add(1, Relaxed);
-                    continue;
-                }
+            if self.reap_one(self.nanos(now), exclude, counters) {
+                continue;
             }
             let victim = if steps == usize::MAX {
                 self.sieve.victim(&mut self.slab, exclude)
@@ -401,6 +535,7 @@ impl Shard {
             self.slab = Vec::new();
             self.free = Vec::new();
             self.table = HashTable::new();
+            self.deadlines.clear();
             return None;
         }
         (end < self.slab.len()).then_some(end)
@@ -413,11 +548,50 @@ mod tests {
 
     #[test]
     fn item_overhead_covers_at_least_the_entry_and_its_index_slots() {
-        let floor = size_of::<Option<Entry>>() + 5 + size_of::<(Instant, u32)>();
+        let floor = size_of::<Option<Entry>>() + size_of::<u32>() + 1 + size_of::<u32>();
         assert!(ITEM_OVERHEAD as usize > floor);
         if cfg!(target_pointer_width = "64") {
-            assert_eq!(size_of::<Option<Entry>>(), 104);
-            assert_eq!(ITEM_OVERHEAD, 226);
+            assert_eq!(size_of::<Option<Entry>>(), 56);
+            assert_eq!(ITEM_OVERHEAD, 87);
         }
+    }
+
+    /// A key written and deleted over and over leaves a stale listing each
+    /// time; the index is rebuilt before they outgrow the live items.
+    #[test]
+    fn stale_expiry_listings_stay_bounded() {
+        let counters = Counters::default();
+        let now = Instant::now();
+        let mut shard = Shard::new(DefaultHashBuilder::default(), now);
+        let cache = CacheId(0);
+        let hash = hash_key(&shard.hasher, cache, b"kept");
+        shard.upsert(
+            hash,
+            cache,
+            b"kept",
+            Value::scalar(b"kept", b"v"),
+            now,
+            &counters,
+        );
+        let hash = hash_key(&shard.hasher, cache, b"k");
+        for i in 0..10_000u64 {
+            let deadline = now + Duration::from_secs(3600 + i);
+            let (slot, _) = shard.upsert(
+                hash,
+                cache,
+                b"k",
+                Value::scalar(b"k", b"v"),
+                deadline,
+                &counters,
+            );
+            shard.remove(slot, &counters);
+        }
+        assert!(shard.deadlines.listed() <= 2 + 1024 + 1);
+        assert_eq!(counters.items.load(Relaxed), 1);
+        // The survivor is still listed: the rebuilds kept the live items.
+        let due = shard.expire(now + Duration::from_secs(1), usize::MAX, &counters);
+        assert!(matches!(due, Pending::At(_)), "{due:?}");
+        assert_eq!(counters.items.load(Relaxed), 0);
+        assert_eq!(counters.expirations.load(Relaxed), 1);
     }
 }

@@ -10,31 +10,54 @@
 //! hand and one-hit items (scans) are what the hand finds first.
 //!
 //! The links live inside the shard's entries ([`Arena`]), so the queue costs
-//! no allocation of its own.
+//! no allocation of its own: 8 bytes per item, the visited bit included.
 
-/// The "no slot" link. Slots are `u32`, so a shard can hold 2^32 - 1 items.
-pub(super) const NIL: u32 = u32::MAX;
+/// The "no slot" link. A link holds 31 bits (the 32nd is the visited bit),
+/// so a shard can hold 2^31 - 1 items.
+pub(super) const NIL: u32 = VISITED - 1;
+
+/// The bit of [`Links::older`] that holds the visited bit: packing it there
+/// keeps the links at 8 bytes, where a separate `bool` would pad them to 12.
+const VISITED: u32 = 1 << 31;
 
 /// The queue fields kept inside each entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Links {
     /// Towards the head (newer items); the hand moves this way.
     newer: u32,
-    /// Towards the tail (older items).
+    /// Towards the tail (older items), and in the top bit the visited bit:
+    /// set by a hit, cleared by the passing hand, the item's second chance.
     older: u32,
-    /// Set by a hit, cleared by the passing hand: the item's second chance.
-    visited: bool,
 }
 
 impl Links {
     pub(super) const DETACHED: Links = Links {
         newer: NIL,
         older: NIL,
-        visited: false,
     };
 
+    fn new(newer: u32, older: u32) -> Links {
+        Links { newer, older }
+    }
+
+    fn older(self) -> u32 {
+        self.older & !VISITED
+    }
+
+    fn set_older(&mut self, older: u32) {
+        self.older = older | (self.older & VISITED);
+    }
+
+    fn visited(self) -> bool {
+        self.older & VISITED != 0
+    }
+
     pub(super) fn visit(&mut self) {
-        self.visited = true;
+        self.older |= VISITED;
+    }
+
+    fn clear_visited(&mut self) {
+        self.older &= !VISITED;
     }
 }
 
@@ -69,11 +92,7 @@ impl Sieve {
 
     pub(super) fn push(&mut self, arena: &mut impl Arena, slot: u32) {
         let old_head = self.head;
-        *arena.links(slot) = Links {
-            newer: NIL,
-            older: old_head,
-            visited: false,
-        };
+        *arena.links(slot) = Links::new(NIL, old_head);
         if old_head == NIL {
             self.tail = slot;
         } else {
@@ -84,11 +103,12 @@ impl Sieve {
     }
 
     pub(super) fn unlink(&mut self, arena: &mut impl Arena, slot: u32) {
-        let Links { newer, older, .. } = *arena.links(slot);
+        let links = *arena.links(slot);
+        let (newer, older) = (links.newer, links.older());
         if newer == NIL {
             self.head = older;
         } else {
-            arena.links(newer).older = older;
+            arena.links(newer).set_older(older);
         }
         if older == NIL {
             self.tail = newer;
@@ -133,8 +153,8 @@ impl Sieve {
             let links = arena.links(slot);
             if Some(slot) == exclude {
                 self.hand = links.newer;
-            } else if links.visited {
-                links.visited = false;
+            } else if links.visited() {
+                links.clear_visited();
                 self.hand = links.newer;
             } else {
                 self.hand = slot;

@@ -23,10 +23,10 @@ use std::future::{ready, Future};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use hashbrown::HashMap;
 
-use super::answer::{repeated_len, Kept};
+use super::answer::{repeated_len, Copier, Kept};
 use super::cost::{part_cost, shrunk_room, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::dictionary::on_blocking_pool;
 use super::ranked::{Ranked, Weighted};
@@ -281,14 +281,8 @@ impl SortedSetValue {
     /// The elements at ascending positions `start..end`, walked in `order`.
     fn copy(&self, start: usize, end: usize, order: SortOrder) -> Vec<ScoredValue> {
         let range = self.order.range(start, end);
-        // Copied into one buffer and answered as slices of it, as a
-        // dictionary's fetch is (see `Dictionary::fetch` for why not clones).
-        let size = range.clone().map(|key| key.value().len()).sum();
-        let mut buffer = BytesMut::with_capacity(size);
-        let copy = |key: &Key| {
-            buffer.extend_from_slice(key.value());
-            (buffer.split().freeze(), key.score)
-        };
+        let mut copier = Copier::of(range.clone().map(Key::value));
+        let copy = |key: &Key| (copier.copy(key.value()), key.score);
         match order {
             SortOrder::Ascending => range.map(copy).collect(),
             SortOrder::Descending => range.rev().map(copy).collect(),

@@ -66,6 +66,22 @@ async fn overwrite_replaces_in_place_and_adjusts_bytes() {
     assert_eq!(store.get(c, b"k").unwrap(), Some(Bytes::new()));
 }
 
+/// A value whose size class its key would push up is kept apart: a
+/// 16,384-byte value is charged its 16,384 bytes, not 20,480.
+#[tokio::test]
+async fn a_large_value_keeps_its_own_size_class() {
+    let (store, c) = store();
+    let value = vec![7u8; 16_384];
+    store.set(c, b"k", &value, MINUTE);
+    assert_eq!(store.get(c, b"k").unwrap().as_deref(), Some(&value[..]));
+    let bytes = store.stats().bytes;
+    assert!(bytes < shard::charge(1, 16_384), "{bytes}");
+    assert!(bytes > 16_384 + shard::ITEM_OVERHEAD, "{bytes}");
+    store.set(c, b"k", b"small", MINUTE);
+    assert_eq!(store.stats().bytes, shard::charge(1, 5));
+    assert_eq!(store.get(c, b"k").unwrap().as_deref(), Some(&b"small"[..]));
+}
+
 #[tokio::test]
 async fn each_condition_stores_or_not() {
     let v = |s: &'static str| Bytes::from_static(s.as_bytes());
@@ -231,6 +247,22 @@ async fn the_expiry_task_frees_items_nobody_reads() {
     assert_eq!(stats.expirations, 2000);
     assert_eq!(stats.bytes, shard::charge(4, 1));
     assert_eq!(stats.evictions, 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_moved_later_keeps_the_item_until_then() {
+    let (store, c) = store();
+    store.set(c, b"k", b"v", Duration::from_secs(1));
+    let later = TtlUpdate::IncreaseTo(Duration::from_secs(10));
+    assert_eq!(store.update_ttl(c, b"k", later), TtlOutcome::Set);
+    // The task comes to the item's first deadline and files it again.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    settle().await;
+    assert_eq!(store.stats().items, 1);
+    tokio::time::advance(Duration::from_secs(9)).await;
+    settle().await;
+    assert_eq!(store.stats().items, 0);
+    assert_eq!(store.stats().expirations, 1);
 }
 
 #[tokio::test(start_paused = true)]

@@ -6,9 +6,7 @@
 //! `list.rs`, `sorted_set.rs`, `leaderboard.rs`) with its operations; the store only knows
 //! this enum and the trait, so a type is added without touching the shards.
 
-use bytes::Bytes;
-
-use super::cost::part_cost;
+use super::cost::{allocation_size, part_cost};
 use super::dictionary::Dictionary;
 use super::leaderboard::Leaderboard;
 use super::list::ListValue;
@@ -16,15 +14,40 @@ use super::set::SetValue;
 use super::sorted_set::SortedSetValue;
 use crate::backend::ItemType;
 
-/// A scalar, or a boxed collection: the box keeps an entry as small as a
-/// scalar needs (the `Bytes` niche leaves room for the one other variant),
-/// which is what every scalar item is charged for.
+/// A new item's contents, as a write hands them to its shard.
 pub enum Value {
-    Scalar(Bytes),
+    /// The key, then the value: the one allocation a scalar item keeps.
+    Scalar(Box<[u8]>),
+    /// Boxed, so an entry stays as small as a scalar needs.
     Collection(Box<Collections>),
 }
 
+impl Value {
+    /// A scalar item's one allocation: `key` then `value`, allocated at
+    /// exactly their length (`into_boxed_slice` does not reallocate); or,
+    /// where that would round up to a larger size class than the two apart
+    /// (and the box that holds the value), a [`Collections::Scalar`].
+    pub fn scalar(key: &[u8], value: &[u8]) -> Value {
+        let together = allocation_size(key.len() + value.len());
+        let apart = allocation_size(key.len())
+            + allocation_size(value.len())
+            + allocation_size(std::mem::size_of::<Collections>());
+        if apart < together {
+            return Value::Collection(Box::new(Collections::Scalar(value.into())));
+        }
+        let mut bytes = Vec::with_capacity(key.len() + value.len());
+        bytes.extend_from_slice(key);
+        bytes.extend_from_slice(value);
+        Value::Scalar(bytes.into_boxed_slice())
+    }
+}
+
 pub enum Collections {
+    /// Not a collection: a scalar value kept apart from its key, because
+    /// the two in one allocation would take a larger size class (a
+    /// 16,384-byte value and its key: 20,480 bytes, where the value alone
+    /// takes 16,384); boxed here so an entry keeps one pointer for both.
+    Scalar(Box<[u8]>),
     Dictionary(Dictionary),
     Set(SetValue),
     List(ListValue),
@@ -32,43 +55,30 @@ pub enum Collections {
     Leaderboard(Leaderboard),
 }
 
-impl Value {
+impl Collections {
     pub fn item_type(&self) -> ItemType {
         match self {
-            Value::Scalar(_) => ItemType::Scalar,
-            Value::Collection(c) => match **c {
-                Collections::Dictionary(_) => ItemType::Dictionary,
-                Collections::Set(_) => ItemType::Set,
-                Collections::List(_) => ItemType::List,
-                Collections::SortedSet(_) => ItemType::SortedSet,
-                Collections::Leaderboard(_) => ItemType::Leaderboard,
-            },
+            Collections::Scalar(_) => ItemType::Scalar,
+            Collections::Dictionary(_) => ItemType::Dictionary,
+            Collections::Set(_) => ItemType::Set,
+            Collections::List(_) => ItemType::List,
+            Collections::SortedSet(_) => ItemType::SortedSet,
+            Collections::Leaderboard(_) => ItemType::Leaderboard,
         }
     }
 
-    /// Accounted bytes of the value (not its key or the item's overhead).
+    /// Accounted bytes of the boxed collection (not its key or the item's
+    /// overhead): the box, and what the collection charges itself.
     pub fn cost(&self) -> u64 {
-        match self {
-            Value::Scalar(bytes) => part_cost(bytes.len()),
-            Value::Collection(c) => {
-                part_cost(std::mem::size_of::<Collections>())
-                    + match &**c {
-                        Collections::Dictionary(c) => c.cost(),
-                        Collections::Set(c) => c.cost(),
-                        Collections::List(c) => c.cost(),
-                        Collections::SortedSet(c) => c.cost(),
-                        Collections::Leaderboard(c) => c.cost(),
-                    }
+        part_cost(std::mem::size_of::<Collections>())
+            + match self {
+                Collections::Scalar(value) => part_cost(value.len()),
+                Collections::Dictionary(c) => c.cost(),
+                Collections::Set(c) => c.cost(),
+                Collections::List(c) => c.cost(),
+                Collections::SortedSet(c) => c.cost(),
+                Collections::Leaderboard(c) => c.cost(),
             }
-        }
-    }
-
-    /// The scalar value, or the wrong-type error for a scalar call.
-    pub fn scalar(&self) -> Result<&Bytes, crate::error::Error> {
-        match self {
-            Value::Scalar(bytes) => Ok(bytes),
-            other => Err(ItemType::Scalar.mismatch(other.item_type())),
-        }
     }
 }
 
@@ -76,15 +86,15 @@ impl Value {
 pub trait Collection: Default + Sized + Send {
     /// What ItemGetType answers for it, and wrong-type errors name.
     const TYPE: ItemType;
-    fn of(value: &Value) -> Option<&Self>;
-    fn of_mut(value: &mut Value) -> Option<&mut Self>;
+    fn of(collection: &Collections) -> Option<&Self>;
+    fn of_mut(collection: &mut Collections) -> Option<&mut Self>;
     fn into_value(self) -> Value;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// Accounted bytes: every element's parts at allocator size class
-    /// ([`part_cost`]) with their `SHARED_HEADER`s, plus the structure
+    /// ([`part_cost`]), plus the structure
     /// that holds them (its capacity, or a measured overhead per element);
     /// kept up to date by the type's own mutators, so reading it is O(1).
     fn cost(&self) -> u64;
@@ -97,25 +107,17 @@ macro_rules! collection {
         impl $crate::store::value::Collection for $ty {
             const TYPE: $crate::backend::ItemType = $crate::backend::ItemType::$variant;
 
-            fn of(value: &$crate::store::value::Value) -> Option<&Self> {
-                use $crate::store::value::{Collections, Value};
-                match value {
-                    Value::Collection(c) => match &**c {
-                        Collections::$variant(c) => Some(c),
-                        _ => None,
-                    },
-                    Value::Scalar(_) => None,
+            fn of(collection: &$crate::store::value::Collections) -> Option<&Self> {
+                match collection {
+                    $crate::store::value::Collections::$variant(c) => Some(c),
+                    _ => None,
                 }
             }
 
-            fn of_mut(value: &mut $crate::store::value::Value) -> Option<&mut Self> {
-                use $crate::store::value::{Collections, Value};
-                match value {
-                    Value::Collection(c) => match &mut **c {
-                        Collections::$variant(c) => Some(c),
-                        _ => None,
-                    },
-                    Value::Scalar(_) => None,
+            fn of_mut(collection: &mut $crate::store::value::Collections) -> Option<&mut Self> {
+                match collection {
+                    $crate::store::value::Collections::$variant(c) => Some(c),
+                    _ => None,
                 }
             }
 
