@@ -12,6 +12,7 @@ use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
+use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use tokio::time::Instant;
 
@@ -500,13 +501,17 @@ impl Shard {
         keys: &mut Vec<Bytes>,
     ) -> Option<usize> {
         let end = self.slab.len().min(from.saturating_add(budget));
+        let now_ns = self.nanos(now);
         for slot in from..end {
             if keys.len() >= limit {
                 return Some(slot);
             }
             if let Some(entry) = &self.slab[slot] {
-                if entry.cache == cache && entry.expires_at > now && entry.key.starts_with(prefix) {
-                    keys.push(entry.key.clone());
+                if entry.cache == cache
+                    && entry.expires_ns > now_ns
+                    && entry.key().starts_with(prefix)
+                {
+                    keys.push(Bytes::copy_from_slice(entry.key()));
                 }
             }
         }
