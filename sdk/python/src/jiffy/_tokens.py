@@ -109,49 +109,46 @@ def _cache_selector(cache: str | None) -> dict[str, Any]:
     return {"cache_selector": permission_pb.PermissionsType.CacheSelector(cache_name=cache)}
 
 
-def _one_of(what: str, exact: object, prefix: object) -> None:
+def _role(kind: str, roles: dict[str, str], role: object) -> str:
+    wire = roles.get(role) if isinstance(role, str) else None
+    if wire is None:
+        raise InvalidArgumentError(
+            f"a {kind} permission's role is one of {sorted(roles)}, not {role!r}"
+        )
+    return wire
+
+
+def _within(what: str, names: tuple[str, str, str, str], exact: Any, prefix: Any) -> dict[str, Any]:
+    """One oneof of a permission: all (`names[0]`), or a selector (`names[1]`)
+    of the one `exact` (its field `names[2]`) or of those starting with
+    `prefix` (`names[3]`)."""
+    everything, selector, exact_field, prefix_field = names
     if exact is not None and prefix is not None:
         raise InvalidArgumentError(f"a permission names a {what} or a {what} prefix, not both")
+    if exact is None and prefix is None:
+        return {everything: _all()}
+    field, value = (exact_field, exact) if exact is not None else (prefix_field, prefix)
+    return {selector: {field: value}}
 
 
 def _cache_permission(permission: CachePermission) -> Any:
-    role = _CACHE_ROLES.get(permission.role)
-    if role is None:
-        raise InvalidArgumentError(
-            f"a cache permission's role is one of {sorted(_CACHE_ROLES)}, not {permission.role!r}"
-        )
-    _one_of("key", permission.key, permission.key_prefix)
-    items: dict[str, Any] = {"all_items": _all()}
-    if permission.key is not None:
-        selector = permission_pb.PermissionsType.CacheItemSelector(key=as_bytes(permission.key))
-        items = {"item_selector": selector}
-    elif permission.key_prefix is not None:
-        prefix = as_bytes(permission.key_prefix)
-        selector = permission_pb.PermissionsType.CacheItemSelector(key_prefix=prefix)
-        items = {"item_selector": selector}
+    key = None if permission.key is None else as_bytes(permission.key)
+    prefix = None if permission.key_prefix is None else as_bytes(permission.key_prefix)
+    names = ("all_items", "item_selector", "key", "key_prefix")
     cache = permission_pb.PermissionsType.CachePermissions(
-        role=role, **_cache_selector(permission.cache), **items
+        role=_role("cache", _CACHE_ROLES, permission.role),
+        **_cache_selector(permission.cache),
+        **_within("key", names, key, prefix),
     )
     return permission_pb.PermissionsType(cache_permissions=cache)
 
 
 def _topic_permission(permission: TopicPermission) -> Any:
-    role = _TOPIC_ROLES.get(permission.role)
-    if role is None:
-        raise InvalidArgumentError(
-            f"a topic permission's role is one of {sorted(_TOPIC_ROLES)}, not {permission.role!r}"
-        )
-    _one_of("topic", permission.topic, permission.topic_prefix)
-    topics: dict[str, Any] = {"all_topics": _all()}
-    if permission.topic is not None:
-        selector = permission_pb.PermissionsType.TopicSelector(topic_name=permission.topic)
-        topics = {"topic_selector": selector}
-    elif permission.topic_prefix is not None:
-        prefix = permission.topic_prefix
-        selector = permission_pb.PermissionsType.TopicSelector(topic_name_prefix=prefix)
-        topics = {"topic_selector": selector}
+    names = ("all_topics", "topic_selector", "topic_name", "topic_name_prefix")
     topic = permission_pb.PermissionsType.TopicPermissions(
-        role=role, **_cache_selector(permission.cache), **topics
+        role=_role("topic", _TOPIC_ROLES, permission.role),
+        **_cache_selector(permission.cache),
+        **_within("topic", names, permission.topic, permission.topic_prefix),
     )
     return permission_pb.PermissionsType(topic_permissions=topic)
 
