@@ -3,41 +3,28 @@
 // and misuse rejects with InvalidArgumentError before anything is sent
 // (test/integration/auth.test.ts mints against a server).
 import assert from 'node:assert/strict';
-import { fromBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { after, before, describe, test } from 'node:test';
 import * as auth from '../../src/gen/auth_pb.js';
 import * as pm from '../../src/gen/permissionmessages_pb.js';
 import * as tk from '../../src/gen/token_pb.js';
 import { CacheClient, InvalidArgumentError, type Permissions } from '../../src/index.js';
-import { fakeFactory } from '../support/fake-channel.js';
+import { RecordingFactory } from '../support/fake-channel.js';
 
 describe('token vending without a server', () => {
   let client: CacheClient;
-  const sent: { path: string; request: Uint8Array; metadata: Readonly<Record<string, string>> | undefined }[] = [];
+  const sent = new RecordingFactory();
 
   before(async () => {
-    const factory = fakeFactory((path, request, options) => {
-      sent.push({ path, request, metadata: options.metadata });
-      return Promise.resolve(new Uint8Array());
-    });
     client = await CacheClient.create({
       endpoint: '127.0.0.1:1',
       apiKey: 'my-token',
-      channelFactory: factory,
+      channelFactory: sent.factory,
       eagerConnectTimeoutMs: 0,
       protosocketEndpoint: null,
     });
   });
 
   after(() => client.close());
-
-  /** The one request the call sent, decoded. */
-  async function request<Desc extends DescMessage>(schema: Desc, call: () => Promise<unknown>): Promise<MessageShape<Desc>> {
-    const before = sent.length;
-    await call();
-    assert.equal(sent.length, before + 1, 'one request');
-    return fromBinary(schema, sent.at(-1)!.request);
-  }
 
   test('a disposable token request carries the token, the expiry, the token id and each permission', async () => {
     const permissions: Permissions = [
@@ -46,12 +33,12 @@ describe('token vending without a server', () => {
       { role: 'publishOnly', cache: 'pets', topic: 'news' },
       { role: 'subscribeOnly', topicPrefix: 'alerts-' },
     ];
-    const sentRequest = await request(tk._GenerateDisposableTokenRequestSchema, () =>
+    const sentRequest = await sent.request(tk._GenerateDisposableTokenRequestSchema, () =>
       client.generateDisposableToken(permissions, 300_000, { tokenId: 'app-7' }),
     );
-    assert.equal(sent.at(-1)!.path, '/token.Token/GenerateDisposableToken');
-    assert.equal(sent.at(-1)!.metadata?.authorization, 'my-token');
-    assert.equal(sent.at(-1)!.metadata?.cache, undefined);
+    assert.equal(sent.calls.at(-1)!.path, '/token.Token/GenerateDisposableToken');
+    assert.equal(sent.calls.at(-1)!.metadata?.authorization, 'my-token');
+    assert.equal(sent.calls.at(-1)!.metadata?.cache, undefined);
     assert.equal(sentRequest.authToken, 'my-token');
     assert.equal(sentRequest.tokenId, 'app-7');
     assert.equal(sentRequest.expires?.validForSeconds, 300);
@@ -76,12 +63,12 @@ describe('token vending without a server', () => {
   });
 
   test('the presets, and an api key that never expires', async () => {
-    const superUser = await request(auth._GenerateApiTokenRequestSchema, () => client.generateApiKey('superUser'));
-    assert.equal(sent.at(-1)!.path, '/auth.Auth/GenerateApiToken');
+    const superUser = await sent.request(auth._GenerateApiTokenRequestSchema, () => client.generateApiKey('superUser'));
+    assert.equal(sent.calls.at(-1)!.path, '/auth.Auth/GenerateApiToken');
     assert.equal(superUser.authToken, 'my-token');
     assert.equal(superUser.permissions?.kind.case, 'superUser');
     assert.equal(superUser.expiry.case, 'never');
-    const allData = await request(auth._GenerateApiTokenRequestSchema, () => client.generateApiKey('allDataReadWrite', 86_400_000));
+    const allData = await sent.request(auth._GenerateApiTokenRequestSchema, () => client.generateApiKey('allDataReadWrite', 86_400_000));
     assert.ok(allData.expiry.case === 'expires');
     assert.equal(allData.expiry.value.validForSeconds, 86_400);
     assert.ok(allData.permissions?.kind.case === 'explicit');
@@ -93,8 +80,8 @@ describe('token vending without a server', () => {
   });
 
   test("a refresh sends the client's key and the refresh token", async () => {
-    const refresh = await request(auth._RefreshApiTokenRequestSchema, () => client.refreshApiKey('the-refresh-token'));
-    assert.equal(sent.at(-1)!.path, '/auth.Auth/RefreshApiToken');
+    const refresh = await sent.request(auth._RefreshApiTokenRequestSchema, () => client.refreshApiKey('the-refresh-token'));
+    assert.equal(sent.calls.at(-1)!.path, '/auth.Auth/RefreshApiToken');
     assert.deepEqual([refresh.apiKey, refresh.refreshToken], ['my-token', 'the-refresh-token']);
   });
 
@@ -112,9 +99,9 @@ describe('token vending without a server', () => {
   ];
   for (const [what, call, message] of MISUSE) {
     test(`misuse is refused before sending: ${what}`, async () => {
-      const before = sent.length;
+      const before = sent.calls.length;
       await assert.rejects(call(), (err: unknown) => err instanceof InvalidArgumentError && message.test(err.message));
-      assert.equal(sent.length, before);
+      assert.equal(sent.calls.length, before);
     });
   }
 });
