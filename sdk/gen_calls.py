@@ -84,6 +84,8 @@ NAMED_TYPES = {
     "scored": ("tuple[bytes, float]", "SortedSetElement"),
     "subscription": ("AsyncSubscription", "TopicSubscription"),
     "ranked": ("LeaderboardElement", "LeaderboardElement"),
+    "disposable_token": ("DisposableToken", "DisposableToken"),
+    "api_key": ("ApiKey", "ApiKey"),
 }
 _CONTAINER = re.compile(r"^(list|set|map)<(.*)>$")
 
@@ -218,6 +220,7 @@ ARG_TYPES: dict[str, tuple[str | None, str]] = {
     "order": ("str", "SortedSetOrder"),
     "aggregate": ("str", "SortedSetAggregate"),
     "topic_position": ("TopicPosition | int", "TopicPosition | number"),
+    "permissions": ("Permissions", "Permissions"),
     "abort_signal": (None, "AbortSignal"),
     "on_message": (None, "(message: TopicMessage) => void"),
     "on_discontinuity": (None, "(discontinuity: TopicDiscontinuity) => void"),

@@ -32,6 +32,8 @@ import { Leaderboard } from './leaderboard.js';
 import type { Route } from './route.js';
 import * as scalars from './scalars.js';
 import type { ItemType, SetIfCondition, TtlUpdate } from './scalars.js';
+import * as tokens from './tokens.js';
+import type { ApiKey, DisposableToken, Permissions } from './tokens.js';
 import type { TopicSubscription } from './topics/subscription.js';
 import type { SubscribeOptions } from './topics/topics.js';
 
@@ -620,6 +622,36 @@ export class CacheClient {
     await this.#route.control(caches.flushCache(cacheName));
   }
 
+  /**
+   * Mints a token of `permissions` ('superUser', 'allDataReadWrite' or an
+   * array of cache and topic permissions) that expires in `expiresInMs`
+   * (whole seconds, at most an hour); `tokenId` is the publisher
+   * subscribers see on its messages. This client's token must be an admin
+   * or super user one (PermissionError otherwise). Over gRPC on any
+   * transport; never retried: each call mints another token.
+   */
+  async generateDisposableToken(
+    permissions: Permissions,
+    expiresInMs: number,
+    options: { tokenId?: string } = {},
+  ): Promise<DisposableToken> {
+    return this.#route.control(tokens.generateDisposableToken(this.#ownToken, permissions, expiresInMs, options.tokenId));
+  }
+
+  /**
+   * Mints an api key of `permissions` (as generateDisposableToken's) that
+   * expires in `expiresInMs` (whole seconds; left out: never), with the
+   * refresh token that renews it. Never retried.
+   */
+  async generateApiKey(permissions: Permissions, expiresInMs?: number): Promise<ApiKey> {
+    return this.#route.control(tokens.generateApiKey(this.#ownToken, permissions, expiresInMs));
+  }
+
+  /** Renews this client's api key with its `refreshToken`: a new key and refresh token of the same permissions and lifetime. */
+  async refreshApiKey(refreshToken: string): Promise<ApiKey> {
+    return this.#route.control(tokens.refreshApiKey(this.#ownToken, refreshToken));
+  }
+
   /** One round trip to the data server. */
   async ping(): Promise<void> {
     await this.#route.toDataServer(caches.ping());
@@ -655,6 +687,10 @@ export class CacheClient {
   /** Fails queued and in-flight calls with ConnectionError and closes the connections. */
   close(): void {
     this.#route.close();
+  }
+
+  get #ownToken(): string {
+    return this.#route.authorization ?? '';
   }
 
   #ttl(options: WriteOptions): bigint {

@@ -26,6 +26,7 @@ export type {
   SortedSetUnionStoreOptions,
 } from './collections/sorted-set.js';
 export { Leaderboard } from './leaderboard.js';
+export type { ApiKey, CachePermission, CacheRole, DisposableToken, Permissions, TopicPermission, TopicRole } from './tokens.js';
 export { LEADERBOARD_MAX_ELEMENTS } from './collections/leaderboard.js';
 export type {
   LeaderboardElement,

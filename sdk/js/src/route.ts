@@ -46,7 +46,8 @@ export class Route {
   readonly topics: Topics;
   private readonly dataPool: ChannelPool;
   private readonly controlPool: ChannelPool;
-  private readonly authorization: string | undefined;
+  /** The client's own token (`apiKey`), sent as `authorization`; token vending also sends it in the message. */
+  readonly authorization: string | undefined;
   private readonly controlMetadata: Readonly<Record<string, string>>;
   // One frozen header record per cache, built on first use: the transports
   // key their own per-call structures on it.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,79 @@ async def test_read_only_token_cannot_write(auth_server: AuthServer, cache_name:
         assert "write" in str(caught.value)
         with pytest.raises(jiffy.PermissionError):
             await client.get("k", cache="another-cache")
+
+
+async def test_a_disposable_token_scoped_to_one_key(
+    auth_server: AuthServer, cache_name: str
+) -> None:
+    admin = auth_server.endpoint(auth_server.token("all", "admin"))
+    async with jiffy.AsyncCacheClient(admin, default_cache=cache_name) as client:
+        await client.create_cache(cache_name)
+        before = datetime.now(timezone.utc)  # noqa: UP017 (the SDK runs on 3.10)
+        minted = await client.generate_disposable_token(
+            [jiffy.CachePermission("read_write", cache=cache_name, key="mine")], 60
+        )
+    assert minted.endpoint
+    assert before < minted.expires_at <= before + timedelta(seconds=62)
+    scoped = auth_server.endpoint(minted.token)
+    with jiffy.CacheClient(scoped, default_cache=cache_name) as client:
+        client.set("mine", "v")
+        assert client.get("mine") == b"v"
+        with pytest.raises(jiffy.PermissionError) as caught:
+            client.set("theirs", "v")
+        assert caught.value.status == "PERMISSION_DENIED"
+        # A minted token that is no super user mints nothing.
+        with pytest.raises(jiffy.PermissionError):
+            client.generate_disposable_token("all_data_read_write", 60)
+
+
+async def test_an_api_key_and_its_refresh(auth_server: AuthServer, cache_name: str) -> None:
+    admin = auth_server.endpoint(auth_server.token("all", "admin"))
+    async with jiffy.AsyncCacheClient(admin, default_cache=cache_name) as client:
+        await client.create_cache(cache_name)
+        forever = await client.generate_api_key([jiffy.CachePermission("read_only")])
+        key = await client.generate_api_key("all_data_read_write", timedelta(hours=2))
+    assert forever.valid_until is None
+    assert key.valid_until is not None
+    async with jiffy.AsyncCacheClient(
+        auth_server.endpoint(key.api_key), default_cache=cache_name
+    ) as client:
+        await client.set("k", "with the api key")
+        renewed = await client.refresh_api_key(key.refresh_token)
+        # A refresh token renews a key of its own permissions only.
+        with pytest.raises(jiffy.InvalidArgumentError):
+            await client.refresh_api_key(forever.refresh_token)
+    # (Minted in the same second as the key, the new key may read the same.)
+    assert renewed.valid_until is not None
+    assert renewed.valid_until >= key.valid_until
+    async with jiffy.AsyncCacheClient(
+        auth_server.endpoint(renewed.api_key), default_cache=cache_name
+    ) as client:
+        assert await client.get("k") == b"with the api key"
+        # Control calls need a super user: all data read-write is data only.
+        with pytest.raises(jiffy.PermissionError):
+            await client.create_cache(cache_name + "-2")
+    async with jiffy.AsyncCacheClient(
+        auth_server.endpoint(key.refresh_token), default_cache=cache_name
+    ) as client:
+        with pytest.raises(jiffy.AuthenticationError):
+            await client.get("k")
+
+
+def test_the_readme_snippet_runs(
+    auth_server: AuthServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's Minting tokens snippet, as written, against this server."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Minting tokens", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+    admin_token = auth_server.token("all", "admin")
+    admin = auth_server.endpoint(admin_token)
+    with jiffy.CacheClient(admin, default_cache="game") as client:
+        client.create_cache("game")
+        exec(  # noqa: S102 (the README's own code)
+            snippet.replace("8080", str(auth_server.server.port)), {"admin_token": admin_token}
+        )
+        assert client.get("player-7") == b"ready"
+        assert client.get("player-8") is None
+    assert capsys.readouterr().out.startswith("player-8 is out of reach until 20")

@@ -17,7 +17,9 @@ from tests.test_faults_headers import BASE, attempts, connected, with_fault_head
 from tests.test_spec import SPEC_CALLS, SPEC_RPCS, owner, required_arguments
 
 # Control calls carry no per-cache headers, so no fault reaches them here.
-CONTROL_RPCS = {"CreateCache", "DeleteCache", "ListCaches", "FlushCache", "Ping"}
+CONTROL_RPCS = {"CreateCache", "DeleteCache", "ListCaches", "FlushCache", "Ping"} | {
+    "GenerateDisposableToken", "GenerateApiToken", "RefreshApiToken",
+}  # fmt: skip
 CALLS = [call for call in SPEC_CALLS if call["rpc"] not in CONTROL_RPCS]
 
 

@@ -180,6 +180,21 @@ def ps_auth_server(start_server: Callable[..., Server], tmp_path: Path) -> AuthS
     return AuthServer(server, secret_file)
 
 
+async def test_a_protosocket_client_mints_over_grpc(
+    ps_auth_server: AuthServer, cache_name: str
+) -> None:
+    server = ps_auth_server.server
+    config = jiffy.Config(protosocket_endpoint=server.protosocket_address)
+    admin = ps_auth_server.endpoint(ps_auth_server.token("all", "admin"))
+    async with jiffy.AsyncCacheClient(admin, config, default_cache=cache_name) as client:
+        await client.create_cache(cache_name)
+        await client.set("k", "v")
+        assert client.transport == "protosocket"
+        await client.generate_disposable_token("all_data_read_write", 60)
+    assert answered(server, "Set", "protosocket") == 1
+    assert answered(server, "GenerateDisposableToken", "grpc") == 1
+
+
 async def test_auth_good_and_bad_keys(ps_auth_server: AuthServer, cache_name: str) -> None:
     server = ps_auth_server.server
     config = config_for(server)

@@ -1,5 +1,7 @@
 // A Channel that answers from a script, for unit tests of the pool, the
 // runner and the client without a server.
+import assert from 'node:assert/strict';
+import { fromBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import type {
   CallOptions,
   Channel,
@@ -70,6 +72,32 @@ export function fakeFactory(answer: Answer): ChannelFactory & { channels: FakeCh
     return channel;
   };
   return Object.assign(factory, { channels });
+}
+
+/** One call a fake channel was sent. */
+export interface SentCall {
+  path: string;
+  request: Uint8Array;
+  metadata: Readonly<Record<string, string>> | undefined;
+}
+
+/** A factory whose channels record every call and answer `answer`. */
+export class RecordingFactory {
+  readonly calls: SentCall[] = [];
+  /** What every call is answered, until changed. */
+  answer = new Uint8Array();
+  readonly factory = fakeFactory((path, request, options) => {
+    this.calls.push({ path, request, metadata: options.metadata });
+    return Promise.resolve(this.answer);
+  });
+
+  /** The one request `call` sent, decoded. */
+  async request<Desc extends DescMessage>(schema: Desc, call: () => Promise<unknown>): Promise<MessageShape<Desc>> {
+    const before = this.calls.length;
+    await call();
+    assert.equal(this.calls.length, before + 1, 'one request');
+    return fromBinary(schema, this.calls.at(-1)!.request);
+  }
 }
 
 /** One fake server stream: the test pushes messages and ends it. */

@@ -2,7 +2,7 @@
 // What each call of CacheClient takes and answers, as sdk/spec.json's
 // `calls` say: tsc (npm run lint) fails naming a call whose parameters or
 // answer have another type.
-import type { Bytes, BytesMap, BytesSet, CacheClient, CacheError, ItemType, LeaderboardElement, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash } from '../../src/index.js';
+import type { ApiKey, Bytes, BytesMap, BytesSet, CacheClient, CacheError, DisposableToken, ItemType, LeaderboardElement, Permissions, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash } from '../../src/index.js';
 
 // What a method of the client answers at once: the object (`on`) whose
 // methods are calls too.
@@ -101,6 +101,9 @@ export const CALL_SHAPES: {
   listCaches: [answer: Same<Answer<CacheClient, 'listCaches'>, string[]>, args: Equal<Args<CacheClient, 'listCaches'>, []>];
   flushCache: [answer: Same<Answer<CacheClient, 'flushCache'>, void>, args: Equal<Args<CacheClient, 'flushCache'>, [name: string]>];
   ping: [answer: Same<Answer<CacheClient, 'ping'>, void>, args: Equal<Args<CacheClient, 'ping'>, []>];
+  generateDisposableToken: [answer: Same<Answer<CacheClient, 'generateDisposableToken'>, DisposableToken>, args: Equal<Args<CacheClient, 'generateDisposableToken'>, [permissions: Permissions, expiresInMs: number, options?: { tokenId?: string }]>];
+  generateApiKey: [answer: Same<Answer<CacheClient, 'generateApiKey'>, ApiKey>, args: Equal<Args<CacheClient, 'generateApiKey'>, [permissions: Permissions, expiresInMs?: number]>];
+  refreshApiKey: [answer: Same<Answer<CacheClient, 'refreshApiKey'>, ApiKey>, args: Equal<Args<CacheClient, 'refreshApiKey'>, [refreshToken: string]>];
 } = {
   get: [true, true],
   getString: [true, true],
@@ -172,4 +175,7 @@ export const CALL_SHAPES: {
   listCaches: [true, true],
   flushCache: [true, true],
   ping: [true, true],
+  generateDisposableToken: [true, true],
+  generateApiKey: [true, true],
+  refreshApiKey: [true, true],
 };

@@ -3,36 +3,23 @@
 // protocol wants (ids, half-open rank ranges, score ranges, order), and
 // answers are read into plain { id, score, rank } elements.
 import assert from 'node:assert/strict';
-import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import { create, toBinary } from '@bufbuild/protobuf';
 import { after, before, describe, test } from 'node:test';
 import * as lb from '../../src/gen/leaderboard_pb.js';
 import { CacheClient, InvalidArgumentError, type Leaderboard } from '../../src/index.js';
-import { fakeFactory } from '../support/fake-channel.js';
+import { RecordingFactory } from '../support/fake-channel.js';
 
 describe('leaderboard calls without a server', () => {
   let client: CacheClient;
   let board: Leaderboard;
-  const sent: { path: string; request: Uint8Array; metadata: Readonly<Record<string, string>> | undefined }[] = [];
-  let answer = new Uint8Array();
+  const sent = new RecordingFactory();
 
   before(async () => {
-    const factory = fakeFactory((path, request, options) => {
-      sent.push({ path, request, metadata: options.metadata });
-      return Promise.resolve(answer);
-    });
-    client = await CacheClient.create({ endpoint: '127.0.0.1:1', channelFactory: factory, eagerConnectTimeoutMs: 0, protosocketEndpoint: null });
+    client = await CacheClient.create({ endpoint: '127.0.0.1:1', channelFactory: sent.factory, eagerConnectTimeoutMs: 0, protosocketEndpoint: null });
     board = client.leaderboard('game', 'scores');
   });
 
   after(() => client.close());
-
-  /** The one request the call sent, decoded. */
-  async function request<Desc extends DescMessage>(schema: Desc, call: () => Promise<unknown>): Promise<MessageShape<Desc>> {
-    const before = sent.length;
-    await call();
-    assert.equal(sent.length, before + 1, 'one request');
-    return fromBinary(schema, sent.at(-1)!.request);
-  }
 
   test('a leaderboard names its cache and itself; an empty or non-string name is refused at once', () => {
     assert.equal(board.cacheName, 'game');
@@ -42,33 +29,33 @@ describe('leaderboard calls without a server', () => {
   });
 
   test('upsert sends each id and score, from a Map, a Record, pairs or any iterable of them, to the cache named', async () => {
-    const fromMap = await request(lb._UpsertElementsRequestSchema, () => board.upsert(new Map([[1, 2.5], [4_294_967_295, -1]])));
+    const fromMap = await sent.request(lb._UpsertElementsRequestSchema, () => board.upsert(new Map([[1, 2.5], [4_294_967_295, -1]])));
     assert.equal(fromMap.leaderboard, 'scores');
     assert.deepEqual(fromMap.elements.map(({ id, score }) => [id, score]), [[1, 2.5], [4_294_967_295, -1]]);
-    assert.equal(sent.at(-1)!.path, '/leaderboard.Leaderboard/UpsertElements');
-    assert.equal(sent.at(-1)!.metadata?.cache, 'game');
-    const fromRecord = await request(lb._UpsertElementsRequestSchema, () => board.upsert({ 10: 1, 2: 3 }));
+    assert.equal(sent.calls.at(-1)!.path, '/leaderboard.Leaderboard/UpsertElements');
+    assert.equal(sent.calls.at(-1)!.metadata?.cache, 'game');
+    const fromRecord = await sent.request(lb._UpsertElementsRequestSchema, () => board.upsert({ 10: 1, 2: 3 }));
     assert.deepEqual(fromRecord.elements.map(({ id, score }) => [id, score]), [[2, 3], [10, 1]]);
-    const fromPairs = await request(lb._UpsertElementsRequestSchema, () => board.upsert([[5, 0.5]]));
+    const fromPairs = await sent.request(lb._UpsertElementsRequestSchema, () => board.upsert([[5, 0.5]]));
     assert.deepEqual(fromPairs.elements.map(({ id, score }) => [id, score]), [[5, 0.5]]);
     function* generated(): Generator<readonly [number, number]> {
       yield [9, 4];
     }
-    const fromIterable = await request(lb._UpsertElementsRequestSchema, () => board.upsert(generated()));
+    const fromIterable = await sent.request(lb._UpsertElementsRequestSchema, () => board.upsert(generated()));
     assert.deepEqual(fromIterable.elements.map(({ id, score }) => [id, score]), [[9, 4]]);
   });
 
   test('fetchByRank sends the half-open range and the order', async () => {
-    const ascending = await request(lb._GetByRankRequestSchema, () => board.fetchByRank(0, 10));
+    const ascending = await sent.request(lb._GetByRankRequestSchema, () => board.fetchByRank(0, 10));
     assert.deepEqual([ascending.rankRange?.startInclusive, ascending.rankRange?.endExclusive, ascending.order], [0, 10, lb._Order.ASCENDING]);
-    const descending = await request(lb._GetByRankRequestSchema, () => board.fetchByRank(3, 4, { order: 'descending' }));
+    const descending = await sent.request(lb._GetByRankRequestSchema, () => board.fetchByRank(3, 4, { order: 'descending' }));
     assert.deepEqual([descending.rankRange?.startInclusive, descending.rankRange?.endExclusive, descending.order], [3, 4, lb._Order.DESCENDING]);
   });
 
   test('fetchByScore sends open bounds by default, 8192 elements at most, and what it is given', async () => {
-    const all = await request(lb._GetByScoreRequestSchema, () => board.fetchByScore());
+    const all = await sent.request(lb._GetByScoreRequestSchema, () => board.fetchByScore());
     assert.deepEqual([all.scoreRange?.min.case, all.scoreRange?.max.case, all.offset, all.limitElements], ['unboundedMin', 'unboundedMax', 0, 8192]);
-    const some = await request(lb._GetByScoreRequestSchema, () =>
+    const some = await sent.request(lb._GetByScoreRequestSchema, () =>
       board.fetchByScore({ minScore: 1.5, maxScore: 9, offset: 2, count: 3, order: 'descending' }),
     );
     assert.deepEqual(
@@ -78,31 +65,31 @@ describe('leaderboard calls without a server', () => {
   });
 
   test('getRank, getCompetitionRank, removeElements, length and delete send their leaderboard and ids', async () => {
-    const rank = await request(lb._GetRankRequestSchema, () => board.getRank([3, 1], { order: 'descending' }));
+    const rank = await sent.request(lb._GetRankRequestSchema, () => board.getRank([3, 1], { order: 'descending' }));
     assert.deepEqual([rank.leaderboard, rank.ids, rank.order], ['scores', [3, 1], lb._Order.DESCENDING]);
-    const competition = await request(lb._GetCompetitionRankRequestSchema, () => board.getCompetitionRank([3]));
+    const competition = await sent.request(lb._GetCompetitionRankRequestSchema, () => board.getCompetitionRank([3]));
     assert.deepEqual([competition.ids, competition.order], [[3], lb._Order.DESCENDING], 'descending unless asked');
-    const ascending = await request(lb._GetCompetitionRankRequestSchema, () => board.getCompetitionRank([3], { order: 'ascending' }));
+    const ascending = await sent.request(lb._GetCompetitionRankRequestSchema, () => board.getCompetitionRank([3], { order: 'ascending' }));
     assert.equal(ascending.order, lb._Order.ASCENDING);
-    const removed = await request(lb._RemoveElementsRequestSchema, () => board.removeElements([8]));
+    const removed = await sent.request(lb._RemoveElementsRequestSchema, () => board.removeElements([8]));
     assert.deepEqual([removed.leaderboard, removed.ids], ['scores', [8]]);
-    assert.equal((await request(lb._GetLeaderboardLengthRequestSchema, () => board.length())).leaderboard, 'scores');
-    assert.equal((await request(lb._DeleteLeaderboardRequestSchema, () => board.delete())).leaderboard, 'scores');
-    assert.equal(sent.at(-1)!.path, '/leaderboard.Leaderboard/DeleteLeaderboard');
+    assert.equal((await sent.request(lb._GetLeaderboardLengthRequestSchema, () => board.length())).leaderboard, 'scores');
+    assert.equal((await sent.request(lb._DeleteLeaderboardRequestSchema, () => board.delete())).leaderboard, 'scores');
+    assert.equal(sent.calls.at(-1)!.path, '/leaderboard.Leaderboard/DeleteLeaderboard');
   });
 
   test('answers are read as plain elements and counts', async () => {
     const elements = [create(lb._RankedElementSchema, { id: 4_000_000_000, score: 1.25, rank: 0 }), create(lb._RankedElementSchema, { id: 7, score: 2, rank: 1 })];
-    answer = toBinary(lb._GetByRankResponseSchema, create(lb._GetByRankResponseSchema, { elements }));
+    sent.answer = toBinary(lb._GetByRankResponseSchema, create(lb._GetByRankResponseSchema, { elements }));
     try {
       const expected = [{ id: 4_000_000_000, score: 1.25, rank: 0 }, { id: 7, score: 2, rank: 1 }];
       assert.deepEqual(await board.fetchByRank(0, 2), expected);
       assert.deepEqual(await board.fetchByScore(), expected);
       assert.deepEqual(await board.getRank([7, 4_000_000_000]), expected);
-      answer = toBinary(lb._GetLeaderboardLengthResponseSchema, create(lb._GetLeaderboardLengthResponseSchema, { count: 12 }));
+      sent.answer = toBinary(lb._GetLeaderboardLengthResponseSchema, create(lb._GetLeaderboardLengthResponseSchema, { count: 12 }));
       assert.equal(await board.length(), 12);
     } finally {
-      answer = new Uint8Array();
+      sent.answer = new Uint8Array();
     }
     assert.deepEqual(await board.fetchByRank(0, 2), [], 'an empty answer: no elements');
     assert.equal(await board.length(), 0, 'an empty answer: a missing leaderboard');
@@ -131,9 +118,9 @@ describe('leaderboard calls without a server', () => {
     ];
     for (const [name, call, message] of cases) {
       test(name, async () => {
-        const before = sent.length;
+        const before = sent.calls.length;
         await assert.rejects(call(), (err: Error) => err instanceof InvalidArgumentError && message.test(err.message));
-        assert.equal(sent.length, before, 'nothing sent');
+        assert.equal(sent.calls.length, before, 'nothing sent');
       });
     }
   });

@@ -40,11 +40,13 @@ from jiffy._leaderboard import LeaderboardElement
 from jiffy._sync_client import CacheClient
 from jiffy._sync_leaderboard import Leaderboard
 from jiffy._sync_topics import Subscription
+from jiffy._tokens import ApiKey, CachePermission, DisposableToken, Permissions, TopicPermission
 from jiffy._topics import TopicDiscontinuity, TopicMessage, TopicPosition
 from jiffy._version import __version__
 
 __all__ = [
     "AlreadyExistsError",
+    "ApiKey",
     "AsyncCacheClient",
     "AsyncLeaderboard",
     "AsyncSubscription",
@@ -52,8 +54,10 @@ __all__ = [
     "CacheClient",
     "CacheError",
     "CacheNotFoundError",
+    "CachePermission",
     "Config",
     "ConnectionError",
+    "DisposableToken",
     "Endpoint",
     "InvalidArgumentError",
     "Leaderboard",
@@ -61,6 +65,7 @@ __all__ = [
     "LimitExceededError",
     "NotFoundError",
     "PermissionError",
+    "Permissions",
     "RetryPolicy",
     "ServerError",
     "SetIf",
@@ -69,6 +74,7 @@ __all__ = [
     "TimeoutError",
     "TopicDiscontinuity",
     "TopicMessage",
+    "TopicPermission",
     "TopicPosition",
     "WrongTypeError",
     "__version__",

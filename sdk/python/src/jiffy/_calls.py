@@ -16,12 +16,14 @@ from typing import Any
 from jiffy._config import seconds
 from jiffy._exceptions import InvalidArgumentError
 from jiffy._proto import admin_pb2 as admin_pb
+from jiffy._proto import auth_pb2 as auth_pb
 from jiffy._proto import cacheclient_pb2 as cache_pb
 from jiffy._proto import cacheping_pb2 as ping_pb
 from jiffy._proto import cachepubsub_pb2 as pubsub_pb
 from jiffy._proto import common_pb2 as common_pb
 from jiffy._proto import controlclient_pb2 as control_pb
 from jiffy._proto import leaderboard_pb2 as leaderboard_pb
+from jiffy._proto import token_pb2 as token_pb
 
 Key = str | bytes
 Value = str | bytes

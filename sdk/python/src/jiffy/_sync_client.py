@@ -9,6 +9,7 @@ from typing import Literal
 
 from jiffy import _calls as c
 from jiffy import _hash as h
+from jiffy import _tokens as t
 from jiffy._calls import FieldValues, Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
@@ -20,6 +21,7 @@ from jiffy._sync_route import SyncRoute
 from jiffy._sync_sets import SyncSetCalls
 from jiffy._sync_sorted_sets import SyncSortedSetCalls
 from jiffy._sync_topics import SyncTopicCalls
+from jiffy._tokens import ApiKey, DisposableToken, Permissions
 
 
 class CacheClient(
@@ -254,3 +256,35 @@ class CacheClient(
         """The names of all caches."""
         response = self._route.control(c.LIST_CACHES, c.LIST_CACHES_REQUEST)
         return [cache.cache_name for cache in response.cache]
+
+    # Token vending: over gRPC whatever carries get and set, never retried
+    # (each call mints another token), the client's own token inside the
+    # message as the official SDKs send it (docs/AUTH.md).
+
+    def generate_disposable_token(
+        self, permissions: Permissions, expires_in: Ttl, *, token_id: str | None = None
+    ) -> DisposableToken:
+        """Mint a token of `permissions` ("super_user", "all_data_read_write"
+        or a list of CachePermission and TopicPermission) that expires in
+        `expires_in` (whole seconds, at most an hour); `token_id` is the
+        publisher subscribers see on its messages. Needs an admin or super
+        user token; PermissionError otherwise."""
+        request = t.disposable_token_request(self._own_token, permissions, expires_in, token_id)
+        return t.read_disposable_token(self._route.control(c.GENERATE_DISPOSABLE_TOKEN, request))
+
+    def generate_api_key(self, permissions: Permissions, expires_in: Ttl | None = None) -> ApiKey:
+        """Mint an api key of `permissions` (as generate_disposable_token's)
+        that expires in `expires_in` whole seconds (None: never), with the
+        refresh token that renews it."""
+        request = t.api_key_request(self._own_token, permissions, expires_in)
+        return t.read_api_key(self._route.control(c.GENERATE_API_TOKEN, request))
+
+    def refresh_api_key(self, refresh_token: str) -> ApiKey:
+        """Renew this client's api key with its `refresh_token`: a new key
+        and refresh token of the same permissions and lifetime."""
+        request = t.refresh_request(self._own_token, refresh_token)
+        return t.read_api_key(self._route.control(c.REFRESH_API_TOKEN, request))
+
+    @property
+    def _own_token(self) -> str:
+        return self.endpoint.api_key or ""
