@@ -123,10 +123,14 @@ struct Model {
 }
 
 impl Model {
+    /// The item if it has not expired. Expired items stay in `items` (each
+    /// is replaced when its key is written again), so that the expiry check
+    /// knows which ones the store may still hold for a moment.
     fn live(&mut self, cache: usize, key: u8) -> Option<&mut (Bytes, u64)> {
         let now = self.now;
-        self.items.retain(|_, (_, deadline)| *deadline > now);
-        self.items.get_mut(&(cache, key))
+        self.items
+            .get_mut(&(cache, key))
+            .filter(|(_, deadline)| *deadline > now)
     }
 
     fn value(&mut self, cache: usize, key: u8) -> Option<Bytes> {
@@ -194,14 +198,24 @@ fn on_virtual_clock<F: std::future::Future<Output = Result<(), TestCaseError>>>(
 /// Lets the expiry tasks run until the store holds `expected` items; they
 /// are woken by the clock, so a few turns of the scheduler are enough.
 async fn settle(store: &Store, expected: u64) -> u64 {
+    settle_within(store, expected..=expected).await
+}
+
+async fn settle_within(store: &Store, expected: std::ops::RangeInclusive<u64>) -> u64 {
     for _ in 0..64 {
-        if store.stats().items == expected {
+        if expected.contains(&store.stats().items) {
             break;
         }
         tokio::task::yield_now().await;
     }
     store.stats().items
 }
+
+/// How long active expiry may leave an item past its deadline: the store
+/// files deadlines in buckets of 2^27 ns (134.2 ms) and frees a bucket once
+/// all of it has passed, plus the timer's 1 ms grain. A read never sees an
+/// expired item in the meantime (the Get ops check that against the model).
+const EXPIRY_LAG_MS: u64 = 136;
 
 fn new_store(max_memory: u64) -> (Arc<Store>, Vec<CacheId>) {
     let store = Store::new(StoreConfig {
@@ -228,7 +242,8 @@ proptest! {
     #![proptest_config(cases(256))]
 
     /// Under the memory cap the store answers exactly as the model does,
-    /// and active expiry frees exactly the items the model says expired.
+    /// and active expiry frees the items the model says expired, each within
+    /// `EXPIRY_LAG_MS` of its deadline.
     #[test]
     fn store_agrees_with_the_model(ops in prop::collection::vec(op(), 1..80)) {
         on_virtual_clock(|| async move {
@@ -288,7 +303,14 @@ proptest! {
                         tokio::time::advance(Duration::from_millis(ms)).await;
                         model.now += ms;
                         let live = model.items.values().filter(|(_, d)| *d > model.now).count() as u64;
-                        prop_assert_eq!(settle(&store, live).await, live, "items after expiry");
+                        let lagging = model.now.saturating_sub(EXPIRY_LAG_MS);
+                        let held = model.items.values().filter(|(_, d)| *d > lagging).count() as u64;
+                        let items = settle_within(&store, live..=held).await;
+                        prop_assert!(
+                            (live..=held).contains(&items),
+                            "items after expiry: {} held, {} live, {} within {} ms of their deadline",
+                            items, live, held, EXPIRY_LAG_MS
+                        );
                     }
                 }
             }
