@@ -475,25 +475,31 @@ pub struct Lookups {
 }
 
 impl Lookups {
-    /// Counts one call on the cache `name`, which exists: the caller has
-    /// just resolved it. Only such names become labels, so the series are
-    /// bounded by the caches there are (`--max-caches`).
+    /// Counts one call on the cache `name`. Only a cache known to exist
+    /// has counters: one created through this server, or one a lookup has
+    /// found (over Redis, a name resolves before the store is asked, so a
+    /// call alone proves nothing). A client naming caches that do not exist
+    /// makes no series, and there are at most as many as caches.
     pub fn count_call(&self, name: &str) {
-        if let Some(counters) = self.per_cache.counters(name, true) {
+        if let Some(counters) = self.per_cache.counters(name, false) {
             counters.calls.inc();
         }
     }
 
-    /// Counts `hits` and `misses` of one call on the cache `name`.
+    /// Counts `hits` and `misses` of one call on the cache `name`, which
+    /// the store has just answered for, so it exists.
     pub fn record(&self, name: &str, hits: u64, misses: u64) {
         self.hits.inc_by(hits);
         self.misses.inc_by(misses);
-        // Not made here: a cache deleted since the call resolved it stays
-        // gone from the metrics.
-        if let Some(counters) = self.per_cache.counters(name, false) {
+        if let Some(counters) = self.per_cache.counters(name, true) {
             counters.hits.inc_by(hits);
             counters.misses.inc_by(misses);
         }
+    }
+
+    /// Makes the series of the cache `name`, created, at 0.
+    pub fn cache_created(&self, name: &str) {
+        self.per_cache.counters(name, true);
     }
 
     /// Drops the series of the cache `name`, deleted.

@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::protosocket::{get, Client};
+use common::stores::{on_both_stores, Store};
 use common::{in_cache, sample, TestServer};
 use jiffy_server::proto::cache_client::{GetBatchRequest, GetRequest, SetRequest};
 use jiffy_server::proto::control_client::DeleteCacheRequest;
@@ -104,3 +105,30 @@ async fn a_missing_cache_adds_no_series_and_a_deleted_one_loses_its_own() {
     assert!(!text.contains("cache=\"gone\""), "{text}");
     assert_eq!(calls(&text, "kept"), Some(1.0), "{text}");
 }
+
+/// Over Redis a name resolves before the store is asked whether the cache
+/// exists: the calls on a missing one still make no series.
+async fn calls_on_a_missing_cache_make_no_series(store: Store) {
+    let (server, _redis) = store.start(&[]).await;
+    let mut c = server.cache("c").await;
+    c.put(b"k", b"v").await;
+    let set = SetRequest {
+        cache_key: "k".into(),
+        cache_body: "v".into(),
+        ttl_milliseconds: 60_000,
+    };
+    let missing = c.client.set(in_cache("no-such-cache", set)).await;
+    assert_eq!(missing.unwrap_err().code(), tonic::Code::NotFound);
+    let missing = c
+        .client
+        .get(in_cache("no-such-cache", get_request("k")))
+        .await;
+    assert_eq!(missing.unwrap_err().code(), tonic::Code::NotFound);
+
+    let text = server.metrics().await;
+    assert!(!text.contains("no-such-cache"), "{text}");
+    assert_eq!(calls(&text, "c"), Some(1.0), "{text}");
+    assert_eq!(lookups(&text, "c", "miss"), Some(0.0), "{text}");
+}
+
+on_both_stores!(calls_on_a_missing_cache_make_no_series);

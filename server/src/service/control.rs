@@ -25,7 +25,7 @@ pub struct ControlPlane<S> {
     limits: Limits,
     topics: Arc<dyn CacheEvents>,
     topic_settings: TopicSettings,
-    /// The per-cache metrics, dropped with their cache.
+    /// The per-cache metrics, made and dropped with their cache.
     lookups: Lookups,
 }
 
@@ -78,6 +78,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         auth::check_cache(request.extensions().get::<Grant>(), "CreateCache", name)?;
         check_cache_name(name)?;
         self.store.create_cache(name).await?;
+        self.lookups.cache_created(name);
         tracing::info!(cache = %name, "cache created");
         Ok(Response::new(CreateCacheResponse {}))
     }
