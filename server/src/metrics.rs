@@ -3,7 +3,9 @@
 //! as text at `GET /metrics`.
 //!
 //! Per-request counters are resolved once and kept in plain arrays, so the
-//! hot path is an index and an atomic add, never a label-map lookup.
+//! hot path is an index and an atomic add, never a label-map lookup. The
+//! per-cache ones are found by name in a small map of their own
+//! (`PerCacheMetrics`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -519,7 +521,7 @@ impl Metrics {
 }
 
 /// One cache's counters, resolved from the families once, when the cache
-/// is first used.
+/// is created or first found.
 struct CacheCounters {
     calls: IntCounter,
     hits: IntCounter,
@@ -527,9 +529,10 @@ struct CacheCounters {
 }
 
 /// `jiffy_cache_calls_total{cache}` and `jiffy_cache_lookups_total{cache,
-/// result}`. The map is read-locked once per call and looked up by `&str`,
-/// so a call allocates nothing; the write lock is taken only the first time
-/// a cache is used and when one is deleted.
+/// result}`. A call reads the map under its read lock by `&str` (once, and
+/// once more to count a get's hits and misses) and adds to atomics: it
+/// allocates nothing. The write lock is taken only when a cache's counters
+/// are made or dropped.
 struct PerCacheMetrics {
     calls: IntCounterVec,
     lookups: IntCounterVec,
@@ -584,7 +587,7 @@ impl PerCacheMetrics {
     fn remove(&self, name: &str) {
         let mut by_name = self.by_name.write().expect("not poisoned");
         if by_name.remove(name).is_some() {
-            // Absent series are no error: a cache made but never used.
+            // Made with the entry, so present; a failure would change nothing.
             let _ = self.calls.remove_label_values(&[name]);
             for result in ["hit", "miss"] {
                 let _ = self.lookups.remove_label_values(&[name, result]);
