@@ -3,10 +3,13 @@
 //! as text at `GET /metrics`.
 //!
 //! Per-request counters are resolved once and kept in plain arrays, so the
-//! hot path is an index and an atomic add, never a label-map lookup.
+//! hot path is an index and an atomic add, never a label-map lookup. The
+//! per-cache ones are found by name in a small map of their own
+//! (`PerCacheMetrics`).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 use std::time::Duration;
 
 use prometheus::{
@@ -135,6 +138,8 @@ pub struct Metrics {
     /// Gets that found their item, and that did not (see [`Lookups`]).
     hits: IntCounter,
     misses: IntCounter,
+    /// The same, and the calls, by cache.
+    per_cache: Arc<PerCacheMetrics>,
     /// One per RPC of the catalogue, in its order, then `unknown`; the
     /// whole row once per transport, in `Transport::ALL` order.
     rpcs: Vec<RpcMetrics>,
@@ -279,6 +284,7 @@ impl Metrics {
                 "cache_misses_total",
                 "Gets that did not find their item: Get, each key of GetBatch, GetWithHash",
             ),
+            per_cache: Arc::new(PerCacheMetrics::new()),
             connections_closed,
             in_flight_bytes: gauge(
                 "in_flight_bytes",
@@ -329,6 +335,8 @@ impl Metrics {
             Box::new(self.in_flight_gauges[1].clone()),
             Box::new(self.hits.clone()),
             Box::new(self.misses.clone()),
+            Box::new(self.per_cache.calls.clone()),
+            Box::new(self.per_cache.lookups.clone()),
             Box::new(ANSWERS_REFUSED.clone()),
             Box::new(self.topics.published.clone()),
             Box::new(self.topics.delivered.clone()),
@@ -459,20 +467,46 @@ pub fn count_refused_answer(bound: &'static str) {
 }
 
 /// The hit and miss counters, for the handlers of the calls that get an
-/// item: Get, each key of GetBatch, GetWithHash (README, "Operations").
+/// item: Get, each key of GetBatch, GetWithHash (README, "Operations"),
+/// with the per-cache calls, hits and misses.
 #[derive(Clone)]
 pub struct Lookups {
     hits: IntCounter,
     misses: IntCounter,
+    per_cache: Arc<PerCacheMetrics>,
 }
 
 impl Lookups {
-    pub fn record(&self, found: bool) {
-        if found {
-            self.hits.inc();
-        } else {
-            self.misses.inc();
+    /// Counts one call on the cache `name`. Only a cache known to exist
+    /// has counters: one created through this server, or one a lookup has
+    /// found (over Redis, a name resolves before the store is asked, so a
+    /// call alone proves nothing). A client naming caches that do not exist
+    /// makes no series, and there are at most as many as caches.
+    pub fn count_call(&self, name: &str) {
+        if let Some(counters) = self.per_cache.counters(name, false) {
+            counters.calls.inc();
         }
+    }
+
+    /// Counts `hits` and `misses` of one call on the cache `name`, which
+    /// the store has just answered for, so it exists.
+    pub fn record(&self, name: &str, hits: u64, misses: u64) {
+        self.hits.inc_by(hits);
+        self.misses.inc_by(misses);
+        if let Some(counters) = self.per_cache.counters(name, true) {
+            counters.hits.inc_by(hits);
+            counters.misses.inc_by(misses);
+        }
+    }
+
+    /// Makes the series of the cache `name`, created, at 0.
+    pub fn cache_created(&self, name: &str) {
+        self.per_cache.counters(name, true);
+    }
+
+    /// Drops the series of the cache `name`, deleted.
+    pub fn cache_deleted(&self, name: &str) {
+        self.per_cache.remove(name);
     }
 }
 
@@ -481,6 +515,83 @@ impl Metrics {
         Lookups {
             hits: self.hits.clone(),
             misses: self.misses.clone(),
+            per_cache: Arc::clone(&self.per_cache),
+        }
+    }
+}
+
+/// One cache's counters, resolved from the families once, when the cache
+/// is created or first found.
+struct CacheCounters {
+    calls: IntCounter,
+    hits: IntCounter,
+    misses: IntCounter,
+}
+
+/// `jiffy_cache_calls_total{cache}` and `jiffy_cache_lookups_total{cache,
+/// result}`. A call reads the map under its read lock by `&str` (once, and
+/// once more to count a get's hits and misses) and adds to atomics: it
+/// allocates nothing. The write lock is taken only when a cache's counters
+/// are made or dropped.
+struct PerCacheMetrics {
+    calls: IntCounterVec,
+    lookups: IntCounterVec,
+    by_name: RwLock<HashMap<String, Arc<CacheCounters>>>,
+}
+
+impl PerCacheMetrics {
+    fn new() -> PerCacheMetrics {
+        PerCacheMetrics {
+            calls: IntCounterVec::new(
+                Opts::new(
+                    "cache_calls_total",
+                    "Data calls by the cache they named, for caches that exist",
+                ),
+                &["cache"],
+            )
+            .expect("valid metric"),
+            lookups: IntCounterVec::new(
+                Opts::new(
+                    "cache_lookups_total",
+                    "Gets by cache and result (hit, miss): Get, each key of GetBatch, GetWithHash",
+                ),
+                &["cache", "result"],
+            )
+            .expect("valid metric"),
+            by_name: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The counters of the cache `name`, made first if `make`.
+    fn counters(&self, name: &str, make: bool) -> Option<Arc<CacheCounters>> {
+        let known = self
+            .by_name
+            .read()
+            .expect("not poisoned")
+            .get(name)
+            .cloned();
+        if known.is_some() || !make {
+            return known;
+        }
+        let mut by_name = self.by_name.write().expect("not poisoned");
+        let counters = by_name.entry(name.to_owned()).or_insert_with(|| {
+            Arc::new(CacheCounters {
+                calls: self.calls.with_label_values(&[name]),
+                hits: self.lookups.with_label_values(&[name, "hit"]),
+                misses: self.lookups.with_label_values(&[name, "miss"]),
+            })
+        });
+        Some(Arc::clone(counters))
+    }
+
+    fn remove(&self, name: &str) {
+        let mut by_name = self.by_name.write().expect("not poisoned");
+        if by_name.remove(name).is_some() {
+            // Made with the entry, so present; a failure would change nothing.
+            let _ = self.calls.remove_label_values(&[name]);
+            for result in ["hit", "miss"] {
+                let _ = self.lookups.remove_label_values(&[name, result]);
+            }
         }
     }
 }

@@ -275,6 +275,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 limits,
                 cache_events,
                 config.topics,
+                metrics.lookups(),
             ))
             .max_decoding_message_size(limits.max_request_size),
         )

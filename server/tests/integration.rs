@@ -14,6 +14,7 @@ mod bad_input_calls;
 mod bad_input_limits;
 mod bad_input_protosocket;
 mod bad_input_wire;
+mod cache_metrics;
 mod catalogue;
 mod connections;
 mod control_plane;

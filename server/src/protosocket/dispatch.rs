@@ -116,7 +116,7 @@ async fn get<S: Storage>(
 ) -> Result<Kind, Outcome> {
     authorize(session, rpc, &namespace, &key)?;
     let cache = context.plane.cache_named(&namespace)?;
-    match get_item(&context.plane, &cache, &key).await? {
+    match get_item(&context.plane, &cache, &namespace, &key).await? {
         Some(value) if value.len() > context.max_value => {
             Err(Error::AnswerTooLargeForProtosocket {
                 size: value.len(),

@@ -63,13 +63,14 @@ pub(super) async fn get_batch<S: Storage>(
         .collect();
     let gets = distinct.iter().map(|key| plane.store.get(&cache, key));
     let values = try_join_all(gets).await?;
+    let hits = slots.iter().filter(|&&slot| values[slot].is_some()).count() as u64;
+    let misses = slots.len() as u64 - hits;
+    plane
+        .lookups
+        .record(super::cache_name(&request), hits, misses);
     let answers: Vec<GetResponse> = slots
         .into_iter()
-        .map(|slot| {
-            let value = values[slot].clone();
-            plane.lookups.record(value.is_some());
-            get_response(value)
-        })
+        .map(|slot| get_response(values[slot].clone()))
         .collect();
     // The whole stream is one answer: a key of 4 MiB named 10,000 times is
     // a 30 KB request that would have the server encode and send 40 GB.

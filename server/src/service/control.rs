@@ -8,6 +8,7 @@ use tonic::{Request, Response, Status};
 use crate::auth::{self, Grant};
 use crate::backend::Storage;
 use crate::limits::{check_cache_name, Limits};
+use crate::metrics::Lookups;
 use crate::proto::control_client::scs_control_server::ScsControl;
 use crate::proto::control_client::{
     Cache, CacheLimits, CreateCacheRequest, CreateCacheResponse, DeleteCacheRequest,
@@ -24,6 +25,8 @@ pub struct ControlPlane<S> {
     limits: Limits,
     topics: Arc<dyn CacheEvents>,
     topic_settings: TopicSettings,
+    /// The per-cache metrics, made and dropped with their cache.
+    lookups: Lookups,
 }
 
 impl<S: Storage> ControlPlane<S> {
@@ -32,12 +35,14 @@ impl<S: Storage> ControlPlane<S> {
         limits: Limits,
         topics: Arc<dyn CacheEvents>,
         topic_settings: TopicSettings,
+        lookups: Lookups,
     ) -> Self {
         ControlPlane {
             store,
             limits,
             topics,
             topic_settings,
+            lookups,
         }
     }
 
@@ -73,6 +78,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         auth::check_cache(request.extensions().get::<Grant>(), "CreateCache", name)?;
         check_cache_name(name)?;
         self.store.create_cache(name).await?;
+        self.lookups.cache_created(name);
         tracing::info!(cache = %name, "cache created");
         Ok(Response::new(CreateCacheResponse {}))
     }
@@ -86,6 +92,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         check_cache_name(name)?;
         self.store.delete_cache(name).await?;
         self.topics.cache_deleted(name);
+        self.lookups.cache_deleted(name);
         tracing::info!(cache = %name, "cache deleted");
         Ok(Response::new(DeleteCacheResponse {}))
     }

@@ -21,7 +21,10 @@ pub(super) async fn get_with_hash<S: Storage>(
     let cache = plane.cache(&request)?;
     let key = &request.get_ref().cache_key;
     plane.limits.check_key(key)?;
-    let result = match plane.lookup(&cache, key).await? {
+    let result = match plane
+        .lookup(&cache, super::cache_name(&request), key)
+        .await?
+    {
         Some(value) => Result::Found(Found {
             hash: value_hash(&value),
             value,

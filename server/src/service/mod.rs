@@ -94,10 +94,16 @@ impl<S: Storage> DataPlane<S> {
         }
     }
 
-    /// The item under `key`, counted as a hit or a miss.
-    async fn lookup(&self, cache: &S::Cache, key: &[u8]) -> Result<Option<Bytes>, Error> {
+    /// The item under `key` of the cache `name`, counted as a hit or a miss.
+    async fn lookup(
+        &self,
+        cache: &S::Cache,
+        name: &str,
+        key: &[u8],
+    ) -> Result<Option<Bytes>, Error> {
         let value = self.store.get(cache, key).await?;
-        self.lookups.record(value.is_some());
+        let hit = u64::from(value.is_some());
+        self.lookups.record(name, hit, 1 - hit);
         Ok(value)
     }
 
@@ -106,9 +112,7 @@ impl<S: Storage> DataPlane<S> {
     fn cache<T: ItemKeys>(&self, request: &Request<T>) -> Result<S::Cache, Status> {
         let cache = self.named_cache(request)?;
         if let Some(check) = request.extensions().get::<KeyCheck>() {
-            let name = request.metadata().get(CACHE_HEADER);
-            let name = name.and_then(|name| name.to_str().ok()).unwrap_or_default();
-            check.check(name, &request.get_ref().item_keys())?;
+            check.check(cache_name(request), &request.get_ref().item_keys())?;
         }
         Ok(cache)
     }
@@ -145,8 +149,16 @@ impl<S: Storage> DataPlane<S> {
                 name.len()
             )));
         }
-        self.store.cache(name)
+        let cache = self.store.cache(name)?;
+        self.lookups.count_call(name);
+        Ok(cache)
     }
+}
+
+/// The cache a gRPC request names in its header, `""` if none.
+fn cache_name<T>(request: &Request<T>) -> &str {
+    let name = request.metadata().get(CACHE_HEADER);
+    name.and_then(|name| name.to_str().ok()).unwrap_or_default()
 }
 
 #[cfg(test)]

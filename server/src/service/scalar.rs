@@ -22,7 +22,8 @@ pub(super) async fn get<S: Storage>(
     request: Request<GetRequest>,
 ) -> Answer<GetResponse> {
     let cache = plane.cache(&request)?;
-    let value = get_item(plane, &cache, &request.get_ref().cache_key).await?;
+    let name = super::cache_name(&request);
+    let value = get_item(plane, &cache, name, &request.get_ref().cache_key).await?;
     let answer = super::batch::get_response(value);
     // Only over it when --max-value-size was raised past it with values
     // stored before (the configuration refuses a smaller one).
@@ -34,10 +35,11 @@ pub(super) async fn get<S: Storage>(
 pub(crate) async fn get_item<S: Storage>(
     plane: &DataPlane<S>,
     cache: &S::Cache,
+    name: &str,
     key: &[u8],
 ) -> Result<Option<Bytes>, Error> {
     plane.limits.check_key(key)?;
-    plane.lookup(cache, key).await
+    plane.lookup(cache, name, key).await
 }
 
 pub(super) async fn set<S: Storage>(
