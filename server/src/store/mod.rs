@@ -179,11 +179,9 @@ impl Store {
             return Ok(None);
         };
         shard.visit(slot);
-        // One copy, into the answer: a shared handle on the stored value
-        // would leave a header allocated for as long as the item lives.
-        shard
-            .scalar(slot)
-            .map(|value| Some(Bytes::copy_from_slice(value)))
+        // A handle, not a copy: see `shard::Entry`. Its header is charged
+        // with the item (`ITEM_OVERHEAD`).
+        shard.scalar_handle(slot).map(Some)
     }
 
     /// What the item of `key` holds, if it exists.

@@ -16,7 +16,7 @@ use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use tokio::time::Instant;
 
-use super::cost::allocation_size;
+use super::cost::{allocation_size, SHARED_HEADER};
 use super::deadlines::{bucket, due, Deadlines};
 use super::expiry::Pending;
 use super::sieve::{Arena, Links, Sieve};
@@ -29,15 +29,17 @@ use crate::error::Error;
 /// value, or the key and the boxed collection), so that the cap bounds real
 /// memory rather than payload alone:
 ///
-/// - the slab slot, `size_of::<Option<Entry>>()` (56 on 64-bit), times 4/3
-///   because a doubling `Vec` is on average three quarters full: 74;
+/// - the slab slot, `size_of::<Option<Entry>>()` (72 on 64-bit), times 4/3
+///   because a doubling `Vec` is on average three quarters full: 96;
 /// - the hash-table slot ([`TABLE_SLOT`]): 8;
 /// - the expiry listing ([`EXPIRY_LISTING`]): 5;
+/// - the header `bytes` allocates (24 bytes, 32-byte class) when a read
+///   first hands out a handle on the item's allocation ([`SHARED_HEADER`]);
 ///
-/// 87 bytes on 64-bit targets. Nothing is charged for reads: a read copies
-/// the value out, so it leaves nothing behind in the store.
+/// 96 + 8 + 5 + 32 = 141 bytes on 64-bit targets.
 pub(super) const ITEM_OVERHEAD: u64 =
-    (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING) as u64;
+    (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING + SHARED_HEADER as usize)
+        as u64;
 
 /// A hash-table slot: a 4-byte slot number and 1 control byte, at a load
 /// between 7/16 and 7/8 (the table doubles at 7/8), 5 x 1.6 on average.
@@ -68,7 +70,11 @@ pub(super) struct Entry {
     /// The key, then a scalar's value: one allocation per scalar item,
     /// copied out of the request (a slice of it would pin the whole receive
     /// buffer and make the accounting a lie). A collection's holds the key.
-    bytes: Box<[u8]>,
+    /// `Bytes`, not a box, so a read hands out a handle on the value rather
+    /// than a copy: copies made per read, before any answer is counted,
+    /// would let a few clients that never read their answers multiply a
+    /// large value in memory (server/tests/attacks*.rs, zero windows).
+    bytes: Bytes,
     /// A collection's contents; `None` for a scalar.
     collection: Option<Box<Collections>>,
     /// Part of the item's identity, so caches share the table yet never see
@@ -203,6 +209,16 @@ impl Shard {
         }
     }
 
+    /// A handle on the scalar value of `slot`, sharing its allocation.
+    pub(super) fn scalar_handle(&self, slot: u32) -> Result<Bytes, Error> {
+        let entry = occupied(&self.slab, slot);
+        match entry.collection.as_deref() {
+            None => Ok(entry.bytes.slice(entry.key_len as usize..)),
+            Some(Collections::Scalar(value)) => Ok(value.clone()),
+            Some(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
+        }
+    }
+
     pub(super) fn item_type(&self, slot: u32) -> ItemType {
         occupied(&self.slab, slot).item_type()
     }
@@ -268,7 +284,7 @@ impl Shard {
     ) -> (u32, bool) {
         let (bytes, collection) = match value {
             Value::Scalar(bytes) => (bytes, None),
-            Value::Collection(c) => (Box::from(key), Some(c)),
+            Value::Collection(c) => (Bytes::copy_from_slice(key), Some(c)),
         };
         debug_assert!(bytes.starts_with(key));
         let slab = &self.slab;
@@ -556,8 +572,8 @@ mod tests {
         let floor = size_of::<Option<Entry>>() + size_of::<u32>() + 1 + size_of::<u32>();
         assert!(ITEM_OVERHEAD as usize > floor);
         if cfg!(target_pointer_width = "64") {
-            assert_eq!(size_of::<Option<Entry>>(), 56);
-            assert_eq!(ITEM_OVERHEAD, 87);
+            assert_eq!(size_of::<Option<Entry>>(), 72);
+            assert_eq!(ITEM_OVERHEAD, 141);
         }
     }
 

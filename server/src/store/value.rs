@@ -13,11 +13,12 @@ use super::list::ListValue;
 use super::set::SetValue;
 use super::sorted_set::SortedSetValue;
 use crate::backend::ItemType;
+use bytes::Bytes;
 
 /// A new item's contents, as a write hands them to its shard.
 pub enum Value {
     /// The key, then the value: the one allocation a scalar item keeps.
-    Scalar(Box<[u8]>),
+    Scalar(Bytes),
     /// Boxed, so an entry stays as small as a scalar needs.
     Collection(Box<Collections>),
 }
@@ -33,12 +34,12 @@ impl Value {
             + allocation_size(value.len())
             + allocation_size(std::mem::size_of::<Collections>());
         if apart < together {
-            return Value::Collection(Box::new(Collections::Scalar(value.into())));
+            return Value::Collection(Box::new(Collections::Scalar(Bytes::copy_from_slice(value))));
         }
         let mut bytes = Vec::with_capacity(key.len() + value.len());
         bytes.extend_from_slice(key);
         bytes.extend_from_slice(value);
-        Value::Scalar(bytes.into_boxed_slice())
+        Value::Scalar(Bytes::from(bytes.into_boxed_slice()))
     }
 }
 
@@ -47,7 +48,8 @@ pub enum Collections {
     /// the two in one allocation would take a larger size class (a
     /// 16,384-byte value and its key: 20,480 bytes, where the value alone
     /// takes 16,384); boxed here so an entry keeps one pointer for both.
-    Scalar(Box<[u8]>),
+    /// `Bytes`, so reads share it (see `shard::Entry`).
+    Scalar(Bytes),
     Dictionary(Dictionary),
     Set(SetValue),
     List(ListValue),
