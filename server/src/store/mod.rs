@@ -179,8 +179,8 @@ impl Store {
             return Ok(None);
         };
         shard.visit(slot);
-        // A handle, not a copy: see `shard::Entry`. Its header is charged
-        // with the item (`ITEM_OVERHEAD`).
+        // A handle, not a copy: see `shard::Entry`. The header the first
+        // handle allocates is charged with the item (`ITEM_OVERHEAD`).
         shard.scalar_handle(slot).map(Some)
     }
 
