@@ -262,6 +262,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     let scs = ScsServer::new(data_plane)
         .max_decoding_message_size(limits.max_request_size)
         .max_encoding_message_size(limits.max_response_size);
+    let vending = TokenVending::new(config.auth.clone(), config.public_endpoint.clone());
     let routes = Routes::new(scs)
         .add_service(leaderboards)
         .add_service(
@@ -287,8 +288,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             PubsubRoutes::new(generated, pubsub, limits.max_request_size)
         })
         .add_service(PingServer::new(PingService::new(advertised_port)))
-        .add_service(TokenServer::new(TokenVending::new(config.auth.clone())))
-        .add_service(AuthServer::new(TokenVending::new(config.auth.clone())))
+        .add_service(TokenServer::new(vending.clone()))
+        .add_service(AuthServer::new(vending))
         .add_service(health.clone())
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -96,6 +96,11 @@ pub struct Claims {
     pub sub: Option<String>,
     pub iat: u64,
     pub exp: u64,
+    /// A random id of each minted token: two mints of the same permissions
+    /// in the same second differ, and a refresh token names the one api
+    /// token it renews. `token create` tokens carry none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jti: Option<String>,
     /// What the token grants, beside the fields above in the JSON.
     #[serde(flatten)]
     pub scope: Scope,
@@ -120,6 +125,10 @@ pub enum Scope {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refresh {
     pub perms: Permissions,
+    /// The `jti` of the one api token it renews: another key's refresh
+    /// token is refused, whatever its permissions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// How long each api token it makes is valid, in seconds; `None` for
     /// tokens that never expire.
     pub valid_for: Option<u64>,
@@ -138,6 +147,7 @@ impl Claims {
             sub,
             iat,
             exp,
+            jti: None,
             scope: Scope::Role { caches, role },
         }
     }

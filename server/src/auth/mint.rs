@@ -214,34 +214,75 @@ pub fn may_mint(rpc: &str, minter: &Claims, minted: &Permissions) -> Result<(), 
     }
 }
 
-/// The claims of a minted token.
+/// The claims of a minted token, with a fresh random `jti`.
 pub fn claims(perms: Permissions, sub: Option<String>, iat: u64, exp: u64) -> Claims {
     Claims {
         sub,
         iat,
         exp,
+        jti: Some(nonce()),
         scope: Scope::Permissions { perms },
     }
 }
 
-/// The claims of the refresh token that renews an api token of `perms`
-/// and `sub`, valid `valid_for` seconds each (`None`: never expiring).
-pub fn refresh_claims(
-    perms: Permissions,
-    sub: Option<String>,
-    iat: u64,
-    valid_for: Option<u64>,
-) -> Claims {
+/// The claims of the refresh token of `api`, an api token made to last
+/// `valid_for` seconds (`None`: for ever).
+///
+/// It expires with `api`: RefreshApiToken needs the api token still valid
+/// (as Momento's, whose SDKs' tests expect an expired api key's refresh to
+/// fail AUTHENTICATION_ERROR), so a refresh token is of no use after it,
+/// and one of an api token that never expires never does either. It
+/// names `api` by its `jti`, so it renews that token and no other.
+pub fn refresh_claims(api: &Claims, valid_for: Option<u64>) -> Claims {
+    let Scope::Permissions { perms } = &api.scope else {
+        unreachable!("a refresh token is made for a minted api token");
+    };
     Claims {
-        sub,
-        iat,
-        // A refresh token lasts as long as the api tokens it makes could
-        // be renewed: for ever, as Momento's do.
-        exp: u64::MAX,
+        sub: api.sub.clone(),
+        iat: api.iat,
+        exp: api.exp,
+        jti: Some(nonce()),
         scope: Scope::Refresh {
-            refresh: Refresh { perms, valid_for },
+            refresh: Refresh {
+                perms: perms.clone(),
+                key: api.jti.clone(),
+                valid_for,
+            },
         },
     }
+}
+
+/// The permissions and lifetime `refresh` renews `api` with, if it is
+/// `api`'s refresh token; INVALID_ARGUMENT naming why not.
+pub fn renews<'a>(
+    api: &'a Claims,
+    refresh: &Claims,
+) -> Result<(&'a Permissions, Option<u64>), Status> {
+    let (Scope::Permissions { perms }, Scope::Refresh { refresh: renews }) =
+        (&api.scope, &refresh.scope)
+    else {
+        return Err(invalid(
+            "RefreshApiToken takes an api token made by GenerateApiToken and the refresh token that came with it",
+        ));
+    };
+    let bound = api.jti.is_some() && renews.key == api.jti;
+    if !bound || *perms != renews.perms || api.sub != refresh.sub {
+        return Err(invalid(
+            "the refresh token is not the one of this api token",
+        ));
+    }
+    Ok((perms, renews.valid_for))
+}
+
+/// A token id no other mint shares: 128 random bits, base64url.
+fn nonce() -> String {
+    use base64::Engine;
+    use ring::rand::{SecureRandom, SystemRandom};
+    let mut bytes = [0u8; 16];
+    SystemRandom::new()
+        .fill(&mut bytes)
+        .expect("the operating system's random source is readable");
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 fn invalid(why: &str) -> Status {
@@ -371,5 +412,26 @@ mod tests {
             let status = may_mint("m", weak, &on(Some("c"))).unwrap_err();
             assert_eq!(status.code(), tonic::Code::PermissionDenied);
         }
+    }
+
+    #[test]
+    fn every_mint_is_unique_and_its_refresh_token_renews_it_alone() {
+        let perms = Permissions::SuperUser;
+        let first = claims(perms.clone(), None, 7, 100);
+        let second = claims(perms, None, 7, 100);
+        assert_ne!(first.jti, second.jti, "same permissions, same second");
+        assert_eq!(first.jti.as_ref().map(String::len), Some(22));
+        let refresh = refresh_claims(&first, Some(93));
+        assert_eq!(refresh.exp, first.exp, "it expires with its api token");
+        assert_ne!(refresh.jti, first.jti);
+        assert_eq!(renews(&first, &refresh).unwrap().1, Some(93));
+        let other = renews(&second, &refresh).unwrap_err();
+        assert_eq!(other.code(), tonic::Code::InvalidArgument);
+        assert!(other.message().contains("not the one of this api token"));
+        // A refresh token given as the api token, or an api token as the
+        // refresh token.
+        assert!(renews(&refresh, &refresh).is_err() && renews(&first, &second).is_err());
+        let never = claims(Permissions::SuperUser, None, 7, u64::MAX);
+        assert_eq!(refresh_claims(&never, None).exp, u64::MAX);
     }
 }

@@ -16,14 +16,41 @@
 //! ASCII). A token is a JWT (base64url and dots) and the host is checked
 //! by [`parse_endpoint`], so [`wrap`] always gives such a key.
 
+use std::net::{IpAddr, SocketAddr};
+
 use base64::Engine;
 use serde::Serialize;
 
-/// The host a key names unless `--momento-endpoint` says otherwise: the
-/// SDKs derive `cache.localhost` and `control.localhost`, which resolve to
-/// this machine (RFC 6761), and a local server is reached by overriding
-/// the endpoints anyway.
-pub const DEFAULT_ENDPOINT: &str = "localhost";
+/// The host named for a loopback `--listen`: the SDKs derive
+/// `cache.localhost` and `control.localhost`, which resolve to this
+/// machine (RFC 6761), as the loopback address does.
+pub const LOOPBACK_ENDPOINT: &str = "localhost";
+
+/// The host minted tokens and keys name: `--public-endpoint` if given,
+/// else what the server knows of how it is reached, from `listen`: a
+/// loopback address is [`LOOPBACK_ENDPOINT`], another IPv4 address itself,
+/// and every interface (or an IPv6 address, which is no DNS name) the
+/// machine's host name.
+pub fn public_endpoint(given: Option<&str>, listen: SocketAddr) -> Result<String, String> {
+    if let Some(host) = given {
+        return parse_endpoint(host).map_err(|e| format!("--public-endpoint: {e}"));
+    }
+    Ok(match listen.ip() {
+        ip if ip.is_loopback() => LOOPBACK_ENDPOINT.to_owned(),
+        IpAddr::V4(ip) if !ip.is_unspecified() => ip.to_string(),
+        _ => host_name(),
+    })
+}
+
+/// This machine's name, or [`LOOPBACK_ENDPOINT`] when it has none that
+/// makes DNS names.
+fn host_name() -> String {
+    gethostname::gethostname()
+        .into_string()
+        .ok()
+        .and_then(|name| parse_endpoint(&name).ok())
+        .unwrap_or_else(|| LOOPBACK_ENDPOINT.to_owned())
+}
 
 #[derive(Serialize)]
 struct V1Key<'a> {
@@ -41,7 +68,7 @@ pub fn wrap(token: &str, endpoint: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(json)
 }
 
-/// A host name for `--momento-endpoint`: letters, digits, `-` and `.`, as
+/// A host name for `--public-endpoint` and `--momento-endpoint`: letters, digits, `-` and `.`, as
 /// the SDKs put it after `cache.` and `control.` to make DNS names.
 pub fn parse_endpoint(host: &str) -> Result<String, String> {
     let fits = !host.is_empty()
@@ -99,6 +126,23 @@ mod tests {
         ] {
             assert!(parse_endpoint(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_endpoint_is_what_the_listen_address_says_unless_given() {
+        let at = |text: &str| public_endpoint(None, text.parse().unwrap()).unwrap();
+        assert_eq!(at("127.0.0.1:8080"), "localhost");
+        assert_eq!(at("[::1]:8080"), "localhost");
+        assert_eq!(at("10.1.2.3:8080"), "10.1.2.3");
+        let name = host_name();
+        assert_eq!(parse_endpoint(&name), Ok(name.clone()));
+        assert_eq!(at("0.0.0.0:8080"), name);
+        assert_eq!(at("[::]:8080"), name);
+        assert_eq!(at("[fd00::1]:8080"), name);
+        let given = public_endpoint(Some("jiffy.example.com"), "0.0.0.0:1".parse().unwrap());
+        assert_eq!(given.as_deref(), Ok("jiffy.example.com"));
+        let bad = public_endpoint(Some("x:443"), "0.0.0.0:1".parse().unwrap()).unwrap_err();
+        assert!(bad.starts_with("--public-endpoint: "), "{bad}");
     }
 
     proptest! {

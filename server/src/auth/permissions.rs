@@ -453,6 +453,7 @@ pub(crate) mod tests {
             sub: None,
             iat: 0,
             exp: u64::MAX,
+            jti: None,
             scope: Scope::Permissions { perms },
         }
     }
@@ -540,9 +541,11 @@ pub(crate) mod tests {
             sub: None,
             iat: 0,
             exp: u64::MAX,
+            jti: None,
             scope: Scope::Refresh {
                 refresh: super::super::claims::Refresh {
                     perms: Permissions::SuperUser,
+                    key: None,
                     valid_for: None,
                 },
             },

@@ -37,7 +37,8 @@ pub struct CreateArgs {
     pub format: Format,
     /// With `--format momento-v1`, the host the key names: the official
     /// SDKs connect to cache.HOST and control.HOST on port 443 with TLS
-    /// unless their endpoints are overridden in code [default: localhost]
+    /// unless their endpoints are overridden in code [default: the
+    /// server's --public-endpoint]
     #[arg(long, value_name = "HOST", value_parser = momento_key::parse_endpoint)]
     pub momento_endpoint: Option<String>,
 }
@@ -52,8 +53,14 @@ pub enum Format {
 
 impl CreateArgs {
     /// What `token create` prints: the token signed with `secret`, in the
-    /// format asked for.
-    pub fn create(&self, secret: &Secret, now: SystemTime) -> Result<String, String> {
+    /// format asked for; a key names `endpoint` (the server's
+    /// `--public-endpoint`) unless `--momento-endpoint` says otherwise.
+    pub fn create(
+        &self,
+        secret: &Secret,
+        endpoint_default: &str,
+        now: SystemTime,
+    ) -> Result<String, String> {
         let token = sign(secret, &self.claims(now)?);
         match (self.format, &self.momento_endpoint) {
             (Format::Jiffy, None) => Ok(token),
@@ -61,7 +68,7 @@ impl CreateArgs {
                 Err("--momento-endpoint goes with --format momento-v1".into())
             }
             (Format::MomentoV1, endpoint) => {
-                let endpoint = endpoint.as_deref().unwrap_or(momento_key::DEFAULT_ENDPOINT);
+                let endpoint = endpoint.as_deref().unwrap_or(endpoint_default);
                 Ok(momento_key::wrap(&token, endpoint))
             }
         }

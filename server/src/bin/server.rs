@@ -84,7 +84,11 @@ fn token_command(command: TokenCommand, config: &Config) -> ExitCode {
                 .into(),
         ));
     };
-    match args.create(secret, std::time::SystemTime::now()) {
+    match args.create(
+        secret,
+        &config.public_endpoint,
+        std::time::SystemTime::now(),
+    ) {
         Ok(printed) => {
             println!("{printed}");
             ExitCode::SUCCESS

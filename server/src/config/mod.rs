@@ -23,7 +23,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 
 use crate::auth::token::TokenCommand;
-use crate::auth::Secret;
+use crate::auth::{momento_key, Secret};
 use crate::backend::redis::Target;
 use crate::limits::Limits;
 use crate::topics::TopicSettings;
@@ -288,6 +288,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// The token secret; auth is on when present.
     pub auth: Option<Secret>,
+    /// The host minted tokens name (`--public-endpoint`, or derived from
+    /// `--listen`): the official SDKs connect to subdomains of it.
+    pub public_endpoint: String,
     pub insecure_allow_anonymous: bool,
     pub fault_injection: bool,
     pub store: StoreChoice,
@@ -399,6 +402,11 @@ impl Settings {
             log_level: values.log_level,
             log_format: values.log_format,
             auth,
+            public_endpoint: momento_key::public_endpoint(
+                values.public_endpoint.as_deref(),
+                values.listen,
+            )
+            .map_err(ConfigError::Invalid)?,
             insecure_allow_anonymous: values.insecure_allow_anonymous,
             fault_injection: values.enable_fault_injection,
             store: StoreChoice::parse(&values.store)?,
@@ -806,6 +814,7 @@ mod tests {
         "--max-value-size JIFFY_MAX_VALUE_SIZE 5.0 MiB",
         "--metrics-listen JIFFY_METRICS_LISTEN ",
         "--protosocket-listen JIFFY_PROTOSOCKET_LISTEN ",
+        "--public-endpoint JIFFY_PUBLIC_ENDPOINT the --listen host: `localhost` if loopback, this machine's name if every interface",
         "--request-timeout JIFFY_REQUEST_TIMEOUT 30s",
         "--send-timeout JIFFY_SEND_TIMEOUT 30s",
         "--shutdown-timeout JIFFY_SHUTDOWN_TIMEOUT 30s",
@@ -849,6 +858,7 @@ mod tests {
         "log-level",
         "log-format",
         "auth-secret-file",
+        "public-endpoint",
         "insecure-allow-anonymous",
         "enable-fault-injection",
         "store",
@@ -862,7 +872,7 @@ mod tests {
         "topic-heartbeat-interval",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s } }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s } }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

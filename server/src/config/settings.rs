@@ -133,6 +133,13 @@ declare_settings! {
     /// File holding the secret that signs tokens (at least 32 bytes); auth is on when given.
     auth_secret_file: Option<PathBuf> = unset("none"), "FILE", env "JIFFY_AUTH_SECRET_FILE",
         "token secret (≥ 32 bytes); auth is on when given (see [Security](SECURITY.md))", global;
+    // The official SDKs derive where to connect from the host a token names,
+    // so it must be one clients reach; the listen address is what the server
+    // knows of it, and a wildcard says nothing but the machine's name.
+    /// The host minted tokens and `token create --format momento-v1` keys
+    /// name: the official SDKs connect to cache.HOST, control.HOST and token.HOST.
+    public_endpoint: Option<String> = computed("the --listen host: `localhost` if loopback, this machine's name if every interface"), "HOST", env "JIFFY_PUBLIC_ENDPOINT",
+        "the host minted tokens and `token create --format momento-v1` keys name, from which the official SDKs derive `cache.HOST`, `control.HOST` and `token.HOST` (see [Auth](AUTH.md#the-endpoint)); unset, the `--listen` host: `localhost` for a loopback address, this machine's name for every interface", global;
     /// Serve without auth on a non-loopback address (anyone who reaches it can do anything).
     insecure_allow_anonymous: bool = unset("off"), "", env "JIFFY_INSECURE_ALLOW_ANONYMOUS",
         "serve without auth on a non-loopback `--listen`";

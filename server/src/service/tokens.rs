@@ -14,7 +14,8 @@
 //! - PERMISSION_DENIED: the token may not mint these permissions;
 //! - INVALID_ARGUMENT: see `auth::mint`, and a disposable token's expiry
 //!   missing, 0 or over an hour; an api token's of 0 seconds; a refresh
-//!   token that is not one, or not the one of the api token given.
+//!   token that is not one, or not the one of the api token given (each
+//!   api token has a random id, which its refresh token names).
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -22,8 +23,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tonic::{Request, Response, Status};
 
 use super::Answer;
-use crate::auth::claims::Scope;
-use crate::auth::momento_key::DEFAULT_ENDPOINT;
 use crate::auth::{mint, token, Claims, Permissions, Rejection, Secret, Verifier};
 use crate::proto::auth::auth_server::Auth;
 use crate::proto::auth::{
@@ -45,16 +44,21 @@ pub struct TokenVending {
 struct Keys {
     secret: Secret,
     verifier: Verifier,
+    /// The host the official SDKs derive their endpoints from, answered
+    /// with every minted token: what clients reach this server by.
+    endpoint: String,
 }
 
 impl TokenVending {
-    /// `secret`: the server's `--auth-secret-file`, if any.
-    pub fn new(secret: Option<Secret>) -> Self {
+    /// `secret`: the server's `--auth-secret-file`, if any; `endpoint`:
+    /// the host minted tokens name (`--public-endpoint`).
+    pub fn new(secret: Option<Secret>, endpoint: String) -> Self {
         TokenVending {
             keys: secret.map(|secret| {
                 Arc::new(Keys {
                     verifier: Verifier::new(&secret),
                     secret,
+                    endpoint,
                 })
             }),
         }
@@ -106,8 +110,8 @@ impl Keys {
     fn api_token(&self, perms: Permissions, sub: Option<String>, valid_for: Option<u64>) -> Minted {
         let iat = now();
         let exp = valid_for.map_or(u64::MAX, |seconds| iat.saturating_add(seconds));
-        let api = mint::claims(perms.clone(), sub.clone(), iat, exp);
-        let refresh = mint::refresh_claims(perms, sub, iat, valid_for);
+        let api = mint::claims(perms, sub, iat, exp);
+        let refresh = mint::refresh_claims(&api, valid_for);
         Minted {
             api_key: token::sign(&self.secret, &api),
             refresh_token: token::sign(&self.secret, &refresh),
@@ -143,7 +147,7 @@ impl Token for TokenVending {
         let minted = mint::claims(perms, sub, iat, exp);
         Ok(Response::new(GenerateDisposableTokenResponse {
             api_key: token::sign(&keys.secret, &minted),
-            endpoint: DEFAULT_ENDPOINT.to_owned(),
+            endpoint: keys.endpoint.clone(),
             valid_until: exp,
         }))
     }
@@ -178,7 +182,7 @@ impl Auth for TokenVending {
         Ok(Response::new(GenerateApiTokenResponse {
             api_key: minted.api_key,
             refresh_token: minted.refresh_token,
-            endpoint: DEFAULT_ENDPOINT.to_owned(),
+            endpoint: keys.endpoint.clone(),
             valid_until: minted.valid_until,
         }))
     }
@@ -196,23 +200,12 @@ impl Auth for TokenVending {
             .map_err(|rejection| {
                 Status::invalid_argument(format!("the refresh token is refused: {rejection}"))
             })?;
-        let (Scope::Permissions { perms }, Scope::Refresh { refresh: renews }) =
-            (&api.scope, &refresh.scope)
-        else {
-            return Err(Status::invalid_argument(
-                "RefreshApiToken takes an api token made by GenerateApiToken and the refresh token that came with it",
-            ));
-        };
-        if *perms != renews.perms || api.sub != refresh.sub {
-            return Err(Status::invalid_argument(
-                "the refresh token is not the one of this api token",
-            ));
-        }
-        let minted = keys.api_token(perms.clone(), api.sub.clone(), renews.valid_for);
+        let (perms, valid_for) = mint::renews(&api, &refresh)?;
+        let minted = keys.api_token(perms.clone(), api.sub.clone(), valid_for);
         Ok(Response::new(RefreshApiTokenResponse {
             api_key: minted.api_key,
             refresh_token: minted.refresh_token,
-            endpoint: DEFAULT_ENDPOINT.to_owned(),
+            endpoint: keys.endpoint.clone(),
             valid_until: minted.valid_until,
         }))
     }
