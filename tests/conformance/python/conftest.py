@@ -11,6 +11,7 @@ channel fixture alternates between them call by call (round_robin.py).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import select
@@ -242,6 +243,40 @@ def scs(channels: list[grpc.Channel]) -> cacheclient_pb2_grpc.ScsStub:
         for each in channels
     ]
     return round_robin(stubs)
+
+
+def token_create(secret: Path, role: str, *args: str) -> str:
+    """What `jiffy-server token create` prints for a key of `role` on every cache."""
+    binary = os.environ.get("JIFFY_SERVER_BIN", str(DEFAULT_SERVER_BIN))
+    done = subprocess.run(
+        [binary, "token", "create", "--auth-secret-file", str(secret)]
+        + ["--role", role, "--caches", "all", "--expires-in", "1h", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def secret_file(directory: Path, secret: str) -> Path:
+    path = directory / "secret"
+    path.write_text(secret)
+    return path
+
+
+def on(server: JiffyServer, key: str) -> CredentialProvider:
+    """The key's credentials (a Momento v1 key, or a token the SDK's
+    AuthClient minted), pointed at `server` in plaintext: the SDK derives
+    TLS endpoints on port 443 from the key's host, a port other than 443
+    is plaintext."""
+    credentials = CredentialProvider.from_disposable_token(key)
+    return dataclasses.replace(
+        credentials,
+        control_endpoint=server.host,
+        cache_endpoint=server.host,
+        token_endpoint=server.host,
+        port=server.port,
+    )
 
 
 @pytest.fixture

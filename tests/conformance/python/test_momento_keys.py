@@ -11,16 +11,13 @@ shows.
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import subprocess
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import DEFAULT_SERVER_BIN, JiffyServer
+from conftest import JiffyServer, on, secret_file, token_create
 from momento import CacheClient, Configurations, CredentialProvider
 from momento.errors import MomentoErrorCode
 from momento.responses import CacheGet, CacheSet, CreateCache
@@ -28,25 +25,6 @@ from shared_store import Store
 
 SECRET = "a conformance test secret of at least thirty-two bytes"
 OTHER_SECRET = "another conformance secret, also thirty-two bytes long"
-
-
-def token_create(secret: Path, role: str, *args: str) -> str:
-    """What `jiffy-server token create` prints for a key of `role` on every cache."""
-    binary = os.environ.get("JIFFY_SERVER_BIN", str(DEFAULT_SERVER_BIN))
-    done = subprocess.run(
-        [binary, "token", "create", "--auth-secret-file", str(secret)]
-        + ["--role", role, "--caches", "all", "--expires-in", "1h", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
-def secret_file(directory: Path, secret: str) -> Path:
-    path = directory / "secret"
-    path.write_text(secret)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -62,18 +40,6 @@ def auth_server(
     finally:
         server.stop()
     assert server.process.returncode == 0
-
-
-def on(server: JiffyServer, key: str) -> CredentialProvider:
-    """The key's credentials, pointed at `server` in plaintext."""
-    credentials = CredentialProvider.from_disposable_token(key)
-    return dataclasses.replace(
-        credentials,
-        control_endpoint=server.host,
-        cache_endpoint=server.host,
-        token_endpoint=server.host,
-        port=server.port,
-    )
 
 
 def client_for(server: JiffyServer, key: str) -> CacheClient:
