@@ -277,6 +277,17 @@ export function registerAuthTests(suite) {
         as(refreshed.apiKey).cache.set(cache, 'k', 'v'),
         MomentoErrorCode.PERMISSION_ERROR,
       );
+      // A refresh token renews its own key only, not another of the same
+      // permissions minted the same second.
+      const other = assertIs(
+        await as(rootKey).auth.generateApiKey(scope, ExpiresIn.minutes(10)),
+        GenerateApiKey.Success,
+      );
+      assert.notEqual(other.apiKey, refreshed.apiKey);
+      await refused(
+        as(other.apiKey).auth.refreshApiKey(refreshed.refreshToken),
+        MomentoErrorCode.INVALID_ARGUMENT_ERROR,
+      );
       const never = assertIs(
         await as(rootKey).auth.generateApiKey(AllDataReadWrite, ExpiresIn.never()),
         GenerateApiKey.Success,
