@@ -175,6 +175,11 @@ struct StoreGauges {
     caches: IntGauge,
     evictions: IntCounter,
     expirations: IntCounter,
+    /// `jiffy_cache_items{cache}` and `jiffy_cache_memory_bytes{cache}`:
+    /// set afresh at each scrape, so a deleted cache's series goes with it;
+    /// at most `--max-caches` series each.
+    cache_items: IntGaugeVec,
+    cache_bytes: IntGaugeVec,
 }
 
 impl Metrics {
@@ -233,6 +238,19 @@ impl Metrics {
                 "Items evicted to stay under --max-memory",
             ),
             expirations: counter("expirations_total", "Items freed because their TTL ran out"),
+            cache_items: IntGaugeVec::new(
+                Opts::new("cache_items", "Items held by cache, as jiffy_items counts them"),
+                &["cache"],
+            )
+            .expect("valid metric"),
+            cache_bytes: IntGaugeVec::new(
+                Opts::new(
+                    "cache_memory_bytes",
+                    "Bytes counted against --max-memory by cache, as jiffy_memory_bytes counts them",
+                ),
+                &["cache"],
+            )
+            .expect("valid metric"),
         };
         store_gauges.max_bytes.set(max_memory as i64);
         let closed = IntCounterVec::new(
@@ -356,6 +374,8 @@ impl Metrics {
                 Box::new(g.caches.clone()),
                 Box::new(g.evictions.clone()),
                 Box::new(g.expirations.clone()),
+                Box::new(g.cache_items.clone()),
+                Box::new(g.cache_bytes.clone()),
             ]);
         }
         for collector in collectors {
@@ -417,6 +437,16 @@ impl Metrics {
             g.items.set(stats.items as i64);
             g.bytes.set(stats.bytes as i64);
             g.caches.set(stats.caches as i64);
+            g.cache_items.reset();
+            g.cache_bytes.reset();
+            for (name, usage) in &stats.per_cache {
+                g.cache_items
+                    .with_label_values(&[name])
+                    .set(usage.items as i64);
+                g.cache_bytes
+                    .with_label_values(&[name])
+                    .set(usage.bytes as i64);
+            }
             // Counters only go up; the store's totals are the source of truth.
             g.evictions
                 .inc_by(stats.evictions.saturating_sub(g.evictions.get()));

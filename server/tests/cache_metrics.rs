@@ -6,11 +6,19 @@ use crate::common;
 use common::protosocket::{get, Client};
 use common::stores::{on_both_stores, Store};
 use common::{in_cache, sample, TestServer};
+use jiffy_server::proto::cache_client::{DeleteRequest, ListPushBackRequest};
 use jiffy_server::proto::cache_client::{GetBatchRequest, GetRequest, SetRequest};
-use jiffy_server::proto::control_client::DeleteCacheRequest;
+use jiffy_server::proto::control_client::{DeleteCacheRequest, FlushCacheRequest};
 
 const CALLS: &str = "jiffy_cache_calls_total";
 const LOOKUPS: &str = "jiffy_cache_lookups_total";
+const ITEMS: &str = "jiffy_cache_items";
+const BYTES: &str = "jiffy_cache_memory_bytes";
+
+fn usage(text: &str, cache: &str) -> (Option<f64>, Option<f64>) {
+    let series = |name: &str| sample(text, &format!("{name}{{cache=\"{cache}\"}}"));
+    (series(ITEMS), series(BYTES))
+}
 
 fn calls(text: &str, cache: &str) -> Option<f64> {
     sample(text, &format!("{CALLS}{{cache=\"{cache}\"}}"))
@@ -119,3 +127,59 @@ async fn calls_on_a_missing_cache_make_no_series(store: Store) {
 }
 
 on_both_stores!(calls_on_a_missing_cache_make_no_series);
+
+/// Items and charged bytes by cache add up to the store's totals, follow
+/// writes, deletes and a flush, and go with a deleted cache.
+#[tokio::test]
+async fn items_and_bytes_are_reported_by_cache() {
+    let server = TestServer::start().await;
+    let mut a = server.cache("a").await;
+    let mut b = server.cache("b").await;
+    let _empty = server.cache("empty").await;
+    a.put(b"k1", &[7; 1000]).await;
+    a.put(b"k2", b"v").await;
+    let push = ListPushBackRequest {
+        list_name: "list".into(),
+        value: "element".into(),
+        ttl_milliseconds: 60_000,
+        refresh_ttl: true,
+        truncate_front_to_size: 0,
+    };
+    a.client.list_push_back(a.request(push)).await.unwrap();
+    b.put(b"k", b"v").await;
+
+    let text = server.metrics().await;
+    let (a_items, a_bytes) = usage(&text, "a");
+    let (b_items, b_bytes) = usage(&text, "b");
+    assert_eq!(a_items, Some(3.0), "{text}");
+    assert_eq!(b_items, Some(1.0), "{text}");
+    assert_eq!(usage(&text, "empty"), (Some(0.0), Some(0.0)), "{text}");
+    let (a_bytes, b_bytes) = (a_bytes.unwrap(), b_bytes.unwrap());
+    assert!(a_bytes > b_bytes + 1000.0 && b_bytes > 0.0, "{text}");
+    assert_eq!(Some(a_bytes + b_bytes), sample(&text, "jiffy_memory_bytes"));
+    assert_eq!(Some(4.0), sample(&text, "jiffy_items"));
+
+    let delete = DeleteRequest {
+        cache_key: "k1".into(),
+    };
+    a.client.delete(a.request(delete)).await.unwrap();
+    let text = server.metrics().await;
+    assert_eq!(usage(&text, "a").0, Some(2.0), "{text}");
+    assert!(usage(&text, "a").1.unwrap() < a_bytes - 1000.0, "{text}");
+
+    let mut control = server.control().await;
+    let flush = FlushCacheRequest {
+        cache_name: "a".into(),
+    };
+    control.flush_cache(flush).await.unwrap();
+    let text = server.metrics().await;
+    assert_eq!(usage(&text, "a"), (Some(0.0), Some(0.0)), "{text}");
+    assert_eq!(usage(&text, "b"), (Some(1.0), Some(b_bytes)), "{text}");
+
+    let delete = DeleteCacheRequest {
+        cache_name: "b".into(),
+    };
+    control.delete_cache(delete).await.unwrap();
+    let text = server.metrics().await;
+    assert_eq!(usage(&text, "b"), (None, None), "{text}");
+}

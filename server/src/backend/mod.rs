@@ -76,7 +76,7 @@ pub use sorted_set::{
     SortedSetRemove, SortedSetStorage, SortedSetUnion,
 };
 pub use types::{
-    value_hash, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,
+    value_hash, CacheUsage, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,
 };
 
 /// Caches: create, delete, flush, list, and resolving a name for the

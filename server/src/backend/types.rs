@@ -78,7 +78,7 @@ pub enum TtlOutcome {
 }
 
 /// Item and memory figures of a store that lives in this process.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct StoreStats {
     pub items: u64,
     /// Accounted bytes, including the per-item overhead.
@@ -86,6 +86,15 @@ pub struct StoreStats {
     pub evictions: u64,
     pub expirations: u64,
     pub caches: u64,
+    /// Each cache's share of `items` and `bytes`, by name, sorted.
+    pub per_cache: Vec<(String, CacheUsage)>,
+}
+
+/// One cache's items and charged bytes (what `--max-memory` counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheUsage {
+    pub items: u64,
+    pub bytes: u64,
 }
 
 /// The TTL of a collection write (the wire's `ttl_milliseconds` and

@@ -60,12 +60,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hashbrown::DefaultHashBuilder;
+use hashbrown::{DefaultHashBuilder, HashMap};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::backend::{CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate};
+use crate::backend::{
+    CacheUsage, CollectionTtl, Condition, ItemType, StoreStats, TtlOutcome, TtlUpdate,
+};
 use crate::error::Error;
 use expiry::Pending;
 use registry::Registry;
@@ -464,7 +466,32 @@ impl Store {
             evictions: self.counters.evictions.load(Relaxed),
             expirations: self.counters.expirations.load(Relaxed),
             caches: self.registry.len() as u64,
+            per_cache: self.usage_by_cache(),
         }
+    }
+
+    /// Each cache's items and charged bytes, by name, sorted. Takes every
+    /// shard's lock in turn, briefly (a map of at most `--max-caches`
+    /// entries each): for a metrics scrape, not for a call's path.
+    pub fn usage_by_cache(&self) -> Vec<(String, CacheUsage)> {
+        let mut by_id: HashMap<CacheId, CacheUsage> = HashMap::new();
+        for slot in self.shards.iter() {
+            for (cache, usage) in slot.state.lock().usage() {
+                let total = by_id.entry(cache).or_default();
+                total.items += usage.items;
+                total.bytes += usage.bytes;
+            }
+        }
+        // Items of a flushed or deleted cache's old id, not yet purged,
+        // belong to no name.
+        let mut named: Vec<(String, CacheUsage)> = self
+            .registry
+            .ids()
+            .into_iter()
+            .map(|(name, id)| (name, by_id.get(&id).copied().unwrap_or_default()))
+            .collect();
+        named.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        named
     }
 
     fn locate(&self, cache: CacheId, key: &[u8]) -> (usize, u64) {

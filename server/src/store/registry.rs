@@ -78,6 +78,12 @@ impl Registry {
         names
     }
 
+    /// Every cache's name and the id it answers to now.
+    pub(super) fn ids(&self) -> Vec<(String, CacheId)> {
+        let names = self.names.read();
+        names.iter().map(|(name, &id)| (name.clone(), id)).collect()
+    }
+
     pub(super) fn len(&self) -> usize {
         self.names.read().len()
     }

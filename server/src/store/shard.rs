@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use bytes::Bytes;
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::hash_map::Entry as MapEntry;
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use tokio::time::Instant;
 
 use super::cost::{allocation_size, SHARED_HEADER};
@@ -22,7 +23,7 @@ use super::expiry::Pending;
 use super::sieve::{Arena, Links, Sieve};
 use super::value::{Collection, Collections, Value};
 use super::CacheId;
-use crate::backend::ItemType;
+use crate::backend::{CacheUsage, ItemType};
 use crate::error::Error;
 
 /// Bytes charged per item on top of its allocations (the key and scalar
@@ -155,6 +156,10 @@ pub(super) struct Shard {
     /// A copy of the store's hasher, to rehash on growth and find a slot's
     /// table entry when removing it.
     hasher: DefaultHashBuilder,
+    /// Items and charged bytes of each cache in this shard, for the
+    /// per-cache gauges: kept under the shard's lock, which every change
+    /// holds anyway, so a write pays one small map update and no atomics.
+    usage: HashMap<CacheId, CacheUsage>,
 }
 
 impl Shard {
@@ -167,6 +172,26 @@ impl Shard {
             deadlines: Deadlines::default(),
             epoch,
             hasher,
+            usage: HashMap::new(),
+        }
+    }
+
+    /// This shard's items and charged bytes by cache (leaderboards counted
+    /// with their cache), for ids that still hold something.
+    pub(super) fn usage(&self) -> impl Iterator<Item = (CacheId, CacheUsage)> + '_ {
+        self.usage.iter().map(|(&cache, &usage)| (cache, usage))
+    }
+
+    /// Moves the charge of an item of `cache` from `old` to `new` bytes,
+    /// in the store's count and in the cache's.
+    fn rebill(&mut self, cache: CacheId, old: u64, new: u64, counters: &Counters) {
+        let usage = self.usage.entry(cache.cache()).or_default();
+        if new >= old {
+            counters.bytes.fetch_add(new - old, Relaxed);
+            usage.bytes += new - old;
+        } else {
+            counters.bytes.fetch_sub(old - new, Relaxed);
+            usage.bytes -= old - new;
         }
     }
 
@@ -258,12 +283,8 @@ impl Shard {
     pub(super) fn recharge(&mut self, slot: u32, old: u64, counters: &Counters) {
         let entry = occupied_mut(&mut self.slab, slot);
         entry.links.visit();
-        let new = entry.cost();
-        if new >= old {
-            counters.bytes.fetch_add(new - old, Relaxed);
-        } else {
-            counters.bytes.fetch_sub(old - new, Relaxed);
-        }
+        let (cache, new) = (entry.cache, entry.cost());
+        self.rebill(cache, old, new, counters);
     }
 
     pub(super) fn expires_at(&self, slot: u32) -> Instant {
@@ -303,11 +324,7 @@ impl Shard {
             let new = entry.cost();
             // A write is a hit too: counters and other hot keys get rewritten.
             entry.links.visit();
-            if new >= old {
-                counters.bytes.fetch_add(new - old, Relaxed);
-            } else {
-                counters.bytes.fetch_sub(old - new, Relaxed);
-            }
+            self.rebill(cache, old, new, counters);
             return (slot, self.set_expiry(slot, expires_at));
         }
 
@@ -323,6 +340,9 @@ impl Shard {
         };
         counters.bytes.fetch_add(entry.cost(), Relaxed);
         counters.items.fetch_add(1, Relaxed);
+        let usage = self.usage.entry(cache.cache()).or_default();
+        usage.items += 1;
+        usage.bytes += entry.cost();
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slab[slot as usize] = Some(entry);
@@ -374,6 +394,14 @@ impl Shard {
         self.free.push(slot);
         counters.bytes.fetch_sub(entry.cost(), Relaxed);
         counters.items.fetch_sub(1, Relaxed);
+        if let MapEntry::Occupied(mut usage) = self.usage.entry(entry.cache.cache()) {
+            let left = usage.get_mut();
+            left.items -= 1;
+            left.bytes -= entry.cost();
+            if left.items == 0 {
+                usage.remove();
+            }
+        }
         if self.deadlines.needs_rebuild(self.sieve.len()) {
             self.refile_all();
         }
