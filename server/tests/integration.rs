@@ -43,6 +43,7 @@ mod redis_backend_down;
 mod redis_failover;
 mod redis_layout;
 mod redis_semantics;
+mod redis_tls;
 mod set;
 mod sorted_set;
 mod storage_equivalence;

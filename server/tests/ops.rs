@@ -7,11 +7,10 @@ use crate::common;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::stores::RedisNode;
-use common::{assert_status, in_cache, server_binary, TestServer};
+use common::{assert_status, free_port, in_cache, server_binary, wait_until, TestServer};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{
     ECacheResult, GetRequest, SetBatchRequest, SetIfRequest, SetRequest,
@@ -22,27 +21,6 @@ use tonic::Code;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::HealthCheckRequest;
-
-/// Polls `ready` every 50 ms until it holds, for at most 15 s.
-async fn wait_until<F, Fut>(what: &str, mut ready: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !ready().await {
-        assert!(Instant::now() < deadline, "timed out waiting: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 async fn health_of(channel: &Channel, service: &str) -> ServingStatus {
     let request = HealthCheckRequest {
@@ -405,92 +383,4 @@ async fn text_logs_name_the_listen_addresses() {
     let server = LoggingServer::spawn(&[], &[]);
     let log = server.log_with("listening").await;
     assert!(log.contains(&format!("grpc={}", server.addr)), "{log}");
-}
-
-/// A private CA in `dir` (`{name}.pem`), and when `server` is true a
-/// certificate for 127.0.0.1 and localhost it signed (`cert.pem`, `key.pem`).
-fn make_ca(dir: &std::path::Path, name: &str, server: bool) {
-    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, KeyUsagePurpose};
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca_cert = ca.self_signed(&ca_key).unwrap();
-    std::fs::write(dir.join(format!("{name}.pem")), ca_cert.pem()).unwrap();
-    if server {
-        let key = KeyPair::generate().unwrap();
-        let names = vec!["127.0.0.1".to_owned(), "localhost".to_owned()];
-        let cert = CertificateParams::new(names)
-            .unwrap()
-            .signed_by(&key, &Issuer::from_params(&ca, &ca_key))
-            .unwrap();
-        std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
-        std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rediss_store_is_reached_over_tls_with_its_certificate_verified() {
-    let dir = tempfile::tempdir().unwrap();
-    make_ca(dir.path(), "ca", true);
-    make_ca(dir.path(), "other-ca", false);
-    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-    let port = free_port();
-    let tls_port = port.to_string();
-    let _redis = RedisNode::start_with(
-        port,
-        &[
-            "--port",
-            "0",
-            "--tls-port",
-            &tls_port,
-            "--tls-cert-file",
-            &file("cert.pem"),
-            "--tls-key-file",
-            &file("key.pem"),
-            "--tls-ca-cert-file",
-            &file("ca.pem"),
-            "--tls-auth-clients",
-            "no",
-        ],
-    )
-    .await;
-    let store = format!("rediss://127.0.0.1:{port}");
-    let args = [
-        "--listen",
-        "127.0.0.1:0",
-        "--metrics-listen",
-        "127.0.0.1:0",
-        "--store",
-        &store,
-        "--store-timeout",
-        "500ms",
-    ];
-
-    // The server's certificate is signed by a CA the front-end trusts
-    // (rustls-native-certs reads SSL_CERT_FILE): ready, and it serves.
-    let trusted = common::ServerProcess::spawn(&args, &[("SSL_CERT_FILE", &file("ca.pem"))]);
-    let metrics = trusted.metrics_addr.unwrap();
-    wait_until("ready over TLS", || async {
-        common::http_get(metrics, "/readyz").await.0 == 200
-    })
-    .await;
-    let mut client = common::redis_cluster::FrontEndClient::connect(&trusted).await;
-    common::create_cache(&mut client.control, "c").await;
-    let mut client = client.data;
-    client.set(in_cache("c", set("k", 3))).await.unwrap();
-    let get = GetRequest {
-        cache_key: Bytes::from_static(b"k"),
-    };
-    let got = client.get(in_cache("c", get)).await.unwrap().into_inner();
-    assert_eq!(got.cache_body, Bytes::from_static(b"vvv"));
-
-    // Trusting another CA only, the front-end refuses the certificate: the
-    // store is not ready, and never reached in the clear.
-    let untrusted =
-        common::ServerProcess::spawn(&args, &[("SSL_CERT_FILE", &file("other-ca.pem"))]);
-    let metrics = untrusted.metrics_addr.unwrap();
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let (status, why) = common::http_get(metrics, "/readyz").await;
-    assert_eq!(status, 503, "{why}");
 }

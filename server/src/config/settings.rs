@@ -149,7 +149,7 @@ declare_settings! {
     /// Where caches live: `embedded` (this process), `redis-cluster://host:port,...`
     /// (a Redis or Valkey Cluster) or `redis://host:port` (one node).
     store: Option<String> = default(String::from("embedded")), "URL", env "JIFFY_STORE",
-        "where caches live: `embedded`, `redis-cluster://host:port,...` or `redis://host:port` (see [Scale-out](OPERATIONS.md#scale-out-over-a-redis-or-valkey-cluster))";
+        "where caches live: `embedded`, `redis-cluster://host:port,...` or `redis://host:port` (`rediss-cluster://`, `rediss://`: TLS; see [Scale-out](OPERATIONS.md#scale-out-over-a-redis-or-valkey-cluster))";
     // Long enough for a cluster call under load, short enough that a client with
     // the SDKs' default 5 s deadline still gets an answer and can retry.
     /// The longest a call waits for a Redis store; then it is answered UNAVAILABLE.

@@ -12,8 +12,9 @@ use tokio::sync::OnceCell;
 /// Where the data lives, as `--store` names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// `redis-cluster://host:port,host:port,...`: any of the nodes; the
-    /// client learns the rest of the cluster from them.
+    /// `redis-cluster://host:port,host:port,...` (or `rediss-cluster://`,
+    /// TLS to every node): any of the nodes, as `redis://` (`rediss://`)
+    /// URLs; the client learns the rest of the cluster from them.
     Cluster(Vec<String>),
     /// `redis://host:port` (or `rediss://`): one node, no cluster.
     Single(String),
@@ -22,7 +23,13 @@ pub enum Target {
 impl Target {
     /// Parses a `--store` value other than `embedded`.
     pub fn parse(url: &str) -> Result<Target, String> {
-        if let Some(rest) = url.strip_prefix("redis-cluster://") {
+        let cluster = [
+            ("redis-cluster://", "redis"),
+            ("rediss-cluster://", "rediss"),
+        ]
+        .into_iter()
+        .find_map(|(prefix, scheme)| Some((url.strip_prefix(prefix)?, scheme)));
+        if let Some((rest, scheme)) = cluster {
             // `user:password@` before the first node applies to every node.
             let (credentials, nodes) = match rest.rsplit_once('@') {
                 Some((credentials, nodes)) => (format!("{credentials}@"), nodes),
@@ -32,7 +39,7 @@ impl Target {
                 .split(',')
                 .map(str::trim)
                 .filter(|node| !node.is_empty())
-                .map(|node| format!("redis://{credentials}{node}"))
+                .map(|node| format!("{scheme}://{credentials}{node}"))
                 .collect();
             if nodes.is_empty() {
                 return Err("redis-cluster:// needs at least one host:port".into());
@@ -47,7 +54,7 @@ impl Target {
             return Ok(Target::Single(url.to_owned()));
         }
         Err(format!(
-            "unknown store `{}`: use `embedded`, `redis-cluster://host:port,...` or `redis://host:port`",
+            "unknown store `{}`: use `embedded`, `redis-cluster://host:port,...` or `redis://host:port` (`rediss` for TLS)",
             redact(url)
         ))
     }
@@ -187,6 +194,13 @@ mod tests {
             Target::Cluster(vec![
                 "redis://:secret@a:1".into(),
                 "redis://:secret@b:2".into()
+            ])
+        );
+        assert_eq!(
+            Target::parse("rediss-cluster://:secret@a:1,b:2").unwrap(),
+            Target::Cluster(vec![
+                "rediss://:secret@a:1".into(),
+                "rediss://:secret@b:2".into()
             ])
         );
         assert_eq!(
