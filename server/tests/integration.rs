@@ -49,3 +49,4 @@ mod storage_equivalence;
 mod topics;
 mod topics_limits;
 mod topics_redis;
+mod webhooks;
