@@ -82,9 +82,10 @@ impl Poster {
         let mut backoff = FIRST_BACKOFF;
         for attempt in 1..=MAX_ATTEMPTS {
             if attempt > 1 {
-                self.metrics.retrying.inc();
+                // A guard: a task aborted while it waits (its webhook
+                // deleted) is not left counted.
+                let _waiting = Retrying::new(&self.metrics.retrying);
                 tokio::time::sleep(backoff).await;
-                self.metrics.retrying.dec();
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             }
             // Checked here to tell a refusal from a failure; the resolver
@@ -135,6 +136,22 @@ impl Poster {
             Ok(Err(error)) => Err(error.to_string()),
             Err(_) => Err(format!("no answer within {POST_TIMEOUT:?}")),
         }
+    }
+}
+
+/// Counts one webhook in `jiffy_webhook_retrying` while it lives.
+struct Retrying<'a>(&'a prometheus::IntGauge);
+
+impl<'a> Retrying<'a> {
+    fn new(gauge: &'a prometheus::IntGauge) -> Self {
+        gauge.inc();
+        Retrying(gauge)
+    }
+}
+
+impl Drop for Retrying<'_> {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 

@@ -237,13 +237,6 @@ impl<T: TopicStore + Clone> Webhooks<T> {
         }
     }
 
-    /// Forgets every webhook of a deleted cache.
-    pub fn cache_deleted(&self, cache: &str) {
-        if let Some(hooks) = self.caches.lock().remove(cache) {
-            self.metrics.webhooks.sub(hooks.len() as i64);
-        }
-    }
-
     /// A destination URL, checked: http or https, a host, within
     /// [`MAX_URL_LEN`], and resolving to addresses `--webhook-allow` allows.
     async fn check_url(&self, url: &str) -> Result<Uri, Error> {
