@@ -54,6 +54,7 @@ PY_MODULES = {
     "admin": "admin_pb",
     "token": "token_pb",
     "auth": "auth_pb",
+    "webhook": "webhook_pb",
     "common": "common_pb",
 }
 
@@ -86,6 +87,7 @@ NAMED_TYPES = {
     "ranked": ("LeaderboardElement", "LeaderboardElement"),
     "disposable_token": ("DisposableToken", "DisposableToken"),
     "api_key": ("ApiKey", "ApiKey"),
+    "webhook": ("Webhook", "Webhook"),
 }
 _CONTAINER = re.compile(r"^(list|set|map)<(.*)>$")
 

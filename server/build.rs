@@ -33,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "admin.proto",
         "token.proto",
         "auth.proto",
+        "webhook.proto",
     ];
     let descriptors = protox::compile(files, [&proto_dir])?;
     // The same descriptors, encoded, for the reflection service.

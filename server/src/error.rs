@@ -107,6 +107,13 @@ pub enum Error {
     /// An answer refused by the in-flight bound (`crate::in_flight`).
     #[error("{0}")]
     InFlightFull(String),
+    // Webhooks (`crate::webhooks`).
+    #[error("webhook `{name}` of cache `{cache}` does not exist")]
+    WebhookNotFound { cache: String, name: String },
+    #[error("cache `{cache}` already has {limit} webhooks, the most a cache may have")]
+    TooManyWebhooks { cache: String, limit: usize },
+    #[error("the webhook's destination is refused: {0}")]
+    WebhookRefused(String),
     #[error("the store is unavailable: {0}")]
     StoreUnavailable(String),
     #[error("the store failed: {0}")]
@@ -174,6 +181,9 @@ impl Error {
             ),
             SubscriberTooSlow { .. } => (Code::ResourceExhausted, None),
             ShuttingDown => (Code::Unavailable, None),
+            WebhookNotFound { .. } => (Code::NotFound, None),
+            TooManyWebhooks { .. } => (Code::ResourceExhausted, None),
+            WebhookRefused(_) => (Code::PermissionDenied, None),
             NotAnInteger | IncrementOverflow | ScoreNotFinite | WrongType { .. } => {
                 (Code::FailedPrecondition, None)
             }

@@ -22,6 +22,7 @@
 //! - [`close`] — why a connection closed, for both ports and the metrics.
 //! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
 //!   Delete over Momento's protosocket protocol (length-prefixed protobuf).
+//! - [`webhooks`] — a topic's messages POSTed to a URL, signed; their calls.
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
@@ -44,6 +45,7 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod topics;
+pub mod webhooks;
 
 pub use server::{run_with, BoxError};
 
@@ -76,6 +78,9 @@ pub mod proto {
     }
     pub mod auth {
         tonic::include_proto!("auth");
+    }
+    pub mod webhook {
+        tonic::include_proto!("webhook");
     }
     /// The messages of the protosocket port (`proto/protosocket/`).
     pub mod protosocket {

@@ -383,6 +383,13 @@ impl Metrics {
         }
     }
 
+    /// Registers metrics kept elsewhere (`webhooks::WebhookMetrics`).
+    pub fn register(&self, collectors: Vec<Box<dyn prometheus::core::Collector>>) {
+        for collector in collectors {
+            self.registry.register(collector).expect("unique metric");
+        }
+    }
+
     pub fn rpc_id(&self, path: &str) -> RpcId {
         RpcId(rpcs::index(path).unwrap_or(RPCS.len()))
     }

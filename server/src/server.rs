@@ -26,6 +26,7 @@ use crate::proto::cache_client::scs_server::ScsServer;
 use crate::proto::control_client::scs_control_server::ScsControlServer;
 use crate::proto::leaderboard::leaderboard_server::LeaderboardServer;
 use crate::proto::token::token_server::TokenServer;
+use crate::proto::webhook::webhook_server::WebhookServer;
 use crate::protosocket;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
@@ -38,6 +39,7 @@ use crate::service::tokens::TokenVending;
 use crate::service::DataPlane;
 use crate::store::{Store, StoreConfig};
 use crate::topics::{CacheEvents, Hub, LocalTopics, TopicStore};
+use crate::webhooks::{WebhookMetrics, WebhookService, Webhooks};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -263,6 +265,20 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .max_decoding_message_size(limits.max_request_size)
         .max_encoding_message_size(limits.max_response_size);
     let vending = TokenVending::new(config.auth.clone(), config.public_endpoint.clone());
+    // Webhooks: kept in this process, so served with the embedded store
+    // only; over Redis their calls answer UNIMPLEMENTED (docs/WEBHOOKS.md).
+    let webhooks = matches!(config.store, StoreChoice::Embedded).then(|| {
+        let webhook_metrics = WebhookMetrics::new();
+        metrics.register(webhook_metrics.collectors());
+        let registry = Webhooks::new(
+            topics.clone(),
+            config.webhooks.clone(),
+            webhook_metrics,
+            stop_requested.clone(),
+        );
+        WebhookServer::new(WebhookService::new(store.clone(), registry))
+            .max_decoding_message_size(limits.max_request_size)
+    });
     let routes = Routes::new(scs)
         .add_service(leaderboards)
         .add_service(
@@ -292,8 +308,12 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .add_service(AuthServer::new(vending))
         .add_service(health.clone())
         .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .prepare();
+        .add_service(reflection_v1alpha);
+    let routes = match webhooks {
+        Some(webhooks) => routes.add_service(webhooks),
+        None => routes,
+    }
+    .prepare();
     let service = tower::ServiceBuilder::new()
         .layer({
             let layer = RpcLayer::new(metrics.clone(), limits.max_request_size, in_flight.clone());

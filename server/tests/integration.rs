@@ -50,3 +50,4 @@ mod storage_equivalence;
 mod topics;
 mod topics_limits;
 mod topics_redis;
+mod webhooks;

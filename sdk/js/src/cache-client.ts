@@ -36,6 +36,8 @@ import * as tokens from './tokens.js';
 import type { ApiKey, DisposableToken, Permissions } from './tokens.js';
 import type { TopicSubscription } from './topics/subscription.js';
 import type { SubscribeOptions } from './topics/topics.js';
+import * as webhooks from './webhooks.js';
+import type { Webhook } from './webhooks.js';
 
 export interface WriteOptions {
   /** TTL of the item; the client's `defaultTtlMs` when left out. */
@@ -650,6 +652,35 @@ export class CacheClient {
   /** Renews this client's api key with its `refreshToken`: a new key and refresh token of the same permissions and lifetime. */
   async refreshApiKey(refreshToken: string): Promise<ApiKey> {
     return this.#route.control(tokens.refreshApiKey(this.#ownToken, refreshToken));
+  }
+
+  /**
+   * Creates or replaces webhook `name` of `cache`, POSTing each message of
+   * `topic` to `url`; resolves to its signing secret (kept when the webhook
+   * is replaced). Needs an admin token of the cache.
+   */
+  async putWebhook(cache: string, name: string, topic: string, url: string): Promise<string> {
+    return this.#route.control(webhooks.putWebhook(cache, name, topic, url));
+  }
+
+  /** Deletes webhook `name` of `cache`; one that is not there is no error. */
+  async deleteWebhook(cache: string, name: string): Promise<void> {
+    await this.#route.control(webhooks.deleteWebhook(cache, name));
+  }
+
+  /** The webhooks of `cache`, by name. */
+  async listWebhooks(cache: string): Promise<Webhook[]> {
+    return this.#route.control(webhooks.listWebhooks(cache));
+  }
+
+  /** The signing secret of webhook `name`; rejects with NotFoundError when it does not exist. */
+  async getWebhookSecret(cache: string, name: string): Promise<string> {
+    return this.#route.control(webhooks.getWebhookSecret(cache, name));
+  }
+
+  /** A new signing secret for webhook `name`, used from the next POST on; never retried. */
+  async rotateWebhookSecret(cache: string, name: string): Promise<string> {
+    return this.#route.control(webhooks.rotateWebhookSecret(cache, name));
   }
 
   /** One round trip to the data server. */

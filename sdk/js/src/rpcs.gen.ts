@@ -627,6 +627,54 @@ export const RPCS = {
     streaming: false,
     transports: ['grpc'],
   },
+  /** Create or replace: the same webhook put twice is one webhook, its secret kept. */
+  PutWebhook: {
+    method: 'PutWebhook',
+    path: '/webhook.Webhook/PutWebhook',
+    cacheCall: true,
+    capped: false,
+    idempotent: true,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  /** Deleting a webhook that is gone answers success. */
+  DeleteWebhook: {
+    method: 'DeleteWebhook',
+    path: '/webhook.Webhook/DeleteWebhook',
+    cacheCall: true,
+    capped: false,
+    idempotent: true,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  ListWebhooks: {
+    method: 'ListWebhooks',
+    path: '/webhook.Webhook/ListWebhooks',
+    cacheCall: true,
+    capped: false,
+    idempotent: true,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  GetWebhookSecret: {
+    method: 'GetWebhookSecret',
+    path: '/webhook.Webhook/GetWebhookSecret',
+    cacheCall: true,
+    capped: false,
+    idempotent: true,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  /** Each rotation makes another secret. */
+  RotateWebhookSecret: {
+    method: 'RotateWebhookSecret',
+    path: '/webhook.Webhook/RotateWebhookSecret',
+    cacheCall: true,
+    capped: false,
+    idempotent: false,
+    streaming: false,
+    transports: ['grpc'],
+  },
 } as const satisfies Readonly<Record<string, CatalogueRpc>>;
 
 /** The RPC method names of the calls of proto/. */

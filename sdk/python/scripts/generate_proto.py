@@ -48,6 +48,7 @@ PROTO_NAMES = (
     "permissionmessages",
     "token",
     "auth",
+    "webhook",
 )
 # proto/protosocket/<name>.proto, compiled as protosocket_<name>.proto.
 PROTOSOCKET_NAMES = ("common", "cache")

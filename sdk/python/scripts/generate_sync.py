@@ -30,6 +30,7 @@ MODULES = (
     "_async_sorted_sets.py",
     "_async_leaderboard.py",
     "_async_topics.py",
+    "_async_webhooks.py",
     "_async_client.py",
 )
 

@@ -25,7 +25,7 @@ def load_spec() -> dict[str, Any]:
 
 
 # Requests not named after their RPC.
-_REQUEST_NAMES = {"Subscribe": "_SubscriptionRequest"}
+_REQUEST_NAMES = {"Subscribe": "_SubscriptionRequest", "ListWebhooks": "_ListWebhookRequest"}
 
 
 class Recorder:

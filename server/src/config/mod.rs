@@ -27,6 +27,7 @@ use crate::auth::{momento_key, Secret};
 use crate::backend::redis::Target;
 use crate::limits::Limits;
 use crate::topics::TopicSettings;
+use crate::webhooks::{AllowList, WebhookSettings};
 
 pub use declare::{Setting, Shown};
 pub use settings::{settings, Settings, Values};
@@ -296,6 +297,8 @@ pub struct Config {
     pub store: StoreChoice,
     pub store_timeout: Duration,
     pub topics: TopicSettings,
+    /// `--webhook-allow`, parsed.
+    pub webhooks: WebhookSettings,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -412,6 +415,10 @@ impl Settings {
             store: StoreChoice::parse(&values.store)?,
             store_timeout: values.store_timeout,
             topics,
+            webhooks: WebhookSettings {
+                allow: AllowList::parse(values.webhook_allow.as_deref().unwrap_or(""))
+                    .map_err(ConfigError::Invalid)?,
+            },
         };
         config.check()?;
         Ok(config)
@@ -825,6 +832,7 @@ mod tests {
         "--topic-buffer-bytes JIFFY_TOPIC_BUFFER_BYTES 1.0 MiB",
         "--topic-buffer-messages JIFFY_TOPIC_BUFFER_MESSAGES 1000",
         "--topic-heartbeat-interval JIFFY_TOPIC_HEARTBEAT_INTERVAL 5s",
+        "--webhook-allow JIFFY_WEBHOOK_ALLOW ",
         "--workers JIFFY_WORKERS one per core",
     ];
     /// The TOML keys serde accepts, as they were then.
@@ -870,9 +878,10 @@ mod tests {
         "max-topic-message-size",
         "max-topic-memory",
         "topic-heartbeat-interval",
+        "webhook-allow",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s } }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } } }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

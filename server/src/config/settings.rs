@@ -178,4 +178,9 @@ declare_settings! {
     /// Silence after which a topic subscription is sent a heartbeat.
     topic_heartbeat_interval: Option<Duration> = default(topics::DEFAULT_HEARTBEAT_INTERVAL), "DURATION", env "JIFFY_TOPIC_HEARTBEAT_INTERVAL",
         "silence after which a subscription is sent a heartbeat";
+    // Webhooks (`crate::webhooks`, docs/WEBHOOKS.md).
+    /// Where webhooks may POST beside loopback: address blocks, addresses
+    /// and host names, comma-separated; `*` for anywhere.
+    webhook_allow: Option<String> = unset("loopback only"), "LIST", env "JIFFY_WEBHOOK_ALLOW",
+        "where webhooks may POST beside loopback: comma-separated address blocks (`10.0.0.0/8`), addresses and host names, or `*` for anywhere; checked when a webhook is put and at every connection ([WEBHOOKS.md](WEBHOOKS.md))";
 }

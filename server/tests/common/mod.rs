@@ -177,6 +177,31 @@ pub fn in_cache<T>(cache: &str, message: T) -> Request<T> {
     request
 }
 
+/// A token for a server whose secret is `secret`, valid for an hour.
+pub fn signed_token(
+    secret: &[u8],
+    caches: jiffy_server::auth::CacheScope,
+    role: jiffy_server::auth::Role,
+    subject: Option<&str>,
+) -> String {
+    use jiffy_server::auth::{token, Claims, Secret};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = Claims::with_role(subject.map(str::to_owned), now, now + 3600, caches, role);
+    token::sign(&Secret::from_bytes(secret).unwrap(), &claims)
+}
+
+/// A request carrying `token` as its `authorization`.
+pub fn with_token<T>(message: T, token: &str) -> Request<T> {
+    let mut request = Request::new(message);
+    request
+        .metadata_mut()
+        .insert("authorization", MetadataValue::try_from(token).unwrap());
+    request
+}
+
 /// Asserts a call failed with `code` and, when given, the `err` reason.
 pub fn assert_status<T: std::fmt::Debug>(
     result: Result<T, Status>,

@@ -20,6 +20,7 @@ import { registerSetCollectionTests } from './cases/set-collection.mjs';
 import { registerSizeLimitTests } from './cases/size-limits.mjs';
 import { registerSortedSetTests } from './cases/sorted-set.mjs';
 import { registerTopicTests } from './cases/topics.mjs';
+import { registerWebhookTests } from './cases/webhooks.mjs';
 import { registerFrontEndTests } from './support/front-ends.mjs';
 import { Suite } from './support/suite.mjs';
 
@@ -43,4 +44,5 @@ registerSizeLimitTests(suite);
 registerPingTests(suite);
 registerTopicTests(suite);
 registerAuthTests(suite);
+registerWebhookTests(suite);
 registerFrontEndTests(suite);

@@ -11,6 +11,7 @@ import type {
   StreamListener,
 } from '../../src/transport/channel.js';
 import { StatusError } from '../../src/transport/channel.js';
+import { CacheClient } from '../../src/index.js';
 
 export type Answer = (path: string, request: Uint8Array, options: CallOptions) => Promise<Uint8Array>;
 
@@ -97,6 +98,17 @@ export class RecordingFactory {
     await call();
     assert.equal(this.calls.length, before + 1, 'one request');
     return fromBinary(schema, this.calls.at(-1)!.request);
+  }
+
+  /** A client with `apiKey` whose every call this factory records (no protosocket port). */
+  client(apiKey: string): Promise<CacheClient> {
+    return CacheClient.create({
+      endpoint: '127.0.0.1:1',
+      apiKey,
+      channelFactory: this.factory,
+      eagerConnectTimeoutMs: 0,
+      protosocketEndpoint: null,
+    });
   }
 }
 

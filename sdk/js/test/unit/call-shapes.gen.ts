@@ -2,7 +2,7 @@
 // What each call of CacheClient takes and answers, as sdk/spec.json's
 // `calls` say: tsc (npm run lint) fails naming a call whose parameters or
 // answer have another type.
-import type { ApiKey, Bytes, BytesMap, BytesSet, CacheClient, CacheError, DisposableToken, ItemType, LeaderboardElement, Permissions, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash } from '../../src/index.js';
+import type { ApiKey, Bytes, BytesMap, BytesSet, CacheClient, CacheError, DisposableToken, ItemType, LeaderboardElement, Permissions, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash, Webhook } from '../../src/index.js';
 
 // What a method of the client answers at once: the object (`on`) whose
 // methods are calls too.
@@ -104,6 +104,11 @@ export const CALL_SHAPES: {
   generateDisposableToken: [answer: Same<Answer<CacheClient, 'generateDisposableToken'>, DisposableToken>, args: Equal<Args<CacheClient, 'generateDisposableToken'>, [permissions: Permissions, expiresInMs: number, options?: { tokenId?: string }]>];
   generateApiKey: [answer: Same<Answer<CacheClient, 'generateApiKey'>, ApiKey>, args: Equal<Args<CacheClient, 'generateApiKey'>, [permissions: Permissions, expiresInMs?: number]>];
   refreshApiKey: [answer: Same<Answer<CacheClient, 'refreshApiKey'>, ApiKey>, args: Equal<Args<CacheClient, 'refreshApiKey'>, [refreshToken: string]>];
+  putWebhook: [answer: Same<Answer<CacheClient, 'putWebhook'>, string>, args: Equal<Args<CacheClient, 'putWebhook'>, [cache: string, name: string, topic: string, url: string]>];
+  deleteWebhook: [answer: Same<Answer<CacheClient, 'deleteWebhook'>, void>, args: Equal<Args<CacheClient, 'deleteWebhook'>, [cache: string, name: string]>];
+  listWebhooks: [answer: Same<Answer<CacheClient, 'listWebhooks'>, Webhook[]>, args: Equal<Args<CacheClient, 'listWebhooks'>, [cache: string]>];
+  getWebhookSecret: [answer: Same<Answer<CacheClient, 'getWebhookSecret'>, string>, args: Equal<Args<CacheClient, 'getWebhookSecret'>, [cache: string, name: string]>];
+  rotateWebhookSecret: [answer: Same<Answer<CacheClient, 'rotateWebhookSecret'>, string>, args: Equal<Args<CacheClient, 'rotateWebhookSecret'>, [cache: string, name: string]>];
 } = {
   get: [true, true],
   getString: [true, true],
@@ -178,4 +183,9 @@ export const CALL_SHAPES: {
   generateDisposableToken: [true, true],
   generateApiKey: [true, true],
   refreshApiKey: [true, true],
+  putWebhook: [true, true],
+  deleteWebhook: [true, true],
+  listWebhooks: [true, true],
+  getWebhookSecret: [true, true],
+  rotateWebhookSecret: [true, true],
 };

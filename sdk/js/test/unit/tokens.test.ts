@@ -15,13 +15,7 @@ describe('token vending without a server', () => {
   const sent = new RecordingFactory();
 
   before(async () => {
-    client = await CacheClient.create({
-      endpoint: '127.0.0.1:1',
-      apiKey: 'my-token',
-      channelFactory: sent.factory,
-      eagerConnectTimeoutMs: 0,
-      protosocketEndpoint: null,
-    });
+    client = await sent.client('my-token');
   });
 
   after(() => client.close());

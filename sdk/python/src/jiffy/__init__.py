@@ -43,6 +43,7 @@ from jiffy._sync_topics import Subscription
 from jiffy._tokens import ApiKey, CachePermission, DisposableToken, Permissions, TopicPermission
 from jiffy._topics import TopicDiscontinuity, TopicMessage, TopicPosition
 from jiffy._version import __version__
+from jiffy._webhooks import Webhook, verify_webhook_signature
 
 __all__ = [
     "AlreadyExistsError",
@@ -76,7 +77,9 @@ __all__ = [
     "TopicMessage",
     "TopicPermission",
     "TopicPosition",
+    "Webhook",
     "WrongTypeError",
     "__version__",
     "presets",
+    "verify_webhook_signature",
 ]

@@ -20,6 +20,7 @@ from jiffy._async_route import AsyncRoute
 from jiffy._async_sets import AsyncSetCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
 from jiffy._async_topics import AsyncTopicCalls
+from jiffy._async_webhooks import AsyncWebhookCalls
 from jiffy._calls import FieldValues, Key, SetIf, Ttl, Value
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
@@ -34,6 +35,7 @@ class AsyncCacheClient(
     AsyncSortedSetCalls,
     AsyncLeaderboardCalls,
     AsyncTopicCalls,
+    AsyncWebhookCalls,
 ):
     """A cache client; every call may raise a jiffy.CacheError.
 
@@ -43,7 +45,8 @@ class AsyncCacheClient(
     timedelta. The collection calls (dictionary_*, list_*, set_*,
     sorted_set_*) are in one module per type beside this one, the topic
     calls (publish, subscribe) in _async_topics.py, leaderboards
-    (`leaderboard(name)`) in _async_leaderboard.py.
+    (`leaderboard(name)`) in _async_leaderboard.py, webhooks in
+    _async_webhooks.py.
     """
 
     def __init__(

@@ -24,6 +24,7 @@ from jiffy._proto import common_pb2 as common_pb
 from jiffy._proto import controlclient_pb2 as control_pb
 from jiffy._proto import leaderboard_pb2 as leaderboard_pb
 from jiffy._proto import token_pb2 as token_pb
+from jiffy._proto import webhook_pb2 as webhook_pb
 
 Key = str | bytes
 Value = str | bytes
@@ -559,6 +560,49 @@ REFRESH_API_TOKEN = Rpc(
     control=True,
     names_cache=False,
 )
+# Create or replace: the same webhook put twice is one webhook, its secret kept.
+PUT_WEBHOOK = Rpc(
+    "PutWebhook",
+    "/webhook.Webhook/PutWebhook",
+    webhook_pb._PutWebhookRequest.SerializeToString,
+    webhook_pb._PutWebhookResponse.FromString,
+    idempotent=True,
+    control=True,
+)
+# Deleting a webhook that is gone answers success.
+DELETE_WEBHOOK = Rpc(
+    "DeleteWebhook",
+    "/webhook.Webhook/DeleteWebhook",
+    webhook_pb._DeleteWebhookRequest.SerializeToString,
+    webhook_pb._DeleteWebhookResponse.FromString,
+    idempotent=True,
+    control=True,
+)
+LIST_WEBHOOKS = Rpc(
+    "ListWebhooks",
+    "/webhook.Webhook/ListWebhooks",
+    webhook_pb._ListWebhookRequest.SerializeToString,
+    webhook_pb._ListWebhooksResponse.FromString,
+    idempotent=True,
+    control=True,
+)
+GET_WEBHOOK_SECRET = Rpc(
+    "GetWebhookSecret",
+    "/webhook.Webhook/GetWebhookSecret",
+    webhook_pb._GetWebhookSecretRequest.SerializeToString,
+    webhook_pb._GetWebhookSecretResponse.FromString,
+    idempotent=True,
+    control=True,
+)
+# Each rotation makes another secret.
+ROTATE_WEBHOOK_SECRET = Rpc(
+    "RotateWebhookSecret",
+    "/webhook.Webhook/RotateWebhookSecret",
+    webhook_pb._RotateWebhookSecretRequest.SerializeToString,
+    webhook_pb._RotateWebhookSecretResponse.FromString,
+    idempotent=False,
+    control=True,
+)
 ALL_RPCS = (
     GET,
     GET_BATCH,
@@ -626,6 +670,11 @@ ALL_RPCS = (
     GENERATE_DISPOSABLE_TOKEN,
     GENERATE_API_TOKEN,
     REFRESH_API_TOKEN,
+    PUT_WEBHOOK,
+    DELETE_WEBHOOK,
+    LIST_WEBHOOKS,
+    GET_WEBHOOK_SECRET,
+    ROTATE_WEBHOOK_SECRET,
 )
 # --- end of the generated table ---
 RETRYABLE_STATUS_NAMES = frozenset({"UNAVAILABLE", "INTERNAL"})

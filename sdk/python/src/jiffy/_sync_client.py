@@ -21,6 +21,7 @@ from jiffy._sync_route import SyncRoute
 from jiffy._sync_sets import SyncSetCalls
 from jiffy._sync_sorted_sets import SyncSortedSetCalls
 from jiffy._sync_topics import SyncTopicCalls
+from jiffy._sync_webhooks import SyncWebhookCalls
 from jiffy._tokens import ApiKey, DisposableToken, Permissions
 
 
@@ -31,6 +32,7 @@ class CacheClient(
     SyncSortedSetCalls,
     SyncLeaderboardCalls,
     SyncTopicCalls,
+    SyncWebhookCalls,
 ):
     """A cache client; every call may raise a jiffy.CacheError.
 
@@ -40,7 +42,8 @@ class CacheClient(
     timedelta. The collection calls (dictionary_*, list_*, set_*,
     sorted_set_*) are in one module per type beside this one, the topic
     calls (publish, subscribe) in _sync_topics.py, leaderboards
-    (`leaderboard(name)`) in _sync_leaderboard.py.
+    (`leaderboard(name)`) in _sync_leaderboard.py, webhooks in
+    _sync_webhooks.py.
     """
 
     def __init__(

@@ -1,0 +1,463 @@
+//! Webhooks against a receiver in the test (a small hyper server): every
+//! message once, in order, signed as Momento signs (checked as the official
+//! SDKs' `validateWebhookRequest` does: HMAC SHA3-256 of the raw body, in
+//! hex, keyed with the secret); through a restart of the receiver; the
+//! management calls, their limits and who may make them; and the
+//! destinations `--webhook-allow` refuses.
+
+use crate::common;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::topics::{publish, Pubsub};
+use common::{assert_status, create_cache, sample, with_token, TestServer};
+use hmac::{Hmac, Mac};
+use http_body_util::BodyExt;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use jiffy_server::auth::{CacheScope, Role, Secret};
+use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
+use jiffy_server::proto::webhook::webhook_client::WebhookClient;
+use jiffy_server::proto::webhook::webhook_destination::Kind;
+use jiffy_server::proto::webhook::{
+    DeleteWebhookRequest, GetWebhookSecretRequest, ListWebhookRequest, PutWebhookRequest,
+    RotateWebhookSecretRequest, Webhook, WebhookDestination, WebhookId,
+};
+use sha3::Sha3_256;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tonic::transport::Channel;
+use tonic::Code;
+
+const CACHE: &str = "hooks";
+
+/// One POST the receiver got.
+#[derive(Debug)]
+struct Received {
+    signature: String,
+    body: Bytes,
+}
+
+impl Received {
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+
+    /// What the official helper checks.
+    fn signed_with(&self, secret: &str) -> bool {
+        let mut mac = Hmac::<Sha3_256>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(&self.body);
+        let expected: String = mac
+            .finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        expected == self.signature
+    }
+}
+
+/// A receiver on a port of its own, answering 200 to every POST; stopped
+/// (every connection closed) and started again on the same port.
+struct Receiver {
+    addr: SocketAddr,
+    tasks: JoinSet<()>,
+    sender: mpsc::UnboundedSender<Received>,
+}
+
+impl Receiver {
+    async fn start() -> (Receiver, mpsc::UnboundedReceiver<Received>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let (sender, received) = mpsc::unbounded_channel();
+        let mut receiver = Receiver {
+            addr: listener.local_addr().unwrap(),
+            tasks: JoinSet::new(),
+            sender,
+        };
+        receiver.serve(listener);
+        (receiver, received)
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/hook", self.addr)
+    }
+
+    fn serve(&mut self, listener: TcpListener) {
+        let sender = self.sender.clone();
+        self.tasks.spawn(async move {
+            let mut connections = JoinSet::new();
+            loop {
+                let (socket, _) = listener.accept().await.unwrap();
+                let sender = sender.clone();
+                connections.spawn(async move {
+                    let service =
+                        service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                            let sender = sender.clone();
+                            async move {
+                                let signature = request
+                                    .headers()
+                                    .get("momento-signature")
+                                    .map(|v| v.to_str().unwrap().to_owned())
+                                    .unwrap_or_default();
+                                let body = request.into_body().collect().await.unwrap().to_bytes();
+                                let _ = sender.send(Received { signature, body });
+                                Ok::<_, Infallible>(hyper::Response::new(String::new()))
+                            }
+                        });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(socket), service)
+                        .await;
+                });
+            }
+        });
+    }
+
+    /// Closes the port and every connection.
+    fn stop(&mut self) {
+        self.tasks.abort_all();
+    }
+
+    async fn restart(&mut self) {
+        while self.tasks.join_next().await.is_some() {}
+        let listener = TcpListener::bind(self.addr).await.unwrap();
+        self.serve(listener);
+    }
+}
+
+async fn next(received: &mut mpsc::UnboundedReceiver<Received>) -> Received {
+    tokio::time::timeout(Duration::from_secs(20), received.recv())
+        .await
+        .expect("a delivery within 20 s")
+        .unwrap()
+}
+
+/// Nothing more arrives for a while.
+async fn quiet(received: &mut mpsc::UnboundedReceiver<Received>) {
+    let more = tokio::time::timeout(Duration::from_millis(500), received.recv()).await;
+    assert!(more.is_err(), "an extra delivery: {more:?}");
+}
+
+fn hook(name: &str, topic: &str, url: &str) -> PutWebhookRequest {
+    PutWebhookRequest {
+        webhook: Some(Webhook {
+            webhook_id: Some(id(name)),
+            topic_name: topic.to_owned(),
+            destination: Some(WebhookDestination {
+                kind: Some(Kind::PostUrl(url.to_owned())),
+            }),
+        }),
+    }
+}
+
+fn id(name: &str) -> WebhookId {
+    WebhookId {
+        cache_name: CACHE.to_owned(),
+        webhook_name: name.to_owned(),
+    }
+}
+
+async fn start(args: &[&str]) -> (TestServer, WebhookClient<Channel>, Pubsub) {
+    let server = TestServer::with_args(args).await;
+    create_cache(&mut server.control().await, CACHE).await;
+    let channel = server.channel().await;
+    (
+        server,
+        WebhookClient::new(channel.clone()),
+        PubsubClient::new(channel),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_message_arrives_once_in_order_signed() {
+    let (server, mut hooks, mut topics) = start(&[]).await;
+    let (receiver, mut received) = Receiver::start().await;
+    let secret = hooks
+        .put_webhook(hook("orders", "orders", &receiver.url()))
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string;
+    for n in 1..=20 {
+        publish(&mut topics, CACHE, "orders", &format!("m{n}"))
+            .await
+            .unwrap();
+    }
+    publish(&mut topics, CACHE, "elsewhere", "not for this webhook")
+        .await
+        .unwrap();
+    let mut first = None;
+    for n in 1..=20u64 {
+        let got = next(&mut received).await;
+        assert!(got.signed_with(&secret), "message {n} signed");
+        let event = got.json();
+        assert_eq!(event["text"], format!("m{n}"));
+        assert_eq!(event["cache"], CACHE);
+        assert_eq!(event["topic"], "orders");
+        let seq = event["topic_sequence_number"].as_u64().unwrap();
+        assert_eq!(seq, *first.get_or_insert(seq) + n - 1, "in order");
+        assert!(event["publish_timestamp"].as_u64().unwrap() > 0);
+    }
+    quiet(&mut received).await;
+
+    // A rotated secret signs what comes after it; the old one no longer does.
+    let rotated = hooks
+        .rotate_webhook_secret(RotateWebhookSecretRequest {
+            webhook_id: Some(id("orders")),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string;
+    assert_ne!(rotated, secret);
+    publish(&mut topics, CACHE, "orders", "after")
+        .await
+        .unwrap();
+    let got = next(&mut received).await;
+    assert!(got.signed_with(&rotated) && !got.signed_with(&secret));
+    // Counted once the receiver's answer is in, a moment after it got the POST.
+    let delivered = "jiffy_webhook_deliveries_total{result=\"delivered\"}";
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while sample(&server.metrics().await, delivered) != Some(21.0) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{}",
+            server.metrics().await
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let metrics = server.metrics().await;
+    assert_eq!(sample(&metrics, "jiffy_webhooks"), Some(1.0));
+    assert_eq!(
+        sample(
+            &metrics,
+            "jiffy_webhook_deliveries_total{result=\"failed\"}"
+        ),
+        Some(0.0)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn messages_published_while_the_receiver_is_down_arrive_after() {
+    let (_server, mut hooks, mut topics) = start(&[]).await;
+    let (mut receiver, mut received) = Receiver::start().await;
+    hooks
+        .put_webhook(hook("h", "t", &receiver.url()))
+        .await
+        .unwrap();
+    for n in 1..=5 {
+        publish(&mut topics, CACHE, "t", &format!("m{n}"))
+            .await
+            .unwrap();
+    }
+    for n in 1..=5 {
+        assert_eq!(next(&mut received).await.json()["text"], format!("m{n}"));
+    }
+    receiver.stop();
+    for n in 6..=10 {
+        publish(&mut topics, CACHE, "t", &format!("m{n}"))
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    receiver.restart().await;
+    for n in 6..=10 {
+        assert_eq!(next(&mut received).await.json()["text"], format!("m{n}"));
+    }
+    quiet(&mut received).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn destinations_outside_the_allow_list_are_refused() {
+    let (_server, mut hooks, _) = start(&[]).await;
+    for url in [
+        "http://10.0.0.1:8080/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[fd00::1]/hook",
+    ] {
+        let refused = hooks.put_webhook(hook("h", "t", url)).await;
+        assert_status(refused, Code::PermissionDenied, None);
+    }
+    for url in ["ftp://127.0.0.1/x", "not a url", "http:///path"] {
+        let refused = hooks.put_webhook(hook("h", "t", url)).await;
+        assert_status(refused, Code::InvalidArgument, None);
+    }
+    let listed = hooks
+        .list_webhooks(ListWebhookRequest {
+            cache_name: CACHE.to_owned(),
+        })
+        .await
+        .unwrap();
+    assert!(listed.into_inner().webhook.is_empty(), "nothing was put");
+
+    let (_server, mut hooks, _) = start(&["--webhook-allow", "10.0.0.0/8"]).await;
+    hooks
+        .put_webhook(hook("h", "t", "http://10.0.0.1:8080/hook"))
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn put_list_describe_delete_and_their_limits() {
+    let (_server, mut hooks, _) = start(&[]).await;
+    let url = "http://127.0.0.1:9/hook";
+    let secret = hooks
+        .put_webhook(hook("a", "t1", url))
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string;
+    // Put again: the same webhook, the same secret; changed, still the secret.
+    let again = hooks.put_webhook(hook("a", "t1", url)).await.unwrap();
+    assert_eq!(again.into_inner().secret_string, secret);
+    let changed = hooks.put_webhook(hook("a", "t2", url)).await.unwrap();
+    assert_eq!(changed.into_inner().secret_string, secret);
+    hooks.put_webhook(hook("b", "t1", url)).await.unwrap();
+    let list = |hooks: &mut WebhookClient<Channel>| {
+        let mut hooks = hooks.clone();
+        async move {
+            hooks
+                .list_webhooks(ListWebhookRequest {
+                    cache_name: CACHE.to_owned(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .webhook
+        }
+    };
+    let listed = list(&mut hooks).await;
+    let names: Vec<_> = listed
+        .iter()
+        .map(|w| {
+            (
+                w.webhook_id.as_ref().unwrap().webhook_name.as_str(),
+                w.topic_name.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("a", "t2"), ("b", "t1")]);
+    assert_eq!(
+        listed[0].destination.as_ref().unwrap().kind,
+        Some(Kind::PostUrl(url.to_owned()))
+    );
+    let described = hooks
+        .get_webhook_secret(GetWebhookSecretRequest {
+            cache_name: CACHE.to_owned(),
+            webhook_name: "a".to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (described.webhook_name.as_str(), described.secret_string),
+        ("a", secret)
+    );
+
+    // Delete, twice: the second finds it gone, which is success.
+    for _ in 0..2 {
+        hooks
+            .delete_webhook(DeleteWebhookRequest {
+                webhook_id: Some(id("a")),
+            })
+            .await
+            .unwrap();
+    }
+    assert_eq!(list(&mut hooks).await.len(), 1);
+    let gone = hooks
+        .get_webhook_secret(GetWebhookSecretRequest {
+            cache_name: CACHE.to_owned(),
+            webhook_name: "a".to_owned(),
+        })
+        .await;
+    assert_status(gone, Code::NotFound, None);
+
+    // Limits: webhooks per cache, name and URL length; a cache must exist.
+    for n in 0..9 {
+        hooks
+            .put_webhook(hook(&format!("n{n}"), "t", url))
+            .await
+            .unwrap();
+    }
+    let full = hooks.put_webhook(hook("one-too-many", "t", url)).await;
+    assert_status(full, Code::ResourceExhausted, None);
+    let long_name = hooks.put_webhook(hook(&"n".repeat(129), "t", url)).await;
+    assert_status(long_name, Code::InvalidArgument, None);
+    let long_url = format!("http://127.0.0.1/{}", "p".repeat(2048));
+    let long_url = hooks.put_webhook(hook("b", "t", &long_url)).await;
+    assert_status(long_url, Code::InvalidArgument, None);
+    let mut nowhere = hook("x", "t", url);
+    nowhere
+        .webhook
+        .as_mut()
+        .unwrap()
+        .webhook_id
+        .as_mut()
+        .unwrap()
+        .cache_name = "nope".into();
+    assert_status(hooks.put_webhook(nowhere).await, Code::NotFound, None);
+}
+
+const SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
+
+fn signed(caches: CacheScope, role: Role) -> String {
+    common::signed_token(SECRET, caches, role, None)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_admin_tokens_of_the_cache_manage_its_webhooks() {
+    let mut config = common::config(&[]);
+    config.auth = Some(Secret::from_bytes(SECRET).unwrap());
+    let server = TestServer::with_config(config).await;
+    let admin = signed(CacheScope::All, Role::Admin);
+    let mut control = server.control().await;
+    let create = jiffy_server::proto::control_client::CreateCacheRequest {
+        cache_name: CACHE.to_owned(),
+    };
+    control
+        .create_cache(with_token(create, &admin))
+        .await
+        .unwrap();
+    let mut hooks = WebhookClient::new(server.channel().await);
+    let put = || hook("h", "t", "http://127.0.0.1:9/hook");
+    for refused in [
+        signed(CacheScope::All, Role::Write),
+        signed(CacheScope::All, Role::Read),
+        signed(CacheScope::Names(vec!["other".into()]), Role::Admin),
+    ] {
+        let answer = hooks.put_webhook(with_token(put(), &refused)).await;
+        assert_status(answer, Code::PermissionDenied, None);
+    }
+    assert_status(hooks.put_webhook(put()).await, Code::Unauthenticated, None);
+    let scoped = signed(CacheScope::Names(vec![CACHE.into()]), Role::Admin);
+    hooks.put_webhook(with_token(put(), &scoped)).await.unwrap();
+    hooks.put_webhook(with_token(put(), &admin)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn past_the_topics_buffer_the_oldest_waiting_messages_are_dropped_and_counted() {
+    let (server, mut hooks, mut topics) = start(&["--topic-buffer-messages", "5"]).await;
+    let (mut receiver, mut received) = Receiver::start().await;
+    hooks
+        .put_webhook(hook("h", "t", &receiver.url()))
+        .await
+        .unwrap();
+    receiver.stop();
+    // m1 is taken and retried; m2..m12 wait in the buffer, which keeps 5.
+    for n in 1..=12 {
+        publish(&mut topics, CACHE, "t", &format!("m{n}"))
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    receiver.restart().await;
+    for n in [1, 8, 9, 10, 11, 12] {
+        assert_eq!(next(&mut received).await.json()["text"], format!("m{n}"));
+    }
+    quiet(&mut received).await;
+    let dropped = "jiffy_webhook_deliveries_total{result=\"dropped\"}";
+    assert_eq!(sample(&server.metrics().await, dropped), Some(6.0));
+}
