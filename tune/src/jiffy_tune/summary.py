@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from jiffy_tune import caps
 from jiffy_tune.caps import Cap
-from jiffy_tune.model import Medians, Point, SummaryEntry
+from jiffy_tune.model import Medians, Point, Spread, SummaryEntry
 from jiffy_tune.runner import client_share
 
 Key = tuple[str, str, int, int, Cap, float | None]
@@ -29,10 +29,16 @@ def _median(values: Iterable[float | None]) -> float | None:
     return round(statistics.median(present), 4) if present else None
 
 
+def _spread(values: Iterable[float | None]) -> Spread | None:
+    present = [value for value in values if value is not None]
+    return Spread(min=round(min(present), 4), max=round(max(present), 4)) if present else None
+
+
 def summarize(points: Sequence[Point]) -> list[SummaryEntry]:
     """One entry per (sdk, transport, channels, concurrency, cap, rate), in first-measured order.
 
-    Numbers are medians over the ok rounds; errors_total sums them, so an
+    Numbers are medians over the ok rounds, with the spread (lowest and
+    highest) of throughput and client p99.9 beside them; errors_total sums them, so an
     error in any round shows. An `auto` entry also has `in_flight_limit_last`:
     the median over its ok rounds of the last limit the client chose.
     """
@@ -80,6 +86,8 @@ def _entry(key: Key, group: list[Point]) -> SummaryEntry:
         in_flight_limit_last=_median(_last_limit(point) for point in ok)
         if caps.is_auto(cap)
         else None,
+        rps_spread=_spread(point.rps for point in ok),
+        client_p999_spread=_spread(c.p999 for c in clients),
     )
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from jiffy_tune.report import comparison
 from jiffy_tune.report import view as view_module
 from jiffy_tune.report.charts import Chart
 from jiffy_tune.report.tables import Table
@@ -32,18 +33,26 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
         lines += [view_module.TRANSPORTS_LEAD, ""]
         lines += _table(view.transports)
 
-    if view.ratios is not None:
-        lines += ["## Ours beside the official SDKs", ""]
-        lines += [view_module.RATIOS_LEAD, ""]
-        lines += _table(view.ratios)
+    if view.matched is not None:
+        lines += ["## Ours beside the official SDKs at matched settings", ""]
+        lines += [comparison.MATCHED_LEAD, ""]
+        lines += _table(view.matched)
+
+    if view.best_of_each is not None:
+        lines += ["## Ours beside the official SDKs: the best of each under the same target", ""]
+        lines += [comparison.BEST_LEAD, ""]
+        lines += _table(view.best_of_each)
 
     if view.auto is not None:
         lines += ["## auto against the best fixed cap", ""]
         lines += [view_module.AUTO_LEAD, ""]
         lines += _table(view.auto)
 
-    if view.presets:
+    if view.presets or view.no_presets:
         lines += ["## Ready-to-paste presets", ""]
+    if view.no_presets:
+        lines += [view.no_presets, ""]
+    if view.presets:
         for preset in view.presets:
             fence = FENCE_LANGUAGES.get(preset.language, "")
             lines += [f"### {preset.heading}", "", f"```{fence}", preset.code.rstrip(), "```", ""]
@@ -93,7 +102,7 @@ def _cell(text: str) -> str:
 def _table(table: Table) -> list[str]:
     width = len(table.columns)
     lines = [
-        "| " + " | ".join(_cell(c) for c in table.columns) + " |",
+        "| " + " | ".join(_cell(c.label) for c in table.columns) + " |",
         "|" + "".join(":---|" if i in table.text_columns else "---:|" for i in range(width)),
     ]
     for row in table.rows:
@@ -103,5 +112,8 @@ def _table(table: Table) -> list[str]:
             cells.append(_cell(row.statement))
         cells += [""] * (width - len(cells))
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    # The legend: what each column means.
+    lines += [f"- **{c.label}**: {c.help}" for c in table.columns]
     lines.append("")
     return lines
