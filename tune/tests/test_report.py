@@ -157,9 +157,8 @@ def test_markdown_has_a_row_per_recommendation(written: tuple[dict[str, Any], Re
             expected = (
                 f"{head} {DEFAULT_TRANSPORT[rec['sdk']]} | {point['channels']} | "
                 f"{fmt.cap(point['max_concurrent_requests'])} | "
-                f"{point['concurrency']} | {fmt.rps(point['rps'])} | {fmt.MISSING} | "
-                f"{fmt.ms(point['client_ms']['p999'])} | {fmt.MISSING} | "
-                f"{fmt.ms(point['server_ms']['p999'])} | "
+                f"{point['concurrency']} | {fmt.rps(point['rps'])} | "
+                f"{fmt.ms(point['client_ms']['p999'])} | {fmt.ms(point['server_ms']['p999'])} | "
                 f"{fmt.share(point['client_share_p999'])} | 3 |"
             )
         else:
@@ -361,7 +360,7 @@ def test_a_sweep_of_3_rounds_is_not_labelled_noisy(tmp_path: Path, closed: dict[
     files = write_report(tmp_path, closed)
 
     assert "Noisy" not in files.markdown.read_text().split("## What was run")[0]
-    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 13]
+    met = [row for row in Page(files.html.read_text()).rows["recommendations"] if len(row) == 11]
     assert met
     assert all(row[-1] == "3" for row in met)
 
@@ -453,9 +452,9 @@ def test_external_server_without_metrics(tmp_path: Path, closed: dict[str, Any])
 
     assert "> **Note:** Server latency not measured: the server is external" in markdown
     assert "external server, at cache.internal:8080, not pinned" in markdown
-    met_rows = [row for row in page.rows["recommendations"] if len(row) == 13]
+    met_rows = [row for row in page.rows["recommendations"] if len(row) == 11]
     assert met_rows
-    assert all(row[10] == fmt.MISSING and row[11] == fmt.MISSING for row in met_rows)
+    assert all(row[8] == fmt.MISSING and row[9] == fmt.MISSING for row in met_rows)
     assert len(files.charts) == len(closed["settings"]["sdks"]) + 2
 
 

@@ -62,10 +62,12 @@ THROUGHPUT = Column(
     "Requests answered per second in the measured window (after warm-up), median over the ok "
     "rounds.",
 )
-THROUGHPUT_RANGE = Column(
-    "throughput, lowest to highest round",
-    "The spread behind the median throughput: the slowest and the fastest ok round. A wide "
-    "range means the machine was noisy while this configuration ran.",
+# The recommendation's figures: the median, and under it the range of the rounds.
+THROUGHPUT_RANGED = Column(
+    higher("throughput"),
+    "Requests answered per second in the measured window (after warm-up), median over the ok "
+    "rounds; under it, the slowest and the fastest round. A wide range means the machine was "
+    "noisy while this configuration ran.",
 )
 CLIENT_P50 = Column(
     lower("client p50"),
@@ -82,9 +84,10 @@ CLIENT_P999 = Column(
     "The latency 99.9% of calls stayed under, as the load generator timed them, in ms (median "
     "over rounds): the tail the targets are set on.",
 )
-CLIENT_P999_RANGE = Column(
-    "client p99.9, lowest to highest round",
-    "The spread behind the median client p99.9: the best and the worst ok round.",
+CLIENT_P999_RANGED = Column(
+    lower("client p99.9"),
+    "The latency 99.9% of calls stayed under, as the load generator timed them, in ms, median "
+    "over the ok rounds; under it, the best and the worst round.",
 )
 SERVER_P50 = Column(
     lower("server p50"),
@@ -109,7 +112,7 @@ ROUNDS = Column(
 )
 ROUNDS_OK = Column("rounds ok", "The rounds of this configuration that succeeded, of those run.")
 SPREAD = Column(
-    "spread over rounds (throughput / client p99.9)",
+    "spread (rps / p99.9)",
     "How far apart the ok rounds were: (highest - lowest) / median, for throughput and for "
     "client p99.9. Blank with one round, which has no spread to show.",
 )

@@ -29,7 +29,9 @@ SDK_PAIRS = (("jiffy-python", "momento-python"), ("jiffy-js", "momento-js"))
 MATCHED_LEAD = (
     "Compared at matched settings: for each load both SDKs were measured at, the same "
     "transport (gRPC; ours over its default gRPC transport, since the official SDKs speak "
-    "nothing else), the same channels (the fewest both were measured with) and the same cap. "
+    "nothing else), the same channels (the fewest both were measured with) and the same limit "
+    "on requests in flight (in closed loop a cap of at least the concurrency limits no more "
+    "than none, which is all the official SDKs have). "
     "Each ratio is ours divided by the official SDK's, from the same work, whatever the targets."
 )
 BEST_LEAD = (
@@ -84,11 +86,11 @@ def pairs_swept(results: RunResults) -> list[tuple[str, str]]:
     return [(ours, official) for ours, official in SDK_PAIRS if {ours, official} <= sdks]
 
 
-def setting(entry: SummaryEntry, open_mode: bool, transport: str = "") -> str:
+def setting(entry: SummaryEntry, open_mode: bool) -> str:
     """A configuration in one cell: transport, channels, cap and load."""
     load = f"rate {fmt.rps(entry.rate)}" if open_mode else f"concurrency {entry.concurrency}"
     return (
-        f"{transport or entry.transport}, {fmt.plural(entry.channels, 'channel')}, "
+        f"{entry.transport}, {fmt.plural(entry.channels, 'channel')}, "
         f"cap {caps.label(entry.max_concurrent_requests)}, {load}"
     )
 
@@ -97,25 +99,45 @@ def _comparable(entry: SummaryEntry) -> bool:
     return entry.rounds_ok > 0 and bool(entry.rps) and bool(entry.client_p999)
 
 
+def _limit(entry: SummaryEntry, open_mode: bool) -> str:
+    """The cap as it limits the load: in closed loop a cap of at least the concurrency
+    (ours by default) limits nothing more than no cap (the official SDKs have none)."""
+    cap = entry.max_concurrent_requests
+    if not open_mode and isinstance(cap, int) and (cap == 0 or cap >= entry.concurrency):
+        return "none"
+    return caps.label(cap)
+
+
 def matched(results: RunResults, ours: str, official: str) -> list[tuple[Side, Side]]:
     """Our and the official SDK's entries at the same transport kind (gRPC), channels,
-    cap and load, at the fewest channels both were measured with, by load."""
-    default = transports.default(ours)
-    mine = {
-        (e.channels, e.max_concurrent_requests, e.concurrency, e.rate): e
-        for e in results.summary
-        if e.sdk == ours and e.transport == default and _comparable(e)
-    }
-    theirs = {
-        (e.channels, e.max_concurrent_requests, e.concurrency, e.rate): e
-        for e in results.summary
-        if e.sdk == official and _comparable(e)
-    }
-    common = sorted(mine.keys() & theirs.keys(), key=lambda k: (k[0], str(k[1]), k[2], k[3] or 0))
+    limit on requests in flight and load, at the fewest channels both were measured
+    with, by load."""
+    open_mode = results.open_mode
+
+    def keyed(sdk: str, transport: str | None) -> dict[tuple[int, str, int, float], SummaryEntry]:
+        return {
+            (e.channels, _limit(e, open_mode), e.concurrency, e.rate or 0.0): e
+            for e in results.summary
+            if e.sdk == sdk and transport in (None, e.transport) and _comparable(e)
+        }
+
+    mine = keyed(ours, transports.default(ours))
+    theirs = keyed(official, None)
+    common = sorted(mine.keys() & theirs.keys())
     if not common:
         return []
     fewest = common[0][0]
     return [(Side(mine[k]), Side(theirs[k])) for k in common if k[0] == fewest]
+
+
+def _matched_setting(mine: SummaryEntry, theirs: SummaryEntry, open_mode: bool) -> str:
+    load = f"rate {fmt.rps(mine.rate)}" if open_mode else f"concurrency {mine.concurrency}"
+    ours_cap, their_cap = (caps.label(e.max_concurrent_requests) for e in (mine, theirs))
+    limit = f"cap {ours_cap}" if ours_cap == their_cap else f"cap {ours_cap} / {their_cap}"
+    return (
+        f"gRPC ({mine.transport} / {theirs.transport}), "
+        f"{fmt.plural(mine.channels, 'channel')}, {limit}, {load}"
+    )
 
 
 def _ratio_cells(mine: Side, theirs: Side) -> list[str]:
@@ -137,7 +159,8 @@ def matched_table(results: RunResults) -> Table | None:
         col.PAIR,
         col.Column(
             "matched setting",
-            "What both SDKs ran with: transport (gRPC for both), channels, cap and load.",
+            "What both SDKs ran with: gRPC (each SDK's gRPC transport, ours / official), "
+            "channels, cap (ours / official where they differ but limit alike) and load.",
         ),
         col.THROUGHPUT_PAIR,
         col.THROUGHPUT_RATIO,
@@ -158,8 +181,7 @@ def matched_table(results: RunResults) -> Table | None:
             )
             continue
         for mine, theirs in found:
-            over = f"gRPC ({mine.entry.transport} / {theirs.entry.transport})"
-            shared = setting(mine.entry, open_mode, over)
+            shared = _matched_setting(mine.entry, theirs.entry, open_mode)
             rows.append(Row([f"{ours} / {official}", shared, *_ratio_cells(mine, theirs)]))
     return Table("matched", columns, rows, text_columns=(0, 1))
 

@@ -74,6 +74,12 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
+def ranged(median: str, low_to_high: str) -> str:
+    """A median with the range of its rounds on a line of its own (report.html breaks
+    the line; report.md puts it in parentheses)."""
+    return median if low_to_high == MISSING else f"{median}\n{low_to_high}"
+
+
 def rps_range(spread: Spread | None) -> str:
     """The lowest and highest round's throughput: 12,901-13,577 rps."""
     if spread is None:

@@ -96,7 +96,10 @@ def _inline(value: str, label: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    escaped = text.replace("\\", "\\\\").replace("|", "\\|")
+    # A second line (a median's range over rounds) in parentheses: one line per row.
+    first, *rest = escaped.split("\n")
+    return first + "".join(f" ({line})" for line in rest)
 
 
 def _table(table: Table) -> list[str]:
