@@ -146,6 +146,12 @@ def test_charts_are_png_files_of_the_chart_size(
         assert pixels.std() > 0.05
 
 
+def rounds_of(run: dict[str, Any], entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ok points behind a summary entry."""
+    key = ("sdk", "channels", "concurrency", "max_concurrent_requests")
+    return [p for p in run["points"] if p["status"] == "ok" and all(p[k] == entry[k] for k in key)]
+
+
 def test_markdown_has_a_row_per_recommendation(written: tuple[dict[str, Any], ReportFiles]) -> None:
     closed, files = written
     markdown = files.markdown.read_text()
@@ -154,11 +160,17 @@ def test_markdown_has_a_row_per_recommendation(written: tuple[dict[str, Any], Re
         head = f"| {rec['sdk']} | {fmt.target(rec['target_ms'])} |"
         point = rec["point"]
         if rec["met"]:
+            # The range of the rounds behind each median, from the points themselves
+            # (the fixture was written before results.json kept it).
+            rounds = rounds_of(closed, point)
+            rps = sorted(p["rps"] for p in rounds)
+            p999 = sorted(p["client_ms"]["p999"] for p in rounds)
             expected = (
                 f"{head} {DEFAULT_TRANSPORT[rec['sdk']]} | {point['channels']} | "
-                f"{fmt.cap(point['max_concurrent_requests'])} | "
-                f"{point['concurrency']} | {fmt.rps(point['rps'])} | "
-                f"{fmt.ms(point['client_ms']['p999'])} | {fmt.ms(point['server_ms']['p999'])} | "
+                f"{fmt.cap(point['max_concurrent_requests'])} | {point['concurrency']} | "
+                f"{fmt.rps(point['rps'])} ({rps[0]:,.0f}-{rps[-1]:,.0f} rps) | "
+                f"{fmt.ms(point['client_ms']['p999'])} "
+                f"({p999[0]:.2f}-{fmt.ms(p999[-1])}) | {fmt.ms(point['server_ms']['p999'])} | "
                 f"{fmt.share(point['client_share_p999'])} | 3 |"
             )
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,7 +133,10 @@ def test_report_renders_in_chromium(
     assert len(wanted) == len(results["settings"]["sdks"]) * len(results["targets_ms"])
     for row, rec in zip(state["recommendations"], results["recommendations"], strict=True):
         if rec["met"] and rounds >= 3:
-            assert row[6] == fmt.rps(rec["point"]["rps"])
+            # The median, and under it the lowest and highest round.
+            median, low_to_high = row[6].splitlines()
+            assert median == fmt.rps(rec["point"]["rps"])
+            assert re.fullmatch(r"[\d,]+-[\d,]+ rps", low_to_high)
         elif rec["met"]:
             assert row[2].startswith(f"{rec['sdk']}: not enough rounds to recommend: ")
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from jiffy_tune import caps
 from jiffy_tune.caps import Cap
@@ -13,7 +14,7 @@ from jiffy_tune.runner import client_share
 Key = tuple[str, str, int, int, Cap, float | None]
 
 
-def key_of(point: Point) -> Key:
+def key_of(point: Point | SummaryEntry) -> Key:
     return (
         point.sdk,
         point.transport,
@@ -94,3 +95,17 @@ def _entry(key: Key, group: list[Point]) -> SummaryEntry:
 def _last_limit(point: Point) -> float | None:
     history = point.in_flight_limit
     return float(history[-1][1]) if history else None
+
+
+def with_spread(entry: SummaryEntry, points: Sequence[Point]) -> SummaryEntry:
+    """`entry` with the spread of its rounds taken from `points` when it has none:
+    results written before jiffy-tune kept the spread still have their rounds."""
+    if entry.rps_spread is not None or entry.rounds_ok == 0:
+        return entry
+    key = key_of(entry)
+    ok = [point for point in points if point.ok and key_of(point) == key]
+    return replace(
+        entry,
+        rps_spread=_spread(point.rps for point in ok),
+        client_p999_spread=_spread(p.client_ms.p999 for p in ok if p.client_ms is not None),
+    )
