@@ -177,6 +177,8 @@ PAIR_ROUNDS = Column(
     "rounds",
     f"The fewer of the two sides' ok rounds; under {MEASURED_ROUNDS} the figures are noisy.",
 )
+# The figures of a comparison row, in this order (comparison._ratio_cells).
+RATIO_COLUMNS = (THROUGHPUT_PAIR, THROUGHPUT_RATIO, P999_PAIR, P999_RATIO, PAIR_ROUNDS)
 
 
 def auto_columns(open_mode: bool) -> list[Column]:

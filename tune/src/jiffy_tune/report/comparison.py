@@ -141,6 +141,7 @@ def _matched_setting(mine: SummaryEntry, theirs: SummaryEntry, open_mode: bool) 
 
 
 def _ratio_cells(mine: Side, theirs: Side) -> list[str]:
+    """A comparison row's figures, under columns.RATIO_COLUMNS."""
     return [
         f"{fmt.rps(mine.rps)} / {fmt.rps(theirs.rps)}",
         fmt.ratio(mine.rps / theirs.rps),
@@ -162,11 +163,7 @@ def matched_table(results: RunResults) -> Table | None:
             "What both SDKs ran with: gRPC (each SDK's gRPC transport, ours / official), "
             "channels, cap (ours / official where they differ but limit alike) and load.",
         ),
-        col.THROUGHPUT_PAIR,
-        col.THROUGHPUT_RATIO,
-        col.P999_PAIR,
-        col.P999_RATIO,
-        col.PAIR_ROUNDS,
+        *col.RATIO_COLUMNS,
     ]
     rows = []
     for ours, official in pairs:
@@ -211,11 +208,7 @@ def best_table(results: RunResults) -> Table | None:
         col.TARGET,
         col.OURS,
         col.OFFICIAL,
-        col.THROUGHPUT_PAIR,
-        col.THROUGHPUT_RATIO,
-        col.P999_PAIR,
-        col.P999_RATIO,
-        col.PAIR_ROUNDS,
+        *col.RATIO_COLUMNS,
     ]
     rows = []
     for ours, official in pairs:

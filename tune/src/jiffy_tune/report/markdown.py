@@ -24,29 +24,25 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
     lines += [f"- **{fact.label}:** {_inline(fact.value, fact.label)}" for fact in view.facts]
     lines.append("")
 
-    lines += ["## Recommendations", ""]
-    lines += [view_module.RECOMMENDATIONS_LEAD, ""]
-    lines += _table(view.recommendations)
-
-    if view.transports is not None:
-        lines += ["## Each transport", ""]
-        lines += [view_module.TRANSPORTS_LEAD, ""]
-        lines += _table(view.transports)
-
-    if view.matched is not None:
-        lines += ["## Ours beside the official SDKs at matched settings", ""]
-        lines += [comparison.MATCHED_LEAD, ""]
-        lines += _table(view.matched)
-
-    if view.best_of_each is not None:
-        lines += ["## Ours beside the official SDKs: the best of each under the same target", ""]
-        lines += [comparison.BEST_LEAD, ""]
-        lines += _table(view.best_of_each)
-
-    if view.auto is not None:
-        lines += ["## auto against the best fixed cap", ""]
-        lines += [view_module.AUTO_LEAD, ""]
-        lines += _table(view.auto)
+    sections = [
+        ("Recommendations", view_module.RECOMMENDATIONS_LEAD, view.recommendations),
+        ("Each transport", view_module.TRANSPORTS_LEAD, view.transports),
+        (
+            "Ours beside the official SDKs at matched settings",
+            comparison.MATCHED_LEAD,
+            view.matched,
+        ),
+        (
+            "Ours beside the official SDKs: the best of each under the same target",
+            comparison.BEST_LEAD,
+            view.best_of_each,
+        ),
+        ("auto against the best fixed cap", view_module.AUTO_LEAD, view.auto),
+    ]
+    for heading, lead, table in sections:
+        if table is not None:
+            lines += [f"## {heading}", "", lead, ""]
+            lines += _table(table)
 
     if view.presets or view.no_presets:
         lines += ["## Ready-to-paste presets", ""]

@@ -255,19 +255,16 @@ def _point_head(point: Point, open_mode: bool) -> list[str]:
     ]
 
 
+def _point_columns(open_mode: bool) -> list[Column]:
+    """The columns of `_point_head`: which point, of which configuration and round."""
+    return [col.POINT, col.SDK, col.TRANSPORT, col.CHANNELS, col.load(open_mode), col.ROUND]
+
+
 def failed_table(results: RunResults, open_mode: bool) -> Table | None:
     failed = [p for p in results.points if not p.ok]
     if not failed:
         return None
-    columns = [
-        col.POINT,
-        col.SDK,
-        col.TRANSPORT,
-        col.CHANNELS,
-        col.load(open_mode),
-        col.ROUND,
-        col.ERROR,
-    ]
+    columns = [*_point_columns(open_mode), col.ERROR]
     rows = [
         Row([*_point_head(p, open_mode), p.error or "no error recorded"], css_class="failed")
         for p in failed
@@ -279,15 +276,7 @@ def request_error_table(results: RunResults, open_mode: bool) -> Table | None:
     with_errors = [p for p in results.points if p.ok and p.errors_total]
     if not with_errors:
         return None
-    columns = [
-        col.POINT,
-        col.SDK,
-        col.TRANSPORT,
-        col.CHANNELS,
-        col.load(open_mode),
-        col.ROUND,
-        col.ERRORS_BY_STATUS,
-    ]
+    columns = [*_point_columns(open_mode), col.ERRORS_BY_STATUS]
     rows = [
         Row(
             [
