@@ -146,9 +146,18 @@ def legend_labels(legend: Legend) -> list[str]:
     return [text.get_text() for text in legend.get_texts()]
 
 
-@pytest.mark.parametrize("name", FIXTURES)
+def auto_figures() -> list[Drawn]:
+    """A run with auto beside fixed caps on 1 and 2 channels: it has a limit chart."""
+    from test_adaptive import _assembled, with_auto
+
+    drawn = build_figures(_assembled(with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 1})))
+    assert "auto-limit.png" in [d.file_name for d in drawn]
+    return drawn
+
+
+@pytest.mark.parametrize("name", [*FIXTURES, "auto"])
 def test_legends_name_what_differs_between_lines(name: str) -> None:
-    for chart in figures(name):
+    for chart in auto_figures() if name == "auto" else figures(name):
         for legend in chart.figure.legends:
             labels = legend_labels(legend)
             assert len(labels) >= 2, chart.title  # one entry would tell nothing apart

@@ -160,7 +160,8 @@ def build_figures(results: RunResults) -> list[Drawn]:
 
 @dataclass(frozen=True)
 class _Limits:
-    label: str
+    # What the point was: the SDK (over its transport), channels, load and target.
+    parts: tuple[str, str, str, str]
     history: list[tuple[float, float]]
 
 
@@ -178,11 +179,13 @@ def _limit_histories(results: RunResults) -> list[_Limits]:
         if history and auto is not None:
             over = transports.named(row.sdk, row.transport)
             load = f"rate {auto.rate:,.0f}/s" if auto.rate is not None else f"c={auto.concurrency}"
-            label = (
-                f"{row.sdk}{f' over {over}' if over else ''}, "
-                f"{_channels_label(row.channels)}, {load} ({fmt.target(row.target_ms)})"
+            parts = (
+                f"{row.sdk}{f' over {over}' if over else ''}",
+                _channels_label(row.channels),
+                load,
+                fmt.target(row.target_ms),
             )
-            found[key] = _Limits(label, history)
+            found[key] = _Limits(parts, history)
     return list(found.values())
 
 
@@ -218,10 +221,9 @@ def _limit_chart(limits: list[_Limits], warmup_s: float) -> Drawn:
     axes.set_xlabel("seconds since the load began (warm-up included)")
     axes.set_ylabel("in-flight limit (requests)")
     title = "auto: the in-flight limit over the run"
-    labels = [limit.label for limit in limits]
+    labels, shared = layout.names([limit.parts for limit in limits])
     layout.legend(figure, handles, labels, "auto's best point")
-    shown = title if len(limits) > 1 else f"{title}\n{labels[0]}"
-    axes.set_title(shown, pad=14)
+    axes.set_title(f"{title}\n{', '.join(shared)}" if shared else title, pad=14)
     return Drawn(
         figure,
         "auto-limit.png",
