@@ -207,3 +207,16 @@ def test_the_figures_drawn_are_the_files_written(tmp_path: Any) -> None:
     run = parsed(measured(recorded("report_results.json")))
     files = write_report(tmp_path, copy.deepcopy(run))
     assert [path.name for path in files.charts] == [d.file_name for d in build_figures(run)]
+
+
+def test_each_swept_cap_is_a_line_of_its_own() -> None:
+    # Auto beside fixed caps: one line per cap, not one line zig-zagging between them.
+    [throughput] = [d for d in auto_figures() if d.file_name == "throughput.png"]
+    [legend] = throughput.figure.legends
+    labels = legend_labels(legend)
+    assert "jiffy-python, 1 channel, cap auto" in labels
+    assert "jiffy-python, 1 channel, cap 10" in labels
+    [axes] = throughput.figure.axes
+    for line in data_lines(axes):
+        xs = list(line.get_xdata())  # type: ignore[arg-type]
+        assert xs == sorted(set(xs)), "a line visits each load once"

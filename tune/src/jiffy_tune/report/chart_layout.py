@@ -136,8 +136,9 @@ def names(parts: Sequence[Sequence[str]]) -> tuple[list[str], list[str]]:
         return [], []
     width = len(parts[0])
     varying = [i for i in range(width) if len({line[i] for line in parts}) > 1]
-    shared = [parts[0][i] for i in range(width) if i not in varying]
-    return [", ".join(line[i] for i in varying) for line in parts], shared
+    # An empty part is a dimension the sweep did not have (say, caps): it names nothing.
+    shared = [parts[0][i] for i in range(width) if i not in varying and parts[0][i]]
+    return [", ".join(line[i] for i in varying if line[i]) for line in parts], shared
 
 
 def titled(title: str, shared: Sequence[str]) -> str:

@@ -31,7 +31,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullFormatter
 from matplotlib.typing import LineStyleType
 
-from jiffy_tune import adaptive, transports
+from jiffy_tune import adaptive, caps, transports
 from jiffy_tune.model import RunResults, SummaryEntry
 from jiffy_tune.report import chart_layout as layout
 from jiffy_tune.report import formatting as fmt
@@ -93,6 +93,12 @@ class _Load:
     noun: str
 
 
+# A line of one series: its channel count and, when the sweep was given caps to
+# sweep, its cap ("cap 25", "cap auto"; "" when each point's cap was its
+# concurrency, which is no dimension of its own).
+Variant = tuple[int, str]
+
+
 @dataclass(frozen=True)
 class _Plotted:
     """A summary entry on a chart, in its series: the SDK, or "SDK over TRANSPORT"
@@ -100,10 +106,11 @@ class _Plotted:
 
     series: str
     entry: SummaryEntry
+    cap: str = ""
 
     @property
-    def channels(self) -> int:
-        return self.entry.channels
+    def variant(self) -> Variant:
+        return (self.entry.channels, self.cap)
 
     @property
     def rps(self) -> float:
@@ -140,7 +147,8 @@ def build_figures(results: RunResults) -> list[Drawn]:
     """Every chart of the report, drawn but not saved."""
     load = OFFERED_RATE if results.open_mode else CONCURRENCY
     targets = [float(t) for t in results.targets_ms]
-    entries = _by_series([e for e in results.summary if _usable(e, load)])
+    swept_caps = results.settings.max_concurrent_requests is not None
+    entries = _by_series([e for e in results.summary if _usable(e, load)], swept_caps)
     # Series in the SDKs' order, each SDK's transports in the order measured.
     sdk_of = {plotted.series: plotted.entry.sdk for plotted in entries}
     order = _ordered_sdks(results)
@@ -238,14 +246,18 @@ def _usable(entry: SummaryEntry, load: _Load) -> bool:
     return entry.client_ms is not None and entry.rps is not None and value is not None and value > 0
 
 
-def _by_series(entries: Sequence[SummaryEntry]) -> list[_Plotted]:
+def _by_series(entries: Sequence[SummaryEntry], swept_caps: bool) -> list[_Plotted]:
     """Each entry in its series: the SDK, or "SDK over TRANSPORT" for an SDK
-    measured over more than one transport."""
+    measured over more than one transport; with `swept_caps`, its cap too."""
     names: dict[str, set[str]] = {}
     for entry in entries:
         names.setdefault(entry.sdk, set()).add(entry.transport)
     return [
-        _Plotted(f"{e.sdk} over {e.transport}" if len(names[e.sdk]) > 1 else e.sdk, e)
+        _Plotted(
+            f"{e.sdk} over {e.transport}" if len(names[e.sdk]) > 1 else e.sdk,
+            e,
+            f"cap {caps.label(e.max_concurrent_requests)}" if swept_caps else "",
+        )
         for e in entries
     ]
 
@@ -265,12 +277,19 @@ def _sdk_color(sdk: str, sdks: Sequence[str]) -> str:
     return OTHER_COLORS[others.index(sdk) % len(OTHER_COLORS)]
 
 
-def _channels(entries: Iterable[_Plotted]) -> list[int]:
-    return sorted({e.channels for e in entries})
+def _variants(entries: Iterable[_Plotted]) -> list[Variant]:
+    """The lines each series may have, in order: by channels, then cap as swept."""
+    found = list(dict.fromkeys(e.variant for e in entries))
+    return sorted(found, key=lambda variant: variant[0])
 
 
-def _series(entries: Iterable[_Plotted], sdk: str, channels: int, x_key: str) -> list[_Plotted]:
-    chosen = [e for e in entries if e.series == sdk and e.channels == channels]
+def _variant_parts(variant: Variant) -> tuple[str, str]:
+    channels, cap = variant
+    return _channels_label(channels), cap
+
+
+def _series(entries: Iterable[_Plotted], sdk: str, variant: Variant, x_key: str) -> list[_Plotted]:
+    chosen = [e for e in entries if e.series == sdk and e.variant == variant]
     return sorted(chosen, key=lambda e: e.x(x_key))
 
 
@@ -314,10 +333,10 @@ def _throughput_axis(axes: Axes, which: str, values: Sequence[float]) -> str:
 
 def _latency_chart(sdk: str, entries: list[_Plotted], load: _Load, targets: list[float]) -> Drawn:
     figure, axes = _new_axes()
-    channel_counts = _channels(entries)
-    for index, channels in enumerate(channel_counts):
+    variants = _variants(entries)
+    for index, variant in enumerate(variants):
         color = CHANNEL_COLORS[index % len(CHANNEL_COLORS)]
-        series = _series(entries, sdk, channels, load.key)
+        series = _series(entries, sdk, variant, load.key)
         xs = [e.x(load.key) for e in series]
         for _, key, style in PERCENTILE_STYLES:
             ys = [e.client(key) for e in series]
@@ -340,16 +359,16 @@ def _latency_chart(sdk: str, entries: list[_Plotted], load: _Load, targets: list
     axes.set_xlabel(load.label)
     axes.set_ylabel("latency (ms, log scale)")
     title = f"{sdk}: latency vs {load.noun}"
-    # Colour tells channel counts apart; with one, the title names it instead.
-    shared = [] if len(channel_counts) > 1 else [_channels_label(channel_counts[0])]
+    # Colour tells channel counts (and caps) apart; what every line shares is in the title.
+    names, shared = layout.names([_variant_parts(variant) for variant in variants])
     axes.set_title(layout.titled(title, shared))
     layout.legend(
         figure,
         [
             Line2D([], [], color=CHANNEL_COLORS[i % len(CHANNEL_COLORS)], linewidth=2)
-            for i in range(len(channel_counts))
+            for i in range(len(variants))
         ],
-        [_channels_label(c) for c in channel_counts],
+        names,
         "colour",
     )
     style_handles = [Line2D([], [], color="0.2", linestyle=s) for _, _, s in PERCENTILE_STYLES]
@@ -379,10 +398,10 @@ def _pair_styles(index: int) -> tuple[LineStyleType, str]:
 
 @dataclass(frozen=True)
 class _Line:
-    """One line of a chart of every SDK: its series and channel count, its points."""
+    """One line of a chart of every SDK: its series and variant, its points."""
 
     series: str
-    channels: int
+    variant: Variant
     index: int
     points: list[_Plotted]
 
@@ -390,10 +409,10 @@ class _Line:
 def _lines(sdks: list[str], entries: list[_Plotted], x_key: str) -> list[_Line]:
     lines = []
     for sdk in sdks:
-        for index, channels in enumerate(_channels(entries)):
-            series = _series(entries, sdk, channels, x_key)
+        for index, variant in enumerate(_variants(entries)):
+            series = _series(entries, sdk, variant, x_key)
             if series:
-                lines.append(_Line(sdk, channels, index, series))
+                lines.append(_Line(sdk, variant, index, series))
     return lines
 
 
@@ -418,7 +437,7 @@ def _plot_lines(
             markersize=4,
         )
         handles.append(drawn)
-    labels, shared = layout.names([(line.series, _channels_label(line.channels)) for line in lines])
+    labels, shared = layout.names([(line.series, *_variant_parts(line.variant)) for line in lines])
     layout.legend(figure, handles, labels, "line")
     return shared
 
