@@ -120,7 +120,8 @@ def test_no_rows_without_both_auto_and_fixed_caps() -> None:
 
 def test_the_recommendation_takes_auto_when_it_is_the_best() -> None:
     run = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 1.2})
-    rec = recommend("jiffy-python", run["summary"], 20.0)
+    # The 3 rounds a recommendation takes (the recorded run has 2).
+    rec = recommend("jiffy-python", [{**e, "rounds_ok": 3} for e in run["summary"]], 20.0)
     assert rec["point"]["max_concurrent_requests"] == "auto"
     assert "cap auto, concurrency 10" in rec["statement"]
     assert 'max_concurrent_requests="auto"' in rec["preset"]["code"]
@@ -224,3 +225,39 @@ def test_open_loop_runs_a_ladder_per_cap_and_compares_auto_by_throughput_achieve
     [row] = adaptive.compare(summary, [20.0], "open")
     assert (row.auto.rate, row.best_cap.rate, row.share) == (4000.0, 8000.0, 0.5)
     assert adaptive.sentence(row) == "auto 4,000/s = 50% of cap 50's 8,000/s"
+
+
+def test_an_auto_only_sweep_writes_presets_that_keep_auto(tmp_path: Path) -> None:
+    run = with_auto(recorded("closed_4sdk.json"), {"jiffy-python": 1.0, "jiffy-js": 1.0})
+    # What the user chose: auto alone, for our two SDKs, over the 3 rounds a
+    # recommendation takes (the recorded run's 2, and its first again).
+    ours = [p for p in run["points"] if p["max_concurrent_requests"] == "auto"]
+    again = [{**copy.deepcopy(p), "round": 2} for p in ours if p["round"] == 0]
+    run["points"] = [{**p, "id": i} for i, p in enumerate(ours + again)]
+    run["settings"] = {
+        **run["settings"],
+        "sdks": ["jiffy-python", "jiffy-js"],
+        "max_concurrent_requests": ["auto"],
+        "rounds": 3,
+    }
+    assembled = _assembled(run)
+    data = assembled.as_json()
+    jsonschema.validate(data, results.schema())
+
+    recommended = [rec for rec in data["recommendations"] if rec["preset"] is not None]
+    assert {rec["sdk"] for rec in recommended} == {"jiffy-python", "jiffy-js"}
+    markdown = write_report(tmp_path, assembled).markdown.read_text()
+    for rec in recommended:
+        assert rec["point"]["max_concurrent_requests"] == "auto"
+        assert rec["point"]["rounds_ok"] == 3
+        code = rec["preset"]["code"]
+        kept = {
+            "jiffy-python": 'max_concurrent_requests="auto"',
+            "jiffy-js": "maxConcurrentRequests: 'auto'",
+        }[rec["sdk"]]
+        assert kept in code
+        # The preset as written in results.json, and as the report shows it.
+        assert code.rstrip() in markdown
+    # Read back from results.json, the presets are the same.
+    again_read = results.parse(data).as_json()
+    assert again_read["recommendations"] == data["recommendations"]

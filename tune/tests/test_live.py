@@ -81,21 +81,17 @@ def test_a_sweep_over_grpc_and_protosocket_writes_valid_results_with_server_late
     assert "Each transport: most throughput" in done.stdout
     assert not (out / "report.html").exists()
     assert data["stopped"] is None
-    # One round: labelled noisy on the console and in what is recommended.
+    # One round: labelled noisy on the console, and too few to recommend or write a preset.
     assert "Noisy: 1 round per point." in done.stdout
     met = [r for r in data["recommendations"] if r["met"]]
     assert 1000.0 in [r["target_ms"] for r in met]
     for rec in met:
         assert rec["noisy"] is True
-        assert "Noisy: 1 round" in rec["statement"]
+        assert rec["statement"].startswith("jiffy-python: not enough rounds to recommend: ")
         assert rec["transport"] == rec["point"]["transport"]
         assert f" over {rec['transport']} with " in rec["statement"]
-        # The preset connects where the sweep did, to the cache it used, over its transport.
-        code = rec["preset"]["code"]
-        assert f'Endpoint.parse("{server["endpoint"]}")' in code
-        assert 'default_cache="loadgen"' in code
-        over = f'protosocket_endpoint="{server["protosocket_endpoint"]}"'
-        assert (over in code) == (rec["transport"] == "protosocket")
+        assert rec["preset"] is None
+    assert "jiffy-python: not enough rounds to recommend: " in done.stdout
     assert data["settings"]["cache"] == "loadgen"
     assert all(p["loadgen"]["config"].get("cache", "loadgen") == "loadgen" for p in points)
 
@@ -212,7 +208,8 @@ def test_an_external_server_s_protosocket_port_is_swept_when_named(
     argv = ["--endpoint", endpoint, "--protosocket-endpoint", protosocket]
     argv += ["--sdk", "jiffy-python", "--transports", "protosocket", "--concurrency", "1"]
     argv += ["--channels", "1", "--duration", "0.5", "--warmup", "0", "--targets", "1000"]
-    argv += ["--no-report", "--quiet", "--out", str(out)]
+    # The 3 rounds a recommendation, and so a preset, takes.
+    argv += ["--rounds", "3", "--no-report", "--quiet", "--out", str(out)]
 
     done = jiffy_tune(*argv)
 
@@ -221,10 +218,16 @@ def test_an_external_server_s_protosocket_port_is_swept_when_named(
     jsonschema.validate(data, results.schema())
     assert data["server"]["kind"] == "external"
     assert data["server"]["protosocket_endpoint"] == protosocket
-    [point] = data["points"]
-    assert (point["status"], point["transport"]) == ("ok", "protosocket"), point["error"]
+    assert len(data["points"]) == 3
+    for point in data["points"]:
+        assert (point["status"], point["transport"]) == ("ok", "protosocket"), point["error"]
     [rec] = data["recommendations"]
-    assert f'protosocket_endpoint="{protosocket}",' in rec["preset"]["code"]
+    assert rec["noisy"] is False
+    # The preset connects where the sweep did, to the cache it used, over its transport.
+    code = rec["preset"]["code"]
+    assert f'Endpoint.parse("{endpoint}")' in code
+    assert 'default_cache="loadgen"' in code
+    assert f'protosocket_endpoint="{protosocket}",' in code
 
 
 @needs_server

@@ -133,3 +133,12 @@ def test_an_open_loop_sweep_of_caps_shows_each_cap_and_auto_against_the_best() -
     text = printed(print_results, parsed({**run, "summary": summary, "open_loop": rows}))
     assert "auto against the best fixed cap (goal: 90% of its throughput)" in text
     assert "= 100% of no cap's " in text
+
+
+def test_a_point_of_fewer_than_3_rounds_is_not_recommended_on_the_console() -> None:
+    run = recorded("closed_4sdk.json")  # 2 rounds
+    table = recommendation_table(parsed(run).recommendations)
+    rounds = [str(cell) for cell in table.columns[-1].cells]
+    met = [rec for rec in run["recommendations"] if rec["met"]]
+    assert met
+    assert rounds.count("[yellow]2: not enough rounds to recommend[/]") == len(met)

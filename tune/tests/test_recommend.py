@@ -68,8 +68,15 @@ def entry_of(
     return entry
 
 
+def three_rounds(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Summary entries as if each had the 3 ok rounds a recommendation takes (the
+    recorded run has 2)."""
+    return [{**entry, "rounds_ok": 3} for entry in entries]
+
+
 def rec_for(run: dict[str, Any], sdk: str, target_ms: float) -> dict[str, Any]:
-    return recommend(sdk, summarize(run["points"]), target_ms)
+    """What the rule recommends for a run, each configuration counted as 3 rounds."""
+    return recommend(sdk, three_rounds(summarize(run["points"])), target_ms)
 
 
 @pytest.mark.parametrize("name", ["closed_4sdk.json", "open_2sdk.json", "closed_transports.json"])
@@ -107,7 +114,7 @@ def test_the_summary_has_one_entry_per_configuration_in_measured_order(
 def test_the_recorded_run_recommends_the_fastest_point_under_the_target(
     closed_run: dict[str, Any],
 ) -> None:
-    summary = summarize(closed_run["points"])
+    summary = three_rounds(summarize(closed_run["points"]))
     rec = recommend("jiffy-python", summary, 20.0)
     assert rec["met"] is True
     chosen = rec["point"]
@@ -133,10 +140,9 @@ def test_no_point_meeting_the_target_names_the_lowest_p999(closed_run: dict[str,
     assert rec["point"] is None
     assert rec["preset"] is None
     assert rec["statement"] == (
-        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (grpc, c=1, ch=2). "
-        "Noisy: 2 rounds, not a measurement; --rounds 3 or more takes medians"
+        "jiffy-python: no point met p99.9 < 5 ms; the lowest p99.9 was 5.053 ms (grpc, c=1, ch=2)"
     )
-    assert rec["noisy"] is True
+    assert rec["noisy"] is False
 
 
 def test_the_target_is_strict(closed_run: dict[str, Any]) -> None:
@@ -161,7 +167,7 @@ def test_an_unmet_target_says_when_errors_disqualified_points(closed_run: dict[s
         point["errors_total"] = 1
     rec = rec_for(closed_run, "jiffy-python", 5.06)
     assert rec["met"] is False
-    assert "; 1 point under the target had errors and did not count. Noisy" in rec["statement"]
+    assert rec["statement"].endswith("; 1 point under the target had errors and did not count")
 
 
 def test_a_failed_round_leaves_the_median_of_the_others(closed_run: dict[str, Any]) -> None:
@@ -228,31 +234,49 @@ def test_node_flags_measured_with_are_part_of_the_recommendation(
     closed_run: dict[str, Any],
 ) -> None:
     flags = ["--max-semi-space-size=1"]
-    rec = recommend("jiffy-js", summarize(closed_run["points"]), 20.0, flags)
-    assert "; measured with node --max-semi-space-size=1. Noisy: 2 rounds" in rec["statement"]
+    rec = recommend("jiffy-js", three_rounds(summarize(closed_run["points"])), 20.0, flags)
+    assert rec["statement"].endswith("; measured with node --max-semi-space-size=1")
     assert "// Measured with node --max-semi-space-size=1" in rec["preset"]["code"]
     plain = rec_for(closed_run, "jiffy-js", 20.0)
     assert "node" not in plain["statement"]
 
 
-def test_figures_from_fewer_than_3_rounds_are_labelled_noisy(closed_run: dict[str, Any]) -> None:
+def test_fewer_than_3_rounds_are_not_enough_to_recommend(closed_run: dict[str, Any]) -> None:
     summary = summarize(closed_run["points"])
     two_rounds = recommend("jiffy-python", summary, 20.0)
     assert two_rounds["noisy"] is True
-    assert two_rounds["statement"].endswith(
-        ". Noisy: 2 rounds, not a measurement; --rounds 3 or more takes medians"
+    assert two_rounds["statement"] == (
+        "jiffy-python: not enough rounds to recommend: its figures come from 2 rounds, and a "
+        "recommendation takes the median of at least 3 (--rounds 3 or more); the best point was "
+        "8,226 rps at p99.9 8.709 ms (target < 20 ms) over grpc with 2 channels, cap 10, "
+        "concurrency 10"
     )
-    assert "# Noisy: 2 rounds" in two_rounds["preset"]["code"]
+    # The best point's figures are kept, but nothing is offered to paste.
+    assert two_rounds["met"] is True
+    assert two_rounds["point"]["concurrency"] == 10
+    assert two_rounds["preset"] is None
+    one_round = recommend("jiffy-python", [{**e, "rounds_ok": 1} for e in summary], 20.0)
+    assert "its figures come from 1 round," in one_round["statement"]
+    assert one_round["preset"] is None
 
-    for entry in summary:
-        entry["rounds_ok"] = 3
-    measured = recommend("jiffy-python", summary, 20.0)
+    measured = recommend("jiffy-python", three_rounds(summary), 20.0)
     assert measured["noisy"] is False
-    assert "oisy" not in measured["statement"]
+    assert "rounds" not in measured["statement"]
     assert "oisy" not in measured["preset"]["code"]
-    unmet = recommend("jiffy-python", summary, 1.0)
+    assert measured["point"] == {**two_rounds["point"], "rounds_ok": 3}
+    unmet = recommend("jiffy-python", three_rounds(summary), 1.0)
     assert unmet["noisy"] is False
     assert "oisy" not in unmet["statement"]
+
+
+def test_the_summary_keeps_the_spread_of_its_rounds(closed_run: dict[str, Any]) -> None:
+    rounds = points_of(closed_run, "jiffy-python", 2, 10)
+    entry = entry_of(summarize(closed_run["points"]), "jiffy-python", 2, 10)
+    rps = sorted(p["rps"] for p in rounds)
+    p999 = sorted(p["client_ms"]["p999"] for p in rounds)
+    assert rps[0] < rps[1]
+    assert entry["rps_spread"] == {"min": round(rps[0], 4), "max": round(rps[1], 4)}
+    assert entry["client_p999_spread"] == {"min": round(p999[0], 4), "max": round(p999[1], 4)}
 
 
 def test_nothing_completed_has_no_figures_to_call_noisy(closed_run: dict[str, Any]) -> None:
@@ -281,7 +305,7 @@ def test_a_faster_transport_is_chosen_and_named(closed_run: dict[str, Any]) -> N
     points = over_transports(closed_run)
     _scale(points, "protosocket", 1.5)
     where = Where("127.0.0.1:7000", "loadgen", True, "127.0.0.1:7001")
-    rec = recommend("jiffy-python", summarize(points), 20.0, where=where)
+    rec = recommend("jiffy-python", three_rounds(summarize(points)), 20.0, where=where)
     assert rec["transport"] == "protosocket"
     assert rec["point"]["transport"] == "protosocket"
     assert " over protosocket with 1 channel, cap 10, concurrency 10;" in rec["statement"]
@@ -294,7 +318,7 @@ def test_within_3_percent_the_sdk_s_default_transport_wins(closed_run: dict[str,
     for point in points:
         if point.get("transport") == "protosocket" and point["concurrency"] == 10:
             point["rps"] = best * 1.02
-    rec = recommend("jiffy-python", summarize(points), 20.0)
+    rec = recommend("jiffy-python", three_rounds(summarize(points)), 20.0)
     assert rec["transport"] == "grpc"
     assert (rec["point"]["channels"], rec["point"]["concurrency"]) == (2, 10)
     assert "within 3% and simpler: the SDK's default transport" in rec["statement"]

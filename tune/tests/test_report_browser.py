@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import parsed
+from conftest import measured, parsed
 
 from jiffy_tune.report import ReportFiles, charts, write_report
 from jiffy_tune.report import formatting as fmt
@@ -32,6 +33,19 @@ PAGE_STATE_JS = """() => ({
   recommendations: Array.from(document.querySelectorAll("table#recommendations tbody tr"))
     .map((tr) => Array.from(tr.cells).map((td) => td.textContent.trim())),
   summaryRows: document.querySelectorAll("table#summary tbody tr").length,
+  // Per table: its headers, their tooltips, and the legend that follows it.
+  tables: Array.from(document.querySelectorAll("table")).map((table) => {
+    const legend = document.querySelector(`details.legend[data-table="${table.id}"]`);
+    return {
+      id: table.id,
+      headers: Array.from(table.tHead.rows[0].cells).map((th) => th.textContent.trim()),
+      titles: Array.from(table.tHead.rows[0].cells).map((th) => th.title),
+      legend: legend
+        ? Array.from(legend.querySelectorAll("dt")).map((dt) => dt.textContent.trim())
+        : null,
+      legendShown: legend ? legend.getBoundingClientRect().height > 0 : false,
+    };
+  }),
   summaryOverflow: (() => {
     const wrap = document.querySelector("table#summary").parentElement;
     return wrap.scrollWidth - wrap.clientWidth;
@@ -82,10 +96,20 @@ def open_report(browser: Any, files: ReportFiles, screenshot: Path) -> dict[str,
 
 
 @pytest.mark.parametrize(
-    "fixture", ["report_results.json", "report_results_open.json", "closed_transports.json"]
+    ("fixture", "rounds"),
+    [
+        ("report_results.json", 2),
+        ("report_results.json", 3),
+        ("report_results_open.json", 1),
+        ("closed_transports.json", 3),
+    ],
 )
-def test_report_renders_in_chromium(browser: Any, tmp_path: Path, fixture: str) -> None:
+def test_report_renders_in_chromium(
+    browser: Any, tmp_path: Path, fixture: str, rounds: int
+) -> None:
     results = load(fixture)
+    if rounds == 3:
+        results = measured(results)
     files = write_report(tmp_path, parsed(results))
     screenshot = tmp_path / "report.png"
 
@@ -108,10 +132,21 @@ def test_report_renders_in_chromium(browser: Any, tmp_path: Path, fixture: str) 
     assert [(row[0], row[1]) for row in state["recommendations"]] == wanted
     assert len(wanted) == len(results["settings"]["sdks"]) * len(results["targets_ms"])
     for row, rec in zip(state["recommendations"], results["recommendations"], strict=True):
-        if rec["met"]:
-            assert row[6] == fmt.rps(rec["point"]["rps"])
+        if rec["met"] and rounds >= 3:
+            # The median, and under it the lowest and highest round.
+            median, low_to_high = row[6].splitlines()
+            assert median == fmt.rps(rec["point"]["rps"])
+            assert re.fullmatch(r"[\d,]+-[\d,]+ rps", low_to_high)
+        elif rec["met"]:
+            assert row[2].startswith(f"{rec['sdk']}: not enough rounds to recommend: ")
         else:
             assert row[2] == rec["statement"]
+    # Every column is explained: a tooltip on its header and a line in the legend under it.
+    assert {"recommendations", "summary"} <= {table["id"] for table in state["tables"]}
+    for table in state["tables"]:
+        assert all(table["titles"]), table["id"]
+        assert table["legend"] == table["headers"], table["id"]
+        assert table["legendShown"], table["id"]
     assert state["summaryRows"] == len(results["summary"])
     # The widest table fits a 1280-pixel window without a horizontal scroll.
     assert state["summaryOverflow"] <= 0

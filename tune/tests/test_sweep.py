@@ -240,7 +240,7 @@ def test_a_stopped_sweep_writes_valid_results_that_say_why(tmp_path: Path) -> No
 
 def test_results_name_the_cache_and_the_presets_use_it(tmp_path: Path) -> None:
     argv = ["--sdk", "jiffy-python", "--concurrency", "1", "--quiet", "--cache", "tuning"]
-    inv = _invocation(tmp_path, argv)
+    inv = _invocation(tmp_path, [*argv, "--rounds", "3"])
     server = ServerInfo("external", "cache.internal:7000", None, None, None, None)
 
     data = cli.measure_and_write(inv, server, None, fake_point).as_json()
@@ -251,7 +251,7 @@ def test_results_name_the_cache_and_the_presets_use_it(tmp_path: Path) -> None:
         code = rec["preset"]["code"]
         assert 'Endpoint.parse("cache.internal:7000")' in code
         assert 'default_cache="tuning"' in code
-        assert rec["noisy"] is True
+        assert rec["noisy"] is False
 
 
 def test_open_mode_results_carry_open_loop_rows(tmp_path: Path) -> None:
@@ -321,7 +321,7 @@ def test_a_faster_transport_is_recommended_with_its_preset_naming_the_port(
     tmp_path: Path,
 ) -> None:
     argv = ["--sdk", "jiffy-python", "--concurrency", "1,2", "--channels", "1,2", "--quiet"]
-    inv = _invocation(tmp_path, argv + ["--targets", "20"])
+    inv = _invocation(tmp_path, argv + ["--targets", "20", "--rounds", "3"])
     server = ServerInfo("embedded", "127.0.0.1:7000", None, None, None, None, "127.0.0.1:7001")
 
     def run(spec: PointSpec) -> Point:

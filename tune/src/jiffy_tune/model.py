@@ -24,6 +24,7 @@ from jiffy_tune.caps import Cap
 from jiffy_tune.jsonfields import Fields, JsonRecord, absent, read, reader, record, to_json
 from jiffy_tune.loadgen_report import Percentiles, history
 from jiffy_tune.server import ServerInfo
+from jiffy_tune.wording import noisy
 
 Status = Literal["ok", "failed"]
 
@@ -132,6 +133,14 @@ class Medians(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Spread(JsonRecord):
+    """The lowest and highest of one figure over a configuration's ok rounds."""
+
+    min: float
+    max: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SummaryEntry(_LastLimitIfAuto):
     """One configuration (sdk, transport, channels, concurrency, cap, rate) over its rounds."""
 
@@ -150,6 +159,10 @@ class SummaryEntry(_LastLimitIfAuto):
     errors_total: int = absent(0)
     # auto only: the median of the last limit the client chose.
     in_flight_limit_last: float | None = None
+    # How far the rounds behind the medians were apart; None from results
+    # written before jiffy-tune kept it, or with no ok round.
+    rps_spread: Spread | None = None
+    client_p999_spread: Spread | None = None
 
     @property
     def client_p999(self) -> float | None:
@@ -173,7 +186,8 @@ class PresetCode(JsonRecord):
 class Recommendation(JsonRecord):
     sdk: str
     target_ms: float
-    # The configuration chosen; None when nothing met the target.
+    # The configuration chosen; None when nothing met the target. With too few
+    # rounds (`recommended` false), the best point measured, not recommended.
     point: SummaryEntry | None = reader(_chosen_point)
     statement: str
     preset: PresetCode | None
@@ -183,6 +197,11 @@ class Recommendation(JsonRecord):
     @property
     def met(self) -> bool:
         return self.point is not None
+
+    @property
+    def recommended(self) -> bool:
+        """A point met the target with enough rounds behind it to recommend it."""
+        return self.point is not None and not noisy(self.point.rounds_ok)
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -12,7 +12,7 @@ from jiffy_tune import adaptive, caps
 from jiffy_tune.model import AutoRow, AutoSide, OpenLoopRow, Point, Recommendation, RunResults
 from jiffy_tune.progress import point_line
 from jiffy_tune.recommend import TransportPick, by_transport, configuration
-from jiffy_tune.wording import higher, lower, noise_notice, noisy
+from jiffy_tune.wording import NOT_ENOUGH_ROUNDS, higher, lower, noise_notice, noisy
 
 # Headers carry which way is better on a line of their own, so that the
 # columns stay as narrow as their numbers.
@@ -82,7 +82,9 @@ def transport_table(rows: Sequence[TransportPick]) -> Table:
 
 
 def _rounds_cell(rounds_ok: int) -> str:
-    return f"[yellow]{rounds_ok} (noisy)[/]" if noisy(rounds_ok) else str(rounds_ok)
+    if noisy(rounds_ok):
+        return f"[yellow]{rounds_ok}: {NOT_ENOUGH_ROUNDS}[/]"
+    return str(rounds_ok)
 
 
 def open_loop_table(rows: Sequence[OpenLoopRow]) -> Table:

@@ -6,6 +6,10 @@ eligible within 3% of the best, the SDK's default transport, then fewer
 channels, then lower concurrency win: on a shared machine a 1-2% difference
 is noise, and the simpler setting is the better bet (the default transport
 needs no second server port and carries every call).
+
+A recommendation (and its preset) needs the median of at least
+wording.MEASURED_ROUNDS ok rounds: with fewer, the statement says there were
+not enough rounds to recommend, and why, beside the best point's figures.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import dataclass
 from jiffy_tune import caps, transports
 from jiffy_tune.model import Recommendation, SummaryEntry
 from jiffy_tune.snippets import Where, preset_for
-from jiffy_tune.wording import noise_label, noisy, workers
+from jiffy_tune.wording import noise_label, noisy, not_enough_rounds, workers
 
 NEAR_BEST_SHARE = 0.03
 
@@ -58,6 +62,22 @@ def configuration(entry: SummaryEntry) -> str:
     )
 
 
+def _figures(entry: SummaryEntry, target_ms: float) -> str:
+    return (
+        f"{_rps(entry):,.0f} rps at p99.9 {entry.client_p999:g} ms "
+        f"(target < {target_ms:g} ms) over {entry.transport} "
+        f"with {configuration(entry)}"
+    )
+
+
+def too_few_rounds(sdk: str, best: SummaryEntry, target_ms: float) -> str:
+    """The statement for a target met by a point with too few rounds to recommend it."""
+    return (
+        f"{sdk}: {not_enough_rounds(best.rounds_ok)}; "
+        f"the best point was {_figures(best, target_ms)}"
+    )
+
+
 def recommend(
     sdk: str,
     entries: Sequence[SummaryEntry],
@@ -70,7 +90,8 @@ def recommend(
     `runtime_flags`: the node flags the SDK was measured with; part of the
     configuration, so the statement and the preset name them. `where`: the
     sweep's endpoint and cache, for the preset. `noisy`: the figures stated
-    come from fewer ok rounds than a measurement takes (wording.MEASURED_ROUNDS).
+    come from fewer ok rounds than a measurement takes (wording.MEASURED_ROUNDS):
+    then `point` is the best point measured, but there is no preset.
     """
     mine = [entry for entry in entries if entry.sdk == sdk]
     chosen = pick(mine, target_ms)
@@ -85,12 +106,18 @@ def recommend(
             noisy=noisy_figures,
         )
     best_rps = max(_rps(e) for e in mine if eligible(e, target_ms))
-    statement = (
-        f"{sdk}: {_rps(chosen):,.0f} rps at p99.9 {chosen.client_p999:g} ms "
-        f"(target < {target_ms:g} ms) over {chosen.transport} "
-        f"with {configuration(chosen)}; "
-        f"{workers(chosen.concurrency)}"
-    )
+    if noisy(chosen.rounds_ok):
+        # One slow moment of a shared machine can decide a single round: the
+        # figures are shown, but neither a recommendation nor a preset is made.
+        return Recommendation(
+            sdk=sdk,
+            target_ms=target_ms,
+            point=chosen,
+            statement=too_few_rounds(sdk, chosen, target_ms),
+            preset=None,
+            noisy=True,
+        )
+    statement = f"{sdk}: {_figures(chosen, target_ms)}; {workers(chosen.concurrency)}"
     if runtime_flags:
         statement += f"; measured with node {' '.join(runtime_flags)}"
     if _rps(chosen) < best_rps:
@@ -98,15 +125,13 @@ def recommend(
             f". Chosen over the best ({best_rps:,.0f} rps) because it is within 3% and "
             "simpler: the SDK's default transport, fewer channels or lower concurrency"
         )
-    if noisy(chosen.rounds_ok):
-        statement += f". {noise_label(chosen.rounds_ok)}"
     return Recommendation(
         sdk=sdk,
         target_ms=target_ms,
         point=chosen,
         statement=statement,
         preset=preset_for(sdk, chosen, target_ms, runtime_flags, where),
-        noisy=noisy(chosen.rounds_ok),
+        noisy=False,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -17,7 +18,7 @@ from jiffy_tune.recommend import recommend_all
 from jiffy_tune.runner import DEFAULT_CACHE
 from jiffy_tune.server import ServerInfo
 from jiffy_tune.snippets import Where
-from jiffy_tune.summary import summarize
+from jiffy_tune.summary import summarize, with_spread
 from jiffy_tune.sweep import open_loop_results
 
 SCHEMA_VERSION = 1
@@ -109,4 +110,13 @@ def load(path: Path) -> RunResults:
 
 def parse(value: object) -> RunResults:
     """Results as decoded from results.json (FieldError: which field is wrong)."""
-    return RunResults.from_json(value, default_cache=DEFAULT_CACHE)
+    results = RunResults.from_json(value, default_cache=DEFAULT_CACHE)
+    points = results.points
+    return replace(
+        results,
+        summary=[with_spread(entry, points) for entry in results.summary],
+        recommendations=[
+            rec if rec.point is None else replace(rec, point=with_spread(rec.point, points))
+            for rec in results.recommendations
+        ],
+    )

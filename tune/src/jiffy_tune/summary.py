@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from jiffy_tune import caps
 from jiffy_tune.caps import Cap
-from jiffy_tune.model import Medians, Point, SummaryEntry
+from jiffy_tune.model import Medians, Point, Spread, SummaryEntry
 from jiffy_tune.runner import client_share
 
 Key = tuple[str, str, int, int, Cap, float | None]
 
 
-def key_of(point: Point) -> Key:
+def key_of(point: Point | SummaryEntry) -> Key:
     return (
         point.sdk,
         point.transport,
@@ -29,10 +30,16 @@ def _median(values: Iterable[float | None]) -> float | None:
     return round(statistics.median(present), 4) if present else None
 
 
+def _spread(values: Iterable[float | None]) -> Spread | None:
+    present = [value for value in values if value is not None]
+    return Spread(min=round(min(present), 4), max=round(max(present), 4)) if present else None
+
+
 def summarize(points: Sequence[Point]) -> list[SummaryEntry]:
     """One entry per (sdk, transport, channels, concurrency, cap, rate), in first-measured order.
 
-    Numbers are medians over the ok rounds; errors_total sums them, so an
+    Numbers are medians over the ok rounds, with the spread (lowest and
+    highest) of throughput and client p99.9 beside them; errors_total sums them, so an
     error in any round shows. An `auto` entry also has `in_flight_limit_last`:
     the median over its ok rounds of the last limit the client chose.
     """
@@ -80,9 +87,25 @@ def _entry(key: Key, group: list[Point]) -> SummaryEntry:
         in_flight_limit_last=_median(_last_limit(point) for point in ok)
         if caps.is_auto(cap)
         else None,
+        rps_spread=_spread(point.rps for point in ok),
+        client_p999_spread=_spread(c.p999 for c in clients),
     )
 
 
 def _last_limit(point: Point) -> float | None:
     history = point.in_flight_limit
     return float(history[-1][1]) if history else None
+
+
+def with_spread(entry: SummaryEntry, points: Sequence[Point]) -> SummaryEntry:
+    """`entry` with the spread of its rounds taken from `points` when it has none:
+    results written before jiffy-tune kept the spread still have their rounds."""
+    if entry.rps_spread is not None or entry.rounds_ok == 0:
+        return entry
+    key = key_of(entry)
+    ok = [point for point in points if point.ok and key_of(point) == key]
+    return replace(
+        entry,
+        rps_spread=_spread(point.rps for point in ok),
+        client_p999_spread=_spread(p.client_ms.p999 for p in ok if p.client_ms is not None),
+    )

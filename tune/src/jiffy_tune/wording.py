@@ -32,6 +32,17 @@ def noise_label(rounds_ok: int) -> str:
     )
 
 
+NOT_ENOUGH_ROUNDS = "not enough rounds to recommend"
+
+
+def not_enough_rounds(rounds_ok: int) -> str:
+    """Why a point under the target is not recommended: too few rounds behind it."""
+    return (
+        f"{NOT_ENOUGH_ROUNDS}: its figures come from {rounds(rounds_ok)}, and a recommendation "
+        f"takes the median of at least {MEASURED_ROUNDS} (--rounds {MEASURED_ROUNDS} or more)"
+    )
+
+
 def noise_notice(rounds_per_point: int) -> str:
     """The sentence heading a sweep run with too few rounds."""
     figures = (
@@ -41,8 +52,9 @@ def noise_notice(rounds_per_point: int) -> str:
     )
     return (
         f"Noisy: {rounds(rounds_per_point)} per point. Every figure {figures} and may not "
-        f"repeat; a measurement is the median of at least {MEASURED_ROUNDS} rounds: run again "
-        f"with --rounds {MEASURED_ROUNDS} or more."
+        f"repeat; a measurement is the median of at least {MEASURED_ROUNDS} rounds, so nothing "
+        f"is recommended and no preset is written: run again with --rounds {MEASURED_ROUNDS} "
+        "or more."
     )
 
 

@@ -6,9 +6,13 @@ run (`python -m jiffy_tune.report RUN_DIR`).
 
 # Layout
 * `view.py`: what the report says (title, notices, facts, presets), as text.
-* `tables.py`: its tables (recommendations, ratios ours / official, every
-  configuration, failed points), cells formatted by `formatting.py`.
-* `charts.py`: the matplotlib charts.
+* `tables.py`: its tables (recommendations, each transport, auto, open loop,
+  every configuration, failed points), cells formatted by `formatting.py`.
+* `comparison.py`: ours beside the official SDKs, at matched settings and as
+  the best of each under the same target.
+* `columns.py`: every column's header and the sentence that explains it.
+* `charts.py`: the matplotlib charts; `chart_layout.py`: where their labels
+  and legends go, and when an axis is logarithmic.
 * `markdown.py`, `html.py` (+ `templates/report.html.j2`): two renderings of the view.
 """
 

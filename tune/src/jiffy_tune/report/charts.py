@@ -13,6 +13,9 @@ protosocket"), each with a chart of its own and lines of its own colour.
 
 Figures are built with `matplotlib.figure.Figure` rather than pyplot: no global
 figure state and no GUI backend, so rendering works headless and in threads.
+Where labels and legends go, and when an axis is logarithmic, is
+`chart_layout.py`'s: nothing is written over the data, every line can be told
+from the others, and a legend names only what differs between its lines.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ from pathlib import Path
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 from matplotlib.typing import LineStyleType
 
-from jiffy_tune import adaptive, transports
+from jiffy_tune import adaptive, caps, transports
 from jiffy_tune.model import RunResults, SummaryEntry
+from jiffy_tune.report import chart_layout as layout
 from jiffy_tune.report import formatting as fmt
 
 # Modest size: a demo run renders every chart each time, and the HTML embeds them.
@@ -60,13 +64,22 @@ PERCENTILE_STYLES: tuple[tuple[str, str, LineStyleType], ...] = (
     ("client p99.9", "p999", "-"),
 )
 SERVER_STYLE: LineStyleType = (0, (5, 2))  # dashed, set apart from client p99
-TARGET_COLOR = "0.35"
 MAX_LOAD_TICKS = 10
 
 
 @dataclass(frozen=True)
 class Chart:
     path: Path
+    title: str
+    alt: str
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A chart before it is saved: its figure, and the name of its file."""
+
+    figure: Figure
+    file_name: str
     title: str
     alt: str
 
@@ -80,6 +93,12 @@ class _Load:
     noun: str
 
 
+# A line of one series: its channel count and, when the sweep was given caps to
+# sweep, its cap ("cap 25", "cap auto"; "" when each point's cap was its
+# concurrency, which is no dimension of its own).
+Variant = tuple[int, str]
+
+
 @dataclass(frozen=True)
 class _Plotted:
     """A summary entry on a chart, in its series: the SDK, or "SDK over TRANSPORT"
@@ -87,10 +106,11 @@ class _Plotted:
 
     series: str
     entry: SummaryEntry
+    cap: str = ""
 
     @property
-    def channels(self) -> int:
-        return self.entry.channels
+    def variant(self) -> Variant:
+        return (self.entry.channels, self.cap)
 
     @property
     def rps(self) -> float:
@@ -115,29 +135,41 @@ OFFERED_RATE = _Load("rate", "offered rate (requests/s, log scale)", "offered ra
 
 def draw_charts(charts_dir: Path, results: RunResults) -> list[Chart]:
     charts_dir.mkdir(parents=True, exist_ok=True)
+    charts = []
+    for drawn in build_figures(results):
+        path = charts_dir / drawn.file_name
+        drawn.figure.savefig(path, format="png")
+        charts.append(Chart(path, drawn.title, drawn.alt))
+    return charts
+
+
+def build_figures(results: RunResults) -> list[Drawn]:
+    """Every chart of the report, drawn but not saved."""
     load = OFFERED_RATE if results.open_mode else CONCURRENCY
     targets = [float(t) for t in results.targets_ms]
-    entries = _by_series([e for e in results.summary if _usable(e, load)])
+    swept_caps = results.settings.max_concurrent_requests is not None
+    entries = _by_series([e for e in results.summary if _usable(e, load)], swept_caps)
     # Series in the SDKs' order, each SDK's transports in the order measured.
     sdk_of = {plotted.series: plotted.entry.sdk for plotted in entries}
     order = _ordered_sdks(results)
     sdks = sorted(sdk_of, key=lambda series: order.index(sdk_of[series]))
-    charts = []
+    drawn = []
     for sdk in sdks:
         own = [e for e in entries if e.series == sdk]
-        charts.append(_latency_chart(charts_dir, sdk, own, load, targets))
+        drawn.append(_latency_chart(sdk, own, load, targets))
     if sdks:
-        charts.append(_throughput_chart(charts_dir, sdks, entries, load))
-        charts.append(_latency_vs_throughput_chart(charts_dir, sdks, entries, targets))
+        drawn.append(_throughput_chart(sdks, entries, load))
+        drawn.append(_latency_vs_throughput_chart(sdks, entries, targets))
     limits = _limit_histories(results)
     if limits:
-        charts.append(_limit_chart(charts_dir, limits, float(results.settings.warmup_s)))
-    return charts
+        drawn.append(_limit_chart(limits, float(results.settings.warmup_s)))
+    return drawn
 
 
 @dataclass(frozen=True)
 class _Limits:
-    label: str
+    # What the point was: the SDK (over its transport), channels, load and target.
+    parts: tuple[str, str, str, str]
     history: list[tuple[float, float]]
 
 
@@ -155,46 +187,55 @@ def _limit_histories(results: RunResults) -> list[_Limits]:
         if history and auto is not None:
             over = transports.named(row.sdk, row.transport)
             load = f"rate {auto.rate:,.0f}/s" if auto.rate is not None else f"c={auto.concurrency}"
-            label = (
-                f"{row.sdk}{f' over {over}' if over else ''}, "
-                f"{_channels_label(row.channels)}, {load} ({fmt.target(row.target_ms)})"
+            parts = (
+                f"{row.sdk}{f' over {over}' if over else ''}",
+                _channels_label(row.channels),
+                load,
+                fmt.target(row.target_ms),
             )
-            found[key] = _Limits(label, history)
+            found[key] = _Limits(parts, history)
     return list(found.values())
 
 
-def _limit_chart(charts_dir: Path, limits: list[_Limits], warmup_s: float) -> Chart:
+def _limit_chart(limits: list[_Limits], warmup_s: float) -> Drawn:
     figure, axes = _new_axes()
+    handles = []
     for index, limit in enumerate(limits):
-        axes.step(
+        (line,) = axes.step(
             [at for at, _ in limit.history],
             [value for _, value in limit.history],
             where="post",
             color=CHANNEL_COLORS[index % len(CHANNEL_COLORS)],
             linewidth=1.5,
-            label=limit.label,
         )
+        handles.append(line)
     if warmup_s > 0:
-        axes.axvline(warmup_s, color=TARGET_COLOR, linewidth=1.0, linestyle=(0, (1, 1.5)))
-        axes.text(
-            warmup_s,
-            1.0,
-            " measured from here",
-            transform=axes.get_xaxis_transform(),
-            ha="left",
-            va="top",
-            fontsize=8,
-            color=TARGET_COLOR,
+        axes.axvline(warmup_s, color=layout.TARGET_COLOR, linewidth=1.0, linestyle=(0, (1, 1.5)))
+        # Above the plot, not over the limit's line.
+        axes.annotate(
+            "measured from here",
+            xy=(warmup_s, 1.0),
+            xycoords=axes.get_xaxis_transform(),
+            xytext=(0.0, 2.0),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=layout.FONT_SIZE,
+            color=layout.TARGET_COLOR,
+            annotation_clip=False,
         )
     axes.set_xlim(left=0)
     axes.set_ylim(bottom=0)
     axes.set_xlabel("seconds since the load began (warm-up included)")
     axes.set_ylabel("in-flight limit (requests)")
-    return _titled_with_legend(
+    title = "auto: the in-flight limit over the run"
+    labels, shared = layout.names([limit.parts for limit in limits])
+    layout.legend(figure, handles, labels, "auto's best point")
+    axes.set_title(f"{title}\n{', '.join(shared)}" if shared else title, pad=14)
+    return Drawn(
         figure,
-        axes,
-        "auto: the in-flight limit over the run",
-        charts_dir / "auto-limit.png",
+        "auto-limit.png",
+        title,
         "the in-flight limit the adaptive cap chose, in requests, against seconds since the "
         "load began, for auto's best point of each SDK",
     )
@@ -205,14 +246,18 @@ def _usable(entry: SummaryEntry, load: _Load) -> bool:
     return entry.client_ms is not None and entry.rps is not None and value is not None and value > 0
 
 
-def _by_series(entries: Sequence[SummaryEntry]) -> list[_Plotted]:
+def _by_series(entries: Sequence[SummaryEntry], swept_caps: bool) -> list[_Plotted]:
     """Each entry in its series: the SDK, or "SDK over TRANSPORT" for an SDK
-    measured over more than one transport."""
+    measured over more than one transport; with `swept_caps`, its cap too."""
     names: dict[str, set[str]] = {}
     for entry in entries:
         names.setdefault(entry.sdk, set()).add(entry.transport)
     return [
-        _Plotted(f"{e.sdk} over {e.transport}" if len(names[e.sdk]) > 1 else e.sdk, e)
+        _Plotted(
+            f"{e.sdk} over {e.transport}" if len(names[e.sdk]) > 1 else e.sdk,
+            e,
+            f"cap {caps.label(e.max_concurrent_requests)}" if swept_caps else "",
+        )
         for e in entries
     ]
 
@@ -232,12 +277,19 @@ def _sdk_color(sdk: str, sdks: Sequence[str]) -> str:
     return OTHER_COLORS[others.index(sdk) % len(OTHER_COLORS)]
 
 
-def _channels(entries: Iterable[_Plotted]) -> list[int]:
-    return sorted({e.channels for e in entries})
+def _variants(entries: Iterable[_Plotted]) -> list[Variant]:
+    """The lines each series may have, in order: by channels, then cap as swept."""
+    found = list(dict.fromkeys(e.variant for e in entries))
+    return sorted(found, key=lambda variant: variant[0])
 
 
-def _series(entries: Iterable[_Plotted], sdk: str, channels: int, x_key: str) -> list[_Plotted]:
-    chosen = [e for e in entries if e.series == sdk and e.channels == channels]
+def _variant_parts(variant: Variant) -> tuple[str, str]:
+    channels, cap = variant
+    return _channels_label(channels), cap
+
+
+def _series(entries: Iterable[_Plotted], sdk: str, variant: Variant, x_key: str) -> list[_Plotted]:
+    chosen = [e for e in entries if e.series == sdk and e.variant == variant]
     return sorted(chosen, key=lambda e: e.x(x_key))
 
 
@@ -246,41 +298,12 @@ def _file_name(stem: str) -> str:
 
 
 def _new_axes() -> tuple[Figure, Axes]:
-    figure = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    figure = layout.new_figure(FIGSIZE, DPI)
     axes = figure.subplots()
     axes.grid(True, which="major", color="0.85")
     axes.grid(True, which="minor", color="0.93", linewidth=0.6)
     axes.set_axisbelow(True)
     return figure, axes
-
-
-def _draw_targets(axes: Axes, targets: Sequence[float]) -> None:
-    for target in targets:
-        axes.axhline(target, color=TARGET_COLOR, linewidth=1.2, linestyle=(0, (1, 1.5)))
-        # x in axes coordinates, y in data: the label sits at the left end of its line,
-        # where latency curves (rising with load) are usually still below it.
-        axes.text(
-            0.005,
-            target,
-            f"target p99.9 < {target:g} ms",
-            transform=axes.get_yaxis_transform(),
-            ha="left",
-            va="bottom",
-            fontsize=8,
-            color=TARGET_COLOR,
-            # Lines crossing the label show through faintly; the label stays readable.
-            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.6, "pad": 1.0},
-            zorder=3,
-        )
-
-
-def _log_latency_axis(axes: Axes) -> None:
-    # Ticks at 1-2-5 steps in plain numbers (0.5, 1, 2, 5, 10 ms): a sweep often spans
-    # only a decade or two, and powers of ten alone leave such an axis almost unlabelled.
-    axes.set_yscale("log")
-    axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-    axes.yaxis.set_minor_formatter(NullFormatter())
 
 
 def _log_load_axis(axes: Axes, entries: Iterable[_Plotted], load: _Load) -> None:
@@ -293,26 +316,27 @@ def _log_load_axis(axes: Axes, entries: Iterable[_Plotted], load: _Load) -> None
     axes.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _save(figure: Figure, path: Path) -> None:
-    figure.savefig(path, format="png")
+def _throughput_axis(axes: Axes, which: str, values: Sequence[float]) -> str:
+    """Throughput on `which` axis: linear from zero, or logarithmic when the lines
+    are too far apart for the lowest to show; returns the axis label."""
+    if layout.wants_log(values):
+        layout.log_axis(axes, which)
+        return "throughput (requests/s, log scale)"
+    if which == "x":
+        axes.set_xlim(left=0)
+        axes.xaxis.set_major_formatter("{x:,.0f}")
+    else:
+        axes.set_ylim(bottom=0)
+        axes.yaxis.set_major_formatter("{x:,.0f}")
+    return "throughput (requests/s)"
 
 
-def _titled_with_legend(figure: Figure, axes: Axes, title: str, path: Path, alt: str) -> Chart:
-    """A chart of one legend: its title, the legend right of the plot, the file."""
-    axes.set_title(title)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    _save(figure, path)
-    return Chart(path, title, alt)
-
-
-def _latency_chart(
-    charts_dir: Path, sdk: str, entries: list[_Plotted], load: _Load, targets: list[float]
-) -> Chart:
+def _latency_chart(sdk: str, entries: list[_Plotted], load: _Load, targets: list[float]) -> Drawn:
     figure, axes = _new_axes()
-    channel_counts = _channels(entries)
-    for index, channels in enumerate(channel_counts):
+    variants = _variants(entries)
+    for index, variant in enumerate(variants):
         color = CHANNEL_COLORS[index % len(CHANNEL_COLORS)]
-        series = _series(entries, sdk, channels, load.key)
+        series = _series(entries, sdk, variant, load.key)
         xs = [e.x(load.key) for e in series]
         for _, key, style in PERCENTILE_STYLES:
             ys = [e.client(key) for e in series]
@@ -329,43 +353,34 @@ def _latency_chart(
                 marker="x",
                 markersize=4,
             )
-    _draw_targets(axes, targets)
+    labels = layout.draw_targets(axes, targets)
     _log_load_axis(axes, entries, load)
-    _log_latency_axis(axes)
+    layout.log_axis(axes, "y")
     axes.set_xlabel(load.label)
     axes.set_ylabel("latency (ms, log scale)")
     title = f"{sdk}: latency vs {load.noun}"
-    axes.set_title(title)
-    channel_legend = axes.legend(
-        handles=[
+    # Colour tells channel counts (and caps) apart; what every line shares is in the title.
+    names, shared = layout.names([_variant_parts(variant) for variant in variants])
+    axes.set_title(layout.titled(title, shared))
+    layout.legend(
+        figure,
+        [
             Line2D([], [], color=CHANNEL_COLORS[i % len(CHANNEL_COLORS)], linewidth=2)
-            for i in range(len(channel_counts))
+            for i in range(len(variants))
         ],
-        labels=[_channels_label(c) for c in channel_counts],
-        title="colour",
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        fontsize=8,
-        title_fontsize=8,
+        names,
+        "colour",
     )
-    axes.add_artist(channel_legend)
     style_handles = [Line2D([], [], color="0.2", linestyle=s) for _, _, s in PERCENTILE_STYLES]
     style_labels = [label for label, _, _ in PERCENTILE_STYLES]
-    style_handles.append(Line2D([], [], color="0.2", linestyle=SERVER_STYLE, marker="x"))
-    style_labels.append("server p99.9")
-    axes.legend(
-        handles=style_handles,
-        labels=style_labels,
-        title="line",
-        loc="lower left",
-        bbox_to_anchor=(1.01, 0.0),
-        fontsize=8,
-        title_fontsize=8,
-    )
-    path = charts_dir / _file_name(f"latency-{sdk}")
-    _save(figure, path)
-    return Chart(
-        path,
+    if any(e.entry.server_p999 is not None for e in entries):
+        style_handles.append(Line2D([], [], color="0.2", linestyle=SERVER_STYLE, marker="x"))
+        style_labels.append("server p99.9")
+    layout.legend(figure, style_handles, style_labels, "line", "outside right lower")
+    layout.separate(figure, labels)
+    return Drawn(
+        figure,
+        _file_name(f"latency-{sdk}"),
         title,
         f"{sdk}: client p50, p99 and p99.9 and server p99.9 in ms against {load.noun}, "
         f"one colour per channel count, with the p99.9 targets",
@@ -381,75 +396,91 @@ def _pair_styles(index: int) -> tuple[LineStyleType, str]:
     return style, CHANNEL_MARKERS[index % len(CHANNEL_MARKERS)]
 
 
-def _throughput_chart(
-    charts_dir: Path, sdks: list[str], entries: list[_Plotted], load: _Load
-) -> Chart:
-    figure, axes = _new_axes()
-    channel_counts = _channels(entries)
+@dataclass(frozen=True)
+class _Line:
+    """One line of a chart of every SDK: its series and variant, its points."""
+
+    series: str
+    variant: Variant
+    index: int
+    points: list[_Plotted]
+
+
+def _lines(sdks: list[str], entries: list[_Plotted], x_key: str) -> list[_Line]:
+    lines = []
     for sdk in sdks:
-        for index, channels in enumerate(channel_counts):
-            series = _series(entries, sdk, channels, load.key)
-            if not series:
-                continue
-            style, marker = _pair_styles(index)
-            axes.plot(
-                [e.x(load.key) for e in series],
-                [e.rps for e in series],
-                color=_sdk_color(sdk, sdks),
-                linestyle=style,
-                marker=marker,
-                markersize=4,
-                label=f"{sdk}, {_channels_label(channels)}",
-            )
+        for index, variant in enumerate(_variants(entries)):
+            series = _series(entries, sdk, variant, x_key)
+            if series:
+                lines.append(_Line(sdk, variant, index, series))
+    return lines
+
+
+def _plot_lines(
+    figure: Figure,
+    axes: Axes,
+    sdks: list[str],
+    lines: list[_Line],
+    xy: list[list[tuple[float, float]]],
+) -> list[str]:
+    """Draws each line, one colour per series and one style per channel count, with a
+    legend naming what differs between them; returns what all of them share."""
+    handles = []
+    for line, points in zip(lines, xy, strict=True):
+        style, marker = _pair_styles(line.index)
+        (drawn,) = axes.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            color=_sdk_color(line.series, sdks),
+            linestyle=style,
+            marker=marker,
+            markersize=4,
+        )
+        handles.append(drawn)
+    labels, shared = layout.names([(line.series, *_variant_parts(line.variant)) for line in lines])
+    layout.legend(figure, handles, labels, "line")
+    return shared
+
+
+def _throughput_chart(sdks: list[str], entries: list[_Plotted], load: _Load) -> Drawn:
+    figure, axes = _new_axes()
+    lines = _lines(sdks, entries, load.key)
+    xy = [[(e.x(load.key), e.rps) for e in line.points] for line in lines]
+    shared = _plot_lines(figure, axes, sdks, lines, xy)
     _log_load_axis(axes, entries, load)
-    axes.set_ylim(bottom=0)
     axes.set_xlabel(load.label)
-    axes.set_ylabel("throughput (requests/s)")
-    axes.yaxis.set_major_formatter("{x:,.0f}")
-    return _titled_with_legend(
+    axes.set_ylabel(_throughput_axis(axes, "y", [e.rps for e in entries]))
+    title = f"Throughput vs {load.noun}"
+    axes.set_title(layout.titled(title, shared))
+    return Drawn(
         figure,
-        axes,
-        f"Throughput vs {load.noun}",
-        charts_dir / "throughput.png",
+        "throughput.png",
+        title,
         f"throughput in requests per second against {load.noun}, "
         "one line per SDK and channel count",
     )
 
 
 def _latency_vs_throughput_chart(
-    charts_dir: Path, sdks: list[str], entries: list[_Plotted], targets: list[float]
-) -> Chart:
+    sdks: list[str], entries: list[_Plotted], targets: list[float]
+) -> Drawn:
     figure, axes = _new_axes()
-    channel_counts = _channels(entries)
-    for sdk in sdks:
-        for index, channels in enumerate(channel_counts):
-            # Ordered by load, so each line follows the sweep as it pushed harder.
-            series = _series(entries, sdk, channels, "concurrency")
-            if any(e.entry.rate is not None for e in series):
-                series = _series(entries, sdk, channels, "rate")
-            if not series:
-                continue
-            style, marker = _pair_styles(index)
-            axes.plot(
-                [e.rps for e in series],
-                [e.client("p999") for e in series],
-                color=_sdk_color(sdk, sdks),
-                linestyle=style,
-                marker=marker,
-                markersize=4,
-                label=f"{sdk}, {_channels_label(channels)}",
-            )
-    _draw_targets(axes, targets)
-    _log_latency_axis(axes)
-    axes.set_xlim(left=0)
-    axes.set_xlabel("throughput (requests/s)")
-    axes.xaxis.set_major_formatter("{x:,.0f}")
+    # Ordered by load, so each line follows the sweep as it pushed harder.
+    x_key = "rate" if any(e.entry.rate is not None for e in entries) else "concurrency"
+    lines = _lines(sdks, entries, x_key)
+    xy = [[(e.rps, e.client("p999")) for e in line.points] for line in lines]
+    shared = _plot_lines(figure, axes, sdks, lines, xy)
+    labels = layout.draw_targets(axes, targets)
+    layout.log_axis(axes, "y")
+    axes.set_xlabel(_throughput_axis(axes, "x", [e.rps for e in entries]))
     axes.set_ylabel("client p99.9 (ms, log scale)")
-    return _titled_with_legend(
+    title = "Client p99.9 vs throughput"
+    axes.set_title(layout.titled(title, shared))
+    layout.separate(figure, labels)
+    return Drawn(
         figure,
-        axes,
-        "Client p99.9 vs throughput",
-        charts_dir / "latency-vs-throughput.png",
+        "latency-vs-throughput.png",
+        title,
         "client p99.9 latency in ms against throughput in requests per second, "
         "one line per SDK and channel count, with the p99.9 targets",
     )

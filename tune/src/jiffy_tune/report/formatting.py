@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jiffy_tune.caps import Cap
+from jiffy_tune.model import Spread, SummaryEntry
 
 MISSING = "—"
 
@@ -71,3 +72,40 @@ def seconds(value: float | None) -> str:
 
 def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def ranged(median: str, low_to_high: str) -> str:
+    """A median with the range of its rounds on a line of its own (report.html breaks
+    the line; report.md puts it in parentheses)."""
+    return median if low_to_high == MISSING else f"{median}\n{low_to_high}"
+
+
+def rps_range(spread: Spread | None) -> str:
+    """The lowest and highest round's throughput: 12,901-13,577 rps."""
+    if spread is None:
+        return MISSING
+    return f"{spread.min:,.0f}-{spread.max:,.0f} rps"
+
+
+def ms_range(spread: Spread | None) -> str:
+    """The best and worst round's latency: 3.10-3.52 ms."""
+    if spread is None:
+        return MISSING
+    return f"{ms(spread.min).removesuffix(' ms')}-{ms(spread.max)}"
+
+
+def _relative(spread: Spread | None, median: float | None) -> str:
+    if spread is None or not median:
+        return MISSING
+    return f"{(spread.max - spread.min) / median * 100:.0f}%"
+
+
+def spread(entry: SummaryEntry) -> str:
+    """How far apart an entry's ok rounds were, throughput / client p99.9, each as
+    (highest - lowest) / median; blank for one round, which has no spread."""
+    if entry.rounds_ok < 2:
+        return ""
+    return (
+        f"{_relative(entry.rps_spread, entry.rps)} / "
+        f"{_relative(entry.client_p999_spread, entry.client_p999)}"
+    )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import jinja2
 
+from jiffy_tune.report import comparison
 from jiffy_tune.report import view as view_module
 from jiffy_tune.report.charts import Chart
 from jiffy_tune.report.view import ReportView
@@ -50,7 +51,8 @@ def render_html(view: ReportView, charts: Sequence[Chart]) -> str:
     leads = {
         "recommendations": view_module.RECOMMENDATIONS_LEAD,
         "transports": view_module.TRANSPORTS_LEAD,
-        "ratios": view_module.RATIOS_LEAD,
+        "matched": comparison.MATCHED_LEAD,
+        "best_of_each": comparison.BEST_LEAD,
         "auto": view_module.AUTO_LEAD,
         "summary": view_module.SUMMARY_LEAD,
         "failures": view_module.FAILURES_LEAD,

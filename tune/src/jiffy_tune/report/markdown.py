@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from jiffy_tune.report import comparison
 from jiffy_tune.report import view as view_module
 from jiffy_tune.report.charts import Chart
 from jiffy_tune.report.tables import Table
@@ -23,27 +24,31 @@ def render_markdown(view: ReportView, charts: Sequence[Chart], out_dir: Path) ->
     lines += [f"- **{fact.label}:** {_inline(fact.value, fact.label)}" for fact in view.facts]
     lines.append("")
 
-    lines += ["## Recommendations", ""]
-    lines += [view_module.RECOMMENDATIONS_LEAD, ""]
-    lines += _table(view.recommendations)
+    sections = [
+        ("Recommendations", view_module.RECOMMENDATIONS_LEAD, view.recommendations),
+        ("Each transport", view_module.TRANSPORTS_LEAD, view.transports),
+        (
+            "Ours beside the official SDKs at matched settings",
+            comparison.MATCHED_LEAD,
+            view.matched,
+        ),
+        (
+            "Ours beside the official SDKs: the best of each under the same target",
+            comparison.BEST_LEAD,
+            view.best_of_each,
+        ),
+        ("auto against the best fixed cap", view_module.AUTO_LEAD, view.auto),
+    ]
+    for heading, lead, table in sections:
+        if table is not None:
+            lines += [f"## {heading}", "", lead, ""]
+            lines += _table(table)
 
-    if view.transports is not None:
-        lines += ["## Each transport", ""]
-        lines += [view_module.TRANSPORTS_LEAD, ""]
-        lines += _table(view.transports)
-
-    if view.ratios is not None:
-        lines += ["## Ours beside the official SDKs", ""]
-        lines += [view_module.RATIOS_LEAD, ""]
-        lines += _table(view.ratios)
-
-    if view.auto is not None:
-        lines += ["## auto against the best fixed cap", ""]
-        lines += [view_module.AUTO_LEAD, ""]
-        lines += _table(view.auto)
-
-    if view.presets:
+    if view.presets or view.no_presets:
         lines += ["## Ready-to-paste presets", ""]
+    if view.no_presets:
+        lines += [view.no_presets, ""]
+    if view.presets:
         for preset in view.presets:
             fence = FENCE_LANGUAGES.get(preset.language, "")
             lines += [f"### {preset.heading}", "", f"```{fence}", preset.code.rstrip(), "```", ""]
@@ -87,13 +92,16 @@ def _inline(value: str, label: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    escaped = text.replace("\\", "\\\\").replace("|", "\\|")
+    # A second line (a median's range over rounds) in parentheses: one line per row.
+    first, *rest = escaped.split("\n")
+    return first + "".join(f" ({line})" for line in rest)
 
 
 def _table(table: Table) -> list[str]:
     width = len(table.columns)
     lines = [
-        "| " + " | ".join(_cell(c) for c in table.columns) + " |",
+        "| " + " | ".join(_cell(c.label) for c in table.columns) + " |",
         "|" + "".join(":---|" if i in table.text_columns else "---:|" for i in range(width)),
     ]
     for row in table.rows:
@@ -103,5 +111,8 @@ def _table(table: Table) -> list[str]:
             cells.append(_cell(row.statement))
         cells += [""] * (width - len(cells))
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    # The legend: what each column means.
+    lines += [f"- **{c.label}**: {c.help}" for c in table.columns]
     lines.append("")
     return lines

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jiffy_tune import adaptive, transports
+from jiffy_tune import adaptive
 from jiffy_tune.model import AutoSide, Point, RunResults, SummaryEntry
-from jiffy_tune.recommend import by_transport, configuration
+from jiffy_tune.recommend import by_transport, configuration, too_few_rounds
+from jiffy_tune.report import columns as col
 from jiffy_tune.report import formatting as fmt
-from jiffy_tune.wording import higher, lower, noisy
-
-# Ours beside the official SDK for the same language: the comparison the
-# report exists to make.
-SDK_PAIRS = (("jiffy-python", "momento-python"), ("jiffy-js", "momento-js"))
+from jiffy_tune.report.columns import Column
 
 
 @dataclass(frozen=True)
@@ -32,69 +29,14 @@ class Row:
 @dataclass(frozen=True)
 class Table:
     id: str
-    columns: list[str]
+    columns: list[Column]
     rows: list[Row]
     # Columns holding words rather than numbers: aligned left, the rest right.
     text_columns: tuple[int, ...] = (0,)
 
 
-@dataclass(frozen=True)
-class Ratio:
-    ours: str
-    official: str
-    target_ms: float
-    ours_rps: float
-    official_rps: float
-    ours_p999_ms: float
-    official_p999_ms: float
-    # The transport of our recommended configuration (the official SDKs speak gRPC only).
-    ours_transport: str = ""
-
-    @property
-    def pair(self) -> str:
-        """The row's label: ours (over a transport other than its default) / official."""
-        over = transports.named(self.ours, self.ours_transport or transports.default(self.ours))
-        return f"{self.ours}{f' over {over}' if over else ''} / {self.official}"
-
-    @property
-    def rps_ratio(self) -> float:
-        return self.ours_rps / self.official_rps
-
-    @property
-    def p999_ratio(self) -> float:
-        return self.ours_p999_ms / self.official_p999_ms
-
-
 def server_measured(results: RunResults) -> bool:
     return any(entry.server_p999 is not None for entry in results.summary)
-
-
-def ratios(results: RunResults) -> list[Ratio]:
-    """Ours / official at each target where both have a recommendation."""
-    met = {(r.sdk, r.target_ms): r.point for r in results.recommendations if r.point is not None}
-    found = []
-    for ours, official in SDK_PAIRS:
-        for target in results.targets_ms:
-            mine, theirs = met.get((ours, target)), met.get((official, target))
-            if mine is None or theirs is None:
-                continue
-            found.append(
-                Ratio(
-                    ours=ours,
-                    official=official,
-                    target_ms=target,
-                    ours_rps=mine.rps or 0.0,
-                    official_rps=theirs.rps or 0.0,
-                    ours_p999_ms=mine.client_p999 or 0.0,
-                    official_p999_ms=theirs.client_p999 or 0.0,
-                    ours_transport=mine.transport,
-                )
-            )
-    return found
-
-
-def _load_column(open_mode: bool) -> str:
-    return "offered rate" if open_mode else "concurrency"
 
 
 def _load_cell(entry: SummaryEntry | Point, open_mode: bool) -> str:
@@ -103,17 +45,17 @@ def _load_cell(entry: SummaryEntry | Point, open_mode: bool) -> str:
 
 def recommendation_table(results: RunResults, open_mode: bool) -> Table:
     columns = [
-        "SDK",
-        "target",
-        "transport",
-        "channels",
-        "cap",
-        _load_column(open_mode),
-        higher("throughput"),
-        lower("client p99.9"),
-        lower("server p99.9"),
-        lower("client share"),
-        "rounds",
+        col.SDK,
+        col.TARGET,
+        col.TRANSPORT,
+        col.CHANNELS,
+        col.CAP,
+        col.load(open_mode),
+        col.THROUGHPUT_RANGED,
+        col.CLIENT_P999_RANGED,
+        col.SERVER_P999,
+        col.CLIENT_SHARE,
+        col.ROUNDS,
     ]
     rows = []
     for rec in results.recommendations:
@@ -121,6 +63,12 @@ def recommendation_table(results: RunResults, open_mode: bool) -> Table:
         point = rec.point
         if point is None:
             rows.append(Row(head, statement=rec.statement, css_class="unmet"))
+            continue
+        if not rec.recommended:
+            # Too few rounds to recommend what met the target (said so even when
+            # the results were written before a recommendation took 3 rounds).
+            statement = too_few_rounds(rec.sdk, point, rec.target_ms)
+            rows.append(Row(head, statement=statement, css_class="unmet"))
             continue
         rows.append(
             Row(
@@ -130,11 +78,11 @@ def recommendation_table(results: RunResults, open_mode: bool) -> Table:
                     str(point.channels),
                     fmt.cap(point.max_concurrent_requests),
                     _load_cell(point, open_mode),
-                    fmt.rps(point.rps),
-                    fmt.ms(point.client_p999),
+                    fmt.ranged(fmt.rps(point.rps), fmt.rps_range(point.rps_spread)),
+                    fmt.ranged(fmt.ms(point.client_p999), fmt.ms_range(point.client_p999_spread)),
                     fmt.ms(point.server_p999),
                     fmt.share(point.client_share_p999),
-                    rounds_cell(point.rounds_ok),
+                    str(point.rounds_ok),
                 ],
                 css_class="met",
             )
@@ -148,12 +96,12 @@ def transport_table(results: RunResults) -> Table | None:
     if not rows_found:
         return None
     columns = [
-        "SDK",
-        "target",
-        "transport",
-        higher("throughput"),
-        lower("client p99.9"),
-        "configuration",
+        col.SDK,
+        col.TARGET,
+        col.TRANSPORT,
+        col.THROUGHPUT,
+        col.CLIENT_P999,
+        col.CONFIGURATION,
     ]
     rows = []
     for found in rows_found:
@@ -176,73 +124,13 @@ def transport_table(results: RunResults) -> Table | None:
     return Table("transports", columns, rows, text_columns=(0, 1, 2, 5))
 
 
-def rounds_cell(rounds_ok: int) -> str:
-    """The ok rounds behind a figure, marked when too few to count as a measurement."""
-    return f"{rounds_ok} (noisy)" if noisy(rounds_ok) else str(rounds_ok)
-
-
-def ratio_table(results: RunResults) -> Table | None:
-    sdks = set(results.settings.sdks)
-    pairs = [(ours, official) for ours, official in SDK_PAIRS if {ours, official} <= sdks]
-    if not pairs:
-        return None
-    found = {(r.ours, r.target_ms): r for r in ratios(results)}
-    met = {(r.sdk, r.target_ms) for r in results.recommendations if r.met}
-    columns = [
-        "ours / official",
-        "target",
-        "throughput, ours / official",
-        "throughput ratio (above 1: ours is higher, better)",
-        "client p99.9, ours / official",
-        "p99.9 ratio (below 1: ours is lower, better)",
-    ]
-    rows = []
-    for ours, official in pairs:
-        for target in results.targets_ms:
-            ratio = found.get((ours, target))
-            head = [ratio.pair if ratio else f"{ours} / {official}", fmt.target(target)]
-            if ratio is None:
-                missing = [sdk for sdk in (ours, official) if (sdk, target) not in met]
-                rows.append(
-                    Row(
-                        head,
-                        statement=f"No ratio: {' and '.join(missing)} met no configuration "
-                        f"under {target:g} ms.",
-                        css_class="unmet",
-                    )
-                )
-                continue
-            rows.append(
-                Row(
-                    [
-                        *head,
-                        f"{fmt.rps(ratio.ours_rps)} / {fmt.rps(ratio.official_rps)}",
-                        fmt.ratio(ratio.rps_ratio),
-                        f"{fmt.ms(ratio.ours_p999_ms)} / {fmt.ms(ratio.official_p999_ms)}",
-                        fmt.ratio(ratio.p999_ratio),
-                    ]
-                )
-            )
-    return Table("ratios", columns, rows, text_columns=(0, 1))
-
-
 def open_loop_table(results: RunResults) -> Table | None:
     entries = results.open_loop
     if not entries:
         return None
-    columns = [
-        "SDK",
-        "transport",
-        "channels",
-        "target",
-        higher("highest offered rate met"),
-        higher("throughput"),
-        lower("client p99.9"),
-    ]
     # A cap column only when the sweep ran a ladder per cap.
     with_cap = len({fmt.cap(entry.max_concurrent_requests) for entry in entries}) > 1
-    if with_cap:
-        columns.insert(3, "cap")
+    columns = col.open_loop_columns(with_cap)
     rows = []
     for entry in entries:
         head = [
@@ -275,22 +163,7 @@ def auto_table(results: RunResults) -> Table | None:
     if not found:
         return None
     open_mode = results.open_mode
-    load = _load_column(open_mode)
-    columns = [
-        "SDK",
-        "transport",
-        "channels",
-        "target",
-        higher("auto throughput"),
-        lower("auto client p99.9"),
-        f"auto {load}",
-        "auto's last limit",
-        "best fixed cap",
-        higher("its throughput"),
-        f"its {load}",
-        higher("auto / best fixed cap"),
-        f"goal: {fmt.percent(adaptive.GOAL_SHARE)} or more",
-    ]
+    columns = col.auto_columns(open_mode)
     rows = []
     for row in found:
         head = [row.sdk, row.transport, str(row.channels), fmt.target(row.target_ms)]
@@ -327,20 +200,21 @@ def _side_load(side: AutoSide, open_mode: bool) -> str:
 
 def summary_table(results: RunResults, open_mode: bool) -> Table:
     columns = [
-        "SDK",
-        "transport",
-        "channels",
-        "cap",
-        _load_column(open_mode),
-        "rounds ok",
-        higher("throughput"),
-        lower("client p50"),
-        lower("client p99"),
-        lower("client p99.9"),
-        lower("server p50"),
-        lower("server p99.9"),
-        lower("client share"),
-        lower("errors"),
+        col.SDK,
+        col.TRANSPORT,
+        col.CHANNELS,
+        col.CAP,
+        col.load(open_mode),
+        col.ROUNDS_OK,
+        col.THROUGHPUT,
+        col.CLIENT_P50,
+        col.CLIENT_P99,
+        col.CLIENT_P999,
+        col.SPREAD,
+        col.SERVER_P50,
+        col.SERVER_P999,
+        col.CLIENT_SHARE,
+        col.ERRORS,
     ]
     rows = []
     for entry in results.summary:
@@ -358,6 +232,7 @@ def summary_table(results: RunResults, open_mode: bool) -> Table:
                     fmt.ms(client.p50 if client else None),
                     fmt.ms(client.p99 if client else None),
                     fmt.ms(client.p999 if client else None),
+                    fmt.spread(entry),
                     fmt.ms(server.p50 if server else None),
                     fmt.ms(server.p999 if server else None),
                     fmt.share(entry.client_share_p999),
@@ -380,11 +255,16 @@ def _point_head(point: Point, open_mode: bool) -> list[str]:
     ]
 
 
+def _point_columns(open_mode: bool) -> list[Column]:
+    """The columns of `_point_head`: which point, of which configuration and round."""
+    return [col.POINT, col.SDK, col.TRANSPORT, col.CHANNELS, col.load(open_mode), col.ROUND]
+
+
 def failed_table(results: RunResults, open_mode: bool) -> Table | None:
     failed = [p for p in results.points if not p.ok]
     if not failed:
         return None
-    columns = ["point", "SDK", "transport", "channels", _load_column(open_mode), "round", "error"]
+    columns = [*_point_columns(open_mode), col.ERROR]
     rows = [
         Row([*_point_head(p, open_mode), p.error or "no error recorded"], css_class="failed")
         for p in failed
@@ -396,15 +276,7 @@ def request_error_table(results: RunResults, open_mode: bool) -> Table | None:
     with_errors = [p for p in results.points if p.ok and p.errors_total]
     if not with_errors:
         return None
-    columns = [
-        "point",
-        "SDK",
-        "transport",
-        "channels",
-        _load_column(open_mode),
-        "round",
-        "errors by status",
-    ]
+    columns = [*_point_columns(open_mode), col.ERRORS_BY_STATUS]
     rows = [
         Row(
             [

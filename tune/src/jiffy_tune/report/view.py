@@ -12,30 +12,25 @@ from datetime import datetime, timezone
 
 from jiffy_tune import adaptive, transports
 from jiffy_tune.model import Environment, Point, RunResults, Settings
+from jiffy_tune.report import comparison, tables
 from jiffy_tune.report import formatting as fmt
-from jiffy_tune.report import tables
 from jiffy_tune.report.tables import Table
 from jiffy_tune.server import ServerInfo
-from jiffy_tune.wording import MEASURED_ROUNDS, noise_notice, noisy
+from jiffy_tune.wording import MEASURED_ROUNDS, noise_notice, noisy, not_enough_rounds
 
 # The sentences under the section headings, the same in both renderings.
 RECOMMENDATIONS_LEAD = (
     "For each SDK and target, the configuration (transport, channels, cap, concurrency) with "
-    "the most throughput whose client p99.9 met the target. Client share is the part of "
-    "client p99.9 not spent in the server: the lower it is, the less the client, its "
-    "network stack and the wire add to the tail. "
-    f"Rounds: the ok rounds behind the medians; under {MEASURED_ROUNDS} they are noisy."
+    "the most throughput whose client p99.9 met the target, from medians over rounds with "
+    "the lowest and highest round beside them. "
+    f"A recommendation takes at least {MEASURED_ROUNDS} ok rounds: with fewer, the row says "
+    "there were not enough rounds to recommend, and gives the best point's figures instead."
 )
 TRANSPORTS_LEAD = (
     "For each SDK swept over more than one transport: the configuration the same rule picks "
     "among each transport's points alone, so the transports can be compared at each target. "
     "Within 3% of the best, the recommendation above keeps the SDK's default transport, "
     "which needs no second server port and carries every call."
-)
-RATIOS_LEAD = (
-    "Throughput and client p99.9 of the recommended configurations, ours divided by the "
-    "official SDK's, at each target. Throughput: higher is better, so a ratio above 1 favours "
-    "ours. Client p99.9: lower is better, so a ratio below 1 favours ours."
 )
 AUTO_LEAD = (
     "The adaptive in-flight limit (cap auto) against the fixed caps the sweep tried, per SDK, "
@@ -45,7 +40,10 @@ AUTO_LEAD = (
     "throughput. Auto's last limit: the limit it had chosen when its run ended (median over "
     "rounds)."
 )
-SUMMARY_LEAD = "Medians over the rounds that succeeded; errors are summed over all rounds."
+SUMMARY_LEAD = (
+    "Medians over the rounds that succeeded, with how far apart those rounds were; errors are "
+    "summed over all rounds."
+)
 # Points named in a stderr heading; the failed-points table lists them all.
 STDERR_IDS_LISTED = 10
 FAILURES_LEAD = (
@@ -101,8 +99,11 @@ class ReportView:
     facts: list[Fact]
     recommendations: Table
     transports: Table | None
-    ratios: Table | None
+    matched: Table | None
+    best_of_each: Table | None
     presets: list[Preset]
+    # Why there is no preset for targets a point met: too few rounds.
+    no_presets: str | None
     open_loop: Table | None
     auto: Table | None
     summary: Table
@@ -119,8 +120,10 @@ def build_view(results: RunResults) -> ReportView:
         facts=_facts(results),
         recommendations=tables.recommendation_table(results, open_mode),
         transports=tables.transport_table(results),
-        ratios=tables.ratio_table(results),
+        matched=comparison.matched_table(results),
+        best_of_each=comparison.best_table(results),
         presets=_presets(results),
+        no_presets=_no_presets(results),
         open_loop=tables.open_loop_table(results),
         auto=tables.auto_table(results),
         summary=tables.summary_table(results, open_mode),
@@ -306,8 +309,20 @@ def _presets(results: RunResults) -> list[Preset]:
             transport=rec.point.transport,
         )
         for rec in results.recommendations
-        if rec.point is not None and rec.preset is not None
+        # Results written before a recommendation took 3 rounds kept noisy presets.
+        if rec.point is not None and rec.preset is not None and rec.recommended
     ]
+
+
+def _no_presets(results: RunResults) -> str | None:
+    unrecommended = [rec for rec in results.recommendations if rec.met and not rec.recommended]
+    if not unrecommended:
+        return None
+    rounds_ok = min(rec.point.rounds_ok for rec in unrecommended if rec.point is not None)
+    return (
+        f"No preset for {fmt.plural(len(unrecommended), 'target')} a point met: "
+        f"{not_enough_rounds(rounds_ok)}."
+    )
 
 
 def _stderr(points: list[Point]) -> list[Stderr]:
