@@ -26,6 +26,8 @@ test-tune: $(TUNE_SWEEP_DEPS)
 
 # About a minute on a 2-core machine: 4 SDKs x 3 concurrencies, one
 # channel, and our two SDKs over protosocket too (jiffy-tune's default transports).
+# One round, so it shows the sweep and the report but recommends nothing:
+# a recommendation needs 3 rounds a point (`make tune ARGS="--rounds 3"`).
 # Both Node loadgens get the V8 flags our SDK's README recommends for a low
 # p99.9 (sdk/js/docs/transport.md): the young-generation GC sets Node's floor.
 NODE_GC_FLAGS := --node-option=--max-semi-space-size=1 --node-option=--single-threaded-gc
