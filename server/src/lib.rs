@@ -22,6 +22,8 @@
 //! - [`close`] — why a connection closed, for both ports and the metrics.
 //! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
 //!   Delete over Momento's protosocket protocol (length-prefixed protobuf).
+//! - [`http`] — the HTTP API's port, `--http-listen`: get, set and delete of
+//!   an item and publish to a topic, as Momento's HTTP API.
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
@@ -33,6 +35,7 @@ pub mod close;
 pub mod config;
 pub mod error;
 pub mod fault;
+pub mod http;
 pub mod in_flight;
 pub mod limits;
 pub mod listener;

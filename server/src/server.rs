@@ -53,6 +53,8 @@ pub struct Listeners {
     pub metrics: Option<TcpListener>,
     /// The protosocket port (`crate::protosocket`), when on.
     pub protosocket: Option<TcpListener>,
+    /// The HTTP API's port (`crate::http`), when on.
+    pub http: Option<TcpListener>,
 }
 
 /// Serves on `listeners` until `shutdown` completes, then lets in-flight
@@ -165,6 +167,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         grpc: listener,
         metrics: metrics_listener,
         protosocket,
+        http,
     } = listeners;
     let address = |listener: Option<&TcpListener>| match listener.map(TcpListener::local_addr) {
         Some(Ok(address)) => address.to_string(),
@@ -176,6 +179,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         grpc = %address(Some(&listener)),
         metrics = %address(metrics_listener.as_ref()),
         protosocket = %address(protosocket.as_ref()),
+        http = %address(http.as_ref()),
         "listening"
     );
     if let Some(listener) = metrics_listener {
@@ -253,6 +257,20 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         )?),
         None => None,
     };
+    let pubsub =
+        PubsubService::new(topics, config.topics, metrics.topics()).with_budget(in_flight.clone());
+    let http = match http {
+        Some(listener) => Some(http_port(
+            listener,
+            data_plane.clone(),
+            pubsub.clone(),
+            &metrics,
+            &in_flight,
+            &config,
+            stop_requested.clone(),
+        )?),
+        None => None,
+    };
     // The encoding limit is a backstop: every handler whose answer can be
     // larger than its request checks its size first (`Limits::check_answer`),
     // refusing it before it is built; tonic's check comes after encoding.
@@ -280,8 +298,6 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             .max_decoding_message_size(limits.max_request_size),
         )
         .add_service({
-            let pubsub = PubsubService::new(topics, config.topics, metrics.topics())
-                .with_budget(in_flight.clone());
             let generated = PubsubServer::new(pubsub.clone())
                 .max_decoding_message_size(limits.max_request_size);
             PubsubRoutes::new(generated, pubsub, limits.max_request_size)
@@ -334,6 +350,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         match protosocket {
             Some(protosocket) => {
                 futures_util::future::join(serving, protosocket).await;
+            }
+            None => serving.await,
+        }
+    };
+    let serving = async move {
+        match http {
+            Some(http) => {
+                futures_util::future::join(serving, http).await;
             }
             None => serving.await,
         }
@@ -451,6 +475,48 @@ fn protosocket_port<S: Storage + Clone>(
     ))
 }
 
+/// The HTTP API's port (`crate::http`), serving until shutdown begins:
+/// the gRPC port's connection handling over HTTP/1.1, its TLS offering
+/// `http/1.1` by ALPN.
+fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
+    listener: TcpListener,
+    plane: DataPlane<S>,
+    pubsub: PubsubService<T>,
+    metrics: &Arc<Metrics>,
+    in_flight: &Arc<InFlight>,
+    config: &Config,
+    stop_requested: watch::Receiver<bool>,
+) -> Result<impl Future<Output = ()>, BoxError> {
+    let tls = match &config.tls {
+        Some(files) => Some(tls_acceptor(files, vec![b"http/1.1".to_vec()])?),
+        None => None,
+    };
+    let context = Arc::new(crate::http::Context {
+        plane,
+        pubsub,
+        verifier: config
+            .auth
+            .as_ref()
+            .map(|secret| Arc::new(Verifier::new(secret))),
+        metrics: metrics.clone(),
+        in_flight: in_flight.clone(),
+    });
+    let mut settings = connection_settings(config);
+    settings.http1 = Some(listener::http1::Settings {
+        max_header_size: config.max_header_list_size as usize,
+        header_read_timeout: config.request_timeout,
+    });
+    Ok(listener::serve(
+        listener,
+        settings,
+        tls,
+        crate::http::router(context),
+        metrics.clone(),
+        in_flight.clone(),
+        wait_for(stop_requested),
+    ))
+}
+
 /// Server reflection over the descriptors of `proto/` and of the health
 /// service, so that grpcurl and similar tools list and call every method:
 /// `grpc.reflection.v1`, and `v1alpha`, which older grpcurl, Postman and
@@ -499,6 +565,7 @@ fn connection_settings(config: &Config) -> listener::Settings {
             keepalive_interval: config.keepalive_interval,
             keepalive_timeout: config.keepalive_timeout,
         },
+        http1: None,
     }
 }
 
