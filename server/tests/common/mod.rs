@@ -298,6 +298,8 @@ pub struct ServerProcess {
     /// With `--protosocket-listen`: the port its `protosocket listening on`
     /// line printed.
     pub protosocket_addr: Option<SocketAddr>,
+    /// With `--http-listen`: the port its `http listening on` line printed.
+    pub http_addr: Option<SocketAddr>,
 }
 
 impl ServerProcess {
@@ -312,18 +314,22 @@ impl ServerProcess {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut metrics_addr = None;
         let mut protosocket_addr = None;
+        let mut http_addr = None;
         for line in lines.by_ref() {
             let line = line.unwrap();
             if let Some(addr) = line.strip_prefix("metrics listening on ") {
                 metrics_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("protosocket listening on ") {
                 protosocket_addr = Some(addr.parse().unwrap());
+            } else if let Some(addr) = line.strip_prefix("http listening on ") {
+                http_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("listening on ") {
                 return ServerProcess {
                     child,
                     addr: addr.parse().unwrap(),
                     metrics_addr,
                     protosocket_addr,
+                    http_addr,
                 };
             }
         }
