@@ -180,7 +180,7 @@ async fn huge_http_bodies() {
         sent / connections < 32 << 20,
         format!(
             "the server read {} MiB per connection of bodies over 1 MiB",
-            sent / connections >> 20
+            (sent / connections) >> 20
         ),
     );
     outcome.assert_bounded();
