@@ -295,6 +295,34 @@ async fn publish_reaches_subscribers(store: Store) {
     assert_eq!(not_text.status, StatusCode::BAD_REQUEST);
 }
 
+/// A request head over `--max-header-list-size` is refused before it is
+/// read whole, as HTTP/2's header list is on the gRPC port.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_over_the_header_limit_is_431() {
+    let (server, _redis) = start(Store::Embedded, &["--max-header-list-size", "8KiB"]).await;
+    let addr = http(&server);
+    let large = "x".repeat(9 << 10);
+    let answer = send(
+        addr,
+        Method::GET,
+        "/cache/c?key=k",
+        &[("x-large", &large)],
+        b"",
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    let fits = "x".repeat(6 << 10);
+    let answer = send(
+        addr,
+        Method::GET,
+        "/cache/c?key=k",
+        &[("x-large", &fits)],
+        b"",
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+}
+
 on_both_stores!(
     set_get_and_delete_an_item,
     a_binary_key_is_given_in_base64,
@@ -370,6 +398,17 @@ async fn the_token_comes_in_the_header_or_the_query_not_both() {
     .await;
     assert_eq!(both.status, StatusCode::BAD_REQUEST);
     assert!(both.text().contains("not both"), "{}", both.text());
+    // A Momento v1 key, as the official SDKs' GenerateApiKey gives it.
+    let key = jiffy_server::auth::momento_key::wrap(&writer, "localhost");
+    let by_key = send(
+        addr,
+        Method::GET,
+        "/cache/c?key=k",
+        &[("authorization", &key)],
+        b"",
+    )
+    .await;
+    assert_eq!(by_key.status, StatusCode::OK, "{}", by_key.text());
     let none = get(addr, "key=k").await;
     assert_eq!(none.status, StatusCode::UNAUTHORIZED);
     let forged = get(addr, "key=k&token=not.a.token").await;

@@ -1,6 +1,7 @@
 //! Who a call of the HTTP API speaks for: its token, from the
-//! `Authorization` header or the `token` query parameter, verified and
-//! checked with the gRPC port's rules (`crate::auth`).
+//! `Authorization` header or the `token` query parameter (a jiffy token,
+//! or a Momento v1 key carrying one), verified and checked with the gRPC
+//! port's rules (`crate::auth`).
 
 use std::sync::Arc;
 
@@ -8,7 +9,7 @@ use http::HeaderMap;
 use tonic::Status;
 
 use crate::auth::layer::{check_role, need, Need};
-use crate::auth::{Grant, Rejection, Verifier};
+use crate::auth::{momento_key, Grant, Rejection, Verifier};
 use crate::error::Error;
 use crate::protosocket::auth::Session;
 use crate::rpcs::Rpc;
@@ -40,8 +41,10 @@ pub fn session(
     if token.is_empty() {
         return Err(unauthenticated(Rejection::Missing));
     }
+    // A Momento v1 key, as the console or GenerateApiKey gives it.
+    let unwrapped = momento_key::token_of(token);
     verifier
-        .verify(token)
+        .verify(unwrapped.as_deref().unwrap_or(token))
         .map(Session::Token)
         .map_err(unauthenticated)
 }
