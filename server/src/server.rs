@@ -441,10 +441,7 @@ fn protosocket_port<S: Storage + Clone>(
     config: &Config,
     stop_requested: watch::Receiver<bool>,
 ) -> Result<impl Future<Output = ()>, BoxError> {
-    let tls = match &config.tls {
-        Some(files) => Some(tls_acceptor(files, Vec::new())?),
-        None => None,
-    };
+    let tls = port_tls(config, Vec::new())?;
     let max_value = protosocket::framing::largest_readable_value().min(plane.limits.max_value_size);
     let limits = protosocket::Limits {
         max_frame: plane.limits.max_request_size,
@@ -456,10 +453,7 @@ fn protosocket_port<S: Storage + Clone>(
     };
     let context = Arc::new(protosocket::Context {
         plane,
-        verifier: config
-            .auth
-            .as_ref()
-            .map(|secret| Arc::new(Verifier::new(secret))),
+        verifier: verifier(config),
         metrics: metrics.clone(),
         in_flight: in_flight.clone(),
         max_value,
@@ -487,17 +481,11 @@ fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
     config: &Config,
     stop_requested: watch::Receiver<bool>,
 ) -> Result<impl Future<Output = ()>, BoxError> {
-    let tls = match &config.tls {
-        Some(files) => Some(tls_acceptor(files, vec![b"http/1.1".to_vec()])?),
-        None => None,
-    };
+    let tls = port_tls(config, vec![b"http/1.1".to_vec()])?;
     let context = Arc::new(crate::http::Context {
         plane,
         pubsub,
-        verifier: config
-            .auth
-            .as_ref()
-            .map(|secret| Arc::new(Verifier::new(secret))),
+        verifier: verifier(config),
         metrics: metrics.clone(),
         in_flight: in_flight.clone(),
     });
@@ -583,6 +571,24 @@ fn describe(store: &StoreChoice) -> String {
         ),
         StoreChoice::Redis(Target::Single(url)) => format!("redis {}", redact(url)),
     }
+}
+
+/// The TLS side of a port, when `--tls-cert` and `--tls-key` are given.
+fn port_tls(config: &Config, alpn: Vec<Vec<u8>>) -> Result<Option<TlsAcceptor>, BoxError> {
+    config
+        .tls
+        .as_ref()
+        .map(|files| tls_acceptor(files, alpn))
+        .transpose()
+}
+
+/// The token verifier of a port that checks tokens itself (protosocket,
+/// HTTP), when auth is on.
+fn verifier(config: &Config) -> Option<Arc<Verifier>> {
+    config
+        .auth
+        .as_ref()
+        .map(|secret| Arc::new(Verifier::new(secret)))
 }
 
 /// The TLS side of a listener: rustls with ring (as tonic's own TLS),

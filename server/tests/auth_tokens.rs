@@ -5,13 +5,11 @@
 
 use crate::common;
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use bytes::Bytes;
 use common::protosocket::{self as ps, error_of, value_of};
 use common::topics::{publish_request, subscription_request, text, Reader};
 use common::{assert_status, TestServer};
-use jiffy_server::auth::{token, CacheScope, Claims, Role, Secret};
+use jiffy_server::auth::{CacheScope, Role, Secret};
 use jiffy_server::proto::auth::auth_client::AuthClient;
 use jiffy_server::proto::auth::{
     generate_api_token_request, GenerateApiTokenRequest, GenerateApiTokenResponse,
@@ -40,17 +38,12 @@ use wire::permissions_type::{
     CacheItemSelector, CachePermissions, CacheSelector, Kind, TopicPermissions, TopicSelector,
 };
 
-const SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
+const SECRET: &[u8] = common::TEST_SECRET;
 const CACHE: &str = "minted";
 const OTHER: &str = "other";
 
 fn signed(caches: CacheScope, role: Role) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let claims = Claims::with_role(None, now, now + 3600, caches, role);
-    token::sign(&Secret::from_bytes(SECRET).unwrap(), &claims)
+    common::signed_token(caches, role, None)
 }
 
 struct Server {

@@ -3,13 +3,12 @@
 //! calls counted with `transport="http"`.
 
 use std::net::SocketAddr;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
-use jiffy_server::auth::{token, CacheScope, Claims, Role, Secret};
+use jiffy_server::auth::{CacheScope, Role, Secret};
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::cache_client::pubsub::topic_value::Kind;
 use jiffy_server::proto::control_client::CreateCacheRequest;
@@ -333,20 +332,13 @@ on_both_stores!(
     publish_reaches_subscribers,
 );
 
-const SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
-
 fn signed(caches: CacheScope, role: Role) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let claims = Claims::with_role(None, now, now + 3600, caches, role);
-    token::sign(&Secret::from_bytes(SECRET).unwrap(), &claims)
+    common::signed_token(caches, role, None)
 }
 
 async fn with_auth() -> TestServer {
     let mut config = common::config(&["--http-listen", "127.0.0.1:0"]);
-    config.auth = Some(Secret::from_bytes(SECRET).unwrap());
+    config.auth = Some(Secret::from_bytes(common::TEST_SECRET).unwrap());
     let server = TestServer::with_config(config).await;
     let admin = signed(CacheScope::All, Role::Admin);
     let mut control = server.control().await;

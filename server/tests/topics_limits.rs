@@ -3,13 +3,13 @@
 
 use crate::common;
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use common::topics::{
     binary, publish, publish_request, subscription_request, text, Got, Pubsub, Reader,
 };
 use common::{assert_status, create_cache, sample, ServerProcess, TestServer};
-use jiffy_server::auth::{token, CacheScope, Claims, Role, Secret};
+use jiffy_server::auth::{CacheScope, Role, Secret};
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::control_client::{CreateCacheRequest, ListCachesRequest};
@@ -330,15 +330,10 @@ async fn a_slow_subscriber_is_told_then_ended_and_never_slows_the_publisher() {
     panic!("the slow subscriber was never ended ({falls} discontinuities)");
 }
 
-const SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
+const SECRET: &[u8] = common::TEST_SECRET;
 
 fn signed(caches: CacheScope, role: Role, subject: &str) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let claims = Claims::with_role(Some(subject.to_owned()), now, now + 3600, caches, role);
-    token::sign(&Secret::from_bytes(SECRET).unwrap(), &claims)
+    common::signed_token(caches, role, Some(subject))
 }
 
 fn with_token<T>(message: T, token: &str) -> Request<T> {

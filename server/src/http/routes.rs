@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, post};
 use axum::Router;
 use bytes::Bytes;
-use http::{header, StatusCode};
+use http::{header, Method, StatusCode};
 use tonic::Status;
 
 use super::answer::{call, Answer};
@@ -30,12 +30,7 @@ use crate::topics::TopicStore;
 /// The router of the API over `context`.
 pub fn router<S: Storage + Clone, T: TopicStore + Clone>(context: Arc<Context<S, T>>) -> Router {
     Router::new()
-        .route(
-            "/cache/{cache}",
-            get(get_value::<S, T>)
-                .put(set_value::<S, T>)
-                .delete(delete_value::<S, T>),
-        )
+        .route("/cache/{cache}", any(item::<S, T>))
         .route("/topics/{cache}/{topic}", post(publish::<S, T>))
         .fallback(unknown_route)
         .with_state(context)
@@ -90,69 +85,67 @@ where
     .await
 }
 
-async fn get_value<S: Storage + Clone, T: TopicStore + Clone>(
-    State(context): Ctx<S, T>,
-    Path(cache): Path<String>,
-    request: Request,
-) -> Response {
-    let context = &*context;
-    serve(
-        context,
-        "/cache_client.Scs/Get",
-        request,
-        move |call| async move {
-            let key = call.query.key()?;
-            authorize(&call.session, call.rpc, &cache, &key)?;
-            let plane = &context.plane;
-            let found = get_item(plane, &plane.cache_named(&cache)?, &cache, &key).await?;
-            Ok(found.map_or_else(Answer::miss, Answer::value))
-        },
-    )
-    .await
+/// The three calls on an item, by the method that makes them.
+#[derive(Clone, Copy)]
+enum ItemCall {
+    Get,
+    Set,
+    Delete,
 }
 
-async fn set_value<S: Storage + Clone, T: TopicStore + Clone>(
-    State(context): Ctx<S, T>,
-    Path(cache): Path<String>,
-    request: Request,
-) -> Response {
-    let context = &*context;
-    serve(
-        context,
-        "/cache_client.Scs/Set",
-        request,
-        move |call| async move {
-            let key = call.query.key()?;
-            let ttl_milliseconds = call.query.ttl_milliseconds()?;
-            authorize(&call.session, call.rpc, &cache, &key)?;
-            let plane = &context.plane;
-            let store_cache = plane.cache_named(&cache)?;
-            let value = body(call.request, plane.limits.max_request_size).await?;
-            set_item(plane, &store_cache, &key, &value, ttl_milliseconds).await?;
-            Ok(Answer::done())
-        },
-    )
-    .await
+impl ItemCall {
+    fn of(method: &Method) -> Option<ItemCall> {
+        match *method {
+            Method::GET => Some(ItemCall::Get),
+            Method::PUT => Some(ItemCall::Set),
+            Method::DELETE => Some(ItemCall::Delete),
+            _ => None,
+        }
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            ItemCall::Get => "/cache_client.Scs/Get",
+            ItemCall::Set => "/cache_client.Scs/Set",
+            ItemCall::Delete => "/cache_client.Scs/Delete",
+        }
+    }
 }
 
-async fn delete_value<S: Storage + Clone, T: TopicStore + Clone>(
+/// `GET`, `PUT` and `DELETE /cache/{cache}`: the key and the token's reach
+/// checked, then the gRPC handlers' Get, Set or Delete.
+async fn item<S: Storage + Clone, T: TopicStore + Clone>(
     State(context): Ctx<S, T>,
     Path(cache): Path<String>,
     request: Request,
 ) -> Response {
+    let Some(item_call) = ItemCall::of(request.method()) else {
+        let allow = [(header::ALLOW, "GET, PUT, DELETE")];
+        return (StatusCode::METHOD_NOT_ALLOWED, allow).into_response();
+    };
     let context = &*context;
-    serve(
-        context,
-        "/cache_client.Scs/Delete",
-        request,
-        move |call| async move {
-            let key = call.query.key()?;
-            authorize(&call.session, call.rpc, &cache, &key)?;
-            let plane = &context.plane;
-            delete_item(plane, &plane.cache_named(&cache)?, &key).await?;
-            Ok(Answer::done())
-        },
-    )
+    serve(context, item_call.path(), request, move |call| async move {
+        let key = call.query.key()?;
+        authorize(&call.session, call.rpc, &cache, &key)?;
+        let plane = &context.plane;
+        let store_cache = plane.cache_named(&cache)?;
+        match item_call {
+            ItemCall::Get => {
+                let found = get_item(plane, &store_cache, &cache, &key).await?;
+                Ok(found.map_or_else(Answer::miss, Answer::value))
+            }
+            ItemCall::Set => {
+                let ttl_milliseconds = call.query.ttl_milliseconds()?;
+                let value = body(call.request, plane.limits.max_request_size).await?;
+                set_item(plane, &store_cache, &key, &value, ttl_milliseconds).await?;
+                Ok(Answer::done())
+            }
+            ItemCall::Delete => {
+                delete_item(plane, &store_cache, &key).await?;
+                Ok(Answer::done())
+            }
+        }
+    })
     .await
 }
 

@@ -128,6 +128,25 @@ impl Drop for TestServer {
     }
 }
 
+/// The secret of the tests' in-process servers with auth on.
+pub const TEST_SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
+
+/// A token of `role` on `caches` for `subject`, valid for an hour, signed
+/// with [`TEST_SECRET`].
+pub fn signed_token(
+    caches: jiffy_server::auth::CacheScope,
+    role: jiffy_server::auth::Role,
+    subject: Option<&str>,
+) -> String {
+    use jiffy_server::auth::{token, Claims, Secret};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = Claims::with_role(subject.map(str::to_owned), now, now + 3600, caches, role);
+    token::sign(&Secret::from_bytes(TEST_SECRET).unwrap(), &claims)
+}
+
 /// The configuration a server started with `args` would have.
 pub fn config(args: &[&str]) -> Config {
     use clap::Parser;

@@ -6,7 +6,6 @@
 // api.cache.<endpoint>; here they go over plain HTTP to the local port.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -25,7 +24,7 @@ import {
   GenerateApiKey,
 } from '@gomomento/sdk';
 
-import { serverBinary, startJiffyServer } from '../support/jiffy-server.mjs';
+import { createAdminToken, startJiffyServer } from '../support/jiffy-server.mjs';
 import { assertIs, uniqueCacheName } from '../support/suite.mjs';
 
 /** One request to the HTTP port: its status, status message and body. */
@@ -86,26 +85,9 @@ export function registerHttpApiTests(suite) {
         '--http-listen',
         '127.0.0.1:0',
       ]);
-      const token = (format) =>
-        execFileSync(serverBinary(), [
-          'token',
-          'create',
-          '--auth-secret-file',
-          secretFile,
-          '--caches',
-          'all',
-          '--role',
-          'admin',
-          '--expires-in',
-          '1h',
-          '--format',
-          format,
-        ])
-          .toString()
-          .trim();
       const endpoint = `${server.host}:${server.port}`;
       const credentialProvider = CredentialProvider.fromString({
-        apiKey: token('momento-v1'),
+        apiKey: createAdminToken(secretFile, 'momento-v1'),
         endpointOverrides: {
           cacheEndpoint: endpoint,
           controlEndpoint: endpoint,
@@ -126,7 +108,7 @@ export function registerHttpApiTests(suite) {
         ExpiresIn.minutes(5),
       );
       keys['a minted api key'] = assertIs(minted, GenerateApiKey.Success).apiKey;
-      keys['a jiffy token'] = token('jiffy');
+      keys['a jiffy token'] = createAdminToken(secretFile, 'jiffy');
     });
 
     after(async () => {

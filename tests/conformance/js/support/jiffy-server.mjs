@@ -1,6 +1,6 @@
 // Starts and stops a jiffy-server child process on a free port.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -19,6 +19,30 @@ const STDERR_TAIL_CHARS = 16_384;
 
 export function serverBinary() {
   return process.env.JIFFY_SERVER_BIN ?? DEFAULT_SERVER_BIN;
+}
+
+/**
+ * What `jiffy-server token create` prints for an admin of every cache,
+ * valid for an hour, as a user would make it: `format` is `jiffy` (the
+ * token) or `momento-v1` (a key for the official SDKs).
+ */
+export function createAdminToken(secretFile, format) {
+  return execFileSync(serverBinary(), [
+    'token',
+    'create',
+    '--auth-secret-file',
+    secretFile,
+    '--caches',
+    'all',
+    '--role',
+    'admin',
+    '--expires-in',
+    '1h',
+    '--format',
+    format,
+  ])
+    .toString()
+    .trim();
 }
 
 /**
