@@ -16,7 +16,7 @@ use tonic::metadata::MetadataValue;
 
 use crate::common::stores::{on_both_stores, Store};
 use crate::common::topics::{Got, Reader};
-use crate::common::{self, sample, TestServer};
+use crate::common::{self, bad_calls, sample, TestServer};
 
 /// An answer of the HTTP API.
 struct Answer {
@@ -193,15 +193,8 @@ async fn bad_requests_are_400(store: Store) {
 }
 
 async fn limits_are_the_grpc_ports(store: Store) {
-    let args = [
-        "--max-key-size",
-        "16B",
-        "--max-value-size",
-        "1KiB",
-        "--max-request-size",
-        "4KiB",
-    ];
-    let (server, _redis) = start(store, &args).await;
+    // 16 B keys, 1 KiB values, 4 KiB requests.
+    let (server, _redis) = start(store, bad_calls::SMALL).await;
     let addr = http(&server);
     let long_key = put(
         addr,
