@@ -23,6 +23,8 @@
 //! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
 //!   Delete over Momento's protosocket protocol (length-prefixed protobuf).
 //! - [`webhooks`] — a topic's messages POSTed to a URL, signed; their calls.
+//! - [`http`] — the HTTP API's port, `--http-listen`: get, set and delete of
+//!   an item and publish to a topic, as Momento's HTTP API.
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
@@ -34,6 +36,7 @@ pub mod close;
 pub mod config;
 pub mod error;
 pub mod fault;
+pub mod http;
 pub mod in_flight;
 pub mod limits;
 pub mod listener;

@@ -86,15 +86,18 @@ pub enum Transport {
     Grpc,
     /// Momento's protosocket protocol (`--protosocket-listen`).
     Protosocket,
+    /// Momento's HTTP API (`--http-listen`).
+    Http,
 }
 
 impl Transport {
-    pub const ALL: [Transport; 2] = [Transport::Grpc, Transport::Protosocket];
+    pub const ALL: [Transport; 3] = [Transport::Grpc, Transport::Protosocket, Transport::Http];
 
     pub fn label(self) -> &'static str {
         match self {
             Transport::Grpc => "grpc",
             Transport::Protosocket => "protosocket",
+            Transport::Http => "http",
         }
     }
 }
@@ -202,8 +205,8 @@ impl Metrics {
             &["rpc", "transport"],
         )
         .expect("valid metric");
-        // Eager series on the gRPC port only: the protosocket port is off
-        // by default, and its series would double every idle scrape.
+        // Eager series on the gRPC port only: the other ports are off by
+        // default, and their series would multiply every idle scrape.
         let rpcs = Transport::ALL
             .iter()
             .flat_map(|transport| {
@@ -417,9 +420,11 @@ impl Metrics {
 
     /// Counts one answered request of `transport` and its server-side latency.
     pub fn observe_on(&self, transport: Transport, rpc: RpcId, code: usize, elapsed: Duration) {
+        // Rows in `Transport::ALL` order, one per RPC plus `unknown` each.
         let row = match transport {
             Transport::Grpc => 0,
             Transport::Protosocket => RPCS.len() + 1,
+            Transport::Http => 2 * (RPCS.len() + 1),
         };
         let metrics = &self.rpcs[row + rpc.0];
         let labels = [metrics.name, metrics.transport];

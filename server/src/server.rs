@@ -55,6 +55,8 @@ pub struct Listeners {
     pub metrics: Option<TcpListener>,
     /// The protosocket port (`crate::protosocket`), when on.
     pub protosocket: Option<TcpListener>,
+    /// The HTTP API's port (`crate::http`), when on.
+    pub http: Option<TcpListener>,
 }
 
 /// Serves on `listeners` until `shutdown` completes, then lets in-flight
@@ -167,6 +169,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         grpc: listener,
         metrics: metrics_listener,
         protosocket,
+        http,
     } = listeners;
     let address = |listener: Option<&TcpListener>| match listener.map(TcpListener::local_addr) {
         Some(Ok(address)) => address.to_string(),
@@ -178,6 +181,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         grpc = %address(Some(&listener)),
         metrics = %address(metrics_listener.as_ref()),
         protosocket = %address(protosocket.as_ref()),
+        http = %address(http.as_ref()),
         "listening"
     );
     if let Some(listener) = metrics_listener {
@@ -255,6 +259,20 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         )?),
         None => None,
     };
+    let pubsub =
+        PubsubService::new(topics, config.topics, metrics.topics()).with_budget(in_flight.clone());
+    let http = match http {
+        Some(listener) => Some(http_port(
+            listener,
+            data_plane.clone(),
+            pubsub.clone(),
+            &metrics,
+            &in_flight,
+            &config,
+            stop_requested.clone(),
+        )?),
+        None => None,
+    };
     // The encoding limit is a backstop: every handler whose answer can be
     // larger than its request checks its size first (`Limits::check_answer`),
     // refusing it before it is built; tonic's check comes after encoding.
@@ -297,8 +315,6 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             .max_decoding_message_size(limits.max_request_size),
         )
         .add_service({
-            let pubsub = PubsubService::new(topics, config.topics, metrics.topics())
-                .with_budget(in_flight.clone());
             let generated = PubsubServer::new(pubsub.clone())
                 .max_decoding_message_size(limits.max_request_size);
             PubsubRoutes::new(generated, pubsub, limits.max_request_size)
@@ -355,6 +371,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         match protosocket {
             Some(protosocket) => {
                 futures_util::future::join(serving, protosocket).await;
+            }
+            None => serving.await,
+        }
+    };
+    let serving = async move {
+        match http {
+            Some(http) => {
+                futures_util::future::join(serving, http).await;
             }
             None => serving.await,
         }
@@ -438,10 +462,7 @@ fn protosocket_port<S: Storage + Clone>(
     config: &Config,
     stop_requested: watch::Receiver<bool>,
 ) -> Result<impl Future<Output = ()>, BoxError> {
-    let tls = match &config.tls {
-        Some(files) => Some(tls_acceptor(files, Vec::new())?),
-        None => None,
-    };
+    let tls = port_tls(config, Vec::new())?;
     let max_value = protosocket::framing::largest_readable_value().min(plane.limits.max_value_size);
     let limits = protosocket::Limits {
         max_frame: plane.limits.max_request_size,
@@ -453,10 +474,7 @@ fn protosocket_port<S: Storage + Clone>(
     };
     let context = Arc::new(protosocket::Context {
         plane,
-        verifier: config
-            .auth
-            .as_ref()
-            .map(|secret| Arc::new(Verifier::new(secret))),
+        verifier: verifier(config),
         metrics: metrics.clone(),
         in_flight: in_flight.clone(),
         max_value,
@@ -468,6 +486,42 @@ fn protosocket_port<S: Storage + Clone>(
         config.max_connections,
         config.handshake_timeout,
         tls,
+        wait_for(stop_requested),
+    ))
+}
+
+/// The HTTP API's port (`crate::http`), serving until shutdown begins:
+/// the gRPC port's connection handling over HTTP/1.1, its TLS offering
+/// `http/1.1` by ALPN.
+fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
+    listener: TcpListener,
+    plane: DataPlane<S>,
+    pubsub: PubsubService<T>,
+    metrics: &Arc<Metrics>,
+    in_flight: &Arc<InFlight>,
+    config: &Config,
+    stop_requested: watch::Receiver<bool>,
+) -> Result<impl Future<Output = ()>, BoxError> {
+    let tls = port_tls(config, vec![b"http/1.1".to_vec()])?;
+    let context = Arc::new(crate::http::Context {
+        plane,
+        pubsub,
+        verifier: verifier(config),
+        metrics: metrics.clone(),
+        in_flight: in_flight.clone(),
+    });
+    let mut settings = connection_settings(config);
+    settings.http1 = Some(listener::http1::Settings {
+        max_header_size: config.max_header_list_size as usize,
+        header_read_timeout: config.request_timeout,
+    });
+    Ok(listener::serve(
+        listener,
+        settings,
+        tls,
+        crate::http::router(context),
+        metrics.clone(),
+        in_flight.clone(),
         wait_for(stop_requested),
     ))
 }
@@ -520,6 +574,7 @@ fn connection_settings(config: &Config) -> listener::Settings {
             keepalive_interval: config.keepalive_interval,
             keepalive_timeout: config.keepalive_timeout,
         },
+        http1: None,
     }
 }
 
@@ -537,6 +592,24 @@ fn describe(store: &StoreChoice) -> String {
         ),
         StoreChoice::Redis(Target::Single(url)) => format!("redis {}", redact(url)),
     }
+}
+
+/// The TLS side of a port, when `--tls-cert` and `--tls-key` are given.
+fn port_tls(config: &Config, alpn: Vec<Vec<u8>>) -> Result<Option<TlsAcceptor>, BoxError> {
+    config
+        .tls
+        .as_ref()
+        .map(|files| tls_acceptor(files, alpn))
+        .transpose()
+}
+
+/// The token verifier of a port that checks tokens itself (protosocket,
+/// HTTP), when auth is on.
+fn verifier(config: &Config) -> Option<Arc<Verifier>> {
+    config
+        .auth
+        .as_ref()
+        .map(|secret| Arc::new(Verifier::new(secret)))
 }
 
 /// The TLS side of a listener: rustls with ring (as tonic's own TLS),

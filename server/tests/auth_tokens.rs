@@ -38,7 +38,7 @@ use wire::permissions_type::{
     CacheItemSelector, CachePermissions, CacheSelector, Kind, TopicPermissions, TopicSelector,
 };
 
-const SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
+const SECRET: &[u8] = common::TEST_SECRET;
 const CACHE: &str = "minted";
 const OTHER: &str = "other";
 

@@ -23,6 +23,7 @@ mod dictionary;
 mod fault_injection;
 mod hash;
 mod health;
+mod http_api;
 mod large_answers;
 mod leaderboard;
 mod limits;

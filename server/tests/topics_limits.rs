@@ -330,7 +330,7 @@ async fn a_slow_subscriber_is_told_then_ended_and_never_slows_the_publisher() {
     panic!("the slow subscriber was never ended ({falls} discontinuities)");
 }
 
-const SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
+const SECRET: &[u8] = common::TEST_SECRET;
 
 fn signed(caches: CacheScope, role: Role, subject: &str) -> String {
     common::signed_token(SECRET, caches, role, Some(subject))

@@ -16,7 +16,7 @@ use http::{Request, Response};
 use tonic::Status;
 use tower::{Layer, Service};
 
-use super::claims::{Role, Scope};
+use super::claims::{Claims, Role, Scope};
 use super::permissions::{CacheOp, Reach};
 use super::verifier::{Rejection, Verifier};
 use super::{Grant, KeyCheck};
@@ -167,25 +167,34 @@ impl<S> AuthService<S> {
                 }
             }
             Need::Message(role) => {
-                if let Scope::Role { role: has, .. } = &claims.scope {
-                    if *has < role {
-                        return Err(Status::permission_denied(format!(
-                            "{name} needs a `{}` token; this one is `{}`",
-                            role.name(),
-                            has.name()
-                        )));
-                    }
-                } else if role == Role::Admin && !claims.is_super_user() {
-                    return Err(Status::permission_denied(format!(
-                        "{name} needs a super-user token; this one has explicit permissions only"
-                    )));
-                }
+                check_role(&claims, name, role)?;
                 Ok(Some(Extension::Grant(Grant(claims))))
             }
             Need::Token => Ok(Some(Extension::Grant(Grant(claims)))),
             Need::Nothing | Need::InMessage => Ok(None),
         }
     }
+}
+
+/// For a call whose cache is named in its message (control and topic
+/// calls): the token's role must be at least `role`; a token of explicit
+/// permissions is checked by the handler, except for admin calls, which
+/// need a super user.
+pub fn check_role(claims: &Claims, name: &str, role: Role) -> Result<(), Status> {
+    if let Scope::Role { role: has, .. } = &claims.scope {
+        if *has < role {
+            return Err(Status::permission_denied(format!(
+                "{name} needs a `{}` token; this one is `{}`",
+                role.name(),
+                has.name()
+            )));
+        }
+    } else if role == Role::Admin && !claims.is_super_user() {
+        return Err(Status::permission_denied(format!(
+            "{name} needs a super-user token; this one has explicit permissions only"
+        )));
+    }
+    Ok(())
 }
 
 /// What the layer hands on to the handler.

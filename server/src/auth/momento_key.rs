@@ -68,6 +68,20 @@ pub fn wrap(token: &str, endpoint: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(json)
 }
 
+/// The token inside a v1 key; `None` for anything else (a bare token).
+/// The SDKs unwrap their key themselves; a caller of the HTTP API sends
+/// the key as it was given, as Momento's HTTP API accepts it.
+pub fn token_of(key: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Wrapped {
+        api_key: String,
+    }
+    let json = base64::engine::general_purpose::STANDARD.decode(key).ok()?;
+    serde_json::from_slice::<Wrapped>(&json)
+        .ok()
+        .map(|wrapped| wrapped.api_key)
+}
+
 /// A host name for `--public-endpoint` and `--momento-endpoint`: letters, digits, `-` and `.`, as
 /// the SDKs put it after `cache.` and `control.` to make DNS names.
 pub fn parse_endpoint(host: &str) -> Result<String, String> {
@@ -106,6 +120,16 @@ mod tests {
         assert_eq!(json["api_key"], "a.b-c_d");
         assert_eq!(json["endpoint"], "jiffy.example.com");
         assert_eq!(json.as_object().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_token_is_read_back_out_of_a_key_and_nothing_else() {
+        assert_eq!(
+            token_of(&wrap("a.b-c_d", "localhost")).as_deref(),
+            Some("a.b-c_d")
+        );
+        assert_eq!(token_of("a.b-c_d"), None);
+        assert_eq!(token_of("e30="), None);
     }
 
     #[test]

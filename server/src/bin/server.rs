@@ -107,11 +107,18 @@ async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
         Some(address) => Some(bind(address)?),
         None => None,
     };
+    let http_listener = match config.http_listen {
+        Some(address) => Some(bind(address)?),
+        None => None,
+    };
     if let Some(metrics) = &metrics_listener {
         println!("metrics listening on {}", metrics.local_addr()?);
     }
     if let Some(protosocket) = &protosocket_listener {
         println!("protosocket listening on {}", protosocket.local_addr()?);
+    }
+    if let Some(http) = &http_listener {
+        println!("http listening on {}", http.local_addr()?);
     }
     // Scripts wait for this line: the listener is bound and accepting.
     println!("listening on {}", listener.local_addr()?);
@@ -120,6 +127,7 @@ async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
         grpc: listener,
         metrics: metrics_listener,
         protosocket: protosocket_listener,
+        http: http_listener,
     };
     jiffy_server::server::run_with(listeners, config, shutdown_signal()).await
 }

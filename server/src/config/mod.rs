@@ -262,6 +262,8 @@ pub struct Config {
     pub metrics_listen: Option<SocketAddr>,
     /// The protosocket port; off when `None`.
     pub protosocket_listen: Option<SocketAddr>,
+    /// The HTTP API's port; off when `None`.
+    pub http_listen: Option<SocketAddr>,
     pub max_memory: u64,
     pub max_caches: usize,
     pub limits: Limits,
@@ -382,6 +384,7 @@ impl Settings {
             listen: values.listen,
             metrics_listen: values.metrics_listen,
             protosocket_listen: values.protosocket_listen,
+            http_listen: values.http_listen,
             max_memory: values.max_memory.as_u64(),
             max_caches: values.max_caches,
             limits,
@@ -494,10 +497,15 @@ impl Config {
                 self.listen
             )));
         }
-        if let Some(address) = self.protosocket_listen {
+        let ports = [
+            ("--protosocket-listen", self.protosocket_listen),
+            ("--http-listen", self.http_listen),
+        ];
+        for (flag, address) in ports {
+            let Some(address) = address else { continue };
             if self.auth.is_none() && !self.insecure_allow_anonymous && !is_loopback(address) {
                 return Err(ConfigError::Invalid(format!(
-                    "--protosocket-listen {address} is not a loopback address and no \
+                    "{flag} {address} is not a loopback address and no \
                      --auth-secret-file is set; give --auth-secret-file, or \
                      --insecure-allow-anonymous to serve without auth anyway"
                 )));
@@ -668,6 +676,18 @@ mod tests {
     }
 
     #[test]
+    fn the_http_port_is_off_unless_given_and_loopback_without_auth() {
+        assert_eq!(parse(&[]).resolve().unwrap().http_listen, None);
+        let file: Settings = toml::from_str("http-listen = \"localhost:9005\"").unwrap();
+        let config = Settings::default().or(file).resolve().unwrap();
+        assert_eq!(config.http_listen, Some("127.0.0.1:9005".parse().unwrap()));
+        let flag = parse(&["--http-listen", ":0"]).resolve().unwrap_err();
+        assert!(flag.to_string().contains("--http-listen"), "{flag}");
+        let allowed = parse(&["--http-listen", ":0", "--insecure-allow-anonymous"]);
+        assert!(allowed.resolve().is_ok());
+    }
+
+    #[test]
     fn unknown_file_keys_are_rejected() {
         assert!(toml::from_str::<Settings>("max-memroy = \"1GiB\"").is_err());
     }
@@ -795,6 +815,7 @@ mod tests {
         "--config JIFFY_CONFIG ",
         "--enable-fault-injection JIFFY_ENABLE_FAULT_INJECTION ",
         "--handshake-timeout JIFFY_HANDSHAKE_TIMEOUT 10s",
+        "--http-listen JIFFY_HTTP_LISTEN ",
         "--idle-timeout JIFFY_IDLE_TIMEOUT 5m",
         "--insecure-allow-anonymous JIFFY_INSECURE_ALLOW_ANONYMOUS ",
         "--keepalive-interval JIFFY_KEEPALIVE_INTERVAL 1m",
@@ -840,6 +861,7 @@ mod tests {
         "listen",
         "metrics-listen",
         "protosocket-listen",
+        "http-listen",
         "max-memory",
         "max-key-size",
         "max-value-size",
@@ -881,7 +903,7 @@ mod tests {
         "webhook-allow",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } } }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } } }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

@@ -32,6 +32,10 @@ declare_settings! {
     /// Get, Set, Delete), in the forms of --listen; off when absent.
     protosocket_listen: Option<SocketAddr> = unset("off"), "HOST:PORT", env "JIFFY_PROTOSOCKET_LISTEN",
         "a second port speaking Momento's protosocket protocol (Get, Set, Delete; see [The protosocket port](CALLS.md#the-protosocket-port)); same forms as `--listen`, and the same loopback rule without auth";
+    /// Address of the HTTP API (Momento's HTTP API over HTTP/1.1: get,
+    /// set, delete, publish), in the forms of --listen; off when absent.
+    http_listen: Option<SocketAddr> = unset("off"), "HOST:PORT", env "JIFFY_HTTP_LISTEN",
+        "a port serving Momento's HTTP API (get, set and delete of an item, publish to a topic; see [HTTP.md](HTTP.md)); same forms as `--listen`, and the same loopback rule without auth";
     /// Memory for items (keys, values and per-item overhead); past it the store evicts.
     max_memory: Option<ByteSize> = default(ByteSize::gib(1)), "SIZE", env "JIFFY_MAX_MEMORY",
         "memory for items; past it the store evicts";

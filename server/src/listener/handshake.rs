@@ -1,5 +1,6 @@
 //! A new connection's handshake: TLS when configured, then the start of the
-//! HTTP/2 client preface, all within `--handshake-timeout`.
+//! HTTP/2 client preface (or, on the HTTP/1.1 port, the first byte of a
+//! request), all within `--handshake-timeout`.
 //!
 //! The bytes read to see the preface are handed on to HTTP/2 unchanged
 //! ([`Prefixed`]): the point is only that the client has spoken, so a
@@ -25,6 +26,27 @@ pub struct Prefixed<IO> {
 
 /// The client connection preface (RFC 9113 §3.4).
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Reads the start of what the client must send first: one byte of an
+/// HTTP/1.1 request when `http1` (hyper's header read timeout bounds the
+/// rest of it), else the HTTP/2 preface ([`read_preface`]).
+pub async fn read_start<IO: AsyncRead + Unpin>(
+    mut io: IO,
+    http1: bool,
+) -> io::Result<Prefixed<IO>> {
+    if !http1 {
+        return read_preface(io).await;
+    }
+    let mut prefix = vec![0; 1];
+    if io.read(&mut prefix).await? == 0 {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(Prefixed {
+        prefix,
+        consumed: 0,
+        io,
+    })
+}
 
 /// Reads the start of the client's HTTP/2 preface. Fails at end of stream,
 /// and as soon as a byte differs from the preface: a client speaking
@@ -131,6 +153,21 @@ mod tests {
         let error = read_preface(server).await.err().unwrap();
         assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
         drop(client);
+    }
+
+    #[tokio::test]
+    async fn an_http1_request_is_read_again_whole_after_its_first_byte() {
+        let (mut client, server) = tokio::io::duplex(1024);
+        let sent = b"GET /cache/c?key=k HTTP/1.1\r\n\r\n";
+        client.write_all(sent).await.unwrap();
+        drop(client);
+        let mut prefixed = read_start(server, true).await.unwrap();
+        let mut all = Vec::new();
+        prefixed.read_to_end(&mut all).await.unwrap();
+        assert_eq!(all, sent);
+        let (client, server) = tokio::io::duplex(1024);
+        drop(client);
+        assert!(read_start(server, true).await.is_err());
     }
 
     #[tokio::test]

@@ -18,9 +18,14 @@
 //!   (The protosocket port closes its idle ones after `--idle-timeout`.)
 //!
 //! Every close is counted in `jiffy_connections_closed_total{reason}`.
+//!
+//! The HTTP API's port (`crate::http`) is served by the same code over
+//! HTTP/1.1 ([`http1`]): the same cap, handshake deadline, in-flight budget
+//! and send timeout; its handshake is TLS and the first byte of a request.
 
 pub mod descriptors;
 mod handshake;
+pub mod http1;
 pub mod http2;
 pub mod in_handshake;
 mod paced;
@@ -44,9 +49,11 @@ use tokio_rustls::TlsAcceptor;
 use tower::{Service, ServiceExt};
 
 use crate::close::CloseReason;
-use crate::in_flight::{InFlight, RequestBody};
+use hyper_util::server::graceful::GracefulConnection;
+
+use crate::in_flight::{ConnectionState, InFlight, RequestBody};
 use crate::metrics::Metrics;
-use handshake::read_preface;
+use handshake::read_start;
 use in_handshake::InHandshake;
 use paced::Paced;
 use slots::{Slot, Slots};
@@ -63,6 +70,9 @@ pub struct Settings {
     pub send_timeout: Duration,
     pub request_timeout: Duration,
     pub http2: http2::Settings,
+    /// Set on the HTTP API's port: connections speak HTTP/1.1 with these
+    /// settings instead of HTTP/2.
+    pub http1: Option<http1::Settings>,
 }
 
 /// What every connection task shares.
@@ -185,13 +195,17 @@ async fn connection<S, B>(
             // 9 KiB each, 140 MiB for 15,000 silent sockets). Boxed, and
             // only once the client has sent something, a silent connection
             // costs about 2 KiB.
+            let http1 = shared.settings.http1.is_some();
             let handshake = async move {
                 stream.readable().await?;
-                Box::pin(async move { read_preface(tls.accept(stream).await?).await }).await
+                Box::pin(async move { read_start(tls.accept(stream).await?, http1).await }).await
             };
             after_handshake(&shared, id, handshake, stop_requested).await
         }
-        None => after_handshake(&shared, id, read_preface(stream), stop_requested).await,
+        None => {
+            let handshake = read_start(stream, shared.settings.http1.is_some());
+            after_handshake(&shared, id, handshake, stop_requested).await
+        }
     }
 }
 
@@ -227,7 +241,7 @@ async fn after_handshake<S, B, IO>(
 async fn serve_connection<S, B, IO>(
     shared: &Arc<Shared<S>>,
     io: IO,
-    mut stop_requested: watch::Receiver<bool>,
+    stop_requested: watch::Receiver<bool>,
 ) -> CloseReason
 where
     S: Service<Request<tonic::body::Body>, Response = Response<B>, Error = Infallible>
@@ -262,24 +276,59 @@ where
             Box::pin(shared.service.clone().oneshot(request))
         })
     };
-    let builder = http2::builder(&shared.settings.http2);
-    // Paced: a burst of new streams does not leave h2's per-connection
-    // slabs sized for it for the connection's life (`paced`).
-    let (io, turns) = Paced::new(io);
-    let connection = builder.serve_connection(TokioIo::new(io), service);
-    tokio::pin!(connection);
+    match &shared.settings.http1 {
+        Some(settings) => {
+            // One request at a time: nothing to pace.
+            let connection = http1::builder(settings).serve_connection(TokioIo::new(io), service);
+            let ended = (None, http1::close_reason as CloseReasonOf);
+            drive(shared, connection, ended, &state, stop_requested).await
+        }
+        None => {
+            // Paced: a burst of new streams does not leave h2's
+            // per-connection slabs sized for it for the connection's
+            // life (`paced`).
+            let (io, turns) = Paced::new(io);
+            let builder = http2::builder(&shared.settings.http2);
+            let connection = builder.serve_connection(TokioIo::new(io), service);
+            let ended = (Some(&turns), http2::close_reason as CloseReasonOf);
+            drive(shared, connection, ended, &state, stop_requested).await
+        }
+    }
+}
 
+/// Why a served connection ended, from hyper's answer.
+type CloseReasonOf = fn(&Result<(), hyper::Error>) -> CloseReason;
+
+/// Runs a served connection until it ends, asking it to finish at
+/// shutdown and closing it on a stalled answer or for the in-flight
+/// budget; says why it ended.
+async fn drive<S, C>(
+    shared: &Arc<Shared<S>>,
+    connection: C,
+    (turns, close_reason): (Option<&paced::Turns>, CloseReasonOf),
+    state: &ConnectionState,
+    mut stop_requested: watch::Receiver<bool>,
+) -> CloseReason
+where
+    C: GracefulConnection<Error = hyper::Error>,
+{
+    tokio::pin!(connection);
     let send_timeout = shared.settings.send_timeout;
     let mut watchdog = tokio::time::interval(send_timeout / 2);
     watchdog.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut shutting_down = false;
     loop {
         tokio::select! {
-            result = turns.polled(connection.as_mut()) => {
+            result = async {
+                match turns {
+                    Some(turns) => turns.polled(connection.as_mut()).await,
+                    None => connection.as_mut().await,
+                }
+            } => {
                 if shutting_down {
                     return CloseReason::Shutdown;
                 }
-                return http2::close_reason(&result);
+                return close_reason(&result);
             }
             _ = stop_requested.changed(), if !shutting_down => {
                 shutting_down = true;

@@ -24,6 +24,8 @@ pub struct TestServer {
     pub metrics_addr: SocketAddr,
     /// With `--protosocket-listen`: the protosocket port (on a free port).
     pub protosocket_addr: Option<SocketAddr>,
+    /// With `--http-listen`: the HTTP API's port (on a free port).
+    pub http_addr: Option<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     pub handle: tokio::task::JoinHandle<Result<(), jiffy_server::BoxError>>,
 }
@@ -48,11 +50,17 @@ impl TestServer {
             None => None,
         };
         let protosocket_addr = protosocket.as_ref().map(|l| l.local_addr().unwrap());
+        let http = match config.http_listen {
+            Some(_) => Some(TcpListener::bind("127.0.0.1:0").await.unwrap()),
+            None => None,
+        };
+        let http_addr = http.as_ref().map(|l| l.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
         let listeners = jiffy_server::server::Listeners {
             grpc: listener,
             metrics: Some(metrics),
             protosocket,
+            http,
         };
         let handle = tokio::spawn(jiffy_server::server::run_with(
             listeners,
@@ -65,6 +73,7 @@ impl TestServer {
             addr,
             metrics_addr,
             protosocket_addr,
+            http_addr,
             stop: Some(stop),
             handle,
         }
@@ -118,6 +127,9 @@ impl Drop for TestServer {
         }
     }
 }
+
+/// The secret of the tests' in-process servers with auth on.
+pub const TEST_SECRET: &[u8] = b"a-test-secret-that-is-long-enough-for-hs256";
 
 /// The configuration a server started with `args` would have.
 pub fn config(args: &[&str]) -> Config {
@@ -314,6 +326,8 @@ pub struct ServerProcess {
     /// With `--protosocket-listen`: the port its `protosocket listening on`
     /// line printed.
     pub protosocket_addr: Option<SocketAddr>,
+    /// With `--http-listen`: the port its `http listening on` line printed.
+    pub http_addr: Option<SocketAddr>,
 }
 
 impl ServerProcess {
@@ -328,18 +342,22 @@ impl ServerProcess {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut metrics_addr = None;
         let mut protosocket_addr = None;
+        let mut http_addr = None;
         for line in lines.by_ref() {
             let line = line.unwrap();
             if let Some(addr) = line.strip_prefix("metrics listening on ") {
                 metrics_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("protosocket listening on ") {
                 protosocket_addr = Some(addr.parse().unwrap());
+            } else if let Some(addr) = line.strip_prefix("http listening on ") {
+                http_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("listening on ") {
                 return ServerProcess {
                     child,
                     addr: addr.parse().unwrap(),
                     metrics_addr,
                     protosocket_addr,
+                    http_addr,
                 };
             }
         }

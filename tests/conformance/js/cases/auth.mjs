@@ -10,7 +10,6 @@
 // verifies them).
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +41,7 @@ import {
   TopicSubscribe,
 } from '@gomomento/sdk';
 
-import { serverBinary, startJiffyServer } from '../support/jiffy-server.mjs';
+import { createAdminToken, startJiffyServer } from '../support/jiffy-server.mjs';
 import { assertIs, sleep, uniqueCacheName } from '../support/suite.mjs';
 
 const WAIT_MS = 5_000;
@@ -117,22 +116,7 @@ export function registerAuthTests(suite) {
           ]),
         );
       }
-      rootKey = execFileSync(serverBinary(), [
-        'token',
-        'create',
-        '--auth-secret-file',
-        secretFile,
-        '--caches',
-        'all',
-        '--role',
-        'admin',
-        '--expires-in',
-        '1h',
-        '--format',
-        'momento-v1',
-      ])
-        .toString()
-        .trim();
+      rootKey = createAdminToken(secretFile, 'momento-v1');
     });
 
     after(async () => {

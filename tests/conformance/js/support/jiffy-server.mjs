@@ -1,6 +1,6 @@
 // Starts and stops a jiffy-server child process on a free port.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -13,6 +13,7 @@ const STARTUP_TIMEOUT_MS = 20_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const LISTENING_LINE = /^listening on 127\.0\.0\.1:(\d+)$/;
 const METRICS_LINE = /^metrics listening on 127\.0\.0\.1:(\d+)$/;
+const HTTP_LINE = /^http listening on 127\.0\.0\.1:(\d+)$/;
 // Enough stderr to explain a failed start without holding a whole log.
 const STDERR_TAIL_CHARS = 16_384;
 
@@ -21,8 +22,33 @@ export function serverBinary() {
 }
 
 /**
- * With `--metrics-listen` among `extraArgs`, `metricsPort` is the port it got.
- * @returns {Promise<{host: string, port: number, metricsPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
+ * What `jiffy-server token create` prints for an admin of every cache,
+ * valid for an hour, as a user would make it: `format` is `jiffy` (the
+ * token) or `momento-v1` (a key for the official SDKs).
+ */
+export function createAdminToken(secretFile, format) {
+  return execFileSync(serverBinary(), [
+    'token',
+    'create',
+    '--auth-secret-file',
+    secretFile,
+    '--caches',
+    'all',
+    '--role',
+    'admin',
+    '--expires-in',
+    '1h',
+    '--format',
+    format,
+  ])
+    .toString()
+    .trim();
+}
+
+/**
+ * With `--metrics-listen` among `extraArgs`, `metricsPort` is the port it got;
+ * with `--http-listen`, `httpPort`.
+ * @returns {Promise<{host: string, port: number, metricsPort?: number, httpPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
  */
 export async function startJiffyServer(extraArgs = []) {
   const binary = serverBinary();
@@ -39,6 +65,7 @@ export async function startJiffyServer(extraArgs = []) {
   });
   const exited = once(child, 'exit');
   let metricsPort;
+  let httpPort;
 
   const port = await new Promise((resolvePort, reject) => {
     const timer = setTimeout(() => fail('did not print its port in time'), STARTUP_TIMEOUT_MS);
@@ -55,6 +82,8 @@ export async function startJiffyServer(extraArgs = []) {
       // The metrics line, when asked for, comes before the listening one.
       const metrics = METRICS_LINE.exec(line.trim());
       if (metrics) metricsPort = Number(metrics[1]);
+      const http = HTTP_LINE.exec(line.trim());
+      if (http) httpPort = Number(http[1]);
       const match = LISTENING_LINE.exec(line.trim());
       if (match && !settled) {
         settled = true;
@@ -70,6 +99,7 @@ export async function startJiffyServer(extraArgs = []) {
     host: '127.0.0.1',
     port,
     metricsPort,
+    httpPort,
     stderr: () => stderrTail,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
