@@ -259,8 +259,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         )?),
         None => None,
     };
-    let pubsub =
-        PubsubService::new(topics, config.topics, metrics.topics()).with_budget(in_flight.clone());
+    let pubsub = PubsubService::new(topics.clone(), config.topics, metrics.topics())
+        .with_budget(in_flight.clone());
     let http = match http {
         Some(listener) => Some(http_port(
             listener,

@@ -12,7 +12,8 @@ are the build under test (the release build, or $JIFFY_SERVER_BIN), and
 `jiffy` is the Python SDK's command line. A command that starts the server
 runs in the background until it prints `listening on`, on free ports (the
 page's 8080 and 9090 become 0); later commands and programs of the page get
-the port it printed in place of 8080. Commands that cannot run here (they
+the port it printed in place of 8080 (and its HTTP API's in place of
+9005). Commands that cannot run here (they
 build or install what these tests use, or need a cluster or a registry)
 are listed in NOT_RUN_HERE with the test that runs them or why none can.
 
@@ -54,6 +55,7 @@ USER_PAGES = [
             "OPERATIONS",
             "SECURITY",
             "SDKS",
+            "HTTP",
         )
     ),
 ]
@@ -134,6 +136,7 @@ class Shell:
     env: dict[str, str]
     servers: ExitStack = field(default_factory=ExitStack)
     port: int | None = None
+    http_port: int | None = None
     outputs: list[tuple[str, str]] = field(default_factory=list)
 
     def run(self, command: str) -> None:
@@ -141,6 +144,8 @@ class Shell:
         the variables it exports stay for the next."""
         if self.port is not None:
             command = command.replace("8080", str(self.port))
+        if self.http_port is not None:
+            command = command.replace("9005", str(self.http_port))
         dump = self.home / ".environment"
         script = f"set -euo pipefail\n{command}\nenv -0 > {shlex.quote(str(dump))}\n"
         done = subprocess.run(
@@ -159,7 +164,8 @@ class Shell:
 
     def start_server(self, command: str) -> None:
         """Starts the server a command starts, on free ports, until the page ends."""
-        command = command.replace(":8080", ":0").replace(":9090", ":0")
+        for port in (":8080", ":9090", ":9005"):
+            command = command.replace(port, ":0")
         server = subprocess.Popen(
             ["bash", "-c", f"exec {command}"],
             cwd=self.home,
@@ -172,6 +178,8 @@ class Shell:
         self.servers.callback(server.terminate)
         assert server.stdout is not None
         for line in server.stdout:
+            if match := re.match(r"http listening on [\d.]+:(\d+)", line):
+                self.http_port = int(match.group(1))
             if match := re.match(r"listening on [\d.]+:(\d+)", line):
                 self.port = int(match.group(1))
                 return
