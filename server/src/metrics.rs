@@ -363,6 +363,12 @@ impl Metrics {
         }
     }
 
+    /// Adds a metric kept elsewhere (`jiffy_throttled_total` of
+    /// `crate::cache_limits`) to what `/metrics` shows.
+    pub fn register(&self, collector: Box<dyn prometheus::core::Collector>) {
+        self.registry.register(collector).expect("unique metric");
+    }
+
     pub fn rpc_id(&self, path: &str) -> RpcId {
         RpcId(rpcs::index(path).unwrap_or(RPCS.len()))
     }

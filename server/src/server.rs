@@ -10,9 +10,11 @@ use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tonic::service::Routes;
 
+use crate::admin_port::{self, BlockLayer, Blocker};
 use crate::auth::{AuthLayer, Verifier};
 use crate::backend::redis::{redact, RedisStore, RedisTopics, Target};
 use crate::backend::Storage;
+use crate::cache_limits::CacheLimits;
 use crate::config::{Config, StoreChoice, TlsFiles};
 use crate::fault::FaultLayer;
 use crate::in_flight::InFlight;
@@ -53,6 +55,8 @@ pub struct Listeners {
     pub metrics: Option<TcpListener>,
     /// The protosocket port (`crate::protosocket`), when on.
     pub protosocket: Option<TcpListener>,
+    /// The test admin port (`crate::admin_port`), when on.
+    pub admin: Option<TcpListener>,
 }
 
 /// Serves on `listeners` until `shutdown` completes, then lets in-flight
@@ -165,6 +169,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         grpc: listener,
         metrics: metrics_listener,
         protosocket,
+        admin,
     } = listeners;
     let address = |listener: Option<&TcpListener>| match listener.map(TcpListener::local_addr) {
         Some(Ok(address)) => address.to_string(),
@@ -237,7 +242,11 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         config.max_in_flight_bytes as usize,
         metrics.in_flight_bytes.clone(),
     );
-    let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups());
+    // Per-cache rates, one set for every port.
+    let cache_limits = CacheLimits::new(config.cache_limits.clone(), config.max_caches);
+    metrics.register(Box::new(cache_limits.metric()));
+    let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups())
+        .with_cache_limits(cache_limits.clone());
     let advertised_port = match &protosocket {
         Some(listener) => Some(listener.local_addr()?.port()),
         None => None,
@@ -270,18 +279,22 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 .max_encoding_message_size(limits.max_response_size),
         )
         .add_service(
-            ScsControlServer::new(ControlPlane::new(
-                store,
-                limits,
-                cache_events,
-                config.topics,
-                metrics.lookups(),
-            ))
+            ScsControlServer::new(
+                ControlPlane::new(
+                    store,
+                    limits,
+                    cache_events,
+                    config.topics,
+                    metrics.lookups(),
+                )
+                .with_cache_limits(cache_limits.clone()),
+            )
             .max_decoding_message_size(limits.max_request_size),
         )
         .add_service({
             let pubsub = PubsubService::new(topics, config.topics, metrics.topics())
-                .with_budget(in_flight.clone());
+                .with_budget(in_flight.clone())
+                .with_cache_limits(cache_limits);
             let generated = PubsubServer::new(pubsub.clone())
                 .max_decoding_message_size(limits.max_request_size);
             PubsubRoutes::new(generated, pubsub, limits.max_request_size)
@@ -309,6 +322,19 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 .map(|secret| AuthLayer::new(Arc::new(Verifier::new(secret)))),
         )
         .option_layer(config.fault_injection.then(FaultLayer::new))
+        .option_layer({
+            // The admin port's /block holds calls here, inside auth and faults.
+            let blocker = admin.map(|listener| {
+                let blocker = Blocker::new();
+                tokio::spawn(admin_port::serve(
+                    listener,
+                    blocker.clone(),
+                    wait_for(stop_requested.clone()),
+                ));
+                blocker
+            });
+            blocker.map(BlockLayer::new)
+        })
         .service(routes);
     let tls = match &config.tls {
         Some(files) => Some(tls_acceptor(files, vec![b"h2".to_vec()])?),

@@ -39,6 +39,7 @@ fn start_server() -> Server {
                 grpc,
                 metrics: None,
                 protosocket: Some(protosocket),
+                admin: None,
             };
             run_with(listeners, config, std::future::pending())
                 .await

@@ -24,6 +24,8 @@ pub struct TestServer {
     pub metrics_addr: SocketAddr,
     /// With `--protosocket-listen`: the protosocket port (on a free port).
     pub protosocket_addr: Option<SocketAddr>,
+    /// With `--admin-listen`: the test admin port (on a free port).
+    pub admin_addr: Option<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     pub handle: tokio::task::JoinHandle<Result<(), jiffy_server::BoxError>>,
 }
@@ -48,11 +50,17 @@ impl TestServer {
             None => None,
         };
         let protosocket_addr = protosocket.as_ref().map(|l| l.local_addr().unwrap());
+        let admin = match config.admin_listen {
+            Some(_) => Some(TcpListener::bind("127.0.0.1:0").await.unwrap()),
+            None => None,
+        };
+        let admin_addr = admin.as_ref().map(|l| l.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
         let listeners = jiffy_server::server::Listeners {
             grpc: listener,
             metrics: Some(metrics),
             protosocket,
+            admin,
         };
         let handle = tokio::spawn(jiffy_server::server::run_with(
             listeners,
@@ -65,6 +73,7 @@ impl TestServer {
             addr,
             metrics_addr,
             protosocket_addr,
+            admin_addr,
             stop: Some(stop),
             handle,
         }
