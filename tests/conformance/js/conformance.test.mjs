@@ -5,6 +5,7 @@
 
 import { after, before } from 'node:test';
 
+import { registerAdminPortTests } from './cases/admin-port.mjs';
 import { registerAuthTests } from './cases/auth.mjs';
 import { registerBatchTests } from './cases/batches.mjs';
 import { registerCacheLifecycleTests } from './cases/cache-lifecycle.mjs';
@@ -43,4 +44,5 @@ registerSizeLimitTests(suite);
 registerPingTests(suite);
 registerTopicTests(suite);
 registerAuthTests(suite);
+registerAdminPortTests();
 registerFrontEndTests(suite);

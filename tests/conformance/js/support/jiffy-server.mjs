@@ -13,6 +13,7 @@ const STARTUP_TIMEOUT_MS = 20_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 const LISTENING_LINE = /^listening on 127\.0\.0\.1:(\d+)$/;
 const METRICS_LINE = /^metrics listening on 127\.0\.0\.1:(\d+)$/;
+const ADMIN_LINE = /^admin listening on 127\.0\.0\.1:(\d+)$/;
 // Enough stderr to explain a failed start without holding a whole log.
 const STDERR_TAIL_CHARS = 16_384;
 
@@ -21,8 +22,9 @@ export function serverBinary() {
 }
 
 /**
- * With `--metrics-listen` among `extraArgs`, `metricsPort` is the port it got.
- * @returns {Promise<{host: string, port: number, metricsPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
+ * With `--metrics-listen` among `extraArgs`, `metricsPort` is the port it
+ * got; with `--admin-listen`, `adminPort`.
+ * @returns {Promise<{host: string, port: number, metricsPort?: number, adminPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
  */
 export async function startJiffyServer(extraArgs = []) {
   const binary = serverBinary();
@@ -39,6 +41,7 @@ export async function startJiffyServer(extraArgs = []) {
   });
   const exited = once(child, 'exit');
   let metricsPort;
+  let adminPort;
 
   const port = await new Promise((resolvePort, reject) => {
     const timer = setTimeout(() => fail('did not print its port in time'), STARTUP_TIMEOUT_MS);
@@ -55,6 +58,8 @@ export async function startJiffyServer(extraArgs = []) {
       // The metrics line, when asked for, comes before the listening one.
       const metrics = METRICS_LINE.exec(line.trim());
       if (metrics) metricsPort = Number(metrics[1]);
+      const admin = ADMIN_LINE.exec(line.trim());
+      if (admin) adminPort = Number(admin[1]);
       const match = LISTENING_LINE.exec(line.trim());
       if (match && !settled) {
         settled = true;
@@ -70,6 +75,7 @@ export async function startJiffyServer(extraArgs = []) {
     host: '127.0.0.1',
     port,
     metricsPort,
+    adminPort,
     stderr: () => stderrTail,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
