@@ -14,7 +14,7 @@ use crate::admin_port::{self, BlockLayer, Blocker};
 use crate::auth::{AuthLayer, Verifier};
 use crate::backend::redis::{redact, RedisStore, RedisTopics, Target};
 use crate::backend::Storage;
-use crate::cache_limits::CacheLimits;
+use crate::cache_limits::{CacheLimits, SharedBuckets};
 use crate::config::{Config, StoreChoice, TlsFiles};
 use crate::fault::FaultLayer;
 use crate::in_flight::InFlight;
@@ -86,6 +86,8 @@ struct Parts<S, T> {
     ready: ReadyCheck,
     /// Set when shutdown begins: the metrics probes and open subscriptions read it.
     stop: (watch::Sender<bool>, watch::Receiver<bool>),
+    /// Where per-cache rate buckets are shared by front-ends (Redis).
+    shared_limits: Option<Arc<dyn SharedBuckets>>,
 }
 
 /// The embedded store, its stats in the metrics, and topics in this process.
@@ -109,6 +111,7 @@ fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>
         ready: Arc::new(|| Box::pin(async { Ok(()) })),
         stop,
         config,
+        shared_limits: None,
     }
 }
 
@@ -136,7 +139,9 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
         stop.1.clone(),
     );
     let probe = store.clone();
+    let shared_limits: Arc<dyn SharedBuckets> = store.clone();
     Parts {
+        shared_limits: Some(shared_limits),
         ready: Arc::new(move || {
             let probe = probe.clone();
             Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
@@ -164,6 +169,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         metrics,
         ready,
         stop: (stopping, stop_requested),
+        shared_limits,
     } = parts;
     let Listeners {
         grpc: listener,
@@ -243,7 +249,11 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         metrics.in_flight_bytes.clone(),
     );
     // Per-cache rates, one set for every port.
-    let cache_limits = CacheLimits::new(config.cache_limits.clone(), config.max_caches);
+    let cache_limits = CacheLimits::new(
+        config.cache_limits.clone(),
+        config.max_caches,
+        shared_limits,
+    );
     metrics.register(Box::new(cache_limits.metric()));
     let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups())
         .with_cache_limits(cache_limits.clone());

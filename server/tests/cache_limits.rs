@@ -14,7 +14,7 @@ use jiffy_server::proto::protosocket::cache::cache_response::Kind;
 use tonic::Code;
 
 use crate::common::protosocket::{get, Client};
-use crate::common::stores::{on_both_stores, Store};
+use crate::common::stores::{on_both_stores, RedisNode, Store};
 use crate::common::topics::{publish, Pubsub};
 use crate::common::{assert_status, config, create_cache, sample, Data, TestServer};
 
@@ -202,4 +202,46 @@ async fn the_protosocket_port_is_limited_alike() {
         let Kind::Error(error) = answer else { continue };
         assert_ne!(error.reason, OPERATIONS, "its own limit is 1,000 a second");
     }
+}
+
+/// Two front-ends over one Redis draw on one bucket per cache: together
+/// they admit the limit, not twice it (`cache_limits/lease.rs` has the
+/// tolerance: a lease of a tenth of a second each on credit).
+#[tokio::test(flavor = "multi_thread")]
+async fn front_ends_over_one_redis_share_a_caches_limit() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _redis = RedisNode::start(port).await;
+    let url = format!("redis://127.0.0.1:{port}");
+    let args = ["--store", &url, "--cache-calls-per-second", "20"];
+    let first = TestServer::with_args(&args).await;
+    let second = TestServer::with_args(&args).await;
+    let mut clients = [first.cache("shared").await, data(&second, "shared").await];
+    let started = Instant::now();
+    let mut admitted = [0, 0];
+    for n in 0..400 {
+        let client = &mut clients[n % 2];
+        match client.client.get(client.request(get_of("k"))).await {
+            Ok(_) => admitted[n % 2] += 1,
+            Err(status) => {
+                assert_status(
+                    Err::<(), _>(status),
+                    Code::ResourceExhausted,
+                    Some(OPERATIONS),
+                );
+            }
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    // One second's burst, the refill, and each front-end's lease on credit.
+    let allowed = 20 + (elapsed * 20.0).ceil() as usize + 2 * 2 + 2;
+    let total = admitted[0] + admitted[1];
+    assert!(
+        total <= allowed,
+        "{admitted:?} admitted in {elapsed:.2} s, at most {allowed} together"
+    );
+    assert!(admitted.iter().all(|&n| n > 0), "{admitted:?}");
 }

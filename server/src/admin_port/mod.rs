@@ -71,24 +71,25 @@ pub async fn serve(
     blocker: Blocker,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
-    let (to_block, to_unblock) = (blocker.clone(), blocker);
+    let set = |blocked: bool| {
+        let blocker = blocker.clone();
+        axum::routing::get(move || async move {
+            if blocked {
+                blocker.block();
+            } else {
+                blocker.unblock();
+            }
+            tracing::warn!(
+                blocked,
+                "admin port: calls {}",
+                if blocked { "blocked" } else { "unblocked" }
+            );
+            StatusCode::OK
+        })
+    };
     let app = axum::Router::new()
-        .route(
-            "/block",
-            axum::routing::get(move || async move {
-                to_block.block();
-                tracing::warn!("admin port: calls blocked");
-                StatusCode::OK
-            }),
-        )
-        .route(
-            "/unblock",
-            axum::routing::get(move || async move {
-                to_unblock.unblock();
-                tracing::info!("admin port: calls unblocked");
-                StatusCode::OK
-            }),
-        );
+        .route("/block", set(true))
+        .route("/unblock", set(false));
     if let Err(error) = axum::serve(listener, app)
         .with_graceful_shutdown(stop)
         .await

@@ -25,20 +25,25 @@
 //! when read, so one large value can leave the cache in debt and refused
 //! until the rate has paid it back.
 //!
-//! The buckets live in this process: with several front-ends over one
-//! Redis store each front-end enforces the whole limit on its own.
+//! Over a Redis store the buckets live in Redis, one per cache and limit
+//! in the cache's hash slot, and each front-end leases tokens from them
+//! ahead of need (`lease.rs` says within what tolerance, and what happens
+//! when Redis fails); with the embedded store they live in this process.
 
 mod bucket;
+mod lease;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures_util::future::BoxFuture;
 use parking_lot::Mutex;
 use prometheus::{IntCounterVec, Opts};
 use serde::Deserialize;
 
 use self::bucket::Bucket;
+use self::lease::Lease;
 use crate::error::Error;
 
 /// The rates one cache may use; `None` is unlimited.
@@ -129,6 +134,41 @@ impl CacheLimitSettings {
     }
 }
 
+/// Buckets kept where every front-end of a store reaches them (Redis).
+pub trait SharedBuckets: Send + Sync + 'static {
+    /// Up to `want` tokens of the cache's `limit` bucket, which fills at
+    /// `rate` a second and holds a second of it; answers those granted.
+    fn lease(
+        self: Arc<Self>,
+        cache: String,
+        limit: &'static str,
+        rate: u64,
+        want: u64,
+    ) -> BoxFuture<'static, Result<u64, Error>>;
+}
+
+/// One limit of one cache: a bucket here, or a lease on a shared one.
+enum Tokens {
+    Local(Bucket),
+    Shared(Lease),
+}
+
+impl Tokens {
+    fn try_take(&mut self, now: Instant, amount: f64, need: f64) -> bool {
+        match self {
+            Tokens::Local(bucket) => bucket.try_take(now, amount, need),
+            Tokens::Shared(lease) => lease.try_take(now, amount, need),
+        }
+    }
+
+    fn charge(&mut self, now: Instant, amount: f64) {
+        match self {
+            Tokens::Local(bucket) => bucket.charge(now, amount),
+            Tokens::Shared(lease) => lease.charge(now, amount),
+        }
+    }
+}
+
 /// The `limit` label of `jiffy_throttled_total`.
 const CALLS: &str = "calls";
 const BYTES: &str = "bytes";
@@ -136,18 +176,28 @@ const PUBLISHES: &str = "publishes";
 
 /// The buckets of one cache, made when it is first called.
 struct Buckets {
-    calls: Option<Bucket>,
-    bytes: Option<Bucket>,
-    publishes: Option<Bucket>,
+    calls: Option<Tokens>,
+    bytes: Option<Tokens>,
+    publishes: Option<Tokens>,
 }
 
 impl Buckets {
-    fn new(limits: RateLimits, now: Instant) -> Buckets {
-        let bucket = |rate: Option<u64>| rate.map(|rate| Bucket::new(rate, now));
+    fn new(
+        name: &str,
+        limits: RateLimits,
+        shared: Option<&Arc<dyn SharedBuckets>>,
+        now: Instant,
+    ) -> Buckets {
+        let tokens = |limit: &'static str, rate: Option<u64>| {
+            rate.map(|rate| match shared {
+                Some(shared) => Tokens::Shared(Lease::new(shared.clone(), name, limit, rate)),
+                None => Tokens::Local(Bucket::new(rate, now)),
+            })
+        };
         Buckets {
-            calls: bucket(limits.max_calls_per_second),
-            bytes: bucket(limits.max_bytes_per_second),
-            publishes: bucket(limits.max_publishes_per_second),
+            calls: tokens(CALLS, limits.max_calls_per_second),
+            bytes: tokens(BYTES, limits.max_bytes_per_second),
+            publishes: tokens(PUBLISHES, limits.max_publishes_per_second),
         }
     }
 }
@@ -163,6 +213,8 @@ pub struct CacheLimits {
     /// cache with a full bucket.
     buckets: Mutex<HashMap<Box<str>, Buckets>>,
     max_caches: usize,
+    /// Over a Redis store: where the buckets are, shared by front-ends.
+    shared: Option<Arc<dyn SharedBuckets>>,
     throttled: IntCounterVec,
     /// The caches that have their own series; past `max_caches` the
     /// others are counted under `cache="other"`.
@@ -170,7 +222,13 @@ pub struct CacheLimits {
 }
 
 impl CacheLimits {
-    pub fn new(settings: CacheLimitSettings, max_caches: usize) -> Arc<CacheLimits> {
+    /// The limits of `settings`, with buckets here, or in `shared` when
+    /// given (a Redis store).
+    pub fn new(
+        settings: CacheLimitSettings,
+        max_caches: usize,
+        shared: Option<Arc<dyn SharedBuckets>>,
+    ) -> Arc<CacheLimits> {
         let off = settings.defaults.is_unlimited()
             && settings.per_cache.values().all(RateLimits::is_unlimited);
         let throttled = IntCounterVec::new(
@@ -186,6 +244,7 @@ impl CacheLimits {
             off,
             buckets: Mutex::new(HashMap::new()),
             max_caches,
+            shared,
             throttled,
             labelled: Mutex::new(HashSet::new()),
         })
@@ -193,7 +252,7 @@ impl CacheLimits {
 
     /// No limits at all: what a server started without them uses.
     pub fn unlimited() -> Arc<CacheLimits> {
-        CacheLimits::new(CacheLimitSettings::default(), 1)
+        CacheLimits::new(CacheLimitSettings::default(), 1, None)
     }
 
     /// `jiffy_throttled_total`, for the server's registry.
@@ -266,9 +325,9 @@ impl CacheLimits {
         if !buckets.contains_key(name) && buckets.len() >= self.max_caches {
             buckets.clear();
         }
-        let entry = buckets
-            .entry(name.into())
-            .or_insert_with(|| Buckets::new(self.settings.of(name), now));
+        let entry = buckets.entry(name.into()).or_insert_with(|| {
+            Buckets::new(name, self.settings.of(name), self.shared.as_ref(), now)
+        });
         use_them(entry, now)
     }
 
@@ -333,7 +392,7 @@ mod tests {
             max_bytes_per_second: Some(100),
             max_publishes_per_second: None,
         };
-        let limits = CacheLimits::new(settings(TEN_CALLS, &[("small", own)]), 10);
+        let limits = CacheLimits::new(settings(TEN_CALLS, &[("small", own)]), 10, None);
         let admitted = |name| {
             (0..20)
                 .filter(|_| limits.admit_call(name, 1).is_ok())
@@ -354,13 +413,13 @@ mod tests {
             max_publishes_per_second: Some(1),
             ..RateLimits::default()
         };
-        let limits = CacheLimits::new(settings(bytes, &[]), 10);
+        let limits = CacheLimits::new(settings(bytes, &[]), 10, None);
         limits.admit_call("c", 10).unwrap();
         limits.charge_answer("c", 500);
         let refused = limits.admit_call("c", 10).unwrap_err();
         assert_eq!(refused.reason(), Some("throughput_rate_limit_exceeded"));
         assert!(refused.to_string().contains("throughput"), "{refused}");
-        let limits = CacheLimits::new(settings(bytes, &[]), 10);
+        let limits = CacheLimits::new(settings(bytes, &[]), 10, None);
         limits.admit_publish("c", 1).unwrap();
         let refused = limits.admit_publish("c", 1).unwrap_err();
         assert_eq!(refused.reason(), Some("operations_rate_limit_exceeded"));
@@ -378,6 +437,7 @@ mod tests {
                 &[],
             ),
             2,
+            None,
         );
         for name in ["a", "b", "c", "d"] {
             limits.admit_call(name, 0).unwrap();
