@@ -19,6 +19,8 @@ pub mod reason {
     pub const REQUEST_SIZE_LIMIT_EXCEEDED: &str = "request_size_limit_exceeded";
     pub const ELEMENT_SIZE_LIMIT_EXCEEDED: &str = "element_size_limit_exceeded";
     pub const TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED: &str = "topic_subscriptions_limit_exceeded";
+    pub const OPERATIONS_RATE_LIMIT_EXCEEDED: &str = "operations_rate_limit_exceeded";
+    pub const THROUGHPUT_RATE_LIMIT_EXCEEDED: &str = "throughput_rate_limit_exceeded";
     /// Jiffy's own: a Get over the protosocket port whose value no answer
     /// there can carry; the SDKs read it over gRPC instead.
     pub const ANSWER_TOO_LARGE_FOR_PROTOSOCKET: &str = "answer_too_large_for_protosocket";
@@ -102,6 +104,14 @@ pub enum Error {
     TooManySubscriptionsTotal { limit: usize },
     #[error("subscriber too slow: it fell behind the topic's buffer {falls} times without catching up in between, so it would keep losing messages; read faster, or raise --topic-buffer-messages / --topic-buffer-bytes")]
     SubscriberTooSlow { falls: u32 },
+    // "operations" and "throughput" are the words the SDKs look for when the
+    // `err` trailer is absent (`crate::cache_limits`).
+    #[error("cache `{cache}` is over its limit of {limit} calls a second: too many operations; slow down, or raise the cache's max-calls-per-second")]
+    CallRateExceeded { cache: String, limit: u64 },
+    #[error("cache `{cache}` is over its limit of {limit} bytes a second: throughput exceeded; slow down, or raise the cache's max-bytes-per-second")]
+    ByteRateExceeded { cache: String, limit: u64 },
+    #[error("cache `{cache}` is over its limit of {limit} publishes a second: too many operations; slow down, or raise the cache's max-publishes-per-second")]
+    PublishRateExceeded { cache: String, limit: u64 },
     #[error("the server is shutting down; subscribe again (to another server)")]
     ShuttingDown,
     /// An answer refused by the in-flight bound (`crate::in_flight`).
@@ -180,6 +190,14 @@ impl Error {
                 Some(reason::TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED),
             ),
             SubscriberTooSlow { .. } => (Code::ResourceExhausted, None),
+            CallRateExceeded { .. } | PublishRateExceeded { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::OPERATIONS_RATE_LIMIT_EXCEEDED),
+            ),
+            ByteRateExceeded { .. } => (
+                Code::ResourceExhausted,
+                Some(reason::THROUGHPUT_RATE_LIMIT_EXCEEDED),
+            ),
             ShuttingDown => (Code::Unavailable, None),
             WebhookNotFound { .. } => (Code::NotFound, None),
             TooManyWebhooks { .. } => (Code::ResourceExhausted, None),

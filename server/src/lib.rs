@@ -15,6 +15,8 @@
 //! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction.
 //! - [`topics`] — publish and subscribe: numbering, the resume buffer, fan-out.
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
+//! - [`cache_limits`] — per-cache rates: calls, bytes and publishes a second.
+//! - [`admin_port`] — `--admin-listen`: momento-local's `/block` and `/unblock`, for tests.
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them;
 //!   [`allocator`] — jemalloc's own figures among them.
@@ -28,10 +30,12 @@
 //! - [`in_flight`] — the bound on bytes of requests and answers in flight.
 //! - [`proto`] — code generated from `proto/` at build time (servers and clients).
 
+pub mod admin_port;
 #[cfg(not(target_env = "msvc"))]
 pub mod allocator;
 pub mod auth;
 pub mod backend;
+pub mod cache_limits;
 pub mod close;
 pub mod config;
 pub mod error;

@@ -10,9 +10,11 @@ use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tonic::service::Routes;
 
+use crate::admin_port::{self, BlockLayer, Blocker};
 use crate::auth::{AuthLayer, Verifier};
 use crate::backend::redis::{redact, RedisStore, RedisTopics, Target};
 use crate::backend::Storage;
+use crate::cache_limits::{CacheLimits, SharedBuckets};
 use crate::config::{Config, StoreChoice, TlsFiles};
 use crate::fault::FaultLayer;
 use crate::in_flight::InFlight;
@@ -57,6 +59,8 @@ pub struct Listeners {
     pub protosocket: Option<TcpListener>,
     /// The HTTP API's port (`crate::http`), when on.
     pub http: Option<TcpListener>,
+    /// The test admin port (`crate::admin_port`), when on.
+    pub admin: Option<TcpListener>,
 }
 
 /// Serves on `listeners` until `shutdown` completes, then lets in-flight
@@ -86,6 +90,8 @@ struct Parts<S, T> {
     ready: ReadyCheck,
     /// Set when shutdown begins: the metrics probes and open subscriptions read it.
     stop: (watch::Sender<bool>, watch::Receiver<bool>),
+    /// Where per-cache rate buckets are shared by front-ends (Redis).
+    shared_limits: Option<Arc<dyn SharedBuckets>>,
 }
 
 /// The embedded store, its stats in the metrics, and topics in this process.
@@ -109,6 +115,7 @@ fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>
         ready: Arc::new(|| Box::pin(async { Ok(()) })),
         stop,
         config,
+        shared_limits: None,
     }
 }
 
@@ -136,7 +143,9 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
         stop.1.clone(),
     );
     let probe = store.clone();
+    let shared_limits: Arc<dyn SharedBuckets> = store.clone();
     Parts {
+        shared_limits: Some(shared_limits),
         ready: Arc::new(move || {
             let probe = probe.clone();
             Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
@@ -164,12 +173,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         metrics,
         ready,
         stop: (stopping, stop_requested),
+        shared_limits,
     } = parts;
     let Listeners {
         grpc: listener,
         metrics: metrics_listener,
         protosocket,
         http,
+        admin,
     } = listeners;
     let address = |listener: Option<&TcpListener>| match listener.map(TcpListener::local_addr) {
         Some(Ok(address)) => address.to_string(),
@@ -243,7 +254,15 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         config.max_in_flight_bytes as usize,
         metrics.in_flight_bytes.clone(),
     );
-    let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups());
+    // Per-cache rates, one set for every port.
+    let cache_limits = CacheLimits::new(
+        config.cache_limits.clone(),
+        config.max_caches,
+        shared_limits,
+    );
+    metrics.register(vec![Box::new(cache_limits.metric())]);
+    let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups())
+        .with_cache_limits(cache_limits.clone());
     let advertised_port = match &protosocket {
         Some(listener) => Some(listener.local_addr()?.port()),
         None => None,
@@ -260,7 +279,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         None => None,
     };
     let pubsub = PubsubService::new(topics.clone(), config.topics, metrics.topics())
-        .with_budget(in_flight.clone());
+        .with_budget(in_flight.clone())
+        .with_cache_limits(cache_limits.clone());
     let http = match http {
         Some(listener) => Some(http_port(
             listener,
@@ -305,13 +325,16 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 .max_encoding_message_size(limits.max_response_size),
         )
         .add_service(
-            ScsControlServer::new(ControlPlane::new(
-                store,
-                limits,
-                cache_events,
-                config.topics,
-                metrics.lookups(),
-            ))
+            ScsControlServer::new(
+                ControlPlane::new(
+                    store,
+                    limits,
+                    cache_events,
+                    config.topics,
+                    metrics.lookups(),
+                )
+                .with_cache_limits(cache_limits.clone()),
+            )
             .max_decoding_message_size(limits.max_request_size),
         )
         .add_service({
@@ -346,6 +369,19 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 .map(|secret| AuthLayer::new(Arc::new(Verifier::new(secret)))),
         )
         .option_layer(config.fault_injection.then(FaultLayer::new))
+        .option_layer({
+            // The admin port's /block holds calls here, inside auth and faults.
+            let blocker = admin.map(|listener| {
+                let blocker = Blocker::new();
+                tokio::spawn(admin_port::serve(
+                    listener,
+                    blocker.clone(),
+                    wait_for(stop_requested.clone()),
+                ));
+                blocker
+            });
+            blocker.map(BlockLayer::new)
+        })
         .service(routes);
     let tls = match &config.tls {
         Some(files) => Some(tls_acceptor(files, vec![b"h2".to_vec()])?),

@@ -7,6 +7,7 @@
 mod common;
 
 mod abandoned_calls;
+mod admin_port;
 mod allocator;
 mod auth;
 mod auth_tokens;
@@ -14,6 +15,7 @@ mod bad_input_calls;
 mod bad_input_limits;
 mod bad_input_protosocket;
 mod bad_input_wire;
+mod cache_limits;
 mod cache_metrics;
 mod catalogue;
 mod connections;

@@ -40,6 +40,7 @@ fn start_server() -> Server {
                 metrics: None,
                 protosocket: Some(protosocket),
                 http: None,
+                admin: None,
             };
             run_with(listeners, config, std::future::pending())
                 .await

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         .settings
         .with_file(cli.config.as_deref())
         .and_then(Settings::resolve)
+        .and_then(|config| config.with_cache_limits_from(cli.config.as_deref()))
     {
         Ok(config) => config,
         Err(error) => return bad_config(error),
@@ -111,6 +112,13 @@ async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
         Some(address) => Some(bind(address)?),
         None => None,
     };
+    let admin_listener = match config.admin_listen {
+        Some(address) => Some(bind(address)?),
+        None => None,
+    };
+    if let Some(admin) = &admin_listener {
+        println!("admin listening on {}", admin.local_addr()?);
+    }
     if let Some(metrics) = &metrics_listener {
         println!("metrics listening on {}", metrics.local_addr()?);
     }
@@ -128,6 +136,7 @@ async fn serve(config: Config) -> Result<(), jiffy_server::BoxError> {
         metrics: metrics_listener,
         protosocket: protosocket_listener,
         http: http_listener,
+        admin: admin_listener,
     };
     jiffy_server::server::run_with(listeners, config, shutdown_signal()).await
 }

@@ -25,6 +25,7 @@ use serde::Deserialize;
 use crate::auth::token::TokenCommand;
 use crate::auth::{momento_key, Secret};
 use crate::backend::redis::Target;
+use crate::cache_limits::{CacheLimitSettings, RateLimits};
 use crate::limits::Limits;
 use crate::topics::TopicSettings;
 use crate::webhooks::{AllowList, WebhookSettings};
@@ -301,6 +302,11 @@ pub struct Config {
     pub topics: TopicSettings,
     /// `--webhook-allow`, parsed.
     pub webhooks: WebhookSettings,
+    /// Per-cache rate limits: the defaults, and each cache's own from the
+    /// config file ([`Config::with_cache_limits_from`]).
+    pub cache_limits: CacheLimitSettings,
+    /// The test admin port (`crate::admin_port`); off when `None`.
+    pub admin_listen: Option<SocketAddr>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -333,10 +339,14 @@ impl Settings {
             path: path.to_owned(),
             source,
         })?;
-        toml::from_str(&text).map_err(|source| ConfigError::Parse {
+        let parse_error = |source| ConfigError::Parse {
             path: path.to_owned(),
             source: Box::new(source),
-        })
+        };
+        // The `[caches.NAME]` tables are no setting: `cache_limits_from_file` reads them.
+        let mut table: toml::Table = toml::from_str(&text).map_err(parse_error)?;
+        table.remove(CACHES_TABLE);
+        Settings::deserialize(table).map_err(parse_error)
     }
 
     /// Fills in the defaults and checks that the settings fit together.
@@ -422,6 +432,15 @@ impl Settings {
                 allow: AllowList::parse(values.webhook_allow.as_deref().unwrap_or(""))
                     .map_err(ConfigError::Invalid)?,
             },
+            cache_limits: CacheLimitSettings {
+                defaults: RateLimits {
+                    max_calls_per_second: values.cache_calls_per_second.map(|n| n as u64),
+                    max_bytes_per_second: values.cache_bytes_per_second.map(|size| size.as_u64()),
+                    max_publishes_per_second: values.cache_publishes_per_second.map(|n| n as u64),
+                },
+                per_cache: Default::default(),
+            },
+            admin_listen: values.admin_listen,
         };
         config.check()?;
         Ok(config)
@@ -461,6 +480,16 @@ impl Config {
             return invalid("--store-timeout must be above zero");
         }
         self.topics.check().map_err(ConfigError::Invalid)?;
+        self.cache_limits.check().map_err(ConfigError::Invalid)?;
+        if let Some(address) = self.admin_listen {
+            if !self.insecure_allow_anonymous && !is_loopback(address) {
+                return Err(ConfigError::Invalid(format!(
+                    "--admin-listen {address} is not a loopback address, and anyone who \
+                     reaches the admin port can stall every call; give a loopback \
+                     address, or --insecure-allow-anonymous to allow it anyway"
+                )));
+            }
+        }
         if self.max_connections == 0
             || limits.max_request_items == 0
             || limits.max_collection_elements == 0
@@ -520,6 +549,50 @@ impl Config {
             .resolve()
             .expect("the defaults are valid")
     }
+}
+
+/// The config file's table of per-cache limits: `[caches.NAME]`, each with
+/// any of `max-calls-per-second`, `max-bytes-per-second` and
+/// `max-publishes-per-second`.
+const CACHES_TABLE: &str = "caches";
+
+impl Config {
+    /// This configuration with each cache's own rate limits from the
+    /// config file's `[caches.NAME]` tables (`--config`), checked.
+    pub fn with_cache_limits_from(mut self, file: Option<&Path>) -> Result<Config, ConfigError> {
+        self.cache_limits.per_cache = cache_limits_from_file(file)?;
+        self.cache_limits.check().map_err(ConfigError::Invalid)?;
+        Ok(self)
+    }
+}
+
+/// Each cache's own rate limits from the config file's `[caches.NAME]`
+/// tables; none without a file.
+fn cache_limits_from_file(
+    file: Option<&Path>,
+) -> Result<std::collections::HashMap<String, RateLimits>, ConfigError> {
+    let Some(path) = file else {
+        return Ok(Default::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    #[derive(Deserialize)]
+    struct Caches {
+        #[serde(default)]
+        caches: std::collections::HashMap<String, RateLimits>,
+    }
+    let mut table: toml::Table = toml::from_str(&text).map_err(|source| ConfigError::Parse {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    table.retain(|key, _| key == CACHES_TABLE);
+    let caches = Caches::deserialize(table).map_err(|source| ConfigError::Parse {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    Ok(caches.caches)
 }
 
 /// 127.0.0.0/8 and ::1, also when written as an IPv4-mapped IPv6 address.
@@ -811,7 +884,11 @@ mod tests {
     /// the default `--help` shows, as they were before the settings were
     /// declared in one table (`--log-format` has since shown its default).
     const FLAGS: &[&str] = &[
+        "--admin-listen JIFFY_ADMIN_LISTEN ",
         "--auth-secret-file JIFFY_AUTH_SECRET_FILE ",
+        "--cache-bytes-per-second JIFFY_CACHE_BYTES_PER_SECOND ",
+        "--cache-calls-per-second JIFFY_CACHE_CALLS_PER_SECOND ",
+        "--cache-publishes-per-second JIFFY_CACHE_PUBLISHES_PER_SECOND ",
         "--config JIFFY_CONFIG ",
         "--enable-fault-injection JIFFY_ENABLE_FAULT_INJECTION ",
         "--handshake-timeout JIFFY_HANDSHAKE_TIMEOUT 10s",
@@ -901,9 +978,13 @@ mod tests {
         "max-topic-memory",
         "topic-heartbeat-interval",
         "webhook-allow",
+        "cache-calls-per-second",
+        "cache-bytes-per-second",
+        "cache-publishes-per-second",
+        "admin-listen",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } } }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None }, per_cache: {} }, admin_listen: None }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {
@@ -953,6 +1034,63 @@ mod tests {
                  JIFFY_BLESS=1 cargo test -p jiffy-server --lib readme_settings"
             );
         }
+    }
+
+    #[test]
+    fn per_cache_limits_come_from_flags_and_the_files_caches_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jiffy.toml");
+        std::fs::write(
+            &path,
+            "cache-calls-per-second = 100\nmax-caches = 5\n\n\
+             [caches.tenant-a]\nmax-calls-per-second = 7\nmax-bytes-per-second = \"2KiB\"\n",
+        )
+        .unwrap();
+        let config = parse(&["--cache-publishes-per-second", "3"])
+            .with_file(Some(&path))
+            .unwrap()
+            .resolve()
+            .unwrap()
+            .with_cache_limits_from(Some(&path))
+            .unwrap();
+        assert_eq!(config.max_caches, 5);
+        let own = config.cache_limits.of("tenant-a");
+        assert_eq!(own.max_calls_per_second, Some(7));
+        assert_eq!(own.max_bytes_per_second, Some(2048));
+        assert_eq!(
+            own.max_publishes_per_second,
+            Some(3),
+            "the default fills in"
+        );
+        assert_eq!(
+            config.cache_limits.of("other").max_calls_per_second,
+            Some(100)
+        );
+        std::fs::write(&path, "[caches.t]\nmax-calls-per-second = 0\n").unwrap();
+        let err = Config::defaults()
+            .with_cache_limits_from(Some(&path))
+            .unwrap_err();
+        assert!(err.to_string().contains("[caches.t]"), "{err}");
+        let err = parse(&["--cache-calls-per-second", "0"])
+            .resolve()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("--cache-calls-per-second"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_admin_port_is_off_unless_given_and_loopback_unless_allowed() {
+        assert_eq!(Config::defaults().admin_listen, None);
+        let config = parse(&["--admin-listen", "localhost:9090"])
+            .resolve()
+            .unwrap();
+        assert_eq!(config.admin_listen, Some("127.0.0.1:9090".parse().unwrap()));
+        let err = parse(&["--admin-listen", ":9090"]).resolve().unwrap_err();
+        assert!(err.to_string().contains("--admin-listen"), "{err}");
+        let allowed = parse(&["--admin-listen", ":9090", "--insecure-allow-anonymous"]);
+        assert!(allowed.resolve().is_ok());
     }
 
     #[test]

@@ -187,4 +187,22 @@ declare_settings! {
     /// and host names, comma-separated; `*` for anywhere.
     webhook_allow: Option<String> = unset("loopback only"), "LIST", env "JIFFY_WEBHOOK_ALLOW",
         "where webhooks may POST beside loopback: comma-separated address blocks (`10.0.0.0/8`), addresses and host names, or `*` for anywhere; checked when a webhook is put and at every connection ([WEBHOOKS.md](WEBHOOKS.md))";
+    // Unlimited unless given: what a cache may use depends on the machine and
+    // on who shares it, so no one rate fits every server; a shared server sets
+    // them, and each cache's own in the config file (`[caches.NAME]`).
+    /// Data-plane calls a second each cache may take (Publish and Subscribe
+    /// included); unlimited when absent.
+    cache_calls_per_second: Option<usize> = unset("unlimited"), "N", env "JIFFY_CACHE_CALLS_PER_SECOND",
+        "calls a second each cache may take, on every port; over it LIMIT_EXCEEDED (see [Per-cache limits](LIMITS.md#per-cache-limits); a cache's own in the config file)";
+    /// Bytes a second each cache may move (requests, and the values read
+    /// back); unlimited when absent.
+    cache_bytes_per_second: Option<ByteSize> = unset("unlimited"), "SIZE", env "JIFFY_CACHE_BYTES_PER_SECOND",
+        "bytes a second each cache may move: each request, and the values it reads back";
+    /// Publishes a second each cache may take; unlimited when absent.
+    cache_publishes_per_second: Option<usize> = unset("unlimited"), "N", env "JIFFY_CACHE_PUBLISHES_PER_SECOND",
+        "topic publishes a second each cache may take";
+    /// Address of the test admin port (GET /block, /unblock, as
+    /// momento-local's), in the forms of --listen; off when absent.
+    admin_listen: Option<SocketAddr> = unset("off"), "HOST:PORT", env "JIFFY_ADMIN_LISTEN",
+        "momento-local's test admin port: `GET /block` stalls every call until `GET /unblock` (see [The admin port](OPERATIONS.md#the-admin-port-for-tests)); loopback only unless `--insecure-allow-anonymous`";
 }

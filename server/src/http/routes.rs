@@ -128,19 +128,23 @@ async fn item<S: Storage + Clone, T: TopicStore + Clone>(
         let key = call.query.key()?;
         authorize(&call.session, call.rpc, &cache, &key)?;
         let plane = &context.plane;
-        let store_cache = plane.cache_named(&cache)?;
+        // Admitted by the cache's rates with what the call sends: the key,
+        // and a set's value once read.
         match item_call {
             ItemCall::Get => {
+                let store_cache = plane.cache_named(&cache, key.len())?;
                 let found = get_item(plane, &store_cache, &cache, &key).await?;
                 Ok(found.map_or_else(Answer::miss, Answer::value))
             }
             ItemCall::Set => {
                 let ttl_milliseconds = call.query.ttl_milliseconds()?;
                 let value = body(call.request, plane.limits.max_request_size).await?;
+                let store_cache = plane.cache_named(&cache, key.len() + value.len())?;
                 set_item(plane, &store_cache, &key, &value, ttl_milliseconds).await?;
                 Ok(Answer::done())
             }
             ItemCall::Delete => {
+                let store_cache = plane.cache_named(&cache, key.len())?;
                 delete_item(plane, &store_cache, &key).await?;
                 Ok(Answer::done())
             }

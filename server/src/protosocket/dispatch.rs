@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use prost::Message;
 use tonic::{Code, Status};
 
 use super::auth::{authorize, Session};
@@ -115,7 +116,9 @@ async fn get<S: Storage>(
     GetCommand { namespace, key }: GetCommand,
 ) -> Result<Kind, Outcome> {
     authorize(session, rpc, &namespace, &key)?;
-    let cache = context.plane.cache_named(&namespace)?;
+    let cache = context
+        .plane
+        .cache_named(&namespace, namespace.len() + key.len())?;
     match get_item(&context.plane, &cache, &namespace, &key).await? {
         Some(value) if value.len() > context.max_value => {
             Err(Error::AnswerTooLargeForProtosocket {
@@ -139,7 +142,9 @@ async fn set<S: Storage>(
     command: SetCommand,
 ) -> Result<Kind, Outcome> {
     authorize(session, rpc, &command.namespace, &command.key)?;
-    let cache = context.plane.cache_named(&command.namespace)?;
+    let cache = context
+        .plane
+        .cache_named(&command.namespace, command.encoded_len())?;
     let value = &command.value;
     // Over --max-value-size, the same error as on the gRPC port.
     if value.len() > context.max_value && value.len() <= context.plane.limits.max_value_size {
@@ -167,7 +172,9 @@ async fn delete<S: Storage>(
     DeleteCommand { namespace, key }: DeleteCommand,
 ) -> Result<Kind, Outcome> {
     authorize(session, rpc, &namespace, &key)?;
-    let cache = context.plane.cache_named(&namespace)?;
+    let cache = context
+        .plane
+        .cache_named(&namespace, namespace.len() + key.len())?;
     delete_item(&context.plane, &cache, &key).await?;
     Ok(Kind::Delete(DeleteResponse {}))
 }

@@ -79,6 +79,9 @@ pub(super) async fn get_batch<S: Storage>(
         .iter()
         .map(prost::Message::encoded_len)
         .sum::<usize>();
+    plane
+        .cache_limits
+        .charge_answer(super::cache_name(&request), size);
     if size > plane.limits.max_response_size {
         return Err(Error::AnswerTooLarge {
             size,

@@ -7,13 +7,14 @@ use tonic::{Request, Response, Status};
 
 use crate::auth::{self, Grant};
 use crate::backend::Storage;
+use crate::cache_limits::CacheLimits;
 use crate::limits::{check_cache_name, Limits};
 use crate::metrics::Lookups;
 use crate::proto::control_client::scs_control_server::ScsControl;
 use crate::proto::control_client::{
-    Cache, CacheLimits, CreateCacheRequest, CreateCacheResponse, DeleteCacheRequest,
-    DeleteCacheResponse, FlushCacheRequest, FlushCacheResponse, ListCachesRequest,
-    ListCachesResponse, TopicLimits,
+    Cache, CacheLimits as ProtoCacheLimits, CreateCacheRequest, CreateCacheResponse,
+    DeleteCacheRequest, DeleteCacheResponse, FlushCacheRequest, FlushCacheResponse,
+    ListCachesRequest, ListCachesResponse, TopicLimits,
 };
 use crate::topics::{CacheEvents, TopicSettings};
 
@@ -27,6 +28,8 @@ pub struct ControlPlane<S> {
     topic_settings: TopicSettings,
     /// The per-cache metrics, made and dropped with their cache.
     lookups: Lookups,
+    /// Each cache's rate limits, reported by ListCaches.
+    cache_limits: Arc<CacheLimits>,
 }
 
 impl<S: Storage> ControlPlane<S> {
@@ -43,29 +46,49 @@ impl<S: Storage> ControlPlane<S> {
             topics,
             topic_settings,
             lookups,
+            cache_limits: CacheLimits::unlimited(),
         }
     }
 
-    /// The topic limits every cache shares, as ListCaches reports them.
-    fn topic_limits(&self) -> TopicLimits {
+    /// The per-cache rate limits ListCaches reports; none by default.
+    pub fn with_cache_limits(mut self, cache_limits: Arc<CacheLimits>) -> Self {
+        self.cache_limits = cache_limits;
+        self
+    }
+
+    /// The topic limits of the cache `name`, as ListCaches reports them
+    /// (a rate of 0: unlimited).
+    fn topic_limits(&self, name: &str) -> TopicLimits {
         let settings = &self.topic_settings;
+        let rates = self.cache_limits.of(name);
         TopicLimits {
-            max_publish_rate: 0,
+            max_publish_rate: saturate(rates.max_publishes_per_second.unwrap_or(0)),
             max_subscription_count: u32::try_from(settings.max_subscriptions).unwrap_or(u32::MAX),
             max_publish_message_size_kb: u32::try_from(settings.max_message_size / 1024)
                 .unwrap_or(u32::MAX),
         }
     }
 
-    /// The limits every cache shares, as ListCaches reports them.
-    fn cache_limits(&self) -> CacheLimits {
-        CacheLimits {
-            max_traffic_rate: 0,
-            max_throughput_kbps: 0,
+    /// The limits of the cache `name`, as ListCaches reports them (a rate
+    /// of 0: unlimited; bytes a second in whole KiB, at least 1).
+    fn limits_of(&self, name: &str) -> ProtoCacheLimits {
+        let rates = self.cache_limits.of(name);
+        ProtoCacheLimits {
+            max_traffic_rate: saturate(rates.max_calls_per_second.unwrap_or(0)),
+            max_throughput_kbps: saturate(
+                rates
+                    .max_bytes_per_second
+                    .map_or(0, |bytes| bytes.div_ceil(1024)),
+            ),
             max_item_size_kb: u32::try_from(self.limits.max_value_size / 1024).unwrap_or(u32::MAX),
             max_ttl_seconds: self.limits.max_ttl.as_secs(),
         }
     }
+}
+
+/// A rate as the protocol's `u32`, the largest if over it.
+fn saturate(rate: u64) -> u32 {
+    u32::try_from(rate).unwrap_or(u32::MAX)
 }
 
 #[tonic::async_trait]
@@ -93,6 +116,7 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         self.store.delete_cache(name).await?;
         self.topics.cache_deleted(name);
         self.lookups.cache_deleted(name);
+        self.cache_limits.forget(name);
         tracing::info!(cache = %name, "cache deleted");
         Ok(Response::new(DeleteCacheResponse {}))
     }
@@ -106,9 +130,9 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
             .into_iter()
             .filter(|name| auth::may_see(grant, name))
             .map(|cache_name| Cache {
+                cache_limits: Some(self.limits_of(&cache_name)),
+                topic_limits: Some(self.topic_limits(&cache_name)),
                 cache_name,
-                cache_limits: Some(self.cache_limits()),
-                topic_limits: Some(self.topic_limits()),
             })
             .collect();
         Ok(Response::new(ListCachesResponse {

@@ -34,11 +34,14 @@ pub mod sorted_set;
 pub mod subscribe_route;
 pub mod tokens;
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use tonic::{Request, Response, Status};
 
 use crate::auth::{ItemKeys, KeyCheck};
 use crate::backend::{CollectionTtl, Storage};
+use crate::cache_limits::CacheLimits;
 use crate::error::Error;
 use crate::limits::{Limits, MAX_CACHE_NAME_LEN};
 use crate::metrics::Lookups;
@@ -83,6 +86,8 @@ pub struct DataPlane<S> {
     pub store: S,
     pub limits: Limits,
     lookups: Lookups,
+    /// The per-cache rates every call is admitted by, on every port.
+    pub cache_limits: Arc<CacheLimits>,
 }
 
 impl<S: Storage> DataPlane<S> {
@@ -91,7 +96,14 @@ impl<S: Storage> DataPlane<S> {
             store,
             limits,
             lookups,
+            cache_limits: CacheLimits::unlimited(),
         }
+    }
+
+    /// The per-cache rate limits (`crate::cache_limits`); none by default.
+    pub fn with_cache_limits(mut self, cache_limits: Arc<CacheLimits>) -> Self {
+        self.cache_limits = cache_limits;
+        self
     }
 
     /// The item under `key` of the cache `name`, counted as a hit or a miss.
@@ -102,6 +114,9 @@ impl<S: Storage> DataPlane<S> {
         key: &[u8],
     ) -> Result<Option<Bytes>, Error> {
         let value = self.store.get(cache, key).await?;
+        if let Some(value) = &value {
+            self.cache_limits.charge_answer(name, value.len());
+        }
         let hit = u64::from(value.is_some());
         self.lookups.record(name, hit, 1 - hit);
         Ok(value)
@@ -109,7 +124,10 @@ impl<S: Storage> DataPlane<S> {
 
     /// The cache named by the request's `cache` header; with a token that
     /// reaches only some keys of it, every key the call names checked.
-    fn cache<T: ItemKeys>(&self, request: &Request<T>) -> Result<S::Cache, Status> {
+    fn cache<T: ItemKeys + prost::Message>(
+        &self,
+        request: &Request<T>,
+    ) -> Result<S::Cache, Status> {
         let cache = self.named_cache(request)?;
         if let Some(check) = request.extensions().get::<KeyCheck>() {
             check.check(cache_name(request), &request.get_ref().item_keys())?;
@@ -117,7 +135,7 @@ impl<S: Storage> DataPlane<S> {
         Ok(cache)
     }
 
-    fn named_cache<T>(&self, request: &Request<T>) -> Result<S::Cache, Error> {
+    fn named_cache<T: prost::Message>(&self, request: &Request<T>) -> Result<S::Cache, Error> {
         let value = request
             .metadata()
             .get(CACHE_HEADER)
@@ -128,12 +146,13 @@ impl<S: Storage> DataPlane<S> {
         if name.is_empty() {
             return Err(Error::MissingCacheHeader);
         }
-        self.cache_named(name)
+        self.cache_named(name, request.get_ref().encoded_len())
     }
 
     /// The cache called `name`, however the call named it (the `cache`
-    /// header here, a field of the message on the protosocket port).
-    pub(crate) fn cache_named(&self, name: &str) -> Result<S::Cache, Error> {
+    /// header here, a field of the message on the protosocket port), the
+    /// call of `request_bytes` admitted by the cache's rate limits.
+    pub(crate) fn cache_named(&self, name: &str, request_bytes: usize) -> Result<S::Cache, Error> {
         if name.is_empty() {
             return Err(Error::InvalidCacheName("it must not be empty".into()));
         }
@@ -151,6 +170,7 @@ impl<S: Storage> DataPlane<S> {
         }
         let cache = self.store.cache(name)?;
         self.lookups.count_call(name);
+        self.cache_limits.admit_call(name, request_bytes)?;
         Ok(cache)
     }
 }

@@ -10,10 +10,12 @@
 
 use std::sync::Arc;
 
+use prost::Message;
 use tonic::{Request, Response};
 
 use super::Answer;
 use crate::auth::{self, Grant, TopicOp};
+use crate::cache_limits::CacheLimits;
 use crate::error::Error;
 use crate::in_flight::{ConnectionState, InFlight};
 use crate::limits::{check_cache_name, MAX_CACHE_NAME_LEN};
@@ -33,6 +35,8 @@ pub struct PubsubService<T> {
     /// The in-flight budget each open subscription holds a share of; none in
     /// tests that serve without one.
     budget: Option<Arc<InFlight>>,
+    /// The per-cache rates Publish and Subscribe are admitted by.
+    cache_limits: Arc<CacheLimits>,
 }
 
 impl<T: TopicStore> PubsubService<T> {
@@ -42,7 +46,14 @@ impl<T: TopicStore> PubsubService<T> {
             settings,
             metrics,
             budget: None,
+            cache_limits: CacheLimits::unlimited(),
         }
+    }
+
+    /// The per-cache rate limits (`crate::cache_limits`); none by default.
+    pub fn with_cache_limits(mut self, cache_limits: Arc<CacheLimits>) -> Self {
+        self.cache_limits = cache_limits;
+        self
     }
 
     /// Subscriptions hold a share of `budget` while they are open.
@@ -67,6 +78,7 @@ impl<T: TopicStore> PubsubService<T> {
             &message.cache_name,
             &message.topic,
         )?;
+        self.cache_limits.admit_call(cache, message.encoded_len())?;
         let share = match &self.budget {
             Some(budget) => {
                 Some(BudgetShare::take(budget, connection).ok_or_else(|| budget.full_status())?)
@@ -123,6 +135,8 @@ impl<T: TopicStore + Clone> Pubsub for PubsubService<T> {
             &message.topic,
         )?;
         let value = self.settings.check_message(message.value.as_ref())?;
+        self.cache_limits
+            .admit_publish(cache, message.encoded_len())?;
         let publisher = grant
             .and_then(|Grant(claims)| claims.sub.clone())
             .unwrap_or_default();

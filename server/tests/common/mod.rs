@@ -26,6 +26,8 @@ pub struct TestServer {
     pub protosocket_addr: Option<SocketAddr>,
     /// With `--http-listen`: the HTTP API's port (on a free port).
     pub http_addr: Option<SocketAddr>,
+    /// With `--admin-listen`: the test admin port (on a free port).
+    pub admin_addr: Option<SocketAddr>,
     stop: Option<oneshot::Sender<()>>,
     pub handle: tokio::task::JoinHandle<Result<(), jiffy_server::BoxError>>,
 }
@@ -55,12 +57,18 @@ impl TestServer {
             None => None,
         };
         let http_addr = http.as_ref().map(|l| l.local_addr().unwrap());
+        let admin = match config.admin_listen {
+            Some(_) => Some(TcpListener::bind("127.0.0.1:0").await.unwrap()),
+            None => None,
+        };
+        let admin_addr = admin.as_ref().map(|l| l.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
         let listeners = jiffy_server::server::Listeners {
             grpc: listener,
             metrics: Some(metrics),
             protosocket,
             http,
+            admin,
         };
         let handle = tokio::spawn(jiffy_server::server::run_with(
             listeners,
@@ -74,6 +82,7 @@ impl TestServer {
             metrics_addr,
             protosocket_addr,
             http_addr,
+            admin_addr,
             stop: Some(stop),
             handle,
         }

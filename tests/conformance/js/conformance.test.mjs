@@ -5,6 +5,7 @@
 
 import { after, before } from 'node:test';
 
+import { registerAdminPortTests } from './cases/admin-port.mjs';
 import { registerAuthTests } from './cases/auth.mjs';
 import { registerBatchTests } from './cases/batches.mjs';
 import { registerCacheLifecycleTests } from './cases/cache-lifecycle.mjs';
@@ -47,4 +48,5 @@ registerTopicTests(suite);
 registerAuthTests(suite);
 registerWebhookTests(suite);
 registerHttpApiTests(suite);
+registerAdminPortTests();
 registerFrontEndTests(suite);

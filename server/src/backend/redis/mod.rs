@@ -7,6 +7,7 @@
 //! - `items` (calls on any item), `scalar`, and one file per collection
 //!   type: the trait impls, each a thin call of its script.
 //! - `list_keys`: ListKeys, the one call that scans (SCAN on each master).
+//! - `rate_leases`: the per-cache rate buckets shared by front-ends.
 //! - `topics`: publish and subscribe across front-ends (sharded pub/sub
 //!   and a capped stream per topic), feeding each front-end's topic hub.
 //!
@@ -20,6 +21,7 @@ pub mod keys;
 mod leaderboard;
 mod list;
 mod list_keys;
+mod rate_leases;
 mod replies;
 mod scalar;
 mod scripts;

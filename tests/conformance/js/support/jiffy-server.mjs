@@ -14,6 +14,7 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 const LISTENING_LINE = /^listening on 127\.0\.0\.1:(\d+)$/;
 const METRICS_LINE = /^metrics listening on 127\.0\.0\.1:(\d+)$/;
 const HTTP_LINE = /^http listening on 127\.0\.0\.1:(\d+)$/;
+const ADMIN_LINE = /^admin listening on 127\.0\.0\.1:(\d+)$/;
 // Enough stderr to explain a failed start without holding a whole log.
 const STDERR_TAIL_CHARS = 16_384;
 
@@ -47,8 +48,8 @@ export function createAdminToken(secretFile, format) {
 
 /**
  * With `--metrics-listen` among `extraArgs`, `metricsPort` is the port it got;
- * with `--http-listen`, `httpPort`.
- * @returns {Promise<{host: string, port: number, metricsPort?: number, httpPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
+ * with `--http-listen`, `httpPort`; with `--admin-listen`, `adminPort`.
+ * @returns {Promise<{host: string, port: number, metricsPort?: number, httpPort?: number, adminPort?: number, stop: () => Promise<number|null>, stderr: () => string}>}
  */
 export async function startJiffyServer(extraArgs = []) {
   const binary = serverBinary();
@@ -66,6 +67,7 @@ export async function startJiffyServer(extraArgs = []) {
   const exited = once(child, 'exit');
   let metricsPort;
   let httpPort;
+  let adminPort;
 
   const port = await new Promise((resolvePort, reject) => {
     const timer = setTimeout(() => fail('did not print its port in time'), STARTUP_TIMEOUT_MS);
@@ -84,6 +86,8 @@ export async function startJiffyServer(extraArgs = []) {
       if (metrics) metricsPort = Number(metrics[1]);
       const http = HTTP_LINE.exec(line.trim());
       if (http) httpPort = Number(http[1]);
+      const admin = ADMIN_LINE.exec(line.trim());
+      if (admin) adminPort = Number(admin[1]);
       const match = LISTENING_LINE.exec(line.trim());
       if (match && !settled) {
         settled = true;
@@ -100,6 +104,7 @@ export async function startJiffyServer(extraArgs = []) {
     port,
     metricsPort,
     httpPort,
+    adminPort,
     stderr: () => stderrTail,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
