@@ -171,31 +171,13 @@ impl Store {
     /// Reads the collection at `key` as [`Store::read`] does, first sizing
     /// the answer with `size` under the same lock: over `max_answer`, it is
     /// refused and `build` never runs. An answer larger than a call's
-    /// overhead is first charged to the call ([`Reserved`]), outside the
-    /// shard's lock (making room may walk every connection), then sized
-    /// again and built under the lock: the collection may have grown in
-    /// between, and then the difference is charged and it is read again.
+    /// overhead is first charged to the call, added to `reserved` (a read
+    /// whose first pass leaves the copy to another, see `on_blocking_pool`,
+    /// hands it on), outside the shard's lock (making room may walk every
+    /// connection), then sized again and built under the lock: the
+    /// collection may have grown in between, and then the difference is
+    /// charged and it is read again.
     pub fn read_answer<T: Collection, R>(
-        &self,
-        cache: CacheId,
-        key: &[u8],
-        max_answer: usize,
-        size: impl Fn(&T) -> AnswerSize,
-        build: impl FnOnce(&T) -> R,
-    ) -> Result<Option<R>, Error> {
-        self.read_reserved(
-            &mut Reserved::default(),
-            cache,
-            key,
-            max_answer,
-            size,
-            build,
-        )
-    }
-
-    /// [`Store::read_answer`], adding to what `reserved` holds: for a read
-    /// whose first pass leaves the copy to another (see `on_blocking_pool`).
-    pub fn read_reserved<T: Collection, R>(
         &self,
         reserved: &mut Reserved,
         cache: CacheId,

@@ -277,6 +277,7 @@ impl DictionaryStorage for Arc<Store> {
         max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Option<Bytes>>>, Error>> + Send {
         ready(self.read_answer(
+            &mut Reserved::default(),
             *cache,
             key,
             max_answer,
@@ -303,14 +304,14 @@ impl DictionaryStorage for Arc<Store> {
             // made, on the call's own task (the blocking pool has no call).
             let mut reserved = Reserved::default();
             let size = Dictionary::fetch_size;
-            match store.read_reserved(&mut reserved, cache, &key, max_answer, size, small)? {
+            match store.read_answer(&mut reserved, cache, &key, max_answer, size, small)? {
                 None => Ok(None),
                 Some(Some(entries)) => Ok(Some(entries)),
                 // Sized again: the dictionary may have grown in between.
                 Some(None) => {
                     let copy = move || {
                         let fetch = Dictionary::fetch;
-                        store.read_reserved(&mut reserved, cache, &key, max_answer, size, fetch)
+                        store.read_answer(&mut reserved, cache, &key, max_answer, size, fetch)
                     };
                     on_blocking_pool(copy).await
                 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use hashbrown::HashMap;
 
-use super::answer::AnswerSize;
+use super::answer::{AnswerSize, Reserved};
 use super::cost::shrunk_room;
 use super::ranked::{Ranked, Weighted};
 use super::{CacheId, Store};
@@ -277,7 +277,14 @@ impl Store {
                 held: ranked_answer_bytes(most) as u64,
             }
         };
-        let answer = self.read_answer(cache.leaderboards(), name, usize::MAX, size, read)?;
+        let answer = self.read_answer(
+            &mut Reserved::default(),
+            cache.leaderboards(),
+            name,
+            usize::MAX,
+            size,
+            read,
+        )?;
         Ok(answer.unwrap_or_default())
     }
 }

@@ -16,7 +16,7 @@ use std::sync::{Arc, LazyLock};
 use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 
-use super::answer::{charge_built, repeated_len, AnswerSize, Copier, Kept};
+use super::answer::{charge_built, repeated_len, AnswerSize, Copier, Kept, Reserved};
 use super::cost::{allocation_size, part_cost, shrunk_room};
 use super::{CacheId, Store};
 use crate::backend::{pop_answer_size, CollectionTtl, SetRemove, SetStorage};
@@ -370,7 +370,14 @@ impl SetStorage for Arc<Store> {
         max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
         let size = |set: &SetValue| AnswerSize::of::<Bytes>(set.fetch_encoded_len(), set.len());
-        ready(self.read_answer(*cache, key, max_answer, size, SetValue::fetch))
+        ready(self.read_answer(
+            &mut Reserved::default(),
+            *cache,
+            key,
+            max_answer,
+            size,
+            SetValue::fetch,
+        ))
     }
 
     fn set_contains(

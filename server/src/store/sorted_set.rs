@@ -419,7 +419,7 @@ impl SortedSetStorage for Arc<Store> {
                 (end - start <= INLINE_FETCH_ELEMENTS).then(|| set.copy(start, end, order))
             };
             let mut reserved = Reserved::default();
-            match store.read_reserved(&mut reserved, cache, &key, max_answer, size, small)? {
+            match store.read_answer(&mut reserved, cache, &key, max_answer, size, small)? {
                 None => Ok(None),
                 Some(Some(elements)) => Ok(Some(elements)),
                 // As a large dictionary's fetch (see `on_blocking_pool`),
@@ -427,7 +427,7 @@ impl SortedSetStorage for Arc<Store> {
                 Some(None) => {
                     let fetch = move || {
                         let copy = |set: &SortedSetValue| set.fetch(range, order);
-                        store.read_reserved(&mut reserved, cache, &key, max_answer, size, copy)
+                        store.read_answer(&mut reserved, cache, &key, max_answer, size, copy)
                     };
                     on_blocking_pool(fetch).await
                 }

@@ -66,12 +66,7 @@ fn part(range: std::ops::Range<usize>) -> Vec<Bytes> {
 
 /// Writes every collection the attacks fetch.
 async fn fill(target: &Target) {
-    let channel = target
-        .transport
-        .endpoint(target.server.addr)
-        .connect()
-        .await
-        .unwrap();
+    let channel = target.channel().await;
     let mut data = ScsClient::new(channel.clone())
         .max_encoding_message_size(16 << 20)
         .max_decoding_message_size(16 << 20);
