@@ -65,6 +65,8 @@ use prometheus::IntGauge;
 use tokio::time::{Instant, Sleep};
 use tonic::Status;
 
+use crate::error::Error;
+
 /// The largest answer frame handed to HTTP/2 at once: h2 buffers a frame
 /// whole whatever the client's window, so this bounds what a stalled stream
 /// holds beyond what it is charged for.
@@ -369,6 +371,12 @@ impl Drop for CallCharges {
 /// there is nothing to charge.
 pub fn reserve_answer(bytes: usize) -> Result<(), Status> {
     CALL.try_with(|call| call.reserve(bytes)).unwrap_or(Ok(()))
+}
+
+/// [`reserve_answer`] for a store: refused as [`Error::InFlightFull`],
+/// which answers the same status.
+pub fn reserve_store_answer(bytes: usize) -> Result<(), Error> {
+    reserve_answer(bytes).map_err(|refused| Error::InFlightFull(refused.message().to_owned()))
 }
 
 /// What one connection holds and how its answers move: for the send

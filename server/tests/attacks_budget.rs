@@ -15,6 +15,7 @@
 
 mod amplification;
 mod collections;
+mod fetches;
 mod memory_caps;
 mod send_path;
 mod topics;

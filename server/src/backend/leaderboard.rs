@@ -23,6 +23,19 @@ use std::future::Future;
 use super::{Caches, SortOrder};
 use crate::error::Error;
 
+/// The most bytes one element of an answer takes encoded: an id and a rank
+/// of up to 5 bytes each and a score of 8, each behind a tag, and the
+/// element's own tag and length.
+pub const RANKED_ELEMENT_ENCODED_MAX: usize = 2 + 6 + 6 + 9;
+
+/// The memory an answer of `elements` elements holds until it is encoded,
+/// at most: its list and its encoding. Charged to the call before the
+/// answer is built (embedded store) or as Redis's reply is read, before it
+/// is turned into one (`in_flight::reserve_store_answer`).
+pub fn ranked_answer_bytes(elements: usize) -> usize {
+    elements * (size_of::<RankedElement>() + RANKED_ELEMENT_ENCODED_MAX)
+}
+
 /// One element of an answer: its id, its rank in the order of the call
 /// (0-based) and its score.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -68,7 +68,10 @@ use bytes::Bytes;
 use crate::error::Error;
 pub use dictionary::{DictionaryDelete, DictionaryStorage};
 pub use keys::{bad_cursor, KeyStorage, KeysPage, DEFAULT_PAGE_KEYS, MAX_PAGE_KEYS};
-pub use leaderboard::{LeaderboardStorage, RankKind, RankedElement, ScoreSpan};
+pub use leaderboard::{
+    ranked_answer_bytes, LeaderboardStorage, RankKind, RankedElement, ScoreSpan,
+    RANKED_ELEMENT_ENCODED_MAX,
+};
 pub use list::{End, ListErase, ListPush, ListRange, ListSlice, ListStorage};
 pub use set::{pop_answer_size, SetRemove, SetStorage};
 pub use sorted_set::{

@@ -6,8 +6,9 @@
 //! fields, Get O(k), Increment, Length O(1), Delete O(k) (all: O(n) to
 //! free), Fetch O(n): one copy of the fields and values (no sort: the
 //! answer is a map, in no promised order), its answer's size known in O(1)
-//! beforehand ([`Dictionary::fetch_encoded_len`]); a large one is charged to
-//! the in-flight budget before it is copied, and copied off the runtime.
+//! beforehand ([`Dictionary::fetch_encoded_len`]) and charged to the
+//! in-flight budget before it is copied (`answer.rs`); a large one is
+//! copied off the runtime.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the dictionary as it was.
@@ -16,12 +17,11 @@ use std::collections::{HashMap, HashSet};
 use std::future::{ready, Future};
 use std::sync::Arc;
 
-use super::answer::{repeated_len, singular_len, Copier};
+use super::answer::{repeated_len, singular_len, AnswerSize, Copier, Reserved};
 use super::cost::{part_cost, shrunk_room, DICTIONARY_ENTRY_OVERHEAD};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, DictionaryDelete, DictionaryStorage};
 use crate::error::Error;
-use crate::in_flight::reserve_answer;
 use bytes::Bytes;
 
 /// Past this many fields a fetch is copied on tokio's blocking pool: a few
@@ -90,10 +90,9 @@ impl Dictionary {
         self.encoded_len
     }
 
-    /// The memory a fetch makes before its answer is encoded: the copy of
-    /// the parts (within the encoded size) and the list of entries.
-    fn fetch_memory(&self) -> usize {
-        self.encoded_len as usize + self.len() * std::mem::size_of::<(Bytes, Bytes)>()
+    /// A fetch's answer: its encoded size and the list of entries.
+    fn fetch_size(&self) -> AnswerSize {
+        AnswerSize::of::<(Bytes, Bytes)>(self.encoded_len, self.len())
     }
 
     /// Sets each field to its value, in order (so a repeated field keeps
@@ -278,10 +277,14 @@ impl DictionaryStorage for Arc<Store> {
         max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Option<Bytes>>>, Error>> + Send {
         ready(self.read_answer(
+            &mut Reserved::default(),
             *cache,
             key,
             max_answer,
-            |dictionary: &Dictionary| dictionary.get_encoded_len(fields),
+            |dictionary: &Dictionary| {
+                let encoded = dictionary.get_encoded_len(fields);
+                AnswerSize::of::<Option<Bytes>>(encoded, fields.len())
+            },
             |dictionary| dictionary.get(fields),
         ))
     }
@@ -294,29 +297,21 @@ impl DictionaryStorage for Arc<Store> {
     ) -> impl Future<Output = Result<Option<Vec<(Bytes, Bytes)>>, Error>> + Send {
         let (store, cache, key) = (self.clone(), *cache, Bytes::copy_from_slice(key));
         async move {
-            let small = |dictionary: &Dictionary| match dictionary.len() {
-                0..=INLINE_FETCH_FIELDS => Ok(dictionary.fetch()),
-                _ => Err(dictionary.fetch_memory()),
+            let small = |dictionary: &Dictionary| {
+                (dictionary.len() <= INLINE_FETCH_FIELDS).then(|| dictionary.fetch())
             };
-            match store.read_answer(
-                cache,
-                &key,
-                max_answer,
-                Dictionary::fetch_encoded_len,
-                small,
-            )? {
+            // Charged to the call by the first pass, before any copy is
+            // made, on the call's own task (the blocking pool has no call).
+            let mut reserved = Reserved::default();
+            let size = Dictionary::fetch_size;
+            match store.read_answer(&mut reserved, cache, &key, max_answer, size, small)? {
                 None => Ok(None),
-                Some(Ok(entries)) => Ok(Some(entries)),
-                Some(Err(bytes)) => {
-                    // Charged to the call before the copy is made, as the
-                    // Redis store charges a large answer before it leaves
-                    // Redis: past the in-flight budget it is refused.
-                    reserve_answer(bytes)
-                        .map_err(|refused| Error::InFlightFull(refused.message().to_owned()))?;
-                    // Sized again: the dictionary may have grown in between.
+                Some(Some(entries)) => Ok(Some(entries)),
+                // Sized again: the dictionary may have grown in between.
+                Some(None) => {
                     let copy = move || {
-                        let size = Dictionary::fetch_encoded_len;
-                        store.read_answer(cache, &key, max_answer, size, Dictionary::fetch)
+                        let fetch = Dictionary::fetch;
+                        store.read_answer(&mut reserved, cache, &key, max_answer, size, fetch)
                     };
                     on_blocking_pool(copy).await
                 }

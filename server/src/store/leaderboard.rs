@@ -23,11 +23,13 @@ use std::time::Duration;
 
 use hashbrown::HashMap;
 
+use super::answer::{AnswerSize, Reserved};
 use super::cost::shrunk_room;
 use super::ranked::{Ranked, Weighted};
 use super::{CacheId, Store};
 use crate::backend::{
-    CollectionTtl, LeaderboardStorage, RankKind, RankedElement, ScoreSpan, SortOrder,
+    ranked_answer_bytes, CollectionTtl, LeaderboardStorage, RankKind, RankedElement, ScoreSpan,
+    SortOrder, RANKED_ELEMENT_ENCODED_MAX,
 };
 use crate::error::Error;
 
@@ -256,6 +258,35 @@ impl Store {
         let answer = self.read(cache.leaderboards(), name, |board| read(board))?;
         Ok(answer.unwrap_or_else(|| read(&Leaderboard::default())))
     }
+
+    /// Reads an answer of at most `most` elements (known in O(1)) from the
+    /// board `name` of `cache`, charged to the call before it is built as a
+    /// collection's answer is (`answer.rs`); the handler holds the built
+    /// answer to `--max-response-size`. An absent board answers nothing.
+    fn read_board_answer(
+        &self,
+        cache: CacheId,
+        name: &[u8],
+        most: impl Fn(&Leaderboard) -> usize,
+        read: impl FnOnce(&Leaderboard) -> Vec<RankedElement>,
+    ) -> Result<Vec<RankedElement>, Error> {
+        let size = |board: &Leaderboard| {
+            let most = most(board);
+            AnswerSize {
+                encoded: (most * RANKED_ELEMENT_ENCODED_MAX) as u64,
+                held: ranked_answer_bytes(most) as u64,
+            }
+        };
+        let answer = self.read_answer(
+            &mut Reserved::default(),
+            cache.leaderboards(),
+            name,
+            usize::MAX,
+            size,
+            read,
+        )?;
+        Ok(answer.unwrap_or_default())
+    }
 }
 
 impl LeaderboardStorage for Arc<Store> {
@@ -320,7 +351,13 @@ impl LeaderboardStorage for Arc<Store> {
         end: u32,
         order: SortOrder,
     ) -> impl Future<Output = Result<Vec<RankedElement>, Error>> + Send {
-        ready(self.read_board(*cache, name, |board| board.by_rank(start, end, order)))
+        let most = |board: &Leaderboard| {
+            (end as usize)
+                .min(board.len())
+                .saturating_sub(start as usize)
+        };
+        let read = |board: &Leaderboard| board.by_rank(start, end, order);
+        ready(self.read_board_answer(*cache, name, most, read))
     }
 
     fn leaderboard_by_score(
@@ -332,9 +369,9 @@ impl LeaderboardStorage for Arc<Store> {
         limit: u32,
         order: SortOrder,
     ) -> impl Future<Output = Result<Vec<RankedElement>, Error>> + Send {
-        ready(self.read_board(*cache, name, |board| {
-            board.by_score(span, offset, limit, order)
-        }))
+        let most = |board: &Leaderboard| (limit as usize).min(board.len());
+        let read = |board: &Leaderboard| board.by_score(span, offset, limit, order);
+        ready(self.read_board_answer(*cache, name, most, read))
     }
 
     fn leaderboard_rank(
@@ -345,7 +382,9 @@ impl LeaderboardStorage for Arc<Store> {
         order: SortOrder,
         kind: RankKind,
     ) -> impl Future<Output = Result<Vec<RankedElement>, Error>> + Send {
-        ready(self.read_board(*cache, name, |board| board.rank(ids, order, kind)))
+        let most = |board: &Leaderboard| ids.len().min(board.len());
+        let read = |board: &Leaderboard| board.rank(ids, order, kind);
+        ready(self.read_board_answer(*cache, name, most, read))
     }
 }
 

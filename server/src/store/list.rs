@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::answer::{repeated_len, Copier, Kept};
+use super::answer::{repeated_len, AnswerSize, Copier, Kept, Reserved};
 use super::cost::{allocation_size, part_cost, shrunk_room};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
@@ -283,10 +283,14 @@ impl ListStorage for Arc<Store> {
         max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
         ready(self.read_answer(
+            &mut Reserved::default(),
             *cache,
             key,
             max_answer,
-            |list: &ListValue| list.fetch_encoded_len(slice, max_answer),
+            |list: &ListValue| {
+                let elements = slice.bounds(list.len()).len();
+                AnswerSize::of::<Bytes>(list.fetch_encoded_len(slice, max_answer), elements)
+            },
             |list| list.fetch(slice),
         ))
     }

@@ -16,7 +16,7 @@ use std::sync::{Arc, LazyLock};
 use bytes::Bytes;
 use hashbrown::{DefaultHashBuilder, HashSet, HashTable};
 
-use super::answer::{repeated_len, Copier, Kept};
+use super::answer::{charge_built, repeated_len, AnswerSize, Copier, Kept, Reserved};
 use super::cost::{allocation_size, part_cost, shrunk_room};
 use super::{CacheId, Store};
 use crate::backend::{pop_answer_size, CollectionTtl, SetRemove, SetStorage};
@@ -369,8 +369,15 @@ impl SetStorage for Arc<Store> {
         key: &[u8],
         max_answer: usize,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
-        let size = SetValue::fetch_encoded_len;
-        ready(self.read_answer(*cache, key, max_answer, size, SetValue::fetch))
+        let size = |set: &SetValue| AnswerSize::of::<Bytes>(set.fetch_encoded_len(), set.len());
+        ready(self.read_answer(
+            &mut Reserved::default(),
+            *cache,
+            key,
+            max_answer,
+            size,
+            SetValue::fetch,
+        ))
     }
 
     fn set_contains(
@@ -408,7 +415,14 @@ impl SetStorage for Arc<Store> {
         key: &[u8],
         limit: u64,
     ) -> impl Future<Output = Result<Option<Vec<Bytes>>, Error>> + Send {
-        ready(self.read(*cache, key, |set: &SetValue| set.sample(limit)))
+        let sample = self.read(*cache, key, |set: &SetValue| set.sample(limit));
+        ready(sample.and_then(|sample| {
+            if let Some(values) = &sample {
+                let encoded = values.iter().map(|value| repeated_len(value.len())).sum();
+                charge_built(AnswerSize::of::<Bytes>(encoded, values.len()))?;
+            }
+            Ok(sample)
+        }))
     }
 }
 

@@ -34,16 +34,20 @@ use crate::error::Error;
 ///   because a doubling `Vec` is on average three quarters full: 96;
 /// - the hash-table slot ([`TABLE_SLOT`]): 8;
 /// - the expiry listing ([`EXPIRY_LISTING`]): 5;
-/// - the header `bytes` allocates (24 bytes, 32-byte class) when a read
-///   first hands out a handle on the item's allocation ([`SHARED_HEADER`]):
-///   charged up front, so that the cap bounds what items hold once read
-///   (`tests/memory_per_element.rs`), at the price of over-charging an item
-///   never read by 32 bytes.
+/// - a scalar's only: the header `bytes` allocates (24 bytes, 32-byte
+///   class) when a read first hands out a handle on the item's allocation
+///   ([`SHARED_HEADER`]): charged up front, so that the cap bounds what
+///   items hold once read (`tests/memory_per_element.rs`), at the price of
+///   over-charging a scalar never read by 32 bytes. A collection's reads
+///   copy its elements out (`answer::Copier`) and never hand out a handle
+///   on its allocation (the key), so it has no such header.
 ///
-/// 96 + 8 + 5 + 32 = 141 bytes on 64-bit targets.
-pub(super) const ITEM_OVERHEAD: u64 =
-    (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING + SHARED_HEADER as usize)
-        as u64;
+/// 96 + 8 + 5 + 32 = 141 bytes on 64-bit targets; 109 for a collection.
+pub(super) const ITEM_OVERHEAD: u64 = COLLECTION_ITEM_OVERHEAD + SHARED_HEADER;
+
+/// [`ITEM_OVERHEAD`] of a collection: no read handle's header.
+const COLLECTION_ITEM_OVERHEAD: u64 =
+    (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING) as u64;
 
 /// A hash-table slot: a 4-byte slot number and 1 control byte, at a load
 /// between 7/16 and 7/8 (the table doubles at 7/8), 5 x 1.6 on average.
@@ -106,18 +110,23 @@ impl Entry {
 
     fn cost(&self) -> u64 {
         allocation_size(self.bytes.len()) as u64
-            + self.collection.as_deref().map_or(0, Collections::cost)
-            + ITEM_OVERHEAD
+            + self
+                .collection
+                .as_deref()
+                .map_or(ITEM_OVERHEAD, |collection| {
+                    collection.cost() + COLLECTION_ITEM_OVERHEAD
+                })
     }
 }
 
 /// What an item of this key and contents is charged against the cap.
 pub(super) fn item_cost(key: &[u8], value: &Value) -> u64 {
-    ITEM_OVERHEAD
-        + match value {
-            Value::Scalar(bytes) => allocation_size(bytes.len()) as u64,
-            Value::Collection(c) => allocation_size(key.len()) as u64 + c.cost(),
+    match value {
+        Value::Scalar(bytes) => allocation_size(bytes.len()) as u64 + ITEM_OVERHEAD,
+        Value::Collection(c) => {
+            allocation_size(key.len()) as u64 + c.cost() + COLLECTION_ITEM_OVERHEAD
         }
+    }
 }
 
 impl Arena for Vec<Option<Entry>> {

@@ -26,7 +26,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hashbrown::HashMap;
 
-use super::answer::{repeated_len, Copier, Kept};
+use super::answer::{repeated_len, AnswerSize, Copier, Kept, Reserved};
 use super::cost::{part_cost, shrunk_room, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
 use super::dictionary::on_blocking_pool;
 use super::ranked::{Ranked, Weighted};
@@ -412,13 +412,14 @@ impl SortedSetStorage for Arc<Store> {
         async move {
             let size = move |set: &SortedSetValue| {
                 let (start, end) = set.answered(range, order);
-                set.encoded_len(start, end)
+                AnswerSize::of::<ScoredValue>(set.encoded_len(start, end), end - start)
             };
             let small = |set: &SortedSetValue| {
                 let (start, end) = set.answered(range, order);
                 (end - start <= INLINE_FETCH_ELEMENTS).then(|| set.copy(start, end, order))
             };
-            match store.read_answer(cache, &key, max_answer, size, small)? {
+            let mut reserved = Reserved::default();
+            match store.read_answer(&mut reserved, cache, &key, max_answer, size, small)? {
                 None => Ok(None),
                 Some(Some(elements)) => Ok(Some(elements)),
                 // As a large dictionary's fetch (see `on_blocking_pool`),
@@ -426,7 +427,7 @@ impl SortedSetStorage for Arc<Store> {
                 Some(None) => {
                     let fetch = move || {
                         let copy = |set: &SortedSetValue| set.fetch(range, order);
-                        store.read_answer(cache, &key, max_answer, size, copy)
+                        store.read_answer(&mut reserved, cache, &key, max_answer, size, copy)
                     };
                     on_blocking_pool(fetch).await
                 }

@@ -32,7 +32,7 @@ use crate::common::raw_http2 as raw;
 /// The largest window HTTP/2 allows, for each stream and the connection.
 const WIDE_WINDOW: u32 = (1 << 31) - 1;
 /// Attacking connections, and the calls each sends at a time.
-const CONNECTIONS: usize = 8;
+pub(super) const CONNECTIONS: usize = 8;
 const STREAMS: usize = 100;
 /// A Get answer just under hyper's default send buffer (400 KiB): h2 takes
 /// it whole and the stream ends.
@@ -89,13 +89,14 @@ fn get_batch() -> Bytes {
 }
 
 /// `CONNECTIONS` hand-made connections that open the widest windows, then
-/// send round after round of `STREAMS` calls to `method` with `message`,
-/// and never read a byte. A connection the server closes is replaced.
-async fn wide_windows_never_read(ctx: Ctx, method: &'static str, message: Bytes) {
-    let block = ctx.request_block(method);
+/// send round after round of `STREAMS` calls, each the next of `calls` (a
+/// header block and a framed message), and never read a byte. A connection
+/// the server closes is replaced.
+pub(super) async fn wide_windows_never_read(ctx: Ctx, calls: Vec<(Vec<u8>, Bytes)>) {
+    let calls = std::sync::Arc::new(calls);
     let tasks: Vec<_> = (0..CONNECTIONS)
         .map(|_| {
-            let (ctx, block, message) = (ctx.clone(), block.clone(), message.clone());
+            let (ctx, calls) = (ctx.clone(), calls.clone());
             tokio::spawn(async move {
                 while !ctx.over() {
                     let params = [(raw::SETTINGS_INITIAL_WINDOW_SIZE, WIDE_WINDOW)];
@@ -108,20 +109,21 @@ async fn wide_windows_never_read(ctx: Ctx, method: &'static str, message: Bytes)
                     let mut open = conn.send(&ctx, &widen).await;
                     while open && !ctx.over() {
                         let mut round = Vec::new();
-                        for _ in 0..STREAMS {
+                        for turn in 0..STREAMS {
+                            let (block, message) = &calls[turn % calls.len()];
                             let stream = next_stream;
                             next_stream += 2;
                             round.extend(raw::frame(
                                 raw::HEADERS,
                                 raw::FLAG_END_HEADERS,
                                 stream,
-                                &block,
+                                block,
                             ));
                             round.extend(raw::frame(
                                 raw::DATA,
                                 raw::FLAG_END_STREAM,
                                 stream,
-                                &message,
+                                message,
                             ));
                         }
                         open = conn.send(&ctx, &round).await;
@@ -145,7 +147,8 @@ async fn wide_window_attack(name: &str, method: &'static str, message: Bytes) {
     let mut target = attack::start(Setup::new(&[])).await;
     store_values(&target).await;
     let mut outcome = attack::run(&mut target, name, move |ctx| {
-        wide_windows_never_read(ctx, method, message)
+        let calls = vec![(ctx.request_block(method), message)];
+        wide_windows_never_read(ctx, calls)
     })
     .await;
     // What they leave queued is counted: the budget closes them.

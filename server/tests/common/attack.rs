@@ -236,6 +236,14 @@ pub struct Target {
     pub small_key_may_be_evicted: bool,
 }
 
+impl Target {
+    /// A gRPC channel to the server, as a well-behaved client opens it.
+    pub async fn channel(&self) -> tonic::transport::Channel {
+        let endpoint = self.transport.endpoint(self.server.addr);
+        endpoint.connect().await.unwrap()
+    }
+}
+
 /// The `--help` of the server binary, read once.
 fn server_help() -> &'static str {
     static HELP: OnceLock<String> = OnceLock::new();

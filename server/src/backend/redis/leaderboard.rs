@@ -23,8 +23,11 @@ use redis::Value;
 use super::replies::too_large;
 use super::sorted_set::{parse_score, score_text};
 use super::{check_cache, keys, scripts, unexpected, RedisCache, RedisStore};
-use crate::backend::{LeaderboardStorage, RankKind, RankedElement, ScoreSpan, SortOrder};
+use crate::backend::{
+    ranked_answer_bytes, LeaderboardStorage, RankKind, RankedElement, ScoreSpan, SortOrder,
+};
 use crate::error::Error;
+use crate::in_flight::{reserve_store_answer, SMALL_ANSWER};
 
 /// The generation, marker and data keys of board `name` of `cache`, in
 /// the order the item scripts take them.
@@ -76,6 +79,20 @@ fn array(call: &str, reply: Value) -> Result<Vec<Value>, Error> {
         Value::Array(parts) => Ok(parts),
         other => Err(unexpected(call, &other)),
     }
+}
+
+/// [`array`] of an answer of `per_element` values an element, charged to
+/// the call before it is turned into the answer, which waits to be encoded
+/// (an answer of a few elements is paid by the call's own overhead). The
+/// reply itself, at most 8,192 elements of about 30 bytes, is read first:
+/// its size is not known before.
+fn answer_array(call: &str, reply: Value, per_element: usize) -> Result<Vec<Value>, Error> {
+    let parts = array(call, reply)?;
+    let bytes = ranked_answer_bytes(parts.len() / per_element);
+    if bytes > SMALL_ANSWER {
+        reserve_store_answer(bytes)?;
+    }
+    Ok(parts)
 }
 
 fn id_of(call: &str, value: &Value) -> Result<u32, Error> {
@@ -177,7 +194,7 @@ impl LeaderboardStorage for Arc<RedisStore> {
         let reply = self
             .run_board(&scripts::LEADERBOARD_BY_RANK, cache, name, &args)
             .await?;
-        ranked_from(CALL, start, &array(CALL, reply)?)
+        ranked_from(CALL, start, &answer_array(CALL, reply, 2)?)
     }
 
     async fn leaderboard_by_score(
@@ -205,7 +222,7 @@ impl LeaderboardStorage for Arc<RedisStore> {
         let reply = self
             .run_board(&scripts::LEADERBOARD_BY_SCORE, cache, name, &args)
             .await?;
-        match array(CALL, reply)?.split_first() {
+        match answer_array(CALL, reply, 2)?.split_first() {
             Some((first, flat)) => ranked_from(CALL, int_of(CALL, first)?, flat),
             None => Err(Error::StoreFailed(format!("{CALL}: an empty reply"))),
         }
@@ -230,7 +247,7 @@ impl LeaderboardStorage for Arc<RedisStore> {
         let reply = self
             .run_board(&scripts::LEADERBOARD_RANK, cache, name, &args)
             .await?;
-        array(CALL, reply)?
+        answer_array(CALL, reply, 3)?
             .chunks(3)
             .map(|triple| match triple {
                 [id, rank, score] => Ok(RankedElement {

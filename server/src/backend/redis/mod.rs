@@ -44,7 +44,7 @@ pub use topics::RedisTopics;
 
 use super::{Caches, ItemStorage, ItemType, StoreStats};
 use crate::error::Error;
-use crate::in_flight::{reserve_answer, SMALL_ANSWER};
+use crate::in_flight::{reserve_store_answer, SMALL_ANSWER};
 use crate::limits::check_cache_name;
 
 /// How long a deleted cache's bucket markers stay. They only have to outlive
@@ -264,10 +264,14 @@ impl RedisStore {
                 return Err(Error::AnswerTooLarge { size, limit });
             }
             let Some(size) = announced_size(&reply) else {
+                // A read that is no answer (a union's sources) is bounded
+                // by its count of elements instead.
+                if limit < usize::MAX {
+                    charge_handles(&reply, charged)?;
+                }
                 return Ok(reply);
             };
-            reserve_answer(size.saturating_sub(charged))
-                .map_err(|refused| Error::InFlightFull(refused.message().to_owned()))?;
+            reserve_store_answer(size.saturating_sub(charged))?;
             charged = charged.max(size);
             cap = size;
         }
@@ -422,6 +426,31 @@ fn refused_size(reply: &Value) -> Option<usize> {
         Value::SimpleString(status) => status.strip_prefix("TOO_LARGE ")?.parse().ok(),
         _ => None,
     }
+}
+
+/// Charges what an answer read from Redis holds beyond the size charged
+/// for it (`charged`, 0 if it was not announced): a handle per element
+/// once it is turned into the answer, as the embedded store charges it
+/// (`store/answer.rs`); and, for one not announced, the elements too once
+/// they are more than the call's own charge pays for. Without it an
+/// answer of many small elements held several times what was charged.
+fn charge_handles(reply: &Value, charged: usize) -> Result<(), Error> {
+    let Value::Array(parts) = reply else {
+        return Ok(());
+    };
+    let handles = parts.len() * size_of::<Bytes>();
+    let parts_len = |part: &Value| match part {
+        Value::BulkString(bytes) => bytes.len(),
+        _ => 0,
+    };
+    let held = match charged {
+        0 => parts.iter().map(parts_len).sum::<usize>() + handles,
+        charged => charged + handles,
+    };
+    if held > SMALL_ANSWER {
+        reserve_store_answer(held - charged)?;
+    }
+    Ok(())
 }
 
 /// The size in a read script's `SIZE <bytes>` status reply.
