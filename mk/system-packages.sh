@@ -35,6 +35,8 @@ test=(
   systemd:systemd-analyze # the systemd unit (deploy/systemd) is checked with systemd-analyze verify
   default-jdk-headless:javac # the official Java SDK's conformance suite (tests/conformance/java)
   maven:mvn # ... which Maven builds and runs
+  openssl:openssl # the docs' secret-making commands run in tests/readme
+  curl:curl # the HTTP API's examples (README, docs/HTTP.md) run in tests/readme
 )
 
 case $target in
