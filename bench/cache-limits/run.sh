@@ -14,10 +14,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-LOCK=/tmp/jiffy-bench.lock
-if [[ "${JIFFY_BENCH_LOCKED:-}" != 1 ]]; then
-  exec env JIFFY_BENCH_LOCKED=1 flock "$LOCK" bash "$0" "$@"
-fi
+source "$ROOT/bench/lock.sh"
 cd "$ROOT"
 source bench/ports.sh
 
