@@ -153,6 +153,7 @@ async fn reflection_v1_and_v1alpha_list_every_service() {
                 "jiffy.admin.Admin",
                 "leaderboard.Leaderboard",
                 "token.Token",
+                "webhook.Webhook",
             ]
         );
     }

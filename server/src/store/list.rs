@@ -146,13 +146,14 @@ impl ListValue {
     }
 
     /// The bytes of the values of a ListFetch answer for `slice`: O(1) for
-    /// the whole list, or whenever the whole list is within `max_answer`
-    /// (then so is any slice, and the whole list's size stands in for the
-    /// slice's); else the slice's values' lengths are added up, a walk of
-    /// what the answer would copy, which copies nothing.
-    pub fn fetch_encoded_len(&self, slice: ListSlice, max_answer: usize) -> u64 {
+    /// the whole list; else the slice's values' lengths are added up, a walk
+    /// of what the answer would copy, which copies nothing. Exact either
+    /// way: it is what the call is charged before the copy, and the whole
+    /// list's size standing in for a slice's would refuse a small slice of
+    /// a large list for lack of budget.
+    pub fn fetch_encoded_len(&self, slice: ListSlice) -> u64 {
         let bounds = slice.bounds(self.len());
-        if bounds.len() == self.len() || self.kept.encoded <= max_answer as u64 {
+        if bounds.len() == self.len() {
             return self.kept.encoded;
         }
         self.values
@@ -289,7 +290,7 @@ impl ListStorage for Arc<Store> {
             max_answer,
             |list: &ListValue| {
                 let elements = slice.bounds(list.len()).len();
-                AnswerSize::of::<Bytes>(list.fetch_encoded_len(slice, max_answer), elements)
+                AnswerSize::of::<Bytes>(list.fetch_encoded_len(slice), elements)
             },
             |list| list.fetch(slice),
         ))
