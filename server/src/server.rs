@@ -41,7 +41,7 @@ use crate::service::tokens::TokenVending;
 use crate::service::DataPlane;
 use crate::store::{Store, StoreConfig};
 use crate::topics::{CacheEvents, Hub, LocalTopics, TopicStore};
-use crate::webhooks::{WebhookMetrics, WebhookService, Webhooks};
+use crate::webhooks::{SharedWebhooks, WebhookMetrics, WebhookService, Webhooks};
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -92,6 +92,8 @@ struct Parts<S, T> {
     stop: (watch::Sender<bool>, watch::Receiver<bool>),
     /// Where per-cache rate buckets are shared by front-ends (Redis).
     shared_limits: Option<Arc<dyn SharedBuckets>>,
+    /// Where webhooks are kept for every front-end (Redis).
+    shared_webhooks: Option<Arc<dyn SharedWebhooks>>,
 }
 
 /// The embedded store, its stats in the metrics, and topics in this process.
@@ -116,6 +118,7 @@ fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>
         stop,
         config,
         shared_limits: None,
+        shared_webhooks: None,
     }
 }
 
@@ -144,8 +147,10 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
     );
     let probe = store.clone();
     let shared_limits: Arc<dyn SharedBuckets> = store.clone();
+    let shared_webhooks: Arc<dyn SharedWebhooks> = store.clone();
     Parts {
         shared_limits: Some(shared_limits),
+        shared_webhooks: Some(shared_webhooks),
         ready: Arc::new(move || {
             let probe = probe.clone();
             Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
@@ -174,6 +179,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         ready,
         stop: (stopping, stop_requested),
         shared_limits,
+        shared_webhooks,
     } = parts;
     let Listeners {
         grpc: listener,
@@ -303,9 +309,10 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .max_decoding_message_size(limits.max_request_size)
         .max_encoding_message_size(limits.max_response_size);
     let vending = TokenVending::new(config.auth.clone(), config.public_endpoint.clone());
-    // Webhooks: kept in this process, so served with the embedded store
-    // only; over Redis their calls answer UNIMPLEMENTED (docs/WEBHOOKS.md).
-    let webhooks = matches!(config.store, StoreChoice::Embedded).then(|| {
+    // Webhooks: kept in this process with the embedded store, in the store
+    // over Redis, where one front-end at a time delivers each
+    // (docs/WEBHOOKS.md).
+    let webhooks = {
         let webhook_metrics = WebhookMetrics::new();
         metrics.register(webhook_metrics.collectors());
         let registry = Webhooks::new(
@@ -313,10 +320,11 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             config.webhooks.clone(),
             webhook_metrics,
             stop_requested.clone(),
+            shared_webhooks,
         );
         WebhookServer::new(WebhookService::new(store.clone(), registry))
             .max_decoding_message_size(limits.max_request_size)
-    });
+    };
     let routes = Routes::new(scs)
         .add_service(leaderboards)
         .add_service(
@@ -347,12 +355,9 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .add_service(AuthServer::new(vending))
         .add_service(health.clone())
         .add_service(reflection_v1)
-        .add_service(reflection_v1alpha);
-    let routes = match webhooks {
-        Some(webhooks) => routes.add_service(webhooks),
-        None => routes,
-    }
-    .prepare();
+        .add_service(reflection_v1alpha)
+        .add_service(webhooks)
+        .prepare();
     let service = tower::ServiceBuilder::new()
         .layer({
             let layer = RpcLayer::new(metrics.clone(), limits.max_request_size, in_flight.clone());

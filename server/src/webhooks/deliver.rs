@@ -2,7 +2,9 @@
 //! message in order, signed, retrying with exponential backoff, and give up
 //! on a message after [`MAX_ATTEMPTS`]; subscribe again from the next
 //! message if the subscription ends, and forget the webhook once its cache
-//! is gone.
+//! is gone. One loop for both stores: a [`Source`] says whether this
+//! process delivers the webhook and from which message (over Redis, the
+//! front-end holding its lease, from the position recorded there).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -185,18 +187,60 @@ pub fn event(hook: &Hook, item: &TopicItem) -> String {
     body.to_string()
 }
 
+/// Who may deliver a webhook, and from where. The embedded store's webhooks
+/// are always delivered by this process ([`Always`]); over Redis, by the
+/// front-end that holds the webhook's lease (`shared::Lease`).
+pub trait Source: Send {
+    /// Waits until this process is the one to deliver; answers the first
+    /// message to read.
+    fn acquire(&mut self) -> impl std::future::Future<Output = Resume> + Send;
+    /// Whether it still is, asked before each message is sent.
+    fn holds(&self) -> bool;
+    /// Every message before `next` is delivered or given up.
+    fn advance(&mut self, next: Resume);
+    /// The server stops: hands delivery over.
+    fn release(&mut self) -> impl std::future::Future<Output = ()> + Send;
+}
+
+/// The embedded store's webhooks: this process is the only one.
+pub struct Always;
+
+impl Source for Always {
+    async fn acquire(&mut self) -> Resume {
+        Resume::default()
+    }
+
+    fn holds(&self) -> bool {
+        true
+    }
+
+    fn advance(&mut self, _next: Resume) {}
+
+    async fn release(&mut self) {}
+}
+
 /// The task of one webhook, until it is deleted (aborted), its cache is
-/// deleted, or the server stops.
-pub async fn run<T: TopicStore + Clone>(
+/// deleted, or the server stops. `first` is the subscription its put
+/// opened, if any; otherwise it reads from where `source` says.
+pub async fn run<T: TopicStore + Clone, S: Source>(
     webhooks: Arc<Webhooks<T>>,
     hook: Arc<Hook>,
     generation: u64,
-    first: Subscription,
+    mut source: S,
+    first: Option<Subscription>,
 ) {
     let mut stop = webhooks.stop.clone();
-    let mut subscription = Some(first);
+    let mut holding = first.is_some();
+    let mut subscription = first;
     let mut next = Resume::default();
     loop {
+        if !holding {
+            next = tokio::select! {
+                start = source.acquire() => start,
+                _ = stop.wait_for(|stopped| *stopped) => return,
+            };
+            holding = true;
+        }
         let current = match subscription.take() {
             Some(current) => current,
             None => match webhooks
@@ -211,22 +255,31 @@ pub async fn run<T: TopicStore + Clone>(
                 }
                 Err(error) => {
                     tracing::debug!(cache = %hook.cache, webhook = %hook.name, %error, "webhook subscription refused");
-                    tokio::select! {
-                        _ = tokio::time::sleep(RESUBSCRIBE_DELAY) => continue,
-                        _ = stop.wait_for(|stopped| *stopped) => return,
+                    if stopped(&mut stop, RESUBSCRIBE_DELAY).await {
+                        return source.release().await;
                     }
+                    continue;
                 }
             },
         };
         let mut stream = current.into_stream();
         loop {
             let item = tokio::select! {
-                item = stream.next() => item,
-                _ = stop.wait_for(|stopped| *stopped) => return,
+                item = stream.next() => Some(item),
+                _ = stop.wait_for(|stopped| *stopped) => None,
+            };
+            let Some(item) = item else {
+                return source.release().await;
             };
             let Some(Ok(item)) = item else { break };
             match item.kind {
                 Some(ItemKind::Item(item)) => {
+                    if !source.holds() {
+                        // Another front-end delivers it from now on, from
+                        // the position last recorded.
+                        holding = false;
+                        break;
+                    }
                     let metrics = &webhooks.poster().metrics;
                     match webhooks.poster().deliver(&hook, event(&hook, &item)).await {
                         Outcome::Delivered => metrics.delivered.inc(),
@@ -237,6 +290,7 @@ pub async fn run<T: TopicStore + Clone>(
                         seq: item.topic_sequence_number + 1,
                         page: item.sequence_page,
                     };
+                    source.advance(next);
                 }
                 Some(ItemKind::Discontinuity(gap)) => {
                     if gap.last_topic_sequence > 0 {
@@ -249,9 +303,16 @@ pub async fn run<T: TopicStore + Clone>(
                 Some(ItemKind::Heartbeat(_)) | None => {}
             }
         }
-        tokio::select! {
-            _ = tokio::time::sleep(RESUBSCRIBE_DELAY) => {}
-            _ = stop.wait_for(|stopped| *stopped) => return,
+        if holding && stopped(&mut stop, RESUBSCRIBE_DELAY).await {
+            return source.release().await;
         }
+    }
+}
+
+/// Waits `delay`; `true` if the server began to stop meanwhile.
+async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>, delay: Duration) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(delay) => false,
+        _ = stop.wait_for(|stopped| *stopped) => true,
     }
 }

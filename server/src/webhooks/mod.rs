@@ -11,6 +11,8 @@
 //! - `deliver`: one webhook's delivery: its subscription, the POST, retries.
 //! - `allow`: `--webhook-allow`, checked at put and at every connection.
 //! - `sign`: secrets and the `momento-signature` header.
+//! - `shared`: over Redis, the webhooks kept in the store and the lease by
+//!   which one front-end at a time delivers each.
 //!
 //! # Why each webhook is a subscriber
 //!
@@ -28,6 +30,7 @@ mod allow;
 mod deliver;
 mod registry;
 mod service;
+mod shared;
 mod sign;
 
 use std::time::Duration;
@@ -37,6 +40,7 @@ use prometheus::{IntCounter, IntCounterVec, IntGauge, Opts};
 pub use allow::AllowList;
 pub use registry::Webhooks;
 pub use service::WebhookService;
+pub use shared::{Definition, SharedWebhooks, Taken, LEASE_TTL};
 pub use sign::signature;
 
 /// Webhooks one cache may have.
@@ -78,8 +82,14 @@ pub struct WebhookMetrics {
     dropped: IntCounter,
     /// Webhooks whose current message waits for another attempt.
     pub retrying: IntGauge,
-    /// Webhooks on this server.
+    /// Webhooks on this server (over Redis: in the store, as this
+    /// front-end last read them).
     pub webhooks: IntGauge,
+    /// Over Redis: webhooks whose lease this front-end holds (it delivers them).
+    pub leases: IntGauge,
+    /// Over Redis: leases this front-end took from a holder that did not
+    /// hand them over (it died, or lost touch with Redis).
+    pub takeovers: IntCounter,
     deliveries: IntCounterVec,
 }
 
@@ -105,7 +115,16 @@ impl WebhookMetrics {
                 "webhook_retrying",
                 "webhooks whose current message waits for another attempt; what is published meanwhile waits in the topic's buffer",
             ),
-            webhooks: gauge("webhooks", "webhooks on this server"),
+            webhooks: gauge("webhooks", "webhooks on this server (over Redis: in the store)"),
+            leases: gauge(
+                "webhook_leases",
+                "over Redis: webhooks whose lease this front-end holds, so delivers",
+            ),
+            takeovers: IntCounter::with_opts(Opts::new(
+                "webhook_lease_takeovers_total",
+                "over Redis: webhook leases taken from a front-end that did not hand them over (it died or lost Redis); what it delivered since its last renewal is delivered again",
+            ))
+            .expect("valid metric"),
             deliveries,
         }
     }
@@ -116,6 +135,8 @@ impl WebhookMetrics {
             Box::new(self.deliveries.clone()),
             Box::new(self.retrying.clone()),
             Box::new(self.webhooks.clone()),
+            Box::new(self.leases.clone()),
+            Box::new(self.takeovers.clone()),
         ]
     }
 }

@@ -1,21 +1,25 @@
 //! The webhooks of this server, by cache: each with its secret and the task
-//! that delivers its topic's messages (`deliver`). Kept with the server's
-//! caches (the embedded store): a webhook goes when its cache is deleted.
+//! that delivers its topic's messages (`deliver`). With the embedded store
+//! they are kept here, with its caches: a webhook goes when its cache is
+//! deleted. Over Redis they are kept in the store (`shared`), and what is
+//! here follows it: every front-end runs a task per webhook, and the one
+//! holding the webhook's lease delivers.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use http::Uri;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-use super::deliver::{self, Poster};
+use super::deliver::{self, Always, Poster, Source};
+use super::shared::{Definition, Lease, SharedWebhooks, SYNC_INTERVAL};
 use super::sign::new_secret;
 use super::{WebhookMetrics, WebhookSettings, MAX_NAME_LEN, MAX_URL_LEN, MAX_WEBHOOKS_PER_CACHE};
 use crate::error::Error;
-use crate::topics::{check_topic_name, Resume, TopicStore};
+use crate::topics::{check_topic_name, Resume, Subscription, TopicStore};
 
 /// One webhook, as its delivery task reads it.
 pub struct Hook {
@@ -41,6 +45,8 @@ struct Entry {
     /// Which put made it: a task that ends forgets its own entry only, not
     /// one put since.
     generation: u64,
+    /// Over Redis, the definition's id in the store (empty otherwise).
+    id: String,
 }
 
 impl Drop for Entry {
@@ -59,6 +65,9 @@ pub struct Webhooks<T> {
     generations: AtomicU64,
     /// Set when the server shuts down: the tasks end.
     pub(super) stop: watch::Receiver<bool>,
+    /// Over Redis, where the webhooks are kept; `caches` then holds this
+    /// front-end's tasks, following the store every [`SYNC_INTERVAL`].
+    shared: Option<Arc<dyn SharedWebhooks>>,
 }
 
 impl<T: TopicStore + Clone> Webhooks<T> {
@@ -67,8 +76,9 @@ impl<T: TopicStore + Clone> Webhooks<T> {
         settings: WebhookSettings,
         metrics: WebhookMetrics,
         stop: watch::Receiver<bool>,
+        shared: Option<Arc<dyn SharedWebhooks>>,
     ) -> Arc<Self> {
-        Arc::new(Webhooks {
+        let webhooks = Arc::new(Webhooks {
             poster: Arc::new(Poster::new(
                 Arc::new(settings.allow.clone()),
                 metrics.clone(),
@@ -79,7 +89,12 @@ impl<T: TopicStore + Clone> Webhooks<T> {
             caches: Mutex::new(HashMap::new()),
             generations: AtomicU64::new(0),
             stop,
-        })
+            shared,
+        });
+        if webhooks.shared.is_some() {
+            tokio::spawn(follow_store(Arc::downgrade(&webhooks)));
+        }
+        webhooks
     }
 
     pub(super) fn topics(&self) -> &T {
@@ -103,6 +118,23 @@ impl<T: TopicStore + Clone> Webhooks<T> {
         check_name(name)?;
         check_topic_name(topic)?;
         let uri = self.check_url(url).await?;
+        if let Some(shared) = &self.shared {
+            let mut definition = Definition {
+                cache: cache.to_owned(),
+                name: name.to_owned(),
+                topic: topic.to_owned(),
+                url: url.to_owned(),
+                secret: new_secret(),
+                id: new_secret(),
+            };
+            let (secret, id) = shared.put(&definition, MAX_WEBHOOKS_PER_CACHE).await?;
+            definition.secret = secret.clone();
+            definition.id = id;
+            // This front-end competes for its lease at once, the others
+            // within a sync.
+            self.follow(shared, definition);
+            return Ok(secret);
+        }
         let secret = {
             let caches = self.caches.lock();
             let hooks = caches.get(cache);
@@ -136,22 +168,37 @@ impl<T: TopicStore + Clone> Webhooks<T> {
             uri,
             secret: RwLock::new(secret.clone()),
         });
+        self.start(hook, String::new(), Always, Some(subscription));
+        Ok(secret)
+    }
+
+    /// Starts the delivery task of `hook`, in place of the one of the same
+    /// name if any.
+    fn start<S: Source + 'static>(
+        self: &Arc<Self>,
+        hook: Arc<Hook>,
+        id: String,
+        source: S,
+        first: Option<Subscription>,
+    ) {
         let generation = self.generations.fetch_add(1, Ordering::Relaxed);
         let task = tokio::spawn(deliver::run(
             self.clone(),
             hook.clone(),
             generation,
-            subscription,
+            source,
+            first,
         ))
         .abort_handle();
         let mut caches = self.caches.lock();
-        let hooks = caches.entry(cache.to_owned()).or_default();
+        let hooks = caches.entry(hook.cache.clone()).or_default();
         let before = hooks.insert(
-            name.to_owned(),
+            hook.name.clone(),
             Entry {
                 hook,
                 task,
                 generation,
+                id,
             },
         );
         if before.is_none() {
@@ -159,11 +206,75 @@ impl<T: TopicStore + Clone> Webhooks<T> {
         }
         drop(caches);
         drop(before);
-        Ok(secret)
+    }
+
+    /// Over Redis: runs a task for `definition` if none runs for it yet, and
+    /// signs with its secret from now on.
+    fn follow(self: &Arc<Self>, shared: &Arc<dyn SharedWebhooks>, definition: Definition) {
+        {
+            let caches = self.caches.lock();
+            let entry = caches
+                .get(&definition.cache)
+                .and_then(|hooks| hooks.get(&definition.name));
+            if let Some(entry) = entry.filter(|entry| entry.id == definition.id) {
+                if *entry.hook.secret.read() != definition.secret {
+                    *entry.hook.secret.write() = definition.secret;
+                }
+                return;
+            }
+        }
+        let Ok(uri) = definition.url.parse::<Uri>() else {
+            tracing::warn!(cache = %definition.cache, webhook = %definition.name, "a stored webhook's URL does not parse; not delivered");
+            return;
+        };
+        let hook = Arc::new(Hook {
+            cache: definition.cache.clone(),
+            name: definition.name.clone(),
+            topic: definition.topic.clone(),
+            url: definition.url.clone(),
+            uri,
+            secret: RwLock::new(definition.secret.clone()),
+        });
+        let id = definition.id.clone();
+        let lease = Lease::new(shared.clone(), definition, self.metrics.clone());
+        self.start(hook, id, lease, None);
+    }
+
+    /// Over Redis: ends the tasks of webhooks the store no longer has (or
+    /// has under another id), and follows the others.
+    fn follow_all(self: &Arc<Self>, shared: &Arc<dyn SharedWebhooks>, all: Vec<Definition>) {
+        let kept: HashSet<(&str, &str, &str)> = all
+            .iter()
+            .map(|d| (d.cache.as_str(), d.name.as_str(), d.id.as_str()))
+            .collect();
+        let mut ended = Vec::new();
+        {
+            let mut caches = self.caches.lock();
+            caches.retain(|cache, hooks| {
+                hooks.retain(|name, entry| {
+                    let keep = kept.contains(&(cache.as_str(), name.as_str(), entry.id.as_str()));
+                    if !keep {
+                        ended.push(entry.task.clone());
+                        self.metrics.webhooks.dec();
+                    }
+                    keep
+                });
+                !hooks.is_empty()
+            });
+        }
+        for task in ended {
+            task.abort();
+        }
+        for definition in all {
+            self.follow(shared, definition);
+        }
     }
 
     /// Deletes a webhook; one that is not there is already deleted.
-    pub fn delete(&self, cache: &str, name: &str) {
+    pub async fn delete(&self, cache: &str, name: &str) -> Result<(), Error> {
+        if let Some(shared) = &self.shared {
+            shared.delete(cache, name).await?;
+        }
         let removed = {
             let mut caches = self.caches.lock();
             let removed = caches.get_mut(cache).and_then(|hooks| hooks.remove(name));
@@ -175,22 +286,33 @@ impl<T: TopicStore + Clone> Webhooks<T> {
         if removed.is_some() {
             self.metrics.webhooks.dec();
         }
+        Ok(())
     }
 
     /// The webhooks of `cache`, by name: (name, topic, url).
-    pub fn list(&self, cache: &str) -> Vec<(String, String, String)> {
-        let caches = self.caches.lock();
-        let mut hooks: Vec<_> = caches
-            .get(cache)
-            .into_iter()
-            .flat_map(HashMap::values)
-            .map(|entry| {
-                let hook = &entry.hook;
-                (hook.name.clone(), hook.topic.clone(), hook.url.clone())
-            })
-            .collect();
+    pub async fn list(&self, cache: &str) -> Result<Vec<(String, String, String)>, Error> {
+        let mut hooks: Vec<_> = match &self.shared {
+            Some(shared) => shared
+                .of_cache(cache)
+                .await?
+                .into_iter()
+                .map(|d| (d.name, d.topic, d.url))
+                .collect(),
+            None => {
+                let caches = self.caches.lock();
+                caches
+                    .get(cache)
+                    .into_iter()
+                    .flat_map(HashMap::values)
+                    .map(|entry| {
+                        let hook = &entry.hook;
+                        (hook.name.clone(), hook.topic.clone(), hook.url.clone())
+                    })
+                    .collect()
+            }
+        };
         hooks.sort();
-        hooks
+        Ok(hooks)
     }
 
     fn hook(&self, cache: &str, name: &str) -> Result<Arc<Hook>, Error> {
@@ -199,21 +321,35 @@ impl<T: TopicStore + Clone> Webhooks<T> {
             .get(cache)
             .and_then(|hooks| hooks.get(name))
             .map(|entry| entry.hook.clone())
-            .ok_or_else(|| Error::WebhookNotFound {
-                cache: cache.to_owned(),
-                name: name.to_owned(),
-            })
+            .ok_or_else(|| not_found(cache, name))
     }
 
-    pub fn secret(&self, cache: &str, name: &str) -> Result<String, Error> {
-        Ok(self.hook(cache, name)?.secret())
+    pub async fn secret(&self, cache: &str, name: &str) -> Result<String, Error> {
+        match &self.shared {
+            Some(shared) => shared
+                .of_cache(cache)
+                .await?
+                .into_iter()
+                .find(|d| d.name == name)
+                .map(|d| d.secret)
+                .ok_or_else(|| not_found(cache, name)),
+            None => Ok(self.hook(cache, name)?.secret()),
+        }
     }
 
-    /// A new secret, used from the next attempt on.
-    pub fn rotate(&self, cache: &str, name: &str) -> Result<String, Error> {
-        let hook = self.hook(cache, name)?;
+    /// A new secret, used from the next attempt on (over Redis, by the
+    /// front-end delivering it within a sync).
+    pub async fn rotate(&self, cache: &str, name: &str) -> Result<String, Error> {
         let secret = new_secret();
-        *hook.secret.write() = secret.clone();
+        match &self.shared {
+            Some(shared) => {
+                shared.rotate(cache, name, &secret).await?;
+                if let Ok(hook) = self.hook(cache, name) {
+                    *hook.secret.write() = secret.clone();
+                }
+            }
+            None => *self.hook(cache, name)?.secret.write() = secret.clone(),
+        }
         Ok(secret)
     }
 
@@ -269,6 +405,37 @@ impl<T: TopicStore + Clone> Webhooks<T> {
             .await
             .map_err(|error| Error::WebhookRefused(error.to_string()))?;
         Ok(uri)
+    }
+}
+
+/// Over Redis, every front-end's tasks follow the store: one read of every
+/// webhook each [`SYNC_INTERVAL`], until the server stops.
+async fn follow_store<T: TopicStore + Clone>(webhooks: Weak<Webhooks<T>>) {
+    let Some(mut stop) = webhooks.upgrade().map(|webhooks| webhooks.stop.clone()) else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(SYNC_INTERVAL) => {}
+            _ = stop.wait_for(|stopped| *stopped) => return,
+        }
+        let Some(webhooks) = webhooks.upgrade() else {
+            return;
+        };
+        let Some(shared) = webhooks.shared.clone() else {
+            return;
+        };
+        match shared.all().await {
+            Ok(all) => webhooks.follow_all(&shared, all),
+            Err(error) => tracing::debug!(%error, "reading the webhooks from the store failed"),
+        }
+    }
+}
+
+fn not_found(cache: &str, name: &str) -> Error {
+    Error::WebhookNotFound {
+        cache: cache.to_owned(),
+        name: name.to_owned(),
     }
 }
 

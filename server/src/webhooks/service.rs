@@ -89,7 +89,9 @@ where
         let cache = self
             .cache(&request, "DeleteWebhook", &webhook_id.cache_name)
             .await?;
-        self.webhooks.delete(cache, &webhook_id.webhook_name);
+        self.webhooks
+            .delete(cache, &webhook_id.webhook_name)
+            .await?;
         Ok(Response::new(pb::DeleteWebhookResponse {}))
     }
 
@@ -103,6 +105,7 @@ where
         let webhook = self
             .webhooks
             .list(cache)
+            .await?
             .into_iter()
             .map(|(webhook_name, topic_name, url)| pb::Webhook {
                 webhook_id: Some(pb::WebhookId {
@@ -126,7 +129,10 @@ where
         let cache = self
             .cache(&request, "GetWebhookSecret", &message.cache_name)
             .await?;
-        let secret_string = self.webhooks.secret(cache, &message.webhook_name)?;
+        let secret_string = self
+            .webhooks
+            .secret(cache, &message.webhook_name)
+            .await?;
         Ok(Response::new(pb::GetWebhookSecretResponse {
             cache_name: cache.to_owned(),
             webhook_name: message.webhook_name.clone(),
@@ -142,7 +148,10 @@ where
         let cache = self
             .cache(&request, "RotateWebhookSecret", &webhook_id.cache_name)
             .await?;
-        let secret_string = self.webhooks.rotate(cache, &webhook_id.webhook_name)?;
+        let secret_string = self
+            .webhooks
+            .rotate(cache, &webhook_id.webhook_name)
+            .await?;
         tracing::info!(cache = %cache, webhook = %webhook_id.webhook_name, "webhook secret rotated");
         Ok(Response::new(pb::RotateWebhookSecretResponse {
             secret_string,

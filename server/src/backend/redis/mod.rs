@@ -10,6 +10,7 @@
 //! - `rate_leases`: the per-cache rate buckets shared by front-ends.
 //! - `topics`: publish and subscribe across front-ends (sharded pub/sub
 //!   and a capped stream per topic), feeding each front-end's topic hub.
+//! - `webhooks`: webhooks kept in each cache's slot, and their leases.
 //!
 //! Every call is bounded by `--store-timeout`; a cluster that is down, hung
 //! or failing over is answered UNAVAILABLE, which the SDKs retry when safe.
@@ -28,6 +29,7 @@ mod scripts;
 mod set;
 mod sorted_set;
 mod topics;
+mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -319,6 +321,12 @@ impl RedisStore {
                 .key(keys::generation_key(name, bucket))
                 .arg(generation)
                 .arg(DELETED_MARKER_TTL_MS);
+            if bucket == 0 {
+                // A delete removes them with the cache (none on other buckets).
+                for key in webhooks::kept_with_cache(name) {
+                    invocation.key(key);
+                }
+            }
             self.run(invocation).await
         });
         try_join_all(updates).await.map(drop)

@@ -80,7 +80,7 @@ const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Where a topic lives: its bucket's generation key, its hash, its stream
 /// and its channel, all under the hash tag of the bucket its name falls in.
-struct TopicKeys {
+pub(super) struct TopicKeys {
     generation: String,
     hash: Vec<u8>,
     stream: Vec<u8>,
@@ -88,7 +88,7 @@ struct TopicKeys {
 }
 
 impl TopicKeys {
-    fn new(cache: &str, topic: &str) -> TopicKeys {
+    pub(super) fn new(cache: &str, topic: &str) -> TopicKeys {
         let bucket = keys::bucket_of(topic.as_bytes());
         let named = |prefix: &str| {
             let mut name = format!("{prefix}:{{{cache}/{bucket}}}:").into_bytes();
@@ -103,7 +103,7 @@ impl TopicKeys {
         }
     }
 
-    fn invocation(&self, script: &'static Script) -> redis::ScriptInvocation<'static> {
+    pub(super) fn invocation(&self, script: &'static Script) -> redis::ScriptInvocation<'static> {
         let mut invocation = script.prepare_invoke();
         invocation
             .key(self.generation.as_str())
@@ -151,14 +151,14 @@ fn number_prefix(bytes: &[u8]) -> Option<(u64, &[u8])> {
 }
 
 /// What `topic_read.lua` answered.
-struct Read {
+pub(super) struct Read {
     /// 0: not published to in this generation of the cache.
-    page: u64,
-    last: u64,
+    pub(super) page: u64,
+    pub(super) last: u64,
     entries: Vec<(u64, Kind, String)>,
 }
 
-fn parse_read(reply: Value) -> Result<Option<Read>, Error> {
+pub(super) fn parse_read(reply: Value) -> Result<Option<Read>, Error> {
     let parts = match reply {
         Value::Int(0) => return Ok(None),
         Value::Array(parts) => parts,
