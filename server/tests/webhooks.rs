@@ -12,14 +12,18 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
+use common::redis_cluster::RedisCluster;
 use common::topics::{publish, Pubsub};
-use common::{assert_status, create_cache, sample, with_token, TestServer};
+use common::{
+    assert_status, create_cache, process_metric, sample, with_token, ServerProcess, TestServer,
+};
 use hmac::{Hmac, Mac};
 use http_body_util::BodyExt;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use jiffy_server::auth::{CacheScope, Role, Secret};
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
+use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
 use jiffy_server::proto::webhook::webhook_client::WebhookClient;
 use jiffy_server::proto::webhook::webhook_destination::Kind;
 use jiffy_server::proto::webhook::{
@@ -30,8 +34,11 @@ use sha3::Sha3_256;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tonic::transport::Channel;
+use tonic::transport::{Channel, Endpoint};
 use tonic::Code;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::HealthCheckRequest;
 
 const CACHE: &str = "hooks";
 
@@ -242,26 +249,38 @@ async fn every_message_arrives_once_in_order_signed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn messages_published_while_the_receiver_is_down_arrive_after() {
-    let (_server, mut hooks, mut topics) = start(&[]).await;
+    let (_server, mut hooks, topics) = start(&[]).await;
+    receiver_down_and_back(&mut hooks, &mut [topics]).await;
+}
+
+/// Message `n` is published through `topics[n % topics.len()]`.
+async fn publish_numbered(
+    topics: &mut [Pubsub],
+    topic: &str,
+    numbers: std::ops::RangeInclusive<u64>,
+) {
+    for n in numbers {
+        let client = &mut topics[n as usize % topics.len()];
+        publish(client, CACHE, topic, &format!("m{n}"))
+            .await
+            .unwrap();
+    }
+}
+
+/// A webhook's receiver stops while messages are published, and gets them,
+/// in order, once it is back.
+async fn receiver_down_and_back(hooks: &mut WebhookClient<Channel>, topics: &mut [Pubsub]) {
     let (mut receiver, mut received) = Receiver::start().await;
     hooks
         .put_webhook(hook("h", "t", &receiver.url()))
         .await
         .unwrap();
-    for n in 1..=5 {
-        publish(&mut topics, CACHE, "t", &format!("m{n}"))
-            .await
-            .unwrap();
-    }
+    publish_numbered(topics, "t", 1..=5).await;
     for n in 1..=5 {
         assert_eq!(next(&mut received).await.json()["text"], format!("m{n}"));
     }
     receiver.stop();
-    for n in 6..=10 {
-        publish(&mut topics, CACHE, "t", &format!("m{n}"))
-            .await
-            .unwrap();
-    }
+    publish_numbered(topics, "t", 6..=10).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     receiver.restart().await;
     for n in 6..=10 {
@@ -460,4 +479,216 @@ async fn past_the_topics_buffer_the_oldest_waiting_messages_are_dropped_and_coun
     quiet(&mut received).await;
     let dropped = "jiffy_webhook_deliveries_total{result=\"dropped\"}";
     assert_eq!(sample(&server.metrics().await, dropped), Some(6.0));
+}
+
+// Over a Redis Cluster: the webhooks kept in the store, delivered by the
+// one front-end holding each webhook's lease (docs/WEBHOOKS.md).
+
+/// Two front-ends over a fresh cluster, the cache made through the first;
+/// a webhook client and a topic client on each.
+async fn over_redis() -> (
+    RedisCluster,
+    [ServerProcess; 2],
+    [WebhookClient<Channel>; 2],
+    [Pubsub; 2],
+) {
+    let cluster = RedisCluster::start().await;
+    // Room for a loaded test machine: the default 1 s is for production.
+    let args = ["--store-timeout", "5s"];
+    let servers = [cluster.front_end(&args), cluster.front_end(&args)];
+    let mut channels = Vec::new();
+    for server in &servers {
+        let channel = Endpoint::from_shared(server.url())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        channels.push(channel);
+    }
+    create_cache(&mut ScsControlClient::new(channels[0].clone()), CACHE).await;
+    let hooks = [
+        WebhookClient::new(channels[0].clone()),
+        WebhookClient::new(channels[1].clone()),
+    ];
+    let topics = [
+        PubsubClient::new(channels[0].clone()),
+        PubsubClient::new(channels[1].clone()),
+    ];
+    (cluster, servers, hooks, topics)
+}
+
+/// Nothing more arrives for longer than a lease's renewal and a sync.
+async fn quiet_for_a_while(received: &mut mpsc::UnboundedReceiver<Received>) {
+    let more = tokio::time::timeout(Duration::from_secs(3), received.recv()).await;
+    assert!(more.is_err(), "an extra delivery: {more:?}");
+}
+
+/// What each front-end's metrics say of `series`.
+async fn on_each(servers: &[ServerProcess], series: &str) -> Vec<f64> {
+    let mut values = Vec::new();
+    for server in servers {
+        values.push(process_metric(server, series).await);
+    }
+    values
+}
+
+/// The text of each delivery until `count` have come, checked signed with `secret`.
+async fn texts(
+    received: &mut mpsc::UnboundedReceiver<Received>,
+    count: usize,
+    secret: &str,
+) -> Vec<String> {
+    let mut texts = Vec::new();
+    for _ in 0..count {
+        let got = next(received).await;
+        assert!(got.signed_with(secret), "signed with the webhook's secret");
+        texts.push(got.json()["text"].as_str().unwrap().to_owned());
+    }
+    texts
+}
+
+fn numbered(numbers: std::ops::RangeInclusive<u64>) -> Vec<String> {
+    numbers.map(|n| format!("m{n}")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
+    let (_cluster, servers, mut hooks, mut topics) = over_redis().await;
+    let (receiver, mut received) = Receiver::start().await;
+    let secret = hooks[0]
+        .put_webhook(hook("orders", "orders", &receiver.url()))
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string;
+    // The other front-end knows it: the store keeps it.
+    let listed = hooks[1]
+        .list_webhooks(ListWebhookRequest {
+            cache_name: CACHE.to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .webhook;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].topic_name, "orders");
+    let described = hooks[1]
+        .get_webhook_secret(GetWebhookSecretRequest {
+            cache_name: CACHE.to_owned(),
+            webhook_name: "orders".to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(described.secret_string, secret);
+
+    // Published through both front-ends, delivered once, by one of them.
+    publish_numbered(&mut topics, "orders", 1..=30).await;
+    assert_eq!(texts(&mut received, 30, &secret).await, numbered(1..=30));
+    quiet_for_a_while(&mut received).await;
+    let leases = on_each(&servers, "jiffy_webhook_leases").await;
+    assert_eq!(leases.iter().sum::<f64>(), 1.0, "one holder: {leases:?}");
+    let delivered = "jiffy_webhook_deliveries_total{result=\"delivered\"}";
+    assert_eq!(on_each(&servers, delivered).await.iter().sum::<f64>(), 30.0);
+    for server in &servers {
+        let channel = Endpoint::from_shared(server.url())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let health = HealthClient::new(channel)
+            .check(HealthCheckRequest {
+                service: "webhook.Webhook".to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(health.status(), ServingStatus::Serving);
+    }
+
+    // A secret rotated through either front-end signs what the holder
+    // sends once it has read it (within a second).
+    let rotated = hooks[1]
+        .rotate_webhook_secret(RotateWebhookSecretRequest {
+            webhook_id: Some(id("orders")),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    publish_numbered(&mut topics, "orders", 31..=31).await;
+    assert_eq!(texts(&mut received, 1, &rotated).await, numbered(31..=31));
+
+    // Deleted through one, it is gone from both, and nothing is delivered.
+    hooks[1]
+        .delete_webhook(DeleteWebhookRequest {
+            webhook_id: Some(id("orders")),
+        })
+        .await
+        .unwrap();
+    let listed = hooks[0]
+        .list_webhooks(ListWebhookRequest {
+            cache_name: CACHE.to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .webhook;
+    assert!(listed.is_empty());
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    publish_numbered(&mut topics, "orders", 32..=33).await;
+    quiet_for_a_while(&mut received).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
+    let (_cluster, servers, mut hooks, mut topics) = over_redis().await;
+    let (receiver, mut received) = Receiver::start().await;
+    let secret = hooks[0]
+        .put_webhook(hook("h", "t", &receiver.url()))
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string;
+    publish_numbered(&mut topics, "t", 1..=10).await;
+    assert_eq!(texts(&mut received, 10, &secret).await, numbered(1..=10));
+    let leases = on_each(&servers, "jiffy_webhook_leases").await;
+    let holder = leases.iter().position(|&held| held == 1.0).unwrap();
+    let [first, second] = servers;
+    let (dead, survivor) = if holder == 0 {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    drop(dead); // SIGKILL: the lease is not handed over, it lapses.
+    let mut through = [topics[1 - holder].clone()];
+    publish_numbered(&mut through, "t", 11..=20).await;
+    // The new holder resumes from the last position the dead one recorded:
+    // what it delivered after that comes again (a tail of m1..m10), then
+    // every new message once, in order.
+    let mut got = Vec::new();
+    while got.last().map(String::as_str) != Some("m20") {
+        got.extend(texts(&mut received, 1, &secret).await);
+    }
+    let again = got.len() - 10;
+    assert_eq!(
+        got[..again],
+        numbered(11 - again as u64..=10)[..],
+        "{got:?}"
+    );
+    assert_eq!(got[again..], numbered(11..=20)[..]);
+    quiet_for_a_while(&mut received).await;
+    let survivor = [survivor];
+    assert_eq!(on_each(&survivor, "jiffy_webhook_leases").await, [1.0]);
+    assert_eq!(
+        on_each(&survivor, "jiffy_webhook_lease_takeovers_total").await,
+        [1.0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_redis_messages_published_while_the_receiver_is_down_arrive_after() {
+    let (_cluster, _servers, mut hooks, mut topics) = over_redis().await;
+    receiver_down_and_back(&mut hooks[1], &mut topics).await;
 }

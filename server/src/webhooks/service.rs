@@ -129,10 +129,7 @@ where
         let cache = self
             .cache(&request, "GetWebhookSecret", &message.cache_name)
             .await?;
-        let secret_string = self
-            .webhooks
-            .secret(cache, &message.webhook_name)
-            .await?;
+        let secret_string = self.webhooks.secret(cache, &message.webhook_name).await?;
         Ok(Response::new(pb::GetWebhookSecretResponse {
             cache_name: cache.to_owned(),
             webhook_name: message.webhook_name.clone(),

@@ -107,7 +107,10 @@ fn parse_lease(reply: &Value) -> Result<Taken, Error> {
             let (Some(page), Some(seq)) = (number(page), number(seq)) else {
                 return Err(unexpected("webhook lease", reply));
             };
-            Ok(Taken::Held(Resume { seq, page }, *takeover == Value::Int(1)))
+            Ok(Taken::Held(
+                Resume { seq, page },
+                *takeover == Value::Int(1),
+            ))
         }
         (Some(b"held"), []) => Ok(Taken::Held(Resume::default(), false)),
         (Some(b"busy" | b"lost"), []) => Ok(Taken::Busy),
