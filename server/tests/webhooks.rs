@@ -24,6 +24,7 @@ use hyper_util::rt::TokioIo;
 use jiffy_server::auth::{CacheScope, Role, Secret};
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
+use jiffy_server::proto::control_client::DeleteCacheRequest;
 use jiffy_server::proto::webhook::webhook_client::WebhookClient;
 use jiffy_server::proto::webhook::webhook_destination::Kind;
 use jiffy_server::proto::webhook::{
@@ -160,6 +161,38 @@ fn hook(name: &str, topic: &str, url: &str) -> PutWebhookRequest {
     }
 }
 
+/// Rotates the secret of webhook `name` and answers the new one.
+async fn rotate(hooks: &mut WebhookClient<Channel>, name: &str) -> String {
+    let request = RotateWebhookSecretRequest {
+        webhook_id: Some(id(name)),
+    };
+    let answer = hooks.rotate_webhook_secret(request).await.unwrap();
+    answer.into_inner().secret_string
+}
+
+/// The webhooks of the cache.
+async fn list(hooks: &mut WebhookClient<Channel>) -> Vec<Webhook> {
+    let request = ListWebhookRequest {
+        cache_name: CACHE.to_owned(),
+    };
+    hooks
+        .list_webhooks(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .webhook
+}
+
+/// Puts webhook `name` and answers its secret.
+async fn put(hooks: &mut WebhookClient<Channel>, name: &str, topic: &str, url: &str) -> String {
+    hooks
+        .put_webhook(hook(name, topic, url))
+        .await
+        .unwrap()
+        .into_inner()
+        .secret_string
+}
+
 fn id(name: &str) -> WebhookId {
     WebhookId {
         cache_name: CACHE.to_owned(),
@@ -182,12 +215,7 @@ async fn start(args: &[&str]) -> (TestServer, WebhookClient<Channel>, Pubsub) {
 async fn every_message_arrives_once_in_order_signed() {
     let (server, mut hooks, mut topics) = start(&[]).await;
     let (receiver, mut received) = Receiver::start().await;
-    let secret = hooks
-        .put_webhook(hook("orders", "orders", &receiver.url()))
-        .await
-        .unwrap()
-        .into_inner()
-        .secret_string;
+    let secret = put(&mut hooks, "orders", "orders", &receiver.url()).await;
     for n in 1..=20 {
         publish(&mut topics, CACHE, "orders", &format!("m{n}"))
             .await
@@ -211,14 +239,7 @@ async fn every_message_arrives_once_in_order_signed() {
     quiet(&mut received).await;
 
     // A rotated secret signs what comes after it; the old one no longer does.
-    let rotated = hooks
-        .rotate_webhook_secret(RotateWebhookSecretRequest {
-            webhook_id: Some(id("orders")),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .secret_string;
+    let rotated = rotate(&mut hooks, "orders").await;
     assert_ne!(rotated, secret);
     publish(&mut topics, CACHE, "orders", "after")
         .await
@@ -484,6 +505,11 @@ async fn past_the_topics_buffer_the_oldest_waiting_messages_are_dropped_and_coun
 // Over a Redis Cluster: the webhooks kept in the store, delivered by the
 // one front-end holding each webhook's lease (docs/WEBHOOKS.md).
 
+async fn connect(server: &ServerProcess) -> Channel {
+    let endpoint = Endpoint::from_shared(server.url()).unwrap();
+    endpoint.connect().await.unwrap()
+}
+
 /// Two front-ends over a fresh cluster, the cache made through the first;
 /// a webhook client and a topic client on each.
 async fn over_redis() -> (
@@ -496,15 +522,7 @@ async fn over_redis() -> (
     // Room for a loaded test machine: the default 1 s is for production.
     let args = ["--store-timeout", "5s"];
     let servers = [cluster.front_end(&args), cluster.front_end(&args)];
-    let mut channels = Vec::new();
-    for server in &servers {
-        let channel = Endpoint::from_shared(server.url())
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
-        channels.push(channel);
-    }
+    let channels = [connect(&servers[0]).await, connect(&servers[1]).await];
     create_cache(&mut ScsControlClient::new(channels[0].clone()), CACHE).await;
     let hooks = [
         WebhookClient::new(channels[0].clone()),
@@ -555,21 +573,9 @@ fn numbered(numbers: std::ops::RangeInclusive<u64>) -> Vec<String> {
 async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
     let (_cluster, servers, mut hooks, mut topics) = over_redis().await;
     let (receiver, mut received) = Receiver::start().await;
-    let secret = hooks[0]
-        .put_webhook(hook("orders", "orders", &receiver.url()))
-        .await
-        .unwrap()
-        .into_inner()
-        .secret_string;
+    let secret = put(&mut hooks[0], "orders", "orders", &receiver.url()).await;
     // The other front-end knows it: the store keeps it.
-    let listed = hooks[1]
-        .list_webhooks(ListWebhookRequest {
-            cache_name: CACHE.to_owned(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .webhook;
+    let listed = list(&mut hooks[1]).await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].topic_name, "orders");
     let described = hooks[1]
@@ -591,12 +597,7 @@ async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
     let delivered = "jiffy_webhook_deliveries_total{result=\"delivered\"}";
     assert_eq!(on_each(&servers, delivered).await.iter().sum::<f64>(), 30.0);
     for server in &servers {
-        let channel = Endpoint::from_shared(server.url())
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
-        let health = HealthClient::new(channel)
+        let health = HealthClient::new(connect(server).await)
             .check(HealthCheckRequest {
                 service: "webhook.Webhook".to_owned(),
             })
@@ -608,14 +609,7 @@ async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
 
     // A secret rotated through either front-end signs what the holder
     // sends once it has read it (within a second).
-    let rotated = hooks[1]
-        .rotate_webhook_secret(RotateWebhookSecretRequest {
-            webhook_id: Some(id("orders")),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .secret_string;
+    let rotated = rotate(&mut hooks[1], "orders").await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     publish_numbered(&mut topics, "orders", 31..=31).await;
     assert_eq!(texts(&mut received, 1, &rotated).await, numbered(31..=31));
@@ -627,14 +621,7 @@ async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
         })
         .await
         .unwrap();
-    let listed = hooks[0]
-        .list_webhooks(ListWebhookRequest {
-            cache_name: CACHE.to_owned(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .webhook;
+    let listed = list(&mut hooks[0]).await;
     assert!(listed.is_empty());
     tokio::time::sleep(Duration::from_millis(1500)).await;
     publish_numbered(&mut topics, "orders", 32..=33).await;
@@ -645,12 +632,7 @@ async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
 async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
     let (_cluster, servers, mut hooks, mut topics) = over_redis().await;
     let (receiver, mut received) = Receiver::start().await;
-    let secret = hooks[0]
-        .put_webhook(hook("h", "t", &receiver.url()))
-        .await
-        .unwrap()
-        .into_inner()
-        .secret_string;
+    let secret = put(&mut hooks[0], "h", "t", &receiver.url()).await;
     publish_numbered(&mut topics, "t", 1..=10).await;
     assert_eq!(texts(&mut received, 10, &secret).await, numbered(1..=10));
     let leases = on_each(&servers, "jiffy_webhook_leases").await;
@@ -689,6 +671,16 @@ async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn over_redis_messages_published_while_the_receiver_is_down_arrive_after() {
-    let (_cluster, _servers, mut hooks, mut topics) = over_redis().await;
+    let (_cluster, servers, mut hooks, mut topics) = over_redis().await;
     receiver_down_and_back(&mut hooks[1], &mut topics).await;
+
+    // Deleting the cache deletes its webhooks: a cache made again with its
+    // name has none.
+    let mut control = ScsControlClient::new(connect(&servers[1]).await);
+    let delete = DeleteCacheRequest {
+        cache_name: CACHE.to_owned(),
+    };
+    control.delete_cache(delete).await.unwrap();
+    create_cache(&mut control, CACHE).await;
+    assert!(list(&mut hooks[0]).await.is_empty());
 }

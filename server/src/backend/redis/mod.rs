@@ -282,6 +282,18 @@ impl RedisStore {
         )))
     }
 
+    /// The names in the cache list, in no order.
+    async fn cache_names(&self) -> Result<Vec<String>, Error> {
+        self.bounded(async {
+            let mut connection = self.connection.get().await?;
+            redis::cmd("HKEYS")
+                .arg(keys::CACHES)
+                .query_async(&mut connection)
+                .await
+        })
+        .await
+    }
+
     /// Records a create, flush or delete in the cache list.
     async fn change_registry(&self, change: &str, name: &str) -> Result<Registry, Error> {
         let mut invocation = scripts::REGISTRY_CHANGE.prepare_invoke();
@@ -360,15 +372,7 @@ impl Caches for Arc<RedisStore> {
     }
 
     async fn list_caches(&self) -> Result<Vec<String>, Error> {
-        let mut names: Vec<String> = self
-            .bounded(async {
-                let mut connection = self.connection.get().await?;
-                redis::cmd("HKEYS")
-                    .arg(keys::CACHES)
-                    .query_async(&mut connection)
-                    .await
-            })
-            .await?;
+        let mut names = self.cache_names().await?;
         names.sort_unstable();
         Ok(names)
     }

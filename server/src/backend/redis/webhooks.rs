@@ -237,15 +237,7 @@ impl SharedWebhooks for RedisStore {
 
     fn all(&self) -> BoxFuture<'_, Result<Vec<Definition>, Error>> {
         Box::pin(async move {
-            let caches: Vec<String> = self
-                .bounded(async {
-                    let mut connection = self.connection.get().await?;
-                    redis::cmd("HKEYS")
-                        .arg(keys::CACHES)
-                        .query_async(&mut connection)
-                        .await
-                })
-                .await?;
+            let caches = self.cache_names().await?;
             let each = caches.iter().map(|cache| self.of_cache(cache));
             Ok(try_join_all(each).await?.into_iter().flatten().collect())
         })
