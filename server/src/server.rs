@@ -312,7 +312,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     // Webhooks: kept in this process with the embedded store, in the store
     // over Redis, where one front-end at a time delivers each
     // (docs/WEBHOOKS.md).
-    let webhooks = {
+    let (webhooks, webhook_registry) = {
         let webhook_metrics = WebhookMetrics::new();
         metrics.register(webhook_metrics.collectors());
         let registry = Webhooks::new(
@@ -322,8 +322,11 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             stop_requested.clone(),
             shared_webhooks,
         );
-        WebhookServer::new(WebhookService::new(store.clone(), registry))
-            .max_decoding_message_size(limits.max_request_size)
+        (
+            WebhookServer::new(WebhookService::new(store.clone(), registry.clone()))
+                .max_decoding_message_size(limits.max_request_size),
+            registry,
+        )
     };
     let routes = Routes::new(scs)
         .add_service(leaderboards)
@@ -435,6 +438,9 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             "in-flight requests did not finish in time; closing their connections"
         ),
     }
+    // Over Redis, the webhooks this front-end delivered go to another
+    // from where it stopped.
+    webhook_registry.handed_over(config.store_timeout).await;
     tracing::info!("stopped");
     Ok(())
 }

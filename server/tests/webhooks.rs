@@ -628,9 +628,17 @@ async fn over_redis_two_front_ends_deliver_each_message_once_in_order_signed() {
     quiet_for_a_while(&mut received).await;
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
-    let (_cluster, servers, mut hooks, mut topics) = over_redis().await;
+/// Two front-ends, a webhook delivering m1..m10; answers the receiver, the
+/// secret, the holder and the other front-end, with a topic client on it.
+async fn over_redis_delivering() -> (
+    RedisCluster,
+    Receiver,
+    mpsc::UnboundedReceiver<Received>,
+    String,
+    ServerProcess,
+    (ServerProcess, Pubsub),
+) {
+    let (cluster, servers, mut hooks, mut topics) = over_redis().await;
     let (receiver, mut received) = Receiver::start().await;
     let secret = put(&mut hooks[0], "h", "t", &receiver.url()).await;
     publish_numbered(&mut topics, "t", 1..=10).await;
@@ -638,14 +646,42 @@ async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
     let leases = on_each(&servers, "jiffy_webhook_leases").await;
     let holder = leases.iter().position(|&held| held == 1.0).unwrap();
     let [first, second] = servers;
-    let (dead, survivor) = if holder == 0 {
-        (first, second)
+    let [on_first, on_second] = topics;
+    let (holder, other) = if holder == 0 {
+        (first, (second, on_second))
     } else {
-        (second, first)
+        (second, (first, on_first))
     };
-    drop(dead); // SIGKILL: the lease is not handed over, it lapses.
-    let mut through = [topics[1 - holder].clone()];
-    publish_numbered(&mut through, "t", 11..=20).await;
+    (cluster, receiver, received, secret, holder, other)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_redis_a_holder_that_stops_hands_over_where_it_stopped() {
+    let (_cluster, _receiver, mut received, secret, holder, (other, topics)) =
+        over_redis_delivering().await;
+    // SIGTERM: the lease is released with its exact position.
+    assert!(holder.terminate().success());
+    publish_numbered(&mut [topics], "t", 11..=20).await;
+    assert_eq!(texts(&mut received, 10, &secret).await, numbered(11..=20));
+    quiet_for_a_while(&mut received).await;
+    holds_the_lease(other, 0.0).await;
+}
+
+/// `server` delivers the webhook now, having taken its lease over from a
+/// holder that did not hand it over `takeovers` times.
+async fn holds_the_lease(server: ServerProcess, takeovers: f64) {
+    let server = [server];
+    assert_eq!(on_each(&server, "jiffy_webhook_leases").await, [1.0]);
+    let counted = on_each(&server, "jiffy_webhook_lease_takeovers_total").await;
+    assert_eq!(counted, [takeovers]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
+    let (_cluster, _receiver, mut received, secret, holder, (survivor, topics)) =
+        over_redis_delivering().await;
+    drop(holder); // SIGKILL: the lease is not handed over, it lapses.
+    publish_numbered(&mut [topics], "t", 11..=20).await;
     // The new holder resumes from the last position the dead one recorded:
     // what it delivered after that comes again (a tail of m1..m10), then
     // every new message once, in order.
@@ -661,12 +697,7 @@ async fn over_redis_the_other_front_end_takes_over_when_the_holder_dies() {
     );
     assert_eq!(got[again..], numbered(11..=20)[..]);
     quiet_for_a_while(&mut received).await;
-    let survivor = [survivor];
-    assert_eq!(on_each(&survivor, "jiffy_webhook_leases").await, [1.0]);
-    assert_eq!(
-        on_each(&survivor, "jiffy_webhook_lease_takeovers_total").await,
-        [1.0]
-    );
+    holds_the_lease(survivor, 1.0).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

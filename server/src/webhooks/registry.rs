@@ -240,9 +240,28 @@ impl<T: TopicStore + Clone> Webhooks<T> {
         self.start(hook, id, lease, None);
     }
 
+    /// Over Redis, once the server stops: waits (at most `within`) until
+    /// every lease this front-end held is handed over with its exact
+    /// position, so that the next holder sends nothing twice.
+    pub async fn handed_over(&self, within: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        // The gauge is what each lease's release brings down; polled, as
+        // this happens once, at shutdown.
+        while self.metrics.leases.get() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// Over Redis: ends the tasks of webhooks the store no longer has (or
-    /// has under another id), and follows the others.
-    fn follow_all(self: &Arc<Self>, shared: &Arc<dyn SharedWebhooks>, all: Vec<Definition>) {
+    /// has under another id), and follows the others. Tasks started since
+    /// `read_from` (the generation when the store was read: by a put on
+    /// this front-end meanwhile) are left running.
+    fn follow_all(
+        self: &Arc<Self>,
+        shared: &Arc<dyn SharedWebhooks>,
+        all: Vec<Definition>,
+        read_from: u64,
+    ) {
         let kept: HashSet<(&str, &str, &str)> = all
             .iter()
             .map(|d| (d.cache.as_str(), d.name.as_str(), d.id.as_str()))
@@ -252,7 +271,8 @@ impl<T: TopicStore + Clone> Webhooks<T> {
             let mut caches = self.caches.lock();
             caches.retain(|cache, hooks| {
                 hooks.retain(|name, entry| {
-                    let keep = kept.contains(&(cache.as_str(), name.as_str(), entry.id.as_str()));
+                    let keep = entry.generation >= read_from
+                        || kept.contains(&(cache.as_str(), name.as_str(), entry.id.as_str()));
                     if !keep {
                         ended.push(entry.task.clone());
                         self.metrics.webhooks.dec();
@@ -266,7 +286,18 @@ impl<T: TopicStore + Clone> Webhooks<T> {
             task.abort();
         }
         for definition in all {
-            self.follow(shared, definition);
+            let newer = self
+                .caches
+                .lock()
+                .get(&definition.cache)
+                .is_some_and(|hooks| {
+                    hooks
+                        .get(&definition.name)
+                        .is_some_and(|entry| entry.generation >= read_from)
+                });
+            if !newer {
+                self.follow(shared, definition);
+            }
         }
     }
 
@@ -425,8 +456,9 @@ async fn follow_store<T: TopicStore + Clone>(webhooks: Weak<Webhooks<T>>) {
         let Some(shared) = webhooks.shared.clone() else {
             return;
         };
+        let read_from = webhooks.generations.load(Ordering::Relaxed);
         match shared.all().await {
-            Ok(all) => webhooks.follow_all(&shared, all),
+            Ok(all) => webhooks.follow_all(&shared, all, read_from),
             Err(error) => tracing::debug!(%error, "reading the webhooks from the store failed"),
         }
     }

@@ -258,7 +258,9 @@ impl Source for Lease {
     async fn release(&mut self) {
         let holds = self.holds();
         let position = self.held.lock().position;
-        self.stop_renewing();
+        if let Some(renewal) = &self.renewal {
+            renewal.abort();
+        }
         if holds {
             if let Err(error) = self
                 .shared
@@ -268,5 +270,7 @@ impl Source for Lease {
                 tracing::debug!(cache = %self.definition.cache, webhook = %self.definition.name, %error, "releasing a webhook lease failed; it lapses");
             }
         }
+        // Counted until handed over: shutdown waits for the gauge to reach 0.
+        self.stop_renewing();
     }
 }
