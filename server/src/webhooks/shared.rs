@@ -13,8 +13,8 @@
 //!   a renewal that succeeded, so it stops before Redis lets the lease go.
 //! - **A position**: each renewal also records the next message to deliver
 //!   (one script, one write a second per webhook however many messages
-//!   pass). A holder that stops cleanly (shutdown, a new put) records the
-//!   exact position; a new holder reads the topic from there.
+//!   pass). A holder that stops cleanly (shutdown) records the exact
+//!   position; a new holder reads the topic from there.
 //! - **Takeover**: the other front-ends try to take a lease every
 //!   [`TAKE_INTERVAL`]; a holder that dies lets its lease lapse after
 //!   [`LEASE_TTL`], so delivery goes on within about
