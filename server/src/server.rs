@@ -11,6 +11,7 @@ use tokio_rustls::TlsAcceptor;
 use tonic::service::Routes;
 
 use crate::admin_port::{self, BlockLayer, Blocker};
+use crate::auth::signing_keys::{KeyRing, LocalKeyRing, SigningKeys};
 use crate::auth::{AuthLayer, Verifier};
 use crate::backend::redis::{redact, RedisStore, RedisTopics, Target};
 use crate::backend::Storage;
@@ -92,6 +93,8 @@ struct Parts<S, T> {
     stop: (watch::Sender<bool>, watch::Receiver<bool>),
     /// Where per-cache rate buckets are shared by front-ends (Redis).
     shared_limits: Option<Arc<dyn SharedBuckets>>,
+    /// Where the signing keys of presigned URLs live, for every front-end.
+    key_ring: Arc<dyn KeyRing>,
 }
 
 /// The embedded store, its stats in the metrics, and topics in this process.
@@ -116,6 +119,7 @@ fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>
         stop,
         config,
         shared_limits: None,
+        key_ring: Arc::new(LocalKeyRing::default()),
     }
 }
 
@@ -146,6 +150,7 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
     let shared_limits: Arc<dyn SharedBuckets> = store.clone();
     Parts {
         shared_limits: Some(shared_limits),
+        key_ring: store.clone(),
         ready: Arc::new(move || {
             let probe = probe.clone();
             Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
@@ -174,6 +179,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         ready,
         stop: (stopping, stop_requested),
         shared_limits,
+        key_ring,
     } = parts;
     let Listeners {
         grpc: listener,
@@ -261,6 +267,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         shared_limits,
     );
     metrics.register(vec![Box::new(cache_limits.metric())]);
+    let signing_keys = Arc::new(SigningKeys::new(key_ring, config.max_signing_keys));
+    metrics.register(vec![Box::new(signing_keys.metric())]);
     let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups())
         .with_cache_limits(cache_limits.clone());
     let advertised_port = match &protosocket {
@@ -286,6 +294,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             listener,
             data_plane.clone(),
             pubsub.clone(),
+            signing_keys.clone(),
             &metrics,
             &in_flight,
             &config,
@@ -333,7 +342,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                     config.topics,
                     metrics.lookups(),
                 )
-                .with_cache_limits(cache_limits.clone()),
+                .with_cache_limits(cache_limits.clone())
+                .with_signing_keys(signing_keys),
             )
             .max_decoding_message_size(limits.max_request_size),
         )
@@ -533,6 +543,7 @@ fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
     listener: TcpListener,
     plane: DataPlane<S>,
     pubsub: PubsubService<T>,
+    signing_keys: Arc<SigningKeys>,
     metrics: &Arc<Metrics>,
     in_flight: &Arc<InFlight>,
     config: &Config,
@@ -543,6 +554,7 @@ fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
         plane,
         pubsub,
         verifier: verifier(config),
+        signing_keys,
         metrics: metrics.clone(),
         in_flight: in_flight.clone(),
     });
