@@ -19,20 +19,20 @@ use crate::common::topics::{Got, Reader};
 use crate::common::{self, bad_calls, sample, TestServer};
 
 /// An answer of the HTTP API.
-struct Answer {
-    status: StatusCode,
+pub(crate) struct Answer {
+    pub(crate) status: StatusCode,
     content_type: Option<String>,
-    body: Bytes,
+    pub(crate) body: Bytes,
 }
 
 impl Answer {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
 /// One request over a new HTTP/1.1 connection.
-async fn send(
+pub(crate) async fn send(
     addr: SocketAddr,
     method: Method,
     uri: &str,

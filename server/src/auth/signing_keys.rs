@@ -28,6 +28,7 @@ use p256::elliptic_curve::sec1::ToEncodedPoint;
 use parking_lot::Mutex;
 use prometheus::{IntCounter, IntCounterVec, Opts};
 use ring::rand::{SecureRandom, SystemRandom};
+use ring::signature::{EcdsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 use serde::Deserialize;
 use tonic::Status;
 
@@ -326,6 +327,44 @@ impl SigningKeys {
     }
 }
 
+/// A presigned URL's token: `claims` signed with `jwk` (a key
+/// `CreateSigningKey` answered), as a client signs it. The server never
+/// signs; its tests and tools do.
+pub fn sign_url_token(jwk: &str, claims: &serde_json::Value) -> Result<String, Error> {
+    let bad = |why: &str| Error::InvalidArgument(format!("not a signing key: {why}"));
+    let jwk: serde_json::Value = serde_json::from_str(jwk).map_err(|_| bad("not JSON"))?;
+    let field = |name: &str| {
+        jwk[name]
+            .as_str()
+            .and_then(|text| URL_SAFE_NO_PAD.decode(text).ok())
+            .ok_or_else(|| bad(name))
+    };
+    let mut point = vec![4u8];
+    point.extend(field("x")?);
+    point.extend(field("y")?);
+    let random = SystemRandom::new();
+    let pair = EcdsaKeyPair::from_private_key_and_public_key(
+        &ECDSA_P256_SHA256_FIXED_SIGNING,
+        &field("d")?,
+        &point,
+        &random,
+    )
+    .map_err(|_| bad("its halves do not match"))?;
+    let header = serde_json::json!({"alg": "ES256", "typ": "JWT", "kid": jwk["kid"]});
+    let signed = format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(header.to_string()),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    );
+    let signature = pair
+        .sign(&random, signed.as_bytes())
+        .map_err(|_| bad("it does not sign"))?;
+    Ok(format!(
+        "{signed}.{}",
+        URL_SAFE_NO_PAD.encode(signature.as_ref())
+    ))
+}
+
 /// Seconds since the epoch.
 fn now() -> u64 {
     SystemTime::now()
@@ -376,31 +415,9 @@ fn generate(expires_at: u64) -> Result<(String, PublicKey), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ring::signature::{EcdsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 
-    /// A presigned URL's token signed with `jwk`, as a client signs it.
     fn sign(jwk: &str, claims: serde_json::Value) -> String {
-        let jwk: serde_json::Value = serde_json::from_str(jwk).unwrap();
-        let field = |name: &str| URL_SAFE_NO_PAD.decode(jwk[name].as_str().unwrap()).unwrap();
-        let mut point = vec![4u8];
-        point.extend(field("x"));
-        point.extend(field("y"));
-        let random = SystemRandom::new();
-        let pair = EcdsaKeyPair::from_private_key_and_public_key(
-            &ECDSA_P256_SHA256_FIXED_SIGNING,
-            &field("d"),
-            &point,
-            &random,
-        )
-        .unwrap();
-        let header = serde_json::json!({"alg": "ES256", "typ": "JWT", "kid": jwk["kid"]});
-        let signed = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
-        let signature = pair.sign(&random, signed.as_bytes()).unwrap();
-        format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature.as_ref()))
+        sign_url_token(jwk, &claims).unwrap()
     }
 
     fn keys(cap: usize) -> SigningKeys {
@@ -416,7 +433,10 @@ mod tests {
         let keys = keys(10);
         let (jwk, _) = keys.create(30).await.unwrap();
         let token = sign(&jwk, get_claims(now() + 60));
-        assert_eq!(keys.check(&token, UrlOp::Get, "c", "k").await, Ok(None));
+        assert_eq!(
+            keys.check(&token, UrlOp::Get, "c", "k").await.unwrap(),
+            None
+        );
         let code = |result: Result<Option<u64>, Status>| result.unwrap_err().code();
         let denied = tonic::Code::PermissionDenied;
         assert_eq!(
@@ -430,7 +450,10 @@ mod tests {
         assert_eq!(code(keys.check(&token, UrlOp::Set, "c", "k").await), denied);
         let set = serde_json::json!({"exp": now() + 60, "cache": "c", "key": "k", "method": ["set"], "ttl": 5});
         let token = sign(&jwk, set);
-        assert_eq!(keys.check(&token, UrlOp::Set, "c", "k").await, Ok(Some(5)));
+        assert_eq!(
+            keys.check(&token, UrlOp::Set, "c", "k").await.unwrap(),
+            Some(5)
+        );
     }
 
     #[tokio::test]

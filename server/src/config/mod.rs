@@ -949,6 +949,7 @@ mod tests {
         "max-request-size",
         "max-ttl",
         "max-caches",
+        "max-signing-keys",
         "max-concurrent-streams",
         "max-connections",
         "handshake-timeout",
