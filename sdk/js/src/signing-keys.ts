@@ -41,10 +41,19 @@ export function createSigningKey(ttlMs: number, endpoint: string): Operation<Sig
     request: encode(control._CreateSigningKeyRequestSchema, { ttlMinutes: minutes }),
     read(answer) {
       const created = fromBinary(control._CreateSigningKeyResponseSchema, answer);
-      const { kid } = JSON.parse(created.key) as { kid: string };
-      return { keyId: kid, endpoint, expiresAt: moment(created.expiresAt), key: created.key };
+      return { keyId: keyIdOf(created.key), endpoint, expiresAt: moment(created.expiresAt), key: created.key };
     },
   };
+}
+
+/** The key's id is its JWK's `kid` (empty if the answer has no JWK). */
+function keyIdOf(jwk: string): string {
+  try {
+    const { kid } = JSON.parse(jwk) as { kid?: unknown };
+    return typeof kid === 'string' ? kid : '';
+  } catch {
+    return '';
+  }
 }
 
 export function listSigningKeys(endpoint: string): Operation<SigningKey[]> {

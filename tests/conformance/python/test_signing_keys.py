@@ -45,7 +45,12 @@ def test_the_key_is_a_private_jwk_that_expires_when_asked(client: CacheClient) -
     created = client.create_signing_key(timedelta(minutes=30))
     assert isinstance(created, CreateSigningKey.Success), created
     jwk = json.loads(created.key)
-    assert (jwk["kty"], jwk["crv"], jwk["alg"], jwk["kid"]) == ("EC", "P-256", "ES256", created.key_id)
+    assert (jwk["kty"], jwk["crv"], jwk["alg"], jwk["kid"]) == (
+        "EC",
+        "P-256",
+        "ES256",
+        created.key_id,
+    )
     assert {"x", "y", "d"} <= jwk.keys()
     lifetime = created.expires_at.timestamp() - time.time()
     assert 29 * 60 < lifetime <= 30 * 60

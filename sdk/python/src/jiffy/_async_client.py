@@ -18,9 +18,9 @@ from jiffy._async_leaderboard import AsyncLeaderboardCalls
 from jiffy._async_lists import AsyncListCalls
 from jiffy._async_route import AsyncRoute
 from jiffy._async_sets import AsyncSetCalls
+from jiffy._async_signing_keys import AsyncSigningKeyCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
 from jiffy._async_topics import AsyncTopicCalls
-from jiffy._async_signing_keys import AsyncSigningKeyCalls
 from jiffy._async_webhooks import AsyncWebhookCalls
 from jiffy._calls import FieldValues, Key, SetIf, Ttl, Value
 from jiffy._config import Config

@@ -12,10 +12,13 @@ from jiffy import _calls as c
 from jiffy import _signing_keys as k
 from jiffy._async_base import AsyncClientBase
 from jiffy._calls import Ttl
+from jiffy._endpoint import Endpoint
 from jiffy._signing_keys import SigningKey
 
 
 class AsyncSigningKeyCalls(AsyncClientBase):
+    endpoint: Endpoint  # set by the client
+
     async def create_signing_key(self, ttl: Ttl) -> SigningKey:
         """A new signing key that signs URLs for `ttl` (rounded up to whole
         minutes, at most a year); its `key` is the private half, answered

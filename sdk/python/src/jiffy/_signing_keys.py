@@ -50,9 +50,7 @@ def create_request(ttl: Ttl) -> control_pb._CreateSigningKeyRequest:
     """`ttl` in whole minutes, as the protocol carries it, rounded up."""
     minutes = math.ceil(seconds(ttl) / 60)
     if not 1 <= minutes <= MAX_TTL_MINUTES:
-        raise InvalidArgumentError(
-            f"a signing key's ttl is from 1 minute to a year, not {ttl!r}"
-        )
+        raise InvalidArgumentError(f"a signing key's ttl is from 1 minute to a year, not {ttl!r}")
     return control_pb._CreateSigningKeyRequest(ttl_minutes=minutes)
 
 
@@ -65,8 +63,13 @@ def list_request() -> control_pb._ListSigningKeysRequest:
 
 
 def read_created(response: Any, endpoint: str) -> SigningKey:
+    """The key's id is its JWK's `kid` (empty if the answer has no JWK)."""
     key = str(response.key)
-    return SigningKey(json.loads(key)["kid"], endpoint, _moment(response.expires_at), key)
+    try:
+        key_id = str(json.loads(key)["kid"])
+    except (ValueError, KeyError, TypeError):
+        key_id = ""
+    return SigningKey(key_id, endpoint, _moment(response.expires_at), key)
 
 
 def read_list(response: Any, endpoint: str) -> list[SigningKey]:

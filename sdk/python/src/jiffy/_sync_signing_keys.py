@@ -12,11 +12,14 @@ from __future__ import annotations
 from jiffy import _calls as c
 from jiffy import _signing_keys as k
 from jiffy._calls import Ttl
+from jiffy._endpoint import Endpoint
 from jiffy._signing_keys import SigningKey
 from jiffy._sync_base import SyncClientBase
 
 
 class SyncSigningKeyCalls(SyncClientBase):
+    endpoint: Endpoint  # set by the client
+
     def create_signing_key(self, ttl: Ttl) -> SigningKey:
         """A new signing key that signs URLs for `ttl` (rounded up to whole
         minutes, at most a year); its `key` is the private half, answered
