@@ -69,7 +69,10 @@ pub(crate) async fn send(
 }
 
 /// A server with the HTTP API on `store`, with cache `c` created.
-async fn start(store: Store, args: &[&str]) -> (TestServer, Option<common::stores::RedisNode>) {
+pub(crate) async fn start(
+    store: Store,
+    args: &[&str],
+) -> (TestServer, Option<common::stores::RedisNode>) {
     let args: Vec<&str> = ["--http-listen", "127.0.0.1:0"]
         .iter()
         .chain(args)

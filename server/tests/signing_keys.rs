@@ -20,7 +20,7 @@ use tonic::Code;
 
 use crate::common::stores::{on_both_stores, RedisNode, Store};
 use crate::common::{self, TestServer};
-use crate::http_api::{send, Answer};
+use crate::http_api::{send, start, Answer};
 
 type Control = ScsControlClient<Channel>;
 
@@ -29,18 +29,6 @@ fn now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs()
-}
-
-/// A server with the HTTP API on `store`, cache `c` created.
-async fn start(store: Store, args: &[&str]) -> (TestServer, Option<RedisNode>) {
-    let args: Vec<&str> = ["--http-listen", "127.0.0.1:0"]
-        .iter()
-        .chain(args)
-        .copied()
-        .collect();
-    let (server, redis) = store.start(&args).await;
-    common::create_cache(&mut server.control().await, "c").await;
-    (server, redis)
 }
 
 /// A new key's JWK and id.
@@ -129,7 +117,11 @@ async fn a_presigned_set_and_get_are_served(store: Store) {
     assert_eq!(get.status, StatusCode::OK, "{}", get.text());
     assert_eq!(&get.body[..], b"value");
     // What a presigned set stored is any other item, read over gRPC too.
-    assert_eq!(&server.cache("c").await.value_of(b"k").await[..], b"value");
+    let mut data = common::Data {
+        client: server.data().await,
+        cache: "c".into(),
+    };
+    assert_eq!(&data.value_of(b"k").await[..], b"value");
     // A set by POST, as well as by PUT.
     let uri = format!("/cache/set/c/k?token={}", token(&jwk, "set"));
     let post = send(addr, Method::POST, &uri, &[], b"posted").await;
@@ -222,7 +214,7 @@ async fn refused_urls(store: Store) {
     );
     let metrics = server.metrics().await;
     assert!(
-        metrics.contains(r#"jiffy_signing_keys_total{result="url_refused"} 11"#),
+        metrics.contains(r#"jiffy_signing_keys_total{result="url_refused"} 10"#),
         "{metrics}"
     );
 }
@@ -265,13 +257,7 @@ on_both_stores!(
 /// serves, and revoked on one is refused by the other at once.
 #[tokio::test(flavor = "multi_thread")]
 async fn over_redis_every_front_end_shares_the_keys() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let redis = RedisNode::start(port).await;
-    let url = format!("redis://127.0.0.1:{port}");
+    let (redis, url) = RedisNode::on_free_port().await;
     let args = ["--http-listen", "127.0.0.1:0", "--store", &url];
     let (first, second) = (
         TestServer::with_args(&args).await,

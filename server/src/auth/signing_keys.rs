@@ -243,13 +243,7 @@ impl SigningKeys {
     /// of a key that is revoked or expired; PERMISSION_DENIED when it was
     /// signed for another cache, key or operation. Answers a set's TTL in
     /// seconds.
-    pub async fn check(
-        &self,
-        token: &str,
-        op: UrlOp,
-        cache: &str,
-        key: &str,
-    ) -> Result<Option<u64>, Status> {
+    pub async fn check(&self, token: &str, op: UrlOp, cache: &str, key: &str) -> Checked {
         let checked = self.check_token(token, op, cache, key).await;
         if checked.is_err() {
             self.refused_urls.inc();
@@ -257,13 +251,14 @@ impl SigningKeys {
         checked
     }
 
-    async fn check_token(
-        &self,
-        token: &str,
-        op: UrlOp,
-        cache: &str,
-        key: &str,
-    ) -> Result<Option<u64>, Status> {
+    /// `refusal` of a presigned URL that [`check`](Self::check) let
+    /// through, counted as check's refusals are.
+    pub fn refuse(&self, refusal: Status) -> Status {
+        self.refused_urls.inc();
+        refusal
+    }
+
+    async fn check_token(&self, token: &str, op: UrlOp, cache: &str, key: &str) -> Checked {
         let unauthenticated =
             |why: &str| Status::unauthenticated(format!("presigned URL refused: {why}"));
         let denied =
@@ -364,6 +359,9 @@ pub fn sign_url_token(jwk: &str, claims: &serde_json::Value) -> Result<String, E
         URL_SAFE_NO_PAD.encode(signature.as_ref())
     ))
 }
+
+/// What [`SigningKeys::check`] answers: a set's TTL, or why not.
+type Checked = Result<Option<u64>, Status>;
 
 /// Seconds since the epoch.
 fn now() -> u64 {

@@ -246,10 +246,10 @@ async fn presigned<S: Storage + Clone, T: TopicStore + Clone>(
         let ttl_milliseconds = ttl_seconds.saturating_mul(1000);
         if let Some(given) = &query.ttl_milliseconds {
             if given.parse() != Ok(ttl_milliseconds) {
-                return Err(Status::permission_denied(format!(
+                let refusal = Status::permission_denied(format!(
                     "presigned URL refused: its ttl_milliseconds `{given}` is not the {ttl_milliseconds} it was signed for"
-                ))
-                .into());
+                ));
+                return Err(context.signing_keys.refuse(refusal).into());
             }
         }
         set(plane, &cache, key.as_bytes(), request, ttl_milliseconds).await

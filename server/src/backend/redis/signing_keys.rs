@@ -5,11 +5,22 @@
 use std::collections::HashMap;
 
 use futures_util::future::BoxFuture;
-use redis::Value;
+use redis::{Cmd, FromRedisValue, Value};
 
 use super::{keys, scripts, unexpected, RedisStore};
 use crate::auth::signing_keys::{KeyRing, PublicKey};
 use crate::error::Error;
+
+impl RedisStore {
+    /// `command` on the hash of signing keys, within `--store-timeout`.
+    async fn on_keys<T: FromRedisValue>(&self, command: Cmd) -> Result<T, Error> {
+        self.bounded(async {
+            let mut connection = self.connection.get().await?;
+            command.query_async(&mut connection).await
+        })
+        .await
+    }
+}
 
 impl KeyRing for RedisStore {
     fn add(&self, key: PublicKey, cap: usize, now: u64) -> BoxFuture<'_, Result<bool, Error>> {
@@ -34,16 +45,7 @@ impl KeyRing for RedisStore {
         now: u64,
     ) -> BoxFuture<'a, Result<Option<PublicKey>, Error>> {
         Box::pin(async move {
-            let record: Option<String> = self
-                .bounded(async {
-                    let mut connection = self.connection.get().await?;
-                    redis::cmd("HGET")
-                        .arg(keys::SIGNING_KEYS)
-                        .arg(id)
-                        .query_async(&mut connection)
-                        .await
-                })
-                .await?;
+            let record: Option<String> = self.on_keys(Cmd::hget(keys::SIGNING_KEYS, id)).await?;
             Ok(record
                 .and_then(|record| PublicKey::from_record(id, &record))
                 .filter(|key| key.expires_at > now))
@@ -52,15 +54,8 @@ impl KeyRing for RedisStore {
 
     fn list(&self, now: u64) -> BoxFuture<'_, Result<Vec<PublicKey>, Error>> {
         Box::pin(async move {
-            let records: HashMap<String, String> = self
-                .bounded(async {
-                    let mut connection = self.connection.get().await?;
-                    redis::cmd("HGETALL")
-                        .arg(keys::SIGNING_KEYS)
-                        .query_async(&mut connection)
-                        .await
-                })
-                .await?;
+            let records: HashMap<String, String> =
+                self.on_keys(Cmd::hgetall(keys::SIGNING_KEYS)).await?;
             Ok(records
                 .iter()
                 .filter_map(|(id, record)| PublicKey::from_record(id, record))
@@ -71,16 +66,7 @@ impl KeyRing for RedisStore {
 
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, Error>> {
         Box::pin(async move {
-            let removed: i64 = self
-                .bounded(async {
-                    let mut connection = self.connection.get().await?;
-                    redis::cmd("HDEL")
-                        .arg(keys::SIGNING_KEYS)
-                        .arg(id)
-                        .query_async(&mut connection)
-                        .await
-                })
-                .await?;
+            let removed: i64 = self.on_keys(Cmd::hdel(keys::SIGNING_KEYS, id)).await?;
             Ok(removed == 1)
         })
     }
