@@ -292,11 +292,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     let http = match http {
         Some(listener) => Some(http_port(
             listener,
-            data_plane.clone(),
-            pubsub.clone(),
-            signing_keys.clone(),
-            &metrics,
-            &in_flight,
+            crate::http::Context {
+                plane: data_plane.clone(),
+                pubsub: pubsub.clone(),
+                verifier: verifier(&config),
+                signing_keys: signing_keys.clone(),
+                metrics: metrics.clone(),
+                in_flight: in_flight.clone(),
+            },
             &config,
             stop_requested.clone(),
         )?),
@@ -541,23 +544,13 @@ fn protosocket_port<S: Storage + Clone>(
 /// `http/1.1` by ALPN.
 fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
     listener: TcpListener,
-    plane: DataPlane<S>,
-    pubsub: PubsubService<T>,
-    signing_keys: Arc<SigningKeys>,
-    metrics: &Arc<Metrics>,
-    in_flight: &Arc<InFlight>,
+    context: crate::http::Context<S, T>,
     config: &Config,
     stop_requested: watch::Receiver<bool>,
 ) -> Result<impl Future<Output = ()>, BoxError> {
     let tls = port_tls(config, vec![b"http/1.1".to_vec()])?;
-    let context = Arc::new(crate::http::Context {
-        plane,
-        pubsub,
-        verifier: verifier(config),
-        signing_keys,
-        metrics: metrics.clone(),
-        in_flight: in_flight.clone(),
-    });
+    let (metrics, in_flight) = (context.metrics.clone(), context.in_flight.clone());
+    let context = Arc::new(context);
     let mut settings = connection_settings(config);
     settings.http1 = Some(listener::http1::Settings {
         max_header_size: config.max_header_list_size as usize,
@@ -568,8 +561,8 @@ fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
         settings,
         tls,
         crate::http::router(context),
-        metrics.clone(),
-        in_flight.clone(),
+        metrics,
+        in_flight,
         wait_for(stop_requested),
     ))
 }

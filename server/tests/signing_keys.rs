@@ -266,7 +266,7 @@ async fn over_redis_every_front_end_shares_the_keys() {
     common::create_cache(&mut first.control().await, "c").await;
     let mut control = first.control().await;
     let (jwk, id) = create(&mut control, 30).await.unwrap();
-    assert_eq!(listed(&mut second.control().await).await, [id.clone()]);
+    assert_eq!(listed(&mut second.control().await).await, [id.as_str()]);
     let addr = second.http_addr.unwrap();
     let set = presigned_set(addr, "c/k", &token(&jwk, "set"), b"shared").await;
     assert_eq!(set.status, StatusCode::NO_CONTENT, "{}", set.text());
