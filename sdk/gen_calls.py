@@ -88,6 +88,7 @@ NAMED_TYPES = {
     "disposable_token": ("DisposableToken", "DisposableToken"),
     "api_key": ("ApiKey", "ApiKey"),
     "webhook": ("Webhook", "Webhook"),
+    "signing_key": ("SigningKey", "SigningKey"),
 }
 _CONTAINER = re.compile(r"^(list|set|map)<(.*)>$")
 

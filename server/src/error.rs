@@ -118,6 +118,12 @@ pub enum Error {
     #[error("{0}")]
     InFlightFull(String),
     // Webhooks (`crate::webhooks`).
+    #[error("signing key `{0}` does not exist: never made, revoked or expired")]
+    SigningKeyNotFound(String),
+    #[error(
+        "this server already holds {limit} signing keys; revoke one or raise --max-signing-keys"
+    )]
+    TooManySigningKeys { limit: usize },
     #[error("webhook `{name}` of cache `{cache}` does not exist")]
     WebhookNotFound { cache: String, name: String },
     #[error("cache `{cache}` already has {limit} webhooks, the most a cache may have")]
@@ -200,6 +206,8 @@ impl Error {
             ),
             ShuttingDown => (Code::Unavailable, None),
             WebhookNotFound { .. } => (Code::NotFound, None),
+            SigningKeyNotFound(_) => (Code::NotFound, None),
+            TooManySigningKeys { .. } => (Code::ResourceExhausted, None),
             TooManyWebhooks { .. } => (Code::ResourceExhausted, None),
             WebhookRefused(_) => (Code::PermissionDenied, None),
             NotAnInteger | IncrementOverflow | ScoreNotFinite | WrongType { .. } => {

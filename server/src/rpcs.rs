@@ -190,7 +190,7 @@ mod tests {
             find("/cache_client.Scs/get").is_none(),
             "paths are case-sensitive"
         );
-        assert!(find("/control_client.ScsControl/CreateSigningKey").is_none());
+        assert!(find("/control_client.ScsControl/CreateIndex").is_none());
     }
 
     /// Services the server serves before the SDKs offer them: none of

@@ -11,6 +11,7 @@ use tokio_rustls::TlsAcceptor;
 use tonic::service::Routes;
 
 use crate::admin_port::{self, BlockLayer, Blocker};
+use crate::auth::signing_keys::{KeyRing, LocalKeyRing, SigningKeys};
 use crate::auth::{AuthLayer, Verifier};
 use crate::backend::redis::{redact, RedisStore, RedisTopics, Target};
 use crate::backend::Storage;
@@ -94,6 +95,8 @@ struct Parts<S, T> {
     shared_limits: Option<Arc<dyn SharedBuckets>>,
     /// Where webhooks are kept for every front-end (Redis).
     shared_webhooks: Option<Arc<dyn SharedWebhooks>>,
+    /// Where the signing keys of presigned URLs live, for every front-end.
+    key_ring: Arc<dyn KeyRing>,
 }
 
 /// The embedded store, its stats in the metrics, and topics in this process.
@@ -119,6 +122,7 @@ fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>
         config,
         shared_limits: None,
         shared_webhooks: None,
+        key_ring: Arc::new(LocalKeyRing::default()),
     }
 }
 
@@ -151,6 +155,7 @@ async fn assemble_redis(config: Config, target: Target) -> Parts<Arc<RedisStore>
     Parts {
         shared_limits: Some(shared_limits),
         shared_webhooks: Some(shared_webhooks),
+        key_ring: store.clone(),
         ready: Arc::new(move || {
             let probe = probe.clone();
             Box::pin(async move { probe.ping().await.map_err(|error| error.to_string()) })
@@ -180,6 +185,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         stop: (stopping, stop_requested),
         shared_limits,
         shared_webhooks,
+        key_ring,
     } = parts;
     let Listeners {
         grpc: listener,
@@ -267,6 +273,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         shared_limits,
     );
     metrics.register(vec![Box::new(cache_limits.metric())]);
+    let signing_keys = Arc::new(SigningKeys::new(key_ring, config.max_signing_keys));
+    metrics.register(vec![Box::new(signing_keys.metric())]);
     let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups())
         .with_cache_limits(cache_limits.clone());
     let advertised_port = match &protosocket {
@@ -290,10 +298,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     let http = match http {
         Some(listener) => Some(http_port(
             listener,
-            data_plane.clone(),
-            pubsub.clone(),
-            &metrics,
-            &in_flight,
+            crate::http::Context {
+                plane: data_plane.clone(),
+                pubsub: pubsub.clone(),
+                verifier: verifier(&config),
+                signing_keys: signing_keys.clone(),
+                metrics: metrics.clone(),
+                in_flight: in_flight.clone(),
+            },
             &config,
             stop_requested.clone(),
         )?),
@@ -344,7 +356,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                     config.topics,
                     metrics.lookups(),
                 )
-                .with_cache_limits(cache_limits.clone()),
+                .with_cache_limits(cache_limits.clone())
+                .with_signing_keys(signing_keys),
             )
             .max_decoding_message_size(limits.max_request_size),
         )
@@ -542,21 +555,13 @@ fn protosocket_port<S: Storage + Clone>(
 /// `http/1.1` by ALPN.
 fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
     listener: TcpListener,
-    plane: DataPlane<S>,
-    pubsub: PubsubService<T>,
-    metrics: &Arc<Metrics>,
-    in_flight: &Arc<InFlight>,
+    context: crate::http::Context<S, T>,
     config: &Config,
     stop_requested: watch::Receiver<bool>,
 ) -> Result<impl Future<Output = ()>, BoxError> {
     let tls = port_tls(config, vec![b"http/1.1".to_vec()])?;
-    let context = Arc::new(crate::http::Context {
-        plane,
-        pubsub,
-        verifier: verifier(config),
-        metrics: metrics.clone(),
-        in_flight: in_flight.clone(),
-    });
+    let (metrics, in_flight) = (context.metrics.clone(), context.in_flight.clone());
+    let context = Arc::new(context);
     let mut settings = connection_settings(config);
     settings.http1 = Some(listener::http1::Settings {
         max_header_size: config.max_header_list_size as usize,
@@ -567,8 +572,8 @@ fn http_port<S: Storage + Clone, T: TopicStore + Clone>(
         settings,
         tls,
         crate::http::router(context),
-        metrics.clone(),
-        in_flight.clone(),
+        metrics,
+        in_flight,
         wait_for(stop_requested),
     ))
 }

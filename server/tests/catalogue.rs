@@ -98,7 +98,7 @@ async fn a_path_outside_the_catalogue_is_named() {
     let channel = server.channel().await;
     let paths = [
         "/cache_client.webhook.Webhook/PutWebhook", // a service not declared
-        "/control_client.ScsControl/CreateSigningKey", // a call not declared
+        "/control_client.ScsControl/CreateIndex",   // a call not declared
         "/cache_client.Scs/dictionarySet",          // names are case-sensitive
     ];
     for path in paths {

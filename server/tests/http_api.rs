@@ -19,20 +19,20 @@ use crate::common::topics::{Got, Reader};
 use crate::common::{self, bad_calls, sample, TestServer};
 
 /// An answer of the HTTP API.
-struct Answer {
-    status: StatusCode,
+pub(crate) struct Answer {
+    pub(crate) status: StatusCode,
     content_type: Option<String>,
-    body: Bytes,
+    pub(crate) body: Bytes,
 }
 
 impl Answer {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
 /// One request over a new HTTP/1.1 connection.
-async fn send(
+pub(crate) async fn send(
     addr: SocketAddr,
     method: Method,
     uri: &str,
@@ -69,7 +69,10 @@ async fn send(
 }
 
 /// A server with the HTTP API on `store`, with cache `c` created.
-async fn start(store: Store, args: &[&str]) -> (TestServer, Option<common::stores::RedisNode>) {
+pub(crate) async fn start(
+    store: Store,
+    args: &[&str],
+) -> (TestServer, Option<common::stores::RedisNode>) {
     let args: Vec<&str> = ["--http-listen", "127.0.0.1:0"]
         .iter()
         .chain(args)

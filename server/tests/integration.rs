@@ -48,6 +48,7 @@ mod redis_layout;
 mod redis_semantics;
 mod redis_tls;
 mod set;
+mod signing_keys;
 mod sorted_set;
 mod storage_equivalence;
 mod topics;

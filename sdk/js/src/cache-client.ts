@@ -36,6 +36,8 @@ import * as tokens from './tokens.js';
 import type { ApiKey, DisposableToken, Permissions } from './tokens.js';
 import type { TopicSubscription } from './topics/subscription.js';
 import type { SubscribeOptions } from './topics/topics.js';
+import * as signingKeys from './signing-keys.js';
+import type { SigningKey } from './signing-keys.js';
 import * as webhooks from './webhooks.js';
 import type { Webhook } from './webhooks.js';
 
@@ -681,6 +683,26 @@ export class CacheClient {
   /** A new signing secret for webhook `name`, used from the next POST on; never retried. */
   async rotateWebhookSecret(cache: string, name: string): Promise<string> {
     return this.#route.control(webhooks.rotateWebhookSecret(cache, name));
+  }
+
+  /**
+   * A new signing key that signs presigned URLs (createPresignedUrl) for
+   * `ttlMs` (rounded up to whole minutes, at most a year); its `key` is the
+   * private half, answered this once. Needs a token over every cache;
+   * LimitExceededError past the server's --max-signing-keys. Never retried.
+   */
+  async createSigningKey(ttlMs: number): Promise<SigningKey> {
+    return this.#route.control(signingKeys.createSigningKey(ttlMs, this.#route.target));
+  }
+
+  /** The live signing keys (without their private halves), soonest to expire first. */
+  async listSigningKeys(): Promise<SigningKey[]> {
+    return this.#route.control(signingKeys.listSigningKeys(this.#route.target));
+  }
+
+  /** Revokes signing key `keyId`: its URLs are refused from now on; NotFoundError when there is no such live key. */
+  async revokeSigningKey(keyId: string): Promise<void> {
+    await this.#route.control(signingKeys.revokeSigningKey(keyId));
   }
 
   /** One round trip to the data server. */

@@ -27,6 +27,8 @@ export type {
 } from './collections/sorted-set.js';
 export { Leaderboard } from './leaderboard.js';
 export type { ApiKey, CachePermission, CacheRole, DisposableToken, Permissions, TopicPermission, TopicRole } from './tokens.js';
+export { createPresignedUrl } from './signing-keys.js';
+export type { PresignedUrlOptions, SigningKey } from './signing-keys.js';
 export { verifyWebhookSignature } from './webhooks.js';
 export type { Webhook } from './webhooks.js';
 export { LEADERBOARD_MAX_ELEMENTS } from './collections/leaderboard.js';

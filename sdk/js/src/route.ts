@@ -48,6 +48,8 @@ export class Route {
   private readonly controlPool: ChannelPool;
   /** The client's own token (`apiKey`), sent as `authorization`; token vending also sends it in the message. */
   readonly authorization: string | undefined;
+  /** host:port of the data endpoint (signing keys name it as their endpoint). */
+  readonly target: string;
   private readonly controlMetadata: Readonly<Record<string, string>>;
   // One frozen header record per cache, built on first use: the transports
   // key their own per-call structures on it.
@@ -70,6 +72,7 @@ export class Route {
     this.dataPool = parts.dataPool;
     this.controlPool = parts.controlPool;
     this.authorization = parts.authorization;
+    this.target = parts.target;
     const authorization: Record<string, string> = parts.authorization === undefined ? {} : { authorization: parts.authorization };
     this.controlMetadata = Object.freeze(authorization);
     const topicContext = { pool: parts.dataPool, knobs: parts.knobs, target: parts.target, closed: () => this.closed };

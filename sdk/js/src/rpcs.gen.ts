@@ -484,6 +484,35 @@ export const RPCS = {
     streaming: false,
     transports: ['grpc'],
   },
+  /** Each call makes another key, counted against the cap. */
+  CreateSigningKey: {
+    method: 'CreateSigningKey',
+    path: '/control_client.ScsControl/CreateSigningKey',
+    cacheCall: true,
+    capped: false,
+    idempotent: false,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  /** A repeat after a lost answer reports NOT_FOUND for the client's own success. */
+  RevokeSigningKey: {
+    method: 'RevokeSigningKey',
+    path: '/control_client.ScsControl/RevokeSigningKey',
+    cacheCall: true,
+    capped: false,
+    idempotent: false,
+    streaming: false,
+    transports: ['grpc'],
+  },
+  ListSigningKeys: {
+    method: 'ListSigningKeys',
+    path: '/control_client.ScsControl/ListSigningKeys',
+    cacheCall: true,
+    capped: false,
+    idempotent: true,
+    streaming: false,
+    transports: ['grpc'],
+  },
   Ping: {
     method: 'Ping',
     path: '/cache_client.Ping/Ping',

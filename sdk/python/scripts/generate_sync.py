@@ -31,6 +31,7 @@ MODULES = (
     "_async_leaderboard.py",
     "_async_topics.py",
     "_async_webhooks.py",
+    "_async_signing_keys.py",
     "_async_client.py",
 )
 

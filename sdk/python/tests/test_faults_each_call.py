@@ -16,11 +16,13 @@ from tests.conftest import Server
 from tests.test_faults_headers import BASE, attempts, connected, with_fault_headers
 from tests.test_spec import SPEC_CALLS, SPEC_RPCS, owner, required_arguments
 
-# Control calls (webhook management among them: the cache is in the message)
-# carry no per-cache headers, so no fault reaches them here.
+# Control calls (webhook management among them: the cache is in the message;
+# signing keys, which name none) carry no per-cache headers, so no fault
+# reaches them here.
 CONTROL_RPCS = {"CreateCache", "DeleteCache", "ListCaches", "FlushCache", "Ping"} | {
     "GenerateDisposableToken", "GenerateApiToken", "RefreshApiToken",
     "PutWebhook", "DeleteWebhook", "ListWebhooks", "GetWebhookSecret", "RotateWebhookSecret",
+    "CreateSigningKey", "ListSigningKeys", "RevokeSigningKey",
 }  # fmt: skip
 CALLS = [call for call in SPEC_CALLS if call["rpc"] not in CONTROL_RPCS]
 

@@ -251,7 +251,7 @@ mod tests {
                 "/cache_client.pubsub.Pubsub/Subscribe",
                 Need::Message(Role::Read),
             ),
-            ("/control_client.ScsControl/CreateSigningKey", Need::Token),
+            ("/control_client.ScsControl/CreateIndex", Need::Token),
             ("/cache_client.Scs/get", Need::Token),
         ];
         for (path, need_of_path) in expected {

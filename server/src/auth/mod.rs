@@ -15,6 +15,7 @@
 //! - [`secret`] — reading the secret, never showing it.
 //! - [`token`] — `jiffy-server token create`.
 //! - [`momento_key`] — a token wrapped as a Momento v1 key, for the official SDKs.
+//! - [`signing_keys`] — signing keys, and the presigned URLs they sign.
 //! - [`layer`] — the per-call check; [`Grant`] carries the claims on to handlers.
 //!
 //! With no secret configured, no layer is installed and no [`Grant`] is
@@ -27,6 +28,7 @@ pub mod mint;
 pub mod momento_key;
 pub mod permissions;
 pub mod secret;
+pub mod signing_keys;
 pub mod token;
 mod verifier;
 

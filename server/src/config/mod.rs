@@ -267,6 +267,8 @@ pub struct Config {
     pub http_listen: Option<SocketAddr>,
     pub max_memory: u64,
     pub max_caches: usize,
+    /// Signing keys live at once (`crate::auth::signing_keys`).
+    pub max_signing_keys: usize,
     pub limits: Limits,
     /// Whether `--max-request-size` was left to [`derived_request_size`]:
     /// then a Set over it has a value over `--max-value-size`, and is told
@@ -397,6 +399,7 @@ impl Settings {
             http_listen: values.http_listen,
             max_memory: values.max_memory.as_u64(),
             max_caches: values.max_caches,
+            max_signing_keys: values.max_signing_keys,
             limits,
             request_size_derived,
             max_concurrent_streams: values.max_concurrent_streams,
@@ -911,6 +914,7 @@ mod tests {
         "--max-request-items JIFFY_MAX_REQUEST_ITEMS 10000",
         "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB, at least 5 MiB",
         "--max-response-size JIFFY_MAX_RESPONSE_SIZE 5243000 bytes, or --max-value-size + 64 bytes if more",
+        "--max-signing-keys JIFFY_MAX_SIGNING_KEYS 100",
         "--max-subscriptions JIFFY_MAX_SUBSCRIPTIONS 20000",
         "--max-topic-memory JIFFY_MAX_TOPIC_MEMORY 64.0 MiB",
         "--max-topic-message-size JIFFY_MAX_TOPIC_MESSAGE_SIZE 100.0 KiB",
@@ -945,6 +949,7 @@ mod tests {
         "max-request-size",
         "max-ttl",
         "max-caches",
+        "max-signing-keys",
         "max-concurrent-streams",
         "max-connections",
         "handshake-timeout",
@@ -984,7 +989,7 @@ mod tests {
         "admin-listen",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None }, per_cache: {} }, admin_listen: None }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None }, per_cache: {} }, admin_listen: None }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

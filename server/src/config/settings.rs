@@ -60,6 +60,10 @@ declare_settings! {
     /// Most caches the server holds at once.
     max_caches: Option<usize> = default(100), "N", env "JIFFY_MAX_CACHES",
         "most caches at once";
+    /// Most signing keys live at once (`CreateSigningKey`), so that an admin
+    /// token cannot fill the store with keys; 0: none may be made.
+    max_signing_keys: Option<usize> = default(100), "N", env "JIFFY_MAX_SIGNING_KEYS",
+        "signing keys of presigned URLs live at once (RESOURCE_EXHAUSTED past it; 0: none)";
     // What the Momento service allows; the SDKs' pool sizes assume it.
     /// HTTP/2 streams (requests in flight) allowed per connection.
     max_concurrent_streams: Option<u32> = default(100), "N", env "JIFFY_MAX_CONCURRENT_STREAMS",

@@ -9,6 +9,10 @@
 //!   `text/plain` content type, binary otherwise.
 //! - The token comes in the `Authorization` header or the `token` query
 //!   parameter (both: 400), checked as on the gRPC port.
+//! - Presigned URLs: `GET /cache/get/{cache}/{key}?token=JWT` and
+//!   `PUT` or `POST /cache/set/{cache}/{key}?token=JWT`, the token signed
+//!   with a signing key (`crate::auth::signing_keys`), which says alone
+//!   what the URL may do.
 //!
 //! The port is served by [`crate::listener`] over HTTP/1.1, so it has the
 //! gRPC port's connection cap, handshake deadline, send timeout and
@@ -28,6 +32,7 @@ mod routes;
 
 use std::sync::Arc;
 
+use crate::auth::signing_keys::SigningKeys;
 use crate::auth::Verifier;
 use crate::in_flight::InFlight;
 use crate::metrics::Metrics;
@@ -42,6 +47,8 @@ pub struct Context<S, T> {
     pub pubsub: PubsubService<T>,
     /// `None` without `--auth-secret-file`: any token, or none, is accepted.
     pub verifier: Option<Arc<Verifier>>,
+    /// The keys presigned URLs are checked against, with or without auth.
+    pub signing_keys: Arc<SigningKeys>,
     pub metrics: Arc<Metrics>,
     /// The server's `--max-in-flight-bytes`, shared with the other ports:
     /// each call's overhead and answer are charged to it, as on gRPC.

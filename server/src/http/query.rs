@@ -1,5 +1,6 @@
 //! The query string of a call: the item's key (`key`, or `key_base64` for
-//! a binary one), `ttl_seconds`, and `token`.
+//! a binary one), `ttl_seconds`, and `token`; a presigned set's
+//! `ttl_milliseconds`.
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -21,6 +22,8 @@ pub struct Query {
     pub key_base64: Option<String>,
     pub ttl_seconds: Option<String>,
     pub token: Option<String>,
+    /// A presigned set's TTL, as the URL gives it; the signed one rules.
+    pub ttl_milliseconds: Option<String>,
 }
 
 impl Query {
@@ -34,6 +37,7 @@ impl Query {
                 "key_base64" => &mut parsed.key_base64,
                 "ttl_seconds" => &mut parsed.ttl_seconds,
                 "token" => &mut parsed.token,
+                "ttl_milliseconds" => &mut parsed.ttl_milliseconds,
                 _ => continue,
             };
             slot.get_or_insert_with(|| value.into_owned());

@@ -1,11 +1,13 @@
 //! `control_client.ScsControl`: create, delete, list and flush caches.
 //! Deleting and flushing also tell the cache's topics (`crate::topics`).
+//! And the signing keys of presigned URLs (`crate::auth::signing_keys`).
 
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
-use crate::auth::{self, Grant};
+use crate::auth::signing_keys::SigningKeys;
+use crate::auth::{self, CacheScope, Claims, Grant, Role, Scope};
 use crate::backend::Storage;
 use crate::cache_limits::CacheLimits;
 use crate::limits::{check_cache_name, Limits};
@@ -13,8 +15,10 @@ use crate::metrics::Lookups;
 use crate::proto::control_client::scs_control_server::ScsControl;
 use crate::proto::control_client::{
     Cache, CacheLimits as ProtoCacheLimits, CreateCacheRequest, CreateCacheResponse,
-    DeleteCacheRequest, DeleteCacheResponse, FlushCacheRequest, FlushCacheResponse,
-    ListCachesRequest, ListCachesResponse, TopicLimits,
+    CreateSigningKeyRequest, CreateSigningKeyResponse, DeleteCacheRequest, DeleteCacheResponse,
+    FlushCacheRequest, FlushCacheResponse, ListCachesRequest, ListCachesResponse,
+    ListSigningKeysRequest, ListSigningKeysResponse, RevokeSigningKeyRequest,
+    RevokeSigningKeyResponse, SigningKey, TopicLimits,
 };
 use crate::topics::{CacheEvents, TopicSettings};
 
@@ -30,6 +34,9 @@ pub struct ControlPlane<S> {
     lookups: Lookups,
     /// Each cache's rate limits, reported by ListCaches.
     cache_limits: Arc<CacheLimits>,
+    /// The signing keys of presigned URLs; without them their calls answer
+    /// UNIMPLEMENTED.
+    signing_keys: Option<Arc<SigningKeys>>,
 }
 
 impl<S: Storage> ControlPlane<S> {
@@ -47,7 +54,24 @@ impl<S: Storage> ControlPlane<S> {
             topic_settings,
             lookups,
             cache_limits: CacheLimits::unlimited(),
+            signing_keys: None,
         }
+    }
+
+    /// The signing keys the signing-key calls make, list and revoke.
+    pub fn with_signing_keys(mut self, signing_keys: Arc<SigningKeys>) -> Self {
+        self.signing_keys = Some(signing_keys);
+        self
+    }
+
+    /// The signing keys, for a token that may manage them.
+    fn signing_keys<T>(&self, request: &Request<T>, rpc: &str) -> Result<&SigningKeys, Status> {
+        if let Some(Grant(claims)) = request.extensions().get::<Grant>() {
+            check_every_cache(claims, rpc)?;
+        }
+        self.signing_keys
+            .as_deref()
+            .ok_or_else(|| Status::unimplemented(format!("{rpc} is not served here")))
     }
 
     /// The per-cache rate limits ListCaches reports; none by default.
@@ -84,6 +108,25 @@ impl<S: Storage> ControlPlane<S> {
             max_ttl_seconds: self.limits.max_ttl.as_secs(),
         }
     }
+}
+
+/// A signing key signs URLs for any cache, so managing keys takes a token
+/// that reaches every cache: a super user, or `admin` over all caches.
+fn check_every_cache(claims: &Claims, rpc: &str) -> Result<(), Status> {
+    let every_cache = claims.is_super_user()
+        || matches!(
+            &claims.scope,
+            Scope::Role {
+                role: Role::Admin,
+                caches: CacheScope::All,
+            }
+        );
+    if every_cache {
+        return Ok(());
+    }
+    Err(Status::permission_denied(format!(
+        "{rpc} needs a token over every cache (`--role admin --caches all`, or a super user): a signing key signs URLs for any cache"
+    )))
 }
 
 /// A rate as the protocol's `u32`, the largest if over it.
@@ -149,5 +192,43 @@ impl<S: Storage + Clone> ScsControl for ControlPlane<S> {
         self.topics.cache_flushed(name);
         tracing::info!(cache = %name, "cache flushed");
         Ok(Response::new(FlushCacheResponse {}))
+    }
+
+    async fn create_signing_key(
+        &self,
+        request: Request<CreateSigningKeyRequest>,
+    ) -> Answer<CreateSigningKeyResponse> {
+        let keys = self.signing_keys(&request, "CreateSigningKey")?;
+        let (key, expires_at) = keys.create(request.get_ref().ttl_minutes).await?;
+        tracing::info!(expires_at, "signing key created");
+        Ok(Response::new(CreateSigningKeyResponse { key, expires_at }))
+    }
+
+    async fn revoke_signing_key(
+        &self,
+        request: Request<RevokeSigningKeyRequest>,
+    ) -> Answer<RevokeSigningKeyResponse> {
+        let keys = self.signing_keys(&request, "RevokeSigningKey")?;
+        let id = &request.get_ref().key_id;
+        keys.revoke(id).await?;
+        tracing::info!(key_id = %id, "signing key revoked");
+        Ok(Response::new(RevokeSigningKeyResponse {}))
+    }
+
+    async fn list_signing_keys(
+        &self,
+        request: Request<ListSigningKeysRequest>,
+    ) -> Answer<ListSigningKeysResponse> {
+        let keys = self.signing_keys(&request, "ListSigningKeys")?;
+        let signing_key = keys
+            .list()
+            .await?
+            .into_iter()
+            .map(|(key_id, expires_at)| SigningKey { key_id, expires_at })
+            .collect();
+        Ok(Response::new(ListSigningKeysResponse {
+            signing_key,
+            next_token: String::new(),
+        }))
     }
 }

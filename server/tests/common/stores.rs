@@ -62,6 +62,17 @@ impl RedisNode {
         RedisNode::start_with(port, &["--port", &port.to_string()]).await
     }
 
+    /// A `redis-server` on a free port, and its `redis://` URL.
+    pub async fn on_free_port() -> (RedisNode, String) {
+        let port = StdListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let redis = RedisNode::start(port).await;
+        (redis, format!("redis://127.0.0.1:{port}"))
+    }
+
     /// A `redis-server` with `args` (which make it listen on `port`, in
     /// the clear or with TLS), once `port` accepts connections.
     pub async fn start_with(port: u16, args: &[&str]) -> RedisNode {
@@ -102,13 +113,7 @@ impl Store {
         match self {
             Store::Embedded => (TestServer::with_args(args).await, None),
             Store::Redis => {
-                let port = StdListener::bind("127.0.0.1:0")
-                    .unwrap()
-                    .local_addr()
-                    .unwrap()
-                    .port();
-                let redis = RedisNode::start(port).await;
-                let url = format!("redis://127.0.0.1:{port}");
+                let (redis, url) = RedisNode::on_free_port().await;
                 let args: Vec<&str> = ["--store", &url]
                     .into_iter()
                     .chain(args.iter().copied())

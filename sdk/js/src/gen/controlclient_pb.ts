@@ -1,4 +1,5 @@
-// Control plane: the lifecycle of caches.
+// Control plane: the lifecycle of caches, and the signing keys of presigned
+// URLs.
 //
 // Wire-compatible with the public Momento cache protocol. Calls of that
 // protocol that are not declared here answer UNIMPLEMENTED.
@@ -15,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file controlclient.proto.
  */
 export const file_controlclient: GenFile = /*@__PURE__*/
-  fileDesc("ChNjb250cm9sY2xpZW50LnByb3RvEg5jb250cm9sX2NsaWVudCIpChNfQ3JlYXRlQ2FjaGVSZXF1ZXN0EhIKCmNhY2hlX25hbWUYASABKAkiFgoUX0NyZWF0ZUNhY2hlUmVzcG9uc2UiKQoTX0RlbGV0ZUNhY2hlUmVxdWVzdBISCgpjYWNoZV9uYW1lGAEgASgJIhYKFF9EZWxldGVDYWNoZVJlc3BvbnNlIigKEl9GbHVzaENhY2hlUmVxdWVzdBISCgpjYWNoZV9uYW1lGAEgASgJIhUKE19GbHVzaENhY2hlUmVzcG9uc2UiKAoSX0xpc3RDYWNoZXNSZXF1ZXN0EhIKCm5leHRfdG9rZW4YASABKAkiUAoTX0xpc3RDYWNoZXNSZXNwb25zZRIlCgVjYWNoZRgBIAMoCzIWLmNvbnRyb2xfY2xpZW50Ll9DYWNoZRISCgpuZXh0X3Rva2VuGAIgASgJIoQBCgZfQ2FjaGUSEgoKY2FjaGVfbmFtZRgBIAEoCRIyCgxjYWNoZV9saW1pdHMYAiABKAsyHC5jb250cm9sX2NsaWVudC5fQ2FjaGVMaW1pdHMSMgoMdG9waWNfbGltaXRzGAMgASgLMhwuY29udHJvbF9jbGllbnQuX1RvcGljTGltaXRzIngKDF9DYWNoZUxpbWl0cxIYChBtYXhfdHJhZmZpY19yYXRlGAEgASgNEhsKE21heF90aHJvdWdocHV0X2ticHMYAiABKA0SGAoQbWF4X2l0ZW1fc2l6ZV9rYhgDIAEoDRIXCg9tYXhfdHRsX3NlY29uZHMYBCABKAQibQoMX1RvcGljTGltaXRzEhgKEG1heF9wdWJsaXNoX3JhdGUYASABKA0SHgoWbWF4X3N1YnNjcmlwdGlvbl9jb3VudBgCIAEoDRIjChttYXhfcHVibGlzaF9tZXNzYWdlX3NpemVfa2IYAyABKA0y9gIKClNjc0NvbnRyb2wSWgoLQ3JlYXRlQ2FjaGUSIy5jb250cm9sX2NsaWVudC5fQ3JlYXRlQ2FjaGVSZXF1ZXN0GiQuY29udHJvbF9jbGllbnQuX0NyZWF0ZUNhY2hlUmVzcG9uc2UiABJaCgtEZWxldGVDYWNoZRIjLmNvbnRyb2xfY2xpZW50Ll9EZWxldGVDYWNoZVJlcXVlc3QaJC5jb250cm9sX2NsaWVudC5fRGVsZXRlQ2FjaGVSZXNwb25zZSIAElcKCkxpc3RDYWNoZXMSIi5jb250cm9sX2NsaWVudC5fTGlzdENhY2hlc1JlcXVlc3QaIy5jb250cm9sX2NsaWVudC5fTGlzdENhY2hlc1Jlc3BvbnNlIgASVwoKRmx1c2hDYWNoZRIiLmNvbnRyb2xfY2xpZW50Ll9GbHVzaENhY2hlUmVxdWVzdBojLmNvbnRyb2xfY2xpZW50Ll9GbHVzaENhY2hlUmVzcG9uc2UiAGIGcHJvdG8z");
+  fileDesc("ChNjb250cm9sY2xpZW50LnByb3RvEg5jb250cm9sX2NsaWVudCIpChNfQ3JlYXRlQ2FjaGVSZXF1ZXN0EhIKCmNhY2hlX25hbWUYASABKAkiFgoUX0NyZWF0ZUNhY2hlUmVzcG9uc2UiKQoTX0RlbGV0ZUNhY2hlUmVxdWVzdBISCgpjYWNoZV9uYW1lGAEgASgJIhYKFF9EZWxldGVDYWNoZVJlc3BvbnNlIigKEl9GbHVzaENhY2hlUmVxdWVzdBISCgpjYWNoZV9uYW1lGAEgASgJIhUKE19GbHVzaENhY2hlUmVzcG9uc2UiKAoSX0xpc3RDYWNoZXNSZXF1ZXN0EhIKCm5leHRfdG9rZW4YASABKAkiUAoTX0xpc3RDYWNoZXNSZXNwb25zZRIlCgVjYWNoZRgBIAMoCzIWLmNvbnRyb2xfY2xpZW50Ll9DYWNoZRISCgpuZXh0X3Rva2VuGAIgASgJIoQBCgZfQ2FjaGUSEgoKY2FjaGVfbmFtZRgBIAEoCRIyCgxjYWNoZV9saW1pdHMYAiABKAsyHC5jb250cm9sX2NsaWVudC5fQ2FjaGVMaW1pdHMSMgoMdG9waWNfbGltaXRzGAMgASgLMhwuY29udHJvbF9jbGllbnQuX1RvcGljTGltaXRzIngKDF9DYWNoZUxpbWl0cxIYChBtYXhfdHJhZmZpY19yYXRlGAEgASgNEhsKE21heF90aHJvdWdocHV0X2ticHMYAiABKA0SGAoQbWF4X2l0ZW1fc2l6ZV9rYhgDIAEoDRIXCg9tYXhfdHRsX3NlY29uZHMYBCABKAQibQoMX1RvcGljTGltaXRzEhgKEG1heF9wdWJsaXNoX3JhdGUYASABKA0SHgoWbWF4X3N1YnNjcmlwdGlvbl9jb3VudBgCIAEoDRIjChttYXhfcHVibGlzaF9tZXNzYWdlX3NpemVfa2IYAyABKA0iLwoYX0NyZWF0ZVNpZ25pbmdLZXlSZXF1ZXN0EhMKC3R0bF9taW51dGVzGAEgASgNIjwKGV9DcmVhdGVTaWduaW5nS2V5UmVzcG9uc2USCwoDa2V5GAEgASgJEhIKCmV4cGlyZXNfYXQYAiABKAQiKgoYX1Jldm9rZVNpZ25pbmdLZXlSZXF1ZXN0Eg4KBmtleV9pZBgBIAEoCSIbChlfUmV2b2tlU2lnbmluZ0tleVJlc3BvbnNlIjEKC19TaWduaW5nS2V5Eg4KBmtleV9pZBgBIAEoCRISCgpleHBpcmVzX2F0GAIgASgEIi0KF19MaXN0U2lnbmluZ0tleXNSZXF1ZXN0EhIKCm5leHRfdG9rZW4YASABKAkiYAoYX0xpc3RTaWduaW5nS2V5c1Jlc3BvbnNlEjAKC3NpZ25pbmdfa2V5GAEgAygLMhsuY29udHJvbF9jbGllbnQuX1NpZ25pbmdLZXkSEgoKbmV4dF90b2tlbhgCIAEoCTK0BQoKU2NzQ29udHJvbBJaCgtDcmVhdGVDYWNoZRIjLmNvbnRyb2xfY2xpZW50Ll9DcmVhdGVDYWNoZVJlcXVlc3QaJC5jb250cm9sX2NsaWVudC5fQ3JlYXRlQ2FjaGVSZXNwb25zZSIAEloKC0RlbGV0ZUNhY2hlEiMuY29udHJvbF9jbGllbnQuX0RlbGV0ZUNhY2hlUmVxdWVzdBokLmNvbnRyb2xfY2xpZW50Ll9EZWxldGVDYWNoZVJlc3BvbnNlIgASVwoKTGlzdENhY2hlcxIiLmNvbnRyb2xfY2xpZW50Ll9MaXN0Q2FjaGVzUmVxdWVzdBojLmNvbnRyb2xfY2xpZW50Ll9MaXN0Q2FjaGVzUmVzcG9uc2UiABJXCgpGbHVzaENhY2hlEiIuY29udHJvbF9jbGllbnQuX0ZsdXNoQ2FjaGVSZXF1ZXN0GiMuY29udHJvbF9jbGllbnQuX0ZsdXNoQ2FjaGVSZXNwb25zZSIAEmkKEENyZWF0ZVNpZ25pbmdLZXkSKC5jb250cm9sX2NsaWVudC5fQ3JlYXRlU2lnbmluZ0tleVJlcXVlc3QaKS5jb250cm9sX2NsaWVudC5fQ3JlYXRlU2lnbmluZ0tleVJlc3BvbnNlIgASaQoQUmV2b2tlU2lnbmluZ0tleRIoLmNvbnRyb2xfY2xpZW50Ll9SZXZva2VTaWduaW5nS2V5UmVxdWVzdBopLmNvbnRyb2xfY2xpZW50Ll9SZXZva2VTaWduaW5nS2V5UmVzcG9uc2UiABJmCg9MaXN0U2lnbmluZ0tleXMSJy5jb250cm9sX2NsaWVudC5fTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBooLmNvbnRyb2xfY2xpZW50Ll9MaXN0U2lnbmluZ0tleXNSZXNwb25zZSIAYgZwcm90bzM");
 
 /**
  * @generated from message control_client._CreateCacheRequest
@@ -247,6 +248,143 @@ export const _TopicLimitsSchema: GenMessage<_TopicLimits> = /*@__PURE__*/
   messageDesc(file_controlclient, 10);
 
 /**
+ * @generated from message control_client._CreateSigningKeyRequest
+ */
+export type _CreateSigningKeyRequest = Message<"control_client._CreateSigningKeyRequest"> & {
+  /**
+   * @generated from field: uint32 ttl_minutes = 1;
+   */
+  ttlMinutes: number;
+};
+
+/**
+ * Describes the message control_client._CreateSigningKeyRequest.
+ * Use `create(_CreateSigningKeyRequestSchema)` to create a new message.
+ */
+export const _CreateSigningKeyRequestSchema: GenMessage<_CreateSigningKeyRequest> = /*@__PURE__*/
+  messageDesc(file_controlclient, 11);
+
+/**
+ * @generated from message control_client._CreateSigningKeyResponse
+ */
+export type _CreateSigningKeyResponse = Message<"control_client._CreateSigningKeyResponse"> & {
+  /**
+   * The key as a JSON Web Key (RFC 7517), private part included; its `kid`
+   * names it.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * When it expires, in seconds since the epoch.
+   *
+   * @generated from field: uint64 expires_at = 2;
+   */
+  expiresAt: bigint;
+};
+
+/**
+ * Describes the message control_client._CreateSigningKeyResponse.
+ * Use `create(_CreateSigningKeyResponseSchema)` to create a new message.
+ */
+export const _CreateSigningKeyResponseSchema: GenMessage<_CreateSigningKeyResponse> = /*@__PURE__*/
+  messageDesc(file_controlclient, 12);
+
+/**
+ * @generated from message control_client._RevokeSigningKeyRequest
+ */
+export type _RevokeSigningKeyRequest = Message<"control_client._RevokeSigningKeyRequest"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+};
+
+/**
+ * Describes the message control_client._RevokeSigningKeyRequest.
+ * Use `create(_RevokeSigningKeyRequestSchema)` to create a new message.
+ */
+export const _RevokeSigningKeyRequestSchema: GenMessage<_RevokeSigningKeyRequest> = /*@__PURE__*/
+  messageDesc(file_controlclient, 13);
+
+/**
+ * @generated from message control_client._RevokeSigningKeyResponse
+ */
+export type _RevokeSigningKeyResponse = Message<"control_client._RevokeSigningKeyResponse"> & {
+};
+
+/**
+ * Describes the message control_client._RevokeSigningKeyResponse.
+ * Use `create(_RevokeSigningKeyResponseSchema)` to create a new message.
+ */
+export const _RevokeSigningKeyResponseSchema: GenMessage<_RevokeSigningKeyResponse> = /*@__PURE__*/
+  messageDesc(file_controlclient, 14);
+
+/**
+ * @generated from message control_client._SigningKey
+ */
+export type _SigningKey = Message<"control_client._SigningKey"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * When it expires, in seconds since the epoch.
+   *
+   * @generated from field: uint64 expires_at = 2;
+   */
+  expiresAt: bigint;
+};
+
+/**
+ * Describes the message control_client._SigningKey.
+ * Use `create(_SigningKeySchema)` to create a new message.
+ */
+export const _SigningKeySchema: GenMessage<_SigningKey> = /*@__PURE__*/
+  messageDesc(file_controlclient, 15);
+
+/**
+ * @generated from message control_client._ListSigningKeysRequest
+ */
+export type _ListSigningKeysRequest = Message<"control_client._ListSigningKeysRequest"> & {
+  /**
+   * @generated from field: string next_token = 1;
+   */
+  nextToken: string;
+};
+
+/**
+ * Describes the message control_client._ListSigningKeysRequest.
+ * Use `create(_ListSigningKeysRequestSchema)` to create a new message.
+ */
+export const _ListSigningKeysRequestSchema: GenMessage<_ListSigningKeysRequest> = /*@__PURE__*/
+  messageDesc(file_controlclient, 16);
+
+/**
+ * @generated from message control_client._ListSigningKeysResponse
+ */
+export type _ListSigningKeysResponse = Message<"control_client._ListSigningKeysResponse"> & {
+  /**
+   * @generated from field: repeated control_client._SigningKey signing_key = 1;
+   */
+  signingKey: _SigningKey[];
+
+  /**
+   * @generated from field: string next_token = 2;
+   */
+  nextToken: string;
+};
+
+/**
+ * Describes the message control_client._ListSigningKeysResponse.
+ * Use `create(_ListSigningKeysResponseSchema)` to create a new message.
+ */
+export const _ListSigningKeysResponseSchema: GenMessage<_ListSigningKeysResponse> = /*@__PURE__*/
+  messageDesc(file_controlclient, 17);
+
+/**
  * @generated from service control_client.ScsControl
  */
 export const ScsControl: GenService<{
@@ -281,6 +419,30 @@ export const ScsControl: GenService<{
     methodKind: "unary";
     input: typeof _FlushCacheRequestSchema;
     output: typeof _FlushCacheResponseSchema;
+  },
+  /**
+   * @generated from rpc control_client.ScsControl.CreateSigningKey
+   */
+  createSigningKey: {
+    methodKind: "unary";
+    input: typeof _CreateSigningKeyRequestSchema;
+    output: typeof _CreateSigningKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc control_client.ScsControl.RevokeSigningKey
+   */
+  revokeSigningKey: {
+    methodKind: "unary";
+    input: typeof _RevokeSigningKeyRequestSchema;
+    output: typeof _RevokeSigningKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc control_client.ScsControl.ListSigningKeys
+   */
+  listSigningKeys: {
+    methodKind: "unary";
+    input: typeof _ListSigningKeysRequestSchema;
+    output: typeof _ListSigningKeysResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_controlclient, 0);

@@ -2,7 +2,7 @@
 // What each call of CacheClient takes and answers, as sdk/spec.json's
 // `calls` say: tsc (npm run lint) fails naming a call whose parameters or
 // answer have another type.
-import type { ApiKey, Bytes, BytesMap, BytesSet, CacheClient, CacheError, DisposableToken, ItemType, LeaderboardElement, Permissions, SetIfCondition, SetIfHashCondition, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash, Webhook } from '../../src/index.js';
+import type { ApiKey, Bytes, BytesMap, BytesSet, CacheClient, CacheError, DisposableToken, ItemType, LeaderboardElement, Permissions, SetIfCondition, SetIfHashCondition, SigningKey, SortedSetAggregate, SortedSetElement, SortedSetOrder, TopicDiscontinuity, TopicMessage, TopicPosition, TopicSubscription, TtlUpdate, ValueWithHash, Webhook } from '../../src/index.js';
 
 // What a method of the client answers at once: the object (`on`) whose
 // methods are calls too.
@@ -109,6 +109,9 @@ export const CALL_SHAPES: {
   listWebhooks: [answer: Same<Answer<CacheClient, 'listWebhooks'>, Webhook[]>, args: Equal<Args<CacheClient, 'listWebhooks'>, [cache: string]>];
   getWebhookSecret: [answer: Same<Answer<CacheClient, 'getWebhookSecret'>, string>, args: Equal<Args<CacheClient, 'getWebhookSecret'>, [cache: string, name: string]>];
   rotateWebhookSecret: [answer: Same<Answer<CacheClient, 'rotateWebhookSecret'>, string>, args: Equal<Args<CacheClient, 'rotateWebhookSecret'>, [cache: string, name: string]>];
+  createSigningKey: [answer: Same<Answer<CacheClient, 'createSigningKey'>, SigningKey>, args: Equal<Args<CacheClient, 'createSigningKey'>, [ttlMs: number]>];
+  listSigningKeys: [answer: Same<Answer<CacheClient, 'listSigningKeys'>, SigningKey[]>, args: Equal<Args<CacheClient, 'listSigningKeys'>, []>];
+  revokeSigningKey: [answer: Same<Answer<CacheClient, 'revokeSigningKey'>, void>, args: Equal<Args<CacheClient, 'revokeSigningKey'>, [keyId: string]>];
 } = {
   get: [true, true],
   getString: [true, true],
@@ -188,4 +191,7 @@ export const CALL_SHAPES: {
   listWebhooks: [true, true],
   getWebhookSecret: [true, true],
   rotateWebhookSecret: [true, true],
+  createSigningKey: [true, true],
+  listSigningKeys: [true, true],
+  revokeSigningKey: [true, true],
 };

@@ -37,6 +37,7 @@ from jiffy._exceptions import (
 )
 from jiffy._hash import SetIfHash
 from jiffy._leaderboard import LeaderboardElement
+from jiffy._signing_keys import SigningKey, create_presigned_url
 from jiffy._sync_client import CacheClient
 from jiffy._sync_leaderboard import Leaderboard
 from jiffy._sync_topics import Subscription
@@ -71,6 +72,7 @@ __all__ = [
     "ServerError",
     "SetIf",
     "SetIfHash",
+    "SigningKey",
     "Subscription",
     "TimeoutError",
     "TopicDiscontinuity",
@@ -80,6 +82,7 @@ __all__ = [
     "Webhook",
     "WrongTypeError",
     "__version__",
+    "create_presigned_url",
     "presets",
     "verify_webhook_signature",
 ]

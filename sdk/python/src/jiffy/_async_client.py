@@ -18,6 +18,7 @@ from jiffy._async_leaderboard import AsyncLeaderboardCalls
 from jiffy._async_lists import AsyncListCalls
 from jiffy._async_route import AsyncRoute
 from jiffy._async_sets import AsyncSetCalls
+from jiffy._async_signing_keys import AsyncSigningKeyCalls
 from jiffy._async_sorted_sets import AsyncSortedSetCalls
 from jiffy._async_topics import AsyncTopicCalls
 from jiffy._async_webhooks import AsyncWebhookCalls
@@ -36,6 +37,7 @@ class AsyncCacheClient(
     AsyncLeaderboardCalls,
     AsyncTopicCalls,
     AsyncWebhookCalls,
+    AsyncSigningKeyCalls,
 ):
     """A cache client; every call may raise a jiffy.CacheError.
 
@@ -46,7 +48,7 @@ class AsyncCacheClient(
     sorted_set_*) are in one module per type beside this one, the topic
     calls (publish, subscribe) in _async_topics.py, leaderboards
     (`leaderboard(name)`) in _async_leaderboard.py, webhooks in
-    _async_webhooks.py.
+    _async_webhooks.py, signing keys in _async_signing_keys.py.
     """
 
     def __init__(

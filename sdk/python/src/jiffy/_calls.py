@@ -436,6 +436,32 @@ FLUSH_CACHE = Rpc(
     idempotent=False,
     control=True,
 )
+# Each call makes another key, counted against the cap.
+CREATE_SIGNING_KEY = Rpc(
+    "CreateSigningKey",
+    "/control_client.ScsControl/CreateSigningKey",
+    control_pb._CreateSigningKeyRequest.SerializeToString,
+    control_pb._CreateSigningKeyResponse.FromString,
+    idempotent=False,
+    control=True,
+)
+# A repeat after a lost answer reports NOT_FOUND for the client's own success.
+REVOKE_SIGNING_KEY = Rpc(
+    "RevokeSigningKey",
+    "/control_client.ScsControl/RevokeSigningKey",
+    control_pb._RevokeSigningKeyRequest.SerializeToString,
+    control_pb._RevokeSigningKeyResponse.FromString,
+    idempotent=False,
+    control=True,
+)
+LIST_SIGNING_KEYS = Rpc(
+    "ListSigningKeys",
+    "/control_client.ScsControl/ListSigningKeys",
+    control_pb._ListSigningKeysRequest.SerializeToString,
+    control_pb._ListSigningKeysResponse.FromString,
+    idempotent=True,
+    control=True,
+)
 PING = Rpc(
     "Ping",
     "/cache_client.Ping/Ping",
@@ -655,6 +681,9 @@ ALL_RPCS = (
     DELETE_CACHE,
     LIST_CACHES,
     FLUSH_CACHE,
+    CREATE_SIGNING_KEY,
+    REVOKE_SIGNING_KEY,
+    LIST_SIGNING_KEYS,
     PING,
     PUBLISH,
     SUBSCRIBE,

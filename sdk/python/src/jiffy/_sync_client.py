@@ -19,6 +19,7 @@ from jiffy._sync_leaderboard import SyncLeaderboardCalls
 from jiffy._sync_lists import SyncListCalls
 from jiffy._sync_route import SyncRoute
 from jiffy._sync_sets import SyncSetCalls
+from jiffy._sync_signing_keys import SyncSigningKeyCalls
 from jiffy._sync_sorted_sets import SyncSortedSetCalls
 from jiffy._sync_topics import SyncTopicCalls
 from jiffy._sync_webhooks import SyncWebhookCalls
@@ -33,6 +34,7 @@ class CacheClient(
     SyncLeaderboardCalls,
     SyncTopicCalls,
     SyncWebhookCalls,
+    SyncSigningKeyCalls,
 ):
     """A cache client; every call may raise a jiffy.CacheError.
 
@@ -43,7 +45,7 @@ class CacheClient(
     sorted_set_*) are in one module per type beside this one, the topic
     calls (publish, subscribe) in _sync_topics.py, leaderboards
     (`leaderboard(name)`) in _sync_leaderboard.py, webhooks in
-    _sync_webhooks.py.
+    _sync_webhooks.py, signing keys in _sync_signing_keys.py.
     """
 
     def __init__(

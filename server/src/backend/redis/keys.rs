@@ -2,6 +2,8 @@
 //!
 //! - `{jiffy}:caches`: hash of cache name -> generation (the cache list).
 //! - `{jiffy}:generations`: the counter generations are drawn from.
+//! - `{jiffy}:signing-keys`: hash of signing key id -> its public half and
+//!   expiry (`crate::auth::signing_keys`).
 //! - `jg:{<cache>/<bucket>}`: a bucket's current generation.
 //! - `ji:{<cache>/<bucket>}:<key>`: an item: a scalar's value, or the
 //!   marker of a collection.
@@ -18,6 +20,7 @@
 
 pub const CACHES: &str = "{jiffy}:caches";
 pub const GENERATIONS: &str = "{jiffy}:generations";
+pub const SIGNING_KEYS: &str = "{jiffy}:signing-keys";
 
 /// Enough buckets that a cache's load spreads evenly over a cluster of tens
 /// of masters; few enough that a create, flush or delete (one small script

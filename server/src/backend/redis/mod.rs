@@ -8,6 +8,7 @@
 //!   type: the trait impls, each a thin call of its script.
 //! - `list_keys`: ListKeys, the one call that scans (SCAN on each master).
 //! - `rate_leases`: the per-cache rate buckets shared by front-ends.
+//! - `signing_keys`: the signing keys of presigned URLs, shared by front-ends.
 //! - `topics`: publish and subscribe across front-ends (sharded pub/sub
 //!   and a capped stream per topic), feeding each front-end's topic hub.
 //! - `webhooks`: webhooks kept in each cache's slot, and their leases.
@@ -27,6 +28,7 @@ mod replies;
 mod scalar;
 mod scripts;
 mod set;
+mod signing_keys;
 mod sorted_set;
 mod topics;
 mod webhooks;

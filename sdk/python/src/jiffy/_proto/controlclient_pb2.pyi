@@ -81,3 +81,49 @@ class _TopicLimits(_message.Message):
     max_subscription_count: int
     max_publish_message_size_kb: int
     def __init__(self, max_publish_rate: _Optional[int] = ..., max_subscription_count: _Optional[int] = ..., max_publish_message_size_kb: _Optional[int] = ...) -> None: ...
+
+class _CreateSigningKeyRequest(_message.Message):
+    __slots__ = ("ttl_minutes",)
+    TTL_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    ttl_minutes: int
+    def __init__(self, ttl_minutes: _Optional[int] = ...) -> None: ...
+
+class _CreateSigningKeyResponse(_message.Message):
+    __slots__ = ("key", "expires_at")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    expires_at: int
+    def __init__(self, key: _Optional[str] = ..., expires_at: _Optional[int] = ...) -> None: ...
+
+class _RevokeSigningKeyRequest(_message.Message):
+    __slots__ = ("key_id",)
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    def __init__(self, key_id: _Optional[str] = ...) -> None: ...
+
+class _RevokeSigningKeyResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class _SigningKey(_message.Message):
+    __slots__ = ("key_id", "expires_at")
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    expires_at: int
+    def __init__(self, key_id: _Optional[str] = ..., expires_at: _Optional[int] = ...) -> None: ...
+
+class _ListSigningKeysRequest(_message.Message):
+    __slots__ = ("next_token",)
+    NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    next_token: str
+    def __init__(self, next_token: _Optional[str] = ...) -> None: ...
+
+class _ListSigningKeysResponse(_message.Message):
+    __slots__ = ("signing_key", "next_token")
+    SIGNING_KEY_FIELD_NUMBER: _ClassVar[int]
+    NEXT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    signing_key: _containers.RepeatedCompositeFieldContainer[_SigningKey]
+    next_token: str
+    def __init__(self, signing_key: _Optional[_Iterable[_Union[_SigningKey, _Mapping]]] = ..., next_token: _Optional[str] = ...) -> None: ...
