@@ -4,12 +4,13 @@
 //! every port, while other caches are served; ListCaches reports each
 //! cache's limits; `jiffy_throttled_total` counts the refusals.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jiffy_server::cache_limits::RateLimits;
 use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
-use jiffy_server::proto::control_client::ListCachesRequest;
+use jiffy_server::proto::control_client::Cache;
 use jiffy_server::proto::protosocket::cache::cache_response::Kind;
 use tonic::Code;
 
@@ -96,6 +97,16 @@ async fn small_cache_server(args: &[&str]) -> TestServer {
     server
 }
 
+/// The caches ListCaches answers, by name.
+async fn listed(server: &TestServer) -> HashMap<String, Cache> {
+    server
+        .list_caches()
+        .await
+        .into_iter()
+        .map(|cache| (cache.cache_name.clone(), cache))
+        .collect()
+}
+
 /// A client of the cache `name`, made already.
 async fn data(server: &TestServer, name: &str) -> Data {
     Data {
@@ -151,15 +162,9 @@ async fn publishes_over_a_caches_rate_are_refused() {
 #[tokio::test]
 async fn list_caches_reports_each_caches_limits() {
     let server = small_cache_server(&["--cache-calls-per-second", "300"]).await;
-    let mut control = server.control().await;
-    let caches = control
-        .list_caches(ListCachesRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .cache;
+    let caches = listed(&server).await;
     let limits = |name: &str| {
-        let cache = caches.iter().find(|c| c.cache_name == name).unwrap();
+        let cache = &caches[name];
         let own = cache.cache_limits.unwrap();
         let topics = cache.topic_limits.unwrap();
         (
@@ -306,13 +311,7 @@ async fn subscriptions_over_a_caches_limit_are_refused_until_one_ends(store: Sto
     // A subscription that ends gives its slot back.
     drop(first);
     let _again = subscribe_once_free(&mut client, "busy").await;
-    let caches = control
-        .list_caches(ListCachesRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .cache;
-    let busy = caches.iter().find(|c| c.cache_name == "busy").unwrap();
+    let busy = &listed(&server).await["busy"];
     assert_eq!(busy.topic_limits.unwrap().max_subscription_count, 2);
 }
 
