@@ -21,6 +21,7 @@ help:
 	@echo "make test-conformance-redis  the conformance suites through two front-ends over a real Redis Cluster"
 	@echo "make test-conformance-rust   the official Rust SDK (crate momento): its protosocket and gRPC clients"
 	@echo "make test-conformance-java   the official Java SDK (software.momento.java:sdk): cache and topic clients"
+	@echo "make test-conformance-js-retry  the official JS SDK's own retry job (fault headers, admin port), from its source"
 	@echo "make test-deploy   the deploy/scaleout sample for real: Redis Cluster, three front-ends, HAProxy"
 	@echo "make build         release build of jiffy-server (target/release/jiffy-server; about 6.5 min on a busy 2-core machine)"
 	@echo "make generate      rewrite what is generated from the catalogue of calls (sdk/spec.json): Python and TypeScript RPC tables, the tables of calls and roles in docs/"
@@ -111,6 +112,14 @@ test-conformance-rust: build
 .PHONY: test-conformance-java
 test-conformance-java: build
 	cd $(CONFORMANCE_JAVA) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) mvn -B -ntp test -Pnetns
+
+# The official JS SDK's own retry job, unchanged, against the release build
+# with --enable-fault-injection and --admin-listen in momento-local's place
+# (tests/conformance/js/upstream-retry.mjs; the SDK's source is cloned into
+# target/upstream/ on the first run, or taken from $$JIFFY_UPSTREAM_JS).
+.PHONY: test-conformance-js-retry
+test-conformance-js-retry: build
+	cd $(CONFORMANCE_JS) && JIFFY_SERVER_BIN=$(CURDIR)/$(SERVER_RELEASE) npm run --silent test:upstream-retry
 
 # The same suites through two jiffy-servers over one real Redis Cluster
 # (tests/redis-cluster.sh): every client alternates between the two, so a

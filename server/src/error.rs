@@ -112,6 +112,9 @@ pub enum Error {
     ByteRateExceeded { cache: String, limit: u64 },
     #[error("cache `{cache}` is over its limit of {limit} publishes a second: too many operations; slow down, or raise the cache's max-publishes-per-second")]
     PublishRateExceeded { cache: String, limit: u64 },
+    // "subscribers" is the word the JS SDK looks for to word its error.
+    #[error("cache `{cache}` already has {limit} subscriptions open, its limit: too many subscribers; close one, or raise the cache's max-subscriptions")]
+    CacheSubscriptionsExceeded { cache: String, limit: u64 },
     #[error("the server is shutting down; subscribe again (to another server)")]
     ShuttingDown,
     /// An answer refused by the in-flight bound (`crate::in_flight`).
@@ -191,7 +194,9 @@ impl Error {
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),
             ),
-            TooManySubscriptions { .. } | TooManySubscriptionsTotal { .. } => (
+            TooManySubscriptions { .. }
+            | TooManySubscriptionsTotal { .. }
+            | CacheSubscriptionsExceeded { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED),
             ),

@@ -4,7 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, OptionFuture};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
@@ -277,40 +277,43 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     metrics.register(vec![Box::new(signing_keys.metric())]);
     let data_plane = DataPlane::new(store.clone(), limits, metrics.lookups())
         .with_cache_limits(cache_limits.clone());
-    let advertised_port = match &protosocket {
-        Some(listener) => Some(listener.local_addr()?.port()),
-        None => None,
-    };
-    let protosocket = match protosocket {
-        Some(listener) => Some(protosocket_port(
-            listener,
-            data_plane.clone(),
-            &metrics,
-            &in_flight,
-            &config,
-            stop_requested.clone(),
-        )?),
-        None => None,
-    };
+    let advertised_port = protosocket
+        .as_ref()
+        .map(TcpListener::local_addr)
+        .transpose()?
+        .map(|address| address.port());
+    let protosocket = protosocket
+        .map(|listener| {
+            protosocket_port(
+                listener,
+                data_plane.clone(),
+                &metrics,
+                &in_flight,
+                &config,
+                stop_requested.clone(),
+            )
+        })
+        .transpose()?;
     let pubsub = PubsubService::new(topics.clone(), config.topics, metrics.topics())
         .with_budget(in_flight.clone())
         .with_cache_limits(cache_limits.clone());
-    let http = match http {
-        Some(listener) => Some(http_port(
-            listener,
-            crate::http::Context {
-                plane: data_plane.clone(),
-                pubsub: pubsub.clone(),
-                verifier: verifier(&config),
-                signing_keys: signing_keys.clone(),
-                metrics: metrics.clone(),
-                in_flight: in_flight.clone(),
-            },
-            &config,
-            stop_requested.clone(),
-        )?),
-        None => None,
-    };
+    let http = http
+        .map(|listener| {
+            http_port(
+                listener,
+                crate::http::Context {
+                    plane: data_plane.clone(),
+                    pubsub: pubsub.clone(),
+                    verifier: verifier(&config),
+                    signing_keys: signing_keys.clone(),
+                    metrics: metrics.clone(),
+                    in_flight: in_flight.clone(),
+                },
+                &config,
+                stop_requested.clone(),
+            )
+        })
+        .transpose()?;
     // The encoding limit is a backstop: every handler whose answer can be
     // larger than its request checks its size first (`Limits::check_answer`),
     // refusing it before it is built; tonic's check comes after encoding.
@@ -404,10 +407,11 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             blocker.map(BlockLayer::new)
         })
         .service(routes);
-    let tls = match &config.tls {
-        Some(files) => Some(tls_acceptor(files, vec![b"h2".to_vec()])?),
-        None => None,
-    };
+    let tls = config
+        .tls
+        .as_ref()
+        .map(|files| tls_acceptor(files, vec![b"h2".to_vec()]))
+        .transpose()?;
     let serving = listener::serve(
         listener,
         connection_settings(&config),
@@ -424,21 +428,14 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         },
     );
 
+    // The other ports, each if given, end with the gRPC port.
     let serving = async move {
-        match protosocket {
-            Some(protosocket) => {
-                futures_util::future::join(serving, protosocket).await;
-            }
-            None => serving.await,
-        }
-    };
-    let serving = async move {
-        match http {
-            Some(http) => {
-                futures_util::future::join(serving, http).await;
-            }
-            None => serving.await,
-        }
+        futures_util::future::join3(
+            serving,
+            OptionFuture::from(protosocket),
+            OptionFuture::from(http),
+        )
+        .await;
     };
     let grace_over = async {
         wait_for(stop_requested).await;

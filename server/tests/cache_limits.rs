@@ -1,25 +1,28 @@
-//! Per-cache rate limits (`--cache-calls-per-second`, ... and the config
-//! file's `[caches.NAME]`): a cache over its limit answers LIMIT_EXCEEDED
-//! with Momento's reason, on every port, while other caches are served;
-//! ListCaches reports each cache's limits; `jiffy_throttled_total` counts
-//! the refusals.
+//! Per-cache limits (`--cache-calls-per-second`, ...,
+//! `--cache-max-subscriptions` and the config file's `[caches.NAME]`): a
+//! cache over its limit answers LIMIT_EXCEEDED with Momento's reason, on
+//! every port, while other caches are served; ListCaches reports each
+//! cache's limits; `jiffy_throttled_total` counts the refusals.
 
-use std::time::Instant;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use jiffy_server::cache_limits::RateLimits;
 use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
-use jiffy_server::proto::control_client::ListCachesRequest;
+use jiffy_server::proto::control_client::Cache;
 use jiffy_server::proto::protosocket::cache::cache_response::Kind;
 use tonic::Code;
 
 use crate::common::protosocket::{get, Client};
+use crate::common::redis_cluster::RedisCluster;
 use crate::common::stores::{on_both_stores, RedisNode, Store};
-use crate::common::topics::{publish, Pubsub};
+use crate::common::topics::{publish, subscription_request, Pubsub, Reader};
 use crate::common::{assert_status, config, create_cache, sample, Data, TestServer};
 
 const OPERATIONS: &str = "operations_rate_limit_exceeded";
 const THROUGHPUT: &str = "throughput_rate_limit_exceeded";
+const SUBSCRIPTIONS: &str = "topic_subscriptions_limit_exceeded";
 
 fn get_of(key: &str) -> GetRequest {
     GetRequest {
@@ -27,7 +30,10 @@ fn get_of(key: &str) -> GetRequest {
     }
 }
 
-on_both_stores!(calls_over_a_caches_rate_are_refused_and_other_caches_served);
+on_both_stores!(
+    calls_over_a_caches_rate_are_refused_and_other_caches_served,
+    subscriptions_over_a_caches_limit_are_refused_until_one_ends,
+);
 
 async fn calls_over_a_caches_rate_are_refused_and_other_caches_served(store: Store) {
     let (server, _redis) = store.start(&["--cache-calls-per-second", "5"]).await;
@@ -81,6 +87,7 @@ async fn small_cache_server(args: &[&str]) -> TestServer {
             max_calls_per_second: None,
             max_bytes_per_second: Some(1024),
             max_publishes_per_second: Some(2),
+            max_subscriptions: None,
         },
     );
     let server = TestServer::with_config(config).await;
@@ -88,6 +95,16 @@ async fn small_cache_server(args: &[&str]) -> TestServer {
     create_cache(&mut control, "small").await;
     create_cache(&mut control, "other").await;
     server
+}
+
+/// The caches ListCaches answers, by name.
+async fn listed(server: &TestServer) -> HashMap<String, Cache> {
+    server
+        .list_caches()
+        .await
+        .into_iter()
+        .map(|cache| (cache.cache_name.clone(), cache))
+        .collect()
 }
 
 /// A client of the cache `name`, made already.
@@ -145,15 +162,9 @@ async fn publishes_over_a_caches_rate_are_refused() {
 #[tokio::test]
 async fn list_caches_reports_each_caches_limits() {
     let server = small_cache_server(&["--cache-calls-per-second", "300"]).await;
-    let mut control = server.control().await;
-    let caches = control
-        .list_caches(ListCachesRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .cache;
+    let caches = listed(&server).await;
     let limits = |name: &str| {
-        let cache = caches.iter().find(|c| c.cache_name == name).unwrap();
+        let cache = &caches[name];
         let own = cache.cache_limits.unwrap();
         let topics = cache.topic_limits.unwrap();
         (
@@ -244,4 +255,95 @@ async fn front_ends_over_one_redis_share_a_caches_limit() {
         "{admitted:?} admitted in {elapsed:.2} s, at most {allowed} together"
     );
     assert!(admitted.iter().all(|&n| n > 0), "{admitted:?}");
+}
+
+/// Subscribes to `topic` of `cache`; the refusal, if any.
+async fn subscribe(client: &mut Pubsub, cache: &str, topic: &str) -> Result<Reader, tonic::Status> {
+    Reader::open(
+        client,
+        tonic::Request::new(subscription_request(cache, topic, 0, 0)),
+    )
+    .await
+}
+
+/// Subscribes until admitted: a slot given back is counted as free once
+/// the count has been lowered (over Redis, by a script run after the
+/// stream ends).
+async fn subscribe_once_free(client: &mut Pubsub, cache: &str) -> Reader {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match subscribe(client, cache, "t").await {
+            Ok(reader) => return reader,
+            Err(status) if Instant::now() < deadline => {
+                assert_status(
+                    Err::<(), _>(status),
+                    Code::ResourceExhausted,
+                    Some(SUBSCRIPTIONS),
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(status) => panic!("the slot was not given back: {status:?}"),
+        }
+    }
+}
+
+async fn subscriptions_over_a_caches_limit_are_refused_until_one_ends(store: Store) {
+    let (server, _redis) = store.start(&["--cache-max-subscriptions", "2"]).await;
+    let mut control = server.control().await;
+    create_cache(&mut control, "busy").await;
+    create_cache(&mut control, "quiet").await;
+    let mut client = Pubsub::new(server.channel().await);
+    let first = subscribe(&mut client, "busy", "a").await.unwrap();
+    let _second = subscribe(&mut client, "busy", "b").await.unwrap();
+    // The limit is the cache's, whatever the topic.
+    let refused = subscribe(&mut client, "busy", "c").await.map(drop);
+    let status = assert_status(refused, Code::ResourceExhausted, Some(SUBSCRIPTIONS));
+    assert!(status.message().contains("`busy`"), "{status:?}");
+    assert!(status.message().contains("subscribers"), "{status:?}");
+    // Another cache has its own count.
+    let _quiet = subscribe(&mut client, "quiet", "a").await.unwrap();
+    let metrics = server.metrics().await;
+    let throttled = sample(
+        &metrics,
+        "jiffy_throttled_total{cache=\"busy\",limit=\"subscriptions\"}",
+    );
+    assert_eq!(throttled, Some(1.0), "{metrics}");
+    // A subscription that ends gives its slot back.
+    drop(first);
+    let _again = subscribe_once_free(&mut client, "busy").await;
+    let busy = &listed(&server).await["busy"];
+    assert_eq!(busy.topic_limits.unwrap().max_subscription_count, 2);
+}
+
+/// Two front-ends over one Redis Cluster count a cache's subscriptions
+/// together: what one holds open, the other cannot open, and a slot one
+/// gives back the other can take.
+#[tokio::test(flavor = "multi_thread")]
+async fn front_ends_over_a_redis_cluster_share_a_caches_subscriptions() {
+    let cluster = RedisCluster::start().await;
+    let url = cluster.store_url();
+    let args = ["--store", &url, "--cache-max-subscriptions", "3"];
+    let servers = [
+        TestServer::with_args(&args).await,
+        TestServer::with_args(&args).await,
+    ];
+    create_cache(&mut servers[0].control().await, "shared").await;
+    let mut first = Pubsub::new(servers[0].channel().await);
+    let mut second = Pubsub::new(servers[1].channel().await);
+    let held = [
+        subscribe(&mut first, "shared", "a").await.unwrap(),
+        subscribe(&mut first, "shared", "b").await.unwrap(),
+    ];
+    let _third = subscribe(&mut second, "shared", "a").await.unwrap();
+    for client in [&mut first, &mut second] {
+        let refused = subscribe(client, "shared", "c").await.map(drop);
+        assert_status(refused, Code::ResourceExhausted, Some(SUBSCRIPTIONS));
+    }
+    drop(held);
+    let _again = [
+        subscribe_once_free(&mut second, "shared").await,
+        subscribe_once_free(&mut second, "shared").await,
+    ];
+    let refused = subscribe(&mut first, "shared", "c").await.map(drop);
+    assert_status(refused, Code::ResourceExhausted, Some(SUBSCRIPTIONS));
 }

@@ -12,7 +12,7 @@ use common::{assert_status, create_cache, sample, with_token, ServerProcess, Tes
 use jiffy_server::auth::{CacheScope, Role, Secret};
 use jiffy_server::proto::cache_client::pubsub::pubsub_client::PubsubClient;
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
-use jiffy_server::proto::control_client::{CreateCacheRequest, ListCachesRequest};
+use jiffy_server::proto::control_client::CreateCacheRequest;
 use jiffy_server::topics::SUBSCRIPTION_CHARGE;
 use tonic::metadata::MetadataValue;
 use tonic::transport::Endpoint;
@@ -225,14 +225,7 @@ async fn list_caches_reports_the_topic_limits() {
         "2KiB",
     ])
     .await;
-    let caches = server
-        .control()
-        .await
-        .list_caches(ListCachesRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .cache;
+    let caches = server.list_caches().await;
     let limits = caches[0].topic_limits.unwrap();
     assert_eq!(limits.max_subscription_count, 7);
     assert_eq!(limits.max_publish_message_size_kb, 2);

@@ -1,14 +1,17 @@
-//! Per-cache rate limits: calls, bytes and publishes a second, so that one
-//! tenant's burst on a shared server is that tenant's problem alone.
+//! Per-cache limits: calls, bytes and publishes a second, and subscriptions
+//! open at once, so that one tenant's burst on a shared server is that
+//! tenant's problem alone.
 //!
 //! Each cache has the server-wide defaults (`--cache-calls-per-second`,
-//! `--cache-bytes-per-second`, `--cache-publishes-per-second`; unlimited
-//! unless given) or its own from the config file's `[caches.NAME]` table.
+//! `--cache-bytes-per-second`, `--cache-publishes-per-second`,
+//! `--cache-max-subscriptions`; unlimited unless given) or its own from the
+//! config file's `[caches.NAME]` table (`settings.rs`).
 //! A call over a limit answers RESOURCE_EXHAUSTED (the SDKs'
 //! LIMIT_EXCEEDED) with the `err` reason Momento sends:
 //! `operations_rate_limit_exceeded` for calls and publishes,
-//! `throughput_rate_limit_exceeded` for bytes. Each refusal is counted in
-//! `jiffy_throttled_total{cache,limit}`.
+//! `throughput_rate_limit_exceeded` for bytes,
+//! `topic_subscriptions_limit_exceeded` for subscriptions. Each refusal is
+//! counted in `jiffy_throttled_total{cache,limit}`.
 //!
 //! Every port asks the same [`CacheLimits`]: the gRPC and protosocket
 //! data-plane calls when they resolve their cache
@@ -16,7 +19,8 @@
 //! A new port calls [`CacheLimits::admit_call`] with the cache and the
 //! request's bytes before it serves a call, [`CacheLimits::charge_answer`]
 //! with the bytes of the values it reads back, and
-//! [`CacheLimits::admit_publish`] for a publish.
+//! [`CacheLimits::admit_publish`] for a publish; a subscription is held
+//! open with the permit of [`CacheLimits::admit_subscription`].
 //!
 //! Bytes are the request message (as encoded) plus the item values a call
 //! reads back (Get, GetBatch, GetWithHash and the protosocket Get); other
@@ -29,9 +33,13 @@
 //! in the cache's hash slot, and each front-end leases tokens from them
 //! ahead of need (`lease.rs` says within what tolerance, and what happens
 //! when Redis fails); with the embedded store they live in this process.
+//! Subscriptions are counted across front-ends alike (`subscriptions.rs`).
 
 mod bucket;
 mod lease;
+mod settings;
+mod subscriptions;
+mod tokens;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -40,101 +48,15 @@ use std::time::Instant;
 use futures_util::future::BoxFuture;
 use parking_lot::Mutex;
 use prometheus::{IntCounterVec, Opts};
-use serde::Deserialize;
 
-use self::bucket::Bucket;
-use self::lease::Lease;
+pub use self::settings::{CacheLimitSettings, RateLimits};
+use self::subscriptions::OpenSubscriptions;
+pub use self::subscriptions::{SubscriptionPermit, Tally, LEASE as SUBSCRIPTION_LEASE};
+use self::tokens::Buckets;
 use crate::error::Error;
 
-/// The rates one cache may use; `None` is unlimited.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RateLimits {
-    /// Data-plane calls a second (Publish and Subscribe included).
-    pub max_calls_per_second: Option<u64>,
-    /// Request plus read-back value bytes a second.
-    #[serde(default, deserialize_with = "bytes_per_second")]
-    pub max_bytes_per_second: Option<u64>,
-    /// Publishes a second.
-    pub max_publishes_per_second: Option<u64>,
-}
-
-/// A size with units (`1MiB`) or a plain number of bytes.
-fn bytes_per_second<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<u64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Given {
-        Number(u64),
-        Text(String),
-    }
-    Ok(Some(match Given::deserialize(deserializer)? {
-        Given::Number(bytes) => bytes,
-        Given::Text(text) => text
-            .parse::<bytesize::ByteSize>()
-            .map_err(serde::de::Error::custom)?
-            .as_u64(),
-    }))
-}
-
-impl RateLimits {
-    fn is_unlimited(&self) -> bool {
-        *self == RateLimits::default()
-    }
-
-    /// These limits, each one left unset taken from `defaults`.
-    fn or(self, defaults: RateLimits) -> RateLimits {
-        RateLimits {
-            max_calls_per_second: self.max_calls_per_second.or(defaults.max_calls_per_second),
-            max_bytes_per_second: self.max_bytes_per_second.or(defaults.max_bytes_per_second),
-            max_publishes_per_second: self
-                .max_publishes_per_second
-                .or(defaults.max_publishes_per_second),
-        }
-    }
-}
-
-/// The limits of the configuration: the defaults, and each cache's own.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CacheLimitSettings {
-    pub defaults: RateLimits,
-    /// From the config file's `[caches.NAME]` tables; a limit a cache
-    /// leaves unset is the default's.
-    pub per_cache: HashMap<String, RateLimits>,
-}
-
-impl CacheLimitSettings {
-    /// The limits of the cache `name`.
-    pub fn of(&self, name: &str) -> RateLimits {
-        match self.per_cache.get(name) {
-            Some(own) => own.or(self.defaults),
-            None => self.defaults,
-        }
-    }
-
-    /// A zero rate would refuse every call: a cache that must not be used
-    /// is better deleted, or kept from tokens.
-    pub fn check(&self) -> Result<(), String> {
-        let zero = |limits: &RateLimits| {
-            [
-                limits.max_calls_per_second,
-                limits.max_bytes_per_second,
-                limits.max_publishes_per_second,
-            ]
-            .contains(&Some(0))
-        };
-        if zero(&self.defaults) {
-            return Err("--cache-calls-per-second, --cache-bytes-per-second and --cache-publishes-per-second must be above zero".into());
-        }
-        match self.per_cache.iter().find(|(_, limits)| zero(limits)) {
-            Some((name, _)) => Err(format!("[caches.{name}]: each limit must be above zero")),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Buckets kept where every front-end of a store reaches them (Redis).
+/// Limits kept where every front-end of a store reaches them (Redis): the
+/// rate buckets, and the counts of open subscriptions.
 pub trait SharedBuckets: Send + Sync + 'static {
     /// Up to `want` tokens of the cache's `limit` bucket, which fills at
     /// `rate` a second and holds a second of it; answers those granted.
@@ -145,62 +67,23 @@ pub trait SharedBuckets: Send + Sync + 'static {
         rate: u64,
         want: u64,
     ) -> BoxFuture<'static, Result<u64, Error>>;
-}
 
-/// One limit of one cache: a bucket here, or a lease on a shared one.
-enum Tokens {
-    Local(Bucket),
-    Shared(Lease),
-}
-
-impl Tokens {
-    fn try_take(&mut self, now: Instant, amount: f64, need: f64) -> bool {
-        match self {
-            Tokens::Local(bucket) => bucket.try_take(now, amount, need),
-            Tokens::Shared(lease) => lease.try_take(now, amount, need),
-        }
-    }
-
-    fn charge(&mut self, now: Instant, amount: f64) {
-        match self {
-            Tokens::Local(bucket) => bucket.charge(now, amount),
-            Tokens::Shared(lease) => lease.charge(now, amount),
-        }
-    }
+    /// Applies `tally` to the front-end `front_end`'s count of the cache's
+    /// open subscriptions (`subscriptions.rs`); answers whether it was
+    /// admitted (a [`Tally::Open`] under the limit; the others always are).
+    fn tally(
+        self: Arc<Self>,
+        cache: String,
+        front_end: Arc<str>,
+        tally: Tally,
+    ) -> BoxFuture<'static, Result<bool, Error>>;
 }
 
 /// The `limit` label of `jiffy_throttled_total`.
 const CALLS: &str = "calls";
 const BYTES: &str = "bytes";
 const PUBLISHES: &str = "publishes";
-
-/// The buckets of one cache, made when it is first called.
-struct Buckets {
-    calls: Option<Tokens>,
-    bytes: Option<Tokens>,
-    publishes: Option<Tokens>,
-}
-
-impl Buckets {
-    fn new(
-        name: &str,
-        limits: RateLimits,
-        shared: Option<&Arc<dyn SharedBuckets>>,
-        now: Instant,
-    ) -> Buckets {
-        let tokens = |limit: &'static str, rate: Option<u64>| {
-            rate.map(|rate| match shared {
-                Some(shared) => Tokens::Shared(Lease::new(shared.clone(), name, limit, rate)),
-                None => Tokens::Local(Bucket::new(rate, now)),
-            })
-        };
-        Buckets {
-            calls: tokens(CALLS, limits.max_calls_per_second),
-            bytes: tokens(BYTES, limits.max_bytes_per_second),
-            publishes: tokens(PUBLISHES, limits.max_publishes_per_second),
-        }
-    }
-}
+const SUBSCRIPTIONS: &str = "subscriptions";
 
 /// The rate limits of every cache, and what they refused.
 pub struct CacheLimits {
@@ -215,6 +98,8 @@ pub struct CacheLimits {
     max_caches: usize,
     /// Over a Redis store: where the buckets are, shared by front-ends.
     shared: Option<Arc<dyn SharedBuckets>>,
+    /// The subscriptions open per cache; over a Redis store, shared too.
+    subscriptions: OpenSubscriptions,
     throttled: IntCounterVec,
     /// The caches that have their own series; past `max_caches` the
     /// others are counted under `cache="other"`.
@@ -234,20 +119,30 @@ impl CacheLimits {
         let throttled = IntCounterVec::new(
             Opts::new(
                 "throttled_total",
-                "Calls refused for passing a per-cache rate limit, by cache and limit (calls, bytes, publishes)",
+                "Calls refused for passing a per-cache limit, by cache and limit (calls, bytes, publishes, subscriptions)",
             ),
             &["cache", "limit"],
         )
         .expect("valid metric");
-        Arc::new(CacheLimits {
+        let counts_subscriptions = settings.defaults.max_subscriptions.is_some()
+            || settings
+                .per_cache
+                .values()
+                .any(|own| own.max_subscriptions.is_some());
+        let limits = Arc::new(CacheLimits {
             settings,
             off,
             buckets: Mutex::new(HashMap::new()),
             max_caches,
+            subscriptions: OpenSubscriptions::new(shared.clone()),
             shared,
             throttled,
             labelled: Mutex::new(HashSet::new()),
-        })
+        });
+        if counts_subscriptions && limits.subscriptions.is_shared() {
+            tokio::spawn(subscriptions::keep_counts_alive(Arc::downgrade(&limits)));
+        }
+        limits
     }
 
     /// No limits at all: what a server started without them uses.
@@ -309,11 +204,28 @@ impl CacheLimits {
         self.answer(name, refused)
     }
 
+    /// Admits one more subscription on the cache `name`, counted until
+    /// the permit is dropped, or refuses it if the cache holds its
+    /// `max_subscriptions` open already.
+    pub async fn admit_subscription(
+        self: &Arc<Self>,
+        name: &str,
+    ) -> Result<SubscriptionPermit, Error> {
+        let limit = match self.of(name).max_subscriptions {
+            Some(limit) if !self.off => limit,
+            _ => return Ok(SubscriptionPermit::uncounted()),
+        };
+        if self.subscriptions.open(name, limit).await? {
+            return Ok(SubscriptionPermit::counted(self.clone(), name));
+        }
+        Err(self.refuse(name, SUBSCRIPTIONS))
+    }
+
     /// Forgets the cache `name`, deleted: its buckets and its series.
     pub fn forget(&self, name: &str) {
         self.buckets.lock().remove(name);
         if self.labelled.lock().remove(name) {
-            for limit in [CALLS, BYTES, PUBLISHES] {
+            for limit in [CALLS, BYTES, PUBLISHES, SUBSCRIPTIONS] {
                 let _ = self.throttled.remove_label_values(&[name, limit]);
             }
         }
@@ -333,9 +245,14 @@ impl CacheLimits {
 
     /// `Ok`, or the refusal of a call over `limit`, counted.
     fn answer(&self, name: &str, refused: Option<&'static str>) -> Result<(), Error> {
-        let Some(limit) = refused else {
-            return Ok(());
-        };
+        match refused {
+            Some(limit) => Err(self.refuse(name, limit)),
+            None => Ok(()),
+        }
+    }
+
+    /// The refusal of a call over `limit`, counted.
+    fn refuse(&self, name: &str, limit: &'static str) -> Error {
         let label = {
             let mut labelled = self.labelled.lock();
             if labelled.contains(name) || labelled.len() < self.max_caches {
@@ -348,7 +265,7 @@ impl CacheLimits {
         self.throttled.with_label_values(&[label, limit]).inc();
         let limits = self.of(name);
         let cache = name.to_owned();
-        Err(match limit {
+        match limit {
             CALLS => Error::CallRateExceeded {
                 cache,
                 limit: limits.max_calls_per_second.unwrap_or_default(),
@@ -357,11 +274,15 @@ impl CacheLimits {
                 cache,
                 limit: limits.max_bytes_per_second.unwrap_or_default(),
             },
+            SUBSCRIPTIONS => Error::CacheSubscriptionsExceeded {
+                cache,
+                limit: limits.max_subscriptions.unwrap_or_default(),
+            },
             _ => Error::PublishRateExceeded {
                 cache,
                 limit: limits.max_publishes_per_second.unwrap_or_default(),
             },
-        })
+        }
     }
 }
 
@@ -369,20 +290,13 @@ impl CacheLimits {
 mod tests {
     use super::*;
 
-    fn settings(defaults: RateLimits, own: &[(&str, RateLimits)]) -> CacheLimitSettings {
-        CacheLimitSettings {
-            defaults,
-            per_cache: own
-                .iter()
-                .map(|(name, limits)| (name.to_string(), *limits))
-                .collect(),
-        }
-    }
+    use super::settings::settings;
 
     const TEN_CALLS: RateLimits = RateLimits {
         max_calls_per_second: Some(10),
         max_bytes_per_second: None,
         max_publishes_per_second: None,
+        max_subscriptions: None,
     };
 
     #[test]
@@ -391,6 +305,7 @@ mod tests {
             max_calls_per_second: Some(2),
             max_bytes_per_second: Some(100),
             max_publishes_per_second: None,
+            max_subscriptions: None,
         };
         let limits = CacheLimits::new(settings(TEN_CALLS, &[("small", own)]), 10, None);
         let admitted = |name| {
@@ -454,17 +369,24 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_zero_rate_is_refused_and_sizes_take_units() {
-        let own: RateLimits =
-            toml::from_str("max-bytes-per-second = \"1KiB\"\nmax-calls-per-second = 5").unwrap();
-        assert_eq!(own.max_bytes_per_second, Some(1024));
-        assert!(settings(own, &[]).check().is_ok());
-        let zero: RateLimits = toml::from_str("max-publishes-per-second = 0").unwrap();
-        let err = settings(RateLimits::default(), &[("t", zero)])
-            .check()
-            .unwrap_err();
-        assert!(err.contains("[caches.t]"), "{err}");
-        assert!(toml::from_str::<RateLimits>("max-call-per-second = 1").is_err());
+    #[tokio::test]
+    async fn subscriptions_are_counted_until_their_permits_drop() {
+        let one = RateLimits {
+            max_subscriptions: Some(1),
+            ..RateLimits::default()
+        };
+        let limits = CacheLimits::new(settings(one, &[]), 10, None);
+        let held = limits.admit_subscription("c").await.unwrap();
+        let refused = limits.admit_subscription("c").await.err().unwrap();
+        assert_eq!(refused.reason(), Some("topic_subscriptions_limit_exceeded"));
+        assert!(refused.to_string().contains("1 subscriptions"), "{refused}");
+        let _other = limits.admit_subscription("d").await.unwrap();
+        drop(held);
+        limits.admit_subscription("c").await.unwrap();
+        let refusals = limits
+            .metric()
+            .with_label_values(&["c", "subscriptions"])
+            .get();
+        assert_eq!(refusals, 1);
     }
 }

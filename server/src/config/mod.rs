@@ -440,6 +440,7 @@ impl Settings {
                     max_calls_per_second: values.cache_calls_per_second.map(|n| n as u64),
                     max_bytes_per_second: values.cache_bytes_per_second.map(|size| size.as_u64()),
                     max_publishes_per_second: values.cache_publishes_per_second.map(|n| n as u64),
+                    max_subscriptions: values.cache_max_subscriptions.map(|n| n as u64),
                 },
                 per_cache: Default::default(),
             },
@@ -891,6 +892,7 @@ mod tests {
         "--auth-secret-file JIFFY_AUTH_SECRET_FILE ",
         "--cache-bytes-per-second JIFFY_CACHE_BYTES_PER_SECOND ",
         "--cache-calls-per-second JIFFY_CACHE_CALLS_PER_SECOND ",
+        "--cache-max-subscriptions JIFFY_CACHE_MAX_SUBSCRIPTIONS ",
         "--cache-publishes-per-second JIFFY_CACHE_PUBLISHES_PER_SECOND ",
         "--config JIFFY_CONFIG ",
         "--enable-fault-injection JIFFY_ENABLE_FAULT_INJECTION ",
@@ -986,10 +988,11 @@ mod tests {
         "cache-calls-per-second",
         "cache-bytes-per-second",
         "cache-publishes-per-second",
+        "cache-max-subscriptions",
         "admin-listen",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None }, per_cache: {} }, admin_listen: None }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None, max_subscriptions: None }, per_cache: {} }, admin_listen: None }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

@@ -205,6 +205,10 @@ declare_settings! {
     /// Publishes a second each cache may take; unlimited when absent.
     cache_publishes_per_second: Option<usize> = unset("unlimited"), "N", env "JIFFY_CACHE_PUBLISHES_PER_SECOND",
         "topic publishes a second each cache may take";
+    /// Topic subscriptions each cache may hold open at once, on every
+    /// front-end of the store together; unlimited when absent.
+    cache_max_subscriptions: Option<usize> = unset("unlimited"), "N", env "JIFFY_CACHE_MAX_SUBSCRIPTIONS",
+        "topic subscriptions each cache may hold open at once, counted across every front-end of a Redis store";
     /// Address of the test admin port (GET /block, /unblock, as
     /// momento-local's), in the forms of --listen; off when absent.
     admin_listen: Option<SocketAddr> = unset("off"), "HOST:PORT", env "JIFFY_ADMIN_LISTEN",

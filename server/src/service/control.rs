@@ -87,7 +87,13 @@ impl<S: Storage> ControlPlane<S> {
         let rates = self.cache_limits.of(name);
         TopicLimits {
             max_publish_rate: saturate(rates.max_publishes_per_second.unwrap_or(0)),
-            max_subscription_count: u32::try_from(settings.max_subscriptions).unwrap_or(u32::MAX),
+            // The cache's own limit, or this server's per-cache bound if lower.
+            max_subscription_count: saturate(
+                rates
+                    .max_subscriptions
+                    .unwrap_or(u64::MAX)
+                    .min(settings.max_subscriptions as u64),
+            ),
             max_publish_message_size_kb: u32::try_from(settings.max_message_size / 1024)
                 .unwrap_or(u32::MAX),
         }

@@ -64,8 +64,8 @@ impl<T: TopicStore> PubsubService<T> {
 
     /// Opens a subscription: names checked, a share of the in-flight budget
     /// taken (RESOURCE_EXHAUSTED naming `--max-in-flight-bytes` if none is
-    /// left), then the subscription (within `--max-subscriptions` and
-    /// `--max-topic-subscriptions`).
+    /// left), then the subscription (within the cache's limit,
+    /// `--max-subscriptions` and `--max-topic-subscriptions`).
     pub async fn open(
         &self,
         grant: Option<&Grant>,
@@ -89,11 +89,12 @@ impl<T: TopicStore> PubsubService<T> {
             seq: message.resume_at_topic_sequence_number,
             page: message.sequence_page,
         };
+        let permit = self.cache_limits.admit_subscription(cache).await?;
         let mut subscription = self.topics.subscribe(cache, topic, resume).await?;
         if let Some(share) = share {
             subscription = subscription.holding(share);
         }
-        Ok(subscription.into_stream())
+        Ok(Box::pin(permit.holding(subscription.into_stream())))
     }
 }
 

@@ -11,7 +11,7 @@ use jiffy_server::config::{Config, Settings};
 use jiffy_server::proto::cache_client::scs_client::ScsClient;
 use jiffy_server::proto::cache_client::{GetRequest, SetRequest};
 use jiffy_server::proto::control_client::scs_control_client::ScsControlClient;
-use jiffy_server::proto::control_client::CreateCacheRequest;
+use jiffy_server::proto::control_client::{Cache, CreateCacheRequest, ListCachesRequest};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tonic::metadata::MetadataValue;
@@ -106,6 +106,17 @@ impl TestServer {
 
     pub async fn control(&self) -> ScsControlClient<Channel> {
         ScsControlClient::new(self.channel().await)
+    }
+
+    /// The caches ListCaches answers.
+    pub async fn list_caches(&self) -> Vec<Cache> {
+        self.control()
+            .await
+            .list_caches(ListCachesRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .cache
     }
 
     /// A data-plane client whose calls go to `cache`, created first.
