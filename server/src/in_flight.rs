@@ -130,11 +130,6 @@ pub struct InFlight {
     /// than the total falling under the bound: while there are any, every
     /// release wakes them.
     waiting: AtomicUsize,
-    /// Woken, one at a time, as bytes are released while connections wait
-    /// to read their sockets ([`Self::read_allowance`]); `readers_waiting`
-    /// counts them.
-    read_room: Arc<tokio::sync::Notify>,
-    readers_waiting: AtomicUsize,
 }
 
 impl InFlight {
@@ -146,8 +141,6 @@ impl InFlight {
             connections: Mutex::new(Vec::new()),
             room: Arc::new(tokio::sync::Notify::new()),
             waiting: AtomicUsize::new(0),
-            read_room: Arc::new(tokio::sync::Notify::new()),
-            readers_waiting: AtomicUsize::new(0),
         })
     }
 
@@ -271,56 +264,11 @@ impl InFlight {
             if under || self.waiting.load(Ordering::Relaxed) > 0 {
                 self.room.notify_waiters();
             }
-            if self.readers_waiting.load(Ordering::Relaxed) > 0 {
-                self.read_room.notify_one();
-            }
             self.gauge.sub(bytes as i64);
             if let Some(connection) = connection {
                 connection.held.fetch_sub(bytes, Ordering::Relaxed);
             }
         }
-    }
-
-    /// How many bytes `own` may read from its socket now, of the `want` it
-    /// has room for: all of them while they fit under the bound; past it, a
-    /// call's overhead at most, lent against room being made (the
-    /// connection holding the most told to close), as any small charge;
-    /// `None` if there is no room coming, or `own` holds the most: it reads
-    /// nothing until bytes are released ([`ReadWait`]). The request bytes
-    /// read are charged as h2 takes them ([`Self::received`]).
-    pub fn read_allowance(&self, want: usize, own: &ConnectionState) -> Option<usize> {
-        if want == 0 || self.used() + want <= self.limit {
-            return Some(want);
-        }
-        let lent = want.min(ROOM_COMING_CHARGE);
-        if !self.admit(lent, Some(own)) {
-            return None;
-        }
-        self.release(lent, Some(own));
-        Some(lent)
-    }
-
-    /// Charges `bytes` of request bodies (DATA payloads) h2 has read from
-    /// `connection` and no handler has read yet, up to `window` unread
-    /// (h2's receive window: it holds no more), until a handler reads them
-    /// ([`RequestBody`] takes the charge over) or the connection's bodies
-    /// are all gone.
-    pub fn received(&self, bytes: usize, window: usize, connection: &ConnectionState) {
-        let mut added = 0;
-        let _ = connection
-            .unread
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |unread| {
-                added = bytes.min(window.saturating_sub(unread));
-                Some(unread + added)
-            });
-        self.charge(added, Some(connection));
-    }
-
-    /// Releases what is charged as unread on `connection`: h2 has dropped
-    /// it, with the streams it was for (or the connection).
-    pub fn forget_unread(&self, connection: &ConnectionState) {
-        let unread = connection.unread.swap(0, Ordering::Relaxed);
-        self.release(unread, Some(connection));
     }
 
     /// Waits until an answer of `own` may be made (encoded), as
@@ -475,12 +423,6 @@ pub struct ConnectionState {
     /// Set when the budget asks this connection to close.
     closing: std::sync::atomic::AtomicBool,
     pub close: tokio::sync::Notify,
-    /// Request bytes h2 has read and no handler has read yet (its receive
-    /// window), charged within `held` ([`InFlight::received`]).
-    unread: AtomicUsize,
-    /// Request bodies being read ([`RequestBody`]s alive): when none is,
-    /// h2 has dropped whatever of their bytes was left unread.
-    bodies: AtomicUsize,
 }
 
 impl Default for ConnectionState {
@@ -492,8 +434,6 @@ impl Default for ConnectionState {
             held: AtomicUsize::new(0),
             closing: std::sync::atomic::AtomicBool::new(false),
             close: tokio::sync::Notify::new(),
-            unread: AtomicUsize::new(0),
-            bodies: AtomicUsize::new(0),
         }
     }
 }
@@ -502,19 +442,6 @@ impl ConnectionState {
     fn progress(&self) {
         let now = self.started.elapsed().as_millis() as u64;
         self.last_progress_ms.store(now, Ordering::Relaxed);
-    }
-
-    /// Takes up to `bytes` of what is charged as unread: a handler has read
-    /// them. Returns how much.
-    fn take_unread(&self, bytes: usize) -> usize {
-        let mut taken = 0;
-        let _ = self
-            .unread
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |unread| {
-                taken = unread.min(bytes);
-                Some(unread - taken)
-            });
-        taken
     }
 
     /// True if answer chunks are waiting and none was written for `timeout`.
@@ -547,7 +474,6 @@ impl<B> RequestBody<B> {
         connection: Arc<ConnectionState>,
         timeout: Duration,
     ) -> Self {
-        connection.bodies.fetch_add(1, Ordering::Relaxed);
         RequestBody {
             inner,
             budget,
@@ -562,9 +488,6 @@ impl<B> RequestBody<B> {
 impl<B> Drop for RequestBody<B> {
     fn drop(&mut self) {
         self.budget.release(self.charged, Some(&self.connection));
-        if self.connection.bodies.fetch_sub(1, Ordering::Relaxed) == 1 {
-            self.budget.forget_unread(&self.connection);
-        }
     }
 }
 
@@ -584,14 +507,11 @@ where
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
-                    // Charged already as h2 read it, as far as it was.
                     let bytes = data.len();
-                    let taken = this.connection.take_unread(bytes);
-                    this.charged += taken;
-                    if !this.budget.admit(bytes - taken, Some(&this.connection)) {
+                    if !this.budget.admit(bytes, Some(&this.connection)) {
                         return Poll::Ready(Some(Err(Box::new(this.budget.full_status()))));
                     }
-                    this.charged += bytes - taken;
+                    this.charged += bytes;
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
@@ -620,49 +540,6 @@ where
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
-    }
-}
-
-/// A connection's wait for room to read its socket (see
-/// [`InFlight::read_allowance`]): woken as bytes are released.
-#[derive(Default)]
-pub struct ReadWait(Option<Pin<Box<tokio::sync::futures::OwnedNotified>>>);
-
-impl ReadWait {
-    /// Ready with how many bytes of `want` `own` may read now.
-    pub fn poll_allowance(
-        &mut self,
-        cx: &mut Context<'_>,
-        budget: &InFlight,
-        want: usize,
-        own: &ConnectionState,
-    ) -> Poll<usize> {
-        loop {
-            if let Some(allowed) = budget.read_allowance(want, own) {
-                self.stop(budget);
-                return Poll::Ready(allowed);
-            }
-            let waiter = self.0.get_or_insert_with(|| {
-                budget.readers_waiting.fetch_add(1, Ordering::Relaxed);
-                Box::pin(budget.read_room.clone().notified_owned())
-            });
-            // Registered before the check again, so a release in between
-            // still wakes this one.
-            waiter.as_mut().enable();
-            if let Some(allowed) = budget.read_allowance(want, own) {
-                self.stop(budget);
-                return Poll::Ready(allowed);
-            }
-            std::task::ready!(waiter.as_mut().poll(cx));
-            self.stop(budget);
-        }
-    }
-
-    /// No longer waiting (also when the connection is dropped).
-    pub fn stop(&mut self, budget: &InFlight) {
-        if self.0.take().is_some() {
-            budget.readers_waiting.fetch_sub(1, Ordering::Relaxed);
-        }
     }
 }
 
@@ -1134,43 +1011,6 @@ mod tests {
         assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
         drop((fourth, fourth_chunk));
         assert_eq!(budget.used(), 0);
-    }
-
-    #[tokio::test]
-    async fn request_bytes_h2_holds_are_charged_until_a_handler_reads_them() {
-        let budget = budget(1 << 20);
-        let connection = budget.connection();
-        budget.received(100, 150, &connection);
-        budget.received(100, 150, &connection);
-        assert_eq!(budget.used(), 150, "no more than the window");
-        let mut body = RequestBody::new(
-            Full::new(Bytes::from(vec![0u8; 120])),
-            budget.clone(),
-            connection.clone(),
-            Duration::from_secs(1),
-        );
-        body.frame().await.unwrap().unwrap();
-        assert_eq!(budget.used(), 150, "the handler's read took it over");
-        drop(body);
-        assert_eq!(budget.used(), 0, "with no body left, nothing is unread");
-        assert_eq!(held(&connection), 0);
-    }
-
-    #[test]
-    fn past_the_budget_a_socket_is_read_a_call_overhead_at_a_time() {
-        let budget = budget(10 * CALL_OVERHEAD);
-        let (hog, other) = (budget.connection(), budget.connection());
-        assert!(budget.admit(10 * CALL_OVERHEAD, Some(&hog)));
-        assert_eq!(
-            budget.read_allowance(CHUNK, &hog),
-            None,
-            "it holds the most"
-        );
-        assert_eq!(budget.read_allowance(CHUNK, &other), Some(CALL_OVERHEAD));
-        assert!(hog.closing.load(Ordering::Relaxed));
-        budget.release(10 * CALL_OVERHEAD, Some(&hog));
-        assert_eq!(budget.read_allowance(CHUNK, &other), Some(CHUNK));
-        assert_eq!(budget.used(), 0, "an allowance charges nothing");
     }
 
     #[tokio::test]

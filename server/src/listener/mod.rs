@@ -288,7 +288,6 @@ where
             // per-connection slabs sized for it for the connection's
             // life (`paced`).
             let (io, turns) = Paced::new(io);
-            let io = io.counted(shared.in_flight.clone(), state.clone());
             let builder = http2::builder(&shared.settings.http2);
             let connection = builder.serve_connection(TokioIo::new(io), service);
             let ended = (Some(&turns), http2::close_reason as CloseReasonOf);

@@ -25,15 +25,6 @@
 //! The pause lasts until the connection's task has been polled to its end
 //! ([`Turns::polled`]): hyper asks h2 for the next stream as long as one is
 //! accepted, so a pause of one read would not make the task yield.
-//!
-//! The same scan counts request bodies' bytes (DATA payloads) as they are
-//! handed to h2, which keeps them in its receive window until a handler
-//! reads them: they are charged to the in-flight budget from here
-//! ([`InFlight::received`]), up to the window, and the handler's read takes
-//! the charge over. Past the budget the socket is read only as the budget
-//! allows ([`InFlight::read_allowance`]): the bytes stay in the kernel's
-//! buffer, not in h2's. Uncounted, 1,024 connections each filling its
-//! 128 KiB window held 128 MiB at a 32 MiB budget.
 
 use std::future::{poll_fn, Future};
 use std::io;
@@ -44,9 +35,6 @@ use std::task::{Context, Poll};
 
 use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-
-use super::http2::RECEIVE_WINDOW;
-use crate::in_flight::{ConnectionState, InFlight, ReadWait};
 
 /// HEADERS frames (new streams, or trailers) passed to HTTP/2 before its
 /// task yields, when they come in one burst. Small enough that the slabs'
@@ -61,7 +49,6 @@ const PREFACE_LEN: usize = 24;
 /// The frame header: length (24 bits), type, flags, stream (RFC 9113 §4.1).
 const FRAME_HEADER_LEN: usize = 9;
 
-const DATA: u8 = 0x0;
 const HEADERS: u8 = 0x1;
 
 /// `io`, its bytes paced (see the module).
@@ -72,10 +59,6 @@ pub struct Paced<IO> {
     kept: BytesMut,
     /// Set at a pause, cleared by [`Turns::polled`] when the task's poll ends.
     paused: Arc<AtomicBool>,
-    /// The budget request bytes are charged to, and their connection.
-    budget: Option<(Arc<InFlight>, Arc<ConnectionState>)>,
-    /// Set while the socket waits for room in the budget.
-    read_wait: ReadWait,
 }
 
 /// The other end of a [`Paced`] reader's pause.
@@ -92,33 +75,8 @@ impl<IO> Paced<IO> {
             scan: FrameScan::default(),
             kept: BytesMut::new(),
             paused: paused.clone(),
-            budget: None,
-            read_wait: ReadWait::default(),
         };
         (paced, Turns { paused })
-    }
-
-    /// Request bytes charged to `budget` for `connection` (see the module).
-    pub fn counted(mut self, budget: Arc<InFlight>, connection: Arc<ConnectionState>) -> Self {
-        self.budget = Some((budget, connection));
-        self
-    }
-
-    /// Charges the request bytes the last scan passed to h2.
-    fn charge_received(&mut self) {
-        let data = std::mem::take(&mut self.scan.data);
-        if let Some((budget, connection)) = &self.budget {
-            budget.received(data, RECEIVE_WINDOW as usize, connection);
-        }
-    }
-}
-
-impl<IO> Drop for Paced<IO> {
-    fn drop(&mut self) {
-        if let Some((budget, connection)) = &self.budget {
-            self.read_wait.stop(budget);
-            budget.forget_unread(connection);
-        }
     }
 }
 
@@ -148,10 +106,6 @@ struct FrameScan {
     payload_left: usize,
     /// Whether the current frame is a HEADERS frame.
     in_headers: bool,
-    /// Whether the current frame is a DATA frame.
-    in_data: bool,
-    /// DATA payload bytes passed since last taken.
-    data: usize,
     /// HEADERS frames passed since the last pause.
     headers: usize,
 }
@@ -164,8 +118,6 @@ impl Default for FrameScan {
             header_read: 0,
             payload_left: 0,
             in_headers: false,
-            in_data: false,
-            data: 0,
             headers: 0,
         }
     }
@@ -189,9 +141,6 @@ impl FrameScan {
                 let n = self.payload_left.min(left);
                 self.payload_left -= n;
                 at += n;
-                if self.in_data {
-                    self.data += n;
-                }
             } else {
                 let n = (FRAME_HEADER_LEN - self.header_read).min(left);
                 self.header[self.header_read..self.header_read + n]
@@ -205,7 +154,6 @@ impl FrameScan {
                 let [a, b, c, kind, ..] = self.header;
                 self.payload_left = u32::from_be_bytes([0, a, b, c]) as usize;
                 self.in_headers = kind == HEADERS;
-                self.in_data = kind == DATA;
             }
             if self.payload_left == 0 && std::mem::take(&mut self.in_headers) {
                 self.headers += 1;
@@ -246,20 +194,10 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Paced<IO> {
                 // Not kept for the connection's life either.
                 this.kept = BytesMut::new();
             }
-            this.charge_received();
             return Poll::Ready(Ok(()));
         }
-        let allowed = match &this.budget {
-            Some((budget, connection)) => std::task::ready!(this.read_wait.poll_allowance(
-                cx,
-                budget,
-                buf.remaining(),
-                connection
-            )),
-            None => buf.remaining(),
-        };
-        let mut limited = buf.take(allowed);
-        match Pin::new(&mut this.io).poll_read(cx, &mut limited) {
+        let before = buf.filled().len();
+        match Pin::new(&mut this.io).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {}
             Poll::Pending => {
                 // The task waits for the socket: a pause of its own.
@@ -268,18 +206,11 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Paced<IO> {
             }
             ready => return ready,
         }
-        let read = limited.filled().len();
-        let before = buf.filled().len();
-        // SAFETY: the first `read` bytes of `buf`'s unfilled part were
-        // filled through `limited`, which is a view of them.
-        unsafe { buf.assume_init(read) };
-        buf.advance(read);
         if let Some(cut) = this.scan.scan(&buf.filled()[before..]) {
             this.kept.extend_from_slice(&buf.filled()[before + cut..]);
             buf.set_filled(before + cut);
             this.paused.store(true, Ordering::Relaxed);
         }
-        this.charge_received();
         Poll::Ready(Ok(()))
     }
 }
@@ -354,20 +285,6 @@ mod tests {
         }
         let mut scan = FrameScan::default();
         assert_eq!(scan.scan(&burst(STREAMS_PER_READ - 1)), None);
-    }
-
-    #[test]
-    fn the_scan_counts_the_bytes_of_request_bodies_whatever_the_reads() {
-        let bytes = burst(3);
-        for step in [1, 5, 9, 40, bytes.len()] {
-            let mut scan = FrameScan::default();
-            let mut data = 0;
-            for chunk in bytes.chunks(step) {
-                assert_eq!(scan.scan(chunk), None);
-                data += std::mem::take(&mut scan.data);
-            }
-            assert_eq!(data, 3 * 12, "read {step} bytes at a time");
-        }
     }
 
     #[tokio::test]

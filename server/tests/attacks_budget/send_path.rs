@@ -301,14 +301,3 @@ async fn request_bodies_filling_the_windows_of_many_connections() {
     })
     .await;
 }
-
-/// The same on 1,024 connections: what their windows can hold (128 KiB
-/// each, 128 MiB in all) passes the bound unless h2's reads of request
-/// bodies are charged to the in-flight budget as they are made.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn request_bodies_filling_the_windows_of_a_thousand_connections() {
-    attack_at_the_defaults("half-sent 1 MiB bodies, 1024x8 streams", |ctx| {
-        attack::half_sent_bodies(ctx, 1024, 8, 1 << 20)
-    })
-    .await;
-}
