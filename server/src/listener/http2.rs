@@ -20,10 +20,9 @@
 //!   only queues in memory what the socket has not taken.
 //! - h2's receive window, per connection and per stream, is
 //!   [`RECEIVE_WINDOW`], not hyper's 1 MiB: request bytes h2 has taken
-//!   and no handler has read yet are charged to the in-flight budget as h2
-//!   reads them (`super::paced`), up to the window, and past the budget a
-//!   socket is read only as the budget allows; a small window keeps what
-//!   one connection may hold that way small.
+//!   and no handler has read yet are not in the in-flight budget
+//!   (`crate::in_flight::RequestBody` charges a chunk when it is read), so
+//!   what a connection can make h2 hold before it is counted is kept small.
 //! - Keepalive pings find dead peers; a peer that answers pings but never
 //!   reads is found by the send timeout instead (`super::serve_connection`).
 
@@ -45,10 +44,10 @@ pub const MAX_PENDING_ACCEPT_RESETS: usize = 20;
 
 /// h2's receive window, per connection and per stream (hyper's default is
 /// 1 MiB each): the request bytes a connection may send before the server
-/// has read them, which h2 holds until a handler does (charged to the
-/// in-flight budget meanwhile, `super::paced`). 64 connections sending
-/// bodies at once held +80 to +85 MiB above idle at a 32 MiB budget with
-/// hyper's windows, uncounted, +44 to +46 with these (`attacks_budget`
+/// has read them, which h2 holds until a handler does, uncounted by the
+/// in-flight budget. 64 connections sending bodies at once held +80 to
+/// +85 MiB above idle at a 32 MiB budget with hyper's windows, +44 to +46
+/// with these (`attacks_budget`
 /// `send_path::request_bodies_filling_the_windows_of_many_connections`).
 /// 128 KiB still lets a 5 MiB request through in 40 windows, which on a
 /// network with a 10 ms round trip is about 13 MB/s per connection.
