@@ -127,9 +127,12 @@ pub struct InFlight {
     /// room to be encoded in ([`AnswerBody`]).
     room: Arc<tokio::sync::Notify>,
     /// Answers waiting for room for their encoding, which may need more
-    /// than the total falling under the bound: while there are any, every
-    /// release wakes them.
+    /// than the total falling under the bound, and the largest encoding
+    /// they wait for: a release that makes room for it wakes them all
+    /// (not every release: 800 such answers woken by each one kept the
+    /// runtime from the other calls).
     waiting: AtomicUsize,
+    waiting_for: AtomicUsize,
 }
 
 impl InFlight {
@@ -141,6 +144,7 @@ impl InFlight {
             connections: Mutex::new(Vec::new()),
             room: Arc::new(tokio::sync::Notify::new()),
             waiting: AtomicUsize::new(0),
+            waiting_for: AtomicUsize::new(0),
         })
     }
 
@@ -260,8 +264,13 @@ impl InFlight {
     pub fn release(&self, bytes: usize, connection: Option<&ConnectionState>) {
         if bytes > 0 {
             let before = self.used.fetch_sub(bytes, Ordering::Relaxed);
-            let under = before >= self.limit && before - bytes < self.limit;
-            if under || self.waiting.load(Ordering::Relaxed) > 0 {
+            let after = before - bytes;
+            let under = before >= self.limit && after < self.limit;
+            // Answers waiting, and room for the largest of them (a
+            // largest not yet known counts as any).
+            let room = self.waiting.load(Ordering::Relaxed) > 0
+                && after + self.waiting_for.load(Ordering::Relaxed) <= self.limit;
+            if under || room {
                 self.room.notify_waiters();
             }
             self.gauge.sub(bytes as i64);
@@ -628,6 +637,9 @@ impl<B> AnswerBody<B> {
             if encoding > 0 && !self.waits_for_encoding {
                 self.waits_for_encoding = true;
                 self.budget.waiting.fetch_add(1, Ordering::Relaxed);
+                self.budget
+                    .waiting_for
+                    .fetch_max(encoding, Ordering::Relaxed);
             }
             let room = self.budget.room.clone();
             let waiter = self
@@ -648,8 +660,10 @@ impl<B> AnswerBody<B> {
     }
 
     fn stop_waiting(&mut self) {
-        if std::mem::take(&mut self.waits_for_encoding) {
-            self.budget.waiting.fetch_sub(1, Ordering::Relaxed);
+        if std::mem::take(&mut self.waits_for_encoding)
+            && self.budget.waiting.fetch_sub(1, Ordering::Relaxed) == 1
+        {
+            self.budget.waiting_for.store(0, Ordering::Relaxed);
         }
     }
 
