@@ -42,19 +42,8 @@ KEEP=${KEEP:-}
 CLIENT=${CLIENT:-target/release/jiffy-bench-server}
 TOPICS_CLIENT=${TOPICS_CLIENT:-target/release/jiffy-bench-topics}
 
-WORK=$(mktemp -d)
-SERVER_PID=""
-cleanup() {
-    if [[ -n $SERVER_PID ]]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-log() { printf '%s\n' "$*" >&2; }
-
+# WORK, SERVER_PID, stop_server, log
+source "$ROOT/bench/server/server.sh"
 # free_port, listening_port
 source "$ROOT/bench/ports.sh"
 
@@ -83,22 +72,12 @@ start_server() {
         --protosocket-listen "127.0.0.1:$PROTOSOCKET_PORT" \
         >"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
-    # Under callgrind the start takes longer than listening_port's 10 s.
-    for _ in $(seq 600); do
-        GRPC_PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log")
-        [[ -n $GRPC_PORT ]] && return 0
-        kill -0 "$SERVER_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    log "jiffy-server did not start:"
-    cat "$WORK/server.log" >&2
-    exit 1
-}
-
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
+    # Under callgrind the start takes longer than the usual 10 s.
+    GRPC_PORT=$(listening_port "$WORK/server.log" "$SERVER_PID" 60) || {
+        log "jiffy-server did not start:"
+        cat "$WORK/server.log" >&2
+        exit 1
+    }
 }
 
 # Counts the window of a client already started: prints "calls

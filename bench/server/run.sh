@@ -67,17 +67,8 @@ REDIS_WARMUP_REQUESTS=${REDIS_WARMUP_REQUESTS:-50000}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
-WORK=$(mktemp -d)
-# The server this script started and has not stopped yet (one at a time).
-SERVER_PID=""
-
-cleanup() {
-    [[ -z $SERVER_PID ]] || stop_server
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-log() { printf '%s\n' "$*" >&2; }
+# WORK, SERVER_PID, stop_server, log
+source "$ROOT/bench/server/server.sh"
 
 # CPU time of a process in clock ticks: utime + stime, fields 14 and 15 of
 # /proc/PID/stat, counted after the ')' that closes the command name.
@@ -94,12 +85,6 @@ machine_ticks() {
     local fields
     read -r -a fields </proc/stat
     echo $((fields[1] + fields[2] + fields[3] + fields[6] + fields[7] + fields[8]))
-}
-
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
 }
 
 # Installs the Debian packages this benchmark needs that are missing.
@@ -119,7 +104,7 @@ install_tools() {
             "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
 }
 
-# free_port
+# free_port, listening_port
 source "$ROOT/bench/ports.sh"
 # jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
@@ -139,17 +124,11 @@ run_jiffy() {
         >"$WORK/jiffy.log" 2>&1 &
     pid=$! # taskset execs the server, so this is the server's pid
     SERVER_PID=$pid
-    for _ in $(seq 100); do
-        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/jiffy.log")
-        [[ -n $port ]] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [[ -z $port ]]; then
+    port=$(listening_port "$WORK/jiffy.log" "$pid") || {
         log "jiffy-server did not start:"
         cat "$WORK/jiffy.log" >&2
         exit 1
-    fi
+    }
     local transport_flags=(--transport "$transport")
     [[ $transport == grpc ]] ||
         transport_flags+=(--protosocket-endpoint "127.0.0.1:$protosocket_port")
