@@ -5,8 +5,8 @@
 //! tonic's `Routes` is an axum router: per call it matches the path
 //! against its table, allocates the path parameters, boxes the request
 //! body into axum's and back into tonic's, and wraps the answer's body in
-//! two error mappers whose polls and drops run for every frame. For a Get
-//! that was about a tenth of the server's instructions. The two services
+//! two error mappers whose polls and drops run for every frame: 4,000 to
+//! 5,000 of the 53,000 instructions a Get cost the server. The two services
 //! that carry nearly every call are matched here by one string comparison
 //! and handed the request as tonic's own router would, so what they answer
 //! (an unknown method of theirs included) is the same; the rest, rare

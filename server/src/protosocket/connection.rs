@@ -104,7 +104,7 @@ where
     tokio::pin!(idle);
     // Made once rather than in each turn of the loop: one made anew for
     // every frame registered with its Notify and left it again (a lock
-    // each way), about a tenth of the server's instructions per Get.
+    // each way).
     let close = state.close.notified();
     tokio::pin!(close);
     let stop_seen = stop.clone();
