@@ -18,10 +18,10 @@ free_port() {
 
 # The port jiffy-server (pid $2) names in the `listening on 127.0.0.1:PORT`
 # line of its log $1, printed once it is ready; fails if the server exits
-# first or takes over 10 s.
+# first or takes over $3 seconds (10 by default).
 listening_port() {
-    local log=$1 pid=$2 port
-    for _ in $(seq 100); do
+    local log=$1 pid=$2 seconds=${3:-10} port
+    for _ in $(seq $((seconds * 10))); do
         port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log")
         [[ -n $port ]] && { echo "$port"; return 0; }
         kill -0 "$pid" 2>/dev/null || break

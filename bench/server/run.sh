@@ -33,6 +33,11 @@
 #                  bench/collections/run.sh runs them all. The protosocket
 #                  protocol has only Get and Set: for a collection call,
 #                  TARGETS defaults to "grpc redis".
+#   BASELINE=PATH  another jiffy-server binary (say, a copy of main's) to
+#                  measure beside this checkout's in the same rounds: adds
+#                  the targets grpc-baseline and protosocket-baseline, and
+#                  TARGETS defaults to "grpc-baseline grpc
+#                  protosocket-baseline protosocket redis"
 #   OUT=out/bench/server-<time>.json
 set -euo pipefail
 
@@ -44,8 +49,13 @@ CONNECTIONS=${CONNECTIONS:-1}
 VALUE_SIZE=${VALUE_SIZE:-100}
 KEYSPACE=${KEYSPACE:-10000}
 CALL=${CALL:-get-set}
-if [[ $CALL == get-set ]]; then
+BASELINE=${BASELINE:-}
+if [[ $CALL == get-set && -n $BASELINE ]]; then
+    TARGETS=${TARGETS:-grpc-baseline grpc protosocket-baseline protosocket redis}
+elif [[ $CALL == get-set ]]; then
     TARGETS=${TARGETS:-grpc protosocket redis}
+elif [[ -n $BASELINE ]]; then
+    TARGETS=${TARGETS:-grpc-baseline grpc redis}
 else
     TARGETS=${TARGETS:-grpc redis}
 fi
@@ -57,17 +67,8 @@ REDIS_WARMUP_REQUESTS=${REDIS_WARMUP_REQUESTS:-50000}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
-WORK=$(mktemp -d)
-# The server this script started and has not stopped yet (one at a time).
-SERVER_PID=""
-
-cleanup() {
-    [[ -z $SERVER_PID ]] || stop_server
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-log() { printf '%s\n' "$*" >&2; }
+# WORK, SERVER_PID, stop_server, log
+source "$ROOT/bench/server/server.sh"
 
 # CPU time of a process in clock ticks: utime + stime, fields 14 and 15 of
 # /proc/PID/stat, counted after the ')' that closes the command name.
@@ -84,12 +85,6 @@ machine_ticks() {
     local fields
     read -r -a fields </proc/stat
     echo $((fields[1] + fields[2] + fields[3] + fields[6] + fields[7] + fields[8]))
-}
-
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
 }
 
 # Installs the Debian packages this benchmark needs that are missing.
@@ -109,35 +104,31 @@ install_tools() {
             "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
 }
 
-# free_port
+# free_port, listening_port
 source "$ROOT/bench/ports.sh"
 # jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
 
 # One round of jiffy-server under our client over transport $1 (grpc or
-# protosocket): writes the client's JSON report to $2.
+# protosocket): writes the client's JSON report to $2. $3 is the server
+# binary, this checkout's by default.
 run_jiffy() {
-    local transport=$1 out=$2 pid port="" protosocket_port
+    local transport=$1 out=$2 server=${3:-target/release/jiffy-server}
+    local pid port="" protosocket_port
     protosocket_port=$(free_port)
     # Emptied here, before the server starts: the redirect below runs in the
     # child, and the loop could otherwise read the previous round's port.
     : >"$WORK/jiffy.log"
-    taskset -c "$SERVER_CORE" target/release/jiffy-server --listen 127.0.0.1:0 \
+    taskset -c "$SERVER_CORE" "$server" --listen 127.0.0.1:0 \
         --protosocket-listen "127.0.0.1:$protosocket_port" \
         >"$WORK/jiffy.log" 2>&1 &
     pid=$! # taskset execs the server, so this is the server's pid
     SERVER_PID=$pid
-    for _ in $(seq 100); do
-        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/jiffy.log")
-        [[ -n $port ]] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [[ -z $port ]]; then
+    port=$(listening_port "$WORK/jiffy.log" "$pid") || {
         log "jiffy-server did not start:"
         cat "$WORK/jiffy.log" >&2
         exit 1
-    fi
+    }
     local transport_flags=(--transport "$transport")
     [[ $transport == grpc ]] ||
         transport_flags+=(--protosocket-endpoint "127.0.0.1:$protosocket_port")
@@ -293,7 +284,12 @@ check_targets() {
         protosocket)
             [[ $CALL == get-set ]] ||
                 { log "TARGETS: protosocket has only Get and Set, not CALL=$CALL"; exit 2; } ;;
-        *) log "TARGETS: unknown target $target (grpc, protosocket, redis)"; exit 2 ;;
+        grpc-baseline | protosocket-baseline)
+            [[ -x $BASELINE ]] ||
+                { log "TARGETS: $target needs BASELINE, a jiffy-server binary"; exit 2; }
+            [[ $target == grpc-baseline || $CALL == get-set ]] ||
+                { log "TARGETS: protosocket has only Get and Set, not CALL=$CALL"; exit 2; } ;;
+        *) log "TARGETS: unknown target $target (grpc, protosocket, redis, and with BASELINE grpc-baseline, protosocket-baseline)"; exit 2 ;;
         esac
     done
     [[ -n ${TARGETS// /} ]] || { log "TARGETS is empty"; exit 2; }
@@ -313,6 +309,7 @@ main() {
             log "round $r/$ROUNDS: $target"
             case $target in
             redis) run_redis "$WORK/result.json" ;;
+            *-baseline) run_jiffy "${target%-baseline}" "$WORK/result.json" "$BASELINE" ;;
             *) run_jiffy "$target" "$WORK/result.json" ;;
             esac
             jq -c --argjson r "$r" --arg t "$target" '{round: $r, target: $t, result: .}' \

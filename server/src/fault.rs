@@ -415,8 +415,12 @@ fn parse_code(name: &str) -> Option<Code> {
 }
 
 /// The `grpc-timeout` header: up to 8 digits and a unit (H, M, S, m, u, n).
+/// Named once: a lookup by a `HeaderName` skips parsing the name, which
+/// a lookup by `&str` repeats on every call.
+static GRPC_TIMEOUT: http::HeaderName = http::HeaderName::from_static("grpc-timeout");
+
 pub(crate) fn grpc_timeout(headers: &HeaderMap) -> Option<Duration> {
-    let value = header(headers, "grpc-timeout")?;
+    let value = headers.get(&GRPC_TIMEOUT)?.to_str().ok()?.trim();
     let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
     if digits.is_empty() || digits.len() > 8 {
         return None;

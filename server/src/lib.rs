@@ -20,6 +20,8 @@
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them;
 //!   [`allocator`] — jemalloc's own figures among them.
+//! - [`routes`] — the gRPC router: the data plane and topics by path prefix,
+//!   the other services through tonic's.
 //! - [`listener`] — connections: handshake deadline, cap, HTTP/2 limits, send timeout.
 //! - [`close`] — why a connection closed, for both ports and the metrics.
 //! - [`protosocket`] — the second port, `--protosocket-listen`: Get, Set and
@@ -46,6 +48,7 @@ pub mod limits;
 pub mod listener;
 pub mod metrics;
 pub mod protosocket;
+pub mod routes;
 pub mod rpc_layer;
 pub mod rpcs;
 pub mod server;

@@ -7,11 +7,11 @@
 //! per-cache ones are found by name in a small map of their own
 //! (`PerCacheMetrics`).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, RwLock};
 use std::time::Duration;
 
+use hashbrown::HashMap;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
@@ -397,6 +397,11 @@ impl Metrics {
         RpcId(rpcs::index(path).unwrap_or(RPCS.len()))
     }
 
+    /// The id of a call of the catalogue, without hashing its path.
+    pub fn rpc_id_of(&self, rpc: &'static rpcs::Rpc) -> RpcId {
+        RpcId(rpcs::position(rpc).unwrap_or(RPCS.len()))
+    }
+
     /// Counts a call as started; it counts as finished when the guard drops.
     pub fn start_call(self: &Arc<Self>) -> InFlightGuard {
         let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
@@ -525,9 +530,8 @@ impl Lookups {
     /// call alone proves nothing). A client naming caches that do not exist
     /// makes no series, and there are at most as many as caches.
     pub fn count_call(&self, name: &str) {
-        if let Some(counters) = self.per_cache.counters(name, false) {
-            counters.calls.inc();
-        }
+        self.per_cache
+            .with_counters(name, false, |counters| counters.calls.inc());
     }
 
     /// Counts `hits` and `misses` of one call on the cache `name`, which
@@ -535,15 +539,15 @@ impl Lookups {
     pub fn record(&self, name: &str, hits: u64, misses: u64) {
         self.hits.inc_by(hits);
         self.misses.inc_by(misses);
-        if let Some(counters) = self.per_cache.counters(name, true) {
+        self.per_cache.with_counters(name, true, |counters| {
             counters.hits.inc_by(hits);
             counters.misses.inc_by(misses);
-        }
+        });
     }
 
     /// Makes the series of the cache `name`, created, at 0.
     pub fn cache_created(&self, name: &str) {
-        self.per_cache.counters(name, true);
+        self.per_cache.with_counters(name, true, |_| ());
     }
 
     /// Drops the series of the cache `name`, deleted.
@@ -572,13 +576,14 @@ struct CacheCounters {
 
 /// `jiffy_cache_calls_total{cache}` and `jiffy_cache_lookups_total{cache,
 /// result}`. A call reads the map under its read lock by `&str` (once, and
-/// once more to count a get's hits and misses) and adds to atomics: it
-/// allocates nothing. The write lock is taken only when a cache's counters
-/// are made or dropped.
+/// once more to count a get's hits and misses), hashed with hashbrown's
+/// foldhash rather than std's SipHash, and adds to atomics under that lock:
+/// it allocates nothing and touches no reference count. The write lock is
+/// taken only when a cache's counters are made or dropped.
 struct PerCacheMetrics {
     calls: IntCounterVec,
     lookups: IntCounterVec,
-    by_name: RwLock<HashMap<String, Arc<CacheCounters>>>,
+    by_name: RwLock<HashMap<String, CacheCounters>>,
 }
 
 impl PerCacheMetrics {
@@ -604,26 +609,22 @@ impl PerCacheMetrics {
         }
     }
 
-    /// The counters of the cache `name`, made first if `make`.
-    fn counters(&self, name: &str, make: bool) -> Option<Arc<CacheCounters>> {
-        let known = self
-            .by_name
-            .read()
-            .expect("not poisoned")
-            .get(name)
-            .cloned();
-        if known.is_some() || !make {
-            return known;
+    /// Runs `count` on the counters of the cache `name`, made first if
+    /// `make`; not at all if they do not exist and `make` is false.
+    fn with_counters(&self, name: &str, make: bool, count: impl FnOnce(&CacheCounters)) {
+        if let Some(counters) = self.by_name.read().expect("not poisoned").get(name) {
+            return count(counters);
+        }
+        if !make {
+            return;
         }
         let mut by_name = self.by_name.write().expect("not poisoned");
-        let counters = by_name.entry(name.to_owned()).or_insert_with(|| {
-            Arc::new(CacheCounters {
-                calls: self.calls.with_label_values(&[name]),
-                hits: self.lookups.with_label_values(&[name, "hit"]),
-                misses: self.lookups.with_label_values(&[name, "miss"]),
-            })
+        let counters = by_name.entry_ref(name).or_insert_with(|| CacheCounters {
+            calls: self.calls.with_label_values(&[name]),
+            hits: self.lookups.with_label_values(&[name, "hit"]),
+            misses: self.lookups.with_label_values(&[name, "miss"]),
         });
-        Some(Arc::clone(counters))
+        count(counters);
     }
 
     fn remove(&self, name: &str) {

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http::{HeaderValue, Request, Response};
+use http::{HeaderName, HeaderValue, Request, Response};
 use pin_project_lite::pin_project;
 use tokio::time::Instant;
 use tonic::Code;
@@ -238,6 +238,9 @@ where
     }
 }
 
+/// Named once, for lookups that skip parsing the name (see `fault::grpc_timeout`).
+static GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
+
 /// The gRPC status code of a response, after the size-limit rewrite.
 ///
 /// Errors of unary and server-streaming calls are sent "trailers-only", with
@@ -245,7 +248,7 @@ where
 fn answer_code<B>(response: &mut Response<B>, layer: &RpcLayer, rpc: RpcId) -> usize {
     let headers = response.headers_mut();
     let code = headers
-        .get("grpc-status")
+        .get(&GRPC_STATUS)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<usize>().ok())
         .unwrap_or(Code::Ok as usize);

@@ -74,10 +74,29 @@ pub const PROTOSOCKET_AUTH: &str = "auth";
 
 /// The call of the catalogue a protosocket command is.
 pub fn protosocket_call(command: &str) -> Option<&'static Rpc> {
-    PROTOSOCKET_COMMANDS
+    PROTOSOCKET_CALLS
         .iter()
         .find(|(name, _)| *name == command)
-        .and_then(|(_, path)| find(path))
+        .map(|(_, index)| &RPCS[*index])
+}
+
+/// [`PROTOSOCKET_COMMANDS`] with each path found in [`RPCS`] once, not for
+/// every command read.
+static PROTOSOCKET_CALLS: LazyLock<Vec<(&'static str, usize)>> = LazyLock::new(|| {
+    PROTOSOCKET_COMMANDS
+        .iter()
+        .filter_map(|(name, path)| Some((*name, index(path)?)))
+        .collect()
+});
+
+/// The position in [`RPCS`] of one of its calls, found by its address
+/// rather than by a hash of its path.
+pub fn position(rpc: &'static Rpc) -> Option<usize> {
+    let offset = (rpc as *const Rpc as usize).checked_sub(RPCS.as_ptr() as usize)?;
+    let index = offset / std::mem::size_of::<Rpc>();
+    RPCS.get(index)
+        .filter(|found| std::ptr::eq(*found, rpc))
+        .map(|_| index)
 }
 
 /// Positions in [`RPCS`] by path. A hash of the path per call, which the
@@ -127,6 +146,19 @@ mod tests {
         STANDARD_SERVICES
             .iter()
             .any(|service| rpc.path.starts_with(&format!("/{service}/")))
+    }
+
+    #[test]
+    fn a_call_is_found_by_its_address_and_nothing_else_is() {
+        for (index, rpc) in RPCS.iter().enumerate() {
+            assert_eq!(position(rpc), Some(index), "{}", rpc.path);
+        }
+        let copy: &'static Rpc = Box::leak(Box::new(Rpc { ..RPCS[0] }));
+        assert_eq!(position(copy), None);
+        let get = protosocket_call("get").unwrap();
+        assert_eq!(get.path, "/cache_client.Scs/Get");
+        assert_eq!(position(get), index(get.path));
+        assert!(protosocket_call("auth").is_none());
     }
 
     fn read(relative: &str) -> String {

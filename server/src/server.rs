@@ -31,6 +31,7 @@ use crate::proto::leaderboard::leaderboard_server::LeaderboardServer;
 use crate::proto::token::token_server::TokenServer;
 use crate::proto::webhook::webhook_server::WebhookServer;
 use crate::protosocket;
+use crate::routes::DirectRoutes;
 use crate::rpc_layer::RpcLayer;
 use crate::rpcs;
 use crate::service::admin::AdminService;
@@ -343,8 +344,13 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             registry,
         )
     };
-    let routes = Routes::new(scs)
-        .add_service(leaderboards)
+    let pubsub_routes = {
+        let generated =
+            PubsubServer::new(pubsub.clone()).max_decoding_message_size(limits.max_request_size);
+        PubsubRoutes::new(generated, pubsub, limits.max_request_size)
+    };
+    // Scs and Pubsub are routed before tonic's router (`routes.rs`).
+    let routes = Routes::new(leaderboards)
         .add_service(
             AdminServer::new(AdminService::new(store.clone(), limits))
                 .max_decoding_message_size(limits.max_request_size)
@@ -364,11 +370,6 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
             )
             .max_decoding_message_size(limits.max_request_size),
         )
-        .add_service({
-            let generated = PubsubServer::new(pubsub.clone())
-                .max_decoding_message_size(limits.max_request_size);
-            PubsubRoutes::new(generated, pubsub, limits.max_request_size)
-        })
         .add_service(PingServer::new(PingService::new(advertised_port)))
         .add_service(TokenServer::new(vending.clone()))
         .add_service(AuthServer::new(vending))
@@ -377,6 +378,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
         .add_service(reflection_v1alpha)
         .add_service(webhooks)
         .prepare();
+    let routes = DirectRoutes::new(scs, pubsub_routes, routes);
     let service = tower::ServiceBuilder::new()
         .layer({
             let layer = RpcLayer::new(metrics.clone(), limits.max_request_size, in_flight.clone());

@@ -25,6 +25,10 @@
 //!   what a connection can make h2 hold before it is counted is kept small.
 //! - Keepalive pings find dead peers; a peer that answers pings but never
 //!   reads is found by the send timeout instead (`super::serve_connection`).
+//!
+//! One setting is for CPU, not a bound: no `date` header on answers. gRPC
+//! clients do not read it, and hyper's adds a clock read and a header to
+//! encode to every answer.
 
 use std::time::Duration;
 
@@ -74,7 +78,8 @@ pub fn builder(settings: &Settings) -> Builder<TokioExecutor> {
         .initial_connection_window_size(RECEIVE_WINDOW)
         .initial_stream_window_size(RECEIVE_WINDOW)
         .keep_alive_interval(Some(settings.keepalive_interval))
-        .keep_alive_timeout(settings.keepalive_timeout);
+        .keep_alive_timeout(settings.keepalive_timeout)
+        .auto_date_header(false);
     builder
 }
 

@@ -102,13 +102,21 @@ where
     // nothing: past --idle-timeout without a command, they are closed.
     let idle = tokio::time::sleep(limits.idle_timeout);
     tokio::pin!(idle);
+    // Made once rather than in each turn of the loop: one made anew for
+    // every frame registered with its Notify and left it again (a lock
+    // each way).
+    let close = state.close.notified();
+    tokio::pin!(close);
+    let stop_seen = stop.clone();
+    let stopped = stop.changed();
+    tokio::pin!(stopped);
     loop {
         let room = connection.tasks.len() < limits.max_in_flight;
         let idle_now = handshaken.is_none() && connection.tasks.is_empty();
         let frame = tokio::select! {
             result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
-            () = state.close.notified() => return CloseReason::InFlightLimit,
-            _ = stop.changed() => break,
+            () = &mut close => return CloseReason::InFlightLimit,
+            _ = &mut stopped => break,
             Some(done) = connection.tasks.join_next_with_id(), if !connection.tasks.is_empty() => {
                 if let Ok((task, id)) = done {
                     connection.finished(id, task);
@@ -159,7 +167,7 @@ where
     }
     // The client has finished sending, or the server is stopping: the
     // commands in flight finish and their answers are sent, then it closes.
-    let stopping = *stop.borrow();
+    let stopping = *stop_seen.borrow();
     let Connection { answers, tasks, .. } = connection;
     drop(answers);
     let mut tasks = tasks;
@@ -167,7 +175,7 @@ where
         tokio::select! {
             done = tasks.join_next() => if done.is_none() { break },
             result = &mut writer => return result.err().unwrap_or(CloseReason::ClientClosed),
-            () = state.close.notified() => return CloseReason::InFlightLimit,
+            () = &mut close => return CloseReason::InFlightLimit,
         }
     }
     match writer.await {
@@ -341,10 +349,10 @@ struct Call {
 }
 
 impl Call {
-    fn start(metrics: &Arc<Metrics>, rpc: &Rpc) -> Call {
+    fn start(metrics: &Arc<Metrics>, rpc: &'static Rpc) -> Call {
         Call {
             metrics: metrics.clone(),
-            rpc: metrics.rpc_id(rpc.path),
+            rpc: metrics.rpc_id_of(rpc),
             started: Instant::now(),
             answered: false,
             _in_flight: metrics.start_call(),

@@ -36,9 +36,10 @@ pub mod sorted_set;
 pub mod subscribe_route;
 pub mod tokens;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use bytes::Bytes;
+use tonic::metadata::{Ascii, MetadataKey};
 use tonic::{Request, Response, Status};
 
 use crate::auth::{ItemKeys, KeyCheck};
@@ -81,6 +82,11 @@ pub(crate) fn finite(what: &str, score: f64) -> Result<f64, Error> {
 
 /// The header that names the cache of every data-plane call.
 pub const CACHE_HEADER: &str = "cache";
+
+/// [`CACHE_HEADER`] as a key, made once: a lookup by a key skips parsing
+/// the name, which a lookup by `&str` repeats on every call.
+static CACHE_KEY: LazyLock<MetadataKey<Ascii>> =
+    LazyLock::new(|| MetadataKey::from_static(CACHE_HEADER));
 
 /// What every data-plane handler needs: the store and the request limits.
 #[derive(Clone)]
@@ -140,7 +146,7 @@ impl<S: Storage> DataPlane<S> {
     fn named_cache<T: prost::Message>(&self, request: &Request<T>) -> Result<S::Cache, Error> {
         let value = request
             .metadata()
-            .get(CACHE_HEADER)
+            .get(&*CACHE_KEY)
             .ok_or(Error::MissingCacheHeader)?;
         let name = value.to_str().map_err(|_| {
             Error::InvalidCacheName("the `cache` header is not printable ASCII".into())
@@ -179,7 +185,7 @@ impl<S: Storage> DataPlane<S> {
 
 /// The cache a gRPC request names in its header, `""` if none.
 fn cache_name<T>(request: &Request<T>) -> &str {
-    let name = request.metadata().get(CACHE_HEADER);
+    let name = request.metadata().get(&*CACHE_KEY);
     name.and_then(|name| name.to_str().ok()).unwrap_or_default()
 }
 
