@@ -1,6 +1,6 @@
-# Sourced by bench/server/run.sh and bench/server/instructions.sh: their
-# scratch directory, and the one server they have started and not stopped
-# yet (SERVER_PID), stopped if they exit early.
+# Sourced by bench/server/run.sh, bench/server/instructions.sh and
+# bench/topics/run.sh: their scratch directory, and the one server they have
+# started and not stopped yet (SERVER_PID), stopped if they exit early.
 
 WORK=$(mktemp -d)
 SERVER_PID=""

@@ -58,23 +58,10 @@ if [[ "${JIFFY_BENCH_LOCKED:-}" != 1 ]]; then
     exec env JIFFY_BENCH_LOCKED=1 flock /tmp/jiffy-bench.lock bash "$0" "$@"
 fi
 
-WORK=$(mktemp -d)
-# The server this script started and has not stopped yet (one at a time).
-SERVER_PID=""
+# WORK, SERVER_PID (the server started and not stopped yet), stop_server
+source "$ROOT/bench/server/server.sh"
 # Measurements that failed and were run again.
 RETRIES=0
-
-stop_server() {
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-}
-
-cleanup() {
-    [[ -z $SERVER_PID ]] || stop_server
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 # free_port
 source "$ROOT/bench/ports.sh"
