@@ -48,12 +48,8 @@
 //!   after its call is dropped.
 //!
 //! Past the bound, what connections already told to close still hold
-//! counts as room coming, for small charges only (a call's overhead, a
-//! small answer): the others may use that much, no more, while those
-//! connections' streams are dropped. A larger charge waits for the room to
-//! be there, or is refused: 8 x 100 fetches of 5 MB never read, each new
-//! connection's first answers charged against room still held by the
-//! connections closing, peaked at +57 to +76 MiB at a 32 MiB budget.
+//! counts as room coming: the others may use that much, no more, while
+//! those connections' streams are dropped.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -108,13 +104,6 @@ pub const SMALL_ANSWER: usize = CALL_OVERHEAD;
 /// for room to encode an answer (see [`AnswerBody`]).
 pub const LIGHT_CONNECTION: usize = 1 << 20;
 
-/// The largest charge taken against room coming (what connections told to
-/// close still hold, see [`InFlight::make_room`]) rather than room there:
-/// a call's overhead or a small answer, so that a well-behaved client is
-/// served while the connections holding the budget close. Anything larger
-/// waits until their streams are dropped, or is refused.
-pub const ROOM_COMING_CHARGE: usize = CALL_OVERHEAD;
-
 /// The process-wide count of bytes in flight, and its bound.
 pub struct InFlight {
     used: AtomicUsize,
@@ -126,13 +115,6 @@ pub struct InFlight {
     /// Woken when the total falls back under the bound: answers waiting for
     /// room to be encoded in ([`AnswerBody`]).
     room: Arc<tokio::sync::Notify>,
-    /// Answers waiting for room for their encoding, which may need more
-    /// than the total falling under the bound, and the largest encoding
-    /// they wait for: a release that makes room for it wakes them all
-    /// (not every release: 800 such answers woken by each one kept the
-    /// runtime from the other calls).
-    waiting: AtomicUsize,
-    waiting_for: AtomicUsize,
 }
 
 impl InFlight {
@@ -143,8 +125,6 @@ impl InFlight {
             gauge,
             connections: Mutex::new(Vec::new()),
             room: Arc::new(tokio::sync::Notify::new()),
-            waiting: AtomicUsize::new(0),
-            waiting_for: AtomicUsize::new(0),
         })
     }
 
@@ -167,32 +147,19 @@ impl InFlight {
         state
     }
 
-    /// Charges `bytes` if they fit. Past the bound room is made
-    /// ([`Self::make_room`]), and a charge of at most [`ROOM_COMING_CHARGE`]
-    /// is taken at once against it: the memory of the connections closing
-    /// is freed as their streams are dropped, a moment later, and while one
-    /// closes the others cannot charge past the bound by more than it held.
-    /// A larger charge is not taken until that memory is freed: counted as
-    /// room while still held, it let the bound be passed by a whole
-    /// answer per charge. False (nothing charged) if there is no room yet,
-    /// or `own` holds the most.
+    /// Charges `bytes` if they fit, or if room is being made for them
+    /// ([`Self::make_room`]): then the charge is taken at once, and the
+    /// memory of the connections closing is freed as their streams are
+    /// dropped, a moment later. Bytes of connections already closing count
+    /// as room coming, but only that much: while one closes, the others
+    /// cannot charge past the bound by more than it held. False (nothing
+    /// charged) if no room is coming, or `own` holds the most.
     pub fn admit(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
-        if self.used() + bytes > self.limit
-            && (!self.make_room(bytes, own) || bytes > ROOM_COMING_CHARGE)
-        {
+        if self.used() + bytes > self.limit && !self.make_room(bytes, own) {
             return false;
         }
         self.charge(bytes, own);
         true
-    }
-
-    /// True if `bytes` more fit under the bound now (with nothing to add,
-    /// if the budget is not spent).
-    fn fits(&self, bytes: usize) -> bool {
-        match bytes {
-            0 => !self.is_spent(),
-            bytes => self.used() + bytes <= self.limit,
-        }
     }
 
     /// Charges `bytes` if they fit under the bound as it is; closes nothing.
@@ -264,13 +231,7 @@ impl InFlight {
     pub fn release(&self, bytes: usize, connection: Option<&ConnectionState>) {
         if bytes > 0 {
             let before = self.used.fetch_sub(bytes, Ordering::Relaxed);
-            let after = before - bytes;
-            let under = before >= self.limit && after < self.limit;
-            // Answers waiting, and room for the largest of them (a
-            // largest not yet known counts as any).
-            let room = self.waiting.load(Ordering::Relaxed) > 0
-                && after + self.waiting_for.load(Ordering::Relaxed) <= self.limit;
-            if under || room {
+            if before >= self.limit && before - bytes < self.limit {
                 self.room.notify_waiters();
             }
             self.gauge.sub(bytes as i64);
@@ -566,9 +527,6 @@ pub struct AnswerBody<B> {
     ended: bool,
     /// Set while the answer waits for the budget to have room.
     room: Option<Pin<Box<tokio::sync::futures::OwnedNotified>>>,
-    /// Set while the answer waits for room for an encoding of a known size
-    /// (counted in `InFlight::waiting`).
-    waits_for_encoding: bool,
     /// What the call charged for its answer before encoding it.
     call: Option<Arc<CallCharges>>,
 }
@@ -583,7 +541,6 @@ impl<B> AnswerBody<B> {
             rest_charged: 0,
             ended: false,
             room: None,
-            waits_for_encoding: false,
             call: None,
         }
     }
@@ -598,10 +555,8 @@ impl<B> AnswerBody<B> {
         self
     }
 
-    /// Ready once the budget has room for this answer to be encoded, in
-    /// `encoding` bytes if that is known (the answer the call copied and
-    /// charged), else as the bound allows; an error (a refusal) if the
-    /// answer should give way instead.
+    /// Ready once the budget has room for this answer to be encoded; an
+    /// error (a refusal) if the answer should give way instead.
     ///
     /// Asking the inner body for its next frame encodes it: tonic copies
     /// the message, value and all, into a new buffer. HTTP/2 asks for every
@@ -611,35 +566,26 @@ impl<B> AnswerBody<B> {
     /// budget spent, the connection holding the most is closed to make room
     /// and the answer waits for it; an answer of a connection that is
     /// closing, or that holds the most itself, is refused at once.
-    fn poll_room(&mut self, cx: &mut Context<'_>, encoding: usize) -> Poll<Result<(), ()>> {
-        let ready = loop {
+    fn poll_room(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
+        loop {
             let connection = self.connection.as_deref();
             if connection.is_some_and(|c| c.closing.load(Ordering::Relaxed)) {
-                break Err(());
+                return Poll::Ready(Err(()));
             }
-            if self.budget.fits(encoding) {
-                break Ok(());
+            if !self.budget.is_spent() {
+                self.room = None;
+                return Poll::Ready(Ok(()));
             }
-            if !self.budget.make_room(encoding, connection) {
-                break Err(());
+            if !self.budget.make_room(0, connection) {
+                return Poll::Ready(Err(()));
             }
             // A connection holding next to nothing (a client making small
-            // calls) goes ahead with an answer of unknown size: it is small
-            // or, if large, counted before it is kept (`admit`). Waiting it
-            // for the bound to clear could starve it while others keep the
-            // total up. A known encoding (a copied answer, larger than a
-            // call's overhead) waits for its room to be there.
-            let light =
-                connection.is_none_or(|c| c.held.load(Ordering::Relaxed) < LIGHT_CONNECTION);
-            if encoding == 0 && light {
-                break Ok(());
-            }
-            if encoding > 0 && !self.waits_for_encoding {
-                self.waits_for_encoding = true;
-                self.budget.waiting.fetch_add(1, Ordering::Relaxed);
-                self.budget
-                    .waiting_for
-                    .fetch_max(encoding, Ordering::Relaxed);
+            // calls) goes ahead: its answer is small or, if large, is
+            // counted before it is kept (`admit`). Waiting it for the
+            // bound to clear could starve it while others keep the total
+            // up.
+            if connection.is_none_or(|c| c.held.load(Ordering::Relaxed) < LIGHT_CONNECTION) {
+                return Poll::Ready(Ok(()));
             }
             let room = self.budget.room.clone();
             let waiter = self
@@ -648,22 +594,12 @@ impl<B> AnswerBody<B> {
             // Registered before the check again, so a release in between
             // still wakes this one.
             waiter.as_mut().enable();
-            if self.budget.fits(encoding) {
-                break Ok(());
+            if !self.budget.is_spent() {
+                self.room = None;
+                return Poll::Ready(Ok(()));
             }
             std::task::ready!(waiter.as_mut().poll(cx));
             self.room = None;
-        };
-        self.room = None;
-        self.stop_waiting();
-        Poll::Ready(ready)
-    }
-
-    fn stop_waiting(&mut self) {
-        if std::mem::take(&mut self.waits_for_encoding)
-            && self.budget.waiting.fetch_sub(1, Ordering::Relaxed) == 1
-        {
-            self.budget.waiting_for.store(0, Ordering::Relaxed);
         }
     }
 
@@ -711,7 +647,6 @@ impl<B> AnswerBody<B> {
 
 impl<B> Drop for AnswerBody<B> {
     fn drop(&mut self) {
-        self.stop_waiting();
         self.budget
             .release(self.rest_charged, self.connection.as_deref());
     }
@@ -765,64 +700,38 @@ where
         if !this.rest.is_empty() {
             return Poll::Ready(Some(Ok(this.next_chunk())));
         }
-        // An answer the call copied is encoded into a buffer of its encoded
-        // size, at most what the copy was charged (which adds a handle per
-        // element), while the copy is still held: the encoding is charged
-        // as much before it is made, so that both are counted while both
-        // are held, and the frame takes that charge over.
-        let encoding = this
-            .call
-            .as_ref()
-            .map_or(0, |call| call.held.load(Ordering::Relaxed));
-        if std::task::ready!(this.poll_room(cx, encoding)).is_err() {
+        if std::task::ready!(this.poll_room(cx)).is_err() {
             return Poll::Ready(Some(Ok(this.refuse())));
         }
-        let connection = this.connection.as_deref();
-        this.budget.charge(encoding, connection);
-        let frame = match Pin::new(&mut this.inner).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => frame,
-            other => {
-                this.budget.release(encoding, connection);
-                return other;
-            }
-        };
-        match frame.into_data() {
-            Ok(mut data) => {
-                let bytes = data.remaining();
-                if let Some(call) = &this.call {
-                    call.release_up_to(bytes);
-                    if call.held.load(Ordering::Relaxed) == 0 {
-                        this.call = None;
+        match std::task::ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(mut data) => {
+                    let bytes = data.remaining();
+                    if let Some(call) = &this.call {
+                        call.release_up_to(bytes);
+                        if call.held.load(Ordering::Relaxed) == 0 {
+                            this.call = None;
+                        }
                     }
+                    let connection = this.connection.as_deref();
+                    if !this.budget.admit(bytes, connection) {
+                        // This connection holds the most: its answer gives
+                        // way, and the memory just encoded goes at once.
+                        drop(data);
+                        return Poll::Ready(Some(Ok(this.refuse())));
+                    }
+                    this.rest_charged = bytes;
+                    this.rest = data.copy_to_bytes(bytes);
+                    if this.rest.is_empty() {
+                        this.budget
+                            .release(std::mem::take(&mut this.rest_charged), connection);
+                        return Poll::Ready(Some(Ok(Frame::data(Bytes::new()))));
+                    }
+                    Poll::Ready(Some(Ok(this.next_chunk())))
                 }
-                let admitted = if bytes <= encoding {
-                    this.budget.release(encoding - bytes, connection);
-                    true
-                } else if this.budget.admit(bytes - encoding, connection) {
-                    true
-                } else {
-                    this.budget.release(encoding, connection);
-                    false
-                };
-                if !admitted {
-                    // This connection holds the most: its answer gives
-                    // way, and the memory just encoded goes at once.
-                    drop(data);
-                    return Poll::Ready(Some(Ok(this.refuse())));
-                }
-                this.rest_charged = bytes;
-                this.rest = data.copy_to_bytes(bytes);
-                if this.rest.is_empty() {
-                    this.budget
-                        .release(std::mem::take(&mut this.rest_charged), connection);
-                    return Poll::Ready(Some(Ok(Frame::data(Bytes::new()))));
-                }
-                Poll::Ready(Some(Ok(this.next_chunk())))
-            }
-            Err(frame) => {
-                this.budget.release(encoding, connection);
-                Poll::Ready(Some(Ok(frame)))
-            }
+                Err(frame) => Poll::Ready(Some(Ok(frame))),
+            },
+            other => Poll::Ready(other),
         }
     }
 
@@ -1009,97 +918,18 @@ mod tests {
         assert!(second.is_end_stream());
         assert!(second.frame().await.is_none());
         assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
-        // Another connection's answer closes the hog, but what the hog
-        // holds is not room until its streams let go of it: the answer,
-        // larger than a call's overhead, gives way meanwhile.
+        // Another connection's answer closes the hog and goes ahead.
         let mut third = answer(&other);
-        let refused = third.frame().await.unwrap().unwrap();
-        assert!(refused.is_trailers());
+        let third_chunk = chunk(&mut third).await;
         assert!(hog.closing.load(Ordering::Relaxed));
-        assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
-        // The hog's stream is dropped: the next one goes ahead.
-        drop((first, second, third, first_chunk));
-        assert_eq!(budget.used(), 0);
+        assert_eq!(budget.used(), 12 * CHUNK + 2 * CHUNK_OVERHEAD);
+        // While the hog closes, the others may not pass the bound by more
+        // than it holds: a fourth answer gives way.
         let mut fourth = answer(&other);
-        let fourth_chunk = chunk(&mut fourth).await;
-        assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
-        drop((fourth, fourth_chunk));
-        assert_eq!(budget.used(), 0);
-    }
-
-    #[tokio::test]
-    async fn room_coming_lends_only_small_charges() {
-        let budget = budget(10 * CALL_OVERHEAD);
-        let (hog, other) = (budget.connection(), budget.connection());
-        assert!(budget.admit(9 * CALL_OVERHEAD, Some(&hog)));
-        // Closing the hog would make the room, but it is not there yet.
-        assert!(!budget.admit(2 * CALL_OVERHEAD, Some(&other)));
-        assert!(hog.closing.load(Ordering::Relaxed));
-        // A call's overhead is lent what the hog will free.
-        assert!(budget.admit(CALL_OVERHEAD, Some(&other)));
-        budget.release(9 * CALL_OVERHEAD, Some(&hog));
-        assert!(budget.admit(2 * CALL_OVERHEAD, Some(&other)));
-        assert_eq!(budget.used(), 3 * CALL_OVERHEAD);
-    }
-
-    /// An inner body that records what the budget holds when it is asked
-    /// for its frame, which is when tonic's would encode it.
-    struct Recording {
-        frame: Option<Bytes>,
-        budget: Arc<InFlight>,
-        used_when_encoded: Arc<AtomicUsize>,
-    }
-
-    impl Body for Recording {
-        type Data = Bytes;
-        type Error = std::convert::Infallible;
-
-        fn poll_frame(
-            mut self: Pin<&mut Self>,
-            _cx: &mut Context<'_>,
-        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-            self.used_when_encoded
-                .store(self.budget.used(), Ordering::Relaxed);
-            Poll::Ready(self.frame.take().map(|data| Ok(Frame::data(data))))
-        }
-    }
-
-    #[tokio::test]
-    async fn a_copied_answer_and_its_encoding_are_both_charged_while_both_are_held() {
-        let copy = 8 * CHUNK;
-        let budget = budget(20 * CHUNK);
-        let (other, own) = (budget.connection(), budget.connection());
-        let used_when_encoded = Arc::new(AtomicUsize::new(0));
-        let answer = |charges: &Arc<CallCharges>| {
-            let inner = Recording {
-                frame: Some(Bytes::from(vec![1u8; copy - 100])),
-                budget: budget.clone(),
-                used_when_encoded: used_when_encoded.clone(),
-            };
-            AnswerBody::new(inner, budget.clone(), Some(own.clone()))
-                .with_call_charges(Some(charges.clone()))
-        };
-        let charges = CallCharges::new(budget.clone(), Some(own.clone()));
-        charges.scope(|| reserve_answer(copy)).unwrap();
-        // Another connection holds enough that the encoding does not fit.
-        assert!(budget.admit(11 * CHUNK, Some(&other)));
-        let mut body = answer(&charges);
-        let waiting = tokio::time::timeout(Duration::from_millis(50), body.frame()).await;
-        assert!(waiting.is_err(), "the encoding waits for its room");
-        assert!(other.closing.load(Ordering::Relaxed));
-        assert_eq!(used_when_encoded.load(Ordering::Relaxed), 0);
-        // Its room is there once the other connection lets go.
-        budget.release(11 * CHUNK, Some(&other));
-        let first = chunk(&mut body).await;
-        assert_eq!(
-            used_when_encoded.load(Ordering::Relaxed),
-            2 * copy,
-            "the copy and its encoding"
-        );
-        // The frame took the encoding's charge over; the copy's is gone
-        // but for its handles.
-        assert_eq!(budget.used(), copy - 100 + 100 + CHUNK_OVERHEAD);
-        drop((first, body, charges));
+        let refused = fourth.frame().await.unwrap().unwrap();
+        assert!(refused.is_trailers());
+        drop((first, second, third, fourth));
+        drop((first_chunk, third_chunk));
         assert_eq!(budget.used(), 0);
     }
 
