@@ -24,7 +24,13 @@ import {
   MomentoErrorCode,
 } from '@gomomento/sdk';
 
-import { VALUE_LIMIT_BYTES, assertIs, sleep, uniqueCacheName } from '../support/suite.mjs';
+import {
+  VALUE_LIMIT_BYTES,
+  assertIs,
+  sleep,
+  uniqueCacheName,
+  writeKeptAndRefreshed,
+} from '../support/suite.mjs';
 
 export function registerDictionaryTests(suite) {
   async function fetched(cacheName, name, client = suite.client) {
@@ -137,11 +143,10 @@ export function registerDictionaryTests(suite) {
 
     test('refreshTtl keeps a written dictionary alive', async () => {
       const name = await suite.newCache('dict-refresh');
-      for (const value of ['one', 'two', 'three']) {
-        await suite.client.dictionarySetField(name, 'refreshed', value, value, { ttl: new CollectionTtl(2, true) });
-        await suite.client.dictionarySetField(name, 'kept', value, value, { ttl: new CollectionTtl(2, false) });
-        await sleep(800);
-      }
+      await writeKeptAndRefreshed(
+        (value, ttl) => suite.client.dictionarySetField(name, 'kept', value, value, { ttl }),
+        (value, ttl) => suite.client.dictionarySetField(name, 'refreshed', value, value, { ttl }),
+      );
       assert.deepEqual(await fetched(name, 'refreshed'), { one: 'one', two: 'two', three: 'three' });
       assertIs(await suite.client.dictionaryFetch(name, 'kept'), CacheDictionaryFetch.Miss);
     });

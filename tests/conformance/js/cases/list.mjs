@@ -24,7 +24,13 @@ import {
   MomentoErrorCode,
 } from '@gomomento/sdk';
 
-import { VALUE_LIMIT_BYTES, assertIs, sleep, uniqueCacheName } from '../support/suite.mjs';
+import {
+  VALUE_LIMIT_BYTES,
+  assertIs,
+  sleep,
+  uniqueCacheName,
+  writeKeptAndRefreshed,
+} from '../support/suite.mjs';
 
 const TEN = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 
@@ -180,11 +186,10 @@ export function registerListTests(suite) {
 
     test('refreshTtl keeps a written list alive', async () => {
       const name = await suite.newCache('list-refresh');
-      for (const value of ['one', 'two', 'three']) {
-        await suite.client.listPushBack(name, 'refreshed', value, { ttl: new CollectionTtl(2, true) });
-        await suite.client.listPushBack(name, 'kept', value, { ttl: new CollectionTtl(2, false) });
-        await sleep(800);
-      }
+      await writeKeptAndRefreshed(
+        (value, ttl) => suite.client.listPushBack(name, 'kept', value, { ttl }),
+        (value, ttl) => suite.client.listPushBack(name, 'refreshed', value, { ttl }),
+      );
       assert.deepEqual(await fetched(name, 'refreshed'), ['one', 'two', 'three']);
       assertIs(await suite.client.listFetch(name, 'kept'), CacheListFetch.Miss);
     });

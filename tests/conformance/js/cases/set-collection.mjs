@@ -17,7 +17,6 @@ import {
   CacheSetRemoveElement,
   CacheSetRemoveElements,
   CacheSetSample,
-  CollectionTtl,
   CreateCache,
   ItemType,
   MomentoErrorCode,
@@ -27,7 +26,12 @@ import {
 // at the same version, so these are the classes its answers are instances of.
 import { CacheSetLength, CacheSetPop } from '@gomomento/sdk-core';
 
-import { VALUE_LIMIT_BYTES, assertIs, sleep, uniqueCacheName } from '../support/suite.mjs';
+import {
+  VALUE_LIMIT_BYTES,
+  assertIs,
+  uniqueCacheName,
+  writeKeptAndRefreshed,
+} from '../support/suite.mjs';
 
 const FIVE = ['apples', 'bananas', 'carrots', 'dates', 'elderberries'];
 
@@ -150,11 +154,10 @@ export function registerSetCollectionTests(suite) {
 
     test('a set expires after its TTL; refreshTtl keeps a written set alive', async () => {
       const name = await suite.newCache('set-ttl');
-      for (const element of ['one', 'two', 'three']) {
-        await suite.client.setAddElement(name, 'refreshed', element, { ttl: new CollectionTtl(2, true) });
-        await suite.client.setAddElement(name, 'kept', element, { ttl: new CollectionTtl(2, false) });
-        await sleep(800);
-      }
+      await writeKeptAndRefreshed(
+        (element, ttl) => suite.client.setAddElement(name, 'kept', element, { ttl }),
+        (element, ttl) => suite.client.setAddElement(name, 'refreshed', element, { ttl }),
+      );
       assert.deepEqual(await fetched(name, 'refreshed'), new Set(['one', 'two', 'three']));
       assertIs(await suite.client.setFetch(name, 'kept'), CacheSetFetch.Miss);
     });

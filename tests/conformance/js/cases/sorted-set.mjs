@@ -21,7 +21,6 @@ import {
   CacheSortedSetRemoveElement,
   CacheSortedSetRemoveElements,
   CacheSortedSetUnionStore,
-  CollectionTtl,
   CreateCache,
   ItemType,
   MomentoErrorCode,
@@ -29,7 +28,12 @@ import {
   SortedSetOrder,
 } from '@gomomento/sdk';
 
-import { VALUE_LIMIT_BYTES, assertIs, sleep, uniqueCacheName } from '../support/suite.mjs';
+import {
+  VALUE_LIMIT_BYTES,
+  assertIs,
+  uniqueCacheName,
+  writeKeptAndRefreshed,
+} from '../support/suite.mjs';
 
 // The set of the official suites' examples.
 const MENU = {
@@ -209,11 +213,10 @@ export function registerSortedSetTests(suite) {
 
     test('a new set gets the TTL and a write refreshes it only when asked', async () => {
       const name = await suite.newCache('zset-ttl');
-      for (const value of ['one', 'two', 'three']) {
-        await suite.client.sortedSetIncrementScore(name, 'refreshed', value, 1, { ttl: new CollectionTtl(2, true) });
-        await suite.client.sortedSetPutElement(name, 'kept', value, 1, { ttl: new CollectionTtl(2, false) });
-        await sleep(800);
-      }
+      await writeKeptAndRefreshed(
+        (value, ttl) => suite.client.sortedSetPutElement(name, 'kept', value, 1, { ttl }),
+        (value, ttl) => suite.client.sortedSetIncrementScore(name, 'refreshed', value, 1, { ttl }),
+      );
       assert.deepEqual(await byRank(name, 'refreshed'), ['one', 'three', 'two']);
       assertIs(await suite.client.sortedSetFetchByRank(name, 'kept'), CacheSortedSetFetch.Miss);
     });

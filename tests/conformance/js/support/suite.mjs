@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 
 import {
   CacheClient,
+  CollectionTtl,
   Configurations,
   CreateCache,
   CredentialProvider,
@@ -105,4 +106,23 @@ export function assertIs(response, responseClass) {
 
 export function sleep(ms) {
   return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
+}
+
+/**
+ * Writes 'one', 'two' and 'three' a second apart to two collections under a 5 s TTL, the first
+ * write of each with refreshTtl off (`kept`) and the other with it on (`refreshed`), then waits
+ * until the unrefreshed TTL has surely passed. A slow machine stretches the gaps between writes,
+ * so the margins are seconds: `refreshed` outlives its last write by about 3 s, `kept` is gone.
+ * @param {(value: string, ttl: CollectionTtl) => Promise<unknown>} writeKept
+ * @param {(value: string, ttl: CollectionTtl) => Promise<unknown>} writeRefreshed
+ */
+export async function writeKeptAndRefreshed(writeKept, writeRefreshed) {
+  const ttlSeconds = 5;
+  const started = Date.now();
+  for (const value of ['one', 'two', 'three']) {
+    await writeKept(value, new CollectionTtl(ttlSeconds, false));
+    await writeRefreshed(value, new CollectionTtl(ttlSeconds, true));
+    await sleep(1000);
+  }
+  await sleep(Math.max(0, ttlSeconds * 1000 + 300 - (Date.now() - started)));
 }
