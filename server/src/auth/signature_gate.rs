@@ -15,7 +15,7 @@
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 /// URLs that may wait for a check, per check running at once.
-const QUEUED_PER_CHECKER: usize = 64;
+pub const QUEUED_PER_CHECKER: usize = 64;
 
 pub struct SignatureGate {
     /// Checks running at once: half the cores, at least one.
@@ -40,10 +40,15 @@ impl SignatureGate {
         }
     }
 
-    /// Half the cores of this machine.
+    /// A gate for [`checkers_on_this_machine`](Self::checkers_on_this_machine).
     pub fn for_this_machine() -> SignatureGate {
+        SignatureGate::new(SignatureGate::checkers_on_this_machine())
+    }
+
+    /// Half the cores of this machine, at least one.
+    pub fn checkers_on_this_machine() -> usize {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        SignatureGate::new(cores / 2)
+        (cores / 2).max(1)
     }
 
     /// Waits for a turn to check a signature; `None` at once when the
