@@ -16,14 +16,14 @@ use crate::common;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::attack::{self, attack_time, BoxIo, Ctx, Setup, Stats};
+use common::attack::{self, attack_time, BoxIo, Ctx, Setup, Stats, Target};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinSet;
 
 const REQUEST_TIMEOUT: &str = "2s";
 
 /// The HTTP port's flags, with the timeout the attacks rely on.
-const ARGS: &[&str] = &[
+pub(crate) const ARGS: &[&str] = &[
     "--http-listen",
     "127.0.0.1:0",
     "--request-timeout",
@@ -40,7 +40,7 @@ fn outlasts(seconds: f64) -> bool {
 /// Runs `connections` attackers, each doing `attack` on a fresh connection
 /// to the HTTP port again and again until the attack ends; a connection
 /// the server ended is counted in `closed_by_server`.
-async fn attackers<F, Fut>(ctx: Ctx, connections: usize, attack: F)
+pub(crate) async fn attackers<F, Fut>(ctx: Ctx, connections: usize, attack: F)
 where
     F: Fn(BoxIo, Ctx) -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send,
@@ -129,18 +129,30 @@ async fn slow_http_bodies() {
 async fn huge_http_bodies() {
     let _serial = attack::serialize().await;
     let mut target = attack::start(Setup::new(ARGS)).await;
+    let uri = "/cache/c?key=huge&ttl_seconds=60";
+    huge_bodies(&mut target, "HTTP huge bodies x50", uri).await;
+}
+
+/// 50 attackers writing bodies to `uri` (a set) far over
+/// `--max-request-size`: half announce 1 GiB, half stream chunks with no
+/// length given. Each must be refused and its connection ended.
+pub(crate) async fn huge_bodies(target: &mut Target, name: &str, uri: &'static str) {
     let addr = target.server.http_addr;
-    let mut outcome = attack::run(&mut target, "HTTP huge bodies x50", move |ctx| {
-        let ctx = Ctx { addr: addr.unwrap(), ..ctx };
-        attackers(ctx, 50, |mut io, ctx| async move {
+    let mut outcome = attack::run(target, name, move |ctx| {
+        let ctx = Ctx {
+            addr: addr.unwrap(),
+            ..ctx
+        };
+        attackers(ctx, 50, move |mut io, ctx| async move {
             // Every other one announces 1 GiB; the rest stream chunks
             // with no length given.
             let announced = ctx.stats.connections.load(Ordering::Relaxed) % 2 == 0;
-            let head = if announced {
-                "PUT /cache/c?key=huge&ttl_seconds=60 HTTP/1.1\r\nhost: x\r\ncontent-length: 1073741824\r\n\r\n"
+            let length = if announced {
+                "content-length: 1073741824"
             } else {
-                "PUT /cache/c?key=huge&ttl_seconds=60 HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n"
+                "transfer-encoding: chunked"
             };
+            let head = format!("PUT {uri} HTTP/1.1\r\nhost: x\r\n{length}\r\n\r\n");
             if io.write_all(head.as_bytes()).await.is_err() {
                 return;
             }

@@ -12,6 +12,7 @@ mod common;
 mod attacks;
 mod attacks_budget;
 mod attacks_http;
+mod attacks_presigned;
 mod attacks_tls;
 mod idle_connections;
 mod many_clients;

@@ -16,6 +16,7 @@
 //! - [`token`] — `jiffy-server token create`.
 //! - [`momento_key`] — a token wrapped as a Momento v1 key, for the official SDKs.
 //! - [`signing_keys`] — signing keys, and the presigned URLs they sign.
+//! - [`signature_gate`] — how many presigned URLs' signatures are checked at once.
 //! - [`layer`] — the per-call check; [`Grant`] carries the claims on to handlers.
 //!
 //! With no secret configured, no layer is installed and no [`Grant`] is
@@ -28,6 +29,7 @@ pub mod mint;
 pub mod momento_key;
 pub mod permissions;
 pub mod secret;
+pub mod signature_gate;
 pub mod signing_keys;
 pub mod token;
 mod verifier;

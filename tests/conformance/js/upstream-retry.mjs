@@ -58,6 +58,14 @@ const server = await startJiffyServer([
   '--enable-fault-injection',
   '--admin-listen',
   '127.0.0.1:0',
+  // momento-local's cadence, which the subscription tests' timings assume:
+  // their stream errors come after 3 messages (heartbeats, on a quiet
+  // topic), within 3 s and before the 5 s deadline of a first Subscribe,
+  // and the admin-port test waits for 5 heartbeats. Momento promises no
+  // cadence; the server's default (5 s) would end those streams by the
+  // deadline instead, as a lost connection.
+  '--topic-heartbeat-interval',
+  '1s',
 ]);
 let status;
 try {
