@@ -197,9 +197,7 @@ impl Error {
             CollectionTooLarge { .. }
             | AnswerTooLarge { .. }
             | PartTooLarge { .. }
-            | UnionTooLarge { .. } => {
-                (Code::ResourceExhausted, None)
-            }
+            | UnionTooLarge { .. } => (Code::ResourceExhausted, None),
             TopicMessageTooLarge { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),

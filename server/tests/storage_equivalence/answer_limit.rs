@@ -226,7 +226,10 @@ async fn parts_over_the_response_limit_are_refused_alike_by_both_stores() {
     for fetch in parts_over_200_bytes() {
         let (expected, actual) = answers(&redis, 200, &fetch).await;
         assert_eq!(actual, expected, "{fetch:?}");
-        assert!(expected.contains("ResourceExhausted"), "{fetch:?}: {expected}");
+        assert!(
+            expected.contains("ResourceExhausted"),
+            "{fetch:?}: {expected}"
+        );
         let named = "the answer would be over the limit of 200 bytes (--max-response-size)";
         assert!(expected.contains(named), "{fetch:?}: {expected}");
     }
