@@ -395,7 +395,10 @@ fn cpu_time(pid: u32) -> Duration {
 /// once the listener handed h2 a burst a few streams at a time
 /// (`listener::paced`); with the subscription's stream polled by hand and
 /// its wake-ups a waker slot each (`topics::signal`), 1,928-1,952 bytes
-/// at 6,000 and 1,769-1,811 at 20,000 on a loaded machine (load 16).
+/// at 6,000 and 1,769-1,811 at 20,000 on a loaded machine (load 16);
+/// measured past the first batch ([`FIRST_BATCH`]), 1,669-1,670 at 6,000
+/// and 1,677-1,678 at 100,000, and over Redis 1,680-1,786 at 6,000: the
+/// same, since over Redis a subscription is the hub's as embedded.
 const SUBSCRIPTION_COST_BOUND: f64 = 2048.0;
 
 /// Subscriptions opened a second on a two-core machine, paced by the
@@ -440,10 +443,12 @@ fn probe_gets(endpoint: tonic::transport::Endpoint, length: Duration) -> (Vec<Du
 
 /// The subscriptions opened first, whose resident memory is the base the
 /// others' cost is measured from: one connection's, over all 100 topics
-/// of the attack. What they open once (the topics; over Redis the
-/// front-end's pub/sub connections to every node and their buffers, about
-/// 2 MiB) is then paid, and is no subscription's: counted in, at 6,000
-/// subscriptions over Redis it added 300-400 bytes to each.
+/// of the attack. What they open once (the topics and the heartbeat
+/// clock; over Redis the front-end's pub/sub connections to every node and
+/// their buffers) is then paid, and is no subscription's: counted in, it
+/// added 80-180 bytes to each of 6,000 over Redis (1,758-1,940 bytes each
+/// over idle, 1,680-1,786 past the first batch, release build), and about
+/// 120 embedded (1,784-1,800, 1,669-1,670).
 const FIRST_BATCH: usize = STREAMS_PER_CONNECTION;
 
 /// The pause after the first batch opens, before the base is read.
