@@ -62,6 +62,11 @@ pub enum Error {
     CollectionTooLarge { elements: usize, limit: usize },
     #[error("the answer would be {size} bytes or more, over the limit of {limit} (--max-response-size); ask for less at a time")]
     AnswerTooLarge { size: usize, limit: usize },
+    /// A part of a list or sorted set: the Redis store sizes one by a walk
+    /// that stops once past the limit, so neither store names a size that
+    /// would depend on where a walk stopped.
+    #[error("the answer would be over the limit of {limit} bytes (--max-response-size); ask for less at a time")]
+    PartTooLarge { limit: usize },
     #[error("the union would read {elements} elements of its sources, over the limit of {limit} (--max-collection-elements); name fewer or smaller sources")]
     UnionTooLarge { elements: usize, limit: usize },
     // "item size" is the phrase the JS SDK looks for to word its error.
@@ -156,7 +161,9 @@ impl Error {
             count_refused_answer, REFUSED_OVER_MAX_RESPONSE_SIZE, REFUSED_OVER_PROTOSOCKET_FRAME,
         };
         match self {
-            Error::AnswerTooLarge { .. } => count_refused_answer(REFUSED_OVER_MAX_RESPONSE_SIZE),
+            Error::AnswerTooLarge { .. } | Error::PartTooLarge { .. } => {
+                count_refused_answer(REFUSED_OVER_MAX_RESPONSE_SIZE)
+            }
             Error::AnswerTooLargeForProtosocket { .. } => {
                 count_refused_answer(REFUSED_OVER_PROTOSOCKET_FRAME)
             }
@@ -187,9 +194,10 @@ impl Error {
                 Code::ResourceExhausted,
                 Some(reason::ELEMENT_SIZE_LIMIT_EXCEEDED),
             ),
-            CollectionTooLarge { .. } | AnswerTooLarge { .. } | UnionTooLarge { .. } => {
-                (Code::ResourceExhausted, None)
-            }
+            CollectionTooLarge { .. }
+            | AnswerTooLarge { .. }
+            | PartTooLarge { .. }
+            | UnionTooLarge { .. } => (Code::ResourceExhausted, None),
             TopicMessageTooLarge { .. } => (
                 Code::ResourceExhausted,
                 Some(reason::REQUEST_SIZE_LIMIT_EXCEEDED),

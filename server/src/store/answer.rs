@@ -124,6 +124,11 @@ pub struct AnswerSize {
     /// The copied parts (within the encoded size) and the answer's list
     /// of `elements` handles of type `E`.
     pub held: u64,
+    /// Whether a refusal names the size: not for a part of a list or a
+    /// sorted set ([`Error::PartTooLarge`]), which the Redis store sizes
+    /// by a walk that stops once past the limit, so that both stores
+    /// answer the same.
+    pub named: bool,
 }
 
 impl AnswerSize {
@@ -133,6 +138,27 @@ impl AnswerSize {
         AnswerSize {
             encoded,
             held: encoded + (elements * size_of::<E>()) as u64,
+            named: true,
+        }
+    }
+
+    /// [`AnswerSize::of`] the `elements` of a range of a list or sorted
+    /// set of `len`: a part of it, refused, is not named by its size.
+    pub fn of_range<E>(encoded: u64, elements: usize, len: usize) -> AnswerSize {
+        AnswerSize {
+            named: elements == len,
+            ..AnswerSize::of::<E>(encoded, elements)
+        }
+    }
+
+    /// [`check`]: over `max_answer`, refused naming the size, or for a
+    /// part [`Error::PartTooLarge`].
+    fn check(&self, max_answer: usize) -> Result<(), Error> {
+        match check(self.encoded, max_answer) {
+            Err(Error::AnswerTooLarge { limit, .. }) if !self.named => {
+                Err(Error::PartTooLarge { limit })
+            }
+            checked => checked,
         }
     }
 }
@@ -191,7 +217,7 @@ impl Store {
             let covered = reserved.0.max(SMALL_ANSWER as u64);
             let answer = self.read(cache, key, |collection: &T| {
                 let size = size(collection);
-                check(size.encoded, max_answer)?;
+                size.check(max_answer)?;
                 if size.held > covered {
                     return Ok(Err(size));
                 }

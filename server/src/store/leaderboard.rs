@@ -275,6 +275,7 @@ impl Store {
             AnswerSize {
                 encoded: (most * RANKED_ELEMENT_ENCODED_MAX) as u64,
                 held: ranked_answer_bytes(most) as u64,
+                named: true,
             }
         };
         let answer = self.read_answer(

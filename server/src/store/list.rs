@@ -290,7 +290,8 @@ impl ListStorage for Arc<Store> {
             max_answer,
             |list: &ListValue| {
                 let elements = slice.bounds(list.len()).len();
-                AnswerSize::of::<Bytes>(list.fetch_encoded_len(slice), elements)
+                let encoded = list.fetch_encoded_len(slice);
+                AnswerSize::of_range::<Bytes>(encoded, elements, list.len())
             },
             |list| list.fetch(slice),
         ))

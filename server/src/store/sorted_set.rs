@@ -412,7 +412,8 @@ impl SortedSetStorage for Arc<Store> {
         async move {
             let size = move |set: &SortedSetValue| {
                 let (start, end) = set.answered(range, order);
-                AnswerSize::of::<ScoredValue>(set.encoded_len(start, end), end - start)
+                let encoded = set.encoded_len(start, end);
+                AnswerSize::of_range::<ScoredValue>(encoded, end - start, set.len())
             };
             let small = |set: &SortedSetValue| {
                 let (start, end) = set.answered(range, order);

@@ -18,6 +18,20 @@ enum Fetch {
     SortedSet(SortedSetCall),
 }
 
+impl Fetch {
+    /// Whether it fetches the whole collection: a refusal names the size
+    /// of such an answer, and of a part only the limit.
+    fn whole(&self) -> bool {
+        use SortedSetCall::{FetchByIndex, FetchByScore};
+        matches!(
+            self,
+            Fetch::List(_, None, None)
+                | Fetch::SortedSet(FetchByIndex(_, None, None, _))
+                | Fetch::SortedSet(FetchByScore(_, None, None, 0, -1, _))
+        )
+    }
+}
+
 /// Both collections, and the fetches tried on them: of the whole (sized by
 /// the marker) and of parts, walked, or sized by the marker less a walk of
 /// the rest when the rest is shorter; by index both ways and by score with
@@ -169,14 +183,55 @@ async fn fetches_at_the_response_limit_are_answered_alike_by_both_stores() {
         assert_eq!(actual, expected, "{fetch:?} at {}", encoded - 1);
         // The elements exactly at the limit pass the stores' own check
         // (then the handler's refuses the answer built); a byte over, the
-        // stores refuse it before they read it, by its elements' size.
+        // stores refuse it before they read it, by its elements' size,
+        // named for the whole and not for a part.
         let (expected, actual) = answers(&redis, counted, &fetch).await;
         assert!(expected.contains(&built), "{fetch:?}: {expected}");
         assert_eq!(actual, expected, "{fetch:?} at {counted}");
         let (expected, actual) = answers(&redis, counted - 1, &fetch).await;
-        let sized = format!("be {counted} bytes or more");
+        let sized = if fetch.whole() {
+            format!("be {counted} bytes or more")
+        } else {
+            format!("be over the limit of {} bytes", counted - 1)
+        };
         assert!(expected.contains(&sized), "{fetch:?}: {expected}");
         assert_eq!(actual, expected, "{fetch:?} at {}", counted - 1);
+    }
+}
+
+/// Parts of list 0 and sorted set 1 over a `--max-response-size` of 200
+/// bytes (each element 18 bytes as it encodes): the Redis store walks the
+/// first four (no fewer elements lie outside them than a walk would read)
+/// and stops once past the limit, after its first read (16 elements);
+/// the last it sizes by the kept size less a walk of the four outside.
+fn parts_over_200_bytes() -> Vec<Fetch> {
+    use SortedSetCall::{FetchByIndex, FetchByScore};
+    vec![
+        Fetch::List(0, Some(0), Some(20)),
+        Fetch::SortedSet(FetchByIndex(1, Some(0), Some(15), false)),
+        Fetch::SortedSet(FetchByIndex(1, Some(0), Some(15), true)),
+        Fetch::SortedSet(FetchByScore(1, None, None, 1, 16, false)),
+        Fetch::List(0, Some(2), Some(-2)),
+    ]
+}
+
+/// A part of a list or sorted set over `--max-response-size` is refused
+/// alike by both stores: the Redis store's walk of a part stops once past
+/// the limit, knowing only that the part is larger, so both name the limit
+/// alone, whether the part was walked or sized from the kept size, and the
+/// message depends neither on the store nor on where a walk stopped.
+#[tokio::test(flavor = "multi_thread")]
+async fn parts_over_the_response_limit_are_refused_alike_by_both_stores() {
+    let redis = RedisNode::start();
+    for fetch in parts_over_200_bytes() {
+        let (expected, actual) = answers(&redis, 200, &fetch).await;
+        assert_eq!(actual, expected, "{fetch:?}");
+        assert!(
+            expected.contains("ResourceExhausted"),
+            "{fetch:?}: {expected}"
+        );
+        let named = "the answer would be over the limit of 200 bytes (--max-response-size)";
+        assert!(expected.contains(named), "{fetch:?}: {expected}");
     }
 }
 
@@ -235,8 +290,8 @@ async fn grow(data: &mut ScsClient<Channel>, kind: Kind, k: usize) {
 /// `--max-response-size` refuses a small one), while a few of its elements
 /// are walked;
 /// without a size (an older front-end's marker) the whole is walked and
-/// refused by the walk, named by the least size over the limit, and writes
-/// keep the marker without one.
+/// refused by the walk, named by the limit alone, and writes keep the
+/// marker without one.
 #[tokio::test(flavor = "multi_thread")]
 async fn list_and_sorted_set_fetches_are_refused_by_the_kept_size_and_walk_without_one() {
     let over_redis = OverRedis::with_small_answers().await;
@@ -262,10 +317,11 @@ async fn list_and_sorted_set_fetches_are_refused_by_the_kept_size_and_walk_witho
         grow(data, kind, k).await;
         let kept = marker_size(&mut connection, kind, KEYS[k]).await;
         assert_eq!(kept, Some(String::new()), "{kind:?}");
-        // Walked until past the limit, and named by the least size over
-        // it, whatever the walk counted by then.
+        // Walked until past the limit, and named by the limit alone,
+        // whatever the walk counted by then.
         let refused = answer(data, &all).await;
-        assert!(refused.contains("be 1101 bytes"), "{kind:?}: {refused}");
+        let named = "be over the limit of 1100 bytes";
+        assert!(refused.contains(named), "{kind:?}: {refused}");
         let walked = walked_size(&mut connection, kind, KEYS[k]).await;
         assert!(walked > 1101, "{kind:?}: {walked}");
     }

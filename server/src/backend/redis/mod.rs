@@ -264,8 +264,8 @@ impl RedisStore {
                 self.run_large_item(script, cache, key, &all, charged)
                     .await?
             };
-            if let Some(size) = refused_size(&reply) {
-                return Err(Error::AnswerTooLarge { size, limit });
+            if let Some(refused) = refusal(&reply, limit) {
+                return Err(refused);
             }
             let Some(size) = announced_size(&reply) else {
                 // A read that is no answer (a union's sources) is bounded
@@ -433,12 +433,19 @@ fn check_cache(cache: &RedisCache, reply: Value) -> Result<Value, Error> {
     }
 }
 
-/// The size in a read script's `TOO_LARGE <bytes>` status reply: the
-/// answer is over `--max-response-size`.
-fn refused_size(reply: &Value) -> Option<usize> {
-    match reply {
-        Value::SimpleString(status) => status.strip_prefix("TOO_LARGE ")?.parse().ok(),
-        _ => None,
+/// A read script's refusal of an answer over `--max-response-size`
+/// (`limit`): the status reply `TOO_LARGE <bytes>`, or `TOO_LARGE` alone
+/// for a part of a list or sorted set, named by no size.
+fn refusal(reply: &Value, limit: usize) -> Option<Error> {
+    let Value::SimpleString(status) = reply else {
+        return None;
+    };
+    match status.strip_prefix("TOO_LARGE")? {
+        "" => Some(Error::PartTooLarge { limit }),
+        size => Some(Error::AnswerTooLarge {
+            size: size.strip_prefix(' ')?.parse().ok()?,
+            limit,
+        }),
     }
 }
 

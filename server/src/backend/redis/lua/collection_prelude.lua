@@ -170,11 +170,13 @@ end
 -- `over`, or, when fewer elements lie outside the range than the walk
 -- would read (by their average size), `kept` less a walk of those. A walk
 -- that passes `over` stops there, knowing only that the range is larger:
--- it answers `over` + 1, the least size that is, so that a refusal names
--- a size that does not depend on where the walk stopped.
+-- it answers `over` + 1, the least size that is. The second value is true
+-- when the size is not to be named in a refusal: unless it is the whole's
+-- kept size, it may be where a walk stopped, so no part is named by its
+-- size (the embedded store names none either).
 local function range_size(command, first, last, len, kept, over)
   if kept and first == 0 and last == len - 1 then
-    return kept
+    return kept, false
   end
   if kept and kept <= over then
     return nil
@@ -182,8 +184,8 @@ local function range_size(command, first, last, len, kept, over)
   if kept then
     local inside = math.min(last - first + 1, over * len / kept + 1)
     if len - (last - first + 1) < inside then
-      return kept - walked_size(command, 0, first - 1) - walked_size(command, last + 1, len - 1)
+      return kept - walked_size(command, 0, first - 1) - walked_size(command, last + 1, len - 1), true
     end
   end
-  return math.min(walked_size(command, first, last, over), over + 1)
+  return math.min(walked_size(command, first, last, over), over + 1), true
 end

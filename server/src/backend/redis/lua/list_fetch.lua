@@ -14,8 +14,8 @@ local first, last = slice(1, len)
 if not first then
   return {}
 end
-local size = range_size('LRANGE', first, last, len, kept, max_answer)
-local refused = size and sized(size)
+local size, unnamed = range_size('LRANGE', first, last, len, kept, max_answer)
+local refused = size and sized(size, unnamed)
 if refused then
   return refused
 end

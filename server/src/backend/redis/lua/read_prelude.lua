@@ -15,9 +15,13 @@ local answer_cap = tonumber(table.remove(ARGV))
 local max_answer = tonumber(table.remove(ARGV))
 
 -- The reply for an answer of `size` bytes (as counted below) that is not
--- to be sent: TOO_LARGE or SIZE; nil when it may be.
-local function sized(size)
+-- to be sent: TOO_LARGE or SIZE; nil when it may be. With `unnamed` (a
+-- part of a list or sorted set, see `range_size`), TOO_LARGE names no size.
+local function sized(size, unnamed)
   if size > max_answer then
+    if unnamed then
+      return redis.status_reply('TOO_LARGE')
+    end
     return redis.status_reply('TOO_LARGE ' .. size)
   end
   if size > answer_cap then

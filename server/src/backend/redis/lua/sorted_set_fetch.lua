@@ -51,8 +51,8 @@ end
 if not first then
   return {}
 end
-local size = range_size('ZRANGE', first, last, len, kept, max_answer)
-local refused = size and sized(size)
+local size, unnamed = range_size('ZRANGE', first, last, len, kept, max_answer)
+local refused = size and sized(size, unnamed)
 if refused then
   return refused
 end
