@@ -61,6 +61,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         // Values arrive as `Bytes` so batches can be handed on without copying.
         .bytes(".")
+        // Answers are encoded into room of their size (src/service/codec.rs).
+        .codec_path("crate::service::codec::SizedCodec")
         .compile_fds(descriptors)?;
     let protosocket_files = ["protosocket/cache.proto", "protosocket/common.proto"];
     let protosocket_out = out_dir.join("protosocket");

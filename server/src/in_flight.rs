@@ -48,8 +48,13 @@
 //!   after its call is dropped.
 //!
 //! Past the bound, what connections already told to close still hold
-//! counts as room coming: the others may use that much, no more, while
-//! those connections' streams are dropped.
+//! counts as room coming: for the charge that told one to close (the room
+//! it made is its own: the client asking is served while the hog closes),
+//! and for small charges (a call's overhead, a small answer), while those
+//! connections' streams are dropped. Any other larger charge waits for the
+//! room to be there, or is refused: 8 x 100 fetches of 5 MB never read,
+//! each new connection's first answers charged against room still held by
+//! the connections closing, peaked at +57 to +76 MiB at a 32 MiB budget.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -104,6 +109,14 @@ pub const SMALL_ANSWER: usize = CALL_OVERHEAD;
 /// for room to encode an answer (see [`AnswerBody`]).
 pub const LIGHT_CONNECTION: usize = 1 << 20;
 
+/// The largest charge taken against room coming (what connections told to
+/// close still hold, see [`InFlight::make_room`]) rather than room there:
+/// a call's overhead or a small answer, so that a well-behaved client is
+/// served while the connections holding the budget close. Anything larger
+/// waits until their streams are dropped, or is refused, unless it is the
+/// charge that told a connection to close ([`InFlight::admit`]).
+pub const ROOM_COMING_CHARGE: usize = CALL_OVERHEAD;
+
 /// The process-wide count of bytes in flight, and its bound.
 pub struct InFlight {
     used: AtomicUsize,
@@ -115,6 +128,13 @@ pub struct InFlight {
     /// Woken when the total falls back under the bound: answers waiting for
     /// room to be encoded in ([`AnswerBody`]).
     room: Arc<tokio::sync::Notify>,
+    /// Answers waiting for room for their encoding, which may need more
+    /// than the total falling under the bound, and the largest encoding
+    /// they wait for: a release that makes room for it wakes them all
+    /// (not every release: 800 such answers woken by each one kept the
+    /// runtime from the other calls).
+    waiting: AtomicUsize,
+    waiting_for: AtomicUsize,
 }
 
 impl InFlight {
@@ -125,6 +145,8 @@ impl InFlight {
             gauge,
             connections: Mutex::new(Vec::new()),
             room: Arc::new(tokio::sync::Notify::new()),
+            waiting: AtomicUsize::new(0),
+            waiting_for: AtomicUsize::new(0),
         })
     }
 
@@ -147,19 +169,35 @@ impl InFlight {
         state
     }
 
-    /// Charges `bytes` if they fit, or if room is being made for them
-    /// ([`Self::make_room`]): then the charge is taken at once, and the
-    /// memory of the connections closing is freed as their streams are
-    /// dropped, a moment later. Bytes of connections already closing count
-    /// as room coming, but only that much: while one closes, the others
-    /// cannot charge past the bound by more than it held. False (nothing
-    /// charged) if no room is coming, or `own` holds the most.
+    /// Charges `bytes` if they fit. Past the bound room is made
+    /// ([`Self::find_room`]), and the charge is taken at once against the
+    /// room coming (the memory of the connections closing, freed as their
+    /// streams are dropped, a moment later) if it is the charge that told a
+    /// connection to close, whose room is its own, or if it is at most
+    /// [`ROOM_COMING_CHARGE`]. Any other charge is not taken until that
+    /// memory is freed: room still held, lent to every charge, let the
+    /// bound be passed by a whole answer per charge. So while connections
+    /// close, the total passes the bound by at most what they hold. False
+    /// (nothing charged) if there is no room yet, or `own` holds the most.
     pub fn admit(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
-        if self.used() + bytes > self.limit && !self.make_room(bytes, own) {
-            return false;
+        if self.used() + bytes > self.limit {
+            match self.find_room(bytes, own) {
+                Room::Made => {}
+                Room::Coming if bytes <= ROOM_COMING_CHARGE => {}
+                Room::Coming | Room::None => return false,
+            }
         }
         self.charge(bytes, own);
         true
+    }
+
+    /// True if `bytes` more fit under the bound now (with nothing to add,
+    /// if the budget is not spent).
+    fn fits(&self, bytes: usize) -> bool {
+        match bytes {
+            0 => !self.is_spent(),
+            bytes => self.used() + bytes <= self.limit,
+        }
     }
 
     /// Charges `bytes` if they fit under the bound as it is; closes nothing.
@@ -187,6 +225,12 @@ impl InFlight {
     /// connection holds is refused, and the innocent connection that
     /// happens to hold the most (a client making small calls) stays.
     pub fn make_room(&self, bytes: usize, own: Option<&ConnectionState>) -> bool {
+        !matches!(self.find_room(bytes, own), Room::None)
+    }
+
+    /// [`Self::make_room`], saying whether the room is coming from
+    /// connections already closing or was made by telling one to close.
+    fn find_room(&self, bytes: usize, own: Option<&ConnectionState>) -> Room {
         let connections = self.connections.lock();
         let mut coming = 0;
         let mut worst: Option<Arc<ConnectionState>> = None;
@@ -203,21 +247,21 @@ impl InFlight {
         }
         drop(connections);
         if self.used().saturating_sub(coming) + bytes <= self.limit {
-            return true;
+            return Room::Coming;
         }
         let Some(worst) = worst else {
-            return false;
+            return Room::None;
         };
         if own.is_some_and(|own| std::ptr::eq(own, &*worst)) {
-            return false;
+            return Room::None;
         }
         coming += worst.held.load(Ordering::Relaxed);
         if self.used().saturating_sub(coming) + bytes > self.limit {
-            return false;
+            return Room::None;
         }
         worst.closing.store(true, Ordering::Relaxed);
         worst.close.notify_one();
-        true
+        Room::Made
     }
 
     fn charge(&self, bytes: usize, connection: Option<&ConnectionState>) {
@@ -231,7 +275,13 @@ impl InFlight {
     pub fn release(&self, bytes: usize, connection: Option<&ConnectionState>) {
         if bytes > 0 {
             let before = self.used.fetch_sub(bytes, Ordering::Relaxed);
-            if before >= self.limit && before - bytes < self.limit {
+            let after = before - bytes;
+            let under = before >= self.limit && after < self.limit;
+            // Answers waiting, and room for the largest of them (a
+            // largest not yet known counts as any).
+            let room = self.waiting.load(Ordering::Relaxed) > 0
+                && after + self.waiting_for.load(Ordering::Relaxed) <= self.limit;
+            if under || room {
                 self.room.notify_waiters();
             }
             self.gauge.sub(bytes as i64);
@@ -282,6 +332,19 @@ impl InFlight {
             self.limit
         ))
     }
+}
+
+/// Where [`InFlight::find_room`] found room past the bound.
+enum Room {
+    /// Nowhere: the connections closing and the one that could be told to
+    /// close would not free enough, or the caller's holds the most.
+    None,
+    /// In what connections already closing hold: the room is coming, and
+    /// shared with every charge that asks for it.
+    Coming,
+    /// In what the connection just told to close holds: made for the
+    /// caller, which may take it all.
+    Made,
 }
 
 tokio::task_local! {
@@ -527,6 +590,9 @@ pub struct AnswerBody<B> {
     ended: bool,
     /// Set while the answer waits for the budget to have room.
     room: Option<Pin<Box<tokio::sync::futures::OwnedNotified>>>,
+    /// Set while the answer waits for room for an encoding of a known size
+    /// (counted in `InFlight::waiting`).
+    waits_for_encoding: bool,
     /// What the call charged for its answer before encoding it.
     call: Option<Arc<CallCharges>>,
 }
@@ -541,6 +607,7 @@ impl<B> AnswerBody<B> {
             rest_charged: 0,
             ended: false,
             room: None,
+            waits_for_encoding: false,
             call: None,
         }
     }
@@ -555,8 +622,10 @@ impl<B> AnswerBody<B> {
         self
     }
 
-    /// Ready once the budget has room for this answer to be encoded; an
-    /// error (a refusal) if the answer should give way instead.
+    /// Ready once the budget has room for this answer to be encoded, in
+    /// `encoding` bytes if that is known (the answer the call copied and
+    /// charged), else as the bound allows; an error (a refusal) if the
+    /// answer should give way instead.
     ///
     /// Asking the inner body for its next frame encodes it: tonic copies
     /// the message, value and all, into a new buffer. HTTP/2 asks for every
@@ -565,27 +634,46 @@ impl<B> AnswerBody<B> {
     /// streams' answers encoded and held, whatever the bound. With the
     /// budget spent, the connection holding the most is closed to make room
     /// and the answer waits for it; an answer of a connection that is
-    /// closing, or that holds the most itself, is refused at once.
-    fn poll_room(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
-        loop {
+    /// closing, or that holds the most itself, is refused at once (but a
+    /// copied answer whose copy is within the bound, which is encoded in
+    /// the copy's place).
+    fn poll_room(&mut self, cx: &mut Context<'_>, encoding: usize) -> Poll<Result<(), ()>> {
+        let ready = loop {
             let connection = self.connection.as_deref();
             if connection.is_some_and(|c| c.closing.load(Ordering::Relaxed)) {
-                return Poll::Ready(Err(()));
+                break Err(());
             }
-            if !self.budget.is_spent() {
-                self.room = None;
-                return Poll::Ready(Ok(()));
+            if self.budget.fits(encoding) {
+                break Ok(());
             }
-            if !self.budget.make_room(0, connection) {
-                return Poll::Ready(Err(()));
+            if !self.budget.make_room(encoding, connection) {
+                // Nobody can be closed to make the room. A copied answer
+                // whose copy is within the bound is encoded all the same:
+                // the encoding takes the copy's place, which goes as it is
+                // encoded, so the total passes the bound by one answer at
+                // most, on the worker encoding it, for that moment.
+                // Refused, an answer the bound holds once but not twice
+                // would never be served.
+                let in_place = encoding > 0 && self.budget.used() <= self.budget.limit;
+                break if in_place { Ok(()) } else { Err(()) };
             }
             // A connection holding next to nothing (a client making small
-            // calls) goes ahead: its answer is small or, if large, is
-            // counted before it is kept (`admit`). Waiting it for the
-            // bound to clear could starve it while others keep the total
-            // up.
-            if connection.is_none_or(|c| c.held.load(Ordering::Relaxed) < LIGHT_CONNECTION) {
-                return Poll::Ready(Ok(()));
+            // calls) goes ahead with an answer of unknown size: it is small
+            // or, if large, counted before it is kept (`admit`). Waiting it
+            // for the bound to clear could starve it while others keep the
+            // total up. A known encoding (a copied answer, larger than a
+            // call's overhead) waits for its room to be there.
+            let light =
+                connection.is_none_or(|c| c.held.load(Ordering::Relaxed) < LIGHT_CONNECTION);
+            if encoding == 0 && light {
+                break Ok(());
+            }
+            if encoding > 0 && !self.waits_for_encoding {
+                self.waits_for_encoding = true;
+                self.budget.waiting.fetch_add(1, Ordering::Relaxed);
+                self.budget
+                    .waiting_for
+                    .fetch_max(encoding, Ordering::Relaxed);
             }
             let room = self.budget.room.clone();
             let waiter = self
@@ -594,12 +682,22 @@ impl<B> AnswerBody<B> {
             // Registered before the check again, so a release in between
             // still wakes this one.
             waiter.as_mut().enable();
-            if !self.budget.is_spent() {
-                self.room = None;
-                return Poll::Ready(Ok(()));
+            if self.budget.fits(encoding) {
+                break Ok(());
             }
             std::task::ready!(waiter.as_mut().poll(cx));
             self.room = None;
+        };
+        self.room = None;
+        self.stop_waiting();
+        Poll::Ready(ready)
+    }
+
+    fn stop_waiting(&mut self) {
+        if std::mem::take(&mut self.waits_for_encoding)
+            && self.budget.waiting.fetch_sub(1, Ordering::Relaxed) == 1
+        {
+            self.budget.waiting_for.store(0, Ordering::Relaxed);
         }
     }
 
@@ -647,6 +745,7 @@ impl<B> AnswerBody<B> {
 
 impl<B> Drop for AnswerBody<B> {
     fn drop(&mut self) {
+        self.stop_waiting();
         self.budget
             .release(self.rest_charged, self.connection.as_deref());
     }
@@ -700,38 +799,64 @@ where
         if !this.rest.is_empty() {
             return Poll::Ready(Some(Ok(this.next_chunk())));
         }
-        if std::task::ready!(this.poll_room(cx)).is_err() {
+        // An answer the call copied is encoded into a buffer of its encoded
+        // size, at most what the copy was charged (which adds a handle per
+        // element), while the copy is still held: the encoding is charged
+        // as much before it is made, so that both are counted while both
+        // are held, and the frame takes that charge over.
+        let encoding = this
+            .call
+            .as_ref()
+            .map_or(0, |call| call.held.load(Ordering::Relaxed));
+        if std::task::ready!(this.poll_room(cx, encoding)).is_err() {
             return Poll::Ready(Some(Ok(this.refuse())));
         }
-        match std::task::ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
-            Some(Ok(frame)) => match frame.into_data() {
-                Ok(mut data) => {
-                    let bytes = data.remaining();
-                    if let Some(call) = &this.call {
-                        call.release_up_to(bytes);
-                        if call.held.load(Ordering::Relaxed) == 0 {
-                            this.call = None;
-                        }
+        let connection = this.connection.as_deref();
+        this.budget.charge(encoding, connection);
+        let frame = match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => frame,
+            other => {
+                this.budget.release(encoding, connection);
+                return other;
+            }
+        };
+        match frame.into_data() {
+            Ok(mut data) => {
+                let bytes = data.remaining();
+                if let Some(call) = &this.call {
+                    call.release_up_to(bytes);
+                    if call.held.load(Ordering::Relaxed) == 0 {
+                        this.call = None;
                     }
-                    let connection = this.connection.as_deref();
-                    if !this.budget.admit(bytes, connection) {
-                        // This connection holds the most: its answer gives
-                        // way, and the memory just encoded goes at once.
-                        drop(data);
-                        return Poll::Ready(Some(Ok(this.refuse())));
-                    }
-                    this.rest_charged = bytes;
-                    this.rest = data.copy_to_bytes(bytes);
-                    if this.rest.is_empty() {
-                        this.budget
-                            .release(std::mem::take(&mut this.rest_charged), connection);
-                        return Poll::Ready(Some(Ok(Frame::data(Bytes::new()))));
-                    }
-                    Poll::Ready(Some(Ok(this.next_chunk())))
                 }
-                Err(frame) => Poll::Ready(Some(Ok(frame))),
-            },
-            other => Poll::Ready(other),
+                let admitted = if bytes <= encoding {
+                    this.budget.release(encoding - bytes, connection);
+                    true
+                } else if this.budget.admit(bytes - encoding, connection) {
+                    true
+                } else {
+                    this.budget.release(encoding, connection);
+                    false
+                };
+                if !admitted {
+                    // This connection holds the most: its answer gives
+                    // way, and the memory just encoded goes at once.
+                    drop(data);
+                    return Poll::Ready(Some(Ok(this.refuse())));
+                }
+                this.rest_charged = bytes;
+                this.rest = data.copy_to_bytes(bytes);
+                if this.rest.is_empty() {
+                    this.budget
+                        .release(std::mem::take(&mut this.rest_charged), connection);
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::new()))));
+                }
+                Poll::Ready(Some(Ok(this.next_chunk())))
+            }
+            Err(frame) => {
+                this.budget.release(encoding, connection);
+                Poll::Ready(Some(Ok(frame)))
+            }
         }
     }
 
@@ -918,7 +1043,8 @@ mod tests {
         assert!(second.is_end_stream());
         assert!(second.frame().await.is_none());
         assert_eq!(budget.used(), 6 * CHUNK + CHUNK_OVERHEAD);
-        // Another connection's answer closes the hog and goes ahead.
+        // Another connection's answer closes the hog and goes ahead: the
+        // room the hog frees is made for it.
         let mut third = answer(&other);
         let third_chunk = chunk(&mut third).await;
         assert!(hog.closing.load(Ordering::Relaxed));
@@ -930,6 +1056,119 @@ mod tests {
         assert!(refused.is_trailers());
         drop((first, second, third, fourth));
         drop((first_chunk, third_chunk));
+        assert_eq!(budget.used(), 0);
+    }
+
+    #[tokio::test]
+    async fn room_coming_is_the_closers_and_lends_only_small_charges() {
+        let budget = budget(10 * CALL_OVERHEAD);
+        let (hog, asker, other) = (
+            budget.connection(),
+            budget.connection(),
+            budget.connection(),
+        );
+        assert!(budget.admit(9 * CALL_OVERHEAD, Some(&hog)));
+        // The charge that tells the hog to close takes the room it makes,
+        // though the hog still holds it.
+        assert!(budget.admit(2 * CALL_OVERHEAD, Some(&asker)));
+        assert!(hog.closing.load(Ordering::Relaxed));
+        assert_eq!(budget.used(), 11 * CALL_OVERHEAD);
+        // Another connection is lent a call's overhead of that room, and
+        // nothing larger until it is there.
+        assert!(!budget.admit(2 * CALL_OVERHEAD, Some(&other)));
+        assert!(budget.admit(CALL_OVERHEAD, Some(&other)));
+        assert!(!asker.closing.load(Ordering::Relaxed));
+        assert!(!other.closing.load(Ordering::Relaxed));
+        budget.release(9 * CALL_OVERHEAD, Some(&hog));
+        assert!(budget.admit(2 * CALL_OVERHEAD, Some(&other)));
+        assert_eq!(budget.used(), 5 * CALL_OVERHEAD);
+    }
+
+    /// An inner body that records what the budget holds when it is asked
+    /// for its frame, which is when tonic's would encode it.
+    struct Recording {
+        frame: Option<Bytes>,
+        budget: Arc<InFlight>,
+        used_when_encoded: Arc<AtomicUsize>,
+    }
+
+    impl Body for Recording {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            self.used_when_encoded
+                .store(self.budget.used(), Ordering::Relaxed);
+            Poll::Ready(self.frame.take().map(|data| Ok(Frame::data(data))))
+        }
+    }
+
+    /// An answer of `own` whose call copied and charged `copy` bytes, and
+    /// whose encoding records what the budget held when it was made.
+    fn copied_answer(
+        budget: &Arc<InFlight>,
+        own: &Arc<ConnectionState>,
+        copy: usize,
+        used_when_encoded: &Arc<AtomicUsize>,
+    ) -> (AnswerBody<Recording>, Arc<CallCharges>) {
+        let charges = CallCharges::new(budget.clone(), Some(own.clone()));
+        charges.scope(|| reserve_answer(copy)).unwrap();
+        let inner = Recording {
+            frame: Some(Bytes::from(vec![1u8; copy - 100])),
+            budget: budget.clone(),
+            used_when_encoded: used_when_encoded.clone(),
+        };
+        let body = AnswerBody::new(inner, budget.clone(), Some(own.clone()))
+            .with_call_charges(Some(charges.clone()));
+        (body, charges)
+    }
+
+    #[tokio::test]
+    async fn a_copied_answer_and_its_encoding_are_both_charged_while_both_are_held() {
+        let copy = 8 * CHUNK;
+        let budget = budget(20 * CHUNK);
+        let (other, own) = (budget.connection(), budget.connection());
+        let used_when_encoded = Arc::new(AtomicUsize::new(0));
+        let (mut body, charges) = copied_answer(&budget, &own, copy, &used_when_encoded);
+        // Another connection holds enough that the encoding does not fit.
+        assert!(budget.admit(11 * CHUNK, Some(&other)));
+        let waiting = tokio::time::timeout(Duration::from_millis(50), body.frame()).await;
+        assert!(waiting.is_err(), "the encoding waits for its room");
+        assert!(other.closing.load(Ordering::Relaxed));
+        assert_eq!(used_when_encoded.load(Ordering::Relaxed), 0);
+        // Its room is there once the other connection lets go.
+        budget.release(11 * CHUNK, Some(&other));
+        let first = chunk(&mut body).await;
+        assert_eq!(
+            used_when_encoded.load(Ordering::Relaxed),
+            2 * copy,
+            "the copy and its encoding"
+        );
+        // The frame took the encoding's charge over; the copy's is gone
+        // but for its handles.
+        assert_eq!(budget.used(), copy - 100 + 100 + CHUNK_OVERHEAD);
+        drop((first, body, charges));
+        assert_eq!(budget.used(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_copied_answer_the_bound_holds_once_is_encoded_in_its_copys_place() {
+        let copy = 8 * CHUNK;
+        let budget = budget(12 * CHUNK);
+        let own = budget.connection();
+        let used_when_encoded = Arc::new(AtomicUsize::new(0));
+        let (mut body, charges) = copied_answer(&budget, &own, copy, &used_when_encoded);
+        // No room for the copy and its encoding, and nobody to close to
+        // make it: the answer is encoded all the same, both charged while
+        // both are held, past the bound for that moment only.
+        let first = chunk(&mut body).await;
+        assert_eq!(used_when_encoded.load(Ordering::Relaxed), 2 * copy);
+        assert_eq!(budget.used(), copy - 100 + 100 + CHUNK_OVERHEAD);
+        assert!(budget.used() <= budget.limit());
+        drop((first, body, charges));
         assert_eq!(budget.used(), 0);
     }
 

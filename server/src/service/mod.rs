@@ -3,6 +3,7 @@
 //! - [`scs`] — `cache_client.Scs`: routes each data-plane call to its file.
 //! - [`scalar`] — `cache_client.Scs`, single-item calls.
 //! - [`batch`] — `cache_client.Scs`, GetBatch and SetBatch (server streams).
+//! - [`codec`] — the codec of every generated service: answers encoded into room of their size.
 //! - [`dictionary`] — `cache_client.Scs`, the dictionary calls.
 //! - [`list`] — `cache_client.Scs`, the list calls.
 //! - [`set`] — `cache_client.Scs`, the set calls.
@@ -20,6 +21,7 @@
 
 pub mod admin;
 pub mod batch;
+pub mod codec;
 pub mod control;
 pub mod dictionary;
 pub mod hash;
