@@ -54,7 +54,8 @@
 //! connections' streams are dropped. Any other larger charge waits for the
 //! room to be there, or is refused: 8 x 100 fetches of 5 MB never read,
 //! each new connection's first answers charged against room still held by
-//! the connections closing, peaked at +57 to +76 MiB at a 32 MiB budget.
+//! the connections closing, peaked at +46 to +65 MiB at a 32 MiB budget
+//! (docs/RELIABILITY.md, "Known gaps").
 
 use std::future::Future;
 use std::pin::Pin;
