@@ -132,15 +132,18 @@ impl ListValue {
         end_growth + chunks + self.queue_growth(layout.chunks.len())
     }
 
-    /// What the queue grows by to take `added` more chunks (it at least
-    /// doubles).
+    /// What the queue grows by to take `added` more chunks: exactly that
+    /// when empty (a small list's one chunk takes one 32-byte slot, not
+    /// the four a growing queue starts with), else it at least doubles.
     fn queue_growth(&self, added: usize) -> u64 {
         let (len, capacity) = (self.chunks.len(), self.chunks.capacity());
         let needed = len + added;
-        let grown = if needed > capacity {
-            needed.max(2 * capacity).max(4)
-        } else {
+        let grown = if needed <= capacity {
             capacity
+        } else if len == 0 {
+            needed
+        } else {
+            needed.max(2 * capacity).max(4)
         };
         queue_cost(grown) - queue_cost(capacity)
     }
@@ -168,7 +171,11 @@ impl ListValue {
         // Outward from the end chunk: the next values in order at the
         // back, the ones before them at the front.
         // Room for them all at once, as `queue_growth` reckons.
-        self.chunks.reserve(layout.chunks.len());
+        if self.chunks.is_empty() {
+            self.chunks.reserve_exact(layout.chunks.len());
+        } else {
+            self.chunks.reserve(layout.chunks.len());
+        }
         let mut done = joining;
         for (count, bytes) in layout.chunks {
             let part = match end {
@@ -715,8 +722,9 @@ mod tests {
     fn a_small_list_is_one_chunk_charged_its_size_class_and_its_slot() {
         let l = list(&["", "x", &"y".repeat(17)]);
         assert_eq!(l.chunks.len(), 1);
-        // 1 + 2 + 18 bytes of entries: the 32-byte class.
-        assert_eq!(l.cost(), 32 + queue_cost(l.chunks.capacity()));
+        // 1 + 2 + 18 bytes of entries: the 32-byte class; one queue slot.
+        assert_eq!(l.chunks.capacity(), 1);
+        assert_eq!(l.cost(), 32 + 32);
         assert_cost_is_exact(&l);
     }
 
