@@ -119,6 +119,19 @@ impl ListValue {
         layout
     }
 
+    /// The room a new chunk of `bytes` of `layout` is allocated with: just
+    /// those bytes for a list of one chunk, which grows class by class;
+    /// else a whole chunk at once, so a large list's chunks are allocated
+    /// once rather than through every size class below (whose freed
+    /// buffers stay resident until the allocator purges them).
+    fn chunk_room(&self, layout: &Layout, bytes: usize) -> usize {
+        if self.chunks.is_empty() && layout.chunks.len() == 1 {
+            bytes
+        } else {
+            bytes.max(CHUNK_BYTES)
+        }
+    }
+
     /// What `layout` adds to the list's cost.
     fn layout_cost(&self, end: End, layout: Layout) -> u64 {
         let end_growth = self
@@ -127,7 +140,7 @@ impl ListValue {
         let chunks: u64 = layout
             .chunks
             .iter()
-            .map(|&(_, bytes)| allocation_size(bytes) as u64)
+            .map(|&(_, bytes)| allocation_size(self.chunk_room(&layout, bytes)) as u64)
             .sum();
         end_growth + chunks + self.queue_growth(layout.chunks.len())
     }
@@ -177,12 +190,12 @@ impl ListValue {
             self.chunks.reserve(layout.chunks.len());
         }
         let mut done = joining;
-        for (count, bytes) in layout.chunks {
+        for &(count, bytes) in &layout.chunks {
             let part = match end {
                 End::Back => &values[done..done + count],
                 End::Front => &values[n - done - count..n - done],
             };
-            let mut chunk = Packed::with_room(bytes);
+            let mut chunk = Packed::with_room(self.chunk_room(&layout, bytes));
             chunk.append(part);
             self.room += chunk.cost();
             match end {
