@@ -439,14 +439,8 @@ impl ListStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
-        // Copied before the lock: a large value's copy should not hold up
-        // the shard, and a copy keeps the request's buffer from being pinned.
-        let values: Vec<Bytes> = push
-            .values
-            .iter()
-            .map(|v| Bytes::copy_from_slice(v))
-            .collect();
-        let push = ListPush { values, ..push };
+        // Not copied first: the values are copied into the list's chunks,
+        // so the request's buffer is never pinned.
         let growth = ListValue::growth(&push.values);
         let pushed = self.grow(*cache, key, Some(ttl), growth, |list: &mut ListValue| {
             list.push(push, max_len)
