@@ -1,99 +1,243 @@
-//! Lists in the embedded store: values in order in a double-ended queue, so
-//! both ends push and pop in O(1), with the cost of the elements kept up to
-//! date by every change, and the queue's buffer charged by its capacity.
+//! Lists in the embedded store: values in order in packed chunks (see
+//! `packed.rs`), a queue of runs of at most [`CHUNK_BYTES`] bytes each, as
+//! Redis's quicklist of listpacks. A list of up to [`CHUNK_BYTES`] bytes
+//! of values is one chunk, one allocation; a larger one is many, so both
+//! ends push and pop in O(1) (each touches one chunk of bounded size),
+//! and a position is found by walking chunks from the nearer end, O(n /
+//! the values a chunk holds) as in Redis. The charge (every chunk's
+//! buffer and the queue's slots, at their allocator size class) and the
+//! size of a fetch of all of it are kept up to date by every change.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the list as it was.
 
 use std::collections::VecDeque;
 use std::future::{ready, Future};
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::answer::{repeated_len, AnswerSize, Copier, Kept, Reserved};
-use super::cost::{allocation_size, part_cost, shrunk_room};
+use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
+use super::cost::{allocation_size, shrunk_room};
+use super::packed::{entry_len, Packed};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
 
-/// The charge of one element holding `value`: its bytes and the header a
-/// read leaves on them. Its slot is charged with the queue's buffer.
-fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len())
+/// The bytes of entries a chunk takes at most (a value larger than that
+/// has a chunk of its own): Redis's default `list-max-listpack-size -2`
+/// is 8 KiB; a quarter of that keeps the walk to a value at a pop from
+/// the back, or within a chunk, short, for 32 bytes of queue slot per
+/// chunk (under a byte a value).
+pub const CHUNK_BYTES: usize = 2048;
+
+/// The charge of a queue of `capacity` chunks. The queue never shrinks by
+/// itself, so one popped down gives back room (see [`ListValue::shrink`]).
+fn queue_cost(capacity: usize) -> u64 {
+    allocation_size(capacity * size_of::<Packed>()) as u64
 }
 
-/// What one element adds to what a list keeps: its charge, and its size in
-/// a ListFetch answer.
-fn element_kept(value: &[u8]) -> Kept {
-    Kept {
-        cost: element_cost(value),
-        encoded: repeated_len(value.len()),
-    }
-}
-
-/// The charge of a queue buffer of `capacity` slots, one `Bytes` each. A
-/// buffer never shrinks by itself, so a list popped down is charged the
-/// room it keeps until it gives it back (see [`ListValue::shrink`]).
-fn buffer_cost(capacity: usize) -> u64 {
-    allocation_size(capacity * size_of::<Bytes>()) as u64
+/// How a push lays its values out from the end it writes, outward: how
+/// many (and their bytes) join the chunk already there, then the values
+/// and bytes of each new chunk.
+#[derive(Debug, Default)]
+struct Layout {
+    into_end: (usize, usize),
+    chunks: Vec<(usize, usize)>,
 }
 
 #[derive(Debug, Default)]
 pub struct ListValue {
-    values: VecDeque<Bytes>,
-    /// The sums of [`element_kept`] over `values`: every mutator keeps
-    /// them, so the store reads the list's charge and the size of a fetch
-    /// of all of it in O(1).
-    kept: Kept,
+    chunks: VecDeque<Packed>,
+    len: usize,
+    /// The sum of the chunks' [`Packed::cost`].
+    room: u64,
+    /// The size of a ListFetch answer of every value.
+    encoded: u64,
 }
 
 impl ListValue {
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len == 0
     }
 
     pub fn cost(&self) -> u64 {
-        self.kept.cost + buffer_cost(self.values.capacity())
+        self.room + queue_cost(self.chunks.capacity())
     }
 
-    /// At least what pushing `values` adds to a list's [`Self::cost`]: their charge,
-    /// and the room the buffer grows by if they do not fit (it at least
-    /// doubles), so that the store can refuse a push before it is made.
+    /// At least what pushing `values` adds to a list's [`Self::cost`], at
+    /// either end: the room the end chunk grows by, the new chunks, and
+    /// the queue's growth, so that the store can refuse a push before it is
+    /// made.
     pub fn growth(values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
-        let elements: u64 = values.iter().map(|value| element_cost(value)).sum();
-        let added = values.len();
-        move |list| list.room_for(added) + elements
+        let sizes: Vec<usize> = values.iter().map(|v| entry_len(v.len())).collect();
+        move |list| {
+            let back = list.layout_cost(End::Back, list.layout(End::Back, sizes.iter().copied()));
+            let front = list.layout_cost(
+                End::Front,
+                list.layout(End::Front, sizes.iter().rev().copied()),
+            );
+            back.max(front)
+        }
     }
 
-    /// What the buffer grows by to take `added` more values.
-    fn room_for(&self, added: usize) -> u64 {
-        let (len, capacity) = (self.values.len(), self.values.capacity());
-        let needed = len + added;
-        let grown = if needed > capacity {
-            needed.max(2 * capacity).max(4)
+    fn end(&self, end: End) -> Option<&Packed> {
+        match end {
+            End::Front => self.chunks.front(),
+            End::Back => self.chunks.back(),
+        }
+    }
+
+    /// How values of entry sizes `sizes`, outward from `end`, are laid out:
+    /// into the end chunk while they fit in it, then chunks of up to
+    /// [`CHUNK_BYTES`].
+    fn layout(&self, end: End, sizes: impl Iterator<Item = usize>) -> Layout {
+        let mut room = self
+            .end(end)
+            .map_or(0, |chunk| CHUNK_BYTES.saturating_sub(chunk.bytes_len()));
+        let mut layout = Layout::default();
+        for size in sizes {
+            if layout.chunks.is_empty() && size <= room {
+                layout.into_end.0 += 1;
+                layout.into_end.1 += size;
+                room -= size;
+                continue;
+            }
+            match layout.chunks.last_mut() {
+                Some((count, bytes)) if *bytes + size <= CHUNK_BYTES => {
+                    *count += 1;
+                    *bytes += size;
+                }
+                _ => layout.chunks.push((1, size)),
+            }
+        }
+        layout
+    }
+
+    /// The room a new chunk of `bytes` of `layout` is allocated with: just
+    /// those bytes for a list of one chunk, which grows class by class;
+    /// else a whole chunk at once, so a large list's chunks are allocated
+    /// once rather than through every size class below (whose freed
+    /// buffers stay resident until the allocator purges them).
+    fn chunk_room(&self, layout: &Layout, bytes: usize) -> usize {
+        if self.chunks.is_empty() && layout.chunks.len() == 1 {
+            bytes
         } else {
-            capacity
-        };
-        buffer_cost(grown) - buffer_cost(capacity)
+            bytes.max(CHUNK_BYTES)
+        }
     }
 
-    /// A list that shrank to a quarter of its room gives half of it back
-    /// (all of it when empty), so the room it keeps, charged, stays in
+    /// What `layout` adds to the list's cost.
+    fn layout_cost(&self, end: End, layout: Layout) -> u64 {
+        let end_growth = self
+            .end(end)
+            .map_or(0, |chunk| chunk.growth(layout.into_end.1));
+        let chunks: u64 = layout
+            .chunks
+            .iter()
+            .map(|&(_, bytes)| allocation_size(self.chunk_room(&layout, bytes)) as u64)
+            .sum();
+        end_growth + chunks + self.queue_growth(layout.chunks.len())
+    }
+
+    /// What the queue grows by to take `added` more chunks: exactly that
+    /// when empty (a small list's one chunk takes one 32-byte slot, not
+    /// the four a growing queue starts with), else it at least doubles.
+    fn queue_growth(&self, added: usize) -> u64 {
+        let (len, capacity) = (self.chunks.len(), self.chunks.capacity());
+        let needed = len + added;
+        let grown = if needed <= capacity {
+            capacity
+        } else if len == 0 {
+            needed
+        } else {
+            needed.max(2 * capacity).max(4)
+        };
+        queue_cost(grown) - queue_cost(capacity)
+    }
+
+    /// Adds `values` at `end`, keeping their order.
+    fn extend<P: AsRef<[u8]>>(&mut self, end: End, values: &[P]) {
+        let sizes = values.iter().map(|v| entry_len(v.as_ref().len()));
+        let layout = match end {
+            End::Back => self.layout(end, sizes),
+            End::Front => self.layout(end, sizes.rev()),
+        };
+        self.len += values.len();
+        self.encoded += values
+            .iter()
+            .map(|v| repeated_len(v.as_ref().len()))
+            .sum::<u64>();
+        let n = values.len();
+        let joining = layout.into_end.0;
+        if joining > 0 {
+            match end {
+                End::Back => self.change(end, |chunk| chunk.append(&values[..joining])),
+                End::Front => self.change(end, |chunk| chunk.prepend(&values[n - joining..])),
+            };
+        }
+        // Outward from the end chunk: the next values in order at the
+        // back, the ones before them at the front.
+        // Room for them all at once, as `queue_growth` reckons.
+        if self.chunks.is_empty() {
+            self.chunks.reserve_exact(layout.chunks.len());
+        } else {
+            self.chunks.reserve(layout.chunks.len());
+        }
+        let mut done = joining;
+        for &(count, bytes) in &layout.chunks {
+            let part = match end {
+                End::Back => &values[done..done + count],
+                End::Front => &values[n - done - count..n - done],
+            };
+            let mut chunk = Packed::with_room(self.chunk_room(&layout, bytes));
+            chunk.append(part);
+            self.room += chunk.cost();
+            match end {
+                End::Back => self.chunks.push_back(chunk),
+                End::Front => self.chunks.push_front(chunk),
+            }
+            done += count;
+        }
+    }
+
+    /// Applies `change` to the chunk at `end`, keeping the charge, and
+    /// drops it if that empties it.
+    fn change<R>(&mut self, end: End, change: impl FnOnce(&mut Packed) -> R) -> Option<R> {
+        let chunk = match end {
+            End::Front => self.chunks.front_mut(),
+            End::Back => self.chunks.back_mut(),
+        }?;
+        self.room -= chunk.cost();
+        let changed = change(chunk);
+        chunk.fit();
+        self.room += chunk.cost();
+        if chunk.is_empty() {
+            match end {
+                End::Front => self.chunks.pop_front(),
+                End::Back => self.chunks.pop_back(),
+            };
+        }
+        Some(changed)
+    }
+
+    /// A list that shrank to a quarter of its queue's room gives half of it
+    /// back (all of it when empty), so the room it keeps, charged, stays in
     /// proportion to what it holds.
     fn shrink(&mut self) {
-        if let Some(room) = shrunk_room(self.values.len(), self.values.capacity()) {
-            self.values.shrink_to(room);
+        if let Some(room) = shrunk_room(self.chunks.len(), self.chunks.capacity()) {
+            self.chunks.shrink_to(room);
         }
     }
 
     /// Adds the values of `push` at its end, keeping their order, then
     /// drops values from the other end down to its `truncate_to`. Answers
-    /// the length after.
+    /// the length after. O(values pushed + values dropped).
     ///
     /// [`Error::CollectionTooLarge`], and nothing changes, when that length
     /// would be over `max_len`.
@@ -103,7 +247,7 @@ impl ListValue {
             values,
             truncate_to,
         } = push;
-        let mut len = self.values.len() + values.len();
+        let mut len = self.len + values.len();
         if truncate_to > 0 {
             len = len.min(truncate_to as usize);
         }
@@ -113,36 +257,94 @@ impl ListValue {
                 limit: max_len,
             });
         }
-        self.kept += values.iter().map(|value| element_kept(value)).sum::<Kept>();
-        match end {
-            End::Back => self.values.extend(values),
-            End::Front => {
-                for value in values.into_iter().rev() {
-                    self.values.push_front(value);
-                }
-            }
-        }
-        while self.values.len() > len {
-            // Truncation drops from the end opposite the one written.
-            let dropped = match end {
-                End::Back => self.values.pop_front(),
-                End::Front => self.values.pop_back(),
-            };
-            self.uncharge(dropped.as_deref());
-        }
+        self.extend(end, &values);
+        // Truncation drops from the end opposite the one written.
+        let other = match end {
+            End::Back => End::Front,
+            End::Front => End::Back,
+        };
+        self.drop_from(other, self.len - len);
         self.shrink();
         Ok(len)
     }
 
-    /// The value taken from `end`, if any.
+    /// The value taken from `end`, if any. O(1): it walks one chunk.
     pub fn pop(&mut self, end: End) -> Option<Bytes> {
-        let value = match end {
-            End::Front => self.values.pop_front(),
-            End::Back => self.values.pop_back(),
-        };
-        self.uncharge(value.as_deref());
+        let value = self.change(end, |chunk| match end {
+            End::Front => chunk.pop_front(),
+            End::Back => chunk.pop_back(),
+        })??;
+        self.len -= 1;
+        self.encoded -= repeated_len(value.len());
         self.shrink();
-        value
+        Some(value)
+    }
+
+    /// Drops `n` values from `end`: whole chunks, then part of one.
+    fn drop_from(&mut self, end: End, mut n: usize) {
+        while n > 0 {
+            let Some(chunk) = self.end(end) else { return };
+            let count = chunk.count().min(n);
+            let skipped = match end {
+                End::Front => 0,
+                End::Back => chunk.count() - count,
+            };
+            let freed: u64 = chunk
+                .iter()
+                .skip(skipped)
+                .take(count)
+                .map(|v| repeated_len(v.len()))
+                .sum();
+            self.encoded -= freed;
+            self.change(end, |chunk| match end {
+                End::Front => chunk.drop_front(count),
+                End::Back => chunk.drop_back(count),
+            });
+            self.len -= count;
+            n -= count;
+        }
+    }
+
+    /// The chunk holding position `index` (< len) and the values before it
+    /// in that chunk, walking chunks from the nearer end.
+    fn locate(&self, index: usize) -> (usize, usize) {
+        if index < self.len / 2 {
+            let mut before = 0;
+            for (at, chunk) in self.chunks.iter().enumerate() {
+                if index < before + chunk.count() {
+                    return (at, index - before);
+                }
+                before += chunk.count();
+            }
+        } else {
+            let mut after = self.len;
+            for (at, chunk) in self.chunks.iter().enumerate().rev() {
+                after -= chunk.count();
+                if index >= after {
+                    return (at, index - after);
+                }
+            }
+        }
+        unreachable!("a position under the length is in a chunk")
+    }
+
+    /// The values at positions `bounds`, in order.
+    fn range(&self, bounds: Range<usize>) -> impl Iterator<Item = &[u8]> + Clone {
+        let (chunk, skip) = if bounds.is_empty() {
+            (self.chunks.len(), 0)
+        } else {
+            self.locate(bounds.start)
+        };
+        self.chunks
+            .range(chunk..)
+            .flat_map(|chunk| chunk.iter())
+            .skip(skip)
+            .take(bounds.len())
+    }
+
+    /// Every value, in order.
+    fn values(&self) -> impl Iterator<Item = &[u8]> + Clone {
+        self.range(0..self.len)
     }
 
     /// The bytes of the values of a ListFetch answer for `slice`: O(1) for
@@ -154,47 +356,54 @@ impl ListValue {
     pub fn fetch_encoded_len(&self, slice: ListSlice) -> u64 {
         let bounds = slice.bounds(self.len());
         if bounds.len() == self.len() {
-            return self.kept.encoded;
+            return self.encoded;
         }
-        self.values
-            .range(bounds)
+        self.range(bounds)
             .map(|value| repeated_len(value.len()))
             .sum()
     }
 
     /// The values of the slice, in order; empty when it selects none.
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
-        let values = self.values.range(slice.bounds(self.len()));
-        let mut copier = Copier::of(values.clone());
-        values.map(|value| copier.copy(value)).collect()
+        let bounds = slice.bounds(self.len());
+        let mut answer = Vec::with_capacity(bounds.len());
+        let values = self.range(bounds);
+        let mut copier = Copier::new(values.clone().map(<[u8]>::len).sum());
+        answer.extend(values.map(|value| copier.copy(value)));
+        answer
     }
 
     /// Keeps only the values of the slice; answers how many remain.
+    /// O(values dropped).
     pub fn retain(&mut self, slice: ListSlice) -> usize {
         let bounds = slice.bounds(self.len());
-        for dropped in self.values.drain(bounds.end..) {
-            self.kept -= element_kept(&dropped);
-        }
-        for dropped in self.values.drain(..bounds.start) {
-            self.kept -= element_kept(&dropped);
-        }
+        self.drop_from(End::Back, self.len - bounds.end);
+        self.drop_from(End::Front, bounds.start);
         self.shrink();
-        self.values.len()
+        self.len
+    }
+
+    /// Keeps the values `keep` says to, given each one's position; O(n),
+    /// and the list is packed afresh only if one goes.
+    fn keep(&mut self, mut keep: impl FnMut(usize, &[u8]) -> bool) -> usize {
+        let kept: Vec<&[u8]> = self
+            .values()
+            .enumerate()
+            .filter(|&(at, value)| keep(at, value))
+            .map(|(_, value)| value)
+            .collect();
+        if kept.len() < self.len {
+            let mut packed = ListValue::default();
+            packed.extend(End::Back, &kept);
+            drop(kept);
+            *self = packed;
+        }
+        self.len
     }
 
     /// Removes every value equal to `value`; answers how many remain.
     pub fn remove_value(&mut self, value: &[u8]) -> usize {
-        let mut freed = Kept::default();
-        self.values.retain(|kept| {
-            let matches = kept[..] == *value;
-            if matches {
-                freed += element_kept(kept);
-            }
-            !matches
-        });
-        self.kept -= freed;
-        self.shrink();
-        self.values.len()
+        self.keep(|_, kept| kept != value)
     }
 
     /// Removes the values at the positions `erase` names (positions in the
@@ -203,13 +412,12 @@ impl ListValue {
     pub fn erase(&mut self, erase: &ListErase) -> usize {
         let ranges = match erase {
             ListErase::All => {
-                self.values = VecDeque::new();
-                self.kept = Kept::default();
+                *self = ListValue::default();
                 return 0;
             }
             ListErase::Ranges(ranges) => ranges,
         };
-        let len = self.values.len();
+        let len = self.len;
         let mut erased = vec![false; len];
         for range in ranges {
             let start = (range.begin as usize).min(len);
@@ -218,25 +426,7 @@ impl ListValue {
                 .min(len);
             erased[start..end].fill(true);
         }
-        let (mut index, mut freed) = (0, Kept::default());
-        // `retain` visits the values once each, in order.
-        self.values.retain(|value| {
-            let erase = erased[index];
-            index += 1;
-            if erase {
-                freed += element_kept(value);
-            }
-            !erase
-        });
-        self.kept -= freed;
-        self.shrink();
-        self.values.len()
-    }
-
-    fn uncharge(&mut self, value: Option<&[u8]>) {
-        if let Some(value) = value {
-            self.kept -= element_kept(value);
-        }
+        self.keep(|at, _| !erased[at])
     }
 }
 
@@ -249,14 +439,8 @@ impl ListStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
-        // Copied before the lock: a large value's copy should not hold up
-        // the shard, and a copy keeps the request's buffer from being pinned.
-        let values: Vec<Bytes> = push
-            .values
-            .iter()
-            .map(|v| Bytes::copy_from_slice(v))
-            .collect();
-        let push = ListPush { values, ..push };
+        // Not copied first: the values are copied into the list's chunks,
+        // so the request's buffer is never pinned.
         let growth = ListValue::growth(&push.values);
         let pushed = self.grow(*cache, key, Some(ttl), growth, |list: &mut ListValue| {
             list.push(push, max_len)
@@ -370,20 +554,28 @@ mod tests {
     }
 
     fn contents(list: &ListValue) -> Vec<String> {
-        list.values
-            .iter()
+        list.values()
             .map(|v| String::from_utf8(v.to_vec()).unwrap())
             .collect()
     }
 
-    /// The cost kept incrementally equals the cost recomputed from scratch.
+    /// The charge and answer size kept incrementally equal those
+    /// recomputed from scratch, and the chunks are as laid out: none
+    /// empty, none over [`CHUNK_BYTES`] but a lone value, their counts
+    /// adding up to the length.
     fn assert_cost_is_exact(list: &ListValue) {
-        let recomputed: Kept = list.values.iter().map(|v| element_kept(v)).sum();
-        assert_eq!(list.kept, recomputed);
-        assert_eq!(
-            list.cost(),
-            recomputed.cost + buffer_cost(list.values.capacity())
-        );
+        let encoded: u64 = list.values().map(|v| repeated_len(v.len())).sum();
+        assert_eq!(list.encoded, encoded);
+        let room: u64 = list.chunks.iter().map(Packed::cost).sum();
+        assert_eq!(list.room, room);
+        assert_eq!(list.cost(), room + queue_cost(list.chunks.capacity()));
+        for chunk in &list.chunks {
+            assert!(!chunk.is_empty());
+            assert!(chunk.bytes_len() <= CHUNK_BYTES || chunk.count() == 1);
+        }
+        let counted: usize = list.chunks.iter().map(Packed::count).sum();
+        assert_eq!(counted, list.len);
+        assert_eq!(list.values().count(), list.len);
     }
 
     fn slice(start: Option<i32>, end: Option<i32>) -> ListSlice {
@@ -535,21 +727,51 @@ mod tests {
     }
 
     #[test]
-    fn each_element_is_charged_its_allocation_and_its_slot() {
+    fn a_small_list_is_one_chunk_charged_its_size_class_and_its_slot() {
         let l = list(&["", "x", &"y".repeat(17)]);
-        let slots = l.values.capacity() * size_of::<Bytes>();
-        assert!(l.values.capacity() >= 3);
-        assert_eq!(l.cost(), 16 + 32 + slots as u64);
+        assert_eq!(l.chunks.len(), 1);
+        // 1 + 2 + 18 bytes of entries: the 32-byte class; one queue slot.
+        assert_eq!(l.chunks.capacity(), 1);
+        assert_eq!(l.cost(), 32 + 32);
+        assert_cost_is_exact(&l);
     }
 
-    /// What a fetch answers is a copy: a clone would leave a shared header
-    /// on each stored value, which its charge does not cover.
     #[test]
-    fn a_fetch_leaves_the_stored_values_unshared() {
-        let l = list(&["a", "b"]);
-        let answer = l.fetch(slice(None, None));
-        assert_eq!(answer, ["a", "b"]);
-        assert!(l.values.iter().all(Bytes::is_unique));
+    fn a_large_list_is_chunks_pushed_and_popped_at_both_ends() {
+        let mut l = ListValue::default();
+        let values: Vec<String> = (0..5_000).map(|n| format!("member:{n}")).collect();
+        for pair in values.chunks(2) {
+            l.push(push(End::Back, &[&pair[0]], 0), NO_LIMIT).unwrap();
+            l.push(push(End::Front, &[&pair[1]], 0), NO_LIMIT).unwrap();
+        }
+        assert!(l.chunks.len() > 10, "{}", l.chunks.len());
+        assert_cost_is_exact(&l);
+        // Entries of 12 to 14 bytes: chunks nearly full, the queue's slots
+        // under a byte a value.
+        let per_value = l.cost() as f64 / l.len() as f64;
+        assert!(per_value < 16.0, "{per_value}");
+        let all = contents(&l);
+        assert_eq!(all[2_499], "member:1");
+        assert_eq!(all[2_500], "member:0");
+        assert_eq!(
+            l.fetch(slice(Some(2_499), Some(2_502))),
+            ["member:1", "member:0", "member:2"]
+        );
+        assert_eq!(l.pop(End::Back).as_deref(), Some(&b"member:4998"[..]));
+        assert_eq!(l.pop(End::Front).as_deref(), Some(&b"member:4999"[..]));
+        assert_cost_is_exact(&l);
+    }
+
+    #[test]
+    fn a_value_larger_than_a_chunk_has_one_of_its_own() {
+        let big = "b".repeat(3 * CHUNK_BYTES);
+        let mut l = list(&["a", &big, "c"]);
+        assert_eq!(l.chunks.len(), 3);
+        assert_eq!(contents(&l), ["a", big.as_str(), "c"]);
+        assert_cost_is_exact(&l);
+        assert_eq!(l.remove_value(b"a"), 2);
+        assert_eq!(contents(&l), [big.as_str(), "c"]);
+        assert_cost_is_exact(&l);
     }
 
     #[test]
@@ -574,8 +796,134 @@ mod tests {
         while l.len() > 10 {
             l.pop(End::Front);
         }
-        assert!(l.values.capacity() <= 64, "{}", l.values.capacity());
-        assert!(l.cost() < full / 10);
+        assert!(l.chunks.capacity() <= 64, "{}", l.chunks.capacity());
+        assert!(l.cost() < full / 10, "{} of {full}", l.cost());
         assert_cost_is_exact(&l);
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Push(End, Vec<usize>, u32),
+        Pop(End),
+        Retain(Option<i32>, Option<i32>),
+        Remove(usize),
+        Erase(Vec<(u32, u32)>),
+        Fetch(Option<i32>, Option<i32>),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        let end = prop_oneof![Just(End::Front), Just(End::Back)];
+        // Mostly small values, some past a chunk: lists cross from one
+        // chunk to many and back.
+        let value = prop_oneof![8 => 0usize..40, 2 => 40usize..400, 1 => Just(CHUNK_BYTES + 1)];
+        let bound = prop::option::of(-300i32..300);
+        prop_oneof![
+            6 => (end.clone(), prop::collection::vec(value, 1..120), 0u32..400)
+                .prop_map(|(end, sizes, truncate)| Op::Push(end, sizes, truncate)),
+            3 => end.prop_map(Op::Pop),
+            1 => (bound.clone(), bound.clone()).prop_map(|(s, e)| Op::Retain(s, e)),
+            1 => (0usize..40).prop_map(Op::Remove),
+            1 => prop::collection::vec((0u32..300, 0u32..40), 0..4).prop_map(Op::Erase),
+            2 => (bound.clone(), bound).prop_map(|(s, e)| Op::Fetch(s, e)),
+        ]
+    }
+
+    /// Random sequences of changes keep the list what a plain queue holds,
+    /// across one chunk and many, with its charge exact.
+    #[test]
+    fn the_list_follows_a_model_under_random_changes() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        // A value of `size` bytes, told apart by its first byte.
+        let value = |size: usize, n: usize| {
+            let mut v = vec![b'v'; size];
+            if let Some(first) = v.first_mut() {
+                *first = (n % 7) as u8;
+            }
+            Bytes::from(v)
+        };
+        let mut runner = TestRunner::new(Config {
+            failure_persistence: None,
+            ..Config::with_cases(128)
+        });
+        let ops = prop::collection::vec(op(), 1..40);
+        runner
+            .run(&ops, |ops| {
+                let mut l = ListValue::default();
+                let mut model: VecDeque<Bytes> = VecDeque::new();
+                for (n, op) in ops.into_iter().enumerate() {
+                    match op {
+                        Op::Push(end, sizes, truncate_to) => {
+                            let values: Vec<Bytes> =
+                                sizes.iter().map(|&size| value(size, n)).collect();
+                            let growth = ListValue::growth(&values)(&l);
+                            let before = l.cost();
+                            match end {
+                                End::Back => model.extend(values.iter().cloned()),
+                                End::Front => {
+                                    for v in values.iter().rev() {
+                                        model.push_front(v.clone());
+                                    }
+                                }
+                            }
+                            while truncate_to > 0 && model.len() > truncate_to as usize {
+                                match end {
+                                    End::Back => model.pop_front(),
+                                    End::Front => model.pop_back(),
+                                };
+                            }
+                            let push = ListPush {
+                                end,
+                                values,
+                                truncate_to,
+                            };
+                            prop_assert_eq!(l.push(push, NO_LIMIT), Ok(model.len()));
+                            prop_assert!(l.cost() <= before + growth);
+                        }
+                        Op::Pop(End::Front) => {
+                            prop_assert_eq!(l.pop(End::Front), model.pop_front())
+                        }
+                        Op::Pop(End::Back) => prop_assert_eq!(l.pop(End::Back), model.pop_back()),
+                        Op::Retain(start, end) => {
+                            let bounds = slice(start, end).bounds(model.len());
+                            model = model.range(bounds).cloned().collect();
+                            prop_assert_eq!(l.retain(slice(start, end)), model.len());
+                        }
+                        Op::Remove(size) => {
+                            let gone = value(size, n);
+                            model.retain(|v| *v != gone);
+                            prop_assert_eq!(l.remove_value(&gone), model.len());
+                        }
+                        Op::Erase(ranges) => {
+                            let ranges: Vec<ListRange> = ranges
+                                .into_iter()
+                                .map(|(begin, count)| ListRange { begin, count })
+                                .collect();
+                            let mut at = 0;
+                            model.retain(|_| {
+                                at += 1;
+                                !ranges.iter().any(|r| {
+                                    (r.begin as usize..r.begin as usize + r.count as usize)
+                                        .contains(&(at - 1))
+                                })
+                            });
+                            prop_assert_eq!(l.erase(&ListErase::Ranges(ranges)), model.len());
+                        }
+                        Op::Fetch(start, end) => {
+                            let bounds = slice(start, end).bounds(model.len());
+                            let expected: Vec<Bytes> = model.range(bounds).cloned().collect();
+                            let encoded: u64 = expected.iter().map(|v| repeated_len(v.len())).sum();
+                            prop_assert_eq!(l.fetch_encoded_len(slice(start, end)), encoded);
+                            prop_assert_eq!(l.fetch(slice(start, end)), expected);
+                        }
+                    }
+                    prop_assert_eq!(l.len(), model.len());
+                    prop_assert!(l.values().eq(model.iter().map(|v| &v[..])));
+                    assert_cost_is_exact(&l);
+                }
+                Ok(())
+            })
+            .unwrap();
     }
 }

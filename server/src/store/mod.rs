@@ -45,6 +45,7 @@ mod expiry;
 mod keys;
 pub mod leaderboard;
 pub mod list;
+mod packed;
 mod ranked;
 mod registry;
 pub mod set;

@@ -1,0 +1,221 @@
+//! A packed run of byte strings in one buffer, each a varint length then
+//! its bytes (as Redis's listpack, without its back-lengths): a collection
+//! keeps its elements this way rather than as one `Bytes` each, a 32-byte
+//! header and an allocation of its own per element.
+//!
+//! The buffer is allocated at exactly an allocator size class
+//! ([`allocation_size`]), so [`Packed::cost`] is what it really holds.
+//! Finding an entry walks the entries before it: callers keep runs short
+//! (see `list::CHUNK_BYTES`), so that walk is bounded.
+//!
+//! Written here rather than taken from a crate: the few that pack byte
+//! strings (listpack ports) are unmaintained bindings to Redis's C code;
+//! the encoding itself is prost's varint.
+
+use bytes::Bytes;
+use prost::encoding::{decode_varint, encode_varint, encoded_len_varint};
+
+use super::cost::{allocation_size, shrunk_room};
+
+/// The bytes one part of `len` bytes takes in a run: its length and itself.
+pub fn entry_len(len: usize) -> usize {
+    encoded_len_varint(len as u64) + len
+}
+
+#[derive(Debug, Default)]
+pub struct Packed {
+    bytes: Vec<u8>,
+    count: u32,
+}
+
+impl Packed {
+    /// An empty run with room for `bytes` bytes of entries.
+    pub fn with_room(bytes: usize) -> Packed {
+        Packed {
+            bytes: Vec::with_capacity(allocation_size(bytes)),
+            count: 0,
+        }
+    }
+
+    /// How many parts it holds.
+    pub fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The bytes its entries take.
+    pub fn bytes_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// What its buffer really takes: its capacity, a size class.
+    pub fn cost(&self) -> u64 {
+        allocation_size(self.bytes.capacity()) as u64
+    }
+
+    /// What its buffer's cost grows by to take `added` more bytes.
+    pub fn growth(&self, added: usize) -> u64 {
+        let needed = allocation_size(self.bytes.len() + added);
+        needed.saturating_sub(self.bytes.capacity()) as u64
+    }
+
+    pub fn iter(&self) -> Entries<'_> {
+        Entries(&self.bytes)
+    }
+
+    /// Room for `added` more bytes: the smallest size class that holds
+    /// them, so the buffer grows class by class.
+    fn reserve(&mut self, added: usize) {
+        let needed = self.bytes.len() + added;
+        if needed > self.bytes.capacity() {
+            self.bytes
+                .reserve_exact(allocation_size(needed) - self.bytes.len());
+        }
+    }
+
+    /// Adds `parts` after its entries, in order.
+    pub fn append<P: AsRef<[u8]>>(&mut self, parts: &[P]) {
+        let added = parts.iter().map(|p| entry_len(p.as_ref().len())).sum();
+        self.reserve(added);
+        for part in parts {
+            let part = part.as_ref();
+            encode_varint(part.len() as u64, &mut self.bytes);
+            self.bytes.extend_from_slice(part);
+        }
+        self.count += parts.len() as u32;
+    }
+
+    /// Adds `parts` before its entries, in order: the entries move once.
+    pub fn prepend<P: AsRef<[u8]>>(&mut self, parts: &[P]) {
+        let added = parts.iter().map(|p| entry_len(p.as_ref().len())).sum();
+        self.reserve(added);
+        let old = self.bytes.len();
+        self.bytes.resize(old + added, 0);
+        self.bytes.copy_within(..old, added);
+        let mut head = &mut self.bytes[..added];
+        for part in parts {
+            let part = part.as_ref();
+            encode_varint(part.len() as u64, &mut head);
+            let (written, rest) = head.split_at_mut(part.len());
+            written.copy_from_slice(part);
+            head = rest;
+        }
+        self.count += parts.len() as u32;
+    }
+
+    /// The offset of entry `index` (the end past the last).
+    fn offset(&self, index: usize) -> usize {
+        let mut entries = self.iter();
+        entries.by_ref().take(index).for_each(drop);
+        self.bytes.len() - entries.0.len()
+    }
+
+    /// Takes its first entry out.
+    pub fn pop_front(&mut self) -> Option<Bytes> {
+        let first = Bytes::copy_from_slice(self.iter().next()?);
+        self.drop_front(1);
+        Some(first)
+    }
+
+    /// Takes its last entry out.
+    pub fn pop_back(&mut self) -> Option<Bytes> {
+        let start = self.offset(self.count().checked_sub(1)?);
+        let last = Bytes::copy_from_slice(Entries(&self.bytes[start..]).next()?);
+        self.bytes.truncate(start);
+        self.count -= 1;
+        Some(last)
+    }
+
+    /// Drops its first `n` entries (all, if it holds fewer).
+    pub fn drop_front(&mut self, n: usize) {
+        let n = n.min(self.count());
+        self.bytes.drain(..self.offset(n));
+        self.count -= n as u32;
+    }
+
+    /// Drops its last `n` entries (all, if it holds fewer).
+    pub fn drop_back(&mut self, n: usize) {
+        let kept = self.count().saturating_sub(n);
+        self.bytes.truncate(self.offset(kept));
+        self.count = kept as u32;
+    }
+
+    /// Gives back room once it holds under a quarter of it (all when
+    /// empty), as the other structures do ([`shrunk_room`]).
+    pub fn fit(&mut self) {
+        if let Some(room) = shrunk_room(self.bytes.len(), self.bytes.capacity()) {
+            self.bytes.shrink_to(allocation_size(room));
+        }
+    }
+}
+
+/// The entries of a [`Packed`], in order.
+#[derive(Clone)]
+pub struct Entries<'a>(&'a [u8]);
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.0.is_empty() {
+            return None;
+        }
+        // Written by `append`/`prepend`, so always a whole varint and part.
+        let len = decode_varint(&mut self.0).expect("a packed length") as usize;
+        let (entry, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Some(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(packed: &Packed) -> Vec<&[u8]> {
+        packed.iter().collect()
+    }
+
+    #[test]
+    fn parts_come_back_in_order_from_either_end() {
+        let long = vec![7u8; 300];
+        let mut p = Packed::default();
+        p.append(&[&b"b"[..], b""]);
+        p.prepend(&[&long[..], b"a"]);
+        p.append(&[b"c"]);
+        assert_eq!(entries(&p), [&long[..], b"a", b"b", b"", b"c"]);
+        assert_eq!(p.count(), 5);
+        assert_eq!(p.bytes_len(), 302 + 2 + 2 + 1 + 2);
+        assert_eq!(p.pop_back().as_deref(), Some(&b"c"[..]));
+        assert_eq!(p.pop_front().as_deref(), Some(&long[..]));
+        p.drop_back(1);
+        assert_eq!(entries(&p), [b"a", b"b"]);
+        p.drop_front(5);
+        assert!(p.is_empty());
+        assert_eq!(p.bytes_len(), 0);
+        assert_eq!(p.pop_back(), None);
+        assert_eq!(p.pop_front(), None);
+    }
+
+    #[test]
+    fn the_buffer_is_a_size_class_and_gives_room_back() {
+        let mut p = Packed::default();
+        for n in 0..200u32 {
+            let part = n.to_string();
+            let growth = p.growth(entry_len(part.len()));
+            let before = p.cost();
+            p.append(&[part]);
+            assert_eq!(p.cost(), before + growth);
+            assert_eq!(p.cost(), allocation_size(p.bytes_len()) as u64);
+        }
+        p.drop_front(190);
+        p.fit();
+        assert!(p.cost() <= 2 * allocation_size(p.bytes_len()) as u64);
+        p.drop_front(10);
+        p.fit();
+        assert_eq!(p.cost(), 0);
+    }
+}
