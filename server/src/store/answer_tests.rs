@@ -196,18 +196,35 @@ async fn apply(store: &std::sync::Arc<super::Store>, c: &CacheId, op: Op) {
 }
 
 /// A fetch with exactly the limit `walked` answers `want`; one a byte
-/// under is refused, naming that size.
+/// under is refused, naming that size for a whole collection and only the
+/// limit for a part of one.
 fn check_limit<T: std::fmt::Debug + PartialEq>(
     walked: u64,
     at_limit: Result<Option<T>, Error>,
     under: Result<Option<T>, Error>,
     want: Option<T>,
 ) -> Result<(), TestCaseError> {
+    check_part_limit(walked, at_limit, under, want, false)
+}
+
+/// [`check_limit`] for a whole collection (`part` false) or a part of one.
+fn check_part_limit<T: std::fmt::Debug + PartialEq>(
+    walked: u64,
+    at_limit: Result<Option<T>, Error>,
+    under: Result<Option<T>, Error>,
+    want: Option<T>,
+    part: bool,
+) -> Result<(), TestCaseError> {
     prop_assert_eq!(at_limit, Ok(want));
     if walked > 0 {
-        let refused = Error::AnswerTooLarge {
-            size: walked as usize,
-            limit: walked as usize - 1,
+        let limit = walked as usize - 1;
+        let refused = if part {
+            Error::PartTooLarge { limit }
+        } else {
+            Error::AnswerTooLarge {
+                size: walked as usize,
+                limit,
+            }
         };
         prop_assert_eq!(under, Err(refused));
     }
@@ -289,7 +306,8 @@ async fn check_sizes(
             check_limit(walked, at, under, Some(elements))?;
         }
         let name = self::name("z", k);
-        for range in [
+        // The first range is the whole set, the others parts of it.
+        for (n, range) in [
             SortedSetRange::ByIndex {
                 start: None,
                 end: None,
@@ -303,7 +321,10 @@ async fn check_sizes(
                 offset: 1,
                 count: Some(2),
             },
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let order = SortOrder::Descending;
             let fetch = |limit| store.sorted_set_fetch(c, &name, range, order, limit);
             if let Some(elements) = fetch(usize::MAX).await.map_err(fail)? {
@@ -312,7 +333,7 @@ async fn check_sizes(
                     fetch(walked as usize).await,
                     fetch((walked as usize).saturating_sub(1)).await,
                 );
-                check_limit(walked, at, under, Some(elements))?;
+                check_part_limit(walked, at, under, Some(elements), n > 0)?;
             }
         }
     }
