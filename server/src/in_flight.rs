@@ -112,11 +112,13 @@ pub const LIGHT_CONNECTION: usize = 1 << 20;
 
 /// The largest charge taken against room coming (what connections told to
 /// close still hold, see [`InFlight::make_room`]) rather than room there:
-/// a call's overhead or a small answer, so that a well-behaved client is
-/// served while the connections holding the budget close. Anything larger
-/// waits until their streams are dropped, or is refused, unless it is the
-/// charge that told a connection to close ([`InFlight::admit`]).
-pub const ROOM_COMING_CHARGE: usize = CALL_OVERHEAD;
+/// a call's overhead with its request or a small answer (a protosocket
+/// command is charged its overhead plus its frame), so that a well-behaved
+/// client is served while the connections holding the budget close.
+/// Anything larger waits until their streams are dropped, or is refused,
+/// unless it is the charge that told a connection to close
+/// ([`InFlight::admit`]).
+pub const ROOM_COMING_CHARGE: usize = CALL_OVERHEAD + SMALL_ANSWER;
 
 /// The process-wide count of bytes in flight, and its bound.
 pub struct InFlight {
@@ -1074,15 +1076,18 @@ mod tests {
         assert!(budget.admit(2 * CALL_OVERHEAD, Some(&asker)));
         assert!(hog.closing.load(Ordering::Relaxed));
         assert_eq!(budget.used(), 11 * CALL_OVERHEAD);
-        // Another connection is lent a call's overhead of that room, and
+        // Another connection is lent a small charge of that room, and
         // nothing larger until it is there.
-        assert!(!budget.admit(2 * CALL_OVERHEAD, Some(&other)));
-        assert!(budget.admit(CALL_OVERHEAD, Some(&other)));
+        assert!(!budget.admit(ROOM_COMING_CHARGE + 1, Some(&other)));
+        assert!(budget.admit(ROOM_COMING_CHARGE, Some(&other)));
         assert!(!asker.closing.load(Ordering::Relaxed));
         assert!(!other.closing.load(Ordering::Relaxed));
         budget.release(9 * CALL_OVERHEAD, Some(&hog));
-        assert!(budget.admit(2 * CALL_OVERHEAD, Some(&other)));
-        assert_eq!(budget.used(), 5 * CALL_OVERHEAD);
+        assert!(budget.admit(ROOM_COMING_CHARGE + 1, Some(&other)));
+        assert_eq!(
+            budget.used(),
+            2 * CALL_OVERHEAD + 2 * ROOM_COMING_CHARGE + 1
+        );
     }
 
     /// An inner body that records what the budget holds when it is asked
