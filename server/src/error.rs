@@ -24,6 +24,20 @@ pub mod reason {
     /// Jiffy's own: a Get over the protosocket port whose value no answer
     /// there can carry; the SDKs read it over gRPC instead.
     pub const ANSWER_TOO_LARGE_FOR_PROTOSOCKET: &str = "answer_too_large_for_protosocket";
+
+    /// Every reason above: each names a limit of the call or of its cache,
+    /// never a server shedding load, so the SDKs' adaptive in-flight limit
+    /// does not back off on them (`adaptive.drop_exempt_reasons` of
+    /// `sdk/spec.json`, checked against this list by a test).
+    pub const ALL: [&str; 7] = [
+        ITEM_SIZE_LIMIT_EXCEEDED,
+        REQUEST_SIZE_LIMIT_EXCEEDED,
+        ELEMENT_SIZE_LIMIT_EXCEEDED,
+        TOPIC_SUBSCRIPTIONS_LIMIT_EXCEEDED,
+        OPERATIONS_RATE_LIMIT_EXCEEDED,
+        THROUGHPUT_RATE_LIMIT_EXCEEDED,
+        ANSWER_TOO_LARGE_FOR_PROTOSOCKET,
+    ];
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -279,5 +293,27 @@ mod tests {
             "item_size_limit_exceeded"
         );
         assert!(status.message().contains("--max-value-size"));
+    }
+
+    /// The SDKs back off on a RESOURCE_EXHAUSTED without a reason (the
+    /// in-flight budget, a full store) and on none of the reasons above.
+    #[test]
+    fn the_sdks_exempt_every_reason_from_backing_off() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/spec.json");
+        let spec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut exempt: Vec<&str> = spec["adaptive"]["drop_exempt_reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|reason| reason.as_str().unwrap())
+            .collect();
+        exempt.sort_unstable();
+        let mut ours = reason::ALL.to_vec();
+        ours.sort_unstable();
+        assert_eq!(exempt, ours);
+        for full in [Error::InFlightFull(String::new()), Error::StoreFull(String::new())] {
+            assert!(Status::from(full).metadata().get("err").is_none());
+        }
     }
 }

@@ -55,7 +55,12 @@
 // * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a
 //   loss: the window cuts the limit by dropDecrease, and from there it
 //   grows by one per window at most (TCP's congestion avoidance), so a
-//   server that sheds load is not hit with the same burst again.
+//   server that sheds load is not hit with the same burst again. Not a
+//   loss: a refusal whose reason names a limit of the call or of its cache
+//   (DROP_EXEMPT_REASONS: a value over the item limit, a cache over its own
+//   rate). Fewer calls in flight would not cure it, and cutting the limit
+//   would queue the calls to every other cache sharing the client behind
+//   one throttled cache.
 // * Between minLimit and a ceiling of streamsPerConnection x channels:
 //   past the server's HTTP/2 streams per connection calls queue in the
 //   transport, unseen and unordered.
@@ -111,6 +116,22 @@ export const ADAPTIVE = Object.freeze({
 
 /** Statuses that mean "too much": the server or the deadline gave up. */
 export const DROP_STATUSES: ReadonlySet<string> = new Set(['DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED']);
+
+/** The server's `err` reasons that name a limit of the call or of its cache, not a server shedding load. */
+export const DROP_EXEMPT_REASONS: ReadonlySet<string> = new Set([
+  'item_size_limit_exceeded',
+  'request_size_limit_exceeded',
+  'element_size_limit_exceeded',
+  'topic_subscriptions_limit_exceeded',
+  'operations_rate_limit_exceeded',
+  'throughput_rate_limit_exceeded',
+  'answer_too_large_for_protosocket',
+]);
+
+/** Whether a call that failed with `status` (a name) and the server's `reason` tells the limit to back off. */
+export function isLoss(status: string, reason: string | undefined): boolean {
+  return DROP_STATUSES.has(status) && (reason === undefined || !DROP_EXEMPT_REASONS.has(reason));
+}
 
 /** One change of the limit: when (ms since the client was built) and to what. */
 export interface InFlightLimitChange {

@@ -4,7 +4,7 @@
 // `maxConcurrentRequests: 'auto'` the AdaptiveCallRunner below runs them
 // instead: the same path plus one clock read per capped call, so a fixed
 // cap costs no more than it did.
-import { ADAPTIVE, AdaptiveLimit, DROP_STATUSES } from './adaptive-limit.js';
+import { ADAPTIVE, AdaptiveLimit, isLoss } from './adaptive-limit.js';
 import { type CallContext, clientClosed, queueTimeout, toCacheError } from './errors.js';
 import type { ResolvedKnobs } from './config.js';
 import type { ChannelPool } from './channel-pool.js';
@@ -154,7 +154,7 @@ export class AdaptiveCallRunner extends CallRunner {
       rttMs = performance.now() - sent;
       return answer;
     } catch (err) {
-      if (err instanceof StatusError && DROP_STATUSES.has(statusName(err.code))) limiter.drop();
+      if (err instanceof StatusError && isLoss(statusName(err.code), err.trailers.err)) limiter.drop();
       return await this.retry(rpc, attempt, deadline, err);
     } finally {
       limiter.release(rttMs);

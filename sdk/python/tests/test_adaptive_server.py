@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 import jiffy
-from jiffy._adaptive import INITIAL_LIMIT, MIN_LIMIT, STREAMS_PER_CONNECTION
+from jiffy._adaptive import INITIAL_LIMIT, MIN_LIMIT, STREAMS_PER_CONNECTION, AdaptiveLimit
 from jiffy._io import metadata_async
 from tests.conftest import Server
 
@@ -157,3 +158,68 @@ def test_the_sync_client_adapts_too(server: Server) -> None:
 def test_bad_auto_settings_are_refused(changes: dict[str, object], message: str) -> None:
     with pytest.raises(jiffy.InvalidArgumentError, match=message):
         jiffy.Config(**changes)  # type: ignore[arg-type]
+
+
+def counting_drops(monkeypatch: pytest.MonkeyPatch) -> list[None]:
+    """Every loss any AdaptiveLimit is told of, from now on."""
+    drops: list[None] = []
+    drop = AdaptiveLimit.drop
+
+    def counted(limit: AdaptiveLimit) -> None:
+        drops.append(None)
+        drop(limit)
+
+    monkeypatch.setattr(AdaptiveLimit, "drop", counted)
+    return drops
+
+
+def one_throttled_cache(start_server: Callable[..., Server], tmp_path: Path) -> Server:
+    """A server whose cache `throttled` takes 5 calls a second."""
+    config = tmp_path / "limits.toml"
+    config.write_text("[caches.throttled]\nmax-calls-per-second = 5\n")
+    return start_server("--enable-fault-injection", "--config", str(config))
+
+
+async def test_a_cache_over_its_own_limit_does_not_cut_the_limit(
+    start_server: Callable[..., Server], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A throttled cache's refusals are its own: cutting the client's limit
+    # for them would queue the calls to every other cache behind it.
+    server = one_throttled_cache(start_server, tmp_path)
+    drops = counting_drops(monkeypatch)
+    async with jiffy.AsyncCacheClient(server.endpoint, AUTO) as client:
+        await client.create_cache("throttled")
+        outcomes = await asyncio.gather(
+            *(client.get("k", cache="throttled") for _ in range(60)), return_exceptions=True
+        )
+        throttled = [o for o in outcomes if isinstance(o, jiffy.LimitExceededError)]
+        assert len(throttled) >= 30, outcomes
+        assert {error.reason for error in throttled} == {"operations_rate_limit_exceeded"}
+        assert drops == []
+
+        # A RESOURCE_EXHAUSTED that names no limit of the call (a server
+        # shedding load) is a loss.
+        await client.create_cache(CACHE)
+        headers = (("cache", CACHE), ("return-error", "resource-exhausted"))
+        client._executor._metadata_by_cache[CACHE] = metadata_async(headers)
+        with pytest.raises(jiffy.LimitExceededError):
+            await client.get("k", cache=CACHE)
+        assert len(drops) == 1
+
+
+def test_the_sync_client_does_not_cut_its_limit_for_a_throttled_cache(
+    start_server: Callable[..., Server], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = one_throttled_cache(start_server, tmp_path)
+    drops = counting_drops(monkeypatch)
+    with jiffy.CacheClient(server.endpoint, AUTO) as client:
+        client.create_cache("throttled")
+        reasons = []
+        for _ in range(30):
+            try:
+                client.get("k", cache="throttled")
+            except jiffy.LimitExceededError as error:
+                reasons.append(error.reason)
+        assert len(reasons) >= 15
+        assert set(reasons) == {"operations_rate_limit_exceeded"}
+        assert drops == []

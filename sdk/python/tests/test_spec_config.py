@@ -150,6 +150,7 @@ def test_adaptive_value_and_losses_are_the_specs() -> None:
     assert ADAPTIVE["value"] == _adaptive.AUTO
     assert Config(max_concurrent_requests=ADAPTIVE["value"]).max_concurrent_requests == "auto"
     assert set(ADAPTIVE["drop_statuses"]) == _adaptive.DROP_STATUSES
+    assert set(ADAPTIVE["drop_exempt_reasons"]) == _adaptive.DROP_EXEMPT_REASONS
 
 
 @pytest.mark.parametrize("method", ADAPTIVE["methods"], ids=lambda method: method["name"])

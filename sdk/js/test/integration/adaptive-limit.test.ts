@@ -9,11 +9,14 @@
 // the limit itself: how many calls it lets through a second depends on how
 // busy the machine is, and is measured in bench/adaptive, not here.
 import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ADAPTIVE } from '../../src/adaptive-limit.js';
+import { ADAPTIVE, AdaptiveLimit } from '../../src/adaptive-limit.js';
 import { routeOf } from '../../src/cache-client.js';
 import { DEFAULT_TRANSPORT } from '../../src/config.js';
-import { CacheClient, type ChannelFactory } from '../../src/index.js';
+import { CacheClient, LimitExceededError, type ChannelFactory } from '../../src/index.js';
 import { channelFactoryFor } from '../../src/transport/index.js';
 import { withExtraHeaders } from '../../src/transport/extra-headers.js';
 import { startServer, type RunningServer } from '../support/jiffy-server.js';
@@ -138,6 +141,50 @@ describe("maxConcurrentRequests 'auto' against a real server", () => {
     try {
       assert.equal(client.inFlightLimit(), 7);
       assert.deepEqual(client.inFlightLimitHistory(), [{ atMs: 0, limit: 7 }]);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe("maxConcurrentRequests 'auto' and a cache over its own limit", () => {
+  let server: RunningServer;
+
+  before(async () => {
+    const config = join(await mkdtemp(join(tmpdir(), 'jiffy-limits-')), 'limits.toml');
+    await writeFile(config, '[caches.throttled]\nmax-calls-per-second = 5\n');
+    server = await startServer(['--enable-fault-injection', '--config', config]);
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("a throttled cache's refusals do not cut the limit; a server shedding load does", async (t) => {
+    let drops = 0;
+    const drop = Object.getOwnPropertyDescriptor(AdaptiveLimit.prototype, 'drop')!.value as (this: AdaptiveLimit) => void;
+    t.mock.method(AdaptiveLimit.prototype, 'drop', function (this: AdaptiveLimit) {
+      drops += 1;
+      drop.call(this);
+    });
+    const shed = { on: false };
+    const headers = Object.freeze({ 'return-error': 'resource-exhausted' });
+    const channelFactory = withExtraHeaders(await channelFactoryFor(DEFAULT_TRANSPORT), () => (shed.on ? headers : undefined));
+    const client = await CacheClient.create({ endpoint: server.endpoint, maxConcurrentRequests: 'auto', channelFactory });
+    try {
+      await client.createCache('throttled');
+      // Cutting the client's limit for one cache's own refusals would queue
+      // the calls to every other cache behind it.
+      const outcomes = await Promise.allSettled(Array.from({ length: 60 }, () => client.get('throttled', 'k')));
+      const throttled = outcomes.flatMap((o) => (o.status === 'rejected' && o.reason instanceof LimitExceededError ? [o.reason] : []));
+      assert.ok(throttled.length >= 30, `${throttled.length} of 60 throttled`);
+      assert.deepEqual(new Set(throttled.map((e) => e.reason)), new Set(['operations_rate_limit_exceeded']));
+      assert.equal(drops, 0);
+
+      await client.createCache(CACHE);
+      shed.on = true;
+      await assert.rejects(client.get(CACHE, 'k'), LimitExceededError);
+      assert.equal(drops, 1);
     } finally {
       client.close();
     }

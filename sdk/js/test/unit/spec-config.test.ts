@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { ADAPTIVE, AdaptiveLimit, DROP_STATUSES } from '../../src/adaptive-limit.js';
+import { ADAPTIVE, AdaptiveLimit, DROP_EXEMPT_REASONS, DROP_STATUSES } from '../../src/adaptive-limit.js';
 import { CacheClient } from '../../src/cache-client.js';
 import { DEFAULTS, resolveKnobs } from '../../src/config.js';
 import { resolveEndpoints, type HostPort } from '../../src/endpoints.js';
@@ -82,6 +82,7 @@ interface Spec {
     value: string;
     constants: Record<string, number>;
     drop_statuses: string[];
+    drop_exempt_reasons: string[];
     methods: { name: string; python: string; js: string }[];
     traces: Trace[];
   };
@@ -203,6 +204,7 @@ describe('sdk/spec.json: the adaptive limit', () => {
   test('its value and its loss statuses are the spec\'s', () => {
     assert.equal(resolveKnobs({ maxConcurrentRequests: spec.value as 'auto' }).maxConcurrentRequests, 'auto');
     assert.deepEqual([...DROP_STATUSES].sort(), [...spec.drop_statuses].sort());
+    assert.deepEqual([...DROP_EXEMPT_REASONS].sort(), [...spec.drop_exempt_reasons].sort());
   });
 
   for (const method of spec.methods) {

@@ -51,7 +51,12 @@ their answers are skipped: each window measures the limit it follows.
 * A call that ended in DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED is a loss:
   the window cuts the limit by DROP_DECREASE, and from there it grows by
   one per window at most (TCP's congestion avoidance), so a server that
-  sheds load is not hit with the same burst again.
+  sheds load is not hit with the same burst again. Not a loss: a refusal
+  whose reason names a limit of the call or of its cache
+  (DROP_EXEMPT_REASONS: a value over the item limit, a cache over its own
+  rate). Fewer calls in flight would not cure it, and cutting the limit
+  would queue the calls to every other cache sharing the client behind one
+  throttled cache.
 * Between MIN_LIMIT and a ceiling of STREAMS_PER_CONNECTION x channels:
   past the server's HTTP/2 streams per connection calls queue in the
   transport, unseen and unordered.
@@ -117,6 +122,25 @@ HISTORY_LENGTH = 1000
 
 # Statuses that mean "too much": the server or the deadline gave up.
 DROP_STATUSES = frozenset({"DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"})
+# The server's `err` reasons that name a limit of the call or of its cache,
+# not a server that sheds load: never a loss.
+DROP_EXEMPT_REASONS = frozenset(
+    {
+        "item_size_limit_exceeded",
+        "request_size_limit_exceeded",
+        "element_size_limit_exceeded",
+        "topic_subscriptions_limit_exceeded",
+        "operations_rate_limit_exceeded",
+        "throughput_rate_limit_exceeded",
+        "answer_too_large_for_protosocket",
+    }
+)
+
+
+def is_loss(code: str, reason: str | None) -> bool:
+    """Whether a call that failed with `code` and the server's `reason`
+    tells the limit to back off."""
+    return code in DROP_STATUSES and reason not in DROP_EXEMPT_REASONS
 
 
 class AdaptiveLimit:

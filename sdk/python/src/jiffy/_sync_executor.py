@@ -21,7 +21,7 @@ from typing import Any
 
 import grpc
 
-from jiffy._adaptive import AUTO, DROP_STATUSES, STREAMS_PER_CONNECTION, AdaptiveLimit
+from jiffy._adaptive import AUTO, STREAMS_PER_CONNECTION, AdaptiveLimit, is_loss
 from jiffy._calls import Rpc
 from jiffy._config import Config
 from jiffy._endpoint import Endpoint
@@ -242,7 +242,7 @@ class SyncAdaptiveExecutor(SyncExecutor):
             rtt = time.monotonic() - sent
             return response
         except FAILED as exc:
-            if failure_of(exc).code in DROP_STATUSES:
+            if is_loss((failure := failure_of(exc)).code, failure.reason):
                 limiter.drop()
             return self._retry(rpc, request, metadata, wires, started, exc)
         finally:
