@@ -312,7 +312,10 @@ mod tests {
         let mut ours = reason::ALL.to_vec();
         ours.sort_unstable();
         assert_eq!(exempt, ours);
-        for full in [Error::InFlightFull(String::new()), Error::StoreFull(String::new())] {
+        for full in [
+            Error::InFlightFull(String::new()),
+            Error::StoreFull(String::new()),
+        ] {
             assert!(Status::from(full).metadata().get("err").is_none());
         }
     }
