@@ -25,6 +25,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use bytes::Bytes;
 use common::attack::{self, Ctx, Outcome, Setup, Stats, Target, CACHE};
+use common::redis_cluster::RedisCluster;
 use http_body_util::{BodyExt, Full};
 use hyper::StatusCode;
 use hyper_util::rt::TokioIo;
@@ -240,11 +241,29 @@ fn junk_token(kid: &str, n: u64) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn junk_presigned_tokens() {
     let _serial = attack::serialize().await;
-    let mut target = attack::start(Setup::new(ARGS)).await;
+    junk_presigned_tokens_on(None).await;
+}
+
+/// The same over a Redis Cluster, where the signing keys live in Redis: a
+/// well-formed id of no key costs a lookup there, the price of a Get, and
+/// the other junk none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn junk_presigned_tokens_over_redis() {
+    let _serial = attack::serialize().await;
+    let cluster = RedisCluster::start().await;
+    junk_presigned_tokens_on(Some(&cluster)).await;
+}
+
+async fn junk_presigned_tokens_on(redis: Option<&RedisCluster>) {
+    let mut setup = Setup::new(ARGS);
+    setup.redis = redis;
+    let mut target = attack::start(setup).await;
     let jwk = signing_key(&target).await;
     let addr = target.server.http_addr.unwrap();
     let kid = key_id(&jwk);
-    let mut outcome = attack::run(&mut target, "HTTP junk presigned tokens x50", move |ctx| {
+    let store = if redis.is_some() { " over Redis" } else { "" };
+    let name = format!("HTTP junk presigned tokens{store} x50");
+    let mut outcome = attack::run(&mut target, &name, move |ctx| {
         let ctx = Ctx { addr, ..ctx };
         send_tokens(ctx, 50, Arc::default(), move |n| junk_token(&kid, n))
     })
