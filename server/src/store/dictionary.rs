@@ -676,53 +676,43 @@ mod tests {
     }
 
     /// Not a check: the calls whose instructions `valgrind --tool=callgrind
-    /// --toggle-collect='*dictionary_calls*'` counts (bench/README.md,
-    /// "Result after lean sets and dictionaries"): 20,000 DictionarySets of
-    /// one field and 20,000 DictionaryGets of one (half of them there)
-    /// through the store, over 1,000 dictionaries of ten fields and one of
-    /// 100,000.
+    /// --toggle-collect='*dictionary_calls*'` counts: a DictionarySet of one
+    /// field and a DictionaryGet of one (there half the time), 20,000 times
+    /// each, over 1,000 dictionaries of ten fields and one of 100,000.
     #[tokio::test]
     #[ignore = "a workload for callgrind"]
     async fn callgrind_workload() {
+        use futures_util::FutureExt;
         let (store, c) = crate::store::tests::store_with(1 << 30);
         let ttl = crate::store::tests::MINUTE_TTL;
-        let field = |n: usize| {
+        let item = |n: usize| {
             (
                 Bytes::from(format!("field:{n}")),
                 Bytes::from(vec![b'v'; 10]),
             )
         };
-        for key in 0..1_001 {
-            let name = format!("key:{key}");
-            let len = if key == 1_000 { 100_000 } else { 10 };
-            for start in (0..len).step_by(1_000) {
-                let items = (start..len.min(start + 1_000)).map(field).collect();
-                let set = store.dictionary_set(&c, name.as_bytes(), items, ttl, NO_LIMIT);
-                set.await.unwrap();
-            }
-        }
-        dictionary_calls(&store, c);
+        let fill = |key: &str, range: std::ops::Range<usize>| {
+            let items = range.map(item).collect();
+            let set = store.dictionary_set(&c, key.as_bytes(), items, ttl, NO_LIMIT);
+            set.now_or_never().unwrap().unwrap();
+        };
+        let calls = |key: &str, n| dictionary_calls(&store, c, key, n);
+        crate::store::packed_map::tests::workload(fill, calls);
     }
 
     #[inline(never)]
-    fn dictionary_calls(store: &Arc<Store>, c: CacheId) {
+    fn dictionary_calls(store: &Arc<Store>, c: CacheId, key: &str, n: usize) {
         use futures_util::FutureExt;
         let ttl = crate::store::tests::MINUTE_TTL;
-        for n in 0..20_000usize {
-            let key = match n % 2 {
-                0 => format!("key:{}", n % 1_000),
-                _ => "key:1000".to_string(),
-            };
-            let items = vec![(
-                Bytes::from(format!("added:{n}")),
-                Bytes::from(vec![b'v'; 100]),
-            )];
-            let set = store.dictionary_set(&c, key.as_bytes(), items, ttl, NO_LIMIT);
-            set.now_or_never().unwrap().unwrap();
-            let asked = [Bytes::from(format!("field:{}", n % 20))];
-            let get = store.dictionary_get(&c, key.as_bytes(), &asked, usize::MAX);
-            get.now_or_never().unwrap().unwrap();
-        }
+        let added = (
+            Bytes::from(format!("added:{n}")),
+            Bytes::from(vec![b'v'; 100]),
+        );
+        let set = store.dictionary_set(&c, key.as_bytes(), vec![added], ttl, NO_LIMIT);
+        set.now_or_never().unwrap().unwrap();
+        let asked = [Bytes::from(format!("field:{}", n % 20))];
+        let get = store.dictionary_get(&c, key.as_bytes(), &asked, usize::MAX);
+        get.now_or_never().unwrap().unwrap();
     }
 
     /// A fetch small enough to copy in place and one copied on the blocking

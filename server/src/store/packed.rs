@@ -165,11 +165,17 @@ impl<'a> Iterator for Entries<'a> {
 impl Packed {
     /// The part whose entry starts at byte `at`, and where the next starts.
     pub fn part_at(&self, at: usize) -> (&[u8], usize) {
-        let mut rest = &self.bytes[at..];
-        // Every offset a caller holds is an entry's start (see `Entries`).
-        let len = decode_varint(&mut rest).expect("a packed length") as usize;
-        let start = self.bytes.len() - rest.len();
-        (&rest[..len], start + len)
+        let (len, start) = match self.bytes[at] {
+            // A part under 128 bytes, the common case: a length of one byte.
+            len @ 0..0x80 => (len as usize, at + 1),
+            _ => {
+                let mut rest = &self.bytes[at..];
+                // Every offset a caller holds is an entry's start.
+                let len = decode_varint(&mut rest).expect("a packed length") as usize;
+                (len, self.bytes.len() - rest.len())
+            }
+        };
+        (&self.bytes[start..start + len], start + len)
     }
 
     /// Replaces the `removed` entries that take bytes `range` with `parts`,

@@ -453,10 +453,37 @@ impl<const PARTS: usize> PackedMap<PARTS> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::store) mod tests {
     use std::collections::BTreeMap;
+    use std::ops::Range;
 
     use super::*;
+
+    /// Not a check: the start of the collection files' `callgrind_workload`s,
+    /// whose calls `valgrind --tool=callgrind --toggle-collect` counts
+    /// (bench/README.md, "Result after lean sets and dictionaries"). Fills
+    /// collections `key:0` to `key:999` with ten entries each and `key:1000`
+    /// with 100,000, a thousand at a time (`fill`), then makes `calls` 20,000
+    /// times, in turn on a small collection and on the large one.
+    pub(in crate::store) fn workload(
+        mut fill: impl FnMut(&str, Range<usize>),
+        mut calls: impl FnMut(&str, usize),
+    ) {
+        for key in 0..1_001 {
+            let name = format!("key:{key}");
+            let len = if key == 1_000 { 100_000 } else { 10 };
+            for start in (0..len).step_by(1_000) {
+                fill(&name, start..len.min(start + 1_000));
+            }
+        }
+        for n in 0..20_000usize {
+            let key = match n % 2 {
+                0 => format!("key:{}", n % 1_000),
+                _ => "key:1000".to_string(),
+            };
+            calls(&key, n);
+        }
+    }
 
     type Dictionary = PackedMap<2>;
 

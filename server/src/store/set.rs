@@ -689,42 +689,32 @@ mod tests {
     }
 
     /// Not a check: the calls whose instructions `valgrind --tool=callgrind
-    /// --toggle-collect='*set_calls*'` counts (bench/README.md, "Result
-    /// after lean sets and dictionaries"): 20,000 SetUnions of one element
-    /// and 20,000 SetContains of one (half of them there) through the
-    /// store, over 1,000 sets of ten elements and one of 100,000.
+    /// --toggle-collect='*set_calls*'` counts: a SetUnion of one element
+    /// and a SetContains of one (there half the time), 20,000 times each,
+    /// over 1,000 sets of ten elements and one of 100,000.
     #[tokio::test]
     #[ignore = "a workload for callgrind"]
     async fn callgrind_workload() {
+        use futures_util::FutureExt;
         let (store, c) = store_with(1 << 30);
         let element = |n: usize| Bytes::from(format!("member:{n}"));
-        for key in 0..1_001 {
-            let name = format!("key:{key}");
-            let len = if key == 1_000 { 100_000 } else { 10 };
-            for start in (0..len).step_by(1_000) {
-                let elements = (start..len.min(start + 1_000)).map(element).collect();
-                let union = store.set_union(&c, name.as_bytes(), elements, MINUTE, NO_LIMIT);
-                union.await.unwrap();
-            }
-        }
-        set_calls(&store, c);
+        let fill = |key: &str, range: std::ops::Range<usize>| {
+            let elements = range.map(element).collect();
+            let union = store.set_union(&c, key.as_bytes(), elements, MINUTE, NO_LIMIT);
+            union.now_or_never().unwrap().unwrap();
+        };
+        crate::store::packed_map::tests::workload(fill, |key, n| set_calls(&store, c, key, n));
     }
 
     #[inline(never)]
-    fn set_calls(store: &Arc<Store>, c: CacheId) {
+    fn set_calls(store: &Arc<Store>, c: CacheId, key: &str, n: usize) {
         use futures_util::FutureExt;
-        for n in 0..20_000usize {
-            let key = match n % 2 {
-                0 => format!("key:{}", n % 1_000),
-                _ => "key:1000".to_string(),
-            };
-            let added = vec![Bytes::from(format!("added:{n}"))];
-            let union = store.set_union(&c, key.as_bytes(), added, MINUTE, NO_LIMIT);
-            union.now_or_never().unwrap().unwrap();
-            let asked = [Bytes::from(format!("member:{}", n % 20))];
-            let contains = store.set_contains(&c, key.as_bytes(), &asked);
-            contains.now_or_never().unwrap().unwrap();
-        }
+        let added = vec![Bytes::from(format!("added:{n}"))];
+        let union = store.set_union(&c, key.as_bytes(), added, MINUTE, NO_LIMIT);
+        union.now_or_never().unwrap().unwrap();
+        let asked = [Bytes::from(format!("member:{}", n % 20))];
+        let contains = store.set_contains(&c, key.as_bytes(), &asked);
+        contains.now_or_never().unwrap().unwrap();
     }
 
     #[test]
