@@ -12,21 +12,15 @@
 pub const SHARED_HEADER: u64 = 32;
 
 /// Bytes charged per element, on top of its parts ([`part_cost`]), by the
-/// types whose structure is not charged by its capacity (lists and sets
-/// are: see `list.rs`, `set.rs`):
+/// types whose structure is not charged by its capacity (lists, sets and
+/// dictionaries are: see `list.rs`, `packed_map.rs`):
 ///
-/// - a dictionary entry: a `HashMap<Bytes, Bytes>` slot, 64 bytes and a
-///   control byte, at a load between 7/16 and 7/8 (74 to 149 bytes), and
-///   the table's allocation rounding: `bench/memory` measures 139 bytes
-///   beyond the parts for one dictionary of 1,000,000 entries (a load of
-///   0.48): 128;
 /// - a sorted-set element: a `HashMap<Bytes, f64>` slot (40 bytes and a
 ///   control byte: 66 at the average load, 86 at the lowest), a key of the
 ///   order (40 bytes, in chunks half to wholly full: about 48), and the
 ///   [`SHARED_HEADER`] of the order's second handle on the value;
 ///   `bench/memory` measures 141 bytes beyond the part and header for one
 ///   sorted set of 1,000,000 elements (a map load of 0.48): 144.
-pub const DICTIONARY_ENTRY_OVERHEAD: u64 = 128;
 pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 144;
 
 /// What `len` bytes of one element part are charged.

@@ -46,6 +46,7 @@ mod keys;
 pub mod leaderboard;
 pub mod list;
 mod packed;
+mod packed_map;
 mod ranked;
 mod registry;
 pub mod set;

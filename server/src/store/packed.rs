@@ -12,6 +12,8 @@
 //! strings (listpack ports) are unmaintained bindings to Redis's C code;
 //! the encoding itself is prost's varint.
 
+use std::ops::Range;
+
 use bytes::Bytes;
 use prost::encoding::{decode_varint, encode_varint, encoded_len_varint};
 
@@ -90,20 +92,7 @@ impl Packed {
 
     /// Adds `parts` before its entries, in order: the entries move once.
     pub fn prepend<P: AsRef<[u8]>>(&mut self, parts: &[P]) {
-        let added = parts.iter().map(|p| entry_len(p.as_ref().len())).sum();
-        self.reserve(added);
-        let old = self.bytes.len();
-        self.bytes.resize(old + added, 0);
-        self.bytes.copy_within(..old, added);
-        let mut head = &mut self.bytes[..added];
-        for part in parts {
-            let part = part.as_ref();
-            encode_varint(part.len() as u64, &mut head);
-            let (written, rest) = head.split_at_mut(part.len());
-            written.copy_from_slice(part);
-            head = rest;
-        }
-        self.count += parts.len() as u32;
+        self.splice(0..0, 0, parts);
     }
 
     /// The offset of entry `index` (the end past the last).
@@ -168,6 +157,50 @@ impl<'a> Iterator for Entries<'a> {
         let (entry, rest) = self.0.split_at(len);
         self.0 = rest;
         Some(entry)
+    }
+}
+
+/// What sets and dictionaries (`packed_map.rs`) need of a run: reading an
+/// entry at a known offset, and changing entries in the middle.
+impl Packed {
+    /// The part whose entry starts at byte `at`, and where the next starts.
+    pub fn part_at(&self, at: usize) -> (&[u8], usize) {
+        let (len, start) = match self.bytes[at] {
+            // A part under 128 bytes, the common case: a length of one byte.
+            len @ 0..0x80 => (len as usize, at + 1),
+            _ => {
+                let mut rest = &self.bytes[at..];
+                // Every offset a caller holds is an entry's start.
+                let len = decode_varint(&mut rest).expect("a packed length") as usize;
+                (len, self.bytes.len() - rest.len())
+            }
+        };
+        (&self.bytes[start..start + len], start + len)
+    }
+
+    /// Replaces the `removed` entries that take bytes `range` with `parts`,
+    /// in order: in place when they take as many bytes, else the entries
+    /// after them move once.
+    pub fn splice<P: AsRef<[u8]>>(&mut self, range: Range<usize>, removed: usize, parts: &[P]) {
+        let added: usize = parts.iter().map(|p| entry_len(p.as_ref().len())).sum();
+        let (len, end) = (self.bytes.len(), range.start + added);
+        if end > range.end {
+            self.reserve(end - range.end);
+            self.bytes.resize(len + end - range.end, 0);
+        }
+        if end != range.end {
+            self.bytes.copy_within(range.end..len, end);
+            self.bytes.truncate(len + end - range.end);
+        }
+        let mut head = &mut self.bytes[range.start..end];
+        for part in parts {
+            let part = part.as_ref();
+            encode_varint(part.len() as u64, &mut head);
+            let (written, rest) = head.split_at_mut(part.len());
+            written.copy_from_slice(part);
+            head = rest;
+        }
+        self.count = self.count + parts.len() as u32 - removed as u32;
     }
 }
 
