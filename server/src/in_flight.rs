@@ -13,14 +13,14 @@
 //!   fails with DEADLINE_EXCEEDED.
 //! - [`AnswerBody`] charges each answer frame it makes, and the charge
 //!   stays with the frame's bytes until HTTP/2 has written them to the
-//!   socket: each chunk handed to hyper carries a charge ([`Unsent`]),
+//!   socket ([`Charged`]): each chunk handed to hyper carries a charge,
 //!   released when h2 drops it, which it does once written (or once its
 //!   stream or connection is gone); a frame of several chunks, which share
-//!   its buffer, is charged whole until the last of them goes
-//!   ([`Encoded`]). A client that opens wide
-//!   windows and never reads would otherwise leave each stream's answer in
-//!   h2's send buffer, uncounted, and a stream whose whole answer is queued
-//!   no longer counts against the stream limit, so it could open more.
+//!   its buffer, is charged whole until the last of them goes. A client
+//!   that opens wide windows and never reads would otherwise leave each
+//!   stream's answer in h2's send buffer, uncounted, and a stream whose
+//!   whole answer is queued no longer counts against the stream limit, so
+//!   it could open more.
 //!   A frame is only made (encoded: tonic copies the message into a new
 //!   buffer) while the budget has room: HTTP/2 asks for every stream's
 //!   first frame before the client's window allows sending it, so the
@@ -451,7 +451,7 @@ pub fn reserve_store_answer(bytes: usize) -> Result<(), Error> {
 /// timeout, and for closing the connection that holds the most.
 pub struct ConnectionState {
     started: Instant,
-    /// Answer chunks handed to HTTP/2 and not yet written ([`Unsent`]).
+    /// Answer chunks handed to HTTP/2 and not yet written ([`Charged`]).
     unsent: AtomicUsize,
     /// When a chunk was last written (or dropped with its stream), or when
     /// chunks started waiting; milliseconds since `started`.
@@ -582,7 +582,7 @@ where
 }
 
 /// An answer body: each frame charged once made, cut into chunks that
-/// carry their charge until written ([`Unsent`]). A streamed answer
+/// carry their charge until written ([`Charged`]). A streamed answer
 /// (GetBatch) holds what it has made and not yet sent, no more.
 pub struct AnswerBody<B> {
     inner: B,
@@ -590,7 +590,7 @@ pub struct AnswerBody<B> {
     connection: Option<Arc<ConnectionState>>,
     /// The rest of a frame not yet handed to HTTP/2, and its charge if the
     /// frame is one chunk: a frame of several is charged by its buffer
-    /// ([`Encoded`]), whose slices `rest` and its chunks are.
+    /// ([`Charged`]), whose slices `rest` and its chunks are.
     rest: Bytes,
     rest_charged: usize,
     /// Ended early by [`Self::refuse`]: the rest is never asked for.
@@ -740,11 +740,12 @@ impl<B> AnswerBody<B> {
                 connection.progress();
             }
         }
-        let chunk = Unsent {
+        let chunk = Charged {
             bytes: self.rest.split_to(size),
             charged: charged + CHUNK_OVERHEAD,
             budget: self.budget.clone(),
             connection: self.connection.clone(),
+            chunk: true,
         };
         Frame::data(Bytes::from_owner(chunk))
     }
@@ -758,58 +759,44 @@ impl<B> Drop for AnswerBody<B> {
     }
 }
 
-/// An answer frame of several chunks, and its charge: the chunks are
-/// slices of its one buffer, which is freed only once the last of them is
-/// dropped, so the frame stays charged whole until then. A chunk's share
-/// released as soon as it was written stopped counting the bytes it still
-/// kept alive: a client that lets the kernel take a few MiB of each
-/// connection's answers and then reads no more kept that much of every
-/// answer under way resident, uncounted (8 x 100 fetches of 5 MB never
-/// read peaked at up to +65 MiB at a 32 MiB budget).
-struct Encoded {
+/// Bytes of an answer and their charge, released when they are dropped:
+/// a chunk handed to HTTP/2, or the frame of several chunks they are
+/// slices of.
+///
+/// h2 keeps a chunk (inside the `Bytes` it was given) until it has written
+/// it to the socket, or its stream or connection is gone, then drops it.
+/// (A chunk under 256 bytes h2 copies into its write buffer, of bounded
+/// size, and drops at once.) So what h2 holds of answers is counted, and a
+/// chunk dropped is progress for the send timeout.
+///
+/// The chunks of a frame are slices of its one buffer, freed only once the
+/// last of them is dropped, so the frame stays charged whole until then. A
+/// chunk's share released as soon as it was written stopped counting the
+/// bytes it still kept alive: a client that lets the kernel take a few MiB
+/// of each connection's answers and then reads no more kept that much of
+/// every answer under way resident, uncounted (8 x 100 fetches of 5 MB
+/// never read peaked at up to +65 MiB at a 32 MiB budget).
+struct Charged {
     bytes: Bytes,
     charged: usize,
     budget: Arc<InFlight>,
     connection: Option<Arc<ConnectionState>>,
+    /// A chunk handed to HTTP/2, counted in its connection's `unsent`;
+    /// false for the frame its chunks are slices of.
+    chunk: bool,
 }
 
-impl AsRef<[u8]> for Encoded {
+impl AsRef<[u8]> for Charged {
     fn as_ref(&self) -> &[u8] {
         &self.bytes
     }
 }
 
-impl Drop for Encoded {
-    fn drop(&mut self) {
-        self.budget
-            .release(self.charged, self.connection.as_deref());
-    }
-}
-
-/// A chunk of an answer handed to HTTP/2, and its charge: h2 keeps a
-/// chunk (inside the `Bytes` it was given) until it has written it to the
-/// socket, or its stream or connection is gone, then drops it. (A chunk
-/// under 256 bytes h2 copies into its write buffer, of bounded size, and
-/// drops at once.) So what h2 holds of answers is counted, and a chunk
-/// dropped is progress for the send timeout.
-struct Unsent {
-    bytes: Bytes,
-    charged: usize,
-    budget: Arc<InFlight>,
-    connection: Option<Arc<ConnectionState>>,
-}
-
-impl AsRef<[u8]> for Unsent {
-    fn as_ref(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-impl Drop for Unsent {
+impl Drop for Charged {
     fn drop(&mut self) {
         let connection = self.connection.as_deref();
         self.budget.release(self.charged, connection);
-        if let Some(connection) = connection {
+        if let Some(connection) = connection.filter(|_| self.chunk) {
             connection.unsent.fetch_sub(1, Ordering::Relaxed);
             connection.progress();
         }
@@ -884,11 +871,12 @@ where
                     this.rest_charged = bytes;
                     this.rest = data;
                 } else {
-                    this.rest = Bytes::from_owner(Encoded {
+                    this.rest = Bytes::from_owner(Charged {
                         bytes: data,
                         charged: bytes,
                         budget: this.budget.clone(),
                         connection: this.connection.clone(),
+                        chunk: false,
                     });
                 }
                 if this.rest.is_empty() {
