@@ -54,10 +54,9 @@
 //! it made is its own: the client asking is served while the hog closes),
 //! and for small charges (a call's overhead, a small answer), while those
 //! connections' streams are dropped. Any other larger charge waits for the
-//! room to be there, or is refused: 8 x 100 fetches of 5 MB never read,
-//! each new connection's first answers charged against room still held by
-//! the connections closing, peaked at +46 to +65 MiB at a 32 MiB budget
-//! (docs/RELIABILITY.md, "Known gaps").
+//! room to be there, or is refused: each new connection's first answers
+//! charged against room still held by the connections closing would pass
+//! the bound by whole answers.
 
 use std::future::Future;
 use std::pin::Pin;
