@@ -13,12 +13,14 @@
 //!   fails with DEADLINE_EXCEEDED.
 //! - [`AnswerBody`] charges each answer frame it makes, and the charge
 //!   stays with the frame's bytes until HTTP/2 has written them to the
-//!   socket: each chunk handed to hyper owns its share of the charge
-//!   ([`Unsent`]), released when h2 drops it, which it does once written
-//!   (or once its stream or connection is gone). A client that opens wide
-//!   windows and never reads would otherwise leave each stream's answer in
-//!   h2's send buffer, uncounted, and a stream whose whole answer is queued
-//!   no longer counts against the stream limit, so it could open more.
+//!   socket ([`Charged`]): each chunk handed to hyper carries a charge,
+//!   released when h2 drops it, which it does once written (or once its
+//!   stream or connection is gone); a frame of several chunks, which share
+//!   its buffer, is charged whole until the last of them goes. A client
+//!   that opens wide windows and never reads would otherwise leave each
+//!   stream's answer in h2's send buffer, uncounted, and a stream whose
+//!   whole answer is queued no longer counts against the stream limit, so
+//!   it could open more.
 //!   A frame is only made (encoded: tonic copies the message into a new
 //!   buffer) while the budget has room: HTTP/2 asks for every stream's
 //!   first frame before the client's window allows sending it, so the
@@ -52,10 +54,9 @@
 //! it made is its own: the client asking is served while the hog closes),
 //! and for small charges (a call's overhead, a small answer), while those
 //! connections' streams are dropped. Any other larger charge waits for the
-//! room to be there, or is refused: 8 x 100 fetches of 5 MB never read,
-//! each new connection's first answers charged against room still held by
-//! the connections closing, peaked at +46 to +65 MiB at a 32 MiB budget
-//! (docs/RELIABILITY.md, "Known gaps").
+//! room to be there, or is refused: each new connection's first answers
+//! charged against room still held by the connections closing would pass
+//! the bound by whole answers.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -449,7 +450,7 @@ pub fn reserve_store_answer(bytes: usize) -> Result<(), Error> {
 /// timeout, and for closing the connection that holds the most.
 pub struct ConnectionState {
     started: Instant,
-    /// Answer chunks handed to HTTP/2 and not yet written ([`Unsent`]).
+    /// Answer chunks handed to HTTP/2 and not yet written ([`Charged`]).
     unsent: AtomicUsize,
     /// When a chunk was last written (or dropped with its stream), or when
     /// chunks started waiting; milliseconds since `started`.
@@ -580,13 +581,15 @@ where
 }
 
 /// An answer body: each frame charged once made, cut into chunks that
-/// carry their charge until written ([`Unsent`]). A streamed answer
+/// carry their charge until written ([`Charged`]). A streamed answer
 /// (GetBatch) holds what it has made and not yet sent, no more.
 pub struct AnswerBody<B> {
     inner: B,
     budget: Arc<InFlight>,
     connection: Option<Arc<ConnectionState>>,
-    /// The rest of a frame larger than [`CHUNK`], and its charge.
+    /// The rest of a frame not yet handed to HTTP/2, and its charge if the
+    /// frame is one chunk: a frame of several is charged by its buffer
+    /// ([`Charged`]), whose slices `rest` and its chunks are.
     rest: Bytes,
     rest_charged: usize,
     /// Ended early by [`Self::refuse`]: the rest is never asked for.
@@ -721,8 +724,8 @@ impl<B> AnswerBody<B> {
         Frame::trailers(trailers)
     }
 
-    /// The next chunk of `rest`, owning its share of the charge (and
-    /// [`CHUNK_OVERHEAD`]) until h2 drops it.
+    /// The next chunk of `rest`, owning its share of the charge, if the
+    /// frame is one chunk, and [`CHUNK_OVERHEAD`] until h2 drops it.
     fn next_chunk(&mut self) -> Frame<Bytes> {
         let size = self.rest.len().min(CHUNK);
         // The frame was charged its size: each chunk takes its own share.
@@ -736,11 +739,12 @@ impl<B> AnswerBody<B> {
                 connection.progress();
             }
         }
-        let chunk = Unsent {
+        let chunk = Charged {
             bytes: self.rest.split_to(size),
             charged: charged + CHUNK_OVERHEAD,
             budget: self.budget.clone(),
             connection: self.connection.clone(),
+            chunk: true,
         };
         Frame::data(Bytes::from_owner(chunk))
     }
@@ -754,30 +758,44 @@ impl<B> Drop for AnswerBody<B> {
     }
 }
 
-/// A chunk of an answer handed to HTTP/2, and its charge: h2 keeps a
-/// chunk (inside the `Bytes` it was given) until it has written it to the
-/// socket, or its stream or connection is gone, then drops it. (A chunk
-/// under 256 bytes h2 copies into its write buffer, of bounded size, and
-/// drops at once.) So what h2 holds of answers is counted, and a chunk
-/// dropped is progress for the send timeout.
-struct Unsent {
+/// Bytes of an answer and their charge, released when they are dropped:
+/// a chunk handed to HTTP/2, or the frame of several chunks they are
+/// slices of.
+///
+/// h2 keeps a chunk (inside the `Bytes` it was given) until it has written
+/// it to the socket, or its stream or connection is gone, then drops it.
+/// (A chunk under 256 bytes h2 copies into its write buffer, of bounded
+/// size, and drops at once.) So what h2 holds of answers is counted, and a
+/// chunk dropped is progress for the send timeout.
+///
+/// The chunks of a frame are slices of its one buffer, freed only once the
+/// last of them is dropped, so the frame stays charged whole until then. A
+/// chunk's share released as soon as it was written stopped counting the
+/// bytes it still kept alive: a client that lets the kernel take a few MiB
+/// of each connection's answers and then reads no more kept that much of
+/// every answer under way resident, uncounted (8 x 100 fetches of 5 MB
+/// never read peaked at up to +65 MiB at a 32 MiB budget).
+struct Charged {
     bytes: Bytes,
     charged: usize,
     budget: Arc<InFlight>,
     connection: Option<Arc<ConnectionState>>,
+    /// A chunk handed to HTTP/2, counted in its connection's `unsent`;
+    /// false for the frame its chunks are slices of.
+    chunk: bool,
 }
 
-impl AsRef<[u8]> for Unsent {
+impl AsRef<[u8]> for Charged {
     fn as_ref(&self) -> &[u8] {
         &self.bytes
     }
 }
 
-impl Drop for Unsent {
+impl Drop for Charged {
     fn drop(&mut self) {
         let connection = self.connection.as_deref();
         self.budget.release(self.charged, connection);
-        if let Some(connection) = connection {
+        if let Some(connection) = connection.filter(|_| self.chunk) {
             connection.unsent.fetch_sub(1, Ordering::Relaxed);
             connection.progress();
         }
@@ -847,8 +865,19 @@ where
                     drop(data);
                     return Poll::Ready(Some(Ok(this.refuse())));
                 }
-                this.rest_charged = bytes;
-                this.rest = data.copy_to_bytes(bytes);
+                let data = data.copy_to_bytes(bytes);
+                if bytes <= CHUNK {
+                    this.rest_charged = bytes;
+                    this.rest = data;
+                } else {
+                    this.rest = Bytes::from_owner(Charged {
+                        bytes: data,
+                        charged: bytes,
+                        budget: this.budget.clone(),
+                        connection: this.connection.clone(),
+                        chunk: false,
+                    });
+                }
                 if this.rest.is_empty() {
                     this.budget
                         .release(std::mem::take(&mut this.rest_charged), connection);
@@ -957,12 +986,50 @@ mod tests {
         drop(body);
         assert_eq!(budget.used(), whole);
         assert_eq!(unsent(&connection), 4);
-        // Written, one by one.
+        // Written, one by one: a chunk written gives back its overhead,
+        // and the frame's bytes stay charged while any chunk still keeps
+        // their buffer, whichever is written last.
         taken.remove(0);
-        assert_eq!(budget.used(), whole - CHUNK - CHUNK_OVERHEAD);
+        assert_eq!(budget.used(), whole - CHUNK_OVERHEAD);
+        taken.pop();
+        taken.remove(0);
+        assert_eq!(budget.used(), whole - 3 * CHUNK_OVERHEAD);
+        assert_eq!(unsent(&connection), 1);
         drop(taken);
         assert_eq!((budget.used(), held(&connection)), (0, 0));
         assert_eq!(unsent(&connection), 0);
+    }
+
+    #[tokio::test]
+    async fn a_frame_of_one_chunk_is_released_once_written() {
+        let budget = budget(1 << 30);
+        let connection = budget.connection();
+        let mut body = AnswerBody::new(
+            Full::new(Bytes::from(vec![7u8; CHUNK])),
+            budget.clone(),
+            Some(connection.clone()),
+        );
+        let only = chunk(&mut body).await;
+        assert_eq!(budget.used(), CHUNK + CHUNK_OVERHEAD);
+        drop(body);
+        assert_eq!(budget.used(), CHUNK + CHUNK_OVERHEAD);
+        drop(only);
+        assert_eq!((budget.used(), held(&connection)), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn an_answer_dropped_half_sent_keeps_its_frame_charged_while_h2_holds_a_chunk() {
+        let budget = budget(1 << 30);
+        let connection = budget.connection();
+        let value = Bytes::from(vec![7u8; 4 * CHUNK]);
+        let mut body = AnswerBody::new(Full::new(value), budget.clone(), Some(connection.clone()));
+        let first = chunk(&mut body).await;
+        // The stream is gone with the rest of its answer never asked for;
+        // h2 still holds the first chunk, a slice of the frame's buffer.
+        drop(body);
+        assert_eq!(budget.used(), 4 * CHUNK + CHUNK_OVERHEAD);
+        drop(first);
+        assert_eq!((budget.used(), held(&connection)), (0, 0));
     }
 
     #[tokio::test]
