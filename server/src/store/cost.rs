@@ -6,9 +6,10 @@
 
 /// The header `bytes` allocates (24 bytes, the 32-byte class) the first
 /// time a stored value is cloned, kept for as long as the value lives.
-/// Reads never clone a stored part (they copy it out, see
-/// `answer::Copier`), so only a structure that keeps two handles on one
-/// part pays it: the sorted set's member map and score order.
+/// Reads of collections never clone a stored part (they copy it out, see
+/// `answer::Copier`), nor do reads of small scalars (`shard::COPIED_VALUE`),
+/// so only a large scalar and a structure that keeps two handles on one
+/// part pay it: the sorted set's member map and score order.
 pub const SHARED_HEADER: u64 = 32;
 
 /// Bytes charged per element, on top of its parts ([`part_cost`]), by the

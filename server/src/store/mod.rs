@@ -28,7 +28,7 @@
 //! once) and then purge the old id's items shard by shard.
 //!
 //! Every item is charged the allocation sizes of its key and value plus a
-//! fixed per-item overhead (see `shard::charge`) against one
+//! fixed per-item overhead (see `shard::ITEM_OVERHEAD`) against one
 //! global count; a write that takes it over `max_memory` evicts, first from
 //! the shard it already holds, then from the others in turn. No item may be
 //! charged more than half of `max_memory` ([`Store::max_item`]), so the
@@ -175,16 +175,38 @@ impl Store {
     }
 
     /// The scalar value of `key`; [`Error::WrongType`] for a collection.
+    /// A small value is copied out, a large one shared (`shard::COPIED_VALUE`).
     pub fn get(&self, cache: CacheId, key: &[u8]) -> Result<Option<Bytes>, Error> {
+        let mut copies = shard::COPIED_VALUE;
+        self.get_copying(cache, key, &mut copies)
+    }
+
+    /// The scalar values of `keys`, in order, as [`Self::get`] answers
+    /// each; the first error ends it. Small values are copied out while
+    /// their copies together fit in what the call's own charge pays for
+    /// (`shard::COPIED_BATCH`), then shared: a batch names up to
+    /// `--max-request-items` keys, and copies of them all, made before the
+    /// answer is counted, would let clients that never read multiply them.
+    pub fn get_many(&self, cache: CacheId, keys: &[&[u8]]) -> Result<Vec<Option<Bytes>>, Error> {
+        let mut copies = shard::COPIED_BATCH;
+        keys.iter()
+            .map(|key| self.get_copying(cache, key, &mut copies))
+            .collect()
+    }
+
+    fn get_copying(
+        &self,
+        cache: CacheId,
+        key: &[u8],
+        copies: &mut usize,
+    ) -> Result<Option<Bytes>, Error> {
         let (index, hash) = self.locate(cache, key);
         let mut shard = self.shards[index].state.lock();
         let Some(slot) = shard.live(hash, cache, key, Instant::now(), &self.counters) else {
             return Ok(None);
         };
         shard.visit(slot);
-        // A handle, not a copy: see `shard::Entry`. The header the first
-        // handle allocates is charged with the item (`ITEM_OVERHEAD`).
-        shard.scalar_handle(slot).map(Some)
+        shard.scalar_answer(slot, copies).map(Some)
     }
 
     /// What the item of `key` holds, if it exists.

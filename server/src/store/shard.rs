@@ -33,21 +33,41 @@ use crate::error::Error;
 /// - the slab slot, `size_of::<Option<Entry>>()` (72 on 64-bit), times 4/3
 ///   because a doubling `Vec` is on average three quarters full: 96;
 /// - the hash-table slot ([`TABLE_SLOT`]): 8;
-/// - the expiry listing ([`EXPIRY_LISTING`]): 5;
-/// - a scalar's only: the header `bytes` allocates (24 bytes, 32-byte
-///   class) when a read first hands out a handle on the item's allocation
-///   ([`SHARED_HEADER`]): charged up front, so that the cap bounds what
-///   items hold once read (`tests/memory_per_element.rs`), at the price of
-///   over-charging a scalar never read by 32 bytes. A collection's reads
-///   copy its elements out (`answer::Copier`) and never hand out a handle
-///   on its allocation (the key), so it has no such header.
+/// - the expiry listing ([`EXPIRY_LISTING`]): 5.
 ///
-/// 96 + 8 + 5 + 32 = 141 bytes on 64-bit targets; 109 for a collection.
-pub(super) const ITEM_OVERHEAD: u64 = COLLECTION_ITEM_OVERHEAD + SHARED_HEADER;
-
-/// [`ITEM_OVERHEAD`] of a collection: no read handle's header.
-const COLLECTION_ITEM_OVERHEAD: u64 =
+/// 96 + 8 + 5 = 109 bytes on 64-bit targets. A scalar value over
+/// [`COPIED_VALUE`] is charged [`SHARED_HEADER`] on top ([`handle_cost`]):
+/// reads hand out a handle on it, and the first allocates that header.
+pub(super) const ITEM_OVERHEAD: u64 =
     (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING) as u64;
+
+/// The largest scalar value a read copies out rather than handing out a
+/// handle on the stored allocation. A handle's first clone promotes the
+/// stored `Bytes`, allocating a 24-byte header (32-byte class) that stays
+/// as long as the item, read or not; a copy leaves nothing behind. A copy
+/// this small is paid by the call's own in-flight charge
+/// (`in_flight::SMALL_ANSWER`), so clients that never read their answers
+/// cannot multiply a value through copies; a larger value is handed out
+/// as a handle, so its memory is counted once, by the store. Up to this
+/// size a copy (an allocation and a `memcpy`) costs about what the
+/// handle's atomic increment and decrement do; at 4 KiB, twice as much
+/// (bench/README.md, "Result after ...").
+pub(super) const COPIED_VALUE: usize = 2048;
+
+/// The copies a batch of reads ([`crate::store::Store::get_many`]) makes
+/// at most, together: what one call's in-flight charge pays for. Past it
+/// the batch's values are handed out as handles.
+pub(super) const COPIED_BATCH: usize = crate::in_flight::SMALL_ANSWER;
+
+/// What a scalar value of `len` bytes is charged for the handles reads
+/// hand out on it: the shared header, for a value over [`COPIED_VALUE`].
+fn handle_cost(len: usize) -> u64 {
+    if len > COPIED_VALUE {
+        SHARED_HEADER
+    } else {
+        0
+    }
+}
 
 /// A hash-table slot: a 4-byte slot number and 1 control byte, at a load
 /// between 7/16 and 7/8 (the table doubles at 7/8), 5 x 1.6 on average.
@@ -61,7 +81,7 @@ const EXPIRY_LISTING: usize = size_of::<u32>() * 4 / 3;
 /// What a scalar item of this key and value length is charged against the cap.
 #[cfg(test)]
 pub(super) fn charge(key_len: usize, value_len: usize) -> u64 {
-    allocation_size(key_len + value_len) as u64 + ITEM_OVERHEAD
+    allocation_size(key_len + value_len) as u64 + ITEM_OVERHEAD + handle_cost(value_len)
 }
 
 /// The store-wide numbers every shard updates.
@@ -78,10 +98,11 @@ pub(super) struct Entry {
     /// The key, then a scalar's value: one allocation per scalar item,
     /// copied out of the request (a slice of it would pin the whole receive
     /// buffer and make the accounting a lie). A collection's holds the key.
-    /// `Bytes`, not a box, so a read hands out a handle on the value rather
-    /// than a copy: copies made per read, before any answer is counted,
-    /// would let a few clients that never read their answers multiply a
-    /// large value in memory (server/tests/attacks*.rs, zero windows).
+    /// `Bytes`, not a box, so a read of a value over [`COPIED_VALUE`] hands
+    /// out a handle on it rather than a copy: copies of large values made
+    /// per read, before any answer is counted, would let a few clients that
+    /// never read their answers multiply a value in memory
+    /// (server/tests/attacks*.rs, zero windows).
     bytes: Bytes,
     /// A collection's contents; `None` for a scalar.
     collection: Option<Box<Collections>>,
@@ -109,22 +130,34 @@ impl Entry {
     }
 
     fn cost(&self) -> u64 {
-        allocation_size(self.bytes.len()) as u64
-            + self
-                .collection
-                .as_deref()
-                .map_or(ITEM_OVERHEAD, |collection| {
-                    collection.cost() + COLLECTION_ITEM_OVERHEAD
-                })
+        let contents = match self.collection.as_deref() {
+            None => handle_cost(self.bytes.len() - self.key_len as usize),
+            Some(collection) => collection_cost(collection),
+        };
+        allocation_size(self.bytes.len()) as u64 + ITEM_OVERHEAD + contents
     }
+}
+
+/// What a boxed collection is charged, with the handles on it reads hand
+/// out: those on a scalar kept apart from its key.
+fn collection_cost(collection: &Collections) -> u64 {
+    let handles = match collection {
+        Collections::Scalar(value) => handle_cost(value.len()),
+        _ => 0,
+    };
+    collection.cost() + handles
 }
 
 /// What an item of this key and contents is charged against the cap.
 pub(super) fn item_cost(key: &[u8], value: &Value) -> u64 {
     match value {
-        Value::Scalar(bytes) => allocation_size(bytes.len()) as u64 + ITEM_OVERHEAD,
+        Value::Scalar(bytes) => {
+            allocation_size(bytes.len()) as u64
+                + ITEM_OVERHEAD
+                + handle_cost(bytes.len() - key.len())
+        }
         Value::Collection(c) => {
-            allocation_size(key.len()) as u64 + c.cost() + COLLECTION_ITEM_OVERHEAD
+            allocation_size(key.len()) as u64 + collection_cost(c) + ITEM_OVERHEAD
         }
     }
 }
@@ -246,14 +279,21 @@ impl Shard {
         }
     }
 
-    /// A handle on the scalar value of `slot`, sharing its allocation.
-    pub(super) fn scalar_handle(&self, slot: u32) -> Result<Bytes, Error> {
-        let entry = occupied(&self.slab, slot);
-        match entry.collection.as_deref() {
-            None => Ok(entry.bytes.slice(entry.key_len as usize..)),
-            Some(Collections::Scalar(value)) => Ok(value.clone()),
-            Some(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
+    /// The scalar value of `slot` for an answer: a copy if it is at most
+    /// [`COPIED_VALUE`] bytes and `copies` (the bytes a batch may still
+    /// copy) has room for it, taken from `copies`; else a handle sharing
+    /// its allocation, whose header [`handle_cost`] charged with the item.
+    pub(super) fn scalar_answer(&self, slot: u32, copies: &mut usize) -> Result<Bytes, Error> {
+        let value = self.scalar(slot)?;
+        if value.len() <= COPIED_VALUE && value.len() <= *copies {
+            *copies -= value.len();
+            return Ok(Bytes::copy_from_slice(value));
         }
+        let entry = occupied(&self.slab, slot);
+        Ok(match entry.collection.as_deref() {
+            Some(Collections::Scalar(value)) => value.clone(),
+            _ => entry.bytes.slice(entry.key_len as usize..),
+        })
     }
 
     pub(super) fn item_type(&self, slot: u32) -> ItemType {
@@ -613,7 +653,7 @@ mod tests {
         assert!(ITEM_OVERHEAD as usize > floor);
         if cfg!(target_pointer_width = "64") {
             assert_eq!(size_of::<Option<Entry>>(), 72);
-            assert_eq!(ITEM_OVERHEAD, 141);
+            assert_eq!(ITEM_OVERHEAD, 109);
         }
     }
 

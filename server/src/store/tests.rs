@@ -82,6 +82,60 @@ async fn a_large_value_keeps_its_own_size_class() {
     assert_eq!(store.get(c, b"k").unwrap().as_deref(), Some(&b"small"[..]));
 }
 
+/// A value of at most `shard::COPIED_VALUE` bytes is copied out by each
+/// read, leaving the stored allocation as it was (no shared header behind
+/// it, so none charged); a larger one is handed out as a handle on the
+/// stored bytes, and charged the header its first handle allocates.
+#[tokio::test]
+async fn small_values_are_copied_out_and_large_ones_shared() {
+    let (store, c) = store();
+    // Sizes whose key and value share one allocation (see `Value::scalar`).
+    let small = vec![1u8; shard::COPIED_VALUE - 16];
+    let large = vec![2u8; shard::COPIED_VALUE + 1];
+    store.set(c, b"small", &small, MINUTE);
+    store.set(c, b"large", &large, MINUTE);
+    let read = |key: &[u8]| store.get(c, key).unwrap().unwrap();
+    let (first, second) = (read(b"small"), read(b"small"));
+    assert_eq!(first, small);
+    assert_ne!(first.as_ptr(), second.as_ptr(), "copies");
+    let (first, second) = (read(b"large"), read(b"large"));
+    assert_eq!(first, large);
+    assert_eq!(first.as_ptr(), second.as_ptr(), "handles on one allocation");
+    assert_eq!(
+        store.stats().bytes,
+        shard::charge(5, small.len()) + shard::charge(5, large.len())
+    );
+    assert_eq!(
+        shard::charge(5, large.len()) - shard::charge(5, small.len()),
+        (cost::allocation_size(5 + large.len()) - cost::allocation_size(5 + small.len())) as u64
+            + cost::SHARED_HEADER
+    );
+}
+
+/// A batch copies small values out only while their copies together fit
+/// in `shard::COPIED_BATCH`; the rest are handles on the stored bytes.
+#[tokio::test]
+async fn a_batch_copies_at_most_its_share() {
+    let (store, c) = store();
+    let value = vec![3u8; shard::COPIED_VALUE];
+    let keys: Vec<Vec<u8>> = (0..10).map(|i| format!("k{i}").into_bytes()).collect();
+    for key in &keys {
+        store.set(c, key, &value, MINUTE);
+    }
+    let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let read = || -> Vec<Bytes> {
+        let values = store.get_many(c, &keys).unwrap();
+        values.into_iter().map(Option::unwrap).collect()
+    };
+    let (first, second) = (read(), read());
+    let copied = shard::COPIED_BATCH / shard::COPIED_VALUE;
+    assert!(copied < keys.len());
+    for (i, (a, b)) in first.iter().zip(&second).enumerate() {
+        assert_eq!(a, &value);
+        assert_eq!(a.as_ptr() == b.as_ptr(), i >= copied, "value {i}");
+    }
+}
+
 #[tokio::test]
 async fn each_condition_stores_or_not() {
     let v = |s: &'static str| Bytes::from_static(s.as_bytes());
