@@ -103,7 +103,15 @@ impl ItemBytes {
     /// The leading varint, the key, and what follows it.
     fn split(&self) -> (u64, &[u8], &[u8]) {
         let mut rest = self.as_slice();
-        let head = decode_varint(&mut rest).expect("written by `new`");
+        let head = match rest.split_first() {
+            // A key under 64 bytes: the varint is its first byte. Every
+            // lookup, write and charge reads it, so not through `Buf`.
+            Some((&head, after)) if head < 0x80 => {
+                rest = after;
+                u64::from(head)
+            }
+            _ => decode_varint(&mut rest).expect("written by `new`"),
+        };
         let (key, rest) = rest.split_at((head >> 1) as usize);
         (head, key, rest)
     }
