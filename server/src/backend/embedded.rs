@@ -56,6 +56,14 @@ impl ScalarStorage for Arc<Store> {
         ready(Store::get(self, *cache, key))
     }
 
+    fn get_many(
+        &self,
+        cache: &CacheId,
+        keys: &[&[u8]],
+    ) -> impl Future<Output = Result<Vec<Option<Bytes>>, Error>> + Send {
+        ready(Store::get_many(self, *cache, keys))
+    }
+
     fn set(
         &self,
         cache: &CacheId,

@@ -144,6 +144,15 @@ pub trait ScalarStorage: Caches {
         cache: &Self::Cache,
         key: &[u8],
     ) -> impl Future<Output = Result<Option<Bytes>, Error>> + Send;
+    /// [`Self::get`] of each key, in order, all in flight at once (a Redis
+    /// store pipelines them); the first error ends it.
+    fn get_many(
+        &self,
+        cache: &Self::Cache,
+        keys: &[&[u8]],
+    ) -> impl Future<Output = Result<Vec<Option<Bytes>>, Error>> + Send {
+        futures_util::future::try_join_all(keys.iter().map(|key| self.get(cache, key)))
+    }
     fn set(
         &self,
         cache: &Self::Cache,

@@ -61,8 +61,7 @@ pub(super) async fn get_batch<S: Storage>(
             })
         })
         .collect();
-    let gets = distinct.iter().map(|key| plane.store.get(&cache, key));
-    let values = try_join_all(gets).await?;
+    let values = plane.store.get_many(&cache, &distinct).await?;
     let hits = slots.iter().filter(|&&slot| values[slot].is_some()).count() as u64;
     let misses = slots.len() as u64 - hits;
     plane

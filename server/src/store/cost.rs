@@ -6,10 +6,24 @@
 
 /// The header `bytes` allocates (24 bytes, the 32-byte class) the first
 /// time a stored value is cloned, kept for as long as the value lives.
-/// Reads never clone a stored part (they copy it out, see
-/// `answer::Copier`), so only a structure that keeps two handles on one
-/// part pays it: the sorted set's member map and score order.
+/// Reads of collections never clone a stored part (they copy it out, see
+/// `answer::Copier`), nor do reads of small scalars (`shard::COPIED_VALUE`),
+/// so only a large scalar and a structure that keeps two handles on one
+/// part pay it: the sorted set's member map and score order.
 pub const SHARED_HEADER: u64 = 32;
+
+/// The largest scalar value a read copies out rather than handing out a
+/// handle on the stored allocation. A handle's first clone promotes the
+/// stored `Bytes`, allocating [`SHARED_HEADER`], which stays as long as the
+/// item, read or not; a copy leaves nothing behind. A copy this small is
+/// paid by the call's own in-flight charge (`in_flight::SMALL_ANSWER`), so
+/// clients that never read their answers cannot multiply a value through
+/// copies; a larger value is kept as a `Bytes` and handed out as a handle,
+/// so its memory is counted once, by the store. Up to this size a copy (an
+/// allocation and a `memcpy`) costs about what the handle's atomic
+/// increment and decrement do; at 4 KiB, twice as much (bench/README.md,
+/// "Result after a leaner scalar entry").
+pub const COPIED_VALUE: usize = 2048;
 
 /// Bytes charged per element, on top of its parts ([`part_cost`]), by the
 /// types whose structure is not charged by its capacity (lists, sets and

@@ -6,6 +6,8 @@
 //! - this file: [`Store`] and its public API.
 //! - `registry`: cache names and the [`CacheId`] each currently answers to.
 //! - `shard`: a hash table over a slab of entries, the per-shard operations.
+//! - `item_bytes`: an item's one allocation: its key, and its small value
+//!   or a pointer to its collection.
 //! - `sieve`: the SIEVE eviction queue over slab slots.
 //! - `deadlines`: the expiry index, slots in buckets of coarse deadline.
 //! - `expiry`: the background tasks that free expired items.
@@ -28,7 +30,7 @@
 //! once) and then purge the old id's items shard by shard.
 //!
 //! Every item is charged the allocation sizes of its key and value plus a
-//! fixed per-item overhead (see `shard::charge`) against one
+//! fixed per-item overhead (see `shard::ITEM_OVERHEAD`) against one
 //! global count; a write that takes it over `max_memory` evicts, first from
 //! the shard it already holds, then from the others in turn. No item may be
 //! charged more than half of `max_memory` ([`Store::max_item`]), so the
@@ -42,6 +44,7 @@ mod cost;
 mod deadlines;
 pub mod dictionary;
 mod expiry;
+mod item_bytes;
 mod keys;
 pub mod leaderboard;
 pub mod list;
@@ -176,16 +179,50 @@ impl Store {
     }
 
     /// The scalar value of `key`; [`Error::WrongType`] for a collection.
+    /// A small value is copied out, a large one shared (`cost::COPIED_VALUE`).
     pub fn get(&self, cache: CacheId, key: &[u8]) -> Result<Option<Bytes>, Error> {
+        let mut copies = cost::COPIED_VALUE;
+        self.get_copying(cache, key, &mut copies)
+    }
+
+    /// The scalar values of `keys`, in order, as [`Self::get`] answers
+    /// each; the first error ends it. Small values are copied out, without
+    /// a charge while their copies together fit in what the call's own
+    /// charge pays for (`shard::COPIED_BATCH`), then each charged to the
+    /// call before it is made: a batch names up to `--max-request-items`
+    /// keys, and copies of them all, made before the answer is counted,
+    /// would let clients that never read multiply them. Past the in-flight
+    /// budget, [`Error::InFlightFull`].
+    pub fn get_many(&self, cache: CacheId, keys: &[&[u8]]) -> Result<Vec<Option<Bytes>>, Error> {
+        let mut copies = shard::COPIED_BATCH;
+        keys.iter()
+            .map(|key| self.get_copying(cache, key, &mut copies))
+            .collect()
+    }
+
+    fn get_copying(
+        &self,
+        cache: CacheId,
+        key: &[u8],
+        copies: &mut usize,
+    ) -> Result<Option<Bytes>, Error> {
         let (index, hash) = self.locate(cache, key);
-        let mut shard = self.shards[index].state.lock();
-        let Some(slot) = shard.live(hash, cache, key, Instant::now(), &self.counters) else {
-            return Ok(None);
-        };
-        shard.visit(slot);
-        // A handle, not a copy: see `shard::Entry`. The header the first
-        // handle allocates is charged with the item (`ITEM_OVERHEAD`).
-        shard.scalar_handle(slot).map(Some)
+        loop {
+            let mut shard = self.shards[index].state.lock();
+            let Some(slot) = shard.live(hash, cache, key, Instant::now(), &self.counters) else {
+                return Ok(None);
+            };
+            shard.visit(slot);
+            let len = match shard.scalar_answer(slot, copies)? {
+                Ok(value) => return Ok(Some(value)),
+                Err(len) => len,
+            };
+            drop(shard);
+            // Charged outside the lock (making room may walk every
+            // connection); then read again, the value may have changed.
+            crate::in_flight::reserve_store_answer(len - *copies)?;
+            *copies = len;
+        }
     }
 
     /// What the item of `key` holds, if it exists.

@@ -17,9 +17,10 @@ use hashbrown::hash_map::Entry as MapEntry;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use tokio::time::Instant;
 
-use super::cost::{allocation_size, SHARED_HEADER};
+use super::cost::{allocation_size, COPIED_VALUE, SHARED_HEADER};
 use super::deadlines::{bucket, due, Deadlines};
 use super::expiry::Pending;
+use super::item_bytes::{Contents, ItemBytes};
 use super::sieve::{Arena, Links, Sieve};
 use super::value::{Collection, Collections, Value};
 use super::CacheId;
@@ -30,24 +31,23 @@ use crate::error::Error;
 /// value, or the key and the boxed collection), so that the cap bounds real
 /// memory rather than payload alone:
 ///
-/// - the slab slot, `size_of::<Option<Entry>>()` (72 on 64-bit), times 4/3
-///   because a doubling `Vec` is on average three quarters full: 96;
+/// - the slab slot, `size_of::<Option<Entry>>()` (40 on 64-bit), times 4/3
+///   because a doubling `Vec` is on average three quarters full: 53;
 /// - the hash-table slot ([`TABLE_SLOT`]): 8;
-/// - the expiry listing ([`EXPIRY_LISTING`]): 5;
-/// - a scalar's only: the header `bytes` allocates (24 bytes, 32-byte
-///   class) when a read first hands out a handle on the item's allocation
-///   ([`SHARED_HEADER`]): charged up front, so that the cap bounds what
-///   items hold once read (`tests/memory_per_element.rs`), at the price of
-///   over-charging a scalar never read by 32 bytes. A collection's reads
-///   copy its elements out (`answer::Copier`) and never hand out a handle
-///   on its allocation (the key), so it has no such header.
+/// - the expiry listing ([`EXPIRY_LISTING`]): 5.
 ///
-/// 96 + 8 + 5 + 32 = 141 bytes on 64-bit targets; 109 for a collection.
-pub(super) const ITEM_OVERHEAD: u64 = COLLECTION_ITEM_OVERHEAD + SHARED_HEADER;
-
-/// [`ITEM_OVERHEAD`] of a collection: no read handle's header.
-const COLLECTION_ITEM_OVERHEAD: u64 =
+/// 53 + 8 + 5 = 66 bytes on 64-bit targets. A scalar value over
+/// [`COPIED_VALUE`] is kept apart from its key as a `Bytes`
+/// ([`Collections::Scalar`]), charged [`SHARED_HEADER`] on top
+/// ([`collection_cost`]): reads hand out a handle on it, and the first
+/// allocates that header.
+pub(super) const ITEM_OVERHEAD: u64 =
     (size_of::<Option<Entry>>() * 4 / 3 + TABLE_SLOT + EXPIRY_LISTING) as u64;
+
+/// The copies a batch of reads ([`crate::store::Store::get_many`]) makes
+/// without charging them: what one call's in-flight charge pays for. Past
+/// it the batch charges its call for each copy before making it.
+pub(super) const COPIED_BATCH: usize = crate::in_flight::SMALL_ANSWER;
 
 /// A hash-table slot: a 4-byte slot number and 1 control byte, at a load
 /// between 7/16 and 7/8 (the table doubles at 7/8), 5 x 1.6 on average.
@@ -61,7 +61,7 @@ const EXPIRY_LISTING: usize = size_of::<u32>() * 4 / 3;
 /// What a scalar item of this key and value length is charged against the cap.
 #[cfg(test)]
 pub(super) fn charge(key_len: usize, value_len: usize) -> u64 {
-    allocation_size(key_len + value_len) as u64 + ITEM_OVERHEAD
+    ItemBytes::scalar_allocation(key_len, value_len) as u64 + ITEM_OVERHEAD
 }
 
 /// The store-wide numbers every shard updates.
@@ -77,46 +77,52 @@ pub(super) struct Counters {
 pub(super) struct Entry {
     /// The key, then a scalar's value: one allocation per scalar item,
     /// copied out of the request (a slice of it would pin the whole receive
-    /// buffer and make the accounting a lie). A collection's holds the key.
-    /// `Bytes`, not a box, so a read hands out a handle on the value rather
-    /// than a copy: copies made per read, before any answer is counted,
-    /// would let a few clients that never read their answers multiply a
-    /// large value in memory (server/tests/attacks*.rs, zero windows).
-    bytes: Bytes,
-    /// A collection's contents; `None` for a scalar.
-    collection: Option<Box<Collections>>,
+    /// buffer and make the accounting a lie). A collection's holds the key
+    /// and the pointer to its box, and so does a scalar's whose value is
+    /// kept apart ([`Collections::Scalar`]). Reads copy a value out of it:
+    /// at most [`COPIED_VALUE`] bytes, which the call's own charge pays for.
+    bytes: ItemBytes,
     /// Part of the item's identity, so caches share the table yet never see
     /// each other's keys.
     cache: CacheId,
     /// Nanoseconds from the store's epoch: 8 bytes where an `Instant` takes 16.
     expires_ns: u64,
     links: Links,
-    /// Where the key ends in `bytes`.
-    key_len: u32,
     /// The expiry bucket this slot is listed in (see `deadlines.rs`).
     queued: u32,
 }
 
 impl Entry {
     fn key(&self) -> &[u8] {
-        &self.bytes[..self.key_len as usize]
+        self.bytes.key()
+    }
+
+    fn collection(&self) -> Option<&Collections> {
+        match self.bytes.contents() {
+            Contents::Scalar(_) => None,
+            Contents::Collection(collection) => Some(collection),
+        }
     }
 
     fn item_type(&self) -> ItemType {
-        self.collection
-            .as_deref()
+        self.collection()
             .map_or(ItemType::Scalar, Collections::item_type)
     }
 
     fn cost(&self) -> u64 {
-        allocation_size(self.bytes.len()) as u64
-            + self
-                .collection
-                .as_deref()
-                .map_or(ITEM_OVERHEAD, |collection| {
-                    collection.cost() + COLLECTION_ITEM_OVERHEAD
-                })
+        let contents = self.collection().map_or(0, collection_cost);
+        allocation_size(self.bytes.len()) as u64 + ITEM_OVERHEAD + contents
     }
+}
+
+/// What a boxed collection is charged, with the header of the handles on
+/// it reads hand out: those on a large scalar kept apart from its key.
+fn collection_cost(collection: &Collections) -> u64 {
+    let handles = match collection {
+        Collections::Scalar(value) if value.len() > COPIED_VALUE => SHARED_HEADER,
+        _ => 0,
+    };
+    collection.cost() + handles
 }
 
 /// What an item of this key and contents is charged against the cap.
@@ -124,7 +130,7 @@ pub(super) fn item_cost(key: &[u8], value: &Value) -> u64 {
     match value {
         Value::Scalar(bytes) => allocation_size(bytes.len()) as u64 + ITEM_OVERHEAD,
         Value::Collection(c) => {
-            allocation_size(key.len()) as u64 + c.cost() + COLLECTION_ITEM_OVERHEAD
+            ItemBytes::collection_allocation(key.len()) as u64 + collection_cost(c) + ITEM_OVERHEAD
         }
     }
 }
@@ -238,22 +244,35 @@ impl Shard {
 
     /// The scalar value, or the wrong-type error for a scalar call.
     pub(super) fn scalar(&self, slot: u32) -> Result<&[u8], Error> {
-        let entry = occupied(&self.slab, slot);
-        match entry.collection.as_deref() {
-            None => Ok(&entry.bytes[entry.key_len as usize..]),
-            Some(Collections::Scalar(value)) => Ok(value),
-            Some(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
+        match occupied(&self.slab, slot).bytes.contents() {
+            Contents::Scalar(value) => Ok(value),
+            Contents::Collection(Collections::Scalar(value)) => Ok(value),
+            Contents::Collection(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
         }
     }
 
-    /// A handle on the scalar value of `slot`, sharing its allocation.
-    pub(super) fn scalar_handle(&self, slot: u32) -> Result<Bytes, Error> {
-        let entry = occupied(&self.slab, slot);
-        match entry.collection.as_deref() {
-            None => Ok(entry.bytes.slice(entry.key_len as usize..)),
-            Some(Collections::Scalar(value)) => Ok(value.clone()),
-            Some(other) => Err(ItemType::Scalar.mismatch(other.item_type())),
+    /// The scalar value of `slot` for an answer: over [`COPIED_VALUE`]
+    /// bytes, a handle sharing its allocation (whose header
+    /// [`collection_cost`] charged with the item); else a copy, if
+    /// `copies` (the bytes the read may still copy) has room for it, taken
+    /// from `copies`. `Ok(Err(len))`: a copy of `len` bytes, for which
+    /// `copies` has no room.
+    pub(super) fn scalar_answer(
+        &self,
+        slot: u32,
+        copies: &mut usize,
+    ) -> Result<Result<Bytes, usize>, Error> {
+        if let Some(Collections::Scalar(value)) = occupied(&self.slab, slot).collection() {
+            if value.len() > COPIED_VALUE {
+                return Ok(Ok(value.clone()));
+            }
         }
+        let value = self.scalar(slot)?;
+        if value.len() > *copies {
+            return Ok(Err(value.len()));
+        }
+        *copies -= value.len();
+        Ok(Ok(Bytes::copy_from_slice(value)))
     }
 
     pub(super) fn item_type(&self, slot: u32) -> ItemType {
@@ -264,8 +283,7 @@ impl Shard {
     pub(super) fn collection<T: Collection>(&self, slot: u32) -> Result<&T, Error> {
         let entry = occupied(&self.slab, slot);
         entry
-            .collection
-            .as_deref()
+            .collection()
             .and_then(T::of)
             .ok_or_else(|| T::TYPE.mismatch(entry.item_type()))
     }
@@ -276,8 +294,8 @@ impl Shard {
         let entry = occupied_mut(&mut self.slab, slot);
         let found = entry.item_type();
         entry
-            .collection
-            .as_deref_mut()
+            .bytes
+            .collection_mut()
             .and_then(T::of_mut)
             .ok_or_else(|| T::TYPE.mismatch(found))
     }
@@ -315,11 +333,11 @@ impl Shard {
         expires_at: Instant,
         counters: &Counters,
     ) -> (u32, bool) {
-        let (bytes, collection) = match value {
-            Value::Scalar(bytes) => (bytes, None),
-            Value::Collection(c) => (Bytes::copy_from_slice(key), Some(c)),
+        let bytes = match value {
+            Value::Scalar(bytes) => bytes,
+            Value::Collection(c) => ItemBytes::collection(key, c),
         };
-        debug_assert!(bytes.starts_with(key));
+        debug_assert_eq!(bytes.key(), key);
         let slab = &self.slab;
         let found = self.table.find(hash, |&slot| {
             let entry = occupied(slab, slot);
@@ -329,7 +347,6 @@ impl Shard {
             let entry = occupied_mut(&mut self.slab, slot);
             let old = entry.cost();
             entry.bytes = bytes;
-            entry.collection = collection;
             let new = entry.cost();
             // A write is a hit too: counters and other hot keys get rewritten.
             entry.links.visit();
@@ -340,11 +357,9 @@ impl Shard {
         let expires_ns = self.nanos(expires_at);
         let entry = Entry {
             bytes,
-            collection,
             cache,
             expires_ns,
             links: Links::DETACHED,
-            key_len: u32::try_from(key.len()).expect("a key is shorter than 4 GiB"),
             queued: bucket(expires_ns),
         };
         counters.bytes.fetch_add(entry.cost(), Relaxed);
@@ -612,8 +627,8 @@ mod tests {
         let floor = size_of::<Option<Entry>>() + size_of::<u32>() + 1 + size_of::<u32>();
         assert!(ITEM_OVERHEAD as usize > floor);
         if cfg!(target_pointer_width = "64") {
-            assert_eq!(size_of::<Option<Entry>>(), 72);
-            assert_eq!(ITEM_OVERHEAD, 141);
+            assert_eq!(size_of::<Option<Entry>>(), 40);
+            assert_eq!(ITEM_OVERHEAD, 66);
         }
     }
 

@@ -82,6 +82,74 @@ async fn a_large_value_keeps_its_own_size_class() {
     assert_eq!(store.get(c, b"k").unwrap().as_deref(), Some(&b"small"[..]));
 }
 
+/// A value of at most `cost::COPIED_VALUE` bytes is copied out by each
+/// read, leaving the stored allocation as it was (no shared header behind
+/// it, so none charged); a larger one is handed out as a handle on the
+/// stored bytes, and charged the header its first handle allocates.
+#[tokio::test]
+async fn small_values_are_copied_out_and_large_ones_shared() {
+    let (store, c) = store();
+    // Sizes whose key and value share one allocation (see `Value::scalar`).
+    let small = vec![1u8; cost::COPIED_VALUE - 16];
+    let large = vec![2u8; cost::COPIED_VALUE + 1];
+    store.set(c, b"small", &small, MINUTE);
+    store.set(c, b"large", &large, MINUTE);
+    let read = |key: &[u8]| store.get(c, key).unwrap().unwrap();
+    let (first, second) = (read(b"small"), read(b"small"));
+    assert_eq!(first, small);
+    assert_ne!(first.as_ptr(), second.as_ptr(), "copies");
+    let (first, second) = (read(b"large"), read(b"large"));
+    assert_eq!(first, large);
+    assert_eq!(first.as_ptr(), second.as_ptr(), "handles on one allocation");
+    // The large one is kept apart from its key, and charged the header.
+    let apart = value::Collections::Scalar(Bytes::from(large.clone()));
+    let large_charge = item_bytes::ItemBytes::collection_allocation(5) as u64
+        + apart.cost()
+        + cost::SHARED_HEADER
+        + shard::ITEM_OVERHEAD;
+    assert_eq!(
+        store.stats().bytes,
+        shard::charge(5, small.len()) + large_charge
+    );
+}
+
+/// A batch copies its small values out: without a charge while the
+/// copies together fit in `shard::COPIED_BATCH`, then each charged to its
+/// call before it is made, and refused past the in-flight budget.
+#[tokio::test]
+async fn a_batch_charges_its_call_for_copies_past_its_share() {
+    use crate::in_flight::{CallCharges, InFlight};
+
+    let (store, c) = store();
+    let value = vec![3u8; cost::COPIED_VALUE];
+    let keys: Vec<Vec<u8>> = (0..10).map(|i| format!("k{i}").into_bytes()).collect();
+    for key in &keys {
+        store.set(c, key, &value, MINUTE);
+    }
+    let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let gauge = || prometheus::IntGauge::new("in_flight", "bytes").unwrap();
+    let budget = InFlight::new(1 << 20, gauge());
+    let charges = CallCharges::new(budget.clone(), Some(budget.connection()));
+    let read = || charges.scope(|| store.get_many(c, &keys)).unwrap();
+    let (first, second) = (read(), read());
+    for (a, b) in first.iter().zip(&second) {
+        let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
+        assert_eq!(a, &value);
+        assert_ne!(a.as_ptr(), b.as_ptr(), "copies");
+    }
+    let past_share = keys.len() * value.len() - shard::COPIED_BATCH;
+    assert_eq!(budget.used(), 2 * past_share);
+    drop(charges);
+
+    let budget = InFlight::new(1024, gauge());
+    let charges = CallCharges::new(budget.clone(), Some(budget.connection()));
+    let refused = charges.scope(|| store.get_many(c, &keys));
+    assert!(
+        matches!(refused, Err(Error::InFlightFull(_))),
+        "{refused:?}"
+    );
+}
+
 #[tokio::test]
 async fn each_condition_stores_or_not() {
     let v = |s: &'static str| Bytes::from_static(s.as_bytes());

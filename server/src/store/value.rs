@@ -6,8 +6,9 @@
 //! `list.rs`, `sorted_set.rs`, `leaderboard.rs`) with its operations; the store only knows
 //! this enum and the trait, so a type is added without touching the shards.
 
-use super::cost::{allocation_size, part_cost};
+use super::cost::{allocation_size, part_cost, COPIED_VALUE};
 use super::dictionary::Dictionary;
+use super::item_bytes::ItemBytes;
 use super::leaderboard::Leaderboard;
 use super::list::ListValue;
 use super::set::SetValue;
@@ -18,37 +19,39 @@ use bytes::Bytes;
 /// A new item's contents, as a write hands them to its shard.
 pub enum Value {
     /// The key, then the value: the one allocation a scalar item keeps.
-    Scalar(Bytes),
+    Scalar(ItemBytes),
     /// Boxed, so an entry stays as small as a scalar needs.
     Collection(Box<Collections>),
 }
 
 impl Value {
     /// A scalar item's one allocation: `key` then `value`, allocated at
-    /// exactly their length (`into_boxed_slice` does not reallocate); or,
-    /// where that would round up to a larger size class than the two apart
-    /// (and the box that holds the value), a [`Collections::Scalar`].
+    /// exactly their length ([`ItemBytes`]); or a [`Collections::Scalar`]
+    /// for a value over [`COPIED_VALUE`], which reads share rather than
+    /// copy, and where the two together would round up to a larger size
+    /// class than apart (and the box that holds the value).
     pub fn scalar(key: &[u8], value: &[u8]) -> Value {
-        let together = allocation_size(key.len() + value.len());
-        let apart = allocation_size(key.len())
+        let together = ItemBytes::scalar_allocation(key.len(), value.len());
+        let apart = ItemBytes::collection_allocation(key.len())
             + allocation_size(value.len())
             + allocation_size(std::mem::size_of::<Collections>());
-        if apart < together {
+        if value.len() > COPIED_VALUE || apart < together {
             return Value::Collection(Box::new(Collections::Scalar(Bytes::copy_from_slice(value))));
         }
-        let mut bytes = Vec::with_capacity(key.len() + value.len());
-        bytes.extend_from_slice(key);
-        bytes.extend_from_slice(value);
-        Value::Scalar(Bytes::from(bytes.into_boxed_slice()))
+        Value::Scalar(ItemBytes::scalar(key, value))
     }
 }
 
 pub enum Collections {
     /// Not a collection: a scalar value kept apart from its key, because
-    /// the two in one allocation would take a larger size class (a
-    /// 16,384-byte value and its key: 20,480 bytes, where the value alone
-    /// takes 16,384); boxed here so an entry keeps one pointer for both.
-    /// `Bytes`, so reads share it (see `shard::Entry`).
+    /// it is over [`COPIED_VALUE`], or because the two in one allocation
+    /// would take a larger size class (a 16,384-byte value and its key:
+    /// 20,480 bytes, where the value alone takes 16,384); boxed here so an
+    /// entry keeps one pointer for both. `Bytes`, so reads of a value over
+    /// [`COPIED_VALUE`] share it: copies of large values made per read,
+    /// before any answer is counted, would let a few clients that never
+    /// read their answers multiply a value in memory
+    /// (server/tests/attacks*.rs, zero windows).
     Scalar(Bytes),
     Dictionary(Dictionary),
     Set(SetValue),
