@@ -90,20 +90,7 @@ impl Packed {
 
     /// Adds `parts` before its entries, in order: the entries move once.
     pub fn prepend<P: AsRef<[u8]>>(&mut self, parts: &[P]) {
-        let added = parts.iter().map(|p| entry_len(p.as_ref().len())).sum();
-        self.reserve(added);
-        let old = self.bytes.len();
-        self.bytes.resize(old + added, 0);
-        self.bytes.copy_within(..old, added);
-        let mut head = &mut self.bytes[..added];
-        for part in parts {
-            let part = part.as_ref();
-            encode_varint(part.len() as u64, &mut head);
-            let (written, rest) = head.split_at_mut(part.len());
-            written.copy_from_slice(part);
-            head = rest;
-        }
-        self.count += parts.len() as u32;
+        self.insert_at(0, parts);
     }
 
     /// The offset of entry `index` (the end past the last).
@@ -168,6 +155,42 @@ impl<'a> Iterator for Entries<'a> {
         let (entry, rest) = self.0.split_at(len);
         self.0 = rest;
         Some(entry)
+    }
+}
+
+/// Edits at a byte offset, for a collection that keeps its entries in an
+/// order of its own (a small sorted set: each member, then its score, in
+/// score order) and finds the offsets by walking [`Packed::as_bytes`].
+impl Packed {
+    /// Its entries as written: each a varint length, then the bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Adds `parts`, in order, at byte `offset`, where an entry starts (or
+    /// the end): the entries after it move once.
+    pub fn insert_at<P: AsRef<[u8]>>(&mut self, offset: usize, parts: &[P]) {
+        let added = parts.iter().map(|p| entry_len(p.as_ref().len())).sum();
+        self.reserve(added);
+        let old = self.bytes.len();
+        self.bytes.resize(old + added, 0);
+        self.bytes.copy_within(offset..old, offset + added);
+        let mut head = &mut self.bytes[offset..offset + added];
+        for part in parts {
+            let part = part.as_ref();
+            encode_varint(part.len() as u64, &mut head);
+            let (written, rest) = head.split_at_mut(part.len());
+            written.copy_from_slice(part);
+            head = rest;
+        }
+        self.count += parts.len() as u32;
+    }
+
+    /// Drops the `entries` entries that take bytes `range` (from where one
+    /// starts to where one ends).
+    pub fn remove_at(&mut self, range: std::ops::Range<usize>, entries: usize) {
+        self.bytes.drain(range);
+        self.count -= entries as u32;
     }
 }
 
