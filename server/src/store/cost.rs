@@ -6,28 +6,20 @@
 
 /// The header `bytes` allocates (24 bytes, the 32-byte class) the first
 /// time a stored value is cloned, kept for as long as the value lives.
-/// Reads never clone a stored part (they copy it out, see
-/// `answer::Copier`), so only a structure that keeps two handles on one
-/// part pays it: the sorted set's member map and score order.
+/// Collections' reads never clone a stored part (they copy it out, see
+/// `answer::Copier`), so only a scalar's read handle pays it.
 pub const SHARED_HEADER: u64 = 32;
 
 /// Bytes charged per element, on top of its parts ([`part_cost`]), by the
-/// types whose structure is not charged by its capacity (lists and sets
-/// are: see `list.rs`, `set.rs`):
+/// types whose structure is not charged by its capacity (lists, sets and
+/// sorted sets are: see `list.rs`, `set.rs`, `sorted_large.rs`):
 ///
 /// - a dictionary entry: a `HashMap<Bytes, Bytes>` slot, 64 bytes and a
 ///   control byte, at a load between 7/16 and 7/8 (74 to 149 bytes), and
 ///   the table's allocation rounding: `bench/memory` measures 139 bytes
 ///   beyond the parts for one dictionary of 1,000,000 entries (a load of
 ///   0.48): 128;
-/// - a sorted-set element: a `HashMap<Bytes, f64>` slot (40 bytes and a
-///   control byte: 66 at the average load, 86 at the lowest), a key of the
-///   order (40 bytes, in chunks half to wholly full: about 48), and the
-///   [`SHARED_HEADER`] of the order's second handle on the value;
-///   `bench/memory` measures 141 bytes beyond the part and header for one
-///   sorted set of 1,000,000 elements (a map load of 0.48): 144.
 pub const DICTIONARY_ENTRY_OVERHEAD: u64 = 128;
-pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 144;
 
 /// What `len` bytes of one element part are charged.
 pub fn part_cost(len: usize) -> u64 {
@@ -47,6 +39,19 @@ pub fn allocation_size(len: usize) -> usize {
             len.next_multiple_of(1 << (floor_log2 - 2))
         }
     }
+}
+
+/// What a hashbrown table with room for `capacity` entries of `slot` bytes
+/// allocates: per bucket a slot and a control byte, plus a group of control
+/// bytes (a table holds 7/8 of its buckets, or one less than their number
+/// below 8).
+pub fn table_bytes(capacity: usize, slot: usize) -> usize {
+    let buckets = match capacity {
+        0 => return 0,
+        1..=6 => capacity + 1,
+        _ => capacity / 7 * 8,
+    };
+    allocation_size(buckets * (slot + 1) + 16)
 }
 
 /// The room a collection's structure (a vector, a queue, a hash table) of

@@ -51,7 +51,10 @@ mod registry;
 pub mod set;
 mod shard;
 mod sieve;
+mod sorted_large;
+mod sorted_members;
 pub mod sorted_set;
+mod sorted_small;
 #[cfg(test)]
 mod tests;
 pub mod value;

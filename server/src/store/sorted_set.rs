@@ -1,12 +1,20 @@
-//! Sorted sets in the embedded store: a hash map from value to score, for
-//! the score of a value in O(1), beside an order-statistic sequence of
-//! (score, value) in the set's order ([`Ranked`]), for positions and ordered
-//! walks both ways. Both share each value's bytes (a `Bytes` clone), and
-//! every change keeps the two and the cost in step.
+//! Sorted sets in the embedded store, in one of two forms:
+//!
+//! - **packed** (`sorted_small.rs`) while a set holds at most
+//!   [`SMALL_MAX_ELEMENTS`] members of at most [`SMALL_MAX_MEMBER`] bytes:
+//!   each member and its score in one buffer, in the set's order, walked
+//!   for every call (as Redis's listpack encoding, with its 128 / 64);
+//! - **large** (`sorted_large.rs`) past either bound: a hash map from member
+//!   to score beside an order-statistic sequence of (score, member).
+//!
+//! A set is packed again once removals leave it at most
+//! [`SMALL_MAX_ELEMENTS`] / 2 members, all short (the half, so that a set
+//! at the bound does not convert both ways on every put and removal).
 //!
 //! What each call costs, for a set of n elements (none walks what it does
-//! not answer):
-//! - Put: O(k log n) for k elements; Increment: O(log n).
+//! not answer; a packed set's n is at most 128, each call a walk of it):
+//! - Put: O(k log n) for k elements; Increment: O(log n). A conversion
+//!   between the forms is O(n), once per n / 2 changes at least.
 //! - GetScore: O(k) for k values; Length: O(1).
 //! - Fetch by index or by score: O(log n + m) for m answered, wherever the
 //!   range starts (the offset of a fetch by score is skipped by position);
@@ -18,18 +26,18 @@
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the set as it was.
 
-use std::cmp::Ordering;
 use std::future::{ready, Future};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hashbrown::HashMap;
 
-use super::answer::{repeated_len, AnswerSize, Copier, Kept, Reserved};
-use super::cost::{part_cost, shrunk_room, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
+use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
+#[cfg(test)]
+use super::cost::part_cost;
 use super::dictionary::on_blocking_pool;
-use super::ranked::{Ranked, Weighted};
+use super::sorted_large::Large;
+use super::sorted_small::{packed_len, Small};
 use super::{CacheId, Store};
 use crate::backend::{
     canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
@@ -41,118 +49,115 @@ use crate::error::Error;
 /// a dictionary's is past as many fields.
 const INLINE_FETCH_ELEMENTS: usize = 4096;
 
-/// The charge of one element holding `value`: its bytes once (shared by
-/// both structures) and a slot in each, a hash-map entry and a chunk slot.
+/// The most members a packed set holds, and the longest member it takes
+/// (Redis's `zset-max-listpack-entries` and `-value`): a walk of 128
+/// elements of up to 64 bytes reads at most about 9 KiB, and no more than
+/// a few hundred bytes at the sizes sorted sets usually hold.
+pub const SMALL_MAX_ELEMENTS: usize = 128;
+pub const SMALL_MAX_MEMBER: usize = 64;
+
+/// At most what one element of `value` adds to the large form, for the
+/// store's check before a write (what it is charged is what the structures
+/// allocate, see `sorted_large.rs`): its entry in a page (score, length and
+/// bytes), an index bucket (a slot and a control byte, at a load as low as
+/// 7/16: 12), an order key (16 bytes, in chunks as little as half full:
+/// 32) and an offset (4, in a vector half full: 8).
 fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len()) + SHARED_HEADER + SORTED_SET_ELEMENT_OVERHEAD
+    (value.len() + LARGE_ELEMENT_OVERHEAD) as u64
 }
+
+const LARGE_ELEMENT_OVERHEAD: usize = 8 + 10 + 12 + 32 + 8;
 
 /// The bytes one element takes in a SortedSetFetch answer of values alone;
 /// with scores it takes more, so this is the answer's size, or a few bytes
 /// per element under it (see `store/answer.rs`).
-fn element_encoded_len(value: &[u8]) -> u64 {
+pub fn element_encoded_len(value: &[u8]) -> u64 {
     repeated_len(value.len())
 }
 
-/// What one element adds to what a set keeps: its charge, and its size in
-/// a fetch of all of it.
-fn element_kept(value: &[u8]) -> Kept {
-    Kept {
-        cost: element_cost(value),
-        encoded: element_encoded_len(value),
-    }
+/// Whether `len` members, the longest `longest` bytes, fit the packed form.
+fn fits_small(len: usize, longest: usize) -> bool {
+    len <= SMALL_MAX_ELEMENTS && longest <= SMALL_MAX_MEMBER
 }
 
-/// A key of the order: the score, then the value. `Low` and `High` are
-/// never stored: they bound a range of scores, before and after every value
-/// of their score.
-#[derive(Clone, Debug)]
-struct Key {
-    score: f64,
-    tail: Tail,
+/// What a write adds, as [`SortedSetValue::growth`] reckons it before the
+/// write, without holding on to the elements.
+pub struct Adding {
+    count: usize,
+    longest: usize,
+    /// Their charge in the large form.
+    large: u64,
+    /// At most the bytes they take packed (a score takes at most nine).
+    packed: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Tail {
-    Low,
-    Value(Bytes),
-    High,
-}
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    /// Scores are finite and never -0.0 (see `backend::sorted_set`), so
-    /// `total_cmp` is the numeric order.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.score
-            .total_cmp(&other.score)
-            .then_with(|| self.tail.cmp(&other.tail))
-    }
-}
-
-/// The order's weights are the elements' sizes in a fetch's answer, so
-/// that a range's size is known before it is copied.
-impl Weighted for Key {
-    fn weight(&self) -> u64 {
-        match &self.tail {
-            Tail::Value(value) => element_encoded_len(value),
-            Tail::Low | Tail::High => 0,
+impl Adding {
+    pub fn of<'a>(members: impl Iterator<Item = &'a [u8]>) -> Adding {
+        let mut adding = Adding {
+            count: 0,
+            longest: 0,
+            large: 0,
+            packed: 0,
+        };
+        for member in members {
+            adding.count += 1;
+            adding.longest = adding.longest.max(member.len());
+            adding.large += element_cost(member);
+            adding.packed += packed_len(member, f64::MIN_POSITIVE);
         }
+        adding
     }
 }
 
-impl Key {
-    fn element(value: &Bytes, score: f64) -> Key {
-        Key {
-            score,
-            tail: Tail::Value(value.clone()),
-        }
-    }
-
-    fn value(&self) -> &Bytes {
-        match &self.tail {
-            Tail::Value(value) => value,
-            Tail::Low | Tail::High => unreachable!("bounds are never stored"),
-        }
-    }
-
-    fn scored(&self) -> ScoredValue {
-        (self.value().clone(), self.score)
-    }
+#[derive(Debug)]
+enum Form {
+    Small(Small),
+    /// Boxed, so that a packed set (the most common) keeps the item small.
+    Large(Box<Large>),
 }
 
-#[derive(Debug, Default)]
-pub struct SortedSetValue {
-    scores: HashMap<Bytes, f64>,
-    order: Ranked<Key>,
-    /// The sums of [`element_kept`] over the elements.
-    kept: Kept,
+#[derive(Debug)]
+pub struct SortedSetValue(Form);
+
+impl Default for SortedSetValue {
+    fn default() -> Self {
+        SortedSetValue(Form::Small(Small::default()))
+    }
 }
 
 impl SortedSetValue {
     pub fn len(&self) -> usize {
-        self.scores.len()
+        match &self.0 {
+            Form::Small(small) => small.len(),
+            Form::Large(large) => large.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.scores.is_empty()
+        self.len() == 0
     }
 
     pub fn cost(&self) -> u64 {
-        self.kept.cost
+        match &self.0 {
+            Form::Small(small) => small.cost(),
+            Form::Large(large) => large.cost(),
+        }
+    }
+
+    /// At most what adding `adding` adds to [`Self::cost`], for the
+    /// store's check before the write: every element counted as new, and
+    /// a packed set that would convert counted whole in the large form.
+    pub fn growth(&self, adding: &Adding) -> u64 {
+        match &self.0 {
+            Form::Large(_) => adding.large,
+            Form::Small(small) if fits_small(small.len() + adding.count, adding.longest) => {
+                small.growth(adding.packed)
+            }
+            Form::Small(small) => {
+                let held = small.iter().map(|pair| element_cost(pair.member));
+                adding.large + held.sum::<u64>()
+            }
+        }
     }
 
     /// Sets the score of each value (the last wins for a value given
@@ -162,7 +167,7 @@ impl SortedSetValue {
         let added = {
             let mut new: hashbrown::HashSet<&Bytes> = hashbrown::HashSet::new();
             for (value, _) in &elements {
-                if !self.scores.contains_key(value) {
+                if self.score(value).is_none() {
                     new.insert(value);
                 }
             }
@@ -175,8 +180,8 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        for (value, score) in elements {
-            self.set(value, score);
+        for (value, score) in &elements {
+            self.set(value, *score);
         }
         Ok(len)
     }
@@ -185,7 +190,7 @@ impl SortedSetValue {
     /// score. Refused, changing nothing, when the sum is not finite or a
     /// new value would take the set over `max_len`.
     pub fn increment(&mut self, value: Bytes, amount: f64, max_len: usize) -> Result<f64, Error> {
-        let held = self.scores.get(&value).copied();
+        let held = self.score(&value);
         let score = canonical(held.unwrap_or(0.0) + amount);
         if !score.is_finite() {
             return Err(Error::ScoreNotFinite);
@@ -196,7 +201,7 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        self.set(value, score);
+        self.set(&value, score);
         Ok(score)
     }
 
@@ -209,24 +214,31 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        // A fresh table rather than a cleared one, which would keep the
-        // room of a larger set replaced by a smaller one.
-        self.scores = HashMap::with_capacity(elements.len());
-        self.order.clear();
-        self.kept = Kept::default();
-        for (value, score) in elements {
-            self.set(value, score);
+        let longest = elements.iter().map(|(value, _)| value.len()).max();
+        // A fresh structure rather than a cleared one, which would keep
+        // the room of a larger set replaced by a smaller one.
+        *self = if fits_small(elements.len(), longest.unwrap_or(0)) {
+            let room = elements.iter().map(|(v, s)| packed_len(v, *s)).sum();
+            SortedSetValue(Form::Small(Small::with_room(room)))
+        } else {
+            SortedSetValue(Form::Large(Box::new(Large::with_capacity(elements.len()))))
+        };
+        for (value, score) in &elements {
+            self.set(value, *score);
         }
         Ok(self.len())
     }
 
     pub fn score(&self, value: &[u8]) -> Option<f64> {
-        self.scores.get(value).copied()
+        match &self.0 {
+            Form::Small(small) => small.score(value),
+            Form::Large(large) => large.score(value),
+        }
     }
 
     /// Every element, ascending.
     pub fn elements(&self) -> Vec<ScoredValue> {
-        self.order.iter().map(Key::scored).collect()
+        self.copy(0, self.len(), SortOrder::Ascending)
     }
 
     pub fn fetch(&self, range: SortedSetRange, order: SortOrder) -> Vec<ScoredValue> {
@@ -236,12 +248,14 @@ impl SortedSetValue {
 
     /// The bytes of the elements of a fetch's answer at ascending positions
     /// `start..end`: O(1) for the whole set, else O(log n) and a walk of at
-    /// most two of the order's chunks.
+    /// most two of the order's chunks (a packed set: a walk of it).
     fn encoded_len(&self, start: usize, end: usize) -> u64 {
-        if start == 0 && end >= self.len() {
-            return self.kept.encoded;
+        match &self.0 {
+            Form::Small(small) if start == 0 && end >= small.len() => small.encoded(),
+            Form::Small(small) => small.weight(start, end),
+            Form::Large(large) if start == 0 && end >= large.len() => large.encoded(),
+            Form::Large(large) => large.weight(start, end),
         }
-        self.order.weight(start, end)
     }
 
     /// The ascending positions `start..end` a fetch answers, in O(log n);
@@ -278,24 +292,26 @@ impl SortedSetValue {
         }
     }
 
-    /// The elements at ascending positions `start..end`, walked in `order`.
+    /// The elements at ascending positions `start..end`, in `order`.
     fn copy(&self, start: usize, end: usize, order: SortOrder) -> Vec<ScoredValue> {
-        let range = self.order.range(start, end);
-        let mut copier = Copier::of(range.clone().map(Key::value));
-        let copy = |key: &Key| (copier.copy(key.value()), key.score);
-        match order {
-            SortOrder::Ascending => range.map(copy).collect(),
-            SortOrder::Descending => range.rev().map(copy).collect(),
+        let mut copied = match &self.0 {
+            Form::Small(small) => copy_pairs(small.pairs(start, end)),
+            Form::Large(large) => copy_pairs(large.pairs(start, end)),
+        };
+        if matches!(order, SortOrder::Descending) {
+            copied.reverse();
         }
+        copied
     }
 
     pub fn rank(&self, value: &[u8], order: SortOrder) -> Option<u64> {
-        let score = self.score(value)?;
-        let key = Key::element(&Bytes::copy_from_slice(value), score);
-        let rank = self.order.rank(&key)?;
+        let rank = match &self.0 {
+            Form::Small(small) => small.rank(value),
+            Form::Large(large) => large.rank(value),
+        }?;
         Some(match order {
             SortOrder::Ascending => rank,
-            SortOrder::Descending => self.order.len() - 1 - rank,
+            SortOrder::Descending => self.len() - 1 - rank,
         } as u64)
     }
 
@@ -307,23 +323,25 @@ impl SortedSetValue {
     /// Removes the values named, or all; answers the length after.
     pub fn remove(&mut self, remove: &SortedSetRemove) -> usize {
         match remove {
-            SortedSetRemove::All => {
-                self.scores = HashMap::new();
-                self.order.clear();
-                self.kept = Kept::default();
-            }
-            SortedSetRemove::Values(values) => {
-                for value in values {
-                    if let Some((value, score)) = self.scores.remove_entry(&value[..]) {
-                        self.order.remove(&Key::element(&value, score));
-                        self.kept -= element_kept(&value);
+            SortedSetRemove::All => *self = SortedSetValue::default(),
+            SortedSetRemove::Values(values) => match &mut self.0 {
+                Form::Small(small) => {
+                    for value in values {
+                        small.remove(value);
+                    }
+                    small.fit();
+                }
+                Form::Large(large) => {
+                    for value in values {
+                        large.remove(value);
+                    }
+                    if large.all_short() && large.len() <= SMALL_MAX_ELEMENTS / 2 {
+                        self.pack();
+                    } else {
+                        large.fit();
                     }
                 }
-                // As a dictionary's table (see `dictionary::shrink`).
-                if let Some(room) = shrunk_room(self.scores.len(), self.scores.capacity()) {
-                    self.scores.shrink_to(room);
-                }
-            }
+            },
         }
         self.len()
     }
@@ -333,46 +351,82 @@ impl SortedSetValue {
     /// are, so it compares as a number does. A range the wrong way round
     /// (refused by the handler, or empty by exclusion) holds none.
     fn positions(&self, scores: ScoreRange) -> (usize, usize) {
-        let bound = |score: f64, tail: Tail| Key {
-            score: canonical(score),
-            tail,
-        };
         // The first position in the range, and the first past it.
         let low = match scores.min {
             ScoreBound::Unbounded => 0,
-            ScoreBound::Inclusive(min) => self.below(&bound(min, Tail::Low)),
-            ScoreBound::Exclusive(min) => self.below(&bound(min, Tail::High)),
+            ScoreBound::Inclusive(min) => self.count_below(min, false),
+            ScoreBound::Exclusive(min) => self.count_below(min, true),
         };
         let high = match scores.max {
             ScoreBound::Unbounded => self.len(),
-            ScoreBound::Inclusive(max) => self.below(&bound(max, Tail::High)),
-            ScoreBound::Exclusive(max) => self.below(&bound(max, Tail::Low)),
+            ScoreBound::Inclusive(max) => self.count_below(max, true),
+            ScoreBound::Exclusive(max) => self.count_below(max, false),
         };
         (low, high.max(low))
     }
 
-    /// How many elements order before `bound`.
-    fn below(&self, bound: &Key) -> usize {
-        self.order.count_below(|key| key < bound)
+    /// How many elements score below `score` (or at most, when `or_equal`).
+    fn count_below(&self, score: f64, or_equal: bool) -> usize {
+        let score = canonical(score);
+        match &self.0 {
+            Form::Small(small) => small.count_below(score, or_equal),
+            Form::Large(large) => large.count_below(score, or_equal),
+        }
     }
 
-    fn set(&mut self, value: Bytes, score: f64) {
+    fn set(&mut self, value: &[u8], score: f64) {
         let score = canonical(score);
-        match self.scores.get_mut(&value) {
-            Some(held) => {
-                if *held != score {
-                    self.order.remove(&Key::element(&value, *held));
-                    *held = score;
-                    self.order.insert(Key::element(&value, score));
+        match &mut self.0 {
+            Form::Small(small) => {
+                let grows = small.score(value).is_none();
+                if fits_small(small.len() + usize::from(grows), value.len()) {
+                    small.set(value, score);
+                    return;
                 }
+                self.unpack();
+                self.set(value, score);
             }
-            None => {
-                self.kept += element_kept(&value);
-                self.order.insert(Key::element(&value, score));
-                self.scores.insert(value, score);
+            Form::Large(large) => {
+                large.set(value, score);
             }
         }
     }
+
+    /// A packed set into the large form.
+    fn unpack(&mut self) {
+        let Form::Small(small) = &self.0 else {
+            return;
+        };
+        let mut large = Large::with_capacity(small.len() + 1);
+        for pair in small.iter() {
+            large.set(pair.member, pair.score);
+        }
+        self.0 = Form::Large(Box::new(large));
+    }
+
+    /// A large set, small enough again, into the packed form.
+    fn pack(&mut self) {
+        let Form::Large(large) = &self.0 else {
+            return;
+        };
+        let pairs = large.pairs(0, large.len());
+        let room = pairs
+            .clone()
+            .map(|(member, score)| packed_len(member, score));
+        let mut small = Small::with_room(room.sum());
+        for (member, score) in pairs {
+            small.append_sorted(member, score);
+        }
+        self.0 = Form::Small(small);
+    }
+}
+
+/// The elements of `pairs` copied out, in one buffer (see [`Copier`]).
+fn copy_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], f64)> + Clone) -> Vec<ScoredValue> {
+    let mut copier = Copier::new(pairs.clone().map(|(member, _)| member.len()).sum());
+    pairs
+        .map(|(member, score)| (copier.copy(member), score))
+        .collect()
 }
 
 impl SortedSetStorage for Arc<Store> {
@@ -384,17 +438,15 @@ impl SortedSetStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
-        // Copied before the lock, as the list's values are.
-        let elements: Vec<ScoredValue> = elements
-            .into_iter()
-            .map(|(value, score)| (Bytes::copy_from_slice(&value), score))
-            .collect();
-        let growth = elements.iter().map(|(value, _)| element_cost(value)).sum();
+        // Not copied before the lock, as a list's values are: the store
+        // copies each member into its own buffers (`sorted_small.rs`,
+        // `sorted_members.rs`) and keeps no handle on the request.
+        let adding = Adding::of(elements.iter().map(|(value, _)| &value[..]));
         let put = self.grow(
             *cache,
             key,
             Some(ttl),
-            |_| growth,
+            |set: &SortedSetValue| set.growth(&adding),
             |set: &mut SortedSetValue| set.put(elements, max_len),
         );
         ready(put.map(Option::unwrap_or_default))
@@ -466,13 +518,12 @@ impl SortedSetStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<f64, Error>> + Send {
-        let value = Bytes::copy_from_slice(&value);
-        let growth = element_cost(&value);
+        let adding = Adding::of([&value[..]].into_iter());
         let score = self.grow(
             *cache,
             key,
             Some(ttl),
-            |_| growth,
+            |set: &SortedSetValue| set.growth(&adding),
             |set: &mut SortedSetValue| set.increment(value, amount, max_len),
         );
         ready(score.map(Option::unwrap_or_default))
@@ -620,14 +671,24 @@ mod tests {
             .collect()
     }
 
+    /// Panics unless the set's form holds together: a packed set in order,
+    /// within the bounds, what it keeps matching its elements.
     fn assert_consistent(set: &SortedSetValue) {
-        assert_eq!(set.scores.len(), set.order.len());
-        let kept: Kept = set.scores.keys().map(|v| element_kept(v)).sum();
-        assert_eq!(set.kept, kept);
-        assert_eq!(set.order.weight(0, set.len()), kept.encoded);
-        for key in set.order.iter() {
-            let (value, score) = key.scored();
-            assert_eq!(set.scores[&value], score);
+        match &set.0 {
+            Form::Small(small) => {
+                let pairs: Vec<(&[u8], f64)> = small.pairs(0, small.len()).collect();
+                assert_eq!(pairs.len(), small.len());
+                let ordered = |a: &(&[u8], f64), b: &(&[u8], f64)| {
+                    a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)).is_lt()
+                };
+                assert!(pairs.windows(2).all(|w| ordered(&w[0], &w[1])));
+                let encoded: u64 = pairs.iter().map(|(m, _)| element_encoded_len(m)).sum();
+                assert_eq!(small.encoded(), encoded);
+                let longest = pairs.iter().map(|(m, _)| m.len()).max();
+                assert!(fits_small(small.len(), longest.unwrap_or(0)));
+                assert_eq!(small.cost(), part_cost(small.bytes_len()).max(small.cost()));
+            }
+            Form::Large(large) => large.assert_consistent(),
         }
     }
 
@@ -784,33 +845,57 @@ mod tests {
         assert_consistent(&s);
         assert_eq!(s.remove(&SortedSetRemove::All), 0);
         assert_eq!(s.cost(), 0);
-        assert_eq!(s.order.len(), 0);
+        assert!(s.is_empty());
     }
 
-    /// Grown to 10,000 elements and cut to 3 (by removals, or replaced by a
-    /// union of 3), a sorted set is charged for 3 and holds a table for a
-    /// few, not the 10,000's.
+    /// Grown to 10,000 elements and cut to 100 by removals, a sorted set is
+    /// charged about as much per element as before, and holds a table and
+    /// members' slots for a few hundred, not the 10,000's; cut to 3, or
+    /// replaced by a union of 100, it is packed.
     #[test]
-    fn a_sorted_set_cut_to_a_few_elements_gives_its_table_back() {
+    fn a_sorted_set_cut_to_a_few_elements_gives_its_room_back() {
         let value = |i: usize| Bytes::from(format!("value-{i}"));
         let grown = || {
             let mut s = SortedSetValue::default();
             let elements = (0..10_000).map(|i| (value(i), i as f64)).collect();
             s.put(elements, NO_LIMIT).unwrap();
-            assert!(s.scores.capacity() >= 10_000);
+            assert!(large(&s).capacity() >= 10_000);
             s
         };
-        let mut removed = grown();
-        let full = removed.cost();
-        removed.remove(&SortedSetRemove::Values((3..10_000).map(value).collect()));
+        let packed_cost = |n: usize| part_cost((0..n).map(|i| packed_len(&value(i), 1.0)).sum());
+        let mut s = grown();
+        let full = s.cost();
+        s.remove(&SortedSetRemove::Values((100..10_000).map(value).collect()));
+        assert_eq!(s.len(), 100);
+        assert_consistent(&s);
+        assert!(s.cost() * 10_000 < full * 100 * 2, "{} of {full}", s.cost());
+        let room = large(&s).capacity();
+        assert!(room < 512, "room for {room}");
+        assert_eq!(large(&s).slots(), 100);
+        // Renumbered, it takes new members and new scores as before.
+        let more = (20_000..20_050).map(|i| (value(i), -(i as f64)));
+        let rescored = (0..10).map(|i| (value(i), 0.5));
+        s.put(more.chain(rescored).collect(), NO_LIMIT).unwrap();
+        assert_eq!(s.len(), 150);
+        assert_consistent(&s);
+        let cut = (3..100).chain(20_000..20_050).map(value);
+        s.remove(&SortedSetRemove::Values(cut.collect()));
+        assert!(matches!(s.0, Form::Small(_)));
+        assert_consistent(&s);
+        assert!(s.cost() <= 2 * packed_cost(3), "{}", s.cost());
+
         let mut replaced = grown();
-        let few = (0..3).map(|i| (value(i), 1.0)).collect();
+        let few = (0..100).map(|i| (value(i), 1.0)).collect();
         replaced.replace(few, NO_LIMIT).unwrap();
-        for s in [removed, replaced] {
-            assert_eq!(s.len(), 3);
-            assert_consistent(&s);
-            assert_eq!(s.cost() * 10_000, full * 3);
-            assert!(s.scores.capacity() < 16, "room for {}", s.scores.capacity());
+        assert!(matches!(replaced.0, Form::Small(_)));
+        assert_consistent(&replaced);
+        assert_eq!(replaced.cost(), packed_cost(100));
+    }
+
+    fn large(s: &SortedSetValue) -> &Large {
+        match &s.0 {
+            Form::Large(large) => large,
+            Form::Small(_) => panic!("a packed set"),
         }
     }
 
@@ -831,6 +916,17 @@ mod tests {
         use super::*;
 
         const VALUES: &[&[u8]] = &[b"", b"a", b"b", b"B", b"\xff", b"ab"];
+        /// Values past `VALUES`: enough to take a set past the packed
+        /// form's bounds, some of them longer than a packed member may be.
+        const MANY: usize = 200;
+
+        fn value(v: usize) -> Bytes {
+            match v {
+                v if v < VALUES.len() => Bytes::from_static(VALUES[v]),
+                v if v % 40 == 0 => Bytes::from(format!("{v:0>70}")),
+                v => Bytes::from(format!("m{v}")),
+            }
+        }
         const SCORES: &[f64] = &[0.0, -0.0, 1.0, -1.0, 0.5, 1e300, f64::MAX, -f64::MAX];
 
         #[derive(Clone, Debug)]
@@ -840,12 +936,20 @@ mod tests {
             Remove(Option<Vec<usize>>),
         }
 
+        /// Up to `n` values from `v` on: enough to cross the bounds.
+        fn many(v: usize, n: usize) -> std::ops::Range<usize> {
+            v..(v + n).min(MANY)
+        }
+
         fn op() -> impl Strategy<Value = Op> {
             let value = 0..VALUES.len();
             prop_oneof![
                 3 => prop::collection::vec((value.clone(), 0..SCORES.len()), 1..4).prop_map(Op::Put),
                 2 => (value.clone(), 0..SCORES.len()).prop_map(|(v, a)| Op::Increment(v, a)),
                 1 => prop::option::of(prop::collection::vec(value, 0..3)).prop_map(Op::Remove),
+                1 => (0..MANY, 0..MANY, 0..SCORES.len())
+                    .prop_map(|(v, n, s)| Op::Put(many(v, n).map(|v| (v, s)).collect())),
+                1 => (0..MANY, 0..MANY).prop_map(|(v, n)| Op::Remove(Some(many(v, n).collect()))),
             ]
         }
 
@@ -881,7 +985,7 @@ mod tests {
                         Op::Put(elements) => {
                             let elements: Vec<ScoredValue> = elements
                                 .into_iter()
-                                .map(|(v, s)| (Bytes::from_static(VALUES[v]), canonical(SCORES[s])))
+                                .map(|(v, s)| (value(v), canonical(SCORES[s])))
                                 .collect();
                             for (value, score) in &elements {
                                 model.retain(|(v, _)| v != value);
@@ -890,7 +994,7 @@ mod tests {
                             prop_assert_eq!(set.put(elements, NO_LIMIT), Ok(model.len()));
                         }
                         Op::Increment(v, a) => {
-                            let value = Bytes::from_static(VALUES[v]);
+                            let value = value(v);
                             let held = model.iter().find(|(m, _)| *m == value).map(|(_, s)| *s);
                             let sum = canonical(held.unwrap_or(0.0) + SCORES[a]);
                             let answer = set.increment(value.clone(), canonical(SCORES[a]), NO_LIMIT);
@@ -908,7 +1012,7 @@ mod tests {
                         }
                         Op::Remove(Some(values)) => {
                             let values: Vec<Bytes> =
-                                values.into_iter().map(|v| Bytes::from_static(VALUES[v])).collect();
+                                values.into_iter().map(|v| value(v)).collect();
                             model.retain(|(m, _)| !values.contains(m));
                             prop_assert_eq!(set.remove(&SortedSetRemove::Values(values)), model.len());
                         }
@@ -957,12 +1061,25 @@ mod tests {
         };
         assert_eq!(put(&[("a", 1.0), ("bb", 2.0)]).await, Ok(2));
         let two = store.stats().bytes;
+        let packed = packed_len(b"a", 1.0) + packed_len(b"bb", 2.0);
+        assert_eq!(packed, 9);
+        // Packed: 9 bytes, then 15, in a buffer of 16.
         assert_eq!(put(&[("ccc", 3.0)]).await, Ok(3));
         let three = store.stats().bytes;
-        assert_eq!(three - two, element_cost(b"ccc"));
+        assert_eq!(three, two);
+        // A member past the packed form's bound: every element is charged
+        // as the large form charges it, and the buffer is freed.
+        let long = "l".repeat(SMALL_MAX_MEMBER + 1);
+        assert_eq!(put(&[(&long, 4.0)]).await, Ok(4));
+        let four = store.stats().bytes;
+        let mut same = set(&[("a", 1.0), ("bb", 2.0), ("ccc", 3.0)]);
+        assert_eq!(same.cost(), part_cost(15));
+        same.put(elements(&[(&long, 4.0)]), NO_LIMIT).unwrap();
+        assert!(matches!(same.0, Form::Large(_)));
+        assert_eq!(four - three, same.cost() - part_cost(15));
         // A new score for a value held costs nothing more.
-        assert_eq!(put(&[("a", 9.0)]).await, Ok(3));
-        assert_eq!(store.stats().bytes, three);
+        assert_eq!(put(&[("a", 9.0)]).await, Ok(4));
+        assert_eq!(store.stats().bytes, four);
         let all = SortedSetRemove::All;
         assert_eq!(store.sorted_set_remove(&c, b"z", &all).await, Ok(Some(0)));
         assert_eq!(store.stats().items, 0);
