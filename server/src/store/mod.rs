@@ -14,6 +14,8 @@
 //!   [`value::Collection`] interface every collection type implements.
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types;
 //!   `leaderboard`, stored the same way under the cache's leaderboard id.
+//!   A sorted set has two forms, `sorted_small` (packed) and `sorted_large`
+//!   (its members in `sorted_members`, its order in `ranked`).
 //! - `cost`: what holding bytes is charged (size classes, headers, the
 //!   measured structure of each collection), read by all of the above.
 //! - `answer`: the size of a fetch's answer, checked against
