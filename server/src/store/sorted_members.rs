@@ -106,7 +106,7 @@ impl Members {
     /// Stores `member` with `score`; answers its slot.
     pub fn insert(&mut self, member: &[u8], score: f64) -> u32 {
         let slot = self.free.pop().unwrap_or_else(|| {
-            if self.offsets.len() % PAGE_SLOTS == 0 {
+            if self.offsets.len().is_multiple_of(PAGE_SLOTS) {
                 self.pages.push(Page::default());
             }
             self.offsets.push(FREE);

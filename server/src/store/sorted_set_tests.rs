@@ -362,7 +362,7 @@ mod model {
                     }
                     Op::Remove(Some(values)) => {
                         let values: Vec<Bytes> =
-                            values.into_iter().map(|v| value(v)).collect();
+                            values.into_iter().map(value).collect();
                         model.retain(|(m, _)| !values.contains(m));
                         prop_assert_eq!(set.remove(&SortedSetRemove::Values(values)), model.len());
                     }
