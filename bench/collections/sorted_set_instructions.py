@@ -30,6 +30,7 @@ import re
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 
 import jiffy
 
@@ -37,19 +38,16 @@ CACHE = "bench"
 
 
 def start(server: str, work: str) -> tuple[subprocess.Popen[bytes], int]:
-    log = open(os.path.join(work, "server.log"), "wb")
-    process = subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={work}/callgrind.out.%p",
-            server,
-            "--listen",
-            "127.0.0.1:0",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={work}/callgrind.out.%p",
+        server,
+        "--listen",
+        "127.0.0.1:0",
+    ]
+    with open(os.path.join(work, "server.log"), "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     for _ in range(600):
         with open(os.path.join(work, "server.log"), errors="replace") as f:
             found = re.search(r"^listening on 127\.0\.0\.1:(\d+)", f.read(), re.M)
@@ -62,11 +60,11 @@ def start(server: str, work: str) -> tuple[subprocess.Popen[bytes], int]:
     raise SystemExit("jiffy-server did not start under callgrind")
 
 
-def count(pid: int, work: str, name: str, calls: int, call: object) -> int:
-    """Instructions per call of `call` (a function of no arguments)."""
+def count(pid: int, work: str, name: str, calls: int, call: Callable[[], None]) -> int:
+    """Instructions per call of `call`."""
     subprocess.run(["callgrind_control", "--zero", str(pid)], check=True, capture_output=True)
     for _ in range(calls):
-        call()  # type: ignore[operator]
+        call()
     subprocess.run(
         ["callgrind_control", f"--dump={name}", str(pid)], check=True, capture_output=True
     )
