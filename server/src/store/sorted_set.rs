@@ -3,16 +3,17 @@
 //! - **packed** (`sorted_small.rs`) while a set holds at most
 //!   [`SMALL_MAX_ELEMENTS`] members of at most [`SMALL_MAX_MEMBER`] bytes:
 //!   each member and its score in one buffer, in the set's order, walked
-//!   for every call (as Redis's listpack encoding, with its 128 / 64);
-//! - **large** (`sorted_large.rs`) past either bound: a hash map from member
-//!   to score beside an order-statistic sequence of (score, member).
+//!   for every call (as Redis's listpack encoding);
+//! - **large** (`sorted_large.rs`) past either bound: each member stored
+//!   once, a table of slots for its score, an order-statistic sequence of
+//!   (score, slot) for positions.
 //!
 //! A set is packed again once removals leave it at most
 //! [`SMALL_MAX_ELEMENTS`] / 2 members, all short (the half, so that a set
 //! at the bound does not convert both ways on every put and removal).
 //!
 //! What each call costs, for a set of n elements (none walks what it does
-//! not answer; a packed set's n is at most 128, each call a walk of it):
+//! not answer; a packed set's n is at most 32, each call a walk of it):
 //! - Put: O(k log n) for k elements; Increment: O(log n). A conversion
 //!   between the forms is O(n), once per n / 2 changes at least.
 //! - GetScore: O(k) for k values; Length: O(1).
@@ -48,10 +49,14 @@ use crate::error::Error;
 const INLINE_FETCH_ELEMENTS: usize = 4096;
 
 /// The most members a packed set holds, and the longest member it takes
-/// (Redis's `zset-max-listpack-entries` and `-value`): a walk of 128
-/// elements of up to 64 bytes reads at most about 9 KiB, and no more than
-/// a few hundred bytes at the sizes sorted sets usually hold.
-pub const SMALL_MAX_ELEMENTS: usize = 128;
+/// (Redis's `zset-max-listpack-entries` and `-value` are 128 and 64).
+/// Chosen from callgrind's count of a call (`bench/README.md`, "Result
+/// after lean sorted sets"): a packed set's walks cost a put or a fetch
+/// of the top ten about 300 instructions a member over the large form
+/// (+5% of a gRPC call at 10 members, +20% at 32, +70% at 120), a score
+/// or a rank about 85; at 32 a set of ten, the common small set, is
+/// packed, and the walk stays within a fifth of a call.
+pub const SMALL_MAX_ELEMENTS: usize = 32;
 pub const SMALL_MAX_MEMBER: usize = 64;
 
 /// At most what one element of `value` adds to the large form, for the

@@ -201,7 +201,7 @@ fn remove_some_or_all() {
 /// Grown to 10,000 elements and cut to 100 by removals, a sorted set is
 /// charged about as much per element as before, and holds a table and
 /// members' slots for a few hundred, not the 10,000's; cut to 3, or
-/// replaced by a union of 100, it is packed.
+/// replaced by a union small enough, it is packed.
 #[test]
 fn a_sorted_set_cut_to_a_few_elements_gives_its_room_back() {
     let value = |i: usize| Bytes::from(format!("value-{i}"));
@@ -235,11 +235,11 @@ fn a_sorted_set_cut_to_a_few_elements_gives_its_room_back() {
     assert!(s.cost() <= 2 * packed_cost(3), "{}", s.cost());
 
     let mut replaced = grown();
-    let few = (0..100).map(|i| (value(i), 1.0)).collect();
+    let few = (0..SMALL_MAX_ELEMENTS).map(|i| (value(i), 1.0)).collect();
     replaced.replace(few, NO_LIMIT).unwrap();
     assert!(matches!(replaced.0, Form::Small(_)));
     assert_consistent(&replaced);
-    assert_eq!(replaced.cost(), packed_cost(100));
+    assert_eq!(replaced.cost(), packed_cost(SMALL_MAX_ELEMENTS));
 }
 
 fn large(s: &SortedSetValue) -> &Large {
