@@ -19,9 +19,6 @@
 //! it. A read refused for lack of budget is RESOURCE_EXHAUSTED, as any
 //! in-flight refusal.
 
-use std::iter::Sum;
-use std::ops::{AddAssign, SubAssign};
-
 use bytes::{Bytes, BytesMut};
 use prost::encoding::encoded_len_varint;
 
@@ -69,38 +66,6 @@ impl Copier {
     pub fn copy(&mut self, part: &[u8]) -> Bytes {
         self.0.extend_from_slice(part);
         self.0.split().freeze()
-    }
-}
-
-/// What a collection keeps up to date of its elements, so that neither is
-/// a walk: their charge (see `value::Collection::cost`) and their encoded
-/// size in the answer that fetches them all.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Kept {
-    pub cost: u64,
-    pub encoded: u64,
-}
-
-impl AddAssign for Kept {
-    fn add_assign(&mut self, other: Kept) {
-        self.cost += other.cost;
-        self.encoded += other.encoded;
-    }
-}
-
-impl SubAssign for Kept {
-    fn sub_assign(&mut self, other: Kept) {
-        self.cost -= other.cost;
-        self.encoded -= other.encoded;
-    }
-}
-
-impl Sum for Kept {
-    fn sum<I: Iterator<Item = Kept>>(iter: I) -> Kept {
-        iter.fold(Kept::default(), |mut total, kept| {
-            total += kept;
-            total
-        })
     }
 }
 

@@ -7,9 +7,8 @@
 /// The header `bytes` allocates (24 bytes, the 32-byte class) the first
 /// time a stored value is cloned, kept for as long as the value lives.
 /// Reads of collections never clone a stored part (they copy it out, see
-/// `answer::Copier`), nor do reads of small scalars (`shard::COPIED_VALUE`),
-/// so only a large scalar and a structure that keeps two handles on one
-/// part pay it: the sorted set's member map and score order.
+/// `answer::Copier`), nor do reads of small scalars ([`COPIED_VALUE`]),
+/// so only a large scalar's read handle pays it.
 pub const SHARED_HEADER: u64 = 32;
 
 /// The largest scalar value a read copies out rather than handing out a
@@ -24,18 +23,6 @@ pub const SHARED_HEADER: u64 = 32;
 /// increment and decrement do; at 4 KiB, twice as much (bench/README.md,
 /// "Result after a leaner scalar entry").
 pub const COPIED_VALUE: usize = 2048;
-
-/// Bytes charged per element, on top of its parts ([`part_cost`]), by the
-/// types whose structure is not charged by its capacity (lists, sets and
-/// dictionaries are: see `list.rs`, `packed_map.rs`):
-///
-/// - a sorted-set element: a `HashMap<Bytes, f64>` slot (40 bytes and a
-///   control byte: 66 at the average load, 86 at the lowest), a key of the
-///   order (40 bytes, in chunks half to wholly full: about 48), and the
-///   [`SHARED_HEADER`] of the order's second handle on the value;
-///   `bench/memory` measures 141 bytes beyond the part and header for one
-///   sorted set of 1,000,000 elements (a map load of 0.48): 144.
-pub const SORTED_SET_ELEMENT_OVERHEAD: u64 = 144;
 
 /// What `len` bytes of one element part are charged.
 pub fn part_cost(len: usize) -> u64 {
@@ -55,6 +42,19 @@ pub fn allocation_size(len: usize) -> usize {
             len.next_multiple_of(1 << (floor_log2 - 2))
         }
     }
+}
+
+/// What a hashbrown table with room for `capacity` entries of `slot` bytes
+/// allocates: per bucket a slot (the slots aligned to 16 bytes) and a
+/// control byte, plus a group of control bytes (a table holds 7/8 of its
+/// buckets, or one less than their number below 8).
+pub fn table_bytes(capacity: usize, slot: usize) -> usize {
+    let buckets = match capacity {
+        0 => return 0,
+        1..=6 => capacity + 1,
+        _ => capacity / 7 * 8,
+    };
+    allocation_size((buckets * slot).next_multiple_of(16) + buckets + 16)
 }
 
 /// The room a collection's structure (a vector, a queue, a hash table) of

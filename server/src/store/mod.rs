@@ -16,6 +16,8 @@
 //!   [`value::Collection`] interface every collection type implements.
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types;
 //!   `leaderboard`, stored the same way under the cache's leaderboard id.
+//!   A sorted set has two forms, `sorted_small` (packed) and `sorted_large`
+//!   (its members in `sorted_members`, its order in `ranked`).
 //! - `cost`: what holding bytes is charged (size classes, headers, the
 //!   measured structure of each collection), read by all of the above.
 //! - `answer`: the size of a fetch's answer, checked against
@@ -55,7 +57,10 @@ mod registry;
 pub mod set;
 mod shard;
 mod sieve;
+mod sorted_large;
+mod sorted_members;
 pub mod sorted_set;
+mod sorted_small;
 #[cfg(test)]
 mod tests;
 pub mod value;

@@ -204,6 +204,28 @@ impl Packed {
     }
 }
 
+/// Edits at a byte offset, for a collection that keeps its entries in an
+/// order of its own (a small sorted set: each member, then its score, in
+/// score order) and finds the offsets by walking [`Packed::as_bytes`].
+impl Packed {
+    /// Its entries as written: each a varint length, then the bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Adds `parts`, in order, at byte `offset`, where an entry starts (or
+    /// the end): the entries after it move once.
+    pub fn insert_at<P: AsRef<[u8]>>(&mut self, offset: usize, parts: &[P]) {
+        self.splice(offset..offset, 0, parts);
+    }
+
+    /// Drops the `entries` entries that take bytes `range` (from where one
+    /// starts to where one ends).
+    pub fn remove_at(&mut self, range: Range<usize>, entries: usize) {
+        self.splice::<&[u8]>(range, entries, &[]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

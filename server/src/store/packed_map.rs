@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use super::cost::{allocation_size, shrunk_room};
+use super::cost::{allocation_size, shrunk_room, table_bytes};
 use super::packed::{entry_len, Packed};
 
 /// The most entries a small map holds. A lookup in a small map scans up
@@ -61,22 +61,11 @@ fn hash(key: &[u8]) -> u64 {
 }
 
 /// The charge of an index whose vector has room for `offsets` and whose
-/// table for `ids`: the box, the vector, and per table bucket an id and a
-/// control byte, plus a group of control bytes (hashbrown's layout, whose
-/// table holds 7/8 of its buckets, or one less than their number below 8).
+/// table for `ids`: the box, the vector and the table.
 fn index_cost(offsets: usize, ids: usize) -> u64 {
-    let buckets = match ids {
-        0 => 0,
-        1..=6 => ids + 1,
-        _ => ids / 7 * 8,
-    };
-    let table = match buckets {
-        0 => 0,
-        _ => (buckets * size_of::<u32>()).next_multiple_of(16) + buckets + 16,
-    };
     (allocation_size(size_of::<Index>())
         + allocation_size(offsets * size_of::<usize>())
-        + allocation_size(table)) as u64
+        + table_bytes(ids, size_of::<u32>())) as u64
 }
 
 /// The capacity a hash table that holds `capacity` grows to, to hold

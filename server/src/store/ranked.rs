@@ -23,8 +23,12 @@
 //! (for the sorted set, their size in a fetch's answer), so the weight of
 //! an index range is known in O(log c + `MAX_CHUNK`) before it is walked.
 
+use std::cmp::Ordering;
 use std::iter::{Chain, Flatten};
+use std::mem::size_of;
 use std::slice;
+
+use super::cost::allocation_size;
 
 /// A chunk's most elements: a shift of 512 elements of 40 bytes is a few
 /// hundred nanoseconds, and 1,000,000 elements make about 2,000-4,000 chunks.
@@ -48,6 +52,9 @@ pub struct Ranked<T> {
     /// The sums of the weights of the elements of `chunks`.
     weights: Fenwick,
     len: usize,
+    /// The sum of the chunks' capacities, so that what the sequence takes
+    /// ([`Ranked::heap_bytes`]) is known in O(1).
+    room: usize,
 }
 
 impl<T> Default for Ranked<T> {
@@ -57,6 +64,7 @@ impl<T> Default for Ranked<T> {
             lengths: Fenwick::default(),
             weights: Fenwick::default(),
             len: 0,
+            room: 0,
         }
     }
 }
@@ -65,13 +73,40 @@ impl<T> Default for Ranked<T> {
 pub type Range<'a, T> =
     Chain<Chain<slice::Iter<'a, T>, Flatten<slice::Iter<'a, Vec<T>>>>, slice::Iter<'a, T>>;
 
+/// Lookups by ordering: `by(element)` answers how an element compares with
+/// the one sought, so that elements whose order depends on something held
+/// elsewhere (the sorted set's members, kept apart from its order) can be
+/// found without a copy of it.
 impl<T: Ord + Weighted> Ranked<T> {
+    /// The rank of `value`, or None when it is not held.
+    pub fn rank(&self, value: &T) -> Option<usize> {
+        self.rank_by(|e| e.cmp(value))
+    }
+
+    /// Adds `value`; false (and nothing changes) when an equal one is held.
+    pub fn insert(&mut self, value: T) -> bool {
+        let found = self.find_by(|e| e.cmp(&value));
+        self.insert_found(found, value)
+    }
+
+    /// Removes the element equal to `value`; false when none is held.
+    pub fn remove(&mut self, value: &T) -> bool {
+        self.remove_by(|e| e.cmp(value)).is_some()
+    }
+}
+
+impl<T: Weighted> Ranked<T> {
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }
 
-    pub fn clear(&mut self) {
-        *self = Ranked::default();
+    /// The bytes the sequence holds: its chunks' capacities, the list of
+    /// them and the two Fenwick trees (not what its elements point to).
+    pub fn heap_bytes(&self) -> usize {
+        allocation_size(self.room * size_of::<T>())
+            + allocation_size(self.chunks.capacity() * size_of::<Vec<T>>())
+            + 2 * allocation_size(self.chunks.len() * size_of::<usize>())
     }
 
     /// How many elements satisfy `below`, which must hold for a prefix of
@@ -84,10 +119,15 @@ impl<T: Ord + Weighted> Ranked<T> {
         }
     }
 
-    /// The rank of `value`, or None when it is not held.
-    pub fn rank(&self, value: &T) -> Option<usize> {
-        let (chunk, found) = self.find(value)?;
+    /// The rank of the element `by` finds, or None when it is not held.
+    pub fn rank_by(&self, by: impl Fn(&T) -> Ordering) -> Option<usize> {
+        let (chunk, found) = self.find_by(by)?;
         found.ok().map(|at| self.lengths.prefix(chunk) + at)
+    }
+
+    /// Each element in order, to change what does not move it in the order.
+    pub fn for_each_mut(&mut self, change: impl FnMut(&mut T)) {
+        self.chunks.iter_mut().flatten().for_each(change);
     }
 
     /// The elements at indices `start..end` (clamped to the length), in
@@ -109,6 +149,7 @@ impl<T: Ord + Weighted> Ranked<T> {
             .chain(self.chunks[last][..=to].iter())
     }
 
+    #[cfg(test)]
     pub fn iter(&self) -> Range<'_, T> {
         self.range(0, self.len)
     }
@@ -133,16 +174,24 @@ impl<T: Ord + Weighted> Ranked<T> {
         self.weights.prefix(chunk) as u64 + within
     }
 
-    /// Both Fenwick trees rebuilt from the chunks, after a split, a merge
-    /// or a chunk's removal.
+    /// Both Fenwick trees and the room rebuilt from the chunks, after a
+    /// split, a merge or a chunk's removal.
     fn rebuild(&mut self) {
         self.lengths = Fenwick::of(self.chunks.iter().map(Vec::len));
         self.weights = Fenwick::of(self.chunks.iter().map(|chunk| chunk_weight(chunk)));
+        self.room = self.chunks.iter().map(Vec::capacity).sum();
     }
 
-    /// Adds `value`; false (and nothing changes) when an equal one is held.
-    pub fn insert(&mut self, value: T) -> bool {
-        let Some((mut chunk, found)) = self.find(&value) else {
+    /// Adds `value` where `by` finds its place; false (and nothing
+    /// changes) when `by` finds an equal element.
+    pub fn insert_by(&mut self, value: T, by: impl Fn(&T) -> Ordering) -> bool {
+        let found = self.find_by(by);
+        self.insert_found(found, value)
+    }
+
+    /// Adds `value` where [`Ranked::find_by`] found its place.
+    fn insert_found(&mut self, found: Option<(usize, Result<usize, usize>)>, value: T) -> bool {
+        let Some((mut chunk, found)) = found else {
             self.chunks.push(vec![value]);
             self.len = 1;
             self.rebuild();
@@ -165,17 +214,19 @@ impl<T: Ord + Weighted> Ranked<T> {
             self.rebuild();
         } else {
             self.weights.add(chunk, value.weight() as isize);
+            let before = self.chunks[chunk].capacity();
             self.chunks[chunk].insert(at, value);
+            self.room += self.chunks[chunk].capacity() - before;
             self.lengths.add(chunk, 1);
         }
         self.len += 1;
         true
     }
 
-    /// Removes the element equal to `value`; false when none is held.
-    pub fn remove(&mut self, value: &T) -> bool {
-        let Some((chunk, Ok(at))) = self.find(value) else {
-            return false;
+    /// Removes the element `by` finds and answers it.
+    pub fn remove_by(&mut self, by: impl Fn(&T) -> Ordering) -> Option<T> {
+        let Some((chunk, Ok(at))) = self.find_by(by) else {
+            return None;
         };
         let removed = self.chunks[chunk].remove(at);
         self.len -= 1;
@@ -186,13 +237,15 @@ impl<T: Ord + Weighted> Ranked<T> {
         } else if left < MIN_CHUNK && self.chunks.len() > 1 {
             self.merge(chunk);
         } else {
-            if left * 4 < self.chunks[chunk].capacity() {
+            let before = self.chunks[chunk].capacity();
+            if left * 4 < before {
                 self.chunks[chunk].shrink_to(left * 2);
+                self.room -= before - self.chunks[chunk].capacity();
             }
             self.lengths.add(chunk, -1);
             self.weights.add(chunk, -(removed.weight() as isize));
         }
-        true
+        Some(removed)
     }
 
     /// Merges the short chunk `chunk` with a neighbour, split again in
@@ -214,17 +267,18 @@ impl<T: Ord + Weighted> Ranked<T> {
         self.rebuild();
     }
 
-    /// The chunk where `value` is or would go, and its position there (as
-    /// `binary_search` answers); None when the sequence is empty.
-    fn find(&self, value: &T) -> Option<(usize, Result<usize, usize>)> {
+    /// The chunk where the element `by` finds is or would go, and its
+    /// position there (as `binary_search_by` answers); None when the
+    /// sequence is empty.
+    fn find_by(&self, by: impl Fn(&T) -> Ordering) -> Option<(usize, Result<usize, usize>)> {
         if self.chunks.is_empty() {
             return None;
         }
         let chunk = self
             .chunks
-            .partition_point(|c| last(c) < value)
+            .partition_point(|c| by(last(c)).is_lt())
             .min(self.chunks.len() - 1);
-        Some((chunk, self.chunks[chunk].binary_search(value)))
+        Some((chunk, self.chunks[chunk].binary_search_by(by)))
     }
 }
 
@@ -324,6 +378,8 @@ mod tests {
             total += chunk.len();
         }
         assert_eq!(total, ranked.len());
+        let room: usize = ranked.chunks.iter().map(Vec::capacity).sum();
+        assert_eq!(ranked.room, room);
         for pair in ranked.chunks.windows(2) {
             assert!(last(&pair[0]) < &pair[1][0]);
         }

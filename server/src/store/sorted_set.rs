@@ -1,12 +1,21 @@
-//! Sorted sets in the embedded store: a hash map from value to score, for
-//! the score of a value in O(1), beside an order-statistic sequence of
-//! (score, value) in the set's order ([`Ranked`]), for positions and ordered
-//! walks both ways. Both share each value's bytes (a `Bytes` clone), and
-//! every change keeps the two and the cost in step.
+//! Sorted sets in the embedded store, in one of two forms:
+//!
+//! - **packed** (`sorted_small.rs`) while a set holds at most
+//!   [`SMALL_MAX_ELEMENTS`] members of at most [`SMALL_MAX_MEMBER`] bytes:
+//!   each member and its score in one buffer, in the set's order, walked
+//!   for every call (as Redis's listpack encoding);
+//! - **large** (`sorted_large.rs`) past either bound: each member stored
+//!   once, a table of slots for its score, an order-statistic sequence of
+//!   (score, slot) for positions.
+//!
+//! A set is packed again once removals leave it at most
+//! [`SMALL_MAX_ELEMENTS`] / 2 members, all short (the half, so that a set
+//! at the bound does not convert both ways on every put and removal).
 //!
 //! What each call costs, for a set of n elements (none walks what it does
-//! not answer):
-//! - Put: O(k log n) for k elements; Increment: O(log n).
+//! not answer; a packed set's n is at most 32, each call a walk of it):
+//! - Put: O(k log n) for k elements; Increment: O(log n). A conversion
+//!   between the forms is O(n), once per n / 2 changes at least.
 //! - GetScore: O(k) for k values; Length: O(1).
 //! - Fetch by index or by score: O(log n + m) for m answered, wherever the
 //!   range starts (the offset of a fetch by score is skipped by position);
@@ -18,18 +27,16 @@
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the set as it was.
 
-use std::cmp::Ordering;
 use std::future::{ready, Future};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hashbrown::HashMap;
 
-use super::answer::{repeated_len, AnswerSize, Copier, Kept, Reserved};
-use super::cost::{part_cost, shrunk_room, SHARED_HEADER, SORTED_SET_ELEMENT_OVERHEAD};
+use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
 use super::dictionary::on_blocking_pool;
-use super::ranked::{Ranked, Weighted};
+use super::sorted_large::Large;
+use super::sorted_small::{packed_len, Small};
 use super::{CacheId, Store};
 use crate::backend::{
     canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
@@ -41,118 +48,119 @@ use crate::error::Error;
 /// a dictionary's is past as many fields.
 const INLINE_FETCH_ELEMENTS: usize = 4096;
 
-/// The charge of one element holding `value`: its bytes once (shared by
-/// both structures) and a slot in each, a hash-map entry and a chunk slot.
+/// The most members a packed set holds, and the longest member it takes
+/// (Redis's `zset-max-listpack-entries` and `-value` are 128 and 64).
+/// Chosen from callgrind's count of a call (`bench/README.md`, "Result
+/// after lean sorted sets"): a packed set's walks cost a put or a fetch
+/// of the top ten about 300 instructions a member over the large form
+/// (+5% of a gRPC call at 10 members, +20% at 32, +70% at 120), a score
+/// or a rank about 85; at 32 a set of ten, the common small set, is
+/// packed, and the walk stays within a fifth of a call.
+pub const SMALL_MAX_ELEMENTS: usize = 32;
+pub const SMALL_MAX_MEMBER: usize = 64;
+
+/// At most what one element of `value` adds to the large form, for the
+/// store's check before a write (what it is charged is what the structures
+/// allocate, see `sorted_large.rs`): its entry in a page (score, length and
+/// bytes), an index bucket (a slot and a control byte, at a load as low as
+/// 7/16: 12), an order key (16 bytes, in chunks as little as half full:
+/// 32) and an offset (4, in a vector half full: 8).
 fn element_cost(value: &[u8]) -> u64 {
-    part_cost(value.len()) + SHARED_HEADER + SORTED_SET_ELEMENT_OVERHEAD
+    (value.len() + LARGE_ELEMENT_OVERHEAD) as u64
 }
+
+const LARGE_ELEMENT_OVERHEAD: usize = 8 + 10 + 12 + 32 + 8;
 
 /// The bytes one element takes in a SortedSetFetch answer of values alone;
 /// with scores it takes more, so this is the answer's size, or a few bytes
 /// per element under it (see `store/answer.rs`).
-fn element_encoded_len(value: &[u8]) -> u64 {
+pub fn element_encoded_len(value: &[u8]) -> u64 {
     repeated_len(value.len())
 }
 
-/// What one element adds to what a set keeps: its charge, and its size in
-/// a fetch of all of it.
-fn element_kept(value: &[u8]) -> Kept {
-    Kept {
-        cost: element_cost(value),
-        encoded: element_encoded_len(value),
-    }
+/// Whether `len` members, the longest `longest` bytes, fit the packed form.
+fn fits_small(len: usize, longest: usize) -> bool {
+    len <= SMALL_MAX_ELEMENTS && longest <= SMALL_MAX_MEMBER
 }
 
-/// A key of the order: the score, then the value. `Low` and `High` are
-/// never stored: they bound a range of scores, before and after every value
-/// of their score.
-#[derive(Clone, Debug)]
-struct Key {
-    score: f64,
-    tail: Tail,
+/// What a write adds, as [`SortedSetValue::growth`] reckons it before the
+/// write, without holding on to the elements.
+pub struct Adding {
+    count: usize,
+    longest: usize,
+    /// Their charge in the large form.
+    large: u64,
+    /// At most the bytes they take packed (a score takes at most nine).
+    packed: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Tail {
-    Low,
-    Value(Bytes),
-    High,
-}
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    /// Scores are finite and never -0.0 (see `backend::sorted_set`), so
-    /// `total_cmp` is the numeric order.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.score
-            .total_cmp(&other.score)
-            .then_with(|| self.tail.cmp(&other.tail))
-    }
-}
-
-/// The order's weights are the elements' sizes in a fetch's answer, so
-/// that a range's size is known before it is copied.
-impl Weighted for Key {
-    fn weight(&self) -> u64 {
-        match &self.tail {
-            Tail::Value(value) => element_encoded_len(value),
-            Tail::Low | Tail::High => 0,
+impl Adding {
+    pub fn of<'a>(members: impl Iterator<Item = &'a [u8]>) -> Adding {
+        let mut adding = Adding {
+            count: 0,
+            longest: 0,
+            large: 0,
+            packed: 0,
+        };
+        for member in members {
+            adding.count += 1;
+            adding.longest = adding.longest.max(member.len());
+            adding.large += element_cost(member);
+            adding.packed += packed_len(member, f64::MIN_POSITIVE);
         }
+        adding
     }
 }
 
-impl Key {
-    fn element(value: &Bytes, score: f64) -> Key {
-        Key {
-            score,
-            tail: Tail::Value(value.clone()),
-        }
-    }
-
-    fn value(&self) -> &Bytes {
-        match &self.tail {
-            Tail::Value(value) => value,
-            Tail::Low | Tail::High => unreachable!("bounds are never stored"),
-        }
-    }
-
-    fn scored(&self) -> ScoredValue {
-        (self.value().clone(), self.score)
-    }
+#[derive(Debug)]
+enum Form {
+    Small(Small),
+    /// Boxed, so that a packed set (the most common) keeps the item small.
+    Large(Box<Large>),
 }
 
-#[derive(Debug, Default)]
-pub struct SortedSetValue {
-    scores: HashMap<Bytes, f64>,
-    order: Ranked<Key>,
-    /// The sums of [`element_kept`] over the elements.
-    kept: Kept,
+#[derive(Debug)]
+pub struct SortedSetValue(Form);
+
+impl Default for SortedSetValue {
+    fn default() -> Self {
+        SortedSetValue(Form::Small(Small::default()))
+    }
 }
 
 impl SortedSetValue {
     pub fn len(&self) -> usize {
-        self.scores.len()
+        match &self.0 {
+            Form::Small(small) => small.len(),
+            Form::Large(large) => large.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.scores.is_empty()
+        self.len() == 0
     }
 
     pub fn cost(&self) -> u64 {
-        self.kept.cost
+        match &self.0 {
+            Form::Small(small) => small.cost(),
+            Form::Large(large) => large.cost(),
+        }
+    }
+
+    /// At most what adding `adding` adds to [`Self::cost`], for the
+    /// store's check before the write: every element counted as new, and
+    /// a packed set that would convert counted whole in the large form.
+    pub fn growth(&self, adding: &Adding) -> u64 {
+        match &self.0 {
+            Form::Large(_) => adding.large,
+            Form::Small(small) if fits_small(small.len() + adding.count, adding.longest) => {
+                small.growth(adding.packed)
+            }
+            Form::Small(small) => {
+                let held = small.iter().map(|pair| element_cost(pair.member));
+                adding.large + held.sum::<u64>()
+            }
+        }
     }
 
     /// Sets the score of each value (the last wins for a value given
@@ -162,7 +170,7 @@ impl SortedSetValue {
         let added = {
             let mut new: hashbrown::HashSet<&Bytes> = hashbrown::HashSet::new();
             for (value, _) in &elements {
-                if !self.scores.contains_key(value) {
+                if self.score(value).is_none() {
                     new.insert(value);
                 }
             }
@@ -175,8 +183,8 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        for (value, score) in elements {
-            self.set(value, score);
+        for (value, score) in &elements {
+            self.set(value, *score);
         }
         Ok(len)
     }
@@ -185,7 +193,7 @@ impl SortedSetValue {
     /// score. Refused, changing nothing, when the sum is not finite or a
     /// new value would take the set over `max_len`.
     pub fn increment(&mut self, value: Bytes, amount: f64, max_len: usize) -> Result<f64, Error> {
-        let held = self.scores.get(&value).copied();
+        let held = self.score(&value);
         let score = canonical(held.unwrap_or(0.0) + amount);
         if !score.is_finite() {
             return Err(Error::ScoreNotFinite);
@@ -196,7 +204,7 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        self.set(value, score);
+        self.set(&value, score);
         Ok(score)
     }
 
@@ -209,24 +217,31 @@ impl SortedSetValue {
                 limit: max_len,
             });
         }
-        // A fresh table rather than a cleared one, which would keep the
-        // room of a larger set replaced by a smaller one.
-        self.scores = HashMap::with_capacity(elements.len());
-        self.order.clear();
-        self.kept = Kept::default();
-        for (value, score) in elements {
-            self.set(value, score);
+        let longest = elements.iter().map(|(value, _)| value.len()).max();
+        // A fresh structure rather than a cleared one, which would keep
+        // the room of a larger set replaced by a smaller one.
+        *self = if fits_small(elements.len(), longest.unwrap_or(0)) {
+            let room = elements.iter().map(|(v, s)| packed_len(v, *s)).sum();
+            SortedSetValue(Form::Small(Small::with_room(room)))
+        } else {
+            SortedSetValue(Form::Large(Box::new(Large::with_capacity(elements.len()))))
+        };
+        for (value, score) in &elements {
+            self.set(value, *score);
         }
         Ok(self.len())
     }
 
     pub fn score(&self, value: &[u8]) -> Option<f64> {
-        self.scores.get(value).copied()
+        match &self.0 {
+            Form::Small(small) => small.score(value),
+            Form::Large(large) => large.score(value),
+        }
     }
 
     /// Every element, ascending.
     pub fn elements(&self) -> Vec<ScoredValue> {
-        self.order.iter().map(Key::scored).collect()
+        self.copy(0, self.len(), SortOrder::Ascending)
     }
 
     pub fn fetch(&self, range: SortedSetRange, order: SortOrder) -> Vec<ScoredValue> {
@@ -236,12 +251,14 @@ impl SortedSetValue {
 
     /// The bytes of the elements of a fetch's answer at ascending positions
     /// `start..end`: O(1) for the whole set, else O(log n) and a walk of at
-    /// most two of the order's chunks.
+    /// most two of the order's chunks (a packed set: a walk of it).
     fn encoded_len(&self, start: usize, end: usize) -> u64 {
-        if start == 0 && end >= self.len() {
-            return self.kept.encoded;
+        match &self.0 {
+            Form::Small(small) if start == 0 && end >= small.len() => small.encoded(),
+            Form::Small(small) => small.weight(start, end),
+            Form::Large(large) if start == 0 && end >= large.len() => large.encoded(),
+            Form::Large(large) => large.weight(start, end),
         }
-        self.order.weight(start, end)
     }
 
     /// The ascending positions `start..end` a fetch answers, in O(log n);
@@ -278,24 +295,26 @@ impl SortedSetValue {
         }
     }
 
-    /// The elements at ascending positions `start..end`, walked in `order`.
+    /// The elements at ascending positions `start..end`, in `order`.
     fn copy(&self, start: usize, end: usize, order: SortOrder) -> Vec<ScoredValue> {
-        let range = self.order.range(start, end);
-        let mut copier = Copier::of(range.clone().map(Key::value));
-        let copy = |key: &Key| (copier.copy(key.value()), key.score);
-        match order {
-            SortOrder::Ascending => range.map(copy).collect(),
-            SortOrder::Descending => range.rev().map(copy).collect(),
+        let mut copied = match &self.0 {
+            Form::Small(small) => copy_pairs(small.pairs(start, end)),
+            Form::Large(large) => copy_pairs(large.pairs(start, end)),
+        };
+        if matches!(order, SortOrder::Descending) {
+            copied.reverse();
         }
+        copied
     }
 
     pub fn rank(&self, value: &[u8], order: SortOrder) -> Option<u64> {
-        let score = self.score(value)?;
-        let key = Key::element(&Bytes::copy_from_slice(value), score);
-        let rank = self.order.rank(&key)?;
+        let rank = match &self.0 {
+            Form::Small(small) => small.rank(value),
+            Form::Large(large) => large.rank(value),
+        }?;
         Some(match order {
             SortOrder::Ascending => rank,
-            SortOrder::Descending => self.order.len() - 1 - rank,
+            SortOrder::Descending => self.len() - 1 - rank,
         } as u64)
     }
 
@@ -307,23 +326,25 @@ impl SortedSetValue {
     /// Removes the values named, or all; answers the length after.
     pub fn remove(&mut self, remove: &SortedSetRemove) -> usize {
         match remove {
-            SortedSetRemove::All => {
-                self.scores = HashMap::new();
-                self.order.clear();
-                self.kept = Kept::default();
-            }
-            SortedSetRemove::Values(values) => {
-                for value in values {
-                    if let Some((value, score)) = self.scores.remove_entry(&value[..]) {
-                        self.order.remove(&Key::element(&value, score));
-                        self.kept -= element_kept(&value);
+            SortedSetRemove::All => *self = SortedSetValue::default(),
+            SortedSetRemove::Values(values) => match &mut self.0 {
+                Form::Small(small) => {
+                    for value in values {
+                        small.remove(value);
+                    }
+                    small.fit();
+                }
+                Form::Large(large) => {
+                    for value in values {
+                        large.remove(value);
+                    }
+                    if large.all_short() && large.len() <= SMALL_MAX_ELEMENTS / 2 {
+                        self.pack();
+                    } else {
+                        large.fit();
                     }
                 }
-                // As a dictionary's table (see `dictionary::shrink`).
-                if let Some(room) = shrunk_room(self.scores.len(), self.scores.capacity()) {
-                    self.scores.shrink_to(room);
-                }
-            }
+            },
         }
         self.len()
     }
@@ -333,46 +354,82 @@ impl SortedSetValue {
     /// are, so it compares as a number does. A range the wrong way round
     /// (refused by the handler, or empty by exclusion) holds none.
     fn positions(&self, scores: ScoreRange) -> (usize, usize) {
-        let bound = |score: f64, tail: Tail| Key {
-            score: canonical(score),
-            tail,
-        };
         // The first position in the range, and the first past it.
         let low = match scores.min {
             ScoreBound::Unbounded => 0,
-            ScoreBound::Inclusive(min) => self.below(&bound(min, Tail::Low)),
-            ScoreBound::Exclusive(min) => self.below(&bound(min, Tail::High)),
+            ScoreBound::Inclusive(min) => self.count_below(min, false),
+            ScoreBound::Exclusive(min) => self.count_below(min, true),
         };
         let high = match scores.max {
             ScoreBound::Unbounded => self.len(),
-            ScoreBound::Inclusive(max) => self.below(&bound(max, Tail::High)),
-            ScoreBound::Exclusive(max) => self.below(&bound(max, Tail::Low)),
+            ScoreBound::Inclusive(max) => self.count_below(max, true),
+            ScoreBound::Exclusive(max) => self.count_below(max, false),
         };
         (low, high.max(low))
     }
 
-    /// How many elements order before `bound`.
-    fn below(&self, bound: &Key) -> usize {
-        self.order.count_below(|key| key < bound)
+    /// How many elements score below `score` (or at most, when `or_equal`).
+    fn count_below(&self, score: f64, or_equal: bool) -> usize {
+        let score = canonical(score);
+        match &self.0 {
+            Form::Small(small) => small.count_below(score, or_equal),
+            Form::Large(large) => large.count_below(score, or_equal),
+        }
     }
 
-    fn set(&mut self, value: Bytes, score: f64) {
+    fn set(&mut self, value: &[u8], score: f64) {
         let score = canonical(score);
-        match self.scores.get_mut(&value) {
-            Some(held) => {
-                if *held != score {
-                    self.order.remove(&Key::element(&value, *held));
-                    *held = score;
-                    self.order.insert(Key::element(&value, score));
+        match &mut self.0 {
+            Form::Small(small) => {
+                let grows = small.score(value).is_none();
+                if fits_small(small.len() + usize::from(grows), value.len()) {
+                    small.set(value, score);
+                    return;
                 }
+                self.unpack();
+                self.set(value, score);
             }
-            None => {
-                self.kept += element_kept(&value);
-                self.order.insert(Key::element(&value, score));
-                self.scores.insert(value, score);
+            Form::Large(large) => {
+                large.set(value, score);
             }
         }
     }
+
+    /// A packed set into the large form.
+    fn unpack(&mut self) {
+        let Form::Small(small) = &self.0 else {
+            return;
+        };
+        let mut large = Large::with_capacity(small.len() + 1);
+        for pair in small.iter() {
+            large.set(pair.member, pair.score);
+        }
+        self.0 = Form::Large(Box::new(large));
+    }
+
+    /// A large set, small enough again, into the packed form.
+    fn pack(&mut self) {
+        let Form::Large(large) = &self.0 else {
+            return;
+        };
+        let pairs = large.pairs(0, large.len());
+        let room = pairs
+            .clone()
+            .map(|(member, score)| packed_len(member, score));
+        let mut small = Small::with_room(room.sum());
+        for (member, score) in pairs {
+            small.append_sorted(member, score);
+        }
+        self.0 = Form::Small(small);
+    }
+}
+
+/// The elements of `pairs` copied out, in one buffer (see [`Copier`]).
+fn copy_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], f64)> + Clone) -> Vec<ScoredValue> {
+    let mut copier = Copier::new(pairs.clone().map(|(member, _)| member.len()).sum());
+    pairs
+        .map(|(member, score)| (copier.copy(member), score))
+        .collect()
 }
 
 impl SortedSetStorage for Arc<Store> {
@@ -384,17 +441,15 @@ impl SortedSetStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
-        // Copied before the lock, as the list's values are.
-        let elements: Vec<ScoredValue> = elements
-            .into_iter()
-            .map(|(value, score)| (Bytes::copy_from_slice(&value), score))
-            .collect();
-        let growth = elements.iter().map(|(value, _)| element_cost(value)).sum();
+        // Not copied before the lock, as a list's values are: the store
+        // copies each member into its own buffers (`sorted_small.rs`,
+        // `sorted_members.rs`) and keeps no handle on the request.
+        let adding = Adding::of(elements.iter().map(|(value, _)| &value[..]));
         let put = self.grow(
             *cache,
             key,
             Some(ttl),
-            |_| growth,
+            |set: &SortedSetValue| set.growth(&adding),
             |set: &mut SortedSetValue| set.put(elements, max_len),
         );
         ready(put.map(Option::unwrap_or_default))
@@ -466,13 +521,12 @@ impl SortedSetStorage for Arc<Store> {
         ttl: CollectionTtl,
         max_len: usize,
     ) -> impl Future<Output = Result<f64, Error>> + Send {
-        let value = Bytes::copy_from_slice(&value);
-        let growth = element_cost(&value);
+        let adding = Adding::of([&value[..]].into_iter());
         let score = self.grow(
             *cache,
             key,
             Some(ttl),
-            |_| growth,
+            |set: &SortedSetValue| set.growth(&adding),
             |set: &mut SortedSetValue| set.increment(value, amount, max_len),
         );
         ready(score.map(Option::unwrap_or_default))
@@ -595,424 +649,5 @@ fn union_store(
 const UNION_INLINE_ELEMENTS: usize = 10_000;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const NO_LIMIT: usize = usize::MAX;
-
-    fn set(pairs: &[(&str, f64)]) -> SortedSetValue {
-        let mut set = SortedSetValue::default();
-        set.put(elements(pairs), NO_LIMIT).unwrap();
-        set
-    }
-
-    fn elements(pairs: &[(&str, f64)]) -> Vec<ScoredValue> {
-        pairs
-            .iter()
-            .map(|(v, s)| (Bytes::copy_from_slice(v.as_bytes()), *s))
-            .collect()
-    }
-
-    fn names(elements: &[ScoredValue]) -> Vec<String> {
-        elements
-            .iter()
-            .map(|(v, _)| String::from_utf8(v.to_vec()).unwrap())
-            .collect()
-    }
-
-    fn assert_consistent(set: &SortedSetValue) {
-        assert_eq!(set.scores.len(), set.order.len());
-        let kept: Kept = set.scores.keys().map(|v| element_kept(v)).sum();
-        assert_eq!(set.kept, kept);
-        assert_eq!(set.order.weight(0, set.len()), kept.encoded);
-        for key in set.order.iter() {
-            let (value, score) = key.scored();
-            assert_eq!(set.scores[&value], score);
-        }
-    }
-
-    /// The set of the official suites' examples.
-    fn menu() -> SortedSetValue {
-        set(&[
-            ("bam", 1000.0),
-            ("foo", 1.0),
-            ("taco", 90210.0),
-            ("bar", 2.0),
-            ("burrito", 9000.0),
-            ("baz", 42.0),
-            ("habanero", 68.0),
-            ("jalapeno", 1_000_000.0),
-        ])
-    }
-
-    fn by_index(start: Option<i32>, end: Option<i32>) -> SortedSetRange {
-        SortedSetRange::ByIndex { start, end }
-    }
-
-    fn by_score(
-        min: ScoreBound,
-        max: ScoreBound,
-        offset: u32,
-        count: Option<u32>,
-    ) -> SortedSetRange {
-        SortedSetRange::ByScore {
-            scores: ScoreRange { min, max },
-            offset,
-            count,
-        }
-    }
-
-    #[test]
-    fn fetch_by_index_both_ways() {
-        let s = menu();
-        let asc = |start, end| names(&s.fetch(by_index(start, end), SortOrder::Ascending));
-        let desc = |start, end| names(&s.fetch(by_index(start, end), SortOrder::Descending));
-        assert_eq!(asc(Some(4), None), ["bam", "burrito", "taco", "jalapeno"]);
-        assert_eq!(asc(None, Some(3)), ["foo", "bar", "baz"]);
-        assert_eq!(asc(Some(1), Some(5)), ["bar", "baz", "habanero", "bam"]);
-        assert!(asc(Some(10), None).is_empty());
-        assert_eq!(asc(Some(-5), Some(-2)), ["habanero", "bam", "burrito"]);
-        assert_eq!(desc(Some(5), None), ["baz", "bar", "foo"]);
-        assert_eq!(desc(None, Some(3)), ["jalapeno", "taco", "burrito"]);
-        assert_eq!(desc(Some(3), Some(5)), ["bam", "habanero"]);
-    }
-
-    #[test]
-    fn fetch_by_score_with_offset_and_count() {
-        use ScoreBound::*;
-        let s = menu();
-        let fetch = |range, order| names(&s.fetch(range, order));
-        let asc = SortOrder::Ascending;
-        assert_eq!(
-            fetch(by_score(Inclusive(100.0), Unbounded, 0, None), asc),
-            ["bam", "burrito", "taco", "jalapeno"]
-        );
-        assert_eq!(
-            fetch(by_score(Inclusive(10.0), Unbounded, 2, Some(3)), asc),
-            ["bam", "burrito", "taco"]
-        );
-        assert_eq!(
-            fetch(
-                by_score(Inclusive(20.0), Inclusive(100_000.0), 2, Some(2)),
-                SortOrder::Descending
-            ),
-            ["bam", "habanero"]
-        );
-        assert_eq!(
-            fetch(by_score(Exclusive(2.0), Exclusive(1000.0), 0, None), asc),
-            ["baz", "habanero"]
-        );
-        assert!(fetch(by_score(Inclusive(2e6), Unbounded, 0, None), asc).is_empty());
-        assert!(fetch(by_score(Exclusive(1.0), Exclusive(1.0), 0, None), asc).is_empty());
-        assert!(fetch(by_score(Inclusive(5.0), Inclusive(1.0), 0, None), asc).is_empty());
-        assert_eq!(
-            s.count(ScoreRange {
-                min: Inclusive(2.0),
-                max: Inclusive(68.0)
-            }),
-            3
-        );
-    }
-
-    #[test]
-    fn ties_order_by_value_bytes_and_rank_counts_them() {
-        let s = set(&[("b", 1.0), ("a", 1.0), ("c", 0.5), ("d", 1.0)]);
-        assert_eq!(
-            names(&s.fetch(by_index(None, None), SortOrder::Ascending)),
-            ["c", "a", "b", "d"]
-        );
-        assert_eq!(s.rank(b"a", SortOrder::Ascending), Some(1));
-        assert_eq!(s.rank(b"a", SortOrder::Descending), Some(2));
-        assert_eq!(s.rank(b"d", SortOrder::Descending), Some(0));
-        assert_eq!(s.rank(b"zz", SortOrder::Ascending), None);
-    }
-
-    #[test]
-    fn put_replaces_scores_and_the_last_of_a_value_wins() {
-        let mut s = set(&[("a", 1.0), ("b", 2.0)]);
-        assert_eq!(
-            s.put(elements(&[("a", 5.0), ("c", 0.0), ("c", 3.0)]), NO_LIMIT),
-            Ok(3)
-        );
-        assert_eq!(s.score(b"a"), Some(5.0));
-        assert_eq!(s.score(b"c"), Some(3.0));
-        assert_consistent(&s);
-        assert_eq!(
-            s.put(elements(&[("a", 0.0), ("d", 1.0), ("e", 1.0)]), 4),
-            Err(Error::CollectionTooLarge {
-                elements: 5,
-                limit: 4
-            })
-        );
-        assert_eq!(s.score(b"a"), Some(5.0));
-        assert_consistent(&s);
-    }
-
-    #[test]
-    fn increment_counts_absent_as_zero_and_refuses_overflow() {
-        let mut s = set(&[("a", 1.0)]);
-        assert_eq!(
-            s.increment(Bytes::from_static(b"a"), 2.5, NO_LIMIT),
-            Ok(3.5)
-        );
-        assert_eq!(
-            s.increment(Bytes::from_static(b"b"), -1.0, NO_LIMIT),
-            Ok(-1.0)
-        );
-        assert_eq!(
-            s.increment(Bytes::from_static(b"c"), 1.0, 2),
-            Err(Error::CollectionTooLarge {
-                elements: 3,
-                limit: 2
-            })
-        );
-        s.put(elements(&[("big", f64::MAX)]), NO_LIMIT).unwrap();
-        assert_eq!(
-            s.increment(Bytes::from_static(b"big"), f64::MAX, NO_LIMIT),
-            Err(Error::ScoreNotFinite)
-        );
-        assert_eq!(s.score(b"big"), Some(f64::MAX));
-        assert_consistent(&s);
-    }
-
-    #[test]
-    fn remove_some_or_all() {
-        let mut s = menu();
-        let values = vec![Bytes::from_static(b"foo"), Bytes::from_static(b"nope")];
-        assert_eq!(s.remove(&SortedSetRemove::Values(values)), 7);
-        assert_eq!(s.score(b"foo"), None);
-        assert_consistent(&s);
-        assert_eq!(s.remove(&SortedSetRemove::All), 0);
-        assert_eq!(s.cost(), 0);
-        assert_eq!(s.order.len(), 0);
-    }
-
-    /// Grown to 10,000 elements and cut to 3 (by removals, or replaced by a
-    /// union of 3), a sorted set is charged for 3 and holds a table for a
-    /// few, not the 10,000's.
-    #[test]
-    fn a_sorted_set_cut_to_a_few_elements_gives_its_table_back() {
-        let value = |i: usize| Bytes::from(format!("value-{i}"));
-        let grown = || {
-            let mut s = SortedSetValue::default();
-            let elements = (0..10_000).map(|i| (value(i), i as f64)).collect();
-            s.put(elements, NO_LIMIT).unwrap();
-            assert!(s.scores.capacity() >= 10_000);
-            s
-        };
-        let mut removed = grown();
-        let full = removed.cost();
-        removed.remove(&SortedSetRemove::Values((3..10_000).map(value).collect()));
-        let mut replaced = grown();
-        let few = (0..3).map(|i| (value(i), 1.0)).collect();
-        replaced.replace(few, NO_LIMIT).unwrap();
-        for s in [removed, replaced] {
-            assert_eq!(s.len(), 3);
-            assert_consistent(&s);
-            assert_eq!(s.cost() * 10_000, full * 3);
-            assert!(s.scores.capacity() < 16, "room for {}", s.scores.capacity());
-        }
-    }
-
-    #[test]
-    fn minus_zero_is_zero() {
-        let s = set(&[("a", -0.0), ("b", 0.0)]);
-        assert_eq!(s.score(b"a").unwrap().to_bits(), 0.0f64.to_bits());
-        assert_eq!(
-            names(&s.fetch(by_index(None, None), SortOrder::Ascending)),
-            ["a", "b"]
-        );
-    }
-    /// The structure against a plain model: a list of (value, score)
-    /// sorted by score then value bytes, rebuilt by brute force each step.
-    mod model {
-        use proptest::prelude::*;
-
-        use super::*;
-
-        const VALUES: &[&[u8]] = &[b"", b"a", b"b", b"B", b"\xff", b"ab"];
-        const SCORES: &[f64] = &[0.0, -0.0, 1.0, -1.0, 0.5, 1e300, f64::MAX, -f64::MAX];
-
-        #[derive(Clone, Debug)]
-        enum Op {
-            Put(Vec<(usize, usize)>),
-            Increment(usize, usize),
-            Remove(Option<Vec<usize>>),
-        }
-
-        fn op() -> impl Strategy<Value = Op> {
-            let value = 0..VALUES.len();
-            prop_oneof![
-                3 => prop::collection::vec((value.clone(), 0..SCORES.len()), 1..4).prop_map(Op::Put),
-                2 => (value.clone(), 0..SCORES.len()).prop_map(|(v, a)| Op::Increment(v, a)),
-                1 => prop::option::of(prop::collection::vec(value, 0..3)).prop_map(Op::Remove),
-            ]
-        }
-
-        fn bound() -> impl Strategy<Value = ScoreBound> {
-            prop_oneof![
-                Just(ScoreBound::Unbounded),
-                (0..SCORES.len()).prop_map(|s| ScoreBound::Inclusive(SCORES[s])),
-                (0..SCORES.len()).prop_map(|s| ScoreBound::Exclusive(SCORES[s])),
-            ]
-        }
-
-        fn sorted(model: &[(Bytes, f64)]) -> Vec<ScoredValue> {
-            let mut all = model.to_vec();
-            all.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
-            all
-        }
-
-        proptest! {
-            #[test]
-            fn agrees_with_a_sorted_list(
-                ops in prop::collection::vec(op(), 1..30),
-                min in bound(),
-                max in bound(),
-                offset in 0..4u32,
-                count in prop::option::of(0..4u32),
-                start in prop::option::of(-8..8i32),
-                end in prop::option::of(-8..8i32),
-            ) {
-                let mut set = SortedSetValue::default();
-                let mut model: Vec<(Bytes, f64)> = Vec::new();
-                for op in ops {
-                    match op {
-                        Op::Put(elements) => {
-                            let elements: Vec<ScoredValue> = elements
-                                .into_iter()
-                                .map(|(v, s)| (Bytes::from_static(VALUES[v]), canonical(SCORES[s])))
-                                .collect();
-                            for (value, score) in &elements {
-                                model.retain(|(v, _)| v != value);
-                                model.push((value.clone(), *score));
-                            }
-                            prop_assert_eq!(set.put(elements, NO_LIMIT), Ok(model.len()));
-                        }
-                        Op::Increment(v, a) => {
-                            let value = Bytes::from_static(VALUES[v]);
-                            let held = model.iter().find(|(m, _)| *m == value).map(|(_, s)| *s);
-                            let sum = canonical(held.unwrap_or(0.0) + SCORES[a]);
-                            let answer = set.increment(value.clone(), canonical(SCORES[a]), NO_LIMIT);
-                            if sum.is_finite() {
-                                prop_assert_eq!(answer, Ok(sum));
-                                model.retain(|(m, _)| *m != value);
-                                model.push((value, sum));
-                            } else {
-                                prop_assert_eq!(answer, Err(Error::ScoreNotFinite));
-                            }
-                        }
-                        Op::Remove(None) => {
-                            model.clear();
-                            prop_assert_eq!(set.remove(&SortedSetRemove::All), 0);
-                        }
-                        Op::Remove(Some(values)) => {
-                            let values: Vec<Bytes> =
-                                values.into_iter().map(|v| Bytes::from_static(VALUES[v])).collect();
-                            model.retain(|(m, _)| !values.contains(m));
-                            prop_assert_eq!(set.remove(&SortedSetRemove::Values(values)), model.len());
-                        }
-                    }
-                    assert_consistent(&set);
-                }
-                let ascending = sorted(&model);
-                prop_assert_eq!(set.elements(), ascending.clone());
-                let descending: Vec<ScoredValue> = ascending.iter().rev().cloned().collect();
-                for (i, (value, _)) in ascending.iter().enumerate() {
-                    prop_assert_eq!(set.rank(value, SortOrder::Ascending), Some(i as u64));
-                    let reversed = (ascending.len() - 1 - i) as u64;
-                    prop_assert_eq!(set.rank(value, SortOrder::Descending), Some(reversed));
-                }
-                let scores = ScoreRange { min, max };
-                let within: Vec<ScoredValue> =
-                    ascending.iter().filter(|(_, s)| scores.contains(*s)).cloned().collect();
-                prop_assert_eq!(set.count(scores), within.len());
-                let count = count.filter(|c| *c > 0);
-                for (order, all) in [(SortOrder::Ascending, &ascending), (SortOrder::Descending, &descending)] {
-                    let picked: Vec<ScoredValue> = all
-                        .iter()
-                        .filter(|(_, s)| scores.contains(*s))
-                        .skip(offset as usize)
-                        .take(count.map_or(usize::MAX, |c| c as usize))
-                        .cloned()
-                        .collect();
-                    let range = SortedSetRange::ByScore { scores, offset, count };
-                    prop_assert_eq!(set.fetch(range, order), picked);
-                    let bounds = SortedSetRange::index_bounds(start, end, all.len());
-                    let range = SortedSetRange::ByIndex { start, end };
-                    prop_assert_eq!(set.fetch(range, order), all[bounds].to_vec());
-                }
-            }
-        }
-    }
-
-    /// The store charges a sorted set's elements, frees them with it, and
-    /// a sorted set past its TTL is missing.
-    #[tokio::test]
-    async fn the_store_charges_and_frees_a_sorted_set() {
-        let (store, c) = crate::store::tests::store_with(1 << 26);
-        let ttl = crate::store::tests::MINUTE_TTL;
-        let put = |values: &[(&str, f64)]| {
-            store.sorted_set_put(&c, b"z", elements(values), ttl, NO_LIMIT)
-        };
-        assert_eq!(put(&[("a", 1.0), ("bb", 2.0)]).await, Ok(2));
-        let two = store.stats().bytes;
-        assert_eq!(put(&[("ccc", 3.0)]).await, Ok(3));
-        let three = store.stats().bytes;
-        assert_eq!(three - two, element_cost(b"ccc"));
-        // A new score for a value held costs nothing more.
-        assert_eq!(put(&[("a", 9.0)]).await, Ok(3));
-        assert_eq!(store.stats().bytes, three);
-        let all = SortedSetRemove::All;
-        assert_eq!(store.sorted_set_remove(&c, b"z", &all).await, Ok(Some(0)));
-        assert_eq!(store.stats().items, 0);
-        assert_eq!(store.stats().bytes, 0);
-
-        let short = CollectionTtl {
-            ttl: Duration::from_millis(20),
-            refresh: false,
-        };
-        let one = elements(&[("a", 1.0)]);
-        store
-            .sorted_set_put(&c, b"z", one, short, NO_LIMIT)
-            .await
-            .unwrap();
-        tokio::time::sleep(Duration::from_millis(40)).await;
-        assert_eq!(store.sorted_set_length(&c, b"z").await, Ok(None));
-    }
-
-    /// A fetch small enough to copy in place and one copied on the blocking
-    /// pool answer alike, in order both ways.
-    #[tokio::test]
-    async fn small_and_large_fetches_answer_in_order() {
-        let (store, c) = crate::store::tests::store_with(1 << 26);
-        let ttl = crate::store::tests::MINUTE_TTL;
-        let n = INLINE_FETCH_ELEMENTS + 1;
-        let all: Vec<ScoredValue> = (0..n)
-            .map(|i| (Bytes::from(format!("m{i:06}")), i as f64))
-            .collect();
-        store
-            .sorted_set_put(&c, b"z", all.clone(), ttl, NO_LIMIT)
-            .await
-            .unwrap();
-        let fetch =
-            |end, order| store.sorted_set_fetch(&c, b"z", by_index(None, end), order, usize::MAX);
-        let reversed: Vec<ScoredValue> = all.iter().rev().cloned().collect();
-        assert_eq!(
-            fetch(None, SortOrder::Ascending).await,
-            Ok(Some(all.clone()))
-        );
-        assert_eq!(
-            fetch(None, SortOrder::Descending).await,
-            Ok(Some(reversed.clone()))
-        );
-        assert_eq!(
-            fetch(Some(3), SortOrder::Ascending).await,
-            Ok(Some(all[..3].to_vec()))
-        );
-        assert_eq!(
-            fetch(Some(3), SortOrder::Descending).await,
-            Ok(Some(reversed[..3].to_vec()))
-        );
-    }
-}
+#[path = "sorted_set_tests.rs"]
+mod tests;
