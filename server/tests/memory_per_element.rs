@@ -1,7 +1,8 @@
 //! What the store charges an item or element covers what it really holds.
 //! For scalars and each collection type: 200,000 small elements written
 //! into a server whose cap is far away, every one then read once (a read
-//! leaves a shared header behind on each value it hands out), and the growth
+//! of a scalar over 2 KiB leaves a shared header behind on the value it
+//! hands out; smaller ones are copied out and leave nothing), and the growth
 //! of resident memory compared with what `jiffy_memory_bytes` says.
 //!
 //! Resident memory is read from idle after a warm-up: the same number of

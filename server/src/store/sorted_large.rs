@@ -199,7 +199,7 @@ impl Large {
     }
 
     /// After removals: gives back the table's room once it holds under a
-    /// quarter of it (as a dictionary's, see `dictionary::shrink`), and
+    /// quarter of it (as a set's or dictionary's, see `cost::shrunk_room`), and
     /// renumbers the members once under a quarter of the slots hold one.
     pub fn fit(&mut self) {
         if self.members.slots() > 4 * self.len().max(PAGE_SLOTS) {
