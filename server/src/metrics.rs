@@ -359,6 +359,8 @@ impl Metrics {
             Box::new(self.per_cache.calls.clone()),
             Box::new(self.per_cache.lookups.clone()),
             Box::new(ANSWERS_REFUSED.clone()),
+            Box::new(crate::store::heavy::HEAVY_CALLS.clone()),
+            Box::new(crate::store::heavy::HEAVY_WAITING.clone()),
             Box::new(self.topics.published.clone()),
             Box::new(self.topics.delivered.clone()),
             Box::new(self.topics.subscribers.clone()),

@@ -25,6 +25,7 @@ use hashbrown::HashMap;
 
 use super::answer::{AnswerSize, Reserved};
 use super::cost::shrunk_room;
+use super::heavy;
 use super::ranked::{Ranked, Weighted};
 use super::{CacheId, Store};
 use crate::backend::{
@@ -240,6 +241,10 @@ impl Leaderboard {
     }
 }
 
+/// A GetRank naming more ids than this runs as heavy work (`heavy.rs`):
+/// about a millisecond of lookups in a board of a million.
+const RANK_INLINE_IDS: usize = 512;
+
 /// What creates a board: no TTL, so the longest the store keeps, never
 /// refreshed.
 const NO_TTL: CollectionTtl = CollectionTtl {
@@ -384,8 +389,15 @@ impl LeaderboardStorage for Arc<Store> {
         kind: RankKind,
     ) -> impl Future<Output = Result<Vec<RankedElement>, Error>> + Send {
         let most = |board: &Leaderboard| ids.len().min(board.len());
-        let read = |board: &Leaderboard| board.rank(ids, order, kind);
-        ready(self.read_board_answer(*cache, name, most, read))
+        let read = move |board: &Leaderboard| board.rank(ids, order, kind);
+        let answer = move || self.read_board_answer(*cache, name, most, read);
+        async move {
+            if ids.len() > RANK_INLINE_IDS {
+                heavy::run(answer).await
+            } else {
+                answer()
+            }
+        }
     }
 }
 

@@ -46,6 +46,7 @@ mod cost;
 mod deadlines;
 pub mod dictionary;
 mod expiry;
+pub mod heavy;
 mod item_bytes;
 mod keys;
 pub mod leaderboard;

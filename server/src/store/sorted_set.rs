@@ -35,6 +35,7 @@ use bytes::Bytes;
 
 use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
 use super::dictionary::on_blocking_pool;
+use super::heavy;
 use super::sorted_large::Large;
 use super::sorted_small::{packed_len, Small};
 use super::{CacheId, Store};
@@ -568,7 +569,7 @@ impl SortedSetStorage for Arc<Store> {
         ttl: Duration,
         max_len: usize,
     ) -> impl Future<Output = Result<usize, Error>> + Send {
-        ready(union_store(self, *cache, key, spec, ttl, max_len))
+        union_store(self, *cache, key, spec, ttl, max_len)
     }
 }
 
@@ -579,11 +580,11 @@ impl SortedSetStorage for Arc<Store> {
 /// added once per naming, so the answer is exactly the unfolded union's.
 /// The work is counted before any source is copied: the sources' lengths,
 /// each naming counted, at most `max_len` ([`Error::UnionTooLarge`]).
-/// Past [`UNION_INLINE_ELEMENTS`] the union runs with its worker handed
-/// over to the runtime's other tasks (`block_in_place`): a union of a
-/// million elements takes tens of milliseconds, which calls queued on that
-/// worker would otherwise wait for.
-fn union_store(
+/// Past [`UNION_INLINE_ELEMENTS`] the union runs as heavy work (in a turn
+/// of its own, its worker handed over: `heavy.rs`): a union of a million
+/// elements takes tens of milliseconds, which calls queued on that worker
+/// would otherwise wait for.
+async fn union_store(
     store: &Store,
     cache: CacheId,
     key: &[u8],
@@ -635,10 +636,8 @@ fn union_store(
         })?;
         Ok(stored.unwrap_or_default())
     };
-    let on_workers = tokio::runtime::Handle::try_current()
-        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-    if work > UNION_INLINE_ELEMENTS && on_workers {
-        tokio::task::block_in_place(run)
+    if work > UNION_INLINE_ELEMENTS {
+        heavy::run(run).await
     } else {
         run()
     }
