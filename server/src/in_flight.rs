@@ -269,11 +269,6 @@ impl InFlight {
     }
 
     fn charge(&self, bytes: usize, connection: Option<&ConnectionState>) {
-        // An answer of unknown size is charged 0 before it is encoded:
-        // three atomic additions of nothing per call, skipped.
-        if bytes == 0 {
-            return;
-        }
         self.used.fetch_add(bytes, Ordering::Relaxed);
         self.gauge.add(bytes as i64);
         if let Some(connection) = connection {

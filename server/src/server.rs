@@ -624,9 +624,6 @@ fn connection_settings(config: &Config) -> listener::Settings {
             max_header_list_size: config.max_header_list_size as u32,
             keepalive_interval: config.keepalive_interval,
             keepalive_timeout: config.keepalive_timeout,
-            // Over Redis every call waits for it: a first poll in the
-            // connection's task would only be repeated in the call's own.
-            streams_inline: matches!(config.store, StoreChoice::Embedded),
         },
         http1: None,
     }

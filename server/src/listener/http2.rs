@@ -33,12 +33,10 @@
 use std::time::Duration;
 
 use hyper::server::conn::http2::Builder;
-use hyper_util::rt::TokioTimer;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::close::CloseReason;
 use crate::in_flight::SEND_BUFFER;
-
-use super::streams::Streams;
 
 /// Streams one connection may make the server reset before it is closed.
 /// A well-behaved client provokes none; h2's own default.
@@ -66,14 +64,10 @@ pub struct Settings {
     pub max_header_list_size: u32,
     pub keepalive_interval: Duration,
     pub keepalive_timeout: Duration,
-    /// Whether a call first runs in its connection's task (`super::streams`):
-    /// on for the embedded store, whose calls rarely wait.
-    pub streams_inline: bool,
 }
 
-/// A connection's builder, its streams run by `streams`.
-pub fn builder(settings: &Settings, streams: Streams) -> Builder<Streams> {
-    let mut builder = Builder::new(streams);
+pub fn builder(settings: &Settings) -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
     builder
         .timer(TokioTimer::new())
         .max_concurrent_streams(settings.max_concurrent_streams)

@@ -30,10 +30,9 @@ pub mod http2;
 pub mod in_handshake;
 mod paced;
 pub mod slots;
-mod streams;
 
 use std::convert::Infallible;
-use std::future::{poll_fn, Future};
+use std::future::Future;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -58,7 +57,6 @@ use handshake::read_start;
 use in_handshake::InHandshake;
 use paced::Paced;
 use slots::{Slot, Slots};
-use streams::Streams;
 
 /// How long to wait after an accept error (out of descriptors, say) before
 /// accepting again, so the loop does not spin.
@@ -290,18 +288,9 @@ where
             // per-connection slabs sized for it for the connection's
             // life (`paced`).
             let (io, turns) = Paced::new(io);
-            let streams = if shared.settings.http2.streams_inline {
-                Streams::inline()
-            } else {
-                Streams::spawning()
-            };
-            let builder = http2::builder(&shared.settings.http2, streams.clone());
+            let builder = http2::builder(&shared.settings.http2);
             let connection = builder.serve_connection(TokioIo::new(io), service);
-            let turn = Some(Http2Turn {
-                turns: &turns,
-                streams: &streams,
-            });
-            let ended = (turn, http2::close_reason as CloseReasonOf);
+            let ended = (Some(&turns), http2::close_reason as CloseReasonOf);
             drive(shared, connection, ended, &state, stop_requested).await
         }
     }
@@ -310,20 +299,13 @@ where
 /// Why a served connection ended, from hyper's answer.
 type CloseReasonOf = fn(&Result<(), hyper::Error>) -> CloseReason;
 
-/// What ends each poll of an HTTP/2 connection's task: its reads' pause
-/// (`paced`), and the calls it accepted, run (`streams`).
-struct Http2Turn<'a> {
-    turns: &'a paced::Turns,
-    streams: &'a Streams,
-}
-
 /// Runs a served connection until it ends, asking it to finish at
 /// shutdown and closing it on a stalled answer or for the in-flight
 /// budget; says why it ended.
 async fn drive<S, C>(
     shared: &Arc<Shared<S>>,
     connection: C,
-    (turn, close_reason): (Option<Http2Turn<'_>>, CloseReasonOf),
+    (turns, close_reason): (Option<&paced::Turns>, CloseReasonOf),
     state: &ConnectionState,
     mut stop_requested: watch::Receiver<bool>,
 ) -> CloseReason
@@ -337,16 +319,12 @@ where
     let mut shutting_down = false;
     loop {
         tokio::select! {
-            result = poll_fn(|cx| {
-                let polled = connection.as_mut().poll(cx);
-                if let Some(turn) = &turn {
-                    turn.turns.end_pause();
-                    // Run even if the connection has ended: a stream
-                    // dropped unpolled would be reset.
-                    turn.streams.run_accepted(cx);
+            result = async {
+                match turns {
+                    Some(turns) => turns.polled(connection.as_mut()).await,
+                    None => connection.as_mut().await,
                 }
-                polled
-            }) => {
+            } => {
                 if shutting_down {
                     return CloseReason::Shutdown;
                 }

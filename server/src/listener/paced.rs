@@ -23,9 +23,10 @@
 //! count, since the task waits for the socket then anyway.
 //!
 //! The pause lasts until the connection's task has been polled to its end
-//! ([`Turns::end_pause`]): hyper asks h2 for the next stream as long as one is
+//! ([`Turns::polled`]): hyper asks h2 for the next stream as long as one is
 //! accepted, so a pause of one read would not make the task yield.
 
+use std::future::{poll_fn, Future};
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,7 +57,7 @@ pub struct Paced<IO> {
     scan: FrameScan,
     /// Bytes read past a pause, handed over first once it ends.
     kept: BytesMut,
-    /// Set at a pause, cleared by [`Turns::end_pause`] when the task's poll ends.
+    /// Set at a pause, cleared by [`Turns::polled`] when the task's poll ends.
     paused: Arc<AtomicBool>,
 }
 
@@ -80,11 +81,17 @@ impl<IO> Paced<IO> {
 }
 
 impl Turns {
-    /// Ends a pause: to be called when a poll of the connection (served
-    /// over the [`Paced`] reader) ends, so the reader waits for the task's
-    /// next turn.
-    pub fn end_pause(&self) {
-        self.paused.store(false, Ordering::Relaxed);
+    /// Polls `connection` (served over the [`Paced`] reader); a pause ends
+    /// with the poll, so the reader waits for the task's next turn.
+    pub fn polled<'a, F: Future>(
+        &'a self,
+        mut connection: Pin<&'a mut F>,
+    ) -> impl Future<Output = F::Output> + 'a {
+        poll_fn(move |cx| {
+            let polled = connection.as_mut().poll(cx);
+            self.paused.store(false, Ordering::Relaxed);
+            polled
+        })
     }
 }
 
@@ -310,7 +317,8 @@ mod tests {
                         .poll_read(&mut cx, &mut again)
                         .is_pending());
                     // ...which ends with the connection's poll.
-                    turns.end_pause();
+                    let mut turn = std::pin::pin!(std::future::ready(()));
+                    turns.polled(turn.as_mut()).await;
                     continue;
                 }
             }
