@@ -88,9 +88,8 @@ impl ItemBytes {
         bytes
     }
 
-    /// A collection item's: `key`, then `collection`, moved out of its box
-    /// and owned from now on.
-    pub(super) fn collection(key: &[u8], collection: Box<Collections>) -> ItemBytes {
+    /// A collection item's: `key`, then `collection`, owned from now on.
+    pub(super) fn collection(key: &[u8], collection: Collections) -> ItemBytes {
         let head = (key.len() as u64) << 1 | COLLECTION;
         let at = collection_at(encoded_len_varint(head) + key.len());
         let bytes = ItemBytes::allocate(head, key, at + size_of::<Collections>());
@@ -99,7 +98,7 @@ impl ItemBytes {
         // with room for one.
         unsafe {
             let at = bytes.ptr.as_ptr().add(at).cast::<Collections>();
-            at.write(*collection);
+            at.write(collection);
         }
         bytes
     }
@@ -257,7 +256,7 @@ mod tests {
         };
         let mut list = ListValue::default();
         push(&mut list, b"first");
-        let mut bytes = ItemBytes::collection(b"key", Box::new(Collections::List(list)));
+        let mut bytes = ItemBytes::collection(b"key", Collections::List(list));
         assert_eq!(bytes.key(), b"key");
         assert_eq!(
             allocation_size(bytes.len()),
@@ -278,10 +277,7 @@ mod tests {
     /// a pointer took 32 and the collection's own box 64.
     #[test]
     fn a_collection_shares_its_keys_allocation() {
-        let bytes = ItemBytes::collection(
-            b"key:12345",
-            Box::new(Collections::Scalar(bytes::Bytes::new())),
-        );
+        let bytes = ItemBytes::collection(b"key:12345", Collections::Scalar(bytes::Bytes::new()));
         assert_eq!(bytes.len(), 16 + size_of::<Collections>());
         assert_eq!(ItemBytes::collection_allocation(9), 80);
         assert_eq!(ItemBytes::collection_allocation(15), 80);

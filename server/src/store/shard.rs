@@ -336,7 +336,7 @@ impl Shard {
     ) -> (u32, bool) {
         let bytes = match value {
             Value::Scalar(bytes) => bytes,
-            Value::Collection(c) => ItemBytes::collection(key, c),
+            Value::Collection(c) => ItemBytes::collection(key, *c),
         };
         debug_assert_eq!(bytes.key(), key);
         let slab = &self.slab;
