@@ -1,4 +1,5 @@
-//! What the store charges an item or element covers what it really holds.
+//! What the store charges an item or element is what it really holds:
+//! at least (within [`SLACK`]) and at most [`OVER`] times as much.
 //! For scalars and each collection type: 200,000 small elements written
 //! into a server whose cap is far away, every one then read once (a read
 //! of a scalar over 2 KiB leaves a shared header behind on the value it
@@ -43,6 +44,10 @@ const LENGTHS: [usize; 6] = [96, 200, 448, 1_000, 1_800, 3_500];
 /// Resident growth may exceed the charge by at most this much (allocator
 /// pages, tables between two sizes); past it the cap would not bound memory.
 const SLACK: f64 = 1.10;
+/// The charge may exceed resident growth by at most this much; past it
+/// the cap would evict items that fit (`--max-memory` means resident
+/// memory within 15%, issue 30).
+const OVER: f64 = 1.15;
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -244,7 +249,7 @@ async fn measure(kind: Kind) -> (f64, f64, f64) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn each_type_is_charged_at_least_what_it_holds() {
+async fn each_type_is_charged_what_it_holds() {
     let mut problems = Vec::new();
     for kind in [
         Kind::Scalar,
@@ -258,10 +263,10 @@ async fn each_type_is_charged_at_least_what_it_holds() {
             "{kind:?}: {ELEMENT_SIZE}-byte elements: resident {written:.0} B/element written, {read:.0} B/element after a read; charged {charged:.0} B/element ({:.2} x resident)",
             charged / read.max(written)
         );
-        if read.max(written) > charged * SLACK {
+        let resident = read.max(written);
+        if resident > charged * SLACK || charged > resident * OVER {
             problems.push(format!(
-                "{kind:?}: {:.0} B resident per element, charged {charged:.0}",
-                read.max(written)
+                "{kind:?}: {resident:.0} B resident per element, charged {charged:.0}"
             ));
         }
     }

@@ -44,6 +44,29 @@ pub fn allocation_size(len: usize) -> usize {
     }
 }
 
+/// The smallest of jemalloc's "large" size classes: an allocation of at
+/// least this many bytes takes whole pages of its own, and a page of it
+/// nothing has written yet is not resident. Smaller ones share their
+/// pages with others of their class.
+pub const LARGE_ALLOCATION: usize = 16 * 1024;
+
+/// The page a large allocation is mapped by.
+const PAGE: usize = 4096;
+
+/// What an allocation of `capacity` bytes (a size class) holds resident
+/// once its first `written` bytes have been written: all of it below
+/// [`LARGE_ALLOCATION`], else the pages written. A buffer that grows one
+/// size class at a time (up to a quarter more each) leaves most of its
+/// last class unwritten until it fills; charging that room would charge a
+/// large run up to a quarter more than it holds. `written` must be a high
+/// mark: bytes written and later dropped stay resident.
+pub fn resident_size(capacity: usize, written: usize) -> usize {
+    match capacity {
+        0..LARGE_ALLOCATION => capacity,
+        _ => written.next_multiple_of(PAGE).min(capacity),
+    }
+}
+
 /// What a hashbrown table with room for `capacity` entries of `slot` bytes
 /// allocates: per bucket a slot (the slots aligned to 16 bytes) and a
 /// control byte, plus a group of control bytes (a table holds 7/8 of its
@@ -64,6 +87,20 @@ pub fn table_bytes(capacity: usize, slot: usize) -> usize {
 /// hold the million's room; past 64 slots, so small ones do not churn.
 pub fn shrunk_room(len: usize, capacity: usize) -> Option<usize> {
     (len == 0 && capacity > 0 || capacity > 64 && len * 4 < capacity).then_some(len * 2)
+}
+
+#[cfg(test)]
+mod resident_size_tests {
+    use super::{resident_size, LARGE_ALLOCATION};
+
+    #[test]
+    fn a_large_allocation_holds_the_pages_written() {
+        assert_eq!(resident_size(14_336, 10), 14_336);
+        assert_eq!(resident_size(LARGE_ALLOCATION, 10), 4096);
+        assert_eq!(resident_size(40_960, 33_000), 36_864);
+        assert_eq!(resident_size(40_960, 40_960), 40_960);
+        assert_eq!(resident_size(40_960, 0), 0);
+    }
 }
 
 #[cfg(test)]

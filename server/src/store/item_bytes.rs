@@ -1,26 +1,34 @@
 //! An item's own allocation: a varint of the key's length (and whether the
-//! item is a collection), then the key, then a small scalar's value or a
-//! pointer to the item's boxed collection; held as a pointer and a `u32`
-//! length in 12 bytes.
+//! item is a collection), then the key, then a small scalar's value or the
+//! item's collection itself; held as a pointer and a `u32` length in 12
+//! bytes.
 //!
 //! Why by hand: a `Bytes` takes 32 bytes of every slab slot, a `Box<[u8]>`
 //! 16 (with an 8-byte length no item needs), and a collection's box 8 more
 //! beside it. Packed to 4-byte alignment, the pointer and a `u32` length
 //! share a slot's words with its other 4-byte fields; the key's length (a
-//! byte for a key under 64 bytes) and a collection's pointer ride in the
-//! allocation, usually within its size class (`shard::Entry` is 40 bytes,
-//! where it was 72). No crate keeps a boxed slice's length beside it in 4
-//! bytes: `thin-vec` puts a 16-byte header (length and capacity) in the
-//! allocation, which a small item pays in full.
+//! byte for a key under 64 bytes) rides in the allocation, usually within
+//! its size class (`shard::Entry` is 40 bytes, where it was 72). No crate
+//! keeps a boxed slice's length beside it in 4 bytes: `thin-vec` puts a
+//! 16-byte header (length and capacity) in the allocation, which a small
+//! item pays in full.
+//!
+//! A collection's [`Collections`] value lives in the same allocation, after
+//! the key (aligned), rather than in a box of its own the allocation points
+//! to: a key of up to 15 bytes and the 56-byte value take one 80-byte
+//! allocation where the key and pointer took 32 and the box 64, 16 bytes
+//! less for every collection item (the many small sets, dictionaries,
+//! lists and sorted sets most of all).
 //!
 //! Never shared: reads copy a value out of it (at most
 //! `cost::COPIED_VALUE` bytes); a larger value is kept apart, as a `Bytes`
 //! that reads share (`value::Collections::Scalar`).
 
-use std::mem::size_of;
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::mem::{align_of, size_of};
 use std::ptr::NonNull;
 
-use prost::encoding::{decode_varint, encode_varint, encoded_len_varint};
+use prost::encoding::{encode_varint, encoded_len_varint};
 
 use super::cost::allocation_size;
 use super::value::Collections;
@@ -29,7 +37,9 @@ use super::value::Collections;
 /// only ever read by value, never referenced.
 #[repr(C, packed(4))]
 pub struct ItemBytes {
-    /// From `Box::leak` of a `Box<[u8]>` of `len` bytes, owned.
+    /// From `alloc` of [`layout`]`(head, len)`, owned; holds the head
+    /// varint, the key, and a scalar's value or (at [`collection_at`]) a
+    /// collection.
     ptr: NonNull<u8>,
     len: u32,
 }
@@ -40,40 +50,78 @@ pub(super) enum Contents<'a> {
     Collection(&'a Collections),
 }
 
-/// The low bit of the leading varint: the item is a collection, and the
-/// allocation ends with the pointer to its box.
+/// The low bit of the leading varint: the item is a collection, held in
+/// the allocation after the key.
 const COLLECTION: u64 = 1;
 
-const POINTER: usize = size_of::<*mut Collections>();
+/// Where a collection starts: past the varint and key, at its alignment.
+fn collection_at(prefix: usize) -> usize {
+    prefix.next_multiple_of(align_of::<Collections>())
+}
 
-// SAFETY: `ItemBytes` owns its bytes as a `Box<[u8]>` does and a
-// collection's box as a `Box<Collections>` does, both `Send`.
+/// The allocation's layout: a scalar's bytes need no alignment, a
+/// collection's value needs its own.
+fn layout(head: u64, len: usize) -> Layout {
+    let align = match head & COLLECTION {
+        0 => 1,
+        _ => align_of::<Collections>(),
+    };
+    Layout::from_size_align(len, align).expect("an item is shorter than 4 GiB")
+}
+
+// SAFETY: `ItemBytes` owns its bytes as a `Box<[u8]>` does and its
+// collection as a `Box<Collections>` does, both `Send`.
 unsafe impl Send for ItemBytes {}
 
 impl ItemBytes {
     /// A scalar item's: `key`, then `value`.
     pub(super) fn scalar(key: &[u8], value: &[u8]) -> ItemBytes {
-        ItemBytes::new(key, 0, value)
+        let head = (key.len() as u64) << 1;
+        let len = encoded_len_varint(head) + key.len() + value.len();
+        let bytes = ItemBytes::allocate(head, key, len);
+        // SAFETY: `allocate` left `len` bytes, of which the value is the
+        // last `value.len()`, unwritten.
+        unsafe {
+            let at = bytes.ptr.as_ptr().add(len - value.len());
+            at.copy_from_nonoverlapping(value.as_ptr(), value.len());
+        }
+        bytes
     }
 
-    /// A collection item's: `key`, then the pointer to `collection`, which
-    /// it owns from now on.
-    pub(super) fn collection(key: &[u8], collection: Box<Collections>) -> ItemBytes {
-        let pointer = Box::into_raw(collection) as usize;
-        ItemBytes::new(key, COLLECTION, &pointer.to_ne_bytes())
+    /// A collection item's: `key`, then `collection`, owned from now on.
+    pub(super) fn collection(key: &[u8], collection: Collections) -> ItemBytes {
+        let head = (key.len() as u64) << 1 | COLLECTION;
+        let at = collection_at(encoded_len_varint(head) + key.len());
+        let bytes = ItemBytes::allocate(head, key, at + size_of::<Collections>());
+        // SAFETY: `at` is within the allocation, aligned for `Collections`
+        // (the allocation is, and `at` is a multiple of its alignment),
+        // with room for one.
+        unsafe {
+            let at = bytes.ptr.as_ptr().add(at).cast::<Collections>();
+            at.write(collection);
+        }
+        bytes
     }
 
-    fn new(key: &[u8], kind: u64, rest: &[u8]) -> ItemBytes {
-        let head = (key.len() as u64) << 1 | kind;
-        let mut bytes = Vec::with_capacity(encoded_len_varint(head) + key.len() + rest.len());
-        encode_varint(head, &mut bytes);
-        bytes.extend_from_slice(key);
-        bytes.extend_from_slice(rest);
-        // `with_capacity` of the exact length: `into_boxed_slice` does not
-        // reallocate.
-        let bytes = bytes.into_boxed_slice();
-        let len = u32::try_from(bytes.len()).expect("an item is shorter than 4 GiB");
-        let ptr = NonNull::from(Box::leak(bytes)).cast::<u8>();
+    /// An allocation of `len` bytes that starts with `head` and `key`.
+    fn allocate(head: u64, key: &[u8], len: usize) -> ItemBytes {
+        let layout = layout(head, len);
+        // SAFETY: `len` is at least the varint's byte, never 0.
+        let ptr =
+            NonNull::new(unsafe { alloc(layout) }).unwrap_or_else(|| handle_alloc_error(layout));
+        let mut varint = [0; 10];
+        let mut rest = &mut varint[..];
+        encode_varint(head, &mut rest);
+        let varint_len = 10 - rest.len();
+        // SAFETY: the varint and the key are at most `len` bytes, written
+        // into a fresh allocation.
+        unsafe {
+            let at = ptr.as_ptr();
+            at.copy_from_nonoverlapping(varint.as_ptr(), varint_len);
+            let at = at.add(varint_len);
+            at.copy_from_nonoverlapping(key.as_ptr(), key.len());
+        }
+        let len = u32::try_from(len).expect("an item is shorter than 4 GiB");
         ItemBytes { ptr, len }
     }
 
@@ -83,9 +131,13 @@ impl ItemBytes {
         allocation_size(encoded_len_varint((key_len as u64) << 1) + key_len + value_len)
     }
 
-    /// [`Self::scalar_allocation`] of a collection's, beside its box.
+    /// What the allocation of a collection item of a key of `key_len`
+    /// bytes takes, its collection's value included, at size class.
     pub(super) fn collection_allocation(key_len: usize) -> usize {
-        Self::scalar_allocation(key_len, POINTER)
+        let head = (key_len as u64) << 1 | COLLECTION;
+        allocation_size(
+            collection_at(encoded_len_varint(head) + key_len) + size_of::<Collections>(),
+        )
     }
 
     /// Bytes allocated: what the item is charged for them.
@@ -93,67 +145,75 @@ impl ItemBytes {
         self.len as usize
     }
 
-    fn as_slice(&self) -> &[u8] {
-        let (ptr, len) = (self.ptr, self.len);
-        // SAFETY: `ptr` and `len` are those of the boxed slice `new` leaked,
-        // owned by `self` until `drop`.
-        unsafe { std::slice::from_raw_parts(ptr.as_ptr(), len as usize) }
+    /// The leading varint and its length in bytes. Read a byte at a time:
+    /// past the key, a collection's bytes are not all initialized, so no
+    /// slice may cover them.
+    fn head(&self) -> (u64, usize) {
+        let mut head = 0;
+        for at in 0..10 {
+            // SAFETY: within the varint `allocate` wrote first.
+            let byte = unsafe { self.ptr.as_ptr().add(at).read() };
+            head |= u64::from(byte & 0x7f) << (7 * at);
+            if byte < 0x80 {
+                return (head, at + 1);
+            }
+        }
+        unreachable!("a varint of at most 10 bytes, written by `allocate`")
     }
 
-    /// The leading varint, the key, and what follows it.
-    fn split(&self) -> (u64, &[u8], &[u8]) {
-        let mut rest = self.as_slice();
-        let head = match rest.split_first() {
-            // A key under 64 bytes: the varint is its first byte. Every
-            // lookup, write and charge reads it, so not through `Buf`.
-            Some((&head, after)) if head < 0x80 => {
-                rest = after;
-                u64::from(head)
-            }
-            _ => decode_varint(&mut rest).expect("written by `new`"),
-        };
-        let (key, rest) = rest.split_at((head >> 1) as usize);
-        (head, key, rest)
+    /// The leading varint, and the key with where it ends.
+    fn split(&self) -> (u64, &[u8], usize) {
+        let (head, start) = self.head();
+        let end = start + (head >> 1) as usize;
+        // SAFETY: the key `allocate` wrote after the varint, owned by `self`.
+        let key = unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(start), end - start) };
+        (head, key, end)
     }
 
     pub(super) fn key(&self) -> &[u8] {
         self.split().1
     }
 
-    fn pointer(&self) -> Option<*mut Collections> {
-        let (head, _, rest) = self.split();
-        let pointer: [u8; POINTER] = rest.try_into().ok().filter(|_| head & COLLECTION != 0)?;
-        Some(usize::from_ne_bytes(pointer) as *mut Collections)
+    /// The collection's place, if the item is one.
+    fn collection_ptr(&self) -> Option<*mut Collections> {
+        let (head, _, end) = self.split();
+        let at = collection_at(end);
+        // SAFETY: where `collection` wrote it, within the allocation.
+        (head & COLLECTION != 0).then(|| unsafe { self.ptr.as_ptr().add(at).cast() })
     }
 
     pub(super) fn contents(&self) -> Contents<'_> {
-        match self.pointer() {
-            // SAFETY: the box `collection` leaked, owned by `self`, borrowed
-            // for as long as `self` is.
-            Some(pointer) => Contents::Collection(unsafe { &*pointer }),
-            None => Contents::Scalar(self.split().2),
+        let (head, _, end) = self.split();
+        if head & COLLECTION != 0 {
+            // SAFETY: the collection `collection` wrote, owned by `self`,
+            // borrowed for as long as `self` is.
+            return Contents::Collection(unsafe {
+                &*self.ptr.as_ptr().add(collection_at(end)).cast()
+            });
         }
+        // SAFETY: the value `scalar` wrote after the key, to the end.
+        let value =
+            unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(end), self.len() - end) };
+        Contents::Scalar(value)
     }
 
     pub(super) fn collection_mut(&mut self) -> Option<&mut Collections> {
         // SAFETY: as in `contents`, borrowed mutably for as long as `self` is.
-        self.pointer().map(|pointer| unsafe { &mut *pointer })
+        self.collection_ptr().map(|at| unsafe { &mut *at })
     }
 }
 
 impl Drop for ItemBytes {
     fn drop(&mut self) {
-        if let Some(pointer) = self.pointer() {
-            // SAFETY: the box `collection` leaked, dropped once, here.
-            drop(unsafe { Box::from_raw(pointer) });
+        if let Some(at) = self.collection_ptr() {
+            // SAFETY: the collection `collection` wrote, dropped once, here.
+            unsafe { at.drop_in_place() };
         }
-        let (ptr, len) = (self.ptr, self.len);
-        let slice = std::ptr::slice_from_raw_parts_mut(ptr.as_ptr(), len as usize);
-        // SAFETY: the boxed slice `new` leaked, dropped once, here.
-        drop(unsafe { Box::from_raw(slice) });
+        let layout = layout(self.head().0, self.len());
+        // SAFETY: allocated by `allocate` with this layout, freed once, here.
+        unsafe { dealloc(self.ptr.as_ptr(), layout) };
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,7 +256,7 @@ mod tests {
         };
         let mut list = ListValue::default();
         push(&mut list, b"first");
-        let mut bytes = ItemBytes::collection(b"key", Box::new(Collections::List(list)));
+        let mut bytes = ItemBytes::collection(b"key", Collections::List(list));
         assert_eq!(bytes.key(), b"key");
         assert_eq!(
             allocation_size(bytes.len()),
@@ -210,6 +270,19 @@ mod tests {
             panic!("a list");
         };
         assert_eq!(list.len(), 2);
+    }
+
+    /// The collection rides in the item's one allocation: a short key's
+    /// and the value's 72 bytes take the 80-byte class, where the key and
+    /// a pointer took 32 and the collection's own box 64.
+    #[test]
+    fn a_collection_shares_its_keys_allocation() {
+        let bytes = ItemBytes::collection(b"key:12345", Collections::Scalar(bytes::Bytes::new()));
+        assert_eq!(bytes.len(), 16 + size_of::<Collections>());
+        assert_eq!(ItemBytes::collection_allocation(9), 80);
+        assert_eq!(ItemBytes::collection_allocation(15), 80);
+        assert_eq!(ItemBytes::collection_allocation(16), 80);
+        assert_eq!(ItemBytes::collection_allocation(24), 96);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use super::cost::{allocation_size, shrunk_room, table_bytes};
+use super::cost::{allocation_size, resident_size, shrunk_room, table_bytes};
 use super::packed::{entry_len, Packed};
 
 /// The most entries a small map holds. A lookup in a small map scans up
@@ -60,12 +60,36 @@ fn hash(key: &[u8]) -> u64 {
     HASHER.hash_one(key)
 }
 
-/// The charge of an index whose vector has room for `offsets` and whose
-/// table for `ids`: the box, the vector and the table.
-fn index_cost(offsets: usize, ids: usize) -> u64 {
+/// The charge of an index whose vector has room for `offsets`, of which
+/// `written` have held one, and whose table allocates `table` bytes: the
+/// box, what the vector holds resident ([`resident_size`]) and the table
+/// (all of it: its control bytes are all written when it is made, its
+/// slots at random).
+fn index_cost(offsets: usize, written: usize, table: usize) -> u64 {
+    let slot = size_of::<usize>();
     (allocation_size(size_of::<Index>())
-        + allocation_size(offsets * size_of::<usize>())
-        + table_bytes(ids, size_of::<u32>())) as u64
+        + resident_size(allocation_size(offsets * slot), written * slot)
+        + table) as u64
+}
+
+/// The bytes a table of ids with room for `ids` allocates.
+fn ids_bytes(ids: usize) -> usize {
+    table_bytes(ids, size_of::<u32>())
+}
+
+/// What `index` is charged. The table's own count of what it allocates,
+/// not its capacity: removals leave markers that lower its capacity, not
+/// its allocation.
+fn index_charge(index: &Index) -> u64 {
+    let table = allocation_size(index.ids.allocation_size());
+    index_cost(index.offsets.capacity(), index.written, table)
+}
+
+/// What a run holds resident: a large map's grows class by class and is
+/// never cut short in place (removals leave holes; it is copied anew), so
+/// its length is the high mark of what was written.
+fn run_cost(run: &Packed) -> u64 {
+    resident_size(run.cost() as usize, run.bytes_len()) as u64
 }
 
 /// The capacity a hash table that holds `capacity` grows to, to hold
@@ -98,6 +122,9 @@ struct Index {
     ids: HashTable<u32>,
     /// The bytes of removed entries still in the run.
     holes: usize,
+    /// The most offsets the vector has held since it was last allocated:
+    /// the slots written, resident, that removals do not give back.
+    written: usize,
 }
 
 /// Where an entry is: its id (in a small map, its place in the run) and
@@ -133,8 +160,7 @@ impl<const PARTS: usize> PackedMap<PARTS> {
     }
 
     pub fn cost(&self) -> u64 {
-        let index = self.index.as_ref();
-        self.run.cost() + index.map_or(0, |i| index_cost(i.offsets.capacity(), i.ids.capacity()))
+        run_cost(&self.run) + self.index.as_deref().map_or(0, index_charge)
     }
 
     /// At least what adding `added` entries of `bytes` bytes in all (each
@@ -143,20 +169,28 @@ impl<const PARTS: usize> PackedMap<PARTS> {
     /// index's (its vector doubles, so to under twice what it must hold).
     pub fn growth(&self, added: usize, bytes: usize) -> u64 {
         let len = self.len() + added;
-        let run = self.run.growth(bytes);
-        let (offsets, ids, before) = match &self.index {
-            None if len <= SMALL_LEN && self.run.bytes_len() + bytes <= SMALL_BYTES => return run,
-            None => (0, 0, 0),
+        let (capacity, run_len) = (self.run.cost() as usize, self.run.bytes_len() + bytes);
+        let grown = resident_size(capacity.max(allocation_size(run_len)), run_len);
+        let run = grown as u64 - run_cost(&self.run);
+        let (offsets, written, ids, before) = match &self.index {
+            None if len <= SMALL_LEN && run_len <= SMALL_BYTES => return run,
+            None => (0, 0, 0, 0),
             Some(i) => {
                 let (offsets, ids) = (i.offsets.capacity(), i.ids.capacity());
-                (offsets, ids, index_cost(offsets, ids))
+                (
+                    offsets,
+                    i.written,
+                    ids,
+                    index_cost(offsets, i.written, ids_bytes(ids)),
+                )
             }
         };
         let offsets = match len > offsets {
             true => (2 * len).max(4),
             false => offsets,
         };
-        run + index_cost(offsets, table_capacity_for(ids, len)) - before
+        let ids = ids_bytes(table_capacity_for(ids, len));
+        run + index_cost(offsets, written.max(len), ids) - before
     }
 
     /// The parts of the entry at `at`, and the offset past them.
@@ -249,6 +283,7 @@ impl<const PARTS: usize> PackedMap<PARTS> {
             Some(index) => {
                 let id = index.offsets.len() as u32;
                 index.offsets.push(at);
+                index.written = index.written.max(index.offsets.len());
                 let (run, offsets) = (&self.run, &index.offsets);
                 let rehash = |&id: &u32| hash(key_at(run, offsets[id as usize]));
                 index.ids.insert_unique(hash(parts[0]), id, rehash);
@@ -337,6 +372,7 @@ impl<const PARTS: usize> PackedMap<PARTS> {
             offsets,
             ids,
             holes: 0,
+            written: len,
         }));
     }
 
@@ -363,6 +399,7 @@ impl<const PARTS: usize> PackedMap<PARTS> {
         if let Some(room) = shrunk_room(large.offsets.len(), large.offsets.capacity()) {
             let offsets = &mut large.offsets;
             offsets.shrink_to(room);
+            large.written = large.written.min(offsets.capacity());
             let rehash = |&id: &u32| hash(key_at(run, offsets[id as usize]));
             large.ids.shrink_to(room, rehash);
         }
@@ -412,7 +449,7 @@ impl<const PARTS: usize> PackedMap<PARTS> {
             .iter()
             .map(|parts| parts.iter().map(|p| entry_len(p.len())).sum::<usize>())
             .sum();
-        let room = self.run.cost();
+        let room = run_cost(&self.run);
         match &self.index {
             None => {
                 assert_eq!(self.run.count() % PARTS, 0);
@@ -435,7 +472,7 @@ impl<const PARTS: usize> PackedMap<PARTS> {
                     let slot = self.find(parts[0]).expect("every entry found by its key");
                     assert_eq!((slot.id, slot.at), (id, index.offsets[id]));
                 }
-                let index_room = index_cost(index.offsets.capacity(), index.ids.capacity());
+                let index_room = index_charge(index);
                 assert_eq!(self.cost(), room + index_room);
             }
         }

@@ -152,10 +152,30 @@ fn growth_covers_what_adding_adds() {
 fn the_room_charged_is_the_room_held() {
     // hashbrown's table for 3 holds 3 in 4 buckets; for 100, 112 in 128.
     let index = allocation_size(size_of::<Index>()) as u64;
-    assert_eq!(index_cost(0, 3), index + 48);
+    assert_eq!(index_cost(0, 0, ids_bytes(3)), index + 48);
     assert_eq!(
-        index_cost(0, 112),
+        index_cost(0, 0, ids_bytes(112)),
         index + allocation_size(128 * 5 + 16) as u64
+    );
+    // A large vector is charged the pages its offsets have taken, a high
+    // mark that removals do not lower; nor do they lower the table's
+    // charge, though the markers they leave lower its capacity.
+    let offsets = |written: usize| index_cost(4096, written, 0) - index;
+    assert_eq!(offsets(4096), 32_768);
+    assert_eq!(offsets(2000), 16_384);
+    assert_eq!(offsets(2049), 20_480);
+    let mut map = PackedMap::<1>::default();
+    for n in 0..3000u32 {
+        map.insert([&n.to_le_bytes()[..]]);
+    }
+    let held = map.cost();
+    for n in 0..100u32 {
+        map.remove(&n.to_le_bytes());
+    }
+    assert!(
+        map.cost() >= held,
+        "{} after removals, {held} before",
+        map.cost()
     );
     let mut table = HashTable::<u32>::new();
     for n in 0..1000 {

@@ -28,7 +28,7 @@ use crate::backend::{CacheUsage, ItemType};
 use crate::error::Error;
 
 /// Bytes charged per item on top of its allocations (the key and scalar
-/// value, or the key and the boxed collection), so that the cap bounds real
+/// value, or the key and the collection), so that the cap bounds real
 /// memory rather than payload alone:
 ///
 /// - the slab slot, `size_of::<Option<Entry>>()` (40 on 64-bit), times 4/3
@@ -78,7 +78,7 @@ pub(super) struct Entry {
     /// The key, then a scalar's value: one allocation per scalar item,
     /// copied out of the request (a slice of it would pin the whole receive
     /// buffer and make the accounting a lie). A collection's holds the key
-    /// and the pointer to its box, and so does a scalar's whose value is
+    /// and the collection's value, and so does a scalar's whose value is
     /// kept apart ([`Collections::Scalar`]). Reads copy a value out of it:
     /// at most [`COPIED_VALUE`] bytes, which the call's own charge pays for.
     bytes: ItemBytes,
@@ -115,8 +115,9 @@ impl Entry {
     }
 }
 
-/// What a boxed collection is charged, with the header of the handles on
-/// it reads hand out: those on a large scalar kept apart from its key.
+/// What a collection is charged beyond its item's allocation, with the
+/// header of the handles on it reads hand out: those on a large scalar kept
+/// apart from its key.
 fn collection_cost(collection: &Collections) -> u64 {
     let handles = match collection {
         Collections::Scalar(value) if value.len() > COPIED_VALUE => SHARED_HEADER,
@@ -335,7 +336,7 @@ impl Shard {
     ) -> (u32, bool) {
         let bytes = match value {
             Value::Scalar(bytes) => bytes,
-            Value::Collection(c) => ItemBytes::collection(key, c),
+            Value::Collection(c) => ItemBytes::collection(key, *c),
         };
         debug_assert_eq!(bytes.key(), key);
         let slab = &self.slab;

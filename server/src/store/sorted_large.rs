@@ -27,7 +27,7 @@ use std::mem::size_of;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use super::cost::{shrunk_room, table_bytes};
+use super::cost::{allocation_size, shrunk_room};
 use super::ranked::{Ranked, Weighted};
 use super::sorted_members::{Members, PAGE_SLOTS};
 use super::sorted_set::{element_encoded_len, SMALL_MAX_MEMBER};
@@ -90,7 +90,9 @@ impl Large {
     pub fn cost(&self) -> u64 {
         let bytes = size_of::<Large>()
             + self.members.heap_bytes()
-            + table_bytes(self.index.capacity(), size_of::<u32>())
+            // Its own count: removals' markers lower its capacity, not
+            // what it allocates.
+            + allocation_size(self.index.allocation_size())
             + self.order.heap_bytes();
         bytes as u64
     }

@@ -37,7 +37,9 @@ use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
 use super::dictionary::on_blocking_pool;
 use super::heavy;
 use super::sorted_large::Large;
-use super::sorted_small::{packed_len, Small};
+#[cfg(test)]
+use super::sorted_small::packed_len;
+use super::sorted_small::{most_added, run_len, Small};
 use super::{CacheId, Store};
 use crate::backend::{
     canonical, union, CollectionTtl, ScoreBound, ScoreRange, ScoredValue, SortOrder,
@@ -91,7 +93,7 @@ pub struct Adding {
     longest: usize,
     /// Their charge in the large form.
     large: u64,
-    /// At most the bytes they take packed (a score takes at most nine).
+    /// At most what they grow a packed run by (`most_added`).
     packed: usize,
 }
 
@@ -107,7 +109,7 @@ impl Adding {
             adding.count += 1;
             adding.longest = adding.longest.max(member.len());
             adding.large += element_cost(member);
-            adding.packed += packed_len(member, f64::MIN_POSITIVE);
+            adding.packed += most_added(member);
         }
         adding
     }
@@ -222,7 +224,14 @@ impl SortedSetValue {
         // A fresh structure rather than a cleared one, which would keep
         // the room of a larger set replaced by a smaller one.
         *self = if fits_small(elements.len(), longest.unwrap_or(0)) {
-            let room = elements.iter().map(|(v, s)| packed_len(v, *s)).sum();
+            // The run's exact length: in order, as each score is written
+            // after the one before it.
+            let mut ordered: Vec<(&[u8], f64)> = elements
+                .iter()
+                .map(|(v, s)| (&v[..], canonical(*s)))
+                .collect();
+            ordered.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+            let room = run_len(ordered.into_iter());
             SortedSetValue(Form::Small(Small::with_room(room)))
         } else {
             SortedSetValue(Form::Large(Box::new(Large::with_capacity(elements.len()))))
@@ -414,10 +423,7 @@ impl SortedSetValue {
             return;
         };
         let pairs = large.pairs(0, large.len());
-        let room = pairs
-            .clone()
-            .map(|(member, score)| packed_len(member, score));
-        let mut small = Small::with_room(room.sum());
+        let mut small = Small::with_room(run_len(pairs.clone()));
         for (member, score) in pairs {
             small.append_sorted(member, score);
         }

@@ -411,8 +411,8 @@ async fn the_store_charges_and_frees_a_sorted_set() {
     assert_eq!(put(&[("a", 1.0), ("bb", 2.0)]).await, Ok(2));
     let two = store.stats().bytes;
     let packed = packed_len(b"a", 1.0) + packed_len(b"bb", 2.0);
-    assert_eq!(packed, 9);
-    // Packed: 9 bytes, then 15, in a buffer of 16.
+    assert_eq!(packed, 7);
+    // Packed: 7 bytes, then 12, in a buffer of 16.
     assert_eq!(put(&[("ccc", 3.0)]).await, Ok(3));
     let three = store.stats().bytes;
     assert_eq!(three, two);
@@ -422,10 +422,10 @@ async fn the_store_charges_and_frees_a_sorted_set() {
     assert_eq!(put(&[(&long, 4.0)]).await, Ok(4));
     let four = store.stats().bytes;
     let mut same = set(&[("a", 1.0), ("bb", 2.0), ("ccc", 3.0)]);
-    assert_eq!(same.cost(), part_cost(15));
+    assert_eq!(same.cost(), part_cost(12));
     same.put(elements(&[(&long, 4.0)]), NO_LIMIT).unwrap();
     assert!(matches!(same.0, Form::Large(_)));
-    assert_eq!(four - three, same.cost() - part_cost(15));
+    assert_eq!(four - three, same.cost() - part_cost(12));
     // A new score for a value held costs nothing more.
     assert_eq!(put(&[("a", 9.0)]).await, Ok(4));
     assert_eq!(store.stats().bytes, four);

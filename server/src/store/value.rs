@@ -20,7 +20,8 @@ use bytes::Bytes;
 pub enum Value {
     /// The key, then the value: the one allocation a scalar item keeps.
     Scalar(ItemBytes),
-    /// Boxed, so an entry stays as small as a scalar needs.
+    /// Boxed while it travels to its shard, which moves it into the
+    /// item's allocation beside the key (`ItemBytes::collection`).
     Collection(Box<Collections>),
 }
 
@@ -29,12 +30,10 @@ impl Value {
     /// exactly their length ([`ItemBytes`]); or a [`Collections::Scalar`]
     /// for a value over [`COPIED_VALUE`], which reads share rather than
     /// copy, and where the two together would round up to a larger size
-    /// class than apart (and the box that holds the value).
+    /// class than apart.
     pub fn scalar(key: &[u8], value: &[u8]) -> Value {
         let together = ItemBytes::scalar_allocation(key.len(), value.len());
-        let apart = ItemBytes::collection_allocation(key.len())
-            + allocation_size(value.len())
-            + allocation_size(std::mem::size_of::<Collections>());
+        let apart = ItemBytes::collection_allocation(key.len()) + allocation_size(value.len());
         if value.len() > COPIED_VALUE || apart < together {
             return Value::Collection(Box::new(Collections::Scalar(Bytes::copy_from_slice(value))));
         }
@@ -46,8 +45,9 @@ pub enum Collections {
     /// Not a collection: a scalar value kept apart from its key, because
     /// it is over [`COPIED_VALUE`], or because the two in one allocation
     /// would take a larger size class (a 16,384-byte value and its key:
-    /// 20,480 bytes, where the value alone takes 16,384); boxed here so an
-    /// entry keeps one pointer for both. `Bytes`, so reads of a value over
+    /// 20,480 bytes, where the value alone takes 16,384); held here, in the
+    /// key's allocation, so an entry keeps one pointer for both. `Bytes`,
+    /// so reads of a value over
     /// [`COPIED_VALUE`] share it: copies of large values made per read,
     /// before any answer is counted, would let a few clients that never
     /// read their answers multiply a value in memory
@@ -58,8 +58,9 @@ pub enum Collections {
     List(ListValue),
     SortedSet(SortedSetValue),
     /// Boxed: its two structures make it the largest variant, and every
-    /// collection's box is the size of the largest. Leaderboards are few
-    /// and large; small sets, dictionaries and lists are many.
+    /// collection item's allocation holds a value the size of the largest.
+    /// Leaderboards are few and large; small sets, dictionaries and lists
+    /// are many.
     Leaderboard(Box<Leaderboard>),
 }
 
@@ -75,20 +76,17 @@ impl Collections {
         }
     }
 
-    /// Accounted bytes of the boxed collection (not its key or the item's
-    /// overhead): the box, and what the collection charges itself.
+    /// Accounted bytes of what the collection holds apart from the item's
+    /// own allocation (which holds this value: `ItemBytes::collection`).
     pub fn cost(&self) -> u64 {
-        part_cost(std::mem::size_of::<Collections>())
-            + match self {
-                Collections::Scalar(value) => part_cost(value.len()),
-                Collections::Dictionary(c) => c.cost(),
-                Collections::Set(c) => c.cost(),
-                Collections::List(c) => c.cost(),
-                Collections::SortedSet(c) => c.cost(),
-                Collections::Leaderboard(c) => {
-                    part_cost(std::mem::size_of::<Leaderboard>()) + c.cost()
-                }
-            }
+        match self {
+            Collections::Scalar(value) => part_cost(value.len()),
+            Collections::Dictionary(c) => c.cost(),
+            Collections::Set(c) => c.cost(),
+            Collections::List(c) => c.cost(),
+            Collections::SortedSet(c) => c.cost(),
+            Collections::Leaderboard(c) => part_cost(std::mem::size_of::<Leaderboard>()) + c.cost(),
+        }
     }
 }
 
@@ -162,11 +160,11 @@ collection!(Leaderboard, Leaderboard);
 mod tests {
     use super::*;
 
-    /// Every collection's box is the size of the largest variant: the
-    /// many small sets, dictionaries, lists and sorted sets pay for it.
+    /// Every collection item's allocation holds a value the size of the
+    /// largest variant: the many small sets, dictionaries, lists and
+    /// sorted sets pay for it (with a short key, 80 bytes in all).
     #[test]
-    fn a_collections_box_is_small() {
-        // 56 bytes today: a 64-byte allocation.
-        assert!(allocation_size(std::mem::size_of::<Collections>()) <= 64);
+    fn a_collections_value_is_small() {
+        assert!(std::mem::size_of::<Collections>() <= 56);
     }
 }
