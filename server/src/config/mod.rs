@@ -622,6 +622,19 @@ mod tests {
     }
 
     #[test]
+    fn side_ports_take_at_least_one_connection() {
+        let error = parse(&["--max-side-port-connections", "0"])
+            .resolve()
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--max-side-port-connections"), "{error}");
+        let config = parse(&["--max-side-port-connections", "3"])
+            .resolve()
+            .unwrap();
+        assert_eq!(config.max_side_port_connections, 3);
+    }
+
+    #[test]
     fn listen_takes_ip_localhost_and_port_alone() {
         let parse = |text: &str| parse_listen(text).map(|addr| addr.to_string());
         assert_eq!(parse("127.0.0.1:8080").unwrap(), "127.0.0.1:8080");
@@ -920,6 +933,7 @@ mod tests {
         "--max-request-items JIFFY_MAX_REQUEST_ITEMS 10000",
         "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB, at least 5 MiB",
         "--max-response-size JIFFY_MAX_RESPONSE_SIZE 5243000 bytes, or --max-value-size + 64 bytes if more",
+        "--max-side-port-connections JIFFY_MAX_SIDE_PORT_CONNECTIONS 64",
         "--max-signing-keys JIFFY_MAX_SIGNING_KEYS 100",
         "--max-subscriptions JIFFY_MAX_SUBSCRIPTIONS 20000",
         "--max-topic-memory JIFFY_MAX_TOPIC_MEMORY 64.0 MiB",
@@ -958,6 +972,7 @@ mod tests {
         "max-signing-keys",
         "max-concurrent-streams",
         "max-connections",
+        "max-side-port-connections",
         "handshake-timeout",
         "request-timeout",
         "send-timeout",
