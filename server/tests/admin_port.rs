@@ -97,7 +97,7 @@ async fn answered_connection(admin: std::net::SocketAddr) -> tokio::net::TcpStre
 }
 
 /// Whether the server closes `stream` within `limit`.
-async fn closed_within(stream: &mut tokio::net::TcpStream, limit: Duration) -> bool {
+pub(crate) async fn closed_within(stream: &mut tokio::net::TcpStream, limit: Duration) -> bool {
     use tokio::io::AsyncReadExt;
     let mut byte = [0u8; 1];
     matches!(
