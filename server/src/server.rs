@@ -211,6 +211,7 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
     if let Some(listener) = metrics_listener {
         tokio::spawn(serve_metrics(
             listener,
+            side_port_settings(&config),
             metrics.clone(),
             ready.clone(),
             stop_requested.clone(),
@@ -401,6 +402,8 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 let blocker = Blocker::new();
                 tokio::spawn(admin_port::serve(
                     listener,
+                    side_port_settings(&config),
+                    metrics.clone(),
                     blocker.clone(),
                     wait_for(stop_requested.clone()),
                 ));
@@ -626,7 +629,17 @@ fn connection_settings(config: &Config) -> listener::Settings {
             keepalive_timeout: config.keepalive_timeout,
         },
         http1: None,
+        replace_oldest: false,
     }
+}
+
+/// The connection settings of the metrics and admin ports.
+fn side_port_settings(config: &Config) -> listener::Settings {
+    listener::side_port::settings(
+        &connection_settings(config),
+        config.max_side_port_connections,
+        config.max_header_list_size as usize,
+    )
 }
 
 /// The store, for the log: its kind and nodes, never a password.
@@ -697,12 +710,14 @@ async fn wait_for(mut stop_requested: watch::Receiver<bool>) {
 /// begun (readiness: a load balancer stops sending new calls).
 async fn serve_metrics(
     listener: TcpListener,
+    settings: listener::Settings,
     metrics: Arc<Metrics>,
     ready: ReadyCheck,
     stop_requested: watch::Receiver<bool>,
 ) {
     use axum::http::StatusCode;
     let stopping = stop_requested.clone();
+    let counted = metrics.clone();
     let app = axum::Router::new()
         .route(
             "/metrics",
@@ -735,10 +750,5 @@ async fn serve_metrics(
                 }
             }),
         );
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(wait_for(stop_requested))
-        .await;
-    if let Err(error) = served {
-        tracing::error!(%error, "metrics endpoint failed");
-    }
+    listener::side_port::serve(listener, settings, app, counted, wait_for(stop_requested)).await;
 }

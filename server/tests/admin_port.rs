@@ -77,3 +77,81 @@ async fn block_ends_open_subscriptions_with_unavailable() {
     let mut again = Reader::subscribe(&mut pubsub, "c", "t").await;
     assert!(again.next().await.unwrap().is_some());
 }
+
+/// A kept-alive connection to `admin` that has had one `/unblock` answered.
+async fn answered_connection(admin: std::net::SocketAddr) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(admin).await.unwrap();
+    stream
+        .write_all(b"GET /unblock HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).await.unwrap(), 1, "closed early");
+        head.push(byte[0]);
+    }
+    assert!(head.starts_with(b"HTTP/1.1 200"), "{head:?}");
+    stream
+}
+
+/// Whether the server closes `stream` within `limit`.
+pub(crate) async fn closed_within(stream: &mut tokio::net::TcpStream, limit: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut byte = [0u8; 1];
+    matches!(
+        tokio::time::timeout(limit, stream.read(&mut byte)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+#[tokio::test]
+async fn at_its_cap_the_admin_port_lets_a_newcomer_in_by_closing_the_oldest() {
+    let server = TestServer::with_args(&[
+        "--admin-listen",
+        "127.0.0.1:0",
+        "--max-side-port-connections",
+        "4",
+    ])
+    .await;
+    let admin = server.admin_addr.unwrap();
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(answered_connection(admin).await);
+    }
+    // A fifth, then a newcomer that asks once: both get in, and the two
+    // oldest idle connections are closed to make room.
+    let _fifth = answered_connection(admin).await;
+    assert_eq!(http_get(admin, "/unblock").await.0, 200);
+    for oldest in &mut idle[..2] {
+        assert!(
+            closed_within(oldest, Duration::from_secs(5)).await,
+            "the oldest connection was kept past the cap"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_admin_port_closes_idle_and_silent_connections() {
+    let server = TestServer::with_args(&[
+        "--admin-listen",
+        "127.0.0.1:0",
+        "--request-timeout",
+        "1s",
+        "--handshake-timeout",
+        "1s",
+    ])
+    .await;
+    let admin = server.admin_addr.unwrap();
+    let mut kept_alive = answered_connection(admin).await;
+    let mut silent = tokio::net::TcpStream::connect(admin).await.unwrap();
+    assert!(
+        closed_within(&mut kept_alive, Duration::from_secs(10)).await,
+        "an idle kept-alive connection was held"
+    );
+    assert!(
+        closed_within(&mut silent, Duration::from_secs(10)).await,
+        "a silent connection was held"
+    );
+}

@@ -146,3 +146,22 @@ async fn hits_misses_process_and_build_metrics() {
     assert_eq!(buckets, 25, "{text}");
     assert!(text.contains("le=\"0.005\""), "{text}");
 }
+
+#[tokio::test]
+async fn healthz_answers_a_newcomer_while_silent_sockets_fill_the_metrics_port() {
+    let server = TestServer::with_args(&["--max-side-port-connections", "2"]).await;
+    let mut silent = Vec::new();
+    for _ in 0..8 {
+        silent.push(
+            tokio::net::TcpStream::connect(server.metrics_addr)
+                .await
+                .unwrap(),
+        );
+    }
+    assert_eq!(http_get(server.metrics_addr, "/healthz").await.0, 200);
+    // Only the cap's worth may still be held: the oldest were closed.
+    assert!(
+        crate::admin_port::closed_within(&mut silent[0], Duration::from_secs(5)).await,
+        "the oldest silent socket was kept past the cap"
+    );
+}

@@ -24,6 +24,9 @@ use axum::http::StatusCode;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::listener;
+use crate::metrics::Metrics;
+
 pub use layer::BlockLayer;
 
 /// Whether calls are blocked; shared by the admin port and the gRPC layer.
@@ -65,9 +68,12 @@ impl Blocker {
     }
 }
 
-/// Serves `GET /block` and `GET /unblock` on `listener` until `stop`.
+/// Serves `GET /block` and `GET /unblock` on `listener` until `stop`,
+/// as a side port (`crate::listener::side_port`).
 pub async fn serve(
     listener: TcpListener,
+    settings: listener::Settings,
+    metrics: Arc<Metrics>,
     blocker: Blocker,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
@@ -90,10 +96,5 @@ pub async fn serve(
     let app = axum::Router::new()
         .route("/block", set(true))
         .route("/unblock", set(false));
-    if let Err(error) = axum::serve(listener, app)
-        .with_graceful_shutdown(stop)
-        .await
-    {
-        tracing::error!(%error, "admin port failed");
-    }
+    listener::side_port::serve(listener, settings, app, metrics, stop).await;
 }

@@ -43,8 +43,17 @@ fn main() -> ExitCode {
         tracing::warn!("{warning}");
     }
     let mut config = config;
+    // Each side port that is on holds up to its own cap beside the cache ports.
+    let side_ports = [
+        config.metrics_listen.is_some(),
+        config.admin_listen.is_some(),
+    ]
+    .into_iter()
+    .filter(|on| *on)
+    .count();
     match jiffy_server::listener::descriptors::fit(
         config.max_connections,
+        side_ports * config.max_side_port_connections,
         config.max_connections_given,
     ) {
         Ok(fits) if fits < config.max_connections => {

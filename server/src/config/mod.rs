@@ -279,6 +279,8 @@ pub struct Config {
     /// Whether `--max-connections` was given: a default that does not fit
     /// the descriptor limit is lowered to fit; a given one is an error.
     pub max_connections_given: bool,
+    /// Connections each of the metrics and admin ports holds at once.
+    pub max_side_port_connections: usize,
     pub handshake_timeout: Duration,
     pub request_timeout: Duration,
     pub send_timeout: Duration,
@@ -405,6 +407,7 @@ impl Settings {
             max_concurrent_streams: values.max_concurrent_streams,
             max_connections: values.max_connections,
             max_connections_given: given_connections,
+            max_side_port_connections: values.max_side_port_connections,
             handshake_timeout: values.handshake_timeout,
             request_timeout: values.request_timeout,
             send_timeout: values.send_timeout,
@@ -495,11 +498,12 @@ impl Config {
             }
         }
         if self.max_connections == 0
+            || self.max_side_port_connections == 0
             || limits.max_request_items == 0
             || limits.max_collection_elements == 0
         {
             return invalid(
-                "--max-connections, --max-request-items and --max-collection-elements must be above zero",
+                "--max-connections, --max-side-port-connections, --max-request-items and --max-collection-elements must be above zero",
             );
         }
         if [
@@ -615,6 +619,19 @@ mod tests {
     fn parse(args: &[&str]) -> Settings {
         Settings::try_parse_from(std::iter::once("jiffy-server").chain(args.iter().copied()))
             .unwrap()
+    }
+
+    #[test]
+    fn side_ports_take_at_least_one_connection() {
+        let error = parse(&["--max-side-port-connections", "0"])
+            .resolve()
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("--max-side-port-connections"), "{error}");
+        let config = parse(&["--max-side-port-connections", "3"])
+            .resolve()
+            .unwrap();
+        assert_eq!(config.max_side_port_connections, 3);
     }
 
     #[test]
@@ -916,6 +933,7 @@ mod tests {
         "--max-request-items JIFFY_MAX_REQUEST_ITEMS 10000",
         "--max-request-size JIFFY_MAX_REQUEST_SIZE --max-value-size + --max-key-size + 1 KiB, at least 5 MiB",
         "--max-response-size JIFFY_MAX_RESPONSE_SIZE 5243000 bytes, or --max-value-size + 64 bytes if more",
+        "--max-side-port-connections JIFFY_MAX_SIDE_PORT_CONNECTIONS 64",
         "--max-signing-keys JIFFY_MAX_SIGNING_KEYS 100",
         "--max-subscriptions JIFFY_MAX_SUBSCRIPTIONS 20000",
         "--max-topic-memory JIFFY_MAX_TOPIC_MEMORY 64.0 MiB",
@@ -954,6 +972,7 @@ mod tests {
         "max-signing-keys",
         "max-concurrent-streams",
         "max-connections",
+        "max-side-port-connections",
         "handshake-timeout",
         "request-timeout",
         "send-timeout",
@@ -992,7 +1011,7 @@ mod tests {
         "admin-listen",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None, max_subscriptions: None }, per_cache: {} }, admin_listen: None }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, max_side_port_connections: 64, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None, max_subscriptions: None }, per_cache: {} }, admin_listen: None }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

@@ -74,6 +74,13 @@ declare_settings! {
     /// oldest still in its handshake, or is closed.
     max_connections: Option<usize> = default(16_384), "N", env "JIFFY_MAX_CONNECTIONS",
         "client connections open at once (see [Connections](LIMITS.md#connections))";
+    // A health prober and a Prometheus or two need a few; a flood of idle
+    // sockets on a port open to a monitoring network must not take the
+    // descriptors sized for the cache ports.
+    /// Most connections each side port (`--metrics-listen`, `--admin-listen`)
+    /// holds at once; at the cap a new one replaces the oldest.
+    max_side_port_connections: Option<usize> = default(64), "N", env "JIFFY_MAX_SIDE_PORT_CONNECTIONS",
+        "connections each of the metrics and admin ports holds at once; at the cap a new one replaces the oldest (see [Connections](LIMITS.md#connections))";
     // Ample for TLS and the preface over a slow network; short enough that silent
     // sockets do not pile up.
     /// How long a new connection has to finish TLS and start the HTTP/2 preface.
