@@ -629,7 +629,6 @@ fn connection_settings(config: &Config) -> listener::Settings {
             keepalive_timeout: config.keepalive_timeout,
         },
         http1: None,
-        replace_oldest: false,
     }
 }
 

@@ -63,7 +63,7 @@ where
 
 /// Reads until the server closes the connection or the attack ends;
 /// counts a close.
-async fn until_closed(io: &mut BoxIo, ctx: &Ctx) {
+pub(crate) async fn until_closed(io: &mut BoxIo, ctx: &Ctx) {
     let mut buffer = [0u8; 4096];
     while !ctx.over() {
         match tokio::time::timeout(Duration::from_millis(200), io.read(&mut buffer)).await {

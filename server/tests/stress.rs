@@ -13,6 +13,7 @@ mod attacks;
 mod attacks_budget;
 mod attacks_http;
 mod attacks_presigned;
+mod attacks_side_ports;
 mod attacks_tls;
 mod idle_connections;
 mod many_clients;

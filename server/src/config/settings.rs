@@ -79,7 +79,7 @@ declare_settings! {
     // descriptors sized for the cache ports.
     /// Most connections each side port (`--metrics-listen`, `--admin-listen`)
     /// holds at once; at the cap a new one replaces the oldest.
-    max_side_port_connections: Option<usize> = default(64), "N", env "JIFFY_MAX_SIDE_PORT_CONNECTIONS",
+    max_side_port_connections: Option<usize> = default(1024), "N", env "JIFFY_MAX_SIDE_PORT_CONNECTIONS",
         "connections each of the metrics and admin ports holds at once; at the cap a new one replaces the oldest (see [Connections](LIMITS.md#connections))";
     // Ample for TLS and the preface over a slow network; short enough that silent
     // sockets do not pile up.

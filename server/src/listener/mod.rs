@@ -76,12 +76,6 @@ pub struct Settings {
     /// Set on the HTTP API's port: connections speak HTTP/1.1 with these
     /// settings instead of HTTP/2.
     pub http1: Option<http1::Settings>,
-    /// Set on the side ports (`side_port`): at the cap a new connection
-    /// takes the place of the oldest one whatever it is doing, not only of
-    /// one in its handshake. Their requests are short, so the oldest is in
-    /// practice the one idle (or in its head) the longest, and a prober is
-    /// never kept out by sockets that spoke once and then went quiet.
-    pub replace_oldest: bool,
 }
 
 /// What every connection task shares.
@@ -174,11 +168,9 @@ async fn accept_loop<S, B>(
             stop_requested.clone(),
             admitted.slot,
         );
-        // On a side port every connection stays replaceable, spoken or not.
-        let spoken = admitted.spoken && !shared.settings.replace_oldest;
         shared
             .in_handshake
-            .spawn(id, spoken, || tokio::spawn(task).abort_handle());
+            .spawn(id, admitted.spoken, || tokio::spawn(task).abort_handle());
     }
 }
 
@@ -237,9 +229,7 @@ async fn after_handshake<S, B, IO>(
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let result = tokio::time::timeout(shared.settings.handshake_timeout, handshake).await;
-    if !shared.settings.replace_oldest {
-        shared.in_handshake.done(id);
-    }
+    shared.in_handshake.done(id);
     let reason = match result {
         // Boxed: the serving state is large, and a connection still in its
         // handshake should not carry it (silent sockets cost little then).
@@ -247,8 +237,6 @@ async fn after_handshake<S, B, IO>(
         Ok(Err(_)) => CloseReason::HandshakeFailed,
         Err(_) => CloseReason::HandshakeTimeout,
     };
-    // A side port's connection stays replaceable until it ends.
-    shared.in_handshake.done(id);
     shared.metrics.connection_closed(reason);
 }
 

@@ -6,13 +6,17 @@
 //! HTTP server holds every socket it accepts until the client leaves: idle
 //! ones would take memory and the descriptors sized for the cache ports,
 //! and lock out the prober. Here a connection must send its first byte
-//! within `--handshake-timeout` and each request head within
-//! `--request-timeout` (which also closes a kept-alive idle one), the head
-//! is capped at `--max-header-list-size`, and at the cap a new connection
-//! replaces the oldest, so a prober always gets in.
+//! within `--handshake-timeout`; at the cap a new connection takes the place
+//! of the oldest one still silent, as on the cache ports, so a prober,
+//! which speaks at once (a health check, a scrape), is served past a flood
+//! of silent sockets. Each request head (at most `--max-header-list-size`)
+//! must arrive within [`SIDE_PORT_IDLE_TIMEOUT`] (or `--request-timeout` if
+//! shorter), which also closes a kept-alive connection that asks nothing
+//! more: a socket that spoke once holds its place for at most that long.
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use prometheus::IntGauge;
 use tokio::net::TcpListener;
@@ -26,16 +30,21 @@ use crate::metrics::Metrics;
 /// a body anyway.
 pub const SIDE_PORT_IN_FLIGHT_BYTES: usize = 1 << 20;
 
+/// How long a side port's connection may take to send a request head, or
+/// stay idle between requests: a scrape or a probe asks at once, and
+/// reconnecting costs it a handshake, while a socket that spoke once holds
+/// one of the few places for no longer than this.
+pub const SIDE_PORT_IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// A side port's connection settings: the cache ports' timeouts and head
-/// cap, `max_connections` places, the oldest replaced at the cap.
+/// cap, `max_connections` places, a short idle timeout.
 pub fn settings(cache_port: &Settings, max_connections: usize, max_header_size: usize) -> Settings {
     Settings {
         max_connections,
         http1: Some(http1::Settings {
             max_header_size,
-            header_read_timeout: cache_port.request_timeout,
+            header_read_timeout: cache_port.request_timeout.min(SIDE_PORT_IDLE_TIMEOUT),
         }),
-        replace_oldest: true,
         ..cache_port.clone()
     }
 }

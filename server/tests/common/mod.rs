@@ -348,6 +348,8 @@ pub struct ServerProcess {
     pub protosocket_addr: Option<SocketAddr>,
     /// With `--http-listen`: the port its `http listening on` line printed.
     pub http_addr: Option<SocketAddr>,
+    /// With `--admin-listen`: the port its `admin listening on` line printed.
+    pub admin_addr: Option<SocketAddr>,
 }
 
 impl ServerProcess {
@@ -363,6 +365,7 @@ impl ServerProcess {
         let mut metrics_addr = None;
         let mut protosocket_addr = None;
         let mut http_addr = None;
+        let mut admin_addr = None;
         for line in lines.by_ref() {
             let line = line.unwrap();
             if let Some(addr) = line.strip_prefix("metrics listening on ") {
@@ -371,6 +374,8 @@ impl ServerProcess {
                 protosocket_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("http listening on ") {
                 http_addr = Some(addr.parse().unwrap());
+            } else if let Some(addr) = line.strip_prefix("admin listening on ") {
+                admin_addr = Some(addr.parse().unwrap());
             } else if let Some(addr) = line.strip_prefix("listening on ") {
                 return ServerProcess {
                     child,
@@ -378,6 +383,7 @@ impl ServerProcess {
                     metrics_addr,
                     protosocket_addr,
                     http_addr,
+                    admin_addr,
                 };
             }
         }
