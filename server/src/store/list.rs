@@ -1,12 +1,14 @@
-//! Lists in the embedded store: values in order in packed chunks (see
-//! `packed.rs`), a queue of runs of at most [`CHUNK_BYTES`] bytes each, as
-//! Redis's quicklist of listpacks. A list of up to [`CHUNK_BYTES`] bytes
-//! of values is one chunk, one allocation; a larger one is many, so both
-//! ends push and pop in O(1) (each touches one chunk of bounded size),
-//! and a position is found by walking chunks from the nearer end, O(n /
-//! the values a chunk holds) as in Redis. The charge (every chunk's
-//! buffer and the queue's slots, at their allocator size class) and the
-//! size of a fetch of all of it are kept up to date by every change.
+//! Lists in the embedded store: values in order in front-coded chunks (see
+//! `front_coded.rs`: each value stores the bytes it shares with the one
+//! before it, then the rest), a queue of runs of at most [`CHUNK_BYTES`]
+//! bytes of entries and [`CHUNK_VALUE_BYTES`] of values each, as Redis's
+//! quicklist of listpacks. A list of up to that much is one chunk, one
+//! allocation; a larger one is many, so both ends push and pop in O(1)
+//! (each touches one chunk of bounded size), and a position is found by
+//! walking chunks from the nearer end, O(n / the values a chunk holds) as
+//! in Redis. The charge (every chunk's buffer and the queue's slots, at
+//! their allocator size class) and the size of a fetch of all of it are
+//! kept up to date by every change.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the list as it was.
@@ -20,7 +22,7 @@ use bytes::Bytes;
 
 use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
 use super::cost::{allocation_size, shrunk_room};
-use super::packed::{entry_len, Packed};
+use super::front_coded::{following_len, plain_len, Entry, FrontCoded};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
@@ -32,26 +34,83 @@ use crate::error::Error;
 /// chunk (under a byte a value).
 pub const CHUNK_BYTES: usize = 2048;
 
+/// The bytes of values a chunk holds at most, decoded (a value larger
+/// than that has a chunk of its own). Front coding lets 2 KiB of entries
+/// stand for far more: a thousand entries of two bytes, each a copy of a
+/// 1 KiB value before it. A walk that only rebuilds values costs the
+/// entries' bytes, but one that compares or copies each value (a removal
+/// by value, a fetch) costs the values' bytes, so these are capped too: at
+/// four times [`CHUNK_BYTES`], what a chunk of 14-byte values sharing all
+/// but three bytes holds when nearly full.
+pub const CHUNK_VALUE_BYTES: usize = 4 * CHUNK_BYTES;
+
 /// The charge of a queue of `capacity` chunks. The queue never shrinks by
 /// itself, so one popped down gives back room (see [`ListValue::shrink`]).
 fn queue_cost(capacity: usize) -> u64 {
-    allocation_size(capacity * size_of::<Packed>()) as u64
+    allocation_size(capacity * size_of::<FrontCoded>()) as u64
 }
 
 /// How a push lays its values out from the end it writes, outward: how
-/// many (and their bytes) join the chunk already there, then the values
-/// and bytes of each new chunk.
+/// many join the chunk already there and the bytes it grows by, then the
+/// values and bytes of each new chunk.
 #[derive(Debug, Default)]
 struct Layout {
     into_end: (usize, usize),
     chunks: Vec<(usize, usize)>,
 }
 
+/// The chunk a layout is filling: its bytes of entries and of values,
+/// and the value at its edge (its last at the back, its first at the
+/// front), which the next value's entry is written against.
+struct Filling<'a> {
+    bytes: usize,
+    values: usize,
+    edge: &'a [u8],
+}
+
+impl<'a> Filling<'a> {
+    fn of(chunk: &FrontCoded, edge: &'a [u8]) -> Filling<'a> {
+        Filling {
+            bytes: chunk.bytes_len(),
+            values: chunk.values_len(),
+            edge,
+        }
+    }
+
+    fn alone(value: &'a [u8]) -> Filling<'a> {
+        Filling {
+            bytes: plain_len(value.len()),
+            values: value.len(),
+            edge: value,
+        }
+    }
+
+    /// Takes `value` at its edge if it fits, answering the bytes added.
+    fn take(&mut self, end: End, value: &'a [u8]) -> Option<usize> {
+        let added = match end {
+            End::Back => following_len(self.edge, value),
+            // The old first value, stored whole, is written again after it.
+            End::Front => {
+                plain_len(value.len()) + following_len(value, self.edge)
+                    - plain_len(self.edge.len())
+            }
+        };
+        let fits = self.bytes + added <= CHUNK_BYTES
+            && self.values + value.len() <= CHUNK_VALUE_BYTES;
+        fits.then(|| {
+            self.bytes += added;
+            self.values += value.len();
+            self.edge = value;
+            added
+        })
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct ListValue {
-    chunks: VecDeque<Packed>,
+    chunks: VecDeque<FrontCoded>,
     len: usize,
-    /// The sum of the chunks' [`Packed::cost`].
+    /// The sum of the chunks' [`FrontCoded::cost`].
     room: u64,
     /// The size of a ListFetch answer of every value.
     encoded: u64,
@@ -73,47 +132,68 @@ impl ListValue {
     /// At least what pushing `values` adds to a list's [`Self::cost`], at
     /// either end: the room the end chunk grows by, the new chunks, and
     /// the queue's growth, so that the store can refuse a push before it is
-    /// made.
+    /// made. It holds handles on the values (not copies) until then, since
+    /// what an entry takes depends on the value before it.
     pub fn growth(values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
-        let sizes: Vec<usize> = values.iter().map(|v| entry_len(v.len())).collect();
+        let values = values.to_vec();
         move |list| {
-            let back = list.layout_cost(End::Back, list.layout(End::Back, sizes.iter().copied()));
-            let front = list.layout_cost(
-                End::Front,
-                list.layout(End::Front, sizes.iter().rev().copied()),
-            );
+            let back = list.layout_cost(End::Back, list.layout(End::Back, &values));
+            let front = list.layout_cost(End::Front, list.layout(End::Front, &values));
             back.max(front)
         }
     }
 
-    fn end(&self, end: End) -> Option<&Packed> {
+    fn end(&self, end: End) -> Option<&FrontCoded> {
         match end {
             End::Front => self.chunks.front(),
             End::Back => self.chunks.back(),
         }
     }
 
-    /// How values of entry sizes `sizes`, outward from `end`, are laid out:
-    /// into the end chunk while they fit in it, then chunks of up to
-    /// [`CHUNK_BYTES`].
-    fn layout(&self, end: End, sizes: impl Iterator<Item = usize>) -> Layout {
-        let mut room = self
-            .end(end)
-            .map_or(0, |chunk| CHUNK_BYTES.saturating_sub(chunk.bytes_len()));
+    /// How `values` are laid out outward from `end`: into the end chunk
+    /// while they fit in it, then chunks of up to [`CHUNK_BYTES`] of
+    /// entries and [`CHUNK_VALUE_BYTES`] of values. Exact: it writes each
+    /// entry's size against the value next to it, as [`Self::extend`]
+    /// will.
+    fn layout<P: AsRef<[u8]>>(&self, end: End, values: &[P]) -> Layout {
+        // The back chunk's last value is found by walking it.
+        let last = match end {
+            End::Back => self.chunks.back().map(FrontCoded::last),
+            End::Front => None,
+        };
+        let mut filling = match end {
+            End::Back => self
+                .chunks
+                .back()
+                .zip(last.as_deref())
+                .map(|(chunk, last)| Filling::of(chunk, last)),
+            End::Front => self
+                .chunks
+                .front()
+                .and_then(|chunk| Some(Filling::of(chunk, chunk.first()?))),
+        };
         let mut layout = Layout::default();
-        for size in sizes {
-            if layout.chunks.is_empty() && size <= room {
-                layout.into_end.0 += 1;
-                layout.into_end.1 += size;
-                room -= size;
-                continue;
-            }
-            match layout.chunks.last_mut() {
-                Some((count, bytes)) if *bytes + size <= CHUNK_BYTES => {
-                    *count += 1;
-                    *bytes += size;
+        let n = values.len();
+        for at in 0..n {
+            let value = match end {
+                End::Back => values[at].as_ref(),
+                End::Front => values[n - 1 - at].as_ref(),
+            };
+            let added = filling.as_mut().and_then(|f| f.take(end, value));
+            match (added, layout.chunks.last_mut()) {
+                (Some(added), None) => {
+                    layout.into_end.0 += 1;
+                    layout.into_end.1 += added;
                 }
-                _ => layout.chunks.push((1, size)),
+                (Some(added), Some((count, bytes))) => {
+                    *count += 1;
+                    *bytes += added;
+                }
+                (None, _) => {
+                    let chunk = Filling::alone(value);
+                    layout.chunks.push((1, chunk.bytes));
+                    filling = Some(chunk);
+                }
             }
         }
         layout
@@ -163,11 +243,7 @@ impl ListValue {
 
     /// Adds `values` at `end`, keeping their order.
     fn extend<P: AsRef<[u8]>>(&mut self, end: End, values: &[P]) {
-        let sizes = values.iter().map(|v| entry_len(v.as_ref().len()));
-        let layout = match end {
-            End::Back => self.layout(end, sizes),
-            End::Front => self.layout(end, sizes.rev()),
-        };
+        let layout = self.layout(end, values);
         self.len += values.len();
         self.encoded += values
             .iter()
@@ -195,8 +271,9 @@ impl ListValue {
                 End::Back => &values[done..done + count],
                 End::Front => &values[n - done - count..n - done],
             };
-            let mut chunk = Packed::with_room(self.chunk_room(&layout, bytes));
+            let mut chunk = FrontCoded::with_room(self.chunk_room(&layout, bytes));
             chunk.append(part);
+            debug_assert_eq!(chunk.bytes_len(), bytes);
             self.room += chunk.cost();
             match end {
                 End::Back => self.chunks.push_back(chunk),
@@ -208,7 +285,7 @@ impl ListValue {
 
     /// Applies `change` to the chunk at `end`, keeping the charge, and
     /// drops it if that empties it.
-    fn change<R>(&mut self, end: End, change: impl FnOnce(&mut Packed) -> R) -> Option<R> {
+    fn change<R>(&mut self, end: End, change: impl FnOnce(&mut FrontCoded) -> R) -> Option<R> {
         let chunk = match end {
             End::Front => self.chunks.front_mut(),
             End::Back => self.chunks.back_mut(),
@@ -290,10 +367,10 @@ impl ListValue {
                 End::Back => chunk.count() - count,
             };
             let freed: u64 = chunk
-                .iter()
+                .entries()
                 .skip(skipped)
                 .take(count)
-                .map(|v| repeated_len(v.len()))
+                .map(|entry| repeated_len(entry.len()))
                 .sum();
             self.encoded -= freed;
             self.change(end, |chunk| match end {
@@ -328,23 +405,45 @@ impl ListValue {
         unreachable!("a position under the length is in a chunk")
     }
 
-    /// The values at positions `bounds`, in order.
-    fn range(&self, bounds: Range<usize>) -> impl Iterator<Item = &[u8]> + Clone {
+    /// The entries from the start of the chunk holding position
+    /// `bounds.start` to the end of the list, and how many of them come
+    /// before that position: a value is rebuilt from its chunk's first.
+    fn entries(&self, bounds: &Range<usize>) -> (usize, impl Iterator<Item = Entry<'_>> + Clone) {
         let (chunk, skip) = if bounds.is_empty() {
             (self.chunks.len(), 0)
         } else {
             self.locate(bounds.start)
         };
-        self.chunks
-            .range(chunk..)
-            .flat_map(|chunk| chunk.iter())
-            .skip(skip)
-            .take(bounds.len())
+        let entries = self.chunks.range(chunk..).flat_map(FrontCoded::entries);
+        (skip, entries)
+    }
+
+    /// The lengths of the values at positions `bounds`, in order.
+    fn lengths(&self, bounds: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let (skip, entries) = self.entries(&bounds);
+        entries.skip(skip).take(bounds.len()).map(|e| e.len())
+    }
+
+    /// Hands each value at positions `bounds` to `f`, in order, rebuilt in
+    /// one buffer (each chunk's first value is stored whole, so the buffer
+    /// carries over from chunk to chunk).
+    fn for_each_value(&self, bounds: Range<usize>, mut f: impl FnMut(&[u8])) {
+        let (skip, entries) = self.entries(&bounds);
+        let mut value = Vec::new();
+        for (at, entry) in entries.take(skip + bounds.len()).enumerate() {
+            entry.decode_into(&mut value);
+            if at >= skip {
+                f(&value);
+            }
+        }
     }
 
     /// Every value, in order.
-    fn values(&self) -> impl Iterator<Item = &[u8]> + Clone {
-        self.range(0..self.len)
+    #[cfg(test)]
+    fn values(&self) -> impl Iterator<Item = Vec<u8>> {
+        let mut values = Vec::with_capacity(self.len);
+        self.for_each_value(0..self.len, |value| values.push(value.to_vec()));
+        values.into_iter()
     }
 
     /// The bytes of the values of a ListFetch answer for `slice`: O(1) for
@@ -358,18 +457,15 @@ impl ListValue {
         if bounds.len() == self.len() {
             return self.encoded;
         }
-        self.range(bounds)
-            .map(|value| repeated_len(value.len()))
-            .sum()
+        self.lengths(bounds).map(repeated_len).sum()
     }
 
     /// The values of the slice, in order; empty when it selects none.
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
         let bounds = slice.bounds(self.len());
         let mut answer = Vec::with_capacity(bounds.len());
-        let values = self.range(bounds);
-        let mut copier = Copier::new(values.clone().map(<[u8]>::len).sum());
-        answer.extend(values.map(|value| copier.copy(value)));
+        let mut copier = Copier::new(self.lengths(bounds.clone()).sum());
+        self.for_each_value(bounds, |value| answer.push(copier.copy(value)));
         answer
     }
 
@@ -384,18 +480,23 @@ impl ListValue {
     }
 
     /// Keeps the values `keep` says to, given each one's position; O(n),
-    /// and the list is packed afresh only if one goes.
+    /// and the list is packed afresh only if one goes (the values kept are
+    /// copied out into one buffer first).
     fn keep(&mut self, mut keep: impl FnMut(usize, &[u8]) -> bool) -> usize {
-        let kept: Vec<&[u8]> = self
-            .values()
-            .enumerate()
-            .filter(|&(at, value)| keep(at, value))
-            .map(|(_, value)| value)
-            .collect();
-        if kept.len() < self.len {
+        let (mut kept, mut ends) = (Vec::new(), Vec::new());
+        let mut at = 0;
+        self.for_each_value(0..self.len, |value| {
+            if keep(at, value) {
+                kept.extend_from_slice(value);
+                ends.push(kept.len());
+            }
+            at += 1;
+        });
+        if ends.len() < self.len {
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            let values: Vec<&[u8]> = starts.zip(&ends).map(|(s, &e)| &kept[s..e]).collect();
             let mut packed = ListValue::default();
-            packed.extend(End::Back, &kept);
-            drop(kept);
+            packed.extend(End::Back, &values);
             *self = packed;
         }
         self.len
