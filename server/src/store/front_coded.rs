@@ -180,7 +180,8 @@ impl FrontCoded {
     /// Its last value (empty when it holds none): a walk of the run.
     pub fn last(&self) -> Vec<u8> {
         let mut value = Vec::new();
-        self.entries().for_each(|entry| entry.decode_into(&mut value));
+        self.entries()
+            .for_each(|entry| entry.decode_into(&mut value));
         value
     }
 
@@ -343,7 +344,10 @@ mod tests {
     #[test]
     fn shared_prefixes_take_a_few_bytes() {
         let r = run(&[b"member:123455", b"member:123456", b"member:123460"]);
-        assert_eq!(values(&r), [&b"member:123455"[..], b"member:123456", b"member:123460"]);
+        assert_eq!(
+            values(&r),
+            [&b"member:123455"[..], b"member:123456", b"member:123460"]
+        );
         // 1 + 13, then a header, 12 shared and one byte, then 11 and two.
         assert_eq!(r.bytes_len(), 14 + 3 + 4);
         assert_eq!(r.values_len(), 39);

@@ -95,8 +95,8 @@ impl<'a> Filling<'a> {
                     - plain_len(self.edge.len())
             }
         };
-        let fits = self.bytes + added <= CHUNK_BYTES
-            && self.values + value.len() <= CHUNK_VALUE_BYTES;
+        let fits =
+            self.bytes + added <= CHUNK_BYTES && self.values + value.len() <= CHUNK_VALUE_BYTES;
         fits.then(|| {
             self.bytes += added;
             self.values += value.len();

@@ -303,19 +303,44 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
 }
 
 /// Random sequences of changes keep the list what a plain queue holds,
-/// across one chunk and many, with its charge exact.
+/// across one chunk and many, with its charge exact: values equal to
+/// those beside them (each chunk's values capped by their decoded bytes).
 #[test]
 fn the_list_follows_a_model_under_random_changes() {
-    use proptest::prelude::*;
-    use proptest::test_runner::{Config, TestRunner};
     // A value of `size` bytes, told apart by its first byte.
-    let value = |size: usize, n: usize| {
+    follows_a_model(|size, n, _| {
         let mut v = vec![b'v'; size];
         if let Some(first) = v.first_mut() {
             *first = (n % 7) as u8;
         }
         Bytes::from(v)
-    };
+    });
+}
+
+/// The same with values sharing all but their last bytes with those
+/// beside them (front coding's usual case), so pushes at the front write
+/// a chunk's first value again and removals the value after.
+#[test]
+fn the_list_follows_a_model_with_values_sharing_prefixes() {
+    // `size` bytes told apart by their first byte and, within a push, by
+    // their position in its last two.
+    follows_a_model(|size, n, at| {
+        let mut v = vec![b'k'; size];
+        if let Some(first) = v.first_mut() {
+            *first = (n % 7) as u8;
+        }
+        let tail = size.saturating_sub(2);
+        let position = (at as u16).to_be_bytes();
+        v[tail..].copy_from_slice(&position[2 - (size - tail)..]);
+        Bytes::from(v)
+    });
+}
+
+/// Checks random changes against a model, with `value(size, n, at)` the
+/// value of `size` bytes at position `at` of change `n`.
+fn follows_a_model(value: impl Fn(usize, usize, usize) -> Bytes) {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
     let mut runner = TestRunner::new(Config {
         failure_persistence: None,
         ..Config::with_cases(128)
@@ -328,8 +353,11 @@ fn the_list_follows_a_model_under_random_changes() {
             for (n, op) in ops.into_iter().enumerate() {
                 match op {
                     Op::Push(end, sizes, truncate_to) => {
-                        let values: Vec<Bytes> =
-                            sizes.iter().map(|&size| value(size, n)).collect();
+                        let values: Vec<Bytes> = sizes
+                            .iter()
+                            .enumerate()
+                            .map(|(at, &size)| value(size, n, at))
+                            .collect();
                         let growth = ListValue::growth(&values)(&l);
                         let before = l.cost();
                         match end {
@@ -364,7 +392,7 @@ fn the_list_follows_a_model_under_random_changes() {
                         prop_assert_eq!(l.retain(slice(start, end)), model.len());
                     }
                     Op::Remove(size) => {
-                        let gone = value(size, n);
+                        let gone = value(size, n, 0);
                         model.retain(|v| *v != gone);
                         prop_assert_eq!(l.remove_value(&gone), model.len());
                     }
