@@ -179,10 +179,17 @@ impl FrontCoded {
 
     /// Its last value (empty when it holds none): a walk of the run.
     pub fn last(&self) -> Vec<u8> {
-        let mut value = Vec::new();
-        self.entries()
-            .for_each(|entry| entry.decode_into(&mut value));
-        value
+        self.last_and_values_len().0
+    }
+
+    /// Its last value and [`Self::values_len`], in one walk.
+    pub fn last_and_values_len(&self) -> (Vec<u8>, usize) {
+        let (mut value, mut len) = (Vec::new(), 0);
+        for entry in self.entries() {
+            entry.decode_into(&mut value);
+            len += value.len();
+        }
+        (value, len)
     }
 
     /// Room for `added` more bytes: the smallest size class that holds

@@ -69,10 +69,10 @@ struct Filling<'a> {
 }
 
 impl<'a> Filling<'a> {
-    fn of(chunk: &FrontCoded, edge: &'a [u8]) -> Filling<'a> {
+    fn of(chunk: &FrontCoded, values: usize, edge: &'a [u8]) -> Filling<'a> {
         Filling {
             bytes: chunk.bytes_len(),
-            values: chunk.values_len(),
+            values,
             edge,
         }
     }
@@ -129,18 +129,14 @@ impl ListValue {
         self.room + queue_cost(self.chunks.capacity())
     }
 
-    /// At least what pushing `values` adds to a list's [`Self::cost`], at
-    /// either end: the room the end chunk grows by, the new chunks, and
-    /// the queue's growth, so that the store can refuse a push before it is
-    /// made. It holds handles on the values (not copies) until then, since
-    /// what an entry takes depends on the value before it.
-    pub fn growth(values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
+    /// What pushing `values` at `end` adds to a list's [`Self::cost`]: the
+    /// room the end chunk grows by, the new chunks, and the queue's growth,
+    /// so that the store can refuse a push before it is made. It holds
+    /// handles on the values (not copies) until then, since what an entry
+    /// takes depends on the value before it.
+    pub fn growth(end: End, values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
         let values = values.to_vec();
-        move |list| {
-            let back = list.layout_cost(End::Back, list.layout(End::Back, &values));
-            let front = list.layout_cost(End::Front, list.layout(End::Front, &values));
-            back.max(front)
-        }
+        move |list| list.layout_cost(end, list.layout(end, &values))
     }
 
     fn end(&self, end: End) -> Option<&FrontCoded> {
@@ -156,21 +152,22 @@ impl ListValue {
     /// entry's size against the value next to it, as [`Self::extend`]
     /// will.
     fn layout<P: AsRef<[u8]>>(&self, end: End, values: &[P]) -> Layout {
-        // The back chunk's last value is found by walking it.
+        // The back chunk's last value is found by walking it, as is the
+        // size of the end chunk's values.
         let last = match end {
-            End::Back => self.chunks.back().map(FrontCoded::last),
+            End::Back => self.chunks.back().map(FrontCoded::last_and_values_len),
             End::Front => None,
         };
         let mut filling = match end {
             End::Back => self
                 .chunks
                 .back()
-                .zip(last.as_deref())
-                .map(|(chunk, last)| Filling::of(chunk, last)),
+                .zip(last.as_ref())
+                .map(|(chunk, (last, values))| Filling::of(chunk, *values, last)),
             End::Front => self
                 .chunks
                 .front()
-                .and_then(|chunk| Some(Filling::of(chunk, chunk.first()?))),
+                .and_then(|chunk| Some(Filling::of(chunk, chunk.values_len(), chunk.first()?))),
         };
         let mut layout = Layout::default();
         let n = values.len();
@@ -542,7 +539,7 @@ impl ListStorage for Arc<Store> {
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Not copied first: the values are copied into the list's chunks,
         // so the request's buffer is never pinned.
-        let growth = ListValue::growth(&push.values);
+        let growth = ListValue::growth(push.end, &push.values);
         let pushed = self.grow(*cache, key, Some(ttl), growth, |list: &mut ListValue| {
             list.push(push, max_len)
         });

@@ -253,7 +253,7 @@ fn growth_covers_what_a_push_adds() {
     for n in 0..2_000 {
         let values: Vec<&str> = vec!["value"; n % 7 + 1];
         let new = push(End::Back, &values, 0);
-        let (before, growth) = (l.cost(), ListValue::growth(&new.values)(&l));
+        let (before, growth) = (l.cost(), ListValue::growth(End::Back, &new.values)(&l));
         l.push(new, NO_LIMIT).unwrap();
         assert!(l.cost() <= before + growth, "push {n}");
     }
@@ -358,7 +358,7 @@ fn follows_a_model(value: impl Fn(usize, usize, usize) -> Bytes) {
                             .enumerate()
                             .map(|(at, &size)| value(size, n, at))
                             .collect();
-                        let growth = ListValue::growth(&values)(&l);
+                        let growth = ListValue::growth(end, &values)(&l);
                         let before = l.cost();
                         match end {
                             End::Back => model.extend(values.iter().cloned()),

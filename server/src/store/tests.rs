@@ -378,7 +378,7 @@ fn push(store: &Store, c: CacheId, key: &[u8], count: usize, size: usize) -> Res
         values,
         truncate_to: 0,
     };
-    let growth = ListValue::growth(&push.values);
+    let growth = ListValue::growth(push.end, &push.values);
     let pushed = store.grow(c, key, Some(ttl), growth, |list: &mut ListValue| {
         list.push(push, usize::MAX)
     });
