@@ -9,9 +9,9 @@
 //! prefix (then a varint of the bytes shared) or `value length * 2` if not,
 //! then the rest of its bytes. A value shares only when at least
 //! [`MIN_SHARED`] bytes match, so a value sharing nothing takes what it
-//! takes in `packed.rs` (one byte of length under 64 bytes, against 128
-//! there): front coding never costs a list of unrelated values more than a
-//! byte of 64 to 127 byte values.
+//! takes in `packed.rs` (a header of one byte under 64 bytes, against
+//! 128 there): front coding costs a value with nothing to share at most
+//! one byte more than packing, and only at 64 to 127 bytes.
 //!
 //! Bounds: a value is rebuilt by walking the run from its first entry,
 //! each step truncating the value before it to the bytes shared and

@@ -32,8 +32,8 @@ fn contents(list: &ListValue) -> Vec<String> {
 
 /// The charge and answer size kept incrementally equal those
 /// recomputed from scratch, and the chunks are as laid out: none
-/// empty, none over [`CHUNK_BYTES`] but a lone value, their counts
-/// adding up to the length.
+/// empty, none over [`CHUNK_BYTES`] of entries or [`CHUNK_VALUE_BYTES`] of
+/// values but a lone value, their counts adding up to the length.
 fn assert_cost_is_exact(list: &ListValue) {
     let encoded: u64 = list.values().map(|v| repeated_len(v.len())).sum();
     assert_eq!(list.encoded, encoded);
