@@ -89,6 +89,11 @@ fn encode<'a, P: AsRef<[u8]>>(mut previous: Option<&'a [u8]>, values: &'a [P], o
     }
 }
 
+/// The bytes of `values`, as a run's count of them.
+fn values_len<P: AsRef<[u8]>>(values: &[P]) -> u32 {
+    values.iter().map(|value| value.as_ref().len() as u32).sum()
+}
+
 /// The bytes the entries of `values` take, the first after `previous`.
 fn run_len<'a, P: AsRef<[u8]>>(mut previous: Option<&'a [u8]>, values: &'a [P]) -> usize {
     let mut len = 0;
@@ -104,6 +109,11 @@ fn run_len<'a, P: AsRef<[u8]>>(mut previous: Option<&'a [u8]>, values: &'a [P]) 
 pub struct FrontCoded {
     bytes: Vec<u8>,
     count: u32,
+    /// The bytes of its values, decoded: kept rather than walked for, as
+    /// a push lays its values out against them. It fills what would
+    /// otherwise be padding, so a run stays 32 bytes in a list's queue; a
+    /// run over 4 GiB of values would take a request far past any limit.
+    values: u32,
 }
 
 /// One entry as stored: the bytes its value shares with the value before
@@ -134,6 +144,7 @@ impl FrontCoded {
         FrontCoded {
             bytes: Vec::with_capacity(allocation_size(bytes)),
             count: 0,
+            values: 0,
         }
     }
 
@@ -151,10 +162,9 @@ impl FrontCoded {
         self.bytes.len()
     }
 
-    /// The bytes of its values, decoded. A walk of its entries: kept
-    /// nowhere, so a run stays 32 bytes in a list's queue.
+    /// The bytes of its values, decoded.
     pub fn values_len(&self) -> usize {
-        self.entries().map(|entry| entry.len()).sum()
+        self.values as usize
     }
 
     /// What its buffer really takes: its capacity, a size class.
@@ -179,17 +189,20 @@ impl FrontCoded {
 
     /// Its last value (empty when it holds none): a walk of the run.
     pub fn last(&self) -> Vec<u8> {
-        self.last_and_values_len().0
+        self.last_and_offset().0
     }
 
-    /// Its last value and [`Self::values_len`], in one walk.
-    pub fn last_and_values_len(&self) -> (Vec<u8>, usize) {
-        let (mut value, mut len) = (Vec::new(), 0);
-        for entry in self.entries() {
+    /// Its last value and the offset of its entry, in one walk.
+    fn last_and_offset(&self) -> (Vec<u8>, usize) {
+        let (mut value, mut offset) = (Vec::new(), 0);
+        let mut entries = self.entries();
+        loop {
+            let at = self.bytes.len() - entries.0.len();
+            let Some(entry) = entries.next() else { break };
             entry.decode_into(&mut value);
-            len += value.len();
+            offset = at;
         }
-        (value, len)
+        (value, offset)
     }
 
     /// Room for `added` more bytes: the smallest size class that holds
@@ -206,9 +219,25 @@ impl FrontCoded {
     pub fn append<P: AsRef<[u8]>>(&mut self, values: &[P]) {
         let last = self.last();
         let previous = (!self.is_empty()).then_some(&last[..]);
-        self.reserve(run_len(previous, values));
-        encode(previous, values, &mut self.bytes);
+        self.append_after(previous, values, run_len(previous, values));
+    }
+
+    /// Adds `values` after its entries, given its last value (`None` when
+    /// empty) and the bytes their entries take, both known to a caller
+    /// that laid them out: no walk of the run.
+    pub fn append_after<P: AsRef<[u8]>>(
+        &mut self,
+        last: Option<&[u8]>,
+        values: &[P],
+        bytes: usize,
+    ) {
+        debug_assert_eq!(last.is_some(), !self.is_empty());
+        self.reserve(bytes);
+        let start = self.bytes.len();
+        encode(last, values, &mut self.bytes);
+        debug_assert_eq!(self.bytes.len() - start, bytes);
         self.count += values.len() as u32;
+        self.values += values_len(values);
     }
 
     /// Adds `values` before its entries, in order: its first value, stored
@@ -224,6 +253,7 @@ impl FrontCoded {
         let first_end = plain_len(first.len());
         self.replace_head(first_end, &head);
         self.count += values.len() as u32;
+        self.values += values_len(values);
     }
 
     /// Replaces the entries in bytes `..end` with `head`.
@@ -246,14 +276,16 @@ impl FrontCoded {
         Some(first)
     }
 
-    /// Takes its last value out.
+    /// Takes its last value out: one walk of the run.
     pub fn pop_back(&mut self) -> Option<Bytes> {
-        let last = self.count().checked_sub(1)?;
-        let (start, _) = self.offset_and_len(last);
-        let value = Bytes::from(self.last());
+        if self.is_empty() {
+            return None;
+        }
+        let (value, start) = self.last_and_offset();
         self.bytes.truncate(start);
         self.count -= 1;
-        Some(value)
+        self.values -= value.len() as u32;
+        Some(Bytes::from(value))
     }
 
     /// The offset of entry `index` (the end past the last), and the bytes
@@ -271,14 +303,20 @@ impl FrontCoded {
         if n >= self.count() {
             self.bytes.clear();
             self.count = 0;
+            self.values = 0;
             return;
         }
         let mut entries = self.entries();
-        let mut value = Vec::new();
-        for entry in entries.by_ref().take(n + 1) {
+        let (mut value, mut dropped) = (Vec::new(), 0);
+        for entry in entries.by_ref().take(n) {
+            entry.decode_into(&mut value);
+            dropped += value.len() as u32;
+        }
+        if let Some(entry) = entries.next() {
             entry.decode_into(&mut value);
         }
         let end = self.bytes.len() - entries.0.len();
+        self.values -= dropped;
         let mut head = Vec::with_capacity(plain_len(value.len()));
         encode(None, &[&value], &mut head);
         self.replace_head(end, &head);
@@ -288,8 +326,10 @@ impl FrontCoded {
     /// Drops its last `n` values (all, if it holds fewer).
     pub fn drop_back(&mut self, n: usize) {
         let kept = self.count().saturating_sub(n);
-        self.bytes.truncate(self.offset_and_len(kept).0);
+        let (end, values) = self.offset_and_len(kept);
+        self.bytes.truncate(end);
         self.count = kept as u32;
+        self.values = values as u32;
     }
 
     /// Gives back room once it holds under a quarter of it (all when
@@ -297,6 +337,15 @@ impl FrontCoded {
     pub fn fit(&mut self) {
         if let Some(room) = shrunk_room(self.bytes.len(), self.bytes.capacity()) {
             self.bytes.shrink_to(allocation_size(room));
+        }
+    }
+
+    /// Gives back all the room past its entries' size class: for a chunk
+    /// that a list has stopped filling.
+    pub fn fit_exactly(&mut self) {
+        let room = allocation_size(self.bytes.len());
+        if room < self.bytes.capacity() {
+            self.bytes.shrink_to(room);
         }
     }
 }
@@ -496,6 +545,7 @@ mod tests {
                     let slices: Vec<&[u8]> = model.iter().map(Vec::as_slice).collect();
                     prop_assert_eq!(r.bytes_len(), run_len(None, &slices));
                     prop_assert_eq!(r.count(), model.len());
+                    prop_assert_eq!(r.values_len(), model.iter().map(Vec::len).sum::<usize>());
                 }
                 Ok(())
             })

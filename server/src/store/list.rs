@@ -44,6 +44,16 @@ pub const CHUNK_BYTES: usize = 2048;
 /// but three bytes holds when nearly full.
 pub const CHUNK_VALUE_BYTES: usize = 4 * CHUNK_BYTES;
 
+/// The values a chunk holds at most. A push at the back writes its
+/// first value's entry against the chunk's last value, and a pop at the
+/// back takes it: both rebuild it by walking the chunk's entries from
+/// its first, so this bounds that walk. Without it, short values sharing
+/// most of their bytes fill a chunk's 8 KiB of values with about 630 of
+/// them (`member:N`), a walk 4 times as long; at 256, such a chunk's
+/// queue slot costs an eighth of a byte a value, and its buffer is cut to
+/// its size class once the list stops filling it.
+pub const CHUNK_VALUES: usize = 256;
+
 /// The charge of a queue of `capacity` chunks. The queue never shrinks by
 /// itself, so one popped down gives back room (see [`ListValue::shrink`]).
 fn queue_cost(capacity: usize) -> u64 {
@@ -52,27 +62,33 @@ fn queue_cost(capacity: usize) -> u64 {
 
 /// How a push lays its values out from the end it writes, outward: how
 /// many join the chunk already there and the bytes it grows by, then the
-/// values and bytes of each new chunk.
+/// values and bytes of each new chunk; and, for a push at the back, the
+/// back chunk's last value, which its first entry is written against
+/// (found by walking that chunk once, here rather than again to write).
 #[derive(Debug, Default)]
 struct Layout {
     into_end: (usize, usize),
     chunks: Vec<(usize, usize)>,
+    back_last: Option<Vec<u8>>,
 }
 
 /// The chunk a layout is filling: its bytes of entries and of values,
-/// and the value at its edge (its last at the back, its first at the
-/// front), which the next value's entry is written against.
+/// its count of values, and the value at its edge (its last at the back,
+/// its first at the front), which the next value's entry is written
+/// against.
 struct Filling<'a> {
     bytes: usize,
     values: usize,
+    count: usize,
     edge: &'a [u8],
 }
 
 impl<'a> Filling<'a> {
-    fn of(chunk: &FrontCoded, values: usize, edge: &'a [u8]) -> Filling<'a> {
+    fn of(chunk: &FrontCoded, edge: &'a [u8]) -> Filling<'a> {
         Filling {
             bytes: chunk.bytes_len(),
-            values,
+            values: chunk.values_len(),
+            count: chunk.count(),
             edge,
         }
     }
@@ -81,6 +97,7 @@ impl<'a> Filling<'a> {
         Filling {
             bytes: plain_len(value.len()),
             values: value.len(),
+            count: 1,
             edge: value,
         }
     }
@@ -95,11 +112,13 @@ impl<'a> Filling<'a> {
                     - plain_len(self.edge.len())
             }
         };
-        let fits =
-            self.bytes + added <= CHUNK_BYTES && self.values + value.len() <= CHUNK_VALUE_BYTES;
+        let fits = self.bytes + added <= CHUNK_BYTES
+            && self.values + value.len() <= CHUNK_VALUE_BYTES
+            && self.count < CHUNK_VALUES;
         fits.then(|| {
             self.bytes += added;
             self.values += value.len();
+            self.count += 1;
             self.edge = value;
             added
         })
@@ -152,22 +171,22 @@ impl ListValue {
     /// entry's size against the value next to it, as [`Self::extend`]
     /// will.
     fn layout<P: AsRef<[u8]>>(&self, end: End, values: &[P]) -> Layout {
-        // The back chunk's last value is found by walking it, as is the
-        // size of the end chunk's values.
-        let last = match end {
-            End::Back => self.chunks.back().map(FrontCoded::last_and_values_len),
+        // The back chunk's last value is found by walking it; the front
+        // chunk's first is stored whole.
+        let back_last = match end {
+            End::Back => self.chunks.back().map(FrontCoded::last),
             End::Front => None,
         };
         let mut filling = match end {
             End::Back => self
                 .chunks
                 .back()
-                .zip(last.as_ref())
-                .map(|(chunk, (last, values))| Filling::of(chunk, *values, last)),
+                .zip(back_last.as_deref())
+                .map(|(chunk, last)| Filling::of(chunk, last)),
             End::Front => self
                 .chunks
                 .front()
-                .and_then(|chunk| Some(Filling::of(chunk, chunk.values_len(), chunk.first()?))),
+                .and_then(|chunk| Some(Filling::of(chunk, chunk.first()?))),
         };
         let mut layout = Layout::default();
         let n = values.len();
@@ -193,23 +212,30 @@ impl ListValue {
                 }
             }
         }
+        layout.back_last = back_last;
         layout
     }
 
-    /// The room a new chunk of `bytes` of `layout` is allocated with: just
-    /// those bytes for a list of one chunk, which grows class by class;
-    /// else a whole chunk at once, so a large list's chunks are allocated
-    /// once rather than through every size class below (whose freed
-    /// buffers stay resident until the allocator purges them).
-    fn chunk_room(&self, layout: &Layout, bytes: usize) -> usize {
-        if self.chunks.is_empty() && layout.chunks.len() == 1 {
+    /// The room new chunk `at` (counted outward) of `bytes` of `layout`
+    /// is allocated with: just those bytes for a list of one chunk, which
+    /// grows class by class, and for a chunk that a later one of the
+    /// layout closes; else, at the list's new end, a whole chunk at once,
+    /// so a large list's chunks are allocated once rather than through
+    /// every size class below (whose freed buffers stay resident until the
+    /// allocator purges them), then cut to size when the next chunk
+    /// starts (see [`Self::extend`]).
+    fn chunk_room(&self, layout: &Layout, at: usize, bytes: usize) -> usize {
+        let outermost = at + 1 == layout.chunks.len();
+        if !outermost || (self.chunks.is_empty() && layout.chunks.len() == 1) {
             bytes
         } else {
             bytes.max(CHUNK_BYTES)
         }
     }
 
-    /// What `layout` adds to the list's cost.
+    /// What `layout` adds to the list's cost. (When the layout starts a
+    /// chunk, the end chunk is then cut to size, which can only lower the
+    /// cost: not counted, so this is an upper bound.)
     fn layout_cost(&self, end: End, layout: Layout) -> u64 {
         let end_growth = self
             .end(end)
@@ -217,7 +243,8 @@ impl ListValue {
         let chunks: u64 = layout
             .chunks
             .iter()
-            .map(|&(_, bytes)| allocation_size(self.chunk_room(&layout, bytes)) as u64)
+            .enumerate()
+            .map(|(at, &(_, bytes))| allocation_size(self.chunk_room(&layout, at, bytes)) as u64)
             .sum();
         end_growth + chunks + self.queue_growth(layout.chunks.len())
     }
@@ -247,12 +274,21 @@ impl ListValue {
             .map(|v| repeated_len(v.as_ref().len()))
             .sum::<u64>();
         let n = values.len();
-        let joining = layout.into_end.0;
-        if joining > 0 {
-            match end {
-                End::Back => self.change(end, |chunk| chunk.append(&values[..joining])),
-                End::Front => self.change(end, |chunk| chunk.prepend(&values[n - joining..])),
-            };
+        let (joining, joining_bytes) = layout.into_end;
+        let closed = !layout.chunks.is_empty();
+        if joining > 0 || closed {
+            let back_last = layout.back_last.as_deref();
+            self.change(end, |chunk| {
+                match end {
+                    _ if joining == 0 => {}
+                    End::Back => chunk.append_after(back_last, &values[..joining], joining_bytes),
+                    End::Front => chunk.prepend(&values[n - joining..]),
+                }
+                // A chunk the list stops filling keeps no spare room.
+                if closed {
+                    chunk.fit_exactly();
+                }
+            });
         }
         // Outward from the end chunk: the next values in order at the
         // back, the ones before them at the front.
@@ -263,12 +299,12 @@ impl ListValue {
             self.chunks.reserve(layout.chunks.len());
         }
         let mut done = joining;
-        for &(count, bytes) in &layout.chunks {
+        for (at, &(count, bytes)) in layout.chunks.iter().enumerate() {
             let part = match end {
                 End::Back => &values[done..done + count],
                 End::Front => &values[n - done - count..n - done],
             };
-            let mut chunk = FrontCoded::with_room(self.chunk_room(&layout, bytes));
+            let mut chunk = FrontCoded::with_room(self.chunk_room(&layout, at, bytes));
             chunk.append(part);
             debug_assert_eq!(chunk.bytes_len(), bytes);
             self.room += chunk.cost();

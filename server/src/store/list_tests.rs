@@ -44,6 +44,7 @@ fn assert_cost_is_exact(list: &ListValue) {
         assert!(!chunk.is_empty());
         assert!(chunk.bytes_len() <= CHUNK_BYTES || chunk.count() == 1);
         assert!(chunk.values_len() <= CHUNK_VALUE_BYTES || chunk.count() == 1);
+        assert!(chunk.count() <= CHUNK_VALUES);
     }
     let counted: usize = list.chunks.iter().map(FrontCoded::count).sum();
     assert_eq!(counted, list.len);
@@ -233,6 +234,34 @@ fn a_large_list_is_chunks_pushed_and_popped_at_both_ends() {
     assert_eq!(l.pop(End::Back).as_deref(), Some(&b"member:4998"[..]));
     assert_eq!(l.pop(End::Front).as_deref(), Some(&b"member:4999"[..]));
     assert_cost_is_exact(&l);
+}
+
+#[test]
+fn chunks_of_short_values_close_at_their_count_cut_to_size() {
+    // `member:N` takes about 3 bytes of entry: 256 of them fill a chunk
+    // long before its 2 KiB of entries or 8 KiB of values.
+    let mut l = ListValue::default();
+    for n in 0..3 * CHUNK_VALUES + 10 {
+        let value = format!("member:{n}");
+        l.push(push(End::Back, &[&value], 0), NO_LIMIT).unwrap();
+        l.push(push(End::Front, &[&value], 0), NO_LIMIT).unwrap();
+    }
+    assert_cost_is_exact(&l);
+    let counts: Vec<usize> = l.chunks.iter().map(FrontCoded::count).collect();
+    let inner = &counts[1..counts.len() - 1];
+    assert!(
+        !inner.is_empty() && inner.iter().all(|&count| count == CHUNK_VALUES),
+        "{counts:?}"
+    );
+    // The chunks between the ends hold no room past their size class;
+    // the two being filled were allocated a whole chunk.
+    let inner = l.chunks.range(1..l.chunks.len() - 1);
+    assert!(inner
+        .clone()
+        .all(|c| c.cost() == allocation_size(c.bytes_len()) as u64));
+    assert!(inner.clone().all(|c| c.bytes_len() < CHUNK_BYTES / 2));
+    let per_value = l.cost() as f64 / l.len() as f64;
+    assert!(per_value < 4.5, "{per_value}");
 }
 
 #[test]
