@@ -1,8 +1,8 @@
 //! Lists in the embedded store: values in order in front-coded chunks (see
 //! `front_coded.rs`: each value stores the bytes it shares with the one
 //! before it, then the rest), a queue of runs of at most [`CHUNK_BYTES`]
-//! bytes of entries and [`CHUNK_VALUE_BYTES`] of values each, as Redis's
-//! quicklist of listpacks. A list of up to that much is one chunk, one
+//! bytes of entries, [`CHUNK_VALUE_BYTES`] of values and [`CHUNK_VALUES`]
+//! values each, as Redis's quicklist of listpacks. A list of up to that much is one chunk, one
 //! allocation; a larger one is many, so both ends push and pop in O(1)
 //! (each touches one chunk of bounded size), and a position is found by
 //! walking chunks from the nearer end, O(n / the values a chunk holds) as
