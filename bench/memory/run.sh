@@ -15,15 +15,18 @@
 #   ITEMS=1000000   items per shape: scalars, or collection elements
 #   SHAPES="scalar-10 scalar-10-ttl scalar-100 scalar-100-ttl scalar-1000
 #           scalar-1000-ttl dictionary-big dictionary-small list-big
-#           list-small set-big set-small sorted-set-big sorted-set-small"
+#           list-small list-big-hashed set-big set-small sorted-set-big
+#           sorted-set-small"
 #   MAX_MEMORY=16GiB   jiffy-server's --max-memory
 #   SERVER_CORE=0 CLIENT_CORE=1
 #   JIFFY_SERVER_BIN=target/release/jiffy-server   (built unless given)
+#   FILL_BIN=target/release/jiffy-bench-memory      (built unless given; a
+#     debug build fills as well, slower, and saves a release build)
 #   OUT=out/bench/memory-<time>.json
 set -euo pipefail
 
 ITEMS=${ITEMS:-1000000}
-SHAPES=${SHAPES:-scalar-10 scalar-10-ttl scalar-100 scalar-100-ttl scalar-1000 scalar-1000-ttl dictionary-big dictionary-small list-big list-small set-big set-small sorted-set-big sorted-set-small}
+SHAPES=${SHAPES:-scalar-10 scalar-10-ttl scalar-100 scalar-100-ttl scalar-1000 scalar-1000-ttl dictionary-big dictionary-small list-big list-small list-big-hashed set-big set-small sorted-set-big sorted-set-small}
 MAX_MEMORY=${MAX_MEMORY:-16GiB}
 SERVER_CORE=${SERVER_CORE:-0}
 CLIENT_CORE=${CLIENT_CORE:-1}
@@ -95,16 +98,17 @@ main() {
         log "building (release)"
         cargo build --release -q -p jiffy-server -p jiffy-bench-memory
         JIFFY_SERVER_BIN=target/release/jiffy-server
-    else
+    elif [[ -z ${FILL_BIN:-} ]]; then
         cargo build --release -q -p jiffy-bench-memory
     fi
+    FILL_BIN=${FILL_BIN:-target/release/jiffy-bench-memory}
 
     local shape started=$SECONDS
     for shape in $SHAPES; do
         log "$shape: $ITEMS items"
         start_jiffy
         start_redis
-        taskset -c "$CLIENT_CORE" target/release/jiffy-bench-memory --shape "$shape" \
+        taskset -c "$CLIENT_CORE" "$FILL_BIN" --shape "$shape" \
             --items "$ITEMS" --jiffy "127.0.0.1:$JIFFY_PORT" \
             --jiffy-metrics "127.0.0.1:$METRICS_PORT" --jiffy-pid "$JIFFY_PID" \
             --redis "127.0.0.1:$REDIS_PORT" --redis-pid "$REDIS_PID" >>"$WORK/shapes.jsonl"

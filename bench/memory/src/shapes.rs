@@ -7,6 +7,9 @@
 //! members, scored N) or the field `field:N` holding a 10-byte value (a
 //! dictionary). A big shape is one collection `key:0` of every element; a
 //! small one is `items / 10` collections `key:C` of ten elements each.
+//! `list-big-hashed` is `list-big` with values that share no prefix with
+//! their neighbours (14 hex digits of a hash of N), where jiffy's front
+//! coding of list chunks saves nothing.
 
 use bytes::Bytes;
 use futures_util::{stream, StreamExt, TryStreamExt};
@@ -48,12 +51,17 @@ pub enum Shape {
     /// `key:N` holding `value_size` bytes; `ttl` says whether Redis's has
     /// one too (jiffy's always has).
     Scalar { value_size: usize, ttl: bool },
-    /// One collection of every element (`big`), or many of [`SMALL`].
-    Collection { kind: Collection, big: bool },
+    /// One collection of every element (`big`), or many of [`SMALL`];
+    /// its elements numbered `member:N` or, if `hashed`, hashed.
+    Collection {
+        kind: Collection,
+        big: bool,
+        hashed: bool,
+    },
 }
 
 /// Every shape, by name, in the order a full run measures them.
-pub const SHAPES: [(&str, Shape); 14] = [
+pub const SHAPES: [(&str, Shape); 15] = [
     ("scalar-10", scalar(10, false)),
     ("scalar-10-ttl", scalar(10, true)),
     ("scalar-100", scalar(100, false)),
@@ -67,6 +75,14 @@ pub const SHAPES: [(&str, Shape); 14] = [
     ),
     ("list-big", collection(Collection::List, true)),
     ("list-small", collection(Collection::List, false)),
+    (
+        "list-big-hashed",
+        Shape::Collection {
+            kind: Collection::List,
+            big: true,
+            hashed: true,
+        },
+    ),
     ("set-big", collection(Collection::Set, true)),
     ("set-small", collection(Collection::Set, false)),
     ("sorted-set-big", collection(Collection::SortedSet, true)),
@@ -78,7 +94,11 @@ const fn scalar(value_size: usize, ttl: bool) -> Shape {
 }
 
 const fn collection(kind: Collection, big: bool) -> Shape {
-    Shape::Collection { kind, big }
+    Shape::Collection {
+        kind,
+        big,
+        hashed: false,
+    }
 }
 
 pub fn by_name(name: &str) -> Option<Shape> {
@@ -144,7 +164,7 @@ impl Shape {
                 let value = value.clone();
                 async move {
                     let name = Bytes::from(format!("key:{}", write.collection));
-                    let members = || (write.first..write.end).map(|n| member(n).into());
+                    let members = || (write.first..write.end).map(|n| self.member(n).into());
                     match self {
                         Shape::Scalar { .. } => {
                             let items = (write.first..write.end)
@@ -293,7 +313,7 @@ impl Shape {
                 for n in range {
                     match kind {
                         Collection::Dictionary => cmd.arg(format!("field:{n}")).arg(value),
-                        Collection::List | Collection::Set => cmd.arg(member(n)),
+                        Collection::List | Collection::Set => cmd.arg(self.member(n)),
                         Collection::SortedSet => cmd.arg(n as f64).arg(member(n)),
                     };
                 }
@@ -301,6 +321,27 @@ impl Shape {
             }
         }
     }
+}
+
+impl Shape {
+    /// Element `n` of a collection: `member:N`, or for a hashed shape 14
+    /// hex digits of a hash of N, which share no prefix with their
+    /// neighbours but by chance.
+    fn member(self, n: usize) -> String {
+        match self {
+            Shape::Collection { hashed: true, .. } => format!("{:014x}", mix(n as u64) >> 8),
+            _ => member(n),
+        }
+    }
+}
+
+/// SplitMix64's finalizer: a fixed, well-spread hash of `n`, the same on
+/// both servers' sides.
+fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 impl Write {

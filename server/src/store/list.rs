@@ -1,12 +1,14 @@
-//! Lists in the embedded store: values in order in packed chunks (see
-//! `packed.rs`), a queue of runs of at most [`CHUNK_BYTES`] bytes each, as
-//! Redis's quicklist of listpacks. A list of up to [`CHUNK_BYTES`] bytes
-//! of values is one chunk, one allocation; a larger one is many, so both
-//! ends push and pop in O(1) (each touches one chunk of bounded size),
-//! and a position is found by walking chunks from the nearer end, O(n /
-//! the values a chunk holds) as in Redis. The charge (every chunk's
-//! buffer and the queue's slots, at their allocator size class) and the
-//! size of a fetch of all of it are kept up to date by every change.
+//! Lists in the embedded store: values in order in front-coded chunks (see
+//! `front_coded.rs`: each value stores the bytes it shares with the one
+//! before it, then the rest), a queue of runs of at most [`CHUNK_BYTES`]
+//! bytes of entries, [`CHUNK_VALUE_BYTES`] of values and [`CHUNK_VALUES`]
+//! values each, as Redis's quicklist of listpacks. A list of up to that much is one chunk, one
+//! allocation; a larger one is many, so both ends push and pop in O(1)
+//! (each touches one chunk of bounded size), and a position is found by
+//! walking chunks from the nearer end, O(n / the values a chunk holds) as
+//! in Redis. The charge (every chunk's buffer and the queue's slots, at
+//! their allocator size class) and the size of a fetch of all of it are
+//! kept up to date by every change.
 //!
 //! Every method checks what can fail before it changes anything, so a
 //! refused call leaves the list as it was.
@@ -20,7 +22,7 @@ use bytes::Bytes;
 
 use super::answer::{repeated_len, AnswerSize, Copier, Reserved};
 use super::cost::{allocation_size, shrunk_room};
-use super::packed::{entry_len, Packed};
+use super::front_coded::{following_len, plain_len, Entry, FrontCoded};
 use super::{CacheId, Store};
 use crate::backend::{CollectionTtl, End, ListErase, ListPush, ListSlice, ListStorage};
 use crate::error::Error;
@@ -32,26 +34,102 @@ use crate::error::Error;
 /// chunk (under a byte a value).
 pub const CHUNK_BYTES: usize = 2048;
 
+/// The bytes of values a chunk holds at most, decoded (a value larger
+/// than that has a chunk of its own). Front coding lets 2 KiB of entries
+/// stand for far more: a thousand entries of two bytes, each a copy of a
+/// 1 KiB value before it. A walk that only rebuilds values costs the
+/// entries' bytes, but one that compares or copies each value (a removal
+/// by value, a fetch) costs the values' bytes, so these are capped too: at
+/// four times [`CHUNK_BYTES`], what a chunk of 14-byte values sharing all
+/// but three bytes holds when nearly full.
+pub const CHUNK_VALUE_BYTES: usize = 4 * CHUNK_BYTES;
+
+/// The values a chunk holds at most. A push at the back writes its
+/// first value's entry against the chunk's last value, and a pop at the
+/// back takes it: both rebuild it by walking the chunk's entries from
+/// its first, so this bounds that walk. Without it, short values sharing
+/// most of their bytes fill a chunk's 8 KiB of values with about 630 of
+/// them (`member:N`), a walk 4 times as long; at 256, such a chunk's
+/// queue slot costs an eighth of a byte a value, and its buffer is cut to
+/// its size class once the list stops filling it.
+pub const CHUNK_VALUES: usize = 256;
+
 /// The charge of a queue of `capacity` chunks. The queue never shrinks by
 /// itself, so one popped down gives back room (see [`ListValue::shrink`]).
 fn queue_cost(capacity: usize) -> u64 {
-    allocation_size(capacity * size_of::<Packed>()) as u64
+    allocation_size(capacity * size_of::<FrontCoded>()) as u64
 }
 
 /// How a push lays its values out from the end it writes, outward: how
-/// many (and their bytes) join the chunk already there, then the values
-/// and bytes of each new chunk.
+/// many join the chunk already there and the bytes it grows by, then the
+/// values and bytes of each new chunk; and, for a push at the back, the
+/// back chunk's last value, which its first entry is written against
+/// (found by walking that chunk once, here rather than again to write).
 #[derive(Debug, Default)]
 struct Layout {
     into_end: (usize, usize),
     chunks: Vec<(usize, usize)>,
+    back_last: Option<Vec<u8>>,
+}
+
+/// The chunk a layout is filling: its bytes of entries and of values,
+/// its count of values, and the value at its edge (its last at the back,
+/// its first at the front), which the next value's entry is written
+/// against.
+struct Filling<'a> {
+    bytes: usize,
+    values: usize,
+    count: usize,
+    edge: &'a [u8],
+}
+
+impl<'a> Filling<'a> {
+    fn of(chunk: &FrontCoded, edge: &'a [u8]) -> Filling<'a> {
+        Filling {
+            bytes: chunk.bytes_len(),
+            values: chunk.values_len(),
+            count: chunk.count(),
+            edge,
+        }
+    }
+
+    fn alone(value: &'a [u8]) -> Filling<'a> {
+        Filling {
+            bytes: plain_len(value.len()),
+            values: value.len(),
+            count: 1,
+            edge: value,
+        }
+    }
+
+    /// Takes `value` at its edge if it fits, answering the bytes added.
+    fn take(&mut self, end: End, value: &'a [u8]) -> Option<usize> {
+        let added = match end {
+            End::Back => following_len(self.edge, value),
+            // The old first value, stored whole, is written again after it.
+            End::Front => {
+                plain_len(value.len()) + following_len(value, self.edge)
+                    - plain_len(self.edge.len())
+            }
+        };
+        let fits = self.bytes + added <= CHUNK_BYTES
+            && self.values + value.len() <= CHUNK_VALUE_BYTES
+            && self.count < CHUNK_VALUES;
+        fits.then(|| {
+            self.bytes += added;
+            self.values += value.len();
+            self.count += 1;
+            self.edge = value;
+            added
+        })
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct ListValue {
-    chunks: VecDeque<Packed>,
+    chunks: VecDeque<FrontCoded>,
     len: usize,
-    /// The sum of the chunks' [`Packed::cost`].
+    /// The sum of the chunks' [`FrontCoded::cost`].
     room: u64,
     /// The size of a ListFetch answer of every value.
     encoded: u64,
@@ -70,69 +148,94 @@ impl ListValue {
         self.room + queue_cost(self.chunks.capacity())
     }
 
-    /// At least what pushing `values` adds to a list's [`Self::cost`], at
-    /// either end: the room the end chunk grows by, the new chunks, and
-    /// the queue's growth, so that the store can refuse a push before it is
-    /// made.
-    pub fn growth(values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
-        let sizes: Vec<usize> = values.iter().map(|v| entry_len(v.len())).collect();
-        move |list| {
-            let back = list.layout_cost(End::Back, list.layout(End::Back, sizes.iter().copied()));
-            let front = list.layout_cost(
-                End::Front,
-                list.layout(End::Front, sizes.iter().rev().copied()),
-            );
-            back.max(front)
-        }
+    /// What pushing `values` at `end` adds to a list's [`Self::cost`]: the
+    /// room the end chunk grows by, the new chunks, and the queue's growth,
+    /// so that the store can refuse a push before it is made. It holds
+    /// handles on the values (not copies) until then, since what an entry
+    /// takes depends on the value before it.
+    pub fn growth(end: End, values: &[Bytes]) -> impl FnOnce(&ListValue) -> u64 {
+        let values = values.to_vec();
+        move |list| list.layout_cost(end, list.layout(end, &values))
     }
 
-    fn end(&self, end: End) -> Option<&Packed> {
+    fn end(&self, end: End) -> Option<&FrontCoded> {
         match end {
             End::Front => self.chunks.front(),
             End::Back => self.chunks.back(),
         }
     }
 
-    /// How values of entry sizes `sizes`, outward from `end`, are laid out:
-    /// into the end chunk while they fit in it, then chunks of up to
-    /// [`CHUNK_BYTES`].
-    fn layout(&self, end: End, sizes: impl Iterator<Item = usize>) -> Layout {
-        let mut room = self
-            .end(end)
-            .map_or(0, |chunk| CHUNK_BYTES.saturating_sub(chunk.bytes_len()));
+    /// How `values` are laid out outward from `end`: into the end chunk
+    /// while they fit in it, then chunks of up to [`CHUNK_BYTES`] of
+    /// entries and [`CHUNK_VALUE_BYTES`] of values. Exact: it writes each
+    /// entry's size against the value next to it, as [`Self::extend`]
+    /// will.
+    fn layout<P: AsRef<[u8]>>(&self, end: End, values: &[P]) -> Layout {
+        // The back chunk's last value is found by walking it; the front
+        // chunk's first is stored whole.
+        let back_last = match end {
+            End::Back => self.chunks.back().map(FrontCoded::last),
+            End::Front => None,
+        };
+        let mut filling = match end {
+            End::Back => self
+                .chunks
+                .back()
+                .zip(back_last.as_deref())
+                .map(|(chunk, last)| Filling::of(chunk, last)),
+            End::Front => self
+                .chunks
+                .front()
+                .and_then(|chunk| Some(Filling::of(chunk, chunk.first()?))),
+        };
         let mut layout = Layout::default();
-        for size in sizes {
-            if layout.chunks.is_empty() && size <= room {
-                layout.into_end.0 += 1;
-                layout.into_end.1 += size;
-                room -= size;
-                continue;
-            }
-            match layout.chunks.last_mut() {
-                Some((count, bytes)) if *bytes + size <= CHUNK_BYTES => {
-                    *count += 1;
-                    *bytes += size;
+        let n = values.len();
+        for at in 0..n {
+            let value = match end {
+                End::Back => values[at].as_ref(),
+                End::Front => values[n - 1 - at].as_ref(),
+            };
+            let added = filling.as_mut().and_then(|f| f.take(end, value));
+            match (added, layout.chunks.last_mut()) {
+                (Some(added), None) => {
+                    layout.into_end.0 += 1;
+                    layout.into_end.1 += added;
                 }
-                _ => layout.chunks.push((1, size)),
+                (Some(added), Some((count, bytes))) => {
+                    *count += 1;
+                    *bytes += added;
+                }
+                (None, _) => {
+                    let chunk = Filling::alone(value);
+                    layout.chunks.push((1, chunk.bytes));
+                    filling = Some(chunk);
+                }
             }
         }
+        layout.back_last = back_last;
         layout
     }
 
-    /// The room a new chunk of `bytes` of `layout` is allocated with: just
-    /// those bytes for a list of one chunk, which grows class by class;
-    /// else a whole chunk at once, so a large list's chunks are allocated
-    /// once rather than through every size class below (whose freed
-    /// buffers stay resident until the allocator purges them).
-    fn chunk_room(&self, layout: &Layout, bytes: usize) -> usize {
-        if self.chunks.is_empty() && layout.chunks.len() == 1 {
+    /// The room new chunk `at` (counted outward) of `bytes` of `layout`
+    /// is allocated with: just those bytes for a list of one chunk, which
+    /// grows class by class, and for a chunk that a later one of the
+    /// layout closes; else, at the list's new end, a whole chunk at once,
+    /// so a large list's chunks are allocated once rather than through
+    /// every size class below (whose freed buffers stay resident until the
+    /// allocator purges them), then cut to size when the next chunk
+    /// starts (see [`Self::extend`]).
+    fn chunk_room(&self, layout: &Layout, at: usize, bytes: usize) -> usize {
+        let outermost = at + 1 == layout.chunks.len();
+        if !outermost || (self.chunks.is_empty() && layout.chunks.len() == 1) {
             bytes
         } else {
             bytes.max(CHUNK_BYTES)
         }
     }
 
-    /// What `layout` adds to the list's cost.
+    /// What `layout` adds to the list's cost. (When the layout starts a
+    /// chunk, the end chunk is then cut to size, which can only lower the
+    /// cost: not counted, so this is an upper bound.)
     fn layout_cost(&self, end: End, layout: Layout) -> u64 {
         let end_growth = self
             .end(end)
@@ -140,7 +243,8 @@ impl ListValue {
         let chunks: u64 = layout
             .chunks
             .iter()
-            .map(|&(_, bytes)| allocation_size(self.chunk_room(&layout, bytes)) as u64)
+            .enumerate()
+            .map(|(at, &(_, bytes))| allocation_size(self.chunk_room(&layout, at, bytes)) as u64)
             .sum();
         end_growth + chunks + self.queue_growth(layout.chunks.len())
     }
@@ -163,23 +267,28 @@ impl ListValue {
 
     /// Adds `values` at `end`, keeping their order.
     fn extend<P: AsRef<[u8]>>(&mut self, end: End, values: &[P]) {
-        let sizes = values.iter().map(|v| entry_len(v.as_ref().len()));
-        let layout = match end {
-            End::Back => self.layout(end, sizes),
-            End::Front => self.layout(end, sizes.rev()),
-        };
+        let layout = self.layout(end, values);
         self.len += values.len();
         self.encoded += values
             .iter()
             .map(|v| repeated_len(v.as_ref().len()))
             .sum::<u64>();
         let n = values.len();
-        let joining = layout.into_end.0;
-        if joining > 0 {
-            match end {
-                End::Back => self.change(end, |chunk| chunk.append(&values[..joining])),
-                End::Front => self.change(end, |chunk| chunk.prepend(&values[n - joining..])),
-            };
+        let (joining, joining_bytes) = layout.into_end;
+        let closed = !layout.chunks.is_empty();
+        if joining > 0 || closed {
+            let back_last = layout.back_last.as_deref();
+            self.change(end, |chunk| {
+                match end {
+                    _ if joining == 0 => {}
+                    End::Back => chunk.append_after(back_last, &values[..joining], joining_bytes),
+                    End::Front => chunk.prepend(&values[n - joining..]),
+                }
+                // A chunk the list stops filling keeps no spare room.
+                if closed {
+                    chunk.fit_exactly();
+                }
+            });
         }
         // Outward from the end chunk: the next values in order at the
         // back, the ones before them at the front.
@@ -190,13 +299,14 @@ impl ListValue {
             self.chunks.reserve(layout.chunks.len());
         }
         let mut done = joining;
-        for &(count, bytes) in &layout.chunks {
+        for (at, &(count, bytes)) in layout.chunks.iter().enumerate() {
             let part = match end {
                 End::Back => &values[done..done + count],
                 End::Front => &values[n - done - count..n - done],
             };
-            let mut chunk = Packed::with_room(self.chunk_room(&layout, bytes));
+            let mut chunk = FrontCoded::with_room(self.chunk_room(&layout, at, bytes));
             chunk.append(part);
+            debug_assert_eq!(chunk.bytes_len(), bytes);
             self.room += chunk.cost();
             match end {
                 End::Back => self.chunks.push_back(chunk),
@@ -208,7 +318,7 @@ impl ListValue {
 
     /// Applies `change` to the chunk at `end`, keeping the charge, and
     /// drops it if that empties it.
-    fn change<R>(&mut self, end: End, change: impl FnOnce(&mut Packed) -> R) -> Option<R> {
+    fn change<R>(&mut self, end: End, change: impl FnOnce(&mut FrontCoded) -> R) -> Option<R> {
         let chunk = match end {
             End::Front => self.chunks.front_mut(),
             End::Back => self.chunks.back_mut(),
@@ -290,10 +400,10 @@ impl ListValue {
                 End::Back => chunk.count() - count,
             };
             let freed: u64 = chunk
-                .iter()
+                .entries()
                 .skip(skipped)
                 .take(count)
-                .map(|v| repeated_len(v.len()))
+                .map(|entry| repeated_len(entry.len()))
                 .sum();
             self.encoded -= freed;
             self.change(end, |chunk| match end {
@@ -328,23 +438,45 @@ impl ListValue {
         unreachable!("a position under the length is in a chunk")
     }
 
-    /// The values at positions `bounds`, in order.
-    fn range(&self, bounds: Range<usize>) -> impl Iterator<Item = &[u8]> + Clone {
+    /// The entries from the start of the chunk holding position
+    /// `bounds.start` to the end of the list, and how many of them come
+    /// before that position: a value is rebuilt from its chunk's first.
+    fn entries(&self, bounds: &Range<usize>) -> (usize, impl Iterator<Item = Entry<'_>> + Clone) {
         let (chunk, skip) = if bounds.is_empty() {
             (self.chunks.len(), 0)
         } else {
             self.locate(bounds.start)
         };
-        self.chunks
-            .range(chunk..)
-            .flat_map(|chunk| chunk.iter())
-            .skip(skip)
-            .take(bounds.len())
+        let entries = self.chunks.range(chunk..).flat_map(FrontCoded::entries);
+        (skip, entries)
+    }
+
+    /// The lengths of the values at positions `bounds`, in order.
+    fn lengths(&self, bounds: Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let (skip, entries) = self.entries(&bounds);
+        entries.skip(skip).take(bounds.len()).map(|e| e.len())
+    }
+
+    /// Hands each value at positions `bounds` to `f`, in order, rebuilt in
+    /// one buffer (each chunk's first value is stored whole, so the buffer
+    /// carries over from chunk to chunk).
+    fn for_each_value(&self, bounds: Range<usize>, mut f: impl FnMut(&[u8])) {
+        let (skip, entries) = self.entries(&bounds);
+        let mut value = Vec::new();
+        for (at, entry) in entries.take(skip + bounds.len()).enumerate() {
+            entry.decode_into(&mut value);
+            if at >= skip {
+                f(&value);
+            }
+        }
     }
 
     /// Every value, in order.
-    fn values(&self) -> impl Iterator<Item = &[u8]> + Clone {
-        self.range(0..self.len)
+    #[cfg(test)]
+    fn values(&self) -> impl Iterator<Item = Vec<u8>> {
+        let mut values = Vec::with_capacity(self.len);
+        self.for_each_value(0..self.len, |value| values.push(value.to_vec()));
+        values.into_iter()
     }
 
     /// The bytes of the values of a ListFetch answer for `slice`: O(1) for
@@ -358,18 +490,15 @@ impl ListValue {
         if bounds.len() == self.len() {
             return self.encoded;
         }
-        self.range(bounds)
-            .map(|value| repeated_len(value.len()))
-            .sum()
+        self.lengths(bounds).map(repeated_len).sum()
     }
 
     /// The values of the slice, in order; empty when it selects none.
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
         let bounds = slice.bounds(self.len());
         let mut answer = Vec::with_capacity(bounds.len());
-        let values = self.range(bounds);
-        let mut copier = Copier::new(values.clone().map(<[u8]>::len).sum());
-        answer.extend(values.map(|value| copier.copy(value)));
+        let mut copier = Copier::new(self.lengths(bounds.clone()).sum());
+        self.for_each_value(bounds, |value| answer.push(copier.copy(value)));
         answer
     }
 
@@ -384,18 +513,23 @@ impl ListValue {
     }
 
     /// Keeps the values `keep` says to, given each one's position; O(n),
-    /// and the list is packed afresh only if one goes.
+    /// and the list is packed afresh only if one goes (the values kept are
+    /// copied out into one buffer first).
     fn keep(&mut self, mut keep: impl FnMut(usize, &[u8]) -> bool) -> usize {
-        let kept: Vec<&[u8]> = self
-            .values()
-            .enumerate()
-            .filter(|&(at, value)| keep(at, value))
-            .map(|(_, value)| value)
-            .collect();
-        if kept.len() < self.len {
+        let (mut kept, mut ends) = (Vec::new(), Vec::new());
+        let mut at = 0;
+        self.for_each_value(0..self.len, |value| {
+            if keep(at, value) {
+                kept.extend_from_slice(value);
+                ends.push(kept.len());
+            }
+            at += 1;
+        });
+        if ends.len() < self.len {
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            let values: Vec<&[u8]> = starts.zip(&ends).map(|(s, &e)| &kept[s..e]).collect();
             let mut packed = ListValue::default();
-            packed.extend(End::Back, &kept);
-            drop(kept);
+            packed.extend(End::Back, &values);
             *self = packed;
         }
         self.len
@@ -441,7 +575,7 @@ impl ListStorage for Arc<Store> {
     ) -> impl Future<Output = Result<usize, Error>> + Send {
         // Not copied first: the values are copied into the list's chunks,
         // so the request's buffer is never pinned.
-        let growth = ListValue::growth(&push.values);
+        let growth = ListValue::growth(push.end, &push.values);
         let pushed = self.grow(*cache, key, Some(ttl), growth, |list: &mut ListValue| {
             list.push(push, max_len)
         });
@@ -529,401 +663,5 @@ impl ListStorage for Arc<Store> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::backend::ListRange;
-
-    const NO_LIMIT: usize = usize::MAX;
-
-    fn list(values: &[&str]) -> ListValue {
-        let mut list = ListValue::default();
-        list.push(push(End::Back, values, 0), NO_LIMIT).unwrap();
-        list
-    }
-
-    fn push(end: End, values: &[&str], truncate_to: u32) -> ListPush {
-        let values = values
-            .iter()
-            .map(|v| Bytes::copy_from_slice(v.as_bytes()))
-            .collect();
-        ListPush {
-            end,
-            values,
-            truncate_to,
-        }
-    }
-
-    fn contents(list: &ListValue) -> Vec<String> {
-        list.values()
-            .map(|v| String::from_utf8(v.to_vec()).unwrap())
-            .collect()
-    }
-
-    /// The charge and answer size kept incrementally equal those
-    /// recomputed from scratch, and the chunks are as laid out: none
-    /// empty, none over [`CHUNK_BYTES`] but a lone value, their counts
-    /// adding up to the length.
-    fn assert_cost_is_exact(list: &ListValue) {
-        let encoded: u64 = list.values().map(|v| repeated_len(v.len())).sum();
-        assert_eq!(list.encoded, encoded);
-        let room: u64 = list.chunks.iter().map(Packed::cost).sum();
-        assert_eq!(list.room, room);
-        assert_eq!(list.cost(), room + queue_cost(list.chunks.capacity()));
-        for chunk in &list.chunks {
-            assert!(!chunk.is_empty());
-            assert!(chunk.bytes_len() <= CHUNK_BYTES || chunk.count() == 1);
-        }
-        let counted: usize = list.chunks.iter().map(Packed::count).sum();
-        assert_eq!(counted, list.len);
-        assert_eq!(list.values().count(), list.len);
-    }
-
-    fn slice(start: Option<i32>, end: Option<i32>) -> ListSlice {
-        ListSlice { start, end }
-    }
-
-    #[test]
-    fn concatenation_keeps_the_order_of_the_values_at_either_end() {
-        let mut l = list(&["x"]);
-        assert_eq!(l.push(push(End::Front, &["a", "b"], 0), NO_LIMIT), Ok(3));
-        assert_eq!(l.push(push(End::Back, &["c", "d"], 0), NO_LIMIT), Ok(5));
-        assert_eq!(contents(&l), ["a", "b", "x", "c", "d"]);
-        assert_cost_is_exact(&l);
-    }
-
-    #[test]
-    fn truncation_drops_from_the_other_end_after_the_write() {
-        // As the official suites expect: three pushes capped at two.
-        let mut back = ListValue::default();
-        let mut front = ListValue::default();
-        for v in ["one", "two", "three"] {
-            back.push(push(End::Back, &[v], 2), NO_LIMIT).unwrap();
-            front.push(push(End::Front, &[v], 2), NO_LIMIT).unwrap();
-        }
-        assert_eq!(contents(&back), ["two", "three"]);
-        assert_eq!(contents(&front), ["three", "two"]);
-
-        let mut l = list(&["one", "two", "three"]);
-        let len = l.push(push(End::Front, &["four", "five", "six"], 4), NO_LIMIT);
-        assert_eq!(len, Ok(4));
-        assert_eq!(contents(&l), ["four", "five", "six", "one"]);
-        assert_cost_is_exact(&l);
-    }
-
-    #[test]
-    fn truncation_below_the_values_written_keeps_the_last_written() {
-        let mut l = list(&["old"]);
-        let len = l.push(push(End::Back, &["a", "b", "c"], 2), NO_LIMIT);
-        assert_eq!(len, Ok(2));
-        assert_eq!(contents(&l), ["b", "c"]);
-        assert_cost_is_exact(&l);
-    }
-
-    #[test]
-    fn a_write_past_the_element_limit_changes_nothing() {
-        let mut l = list(&["a", "b"]);
-        let before = l.cost();
-        assert_eq!(
-            l.push(push(End::Back, &["c", "d"], 0), 3),
-            Err(Error::CollectionTooLarge {
-                elements: 4,
-                limit: 3
-            })
-        );
-        assert_eq!(contents(&l), ["a", "b"]);
-        assert_eq!(l.cost(), before);
-        // Capped by truncation, the same write fits.
-        assert_eq!(l.push(push(End::Back, &["c", "d"], 3), 3), Ok(3));
-        assert_eq!(contents(&l), ["b", "c", "d"]);
-    }
-
-    #[test]
-    fn pops_take_from_either_end_until_empty() {
-        let mut l = list(&["a", "b", "c"]);
-        assert_eq!(l.pop(End::Front).as_deref(), Some(&b"a"[..]));
-        assert_eq!(l.pop(End::Back).as_deref(), Some(&b"c"[..]));
-        assert_cost_is_exact(&l);
-        assert_eq!(l.pop(End::Back).as_deref(), Some(&b"b"[..]));
-        assert_eq!(l.pop(End::Front), None);
-        assert!(l.is_empty());
-        assert_eq!(l.cost(), 0);
-    }
-
-    #[test]
-    fn fetch_slices_as_python_does() {
-        let l = list(&["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
-        let fetched = |start, end| -> Vec<String> {
-            l.fetch(slice(start, end))
-                .iter()
-                .map(|v| String::from_utf8(v.to_vec()).unwrap())
-                .collect()
-        };
-        // The table of examples in the public cacheclient.proto.
-        assert_eq!(fetched(None, None).len(), 10);
-        assert_eq!(fetched(Some(5), None), ["5", "6", "7", "8", "9"]);
-        assert!(fetched(Some(5), Some(0)).is_empty());
-        assert_eq!(fetched(Some(-5), None), ["5", "6", "7", "8", "9"]);
-        assert!(fetched(Some(-5), Some(0)).is_empty());
-        assert_eq!(fetched(None, Some(5)), ["0", "1", "2", "3", "4"]);
-        assert_eq!(fetched(Some(0), Some(-5)), ["0", "1", "2", "3", "4"]);
-        assert_eq!(fetched(Some(2), Some(6)), ["2", "3", "4", "5"]);
-        assert_eq!(fetched(Some(2), Some(-6)), ["2", "3"]);
-        assert_eq!(fetched(Some(-7), Some(-2)), ["3", "4", "5", "6", "7"]);
-        assert!(fetched(Some(-2), Some(-6)).is_empty());
-        assert!(fetched(Some(0), Some(0)).is_empty());
-        // Out of range on either side: clipped, never an error.
-        assert_eq!(fetched(Some(-100), Some(2)), ["0", "1"]);
-        assert_eq!(fetched(Some(8), Some(100)), ["8", "9"]);
-        assert!(fetched(Some(100), None).is_empty());
-        assert!(fetched(Some(i32::MIN), Some(i32::MIN)).is_empty());
-        assert_eq!(fetched(Some(i32::MIN), Some(i32::MAX)).len(), 10);
-
-        let one = list(&["a"]);
-        assert_eq!(one.fetch(slice(Some(-1), Some(1))).len(), 1);
-        assert!(one.fetch(slice(Some(1), Some(-1))).is_empty());
-        assert!(one.fetch(slice(Some(0), Some(-1))).is_empty());
-    }
-
-    #[test]
-    fn retain_keeps_the_slice_and_may_empty_the_list() {
-        let mut l = list(&["a", "b", "c", "d", "e", "f"]);
-        assert_eq!(l.retain(slice(Some(1), Some(4))), 3);
-        assert_eq!(contents(&l), ["b", "c", "d"]);
-        assert_cost_is_exact(&l);
-        assert_eq!(l.retain(slice(Some(-1), None)), 1);
-        assert_eq!(contents(&l), ["d"]);
-        assert_eq!(l.retain(slice(None, None)), 1);
-        assert_eq!(l.retain(slice(Some(999), Some(1000))), 0);
-        assert_eq!(l.cost(), 0);
-    }
-
-    #[test]
-    fn remove_value_removes_every_occurrence() {
-        let mut l = list(&["number 9", "that", "number 9", "this", "number 9"]);
-        assert_eq!(l.remove_value(b"number 9"), 2);
-        assert_eq!(contents(&l), ["that", "this"]);
-        assert_cost_is_exact(&l);
-        assert_eq!(l.remove_value(b"absent"), 2);
-        assert_eq!(l.remove_value(b"that"), 1);
-        assert_eq!(l.remove_value(b"this"), 0);
-        assert_eq!(l.cost(), 0);
-    }
-
-    #[test]
-    fn erase_removes_ranges_of_the_list_as_it_was() {
-        let range = |begin, count| ListRange { begin, count };
-        let mut l = list(&["0", "1", "2", "3", "4", "5", "6"]);
-        // Overlapping, unordered, and one past the end.
-        let erase = ListErase::Ranges(vec![range(5, 1), range(1, 2), range(2, 2), range(6, 99)]);
-        assert_eq!(l.erase(&erase), 2);
-        assert_eq!(contents(&l), ["0", "4"]);
-        assert_cost_is_exact(&l);
-        assert_eq!(
-            l.erase(&ListErase::Ranges(vec![range(u32::MAX, u32::MAX)])),
-            2
-        );
-        assert_eq!(l.erase(&ListErase::All), 0);
-        assert_eq!(l.cost(), 0);
-    }
-
-    #[test]
-    fn a_small_list_is_one_chunk_charged_its_size_class_and_its_slot() {
-        let l = list(&["", "x", &"y".repeat(17)]);
-        assert_eq!(l.chunks.len(), 1);
-        // 1 + 2 + 18 bytes of entries: the 32-byte class; one queue slot.
-        assert_eq!(l.chunks.capacity(), 1);
-        assert_eq!(l.cost(), 32 + 32);
-        assert_cost_is_exact(&l);
-    }
-
-    #[test]
-    fn a_large_list_is_chunks_pushed_and_popped_at_both_ends() {
-        let mut l = ListValue::default();
-        let values: Vec<String> = (0..5_000).map(|n| format!("member:{n}")).collect();
-        for pair in values.chunks(2) {
-            l.push(push(End::Back, &[&pair[0]], 0), NO_LIMIT).unwrap();
-            l.push(push(End::Front, &[&pair[1]], 0), NO_LIMIT).unwrap();
-        }
-        assert!(l.chunks.len() > 10, "{}", l.chunks.len());
-        assert_cost_is_exact(&l);
-        // Entries of 12 to 14 bytes: chunks nearly full, the queue's slots
-        // under a byte a value.
-        let per_value = l.cost() as f64 / l.len() as f64;
-        assert!(per_value < 16.0, "{per_value}");
-        let all = contents(&l);
-        assert_eq!(all[2_499], "member:1");
-        assert_eq!(all[2_500], "member:0");
-        assert_eq!(
-            l.fetch(slice(Some(2_499), Some(2_502))),
-            ["member:1", "member:0", "member:2"]
-        );
-        assert_eq!(l.pop(End::Back).as_deref(), Some(&b"member:4998"[..]));
-        assert_eq!(l.pop(End::Front).as_deref(), Some(&b"member:4999"[..]));
-        assert_cost_is_exact(&l);
-    }
-
-    #[test]
-    fn a_value_larger_than_a_chunk_has_one_of_its_own() {
-        let big = "b".repeat(3 * CHUNK_BYTES);
-        let mut l = list(&["a", &big, "c"]);
-        assert_eq!(l.chunks.len(), 3);
-        assert_eq!(contents(&l), ["a", big.as_str(), "c"]);
-        assert_cost_is_exact(&l);
-        assert_eq!(l.remove_value(b"a"), 2);
-        assert_eq!(contents(&l), [big.as_str(), "c"]);
-        assert_cost_is_exact(&l);
-    }
-
-    #[test]
-    fn growth_covers_what_a_push_adds() {
-        let mut l = ListValue::default();
-        for n in 0..2_000 {
-            let values: Vec<&str> = vec!["value"; n % 7 + 1];
-            let new = push(End::Back, &values, 0);
-            let (before, growth) = (l.cost(), ListValue::growth(&new.values)(&l));
-            l.push(new, NO_LIMIT).unwrap();
-            assert!(l.cost() <= before + growth, "push {n}");
-        }
-    }
-
-    #[test]
-    fn a_list_popped_down_gives_back_its_room() {
-        let mut l = ListValue::default();
-        let values: Vec<String> = (0..1_000).map(|n| n.to_string()).collect();
-        let values: Vec<&str> = values.iter().map(String::as_str).collect();
-        l.push(push(End::Back, &values, 0), NO_LIMIT).unwrap();
-        let full = l.cost();
-        while l.len() > 10 {
-            l.pop(End::Front);
-        }
-        assert!(l.chunks.capacity() <= 64, "{}", l.chunks.capacity());
-        assert!(l.cost() < full / 10, "{} of {full}", l.cost());
-        assert_cost_is_exact(&l);
-    }
-
-    #[derive(Clone, Debug)]
-    enum Op {
-        Push(End, Vec<usize>, u32),
-        Pop(End),
-        Retain(Option<i32>, Option<i32>),
-        Remove(usize),
-        Erase(Vec<(u32, u32)>),
-        Fetch(Option<i32>, Option<i32>),
-    }
-
-    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
-        use proptest::prelude::*;
-        let end = prop_oneof![Just(End::Front), Just(End::Back)];
-        // Mostly small values, some past a chunk: lists cross from one
-        // chunk to many and back.
-        let value = prop_oneof![8 => 0usize..40, 2 => 40usize..400, 1 => Just(CHUNK_BYTES + 1)];
-        let bound = prop::option::of(-300i32..300);
-        prop_oneof![
-            6 => (end.clone(), prop::collection::vec(value, 1..120), 0u32..400)
-                .prop_map(|(end, sizes, truncate)| Op::Push(end, sizes, truncate)),
-            3 => end.prop_map(Op::Pop),
-            1 => (bound.clone(), bound.clone()).prop_map(|(s, e)| Op::Retain(s, e)),
-            1 => (0usize..40).prop_map(Op::Remove),
-            1 => prop::collection::vec((0u32..300, 0u32..40), 0..4).prop_map(Op::Erase),
-            2 => (bound.clone(), bound).prop_map(|(s, e)| Op::Fetch(s, e)),
-        ]
-    }
-
-    /// Random sequences of changes keep the list what a plain queue holds,
-    /// across one chunk and many, with its charge exact.
-    #[test]
-    fn the_list_follows_a_model_under_random_changes() {
-        use proptest::prelude::*;
-        use proptest::test_runner::{Config, TestRunner};
-        // A value of `size` bytes, told apart by its first byte.
-        let value = |size: usize, n: usize| {
-            let mut v = vec![b'v'; size];
-            if let Some(first) = v.first_mut() {
-                *first = (n % 7) as u8;
-            }
-            Bytes::from(v)
-        };
-        let mut runner = TestRunner::new(Config {
-            failure_persistence: None,
-            ..Config::with_cases(128)
-        });
-        let ops = prop::collection::vec(op(), 1..40);
-        runner
-            .run(&ops, |ops| {
-                let mut l = ListValue::default();
-                let mut model: VecDeque<Bytes> = VecDeque::new();
-                for (n, op) in ops.into_iter().enumerate() {
-                    match op {
-                        Op::Push(end, sizes, truncate_to) => {
-                            let values: Vec<Bytes> =
-                                sizes.iter().map(|&size| value(size, n)).collect();
-                            let growth = ListValue::growth(&values)(&l);
-                            let before = l.cost();
-                            match end {
-                                End::Back => model.extend(values.iter().cloned()),
-                                End::Front => {
-                                    for v in values.iter().rev() {
-                                        model.push_front(v.clone());
-                                    }
-                                }
-                            }
-                            while truncate_to > 0 && model.len() > truncate_to as usize {
-                                match end {
-                                    End::Back => model.pop_front(),
-                                    End::Front => model.pop_back(),
-                                };
-                            }
-                            let push = ListPush {
-                                end,
-                                values,
-                                truncate_to,
-                            };
-                            prop_assert_eq!(l.push(push, NO_LIMIT), Ok(model.len()));
-                            prop_assert!(l.cost() <= before + growth);
-                        }
-                        Op::Pop(End::Front) => {
-                            prop_assert_eq!(l.pop(End::Front), model.pop_front())
-                        }
-                        Op::Pop(End::Back) => prop_assert_eq!(l.pop(End::Back), model.pop_back()),
-                        Op::Retain(start, end) => {
-                            let bounds = slice(start, end).bounds(model.len());
-                            model = model.range(bounds).cloned().collect();
-                            prop_assert_eq!(l.retain(slice(start, end)), model.len());
-                        }
-                        Op::Remove(size) => {
-                            let gone = value(size, n);
-                            model.retain(|v| *v != gone);
-                            prop_assert_eq!(l.remove_value(&gone), model.len());
-                        }
-                        Op::Erase(ranges) => {
-                            let ranges: Vec<ListRange> = ranges
-                                .into_iter()
-                                .map(|(begin, count)| ListRange { begin, count })
-                                .collect();
-                            let mut at = 0;
-                            model.retain(|_| {
-                                at += 1;
-                                !ranges.iter().any(|r| {
-                                    (r.begin as usize..r.begin as usize + r.count as usize)
-                                        .contains(&(at - 1))
-                                })
-                            });
-                            prop_assert_eq!(l.erase(&ListErase::Ranges(ranges)), model.len());
-                        }
-                        Op::Fetch(start, end) => {
-                            let bounds = slice(start, end).bounds(model.len());
-                            let expected: Vec<Bytes> = model.range(bounds).cloned().collect();
-                            let encoded: u64 = expected.iter().map(|v| repeated_len(v.len())).sum();
-                            prop_assert_eq!(l.fetch_encoded_len(slice(start, end)), encoded);
-                            prop_assert_eq!(l.fetch(slice(start, end)), expected);
-                        }
-                    }
-                    prop_assert_eq!(l.len(), model.len());
-                    prop_assert!(l.values().eq(model.iter().map(|v| &v[..])));
-                    assert_cost_is_exact(&l);
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
-}
+#[path = "list_tests.rs"]
+mod tests;

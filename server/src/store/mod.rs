@@ -17,7 +17,9 @@
 //! - `dictionary`, `set`, `list`, `sorted_set`: the collection types;
 //!   `leaderboard`, stored the same way under the cache's leaderboard id.
 //!   A sorted set has two forms, `sorted_small` (packed) and `sorted_large`
-//!   (its members in `sorted_members`, its order in `ranked`).
+//!   (its members in `sorted_members`, its order in `ranked`). A list's
+//!   chunks are front coded (`front_coded`); the others pack (`packed`,
+//!   `packed_map`).
 //! - `cost`: what holding bytes is charged (size classes, headers, the
 //!   measured structure of each collection), read by all of the above.
 //! - `answer`: the size of a fetch's answer, checked against
@@ -47,6 +49,7 @@ mod deadlines;
 pub mod dictionary;
 mod expiry;
 pub mod heavy;
+mod front_coded;
 mod item_bytes;
 mod keys;
 pub mod leaderboard;

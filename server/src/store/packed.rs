@@ -6,7 +6,8 @@
 //! The buffer is allocated at exactly an allocator size class
 //! ([`allocation_size`]), so [`Packed::cost`] is what it really holds.
 //! Finding an entry walks the entries before it: callers keep runs short
-//! (see `list::CHUNK_BYTES`), so that walk is bounded.
+//! (`packed_map::SMALL_BYTES`, `sorted_small.rs`), or index them.
+//! Lists keep theirs front coded instead (`front_coded.rs`).
 //!
 //! Written here rather than taken from a crate: the few that pack byte
 //! strings (listpack ports) are unmaintained bindings to Redis's C code;
@@ -14,7 +15,6 @@
 
 use std::ops::Range;
 
-use bytes::Bytes;
 use prost::encoding::{decode_varint, encode_varint, encoded_len_varint};
 
 use super::cost::{allocation_size, shrunk_room};
@@ -44,10 +44,6 @@ impl Packed {
         self.count as usize
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// The bytes its entries take.
     pub fn bytes_len(&self) -> usize {
         self.bytes.len()
@@ -62,10 +58,6 @@ impl Packed {
     pub fn growth(&self, added: usize) -> u64 {
         let needed = allocation_size(self.bytes.len() + added);
         needed.saturating_sub(self.bytes.capacity()) as u64
-    }
-
-    pub fn iter(&self) -> Entries<'_> {
-        Entries(&self.bytes)
     }
 
     /// Room for `added` more bytes: the smallest size class that holds
@@ -90,73 +82,12 @@ impl Packed {
         self.count += parts.len() as u32;
     }
 
-    /// Adds `parts` before its entries, in order: the entries move once.
-    pub fn prepend<P: AsRef<[u8]>>(&mut self, parts: &[P]) {
-        self.splice(0..0, 0, parts);
-    }
-
-    /// The offset of entry `index` (the end past the last).
-    fn offset(&self, index: usize) -> usize {
-        let mut entries = self.iter();
-        entries.by_ref().take(index).for_each(drop);
-        self.bytes.len() - entries.0.len()
-    }
-
-    /// Takes its first entry out.
-    pub fn pop_front(&mut self) -> Option<Bytes> {
-        let first = Bytes::copy_from_slice(self.iter().next()?);
-        self.drop_front(1);
-        Some(first)
-    }
-
-    /// Takes its last entry out.
-    pub fn pop_back(&mut self) -> Option<Bytes> {
-        let start = self.offset(self.count().checked_sub(1)?);
-        let last = Bytes::copy_from_slice(Entries(&self.bytes[start..]).next()?);
-        self.bytes.truncate(start);
-        self.count -= 1;
-        Some(last)
-    }
-
-    /// Drops its first `n` entries (all, if it holds fewer).
-    pub fn drop_front(&mut self, n: usize) {
-        let n = n.min(self.count());
-        self.bytes.drain(..self.offset(n));
-        self.count -= n as u32;
-    }
-
-    /// Drops its last `n` entries (all, if it holds fewer).
-    pub fn drop_back(&mut self, n: usize) {
-        let kept = self.count().saturating_sub(n);
-        self.bytes.truncate(self.offset(kept));
-        self.count = kept as u32;
-    }
-
     /// Gives back room once it holds under a quarter of it (all when
     /// empty), as the other structures do ([`shrunk_room`]).
     pub fn fit(&mut self) {
         if let Some(room) = shrunk_room(self.bytes.len(), self.bytes.capacity()) {
             self.bytes.shrink_to(allocation_size(room));
         }
-    }
-}
-
-/// The entries of a [`Packed`], in order.
-#[derive(Clone)]
-pub struct Entries<'a>(&'a [u8]);
-
-impl<'a> Iterator for Entries<'a> {
-    type Item = &'a [u8];
-
-    fn next(&mut self) -> Option<&'a [u8]> {
-        if self.0.is_empty() {
-            return None;
-        }
-        // Written by `append`/`prepend`, so always a whole varint and part.
-        let len = decode_varint(&mut self.0).expect("a packed length") as usize;
-        let (entry, rest) = self.0.split_at(len);
-        self.0 = rest;
-        Some(entry)
     }
 }
 
@@ -230,29 +161,37 @@ impl Packed {
 mod tests {
     use super::*;
 
+    /// Its parts, walked by offset as sets and dictionaries walk them.
     fn entries(packed: &Packed) -> Vec<&[u8]> {
-        packed.iter().collect()
+        let (mut parts, mut at) = (Vec::new(), 0);
+        while at < packed.bytes_len() {
+            let (part, next) = packed.part_at(at);
+            parts.push(part);
+            at = next;
+        }
+        parts
+    }
+
+    /// The offset of its part `index`.
+    fn offset(packed: &Packed, index: usize) -> usize {
+        (0..index).fold(0, |at, _| packed.part_at(at).1)
     }
 
     #[test]
-    fn parts_come_back_in_order_from_either_end() {
+    fn parts_come_back_in_order_wherever_written() {
         let long = vec![7u8; 300];
         let mut p = Packed::default();
         p.append(&[&b"b"[..], b""]);
-        p.prepend(&[&long[..], b"a"]);
+        p.insert_at(0, &[&long[..], b"a"]);
         p.append(&[b"c"]);
         assert_eq!(entries(&p), [&long[..], b"a", b"b", b"", b"c"]);
         assert_eq!(p.count(), 5);
         assert_eq!(p.bytes_len(), 302 + 2 + 2 + 1 + 2);
-        assert_eq!(p.pop_back().as_deref(), Some(&b"c"[..]));
-        assert_eq!(p.pop_front().as_deref(), Some(&long[..]));
-        p.drop_back(1);
+        p.remove_at(0..offset(&p, 1), 1);
+        p.remove_at(offset(&p, 2)..offset(&p, 4), 2);
         assert_eq!(entries(&p), [b"a", b"b"]);
-        p.drop_front(5);
-        assert!(p.is_empty());
-        assert_eq!(p.bytes_len(), 0);
-        assert_eq!(p.pop_back(), None);
-        assert_eq!(p.pop_front(), None);
+        p.remove_at(0..p.bytes_len(), 2);
+        assert_eq!((p.count(), p.bytes_len()), (0, 0));
     }
 
     #[test]
@@ -266,10 +205,10 @@ mod tests {
             assert_eq!(p.cost(), before + growth);
             assert_eq!(p.cost(), allocation_size(p.bytes_len()) as u64);
         }
-        p.drop_front(190);
+        p.remove_at(0..offset(&p, 190), 190);
         p.fit();
         assert!(p.cost() <= 2 * allocation_size(p.bytes_len()) as u64);
-        p.drop_front(10);
+        p.remove_at(0..p.bytes_len(), 10);
         p.fit();
         assert_eq!(p.cost(), 0);
     }

@@ -362,10 +362,13 @@ async fn the_memory_cap_holds_by_eviction() {
     assert_eq!(store.get(c, &last).unwrap().as_deref(), Some(&value[..]));
 }
 
-/// Pushes `count` values of `size` bytes at the back of list `key`.
+/// Pushes `count` values of `size` bytes at the back of list `key`, each
+/// sharing no first byte with the one before it, so that a list keeps
+/// every byte of them (front coding would store a repeated value in a
+/// few bytes).
 fn push(store: &Store, c: CacheId, key: &[u8], count: usize, size: usize) -> Result<usize, Error> {
     use list::ListValue;
-    let values: Vec<Bytes> = (0..count).map(|_| Bytes::from(vec![1u8; size])).collect();
+    let values: Vec<Bytes> = (0..count).map(|n| unshared(n, size)).collect();
     let ttl = CollectionTtl {
         ttl: MINUTE,
         refresh: true,
@@ -375,11 +378,16 @@ fn push(store: &Store, c: CacheId, key: &[u8], count: usize, size: usize) -> Res
         values,
         truncate_to: 0,
     };
-    let growth = ListValue::growth(&push.values);
+    let growth = ListValue::growth(push.end, &push.values);
     let pushed = store.grow(c, key, Some(ttl), growth, |list: &mut ListValue| {
         list.push(push, usize::MAX)
     });
     pushed.map(Option::unwrap_or_default)
+}
+
+/// `size` bytes of `n`'s low byte: neighbours share no prefix.
+fn unshared(n: usize, size: usize) -> Bytes {
+    Bytes::from(vec![n as u8; size])
 }
 
 fn list_len(store: &Store, c: CacheId, key: &[u8]) -> Option<usize> {
@@ -428,7 +436,7 @@ async fn a_write_that_outgrows_the_bound_unforeseen_evicts_the_item() {
         refresh: true,
     };
     // No growth told beforehand: the store finds out afterwards.
-    let values = (0..1024).map(|_| Bytes::from(vec![1u8; 1024])).collect();
+    let values = (0..1024).map(|n| unshared(n, 1024)).collect();
     let push = crate::backend::ListPush {
         end: crate::backend::End::Back,
         values,
