@@ -78,9 +78,9 @@ declare_settings! {
     // sockets on a port open to a monitoring network must not take the
     // descriptors sized for the cache ports.
     /// Most connections each side port (`--metrics-listen`, `--admin-listen`)
-    /// holds at once; at the cap a new one replaces the oldest.
+    /// holds at once; at the cap a new one replaces the oldest one still silent.
     max_side_port_connections: Option<usize> = default(1024), "N", env "JIFFY_MAX_SIDE_PORT_CONNECTIONS",
-        "connections each of the metrics and admin ports holds at once; at the cap a new one replaces the oldest (see [Connections](LIMITS.md#connections))";
+        "connections each of the metrics and admin ports holds at once; at the cap a new one replaces the oldest one still silent (see [Connections](LIMITS.md#connections))";
     // Ample for TLS and the preface over a slow network; short enough that silent
     // sockets do not pile up.
     /// How long a new connection has to finish TLS and start the HTTP/2 preface.
