@@ -403,7 +403,6 @@ async fn serve<S: Storage + Clone, T: TopicStore + Clone>(
                 tokio::spawn(admin_port::serve(
                     listener,
                     side_port_settings(&config),
-                    metrics.clone(),
                     blocker.clone(),
                     wait_for(stop_requested.clone()),
                 ));
@@ -716,7 +715,6 @@ async fn serve_metrics(
 ) {
     use axum::http::StatusCode;
     let stopping = stop_requested.clone();
-    let counted = metrics.clone();
     let app = axum::Router::new()
         .route(
             "/metrics",
@@ -749,5 +747,5 @@ async fn serve_metrics(
                 }
             }),
         );
-    listener::side_port::serve(listener, settings, app, counted, wait_for(stop_requested)).await;
+    listener::side_port::serve(listener, settings, app, wait_for(stop_requested)).await;
 }

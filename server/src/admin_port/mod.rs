@@ -25,7 +25,6 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::listener;
-use crate::metrics::Metrics;
 
 pub use layer::BlockLayer;
 
@@ -73,7 +72,6 @@ impl Blocker {
 pub async fn serve(
     listener: TcpListener,
     settings: listener::Settings,
-    metrics: Arc<Metrics>,
     blocker: Blocker,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
@@ -96,5 +94,5 @@ pub async fn serve(
     let app = axum::Router::new()
         .route("/block", set(true))
         .route("/unblock", set(false));
-    listener::side_port::serve(listener, settings, app, metrics, stop).await;
+    listener::side_port::serve(listener, settings, app, stop).await;
 }

@@ -15,7 +15,6 @@
 //! more: a socket that spoke once holds its place for at most that long.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus::IntGauge;
@@ -54,9 +53,14 @@ pub async fn serve(
     listener: TcpListener,
     settings: Settings,
     router: axum::Router,
-    metrics: Arc<Metrics>,
     stop: impl Future<Output = ()>,
 ) {
+    // Its own connection counters, not exported: a scrape's own connection
+    // must not show in the cache ports' `jiffy_open_connections` and
+    // `jiffy_connections_total`, which operators and tests read as the
+    // clients'. The side ports' sockets show in `process_open_fds`, and
+    // their cap bounds them.
+    let metrics = Metrics::new(None, 0);
     // Its own budget, so a side port can never take the cache ports' room;
     // not exported (the gauge is unregistered): it is small and fixed.
     let gauge = IntGauge::new("side_port_in_flight_bytes", "side port request bytes")
