@@ -12,7 +12,8 @@
 //! - [`fault`] — the momento-local fault headers, behind `--enable-fault-injection`.
 //! - [`service`] — the gRPC handlers, one file per group of RPCs.
 //! - [`backend`] — the [`backend::Storage`] trait: the embedded store, or a Redis Cluster.
-//! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction.
+//! - [`store`] — the embedded store: sharded, TTL with active expiry, SIEVE eviction;
+//!   [`defrag`] moves its items out of the allocator's emptiest slabs.
 //! - [`topics`] — publish and subscribe: numbering, the resume buffer, fan-out.
 //! - [`limits`] — what a request may carry (key, value, TTL, cache name).
 //! - [`cache_limits`] — per-cache rates: calls, bytes and publishes a second.
@@ -40,6 +41,7 @@ pub mod backend;
 pub mod cache_limits;
 pub mod close;
 pub mod config;
+pub mod defrag;
 pub mod error;
 pub mod fault;
 pub mod http;

@@ -107,6 +107,7 @@ fn assemble_embedded(config: Config) -> Parts<Arc<Store>, LocalTopics<Arc<Store>
         max_memory: config.max_memory,
         max_caches: config.max_caches,
     });
+    crate::defrag::spawn(&store, config.defrag_above);
     let stats = store.clone();
     let metrics = Metrics::new(
         Some(Box::new(move || Store::stats(&stats))),

@@ -24,6 +24,8 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 pub static JEMALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
 
 fn main() -> ExitCode {
+    #[cfg(not(target_env = "msvc"))]
+    jiffy_server::allocator::declare_global();
     let cli = Cli::parse_with_defaults();
     let config = match cli
         .settings

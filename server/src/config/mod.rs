@@ -266,6 +266,9 @@ pub struct Config {
     /// The HTTP API's port; off when `None`.
     pub http_listen: Option<SocketAddr>,
     pub max_memory: u64,
+    /// Free room in partly used slabs past which the store defragments
+    /// (`crate::defrag`); 0: never.
+    pub defrag_above: u64,
     pub max_caches: usize,
     /// Signing keys live at once (`crate::auth::signing_keys`).
     pub max_signing_keys: usize,
@@ -400,6 +403,11 @@ impl Settings {
             protosocket_listen: values.protosocket_listen,
             http_listen: values.http_listen,
             max_memory: values.max_memory.as_u64(),
+            defrag_above: values
+                .defrag_above
+                .map_or((values.max_memory.as_u64() / 32).max(4 << 20), |given| {
+                    given.as_u64()
+                }),
             max_caches: values.max_caches,
             max_signing_keys: values.max_signing_keys,
             limits,
@@ -694,6 +702,23 @@ mod tests {
     }
 
     #[test]
+    fn the_defragmentation_threshold_follows_the_memory_cap_unless_given() {
+        let resolve = |args: &[&str]| {
+            let args = std::iter::once("jiffy-server").chain(args.iter().copied());
+            Settings::try_parse_from(args)
+                .unwrap()
+                .resolve()
+                .unwrap()
+                .defrag_above
+        };
+        assert_eq!(resolve(&[]), 32 << 20);
+        assert_eq!(resolve(&["--max-memory", "64MiB"]), 4 << 20);
+        assert_eq!(resolve(&["--max-memory", "4GiB"]), 128 << 20);
+        assert_eq!(resolve(&["--defrag-above", "1MiB"]), 1 << 20);
+        assert_eq!(resolve(&["--defrag-above", "0"]), 0);
+    }
+
+    #[test]
     fn defaults_resolve() {
         let config = Config::defaults();
         assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
@@ -912,6 +937,7 @@ mod tests {
         "--cache-max-subscriptions JIFFY_CACHE_MAX_SUBSCRIPTIONS ",
         "--cache-publishes-per-second JIFFY_CACHE_PUBLISHES_PER_SECOND ",
         "--config JIFFY_CONFIG ",
+        "--defrag-above JIFFY_DEFRAG_ABOVE --max-memory / 32, at least 4 MiB",
         "--enable-fault-injection JIFFY_ENABLE_FAULT_INJECTION ",
         "--handshake-timeout JIFFY_HANDSHAKE_TIMEOUT 10s",
         "--http-listen JIFFY_HTTP_LISTEN ",
@@ -964,6 +990,7 @@ mod tests {
         "protosocket-listen",
         "http-listen",
         "max-memory",
+        "defrag-above",
         "max-key-size",
         "max-value-size",
         "max-request-size",
@@ -1011,7 +1038,7 @@ mod tests {
         "admin-listen",
     ];
     /// The defaults resolved, as they were then (workers depend on the machine).
-    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, max_side_port_connections: 1024, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None, max_subscriptions: None }, per_cache: {} }, admin_listen: None }";
+    const DEFAULTS: &str = "Config { listen: 127.0.0.1:8080, metrics_listen: None, protosocket_listen: None, http_listen: None, max_memory: 1073741824, defrag_above: 33554432, max_caches: 100, max_signing_keys: 100, limits: Limits { max_key_size: 4096, max_value_size: 5242880, max_request_size: 5248000, max_ttl: 604800s, max_request_items: 10000, max_collection_elements: 1000000, max_response_size: 5243000 }, request_size_derived: true, max_concurrent_streams: 100, max_connections: 16384, max_connections_given: false, max_side_port_connections: 1024, handshake_timeout: 10s, request_timeout: 30s, send_timeout: 30s, idle_timeout: 300s, max_in_flight_bytes: 268435456, max_header_list_size: 16384, keepalive_interval: 60s, keepalive_timeout: 20s, tls: None, shutdown_timeout: 30s, workers: 0, log_level: \"info\", log_format: Text, auth: None, public_endpoint: \"localhost\", insecure_allow_anonymous: false, fault_injection: false, store: Embedded, store_timeout: 1s, topics: TopicSettings { max_subscriptions: 10000, max_subscriptions_total: 20000, buffer_messages: 1000, buffer_bytes: 1048576, max_message_size: 102400, max_memory: 67108864, heartbeat_interval: 5s }, webhooks: WebhookSettings { allow: AllowList { nets: [], hosts: [] } }, cache_limits: CacheLimitSettings { defaults: RateLimits { max_calls_per_second: None, max_bytes_per_second: None, max_publishes_per_second: None, max_subscriptions: None }, per_cache: {} }, admin_listen: None }";
 
     #[test]
     fn names_environment_keys_and_defaults_are_as_they_were() {

@@ -39,6 +39,10 @@ declare_settings! {
     /// Memory for items (keys, values and per-item overhead); past it the store evicts.
     max_memory: Option<ByteSize> = default(ByteSize::gib(1)), "SIZE", env "JIFFY_MAX_MEMORY",
         "memory for items; past it the store evicts";
+    /// Free room in the allocator's partly used slabs past which the
+    /// embedded store moves items out of the emptiest ones (0: never).
+    defrag_above: Option<ByteSize> = computed("--max-memory / 32, at least 4 MiB"), "SIZE", env "JIFFY_DEFRAG_ABOVE",
+        "free room in the allocator's partly used slabs past which the embedded store moves items out of the emptiest, at most a quarter of a core, so churn does not leave resident memory far past `--max-memory` (see [RELIABILITY.md](RELIABILITY.md)); unset, `--max-memory` / 32 and at least 4 MiB; 0: off";
     /// Largest key accepted.
     max_key_size: Option<ByteSize> = default(ByteSize::kib(4)), "SIZE", env "JIFFY_MAX_KEY_SIZE",
         "largest key";

@@ -201,6 +201,33 @@ impl ItemBytes {
         // SAFETY: as in `contents`, borrowed mutably for as long as `self` is.
         self.collection_ptr().map(|at| unsafe { &mut *at })
     }
+
+    /// The start of the allocation, for asking the allocator where it lies.
+    pub(super) fn address(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Moves the bytes to a fresh allocation of the same layout and frees
+    /// the old one: what defragmentation does to an item whose allocation
+    /// sits in a mostly empty slab (`store/defrag.rs`). The collection, if
+    /// any, moves with them as any Rust value moves, by its bytes: nothing
+    /// points into the allocation, and `&mut self` means nothing borrows it.
+    pub(super) fn relocate(&mut self) {
+        let layout = layout(self.head().0, self.len());
+        // SAFETY: `layout` is the allocation's own, never of size 0.
+        let fresh =
+            NonNull::new(unsafe { alloc(layout) }).unwrap_or_else(|| handle_alloc_error(layout));
+        // SAFETY: both allocations are `len` bytes of this layout and
+        // distinct; the old one is freed once, here, and never read again.
+        // An untyped copy carries a collection's padding, uninitialized or not.
+        unsafe {
+            fresh
+                .as_ptr()
+                .copy_from_nonoverlapping(self.ptr.as_ptr(), self.len());
+            dealloc(self.ptr.as_ptr(), layout);
+        }
+        self.ptr = fresh;
+    }
 }
 
 impl Drop for ItemBytes {
@@ -283,6 +310,44 @@ mod tests {
         assert_eq!(ItemBytes::collection_allocation(15), 80);
         assert_eq!(ItemBytes::collection_allocation(16), 80);
         assert_eq!(ItemBytes::collection_allocation(24), 96);
+    }
+
+    #[test]
+    fn a_relocated_item_keeps_its_key_value_and_collection() {
+        use crate::backend::{End, ListPush};
+        use crate::store::list::ListValue;
+
+        let mut scalar = ItemBytes::scalar(b"key", &[7u8; 100]);
+        let before = scalar.address();
+        scalar.relocate();
+        assert_ne!(scalar.address(), before);
+        assert_eq!(scalar.key(), b"key");
+        assert!(matches!(scalar.contents(), Contents::Scalar(v) if v == [7u8; 100]));
+
+        let mut list = ListValue::default();
+        let values = (0..50).map(|n| bytes::Bytes::from(vec![n; 40])).collect();
+        let push = ListPush {
+            end: End::Back,
+            values,
+            truncate_to: 0,
+        };
+        list.push(push, usize::MAX).unwrap();
+        let mut item = ItemBytes::collection(b"list", Collections::List(list));
+        item.relocate();
+        assert_eq!(item.key(), b"list");
+        // Still owned, usable and dropped once (Miri and ASan would see a
+        // double free or a use after free here).
+        let Some(Collections::List(list)) = item.collection_mut() else {
+            panic!("a list");
+        };
+        assert_eq!(list.len(), 50);
+        let push = ListPush {
+            end: End::Front,
+            values: vec![bytes::Bytes::from_static(b"first")],
+            truncate_to: 0,
+        };
+        list.push(push, usize::MAX).unwrap();
+        assert_eq!(list.len(), 51);
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod answer;
 mod answer_tests;
 mod cost;
 mod deadlines;
+pub mod defrag;
 pub mod dictionary;
 mod expiry;
 mod front_coded;

@@ -17,7 +17,7 @@ use hashbrown::hash_map::Entry as MapEntry;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use tokio::time::Instant;
 
-use super::cost::{allocation_size, COPIED_VALUE, SHARED_HEADER};
+use super::cost::{allocation_size, COPIED_VALUE, LARGE_ALLOCATION, SHARED_HEADER};
 use super::deadlines::{bucket, due, Deadlines};
 use super::expiry::Pending;
 use super::item_bytes::{Contents, ItemBytes};
@@ -302,6 +302,29 @@ impl Shard {
     }
 
     /// The accounted cost of the item now.
+    /// Gives a fresh allocation to each item among the slab slots from
+    /// `from` (at most `limit` of them) whose own allocation `sparse` picks,
+    /// and says how many moved and the slot to go on from (`None` past the
+    /// last). Only allocations of the small size classes, which share slabs
+    /// with others: a large one has its pages to itself.
+    pub(super) fn relocate_sparse(
+        &mut self,
+        from: u32,
+        limit: usize,
+        sparse: &mut dyn FnMut(*const u8) -> bool,
+    ) -> (usize, Option<u32>) {
+        let end = (from as usize).saturating_add(limit).min(self.slab.len());
+        let start = (from as usize).min(end);
+        let mut moved = 0;
+        for entry in self.slab[start..end].iter_mut().flatten() {
+            if entry.bytes.len() < LARGE_ALLOCATION && sparse(entry.bytes.address()) {
+                entry.bytes.relocate();
+                moved += 1;
+            }
+        }
+        (moved, (end < self.slab.len()).then_some(end as u32))
+    }
+
     pub(super) fn cost(&self, slot: u32) -> u64 {
         occupied(&self.slab, slot).cost()
     }

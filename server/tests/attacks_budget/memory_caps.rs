@@ -421,6 +421,13 @@ async fn mixed_fill(name: &str, topics_cap: Option<&str>, writers: &'static [Wri
     let charged = metric(&outcome, "jiffy_memory_bytes").unwrap_or(0.0);
     let topic_bytes = metric(&outcome, "jiffy_topic_memory_bytes").unwrap_or(0.0);
     let evictions = metric(&outcome, "jiffy_evictions_total").unwrap_or(0.0);
+    // jemalloc's own split of the end state: live allocations against its
+    // resident pages, so a breach shows whether the charges fell short of
+    // what items hold or freed pages stayed resident.
+    let allocated = metric(&outcome, "jiffy_allocator_allocated_bytes").unwrap_or(0.0);
+    let allocator_resident = metric(&outcome, "jiffy_allocator_resident_bytes").unwrap_or(0.0);
+    let slab_free = metric(&outcome, "jiffy_allocator_slab_free_bytes").unwrap_or(0.0);
+    let moves = metric(&outcome, "jiffy_defrag_moves_total").unwrap_or(0.0);
     let first_other = answers.other.lock().unwrap().clone();
     outcome.require(
         first_other.is_none(),
@@ -446,7 +453,7 @@ async fn mixed_fill(name: &str, topics_cap: Option<&str>, writers: &'static [Wri
         ),
     );
     eprintln!(
-        "    {} | set-up wrote {:.0} MiB | fixed {:.1} MiB, peak {:.1} MiB = fixed + {:.2} x caps | charged {:.1} MiB items, {:.1} MiB topics | {evictions} evictions",
+        "    {} | set-up wrote {:.0} MiB | fixed {:.1} MiB, peak {:.1} MiB = fixed + {:.2} x caps | charged {:.1} MiB items, {:.1} MiB topics | {evictions} evictions | at the end jemalloc: {:.1} MiB allocated, {:.1} MiB resident, {:.1} MiB free in slabs | {moves} items moved by defragmentation",
         answers.line(),
         set_up as f64 / MIB as f64,
         fixed as f64 / MIB as f64,
@@ -454,6 +461,9 @@ async fn mixed_fill(name: &str, topics_cap: Option<&str>, writers: &'static [Wri
         outcome.peak.saturating_sub(fixed) as f64 / caps as f64,
         charged / MIB as f64,
         topic_bytes / MIB as f64,
+        allocated / MIB as f64,
+        allocator_resident / MIB as f64,
+        slab_free / MIB as f64,
     );
     outcome.assert_bounded();
 }
