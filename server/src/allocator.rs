@@ -17,6 +17,7 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::OnceLock;
 
 use prometheus::core::{Collector, Desc};
 use prometheus::proto::MetricFamily;
@@ -40,12 +41,58 @@ pub fn is_global() -> bool {
 }
 
 /// `MALLCTL_ARENAS_ALL`: the statistics of every arena merged.
-const ALL_ARENAS: u32 = 4096;
+const ALL_ARENAS: usize = 4096;
 
-fn read<T: Copy>(name: String) -> Option<T> {
-    let name = name + "\0";
-    // SAFETY: each caller names a control of type `T` (jemalloc's manual).
-    unsafe { raw::read(name.as_bytes()) }.ok()
+/// The small size classes, looked up once: each one's region and slab size,
+/// and the controls of its slabs and regions in use, by number rather than
+/// by name (a name is parsed at every call, 30 times the cost).
+struct SlabClasses {
+    /// Per class: (region size, slab size).
+    sizes: Vec<(usize, usize)>,
+    /// `stats.arenas.<ALL_ARENAS>.bins.<class>.curslabs`, class at [4].
+    slabs: [usize; 6],
+    /// The same for `curregs`.
+    regions: [usize; 6],
+}
+
+impl SlabClasses {
+    fn look_up() -> Option<SlabClasses> {
+        // SAFETY: each control named has the type read (jemalloc's manual).
+        let read = |name: String| unsafe { raw::read::<usize>((name + "\0").as_bytes()) }.ok();
+        // SAFETY: `arenas.nbins` is an `unsigned`.
+        let classes: u32 = unsafe { raw::read(b"arenas.nbins\0") }.ok()?;
+        let sizes = (0..classes)
+            .map(|class| {
+                let size = read(format!("arenas.bin.{class}.size"))?;
+                Some((size, read(format!("arenas.bin.{class}.slab_size"))?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mib = |name: &str| {
+            let mut mib = [0; 6];
+            let name = format!("stats.arenas.{ALL_ARENAS}.bins.0.{name}\0");
+            raw::name_to_mib(name.as_bytes(), &mut mib).ok()?;
+            Some(mib)
+        };
+        Some(SlabClasses {
+            sizes,
+            slabs: mib("curslabs")?,
+            regions: mib("curregs")?,
+        })
+    }
+
+    fn free_bytes(&self) -> Option<u64> {
+        let (mut slabs, mut regions) = (self.slabs, self.regions);
+        let mut free = 0u64;
+        for (class, (size, slab)) in self.sizes.iter().enumerate() {
+            (slabs[4], regions[4]) = (class, class);
+            // SAFETY: both controls are `size_t`s.
+            let in_use: usize = unsafe { raw::read_mib(&slabs) }.ok()?;
+            // SAFETY: as above.
+            let live: usize = unsafe { raw::read_mib(&regions) }.ok()?;
+            free += (in_use * slab).saturating_sub(live * size) as u64;
+        }
+        Some(free)
+    }
 }
 
 /// Bytes of free regions in the slabs of the small size classes that still
@@ -53,16 +100,11 @@ fn read<T: Copy>(name: String) -> Option<T> {
 /// allocation of the same size class can use. Read from its statistics as
 /// last refreshed (an `epoch` advance); `None` if it cannot answer.
 pub fn slab_free_bytes() -> Option<u64> {
-    let bins: u32 = read("arenas.nbins".into())?;
-    let mut free = 0u64;
-    for bin in 0..bins {
-        let size: usize = read(format!("arenas.bin.{bin}.size"))?;
-        let slab: usize = read(format!("arenas.bin.{bin}.slab_size"))?;
-        let slabs: usize = read(format!("stats.arenas.{ALL_ARENAS}.bins.{bin}.curslabs"))?;
-        let regions: usize = read(format!("stats.arenas.{ALL_ARENAS}.bins.{bin}.curregs"))?;
-        free += (slabs * slab).saturating_sub(regions * size) as u64;
-    }
-    Some(free)
+    static CLASSES: OnceLock<Option<SlabClasses>> = OnceLock::new();
+    CLASSES
+        .get_or_init(SlabClasses::look_up)
+        .as_ref()?
+        .free_bytes()
 }
 
 /// Turns off the calling thread's cache of freed regions, so that what it
@@ -278,10 +320,24 @@ mod tests {
         let (first, second) = regions.split_at(2048);
         let (kept, freed): (Vec<_>, Vec<_>) =
             first.iter().enumerate().partition(|(n, _)| n % 16 == 0);
+        let free_room = || {
+            epoch::advance().unwrap();
+            slab_free_bytes().expect("jemalloc answers")
+        };
+        let room_before = free_room();
         for (_, region) in freed {
             // SAFETY: allocated above with this layout, freed once.
             unsafe { jemalloc.dealloc(*region, layout) };
         }
+        // A slab of four keeps one region in four slabs: its other three
+        // are free room, and the three slabs emptied are gone (other test
+        // threads allocate through jemalloc too, a little).
+        let room = free_room() - room_before;
+        let expected = kept.len() as u64 * 3 * 1024;
+        assert!(
+            room >= expected * 9 / 10 && room <= expected * 11 / 10,
+            "{room} bytes of room, {expected} expected"
+        );
         let sparse = kept
             .iter()
             .filter(|(_, region)| query.is_sparse(**region))
