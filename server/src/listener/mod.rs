@@ -37,11 +37,13 @@ pub mod slots;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
@@ -317,8 +319,35 @@ where
 {
     tokio::pin!(connection);
     let send_timeout = shared.settings.send_timeout;
-    let mut watchdog = tokio::time::interval(send_timeout / 2);
-    watchdog.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // What stops or closes the connection, polled only when one of them has
+    // woken (a set of futures polls only those), not each time the
+    // connection's task runs, which is several times a call: the stop
+    // channel, the close notice and the watchdog's timer cost a lock or a
+    // timer check each at every one of those polls.
+    let mut signals: FuturesUnordered<Pin<Box<dyn Future<Output = Signal> + Send + '_>>> =
+        FuturesUnordered::new();
+    // Borrowed, not moved in: the receiver must live as long as the
+    // connection, since the listener's shutdown waits for every receiver to
+    // be dropped, and a finished future would drop it.
+    let stop_requested = &mut stop_requested;
+    signals.push(Box::pin(async {
+        let _ = stop_requested.changed().await;
+        Signal::Stop
+    }));
+    signals.push(Box::pin(async {
+        state.close.notified().await;
+        Signal::Close
+    }));
+    signals.push(Box::pin(async move {
+        let mut watchdog = tokio::time::interval(send_timeout / 2);
+        watchdog.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            watchdog.tick().await;
+            if state.is_stalled(send_timeout) {
+                return Signal::Stalled;
+            }
+        }
+    }));
     let mut shutting_down = false;
     loop {
         tokio::select! {
@@ -333,16 +362,24 @@ where
                 }
                 return close_reason(&result);
             }
-            _ = stop_requested.changed(), if !shutting_down => {
-                shutting_down = true;
-                connection.as_mut().graceful_shutdown();
-            }
-            () = state.close.notified() => return CloseReason::InFlightLimit,
-            _ = watchdog.tick() => {
-                if state.is_stalled(send_timeout) {
-                    return CloseReason::SendTimeout;
+            Some(signal) = signals.next() => match signal {
+                Signal::Stop => {
+                    shutting_down = true;
+                    connection.as_mut().graceful_shutdown();
                 }
-            }
+                Signal::Close => return CloseReason::InFlightLimit,
+                Signal::Stalled => return CloseReason::SendTimeout,
+            },
         }
     }
+}
+
+/// What, apart from the connection itself, ends a served connection.
+enum Signal {
+    /// The server is stopping: the connection finishes what it has.
+    Stop,
+    /// The in-flight budget closes it to make room.
+    Close,
+    /// An answer made no progress for `--send-timeout`.
+    Stalled,
 }
