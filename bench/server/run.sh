@@ -27,7 +27,10 @@
 #   CONNECTIONS=1  connections jiffy's load client spreads its requests over;
 #                  CONNECTIONS=$CONCURRENCY is one request in flight per
 #                  connection, as redis-benchmark runs (no pipelining)
-#   TARGETS="grpc protosocket redis"   any of them, in the order of each round
+#   TARGETS="grpc protosocket redis"   any of them, in the order of each round;
+#                  also h2-floor: jiffy-bench-h2-floor, a bare h2 server
+#                  answering Get and Set from a HashMap, the least a gRPC
+#                  server on the h2 crate can spend a call (CALL=get-set)
 #   CALL=get-set   or a collection call beside the redis-server command doing
 #                  the same work (bench/server/src/calls.rs has the table);
 #                  bench/collections/run.sh runs them all. The protosocket
@@ -111,17 +114,20 @@ source "$ROOT/bench/jq.sh"
 
 # One round of jiffy-server under our client over transport $1 (grpc or
 # protosocket): writes the client's JSON report to $2. $3 is the server
-# binary, this checkout's by default.
+# binary, this checkout's by default, or h2-floor for jiffy-bench-h2-floor.
 run_jiffy() {
     local transport=$1 out=$2 server=${3:-target/release/jiffy-server}
-    local pid port="" protosocket_port
+    local pid port="" protosocket_port command
     protosocket_port=$(free_port)
+    if [[ $server == h2-floor ]]; then
+        command=(target/release/jiffy-bench-h2-floor 127.0.0.1:0)
+    else
+        command=("$server" --listen 127.0.0.1:0 --protosocket-listen "127.0.0.1:$protosocket_port")
+    fi
     # Emptied here, before the server starts: the redirect below runs in the
     # child, and the loop could otherwise read the previous round's port.
     : >"$WORK/jiffy.log"
-    taskset -c "$SERVER_CORE" "$server" --listen 127.0.0.1:0 \
-        --protosocket-listen "127.0.0.1:$protosocket_port" \
-        >"$WORK/jiffy.log" 2>&1 &
+    taskset -c "$SERVER_CORE" "${command[@]}" >"$WORK/jiffy.log" 2>&1 &
     pid=$! # taskset execs the server, so this is the server's pid
     SERVER_PID=$pid
     port=$(listening_port "$WORK/jiffy.log" "$pid") || {
@@ -281,6 +287,9 @@ check_targets() {
     for target in $TARGETS; do
         case $target in
         grpc | redis) ;;
+        h2-floor)
+            [[ $CALL == get-set ]] ||
+                { log "TARGETS: h2-floor answers only Get and Set, not CALL=$CALL"; exit 2; } ;;
         protosocket)
             [[ $CALL == get-set ]] ||
                 { log "TARGETS: protosocket has only Get and Set, not CALL=$CALL"; exit 2; } ;;
@@ -289,7 +298,7 @@ check_targets() {
                 { log "TARGETS: $target needs BASELINE, a jiffy-server binary"; exit 2; }
             [[ $target == grpc-baseline || $CALL == get-set ]] ||
                 { log "TARGETS: protosocket has only Get and Set, not CALL=$CALL"; exit 2; } ;;
-        *) log "TARGETS: unknown target $target (grpc, protosocket, redis, and with BASELINE grpc-baseline, protosocket-baseline)"; exit 2 ;;
+        *) log "TARGETS: unknown target $target (grpc, protosocket, redis, h2-floor, and with BASELINE grpc-baseline, protosocket-baseline)"; exit 2 ;;
         esac
     done
     [[ -n ${TARGETS// /} ]] || { log "TARGETS is empty"; exit 2; }
@@ -309,6 +318,7 @@ main() {
             log "round $r/$ROUNDS: $target"
             case $target in
             redis) run_redis "$WORK/result.json" ;;
+            h2-floor) run_jiffy grpc "$WORK/result.json" h2-floor ;;
             *-baseline) run_jiffy "${target%-baseline}" "$WORK/result.json" "$BASELINE" ;;
             *) run_jiffy "$target" "$WORK/result.json" ;;
             esac

@@ -52,12 +52,17 @@ fn start_server() -> Server {
 
 /// A short run of the client against `server`, with `flags` added.
 fn load(server: &Server, flags: &[&str]) -> Output {
+    // The server runs in this process.
+    load_at(&server.grpc.to_string(), std::process::id(), flags)
+}
+
+/// A short run of the client against the gRPC `endpoint` of process `pid`.
+fn load_at(endpoint: &str, pid: u32, flags: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_jiffy-bench-server"))
-        .args(["--endpoint", &server.grpc.to_string()])
+        .args(["--endpoint", endpoint])
         .args(["--duration", "0.5", "--warmup", "0.3"])
         .args(["--concurrency", "8", "--keyspace", "50", "--json"])
-        // The server runs in this process.
-        .args(["--server-pid", &std::process::id().to_string()])
+        .args(["--server-pid", &pid.to_string()])
         .args(flags)
         .output()
         .unwrap()
@@ -120,4 +125,29 @@ fn protosocket_to_a_port_that_is_not_fails_the_run() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("Authenticate"), "{stderr}");
+}
+
+/// The floor server does the Get and Set work the client checks (a Get
+/// hits with the value a Set stored), so its CPU per call is a real call's.
+#[test]
+fn the_h2_floor_answers_get_and_set_as_jiffy_server_does() {
+    use std::io::{BufRead, BufReader};
+    let mut floor = Command::new(env!("CARGO_BIN_EXE_jiffy-bench-h2-floor"))
+        .arg("127.0.0.1:0")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(floor.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let endpoint = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    let output = load_at(&endpoint, floor.id(), &[]);
+    floor.kill().unwrap();
+    floor.wait().unwrap();
+    assert_clean(&report(&output), "grpc");
 }
