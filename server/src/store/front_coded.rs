@@ -18,7 +18,7 @@
 //! appending the rest, so a walk costs the run's encoded bytes (plus the
 //! one value it rebuilds), not its decoded bytes. What compares or copies
 //! every value of a run costs its decoded bytes, which the caller caps
-//! (`list::CHUNK_VALUE_BYTES`, four times `list::CHUNK_BYTES`), as it caps
+//! (`list::CHUNK_VALUE_BYTES`, 8 KiB, beside `list::CHUNK_BYTES`), as it caps
 //! the encoded bytes and so the entries (each at least one byte).
 //!
 //! The buffer is allocated at an allocator size class, as `packed.rs`'s
