@@ -8,7 +8,11 @@
 # (target/release/jiffy-bench-memory, on CLIENT_CORE) reads each server's
 # idle VmRSS, writes the same ITEMS items into it, waits for its VmRSS to
 # settle, and reports the growth per item; for jiffy also what it charges
-# itself per item (jiffy_memory_bytes) and what jemalloc allocated.
+# itself per item (jiffy_memory_bytes) and what jemalloc allocated. Each
+# server is filled twice: from the idle of a fresh process (cold), then,
+# once those items are deleted and 11 s have passed, from the idle it
+# comes back to (warm: what a server that has served such a fill keeps,
+# its code pages first run and its buffers, is then idle, not the items').
 #
 # Usage: bash bench/memory/run.sh        (make bench-memory)
 # Environment (defaults):
@@ -128,13 +132,16 @@ main() {
         def f0: if . == null then "-" else round | tostring end;
         def f2: . * 100 | round / 100 | tostring;
         (["shape", "items", "jiffy B/item", "redis B/item", "ratio", "charged B/item",
-          "charged/resident", "allocated B/item", "fill s (jiffy, redis)"] | @tsv),
+          "charged/resident", "allocated B/item", "cold: jiffy", "redis", "ratio",
+          "charged/resident", "fill s (jiffy, redis)"] | @tsv),
         (.shapes[] | [.shape, (.items | tostring), (.jiffy.resident_per_item | f0),
             (.redis.resident_per_item | f0), (.ratio | f2), (.jiffy.charged_per_item | f0),
             (.jiffy.charged_to_resident | f2), (.jiffy.allocated_per_item | f0),
-            "\(.jiffy.fill_seconds | f2), \(.redis.fill_seconds | f2)"] | @tsv)' "$out" |
+            (.jiffy.cold.resident_per_item | f0), (.redis.cold.resident_per_item | f0),
+            (.cold_ratio | f2), (.jiffy.cold.charged_to_resident | f2),
+            "\(.jiffy.cold.fill_seconds | f2), \(.redis.cold.fill_seconds | f2)"] | @tsv)' "$out" |
         column -t -s $'\t'
-    log "resident bytes over idle per item, VmRSS settled; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); written to $out"
+    log "resident bytes over idle per item, VmRSS settled: each server filled twice, first from its fresh idle (cold), then from its idle once the first fill's items are deleted (warm, the first columns); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); written to $out"
 }
 
 main "$@"

@@ -50,6 +50,8 @@ pub struct JiffyFigures {
     /// from a server built before them.
     pub allocated: Option<f64>,
     pub allocator_resident: Option<f64>,
+    /// `jiffy_allocator_thread_cache_bytes`, from a server that has it.
+    pub thread_cache: Option<f64>,
 }
 
 impl JiffyFigures {
@@ -67,6 +69,7 @@ impl JiffyFigures {
             evictions: read("jiffy_evictions_total")?,
             allocated: read("jiffy_allocator_allocated_bytes").ok(),
             allocator_resident: read("jiffy_allocator_resident_bytes").ok(),
+            thread_cache: read("jiffy_allocator_thread_cache_bytes").ok(),
         })
     }
 }
