@@ -81,6 +81,7 @@ fn main() -> ExitCode {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.workers)
+        .on_thread_park(jiffy_server::allocator::on_worker_idle)
         .enable_all()
         .build()
         .expect("cannot start the tokio runtime");
