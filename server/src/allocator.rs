@@ -347,6 +347,11 @@ impl Collector for AllocatorStats {
 mod tests {
     use super::*;
 
+    /// Held by each test that allocates through jemalloc: they read
+    /// jemalloc's process-wide counts, which another's allocations, frees
+    /// or cache flush would move meanwhile.
+    static JEMALLOC: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     fn sample(families: &[MetricFamily], name: &str) -> f64 {
         let family = families.iter().find(|f| f.name() == name).unwrap();
         family.get_metric()[0].get_gauge().get_value()
@@ -356,6 +361,7 @@ mod tests {
     /// holds only what is allocated through it here: a buffer of known size.
     #[test]
     fn counts_what_is_allocated_through_jemalloc() {
+        let _alone = JEMALLOC.lock().unwrap_or_else(|e| e.into_inner());
         use std::alloc::{GlobalAlloc, Layout};
         let stats = AllocatorStats::new();
         let before = sample(&stats.collect(), "allocator_allocated_bytes");
@@ -384,6 +390,7 @@ mod tests {
     /// counts afresh from there.
     #[test]
     fn a_thread_flushes_its_cache_once_it_has_freed_enough() {
+        let _alone = JEMALLOC.lock().unwrap_or_else(|e| e.into_inner());
         use std::alloc::{GlobalAlloc, Layout};
         std::thread::spawn(|| {
             let jemalloc = tikv_jemallocator::Jemalloc;
@@ -415,6 +422,7 @@ mod tests {
     /// the second half's in full ones.
     #[test]
     fn a_slab_emptier_than_its_class_is_sparse_and_a_full_one_is_not() {
+        let _alone = JEMALLOC.lock().unwrap_or_else(|e| e.into_inner());
         use std::alloc::{GlobalAlloc, Layout};
         assert!(bypass_thread_cache());
         let query = SlabQuery::new().expect("stock jemalloc answers the query");
