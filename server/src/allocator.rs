@@ -4,8 +4,7 @@
 //! allocator's pages that are resident: live allocations, their size-class
 //! rounding, metadata, and freed pages not yet returned to the OS), and
 //! `jiffy_allocator_thread_cache_bytes` (freed blocks kept in the threads'
-//! caches, which the first counts as allocated; the server binary caches
-//! blocks of up to 16 KiB, see its `JEMALLOC_CONF`).
+//! caches, which the first counts as allocated).
 //!
 //! The server binary allocates everything through jemalloc, so these are
 //! the whole heap; beside `jiffy_memory_bytes` they say how far the store's
@@ -117,70 +116,6 @@ pub fn slab_free_bytes() -> Option<u64> {
 pub fn bypass_thread_cache() -> bool {
     // SAFETY: `thread.tcache.enabled` is a `bool`.
     unsafe { raw::write(b"thread.tcache.enabled\0", false) }.is_ok()
-}
-
-/// Bytes a runtime worker may free into its cache of freed blocks before
-/// it next goes idle without giving them back (see [`on_worker_idle`]).
-pub const IDLE_CACHE_BYTES: u64 = 4 << 20;
-
-/// Called as a runtime worker goes idle (tokio's `on_thread_park`): once
-/// the thread has freed [`IDLE_CACHE_BYTES`] or more since it last did
-/// this, gives the blocks its cache holds back to their slabs
-/// (`thread.tcache.flush`), so that slabs and pages left empty go back to
-/// the OS (the server's decay is immediate).
-///
-/// Why: a thread's cache holds up to 200 freed blocks of each small size
-/// class, each keeping its slab resident, and is trimmed only as the thread
-/// allocates again. A worker that freed a great many items (a deleted
-/// cache, a large collection) and then waits for work kept the slabs its
-/// cached blocks sit in, about 2 MiB after 100,000 small lists were
-/// deleted, for the next fill to reuse. Flushing at every idle turn after
-/// 256 KiB freed cost 35% more server CPU per list push at 50 calls in
-/// flight (the cache's blocks go back, their slabs empty and are purged,
-/// and are faulted in again); once per 4 MiB freed it costs nothing
-/// measurable.
-pub fn on_worker_idle() {
-    if is_global() {
-        flush_thread_cache_after(IDLE_CACHE_BYTES);
-    }
-}
-
-/// Flushes the calling thread's cache if it has freed at least `freed`
-/// bytes through jemalloc since the last flush this made; answers whether
-/// it did.
-fn flush_thread_cache_after(freed: u64) -> bool {
-    use std::cell::Cell;
-    use tikv_jemalloc_ctl::thread::{deallocatedp, ThreadLocal};
-    thread_local! {
-        /// The thread's count of bytes freed, and its value at the last flush.
-        static FREED: Cell<Option<(ThreadLocal<u64>, u64)>> = const { Cell::new(None) };
-    }
-    FREED.with(|state| {
-        let (counter, flushed) = match state.get() {
-            Some(state) => state,
-            None => match deallocatedp::read() {
-                Ok(counter) => (counter, 0),
-                Err(_) => return false,
-            },
-        };
-        state.set(Some((counter, flushed)));
-        if counter.get().wrapping_sub(flushed) < freed {
-            return false;
-        }
-        // SAFETY: a control that takes and answers nothing.
-        let flush = unsafe {
-            tikv_jemalloc_sys::mallctl(
-                c"thread.tcache.flush".as_ptr(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                0,
-            )
-        };
-        // What the flush itself freed does not count towards the next one.
-        state.set(Some((counter, counter.get())));
-        flush == 0
-    })
 }
 
 /// What `experimental.utilization.query` answers about one allocation.
@@ -383,37 +318,6 @@ mod tests {
         // Resident pages are only touched ones, so an untouched buffer may
         // not be resident; allocated can pass resident here and nowhere a
         // program writes what it allocates (the server test checks that).
-    }
-
-    /// A thread that freed less than the threshold through jemalloc since
-    /// its last flush keeps its cache; one that freed more flushes it, and
-    /// counts afresh from there.
-    #[test]
-    fn a_thread_flushes_its_cache_once_it_has_freed_enough() {
-        let _alone = JEMALLOC.lock().unwrap_or_else(|e| e.into_inner());
-        use std::alloc::{GlobalAlloc, Layout};
-        std::thread::spawn(|| {
-            let jemalloc = tikv_jemallocator::Jemalloc;
-            let layout = Layout::from_size_align(16 << 10, 8).unwrap();
-            let churn = |blocks: usize| {
-                for _ in 0..blocks {
-                    // SAFETY: a non-zero layout, freed at once with it.
-                    unsafe { jemalloc.dealloc(jemalloc.alloc(layout), layout) };
-                }
-            };
-            // The first call counts from the thread's start.
-            flush_thread_cache_after(0);
-            assert!(!flush_thread_cache_after(64 << 10));
-            churn(3);
-            assert!(!flush_thread_cache_after(64 << 10), "48 KiB freed");
-            churn(1);
-            assert!(flush_thread_cache_after(64 << 10), "64 KiB freed");
-            assert!(!flush_thread_cache_after(64 << 10), "nothing since");
-            churn(4);
-            assert!(flush_thread_cache_after(64 << 10));
-        })
-        .join()
-        .unwrap();
     }
 
     /// Regions of one small class allocated through jemalloc (not the test

@@ -18,21 +18,10 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// (and a background thread does the purging, not the request path). Under
 /// eviction churn the default ten-second decay kept tens of MiB of freed pages
 /// resident, well past --max-memory (measured by tests/memory.rs).
-///
-/// A thread caches freed blocks of up to 16 KiB (`tcache_max`; jemalloc's
-/// default is 32 KiB) for its next allocations: up to 20 of each class, and
-/// it trims its cache only as it allocates again, so a worker left idle
-/// after a burst of large requests kept them all. After a fill of a million
-/// list values in calls of 16 to 32 KiB that was 19 blocks of 32 KiB and
-/// more, about 1 MiB of resident memory, a fifth of the list
-/// (bench/README.md, "Result after large blocks stay out of thread caches").
-/// A request that large allocates its buffer from the arena instead, no
-/// cost that Get/Set or list pushes at 50 calls in flight show.
 /// `_RJEM_MALLOC_CONF` in the environment still overrides these.
 #[cfg(not(target_env = "msvc"))]
 #[export_name = "_rjem_malloc_conf"]
-pub static JEMALLOC_CONF: &u8 =
-    &b"background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0,tcache_max:16384\0"[0];
+pub static JEMALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
 
 fn main() -> ExitCode {
     #[cfg(not(target_env = "msvc"))]
@@ -81,7 +70,6 @@ fn main() -> ExitCode {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.workers)
-        .on_thread_park(jiffy_server::allocator::on_worker_idle)
         .enable_all()
         .build()
         .expect("cannot start the tokio runtime");
