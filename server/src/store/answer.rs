@@ -67,6 +67,12 @@ impl Copier {
         self.0.extend_from_slice(part);
         self.0.split().freeze()
     }
+
+    /// One part made of `head` then `tail`, copied straight from both.
+    pub fn copy_joined(&mut self, head: &[u8], tail: &[u8]) -> Bytes {
+        self.0.extend_from_slice(head);
+        self.copy(tail)
+    }
 }
 
 /// [`Error::AnswerTooLarge`] when `size` is over `max_answer`.

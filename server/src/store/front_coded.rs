@@ -136,6 +136,13 @@ impl Entry<'_> {
         value.truncate(self.shared);
         value.extend_from_slice(self.rest);
     }
+
+    /// Its value in two parts, given the value of the entry before it in
+    /// its run (any, for the first): the bytes it shares with that one,
+    /// then its own.
+    pub fn parts<'p>(&self, previous: &'p [u8]) -> (&'p [u8], &[u8]) {
+        (&previous[..self.shared], self.rest)
+    }
 }
 
 impl FrontCoded {

@@ -502,11 +502,33 @@ impl ListValue {
     }
 
     /// The values of the slice, in order; empty when it selects none.
+    /// Each is rebuilt straight into the answer's one buffer, its shared
+    /// bytes taken from the value before it there: one walk of the chunks
+    /// and one copy of each value (the whole list's bytes are known
+    /// without a walk).
     pub fn fetch(&self, slice: ListSlice) -> Vec<Bytes> {
         let bounds = slice.bounds(self.len());
-        let mut answer = Vec::with_capacity(bounds.len());
-        let mut copier = Copier::new(self.lengths(bounds.clone()).sum());
-        self.for_each_value(bounds, |value| answer.push(copier.copy(value)));
+        let size = if bounds.len() == self.len {
+            self.chunks.iter().map(FrontCoded::values_len).sum()
+        } else {
+            self.lengths(bounds.clone()).sum()
+        };
+        let mut copier = Copier::new(size);
+        let mut answer: Vec<Bytes> = Vec::with_capacity(bounds.len());
+        let (skip, entries) = self.entries(&bounds);
+        let mut entries = entries.take(skip + bounds.len());
+        // The values before the slice in its first chunk are rebuilt only
+        // for what the first value of the slice shares with them.
+        let mut before = Vec::new();
+        for entry in entries.by_ref().take(skip) {
+            entry.decode_into(&mut before);
+        }
+        for entry in entries {
+            let previous = answer.last().map_or(&before[..], |value| &value[..]);
+            let (shared, rest) = entry.parts(previous);
+            let value = copier.copy_joined(shared, rest);
+            answer.push(value);
+        }
         answer
     }
 
