@@ -31,6 +31,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 # jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
+# round_order
+source "$ROOT/bench/rounds.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -45,8 +47,10 @@ keyspace() {
 for r in $(seq "$ROUNDS"); do
     for call in $CALLS; do
         echo "round $r/$ROUNDS: $call" >&2
+        # Round r of a call measures its targets in bench/server's order for
+        # round r: reversed every other round.
         CALL=$call ROUNDS=1 KEYSPACE=$(keyspace "$call") OUT="$WORK/$call-$r.json" \
-            TARGETS="$TARGETS" BASELINE="$BASELINE" bash bench/server/run.sh >/dev/null
+            TARGETS="$(round_order "$r" $TARGETS)" BASELINE="$BASELINE" bash bench/server/run.sh >/dev/null
     done
 done
 

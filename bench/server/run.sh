@@ -111,6 +111,8 @@ install_tools() {
 source "$ROOT/bench/ports.sh"
 # jq_median_def, jq_format_defs
 source "$ROOT/bench/jq.sh"
+# round_order
+source "$ROOT/bench/rounds.sh"
 
 # One round of jiffy-server under our client over transport $1 (grpc or
 # protosocket): writes the client's JSON report to $2. $3 is the server
@@ -314,7 +316,7 @@ main() {
     # Every measurement, one JSON object a line: {round, target, result}.
     local r target
     for r in $(seq "$ROUNDS"); do
-        for target in $TARGETS; do
+        for target in $(round_order "$r" $TARGETS); do
             log "round $r/$ROUNDS: $target"
             case $target in
             redis) run_redis "$WORK/result.json" ;;

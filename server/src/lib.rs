@@ -20,7 +20,8 @@
 //! - [`admin_port`] — `--admin-listen`: momento-local's `/block` and `/unblock`, for tests.
 //! - [`error`] — the one error type, and how it maps to a gRPC status.
 //! - [`metrics`] and [`rpc_layer`] — Prometheus metrics, and the layer that feeds them;
-//!   [`allocator`] — jemalloc's own figures among them.
+//!   [`allocator`] — jemalloc's own figures among them; [`thread_cache`] —
+//!   the freed blocks a worker's cache holds, given back once a second.
 //! - [`routes`] — the gRPC router: the data plane and topics by path prefix,
 //!   the other services through tonic's.
 //! - [`listener`] — connections: handshake deadline, cap, HTTP/2 limits, send timeout.
@@ -56,6 +57,8 @@ pub mod rpcs;
 pub mod server;
 pub mod service;
 pub mod store;
+#[cfg(not(target_env = "msvc"))]
+pub mod thread_cache;
 pub mod topics;
 pub mod webhooks;
 

@@ -11,6 +11,11 @@ const SETTLE_INTERVAL: Duration = Duration::from_millis(500);
 const SETTLE_READINGS: usize = 40;
 /// Two readings within this fraction of each other have settled.
 const SETTLED: f64 = 0.002;
+/// The first reading comes no sooner than this after a fill: a jiffy-server
+/// worker gives its cache of freed blocks back within two seconds of its
+/// last call (`thread_cache.rs`), after memory may already look settled.
+/// Both servers wait alike.
+const FIRST_READING_AFTER: Duration = Duration::from_secs(3);
 
 /// VmRSS of `pid` in bytes, from /proc/PID/status.
 pub fn resident_bytes(pid: u32) -> Result<u64, String> {
@@ -25,9 +30,11 @@ pub fn resident_bytes(pid: u32) -> Result<u64, String> {
 }
 
 /// VmRSS of `pid` once two readings [`SETTLE_INTERVAL`] apart agree within
-/// [`SETTLED`]: after a fill, the allocator's background purge and the
-/// server's last writes come to rest first.
+/// [`SETTLED`], the first [`FIRST_READING_AFTER`] the call: after a fill,
+/// the allocator's background purge and the server's last writes come to
+/// rest first.
 pub async fn settled_resident_bytes(pid: u32) -> Result<u64, String> {
+    tokio::time::sleep(FIRST_READING_AFTER).await;
     let mut last = resident_bytes(pid)?;
     for _ in 0..SETTLE_READINGS {
         tokio::time::sleep(SETTLE_INTERVAL).await;

@@ -68,11 +68,13 @@ fn main() -> ExitCode {
         Ok(_) => {}
         Err(message) => return bad_config(ConfigError::Invalid(message)),
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(config.workers)
-        .enable_all()
-        .build()
-        .expect("cannot start the tokio runtime");
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.worker_threads(config.workers).enable_all();
+    #[cfg(not(target_env = "msvc"))]
+    runtime.on_thread_park(jiffy_server::thread_cache::on_worker_park);
+    let runtime = runtime.build().expect("cannot start the tokio runtime");
+    #[cfg(not(target_env = "msvc"))]
+    runtime.spawn(jiffy_server::thread_cache::give_back_when_idle());
     match runtime.block_on(serve(config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
