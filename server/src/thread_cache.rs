@@ -21,6 +21,7 @@
 //! goes back within about [`INTERVAL`] of its last call.
 
 use std::cell::Cell;
+use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
 use tikv_jemalloc_ctl::thread::{deallocatedp, ThreadLocal};
@@ -41,14 +42,14 @@ pub fn on_worker_park() {
     }
 }
 
-/// Wakes every [`INTERVAL`] and applies the rule on the worker it runs on.
-pub async fn give_back_when_idle() {
-    if !allocator::is_global() {
-        return;
-    }
+/// Wakes every [`INTERVAL`] and applies the rule on the thread it runs
+/// on; never ends.
+pub async fn give_back_when_idle() -> Infallible {
     loop {
         tokio::time::sleep(INTERVAL).await;
-        flush_if_due(FREED, INTERVAL, Instant::now);
+        if allocator::is_global() {
+            flush_if_due(FREED, INTERVAL, Instant::now);
+        }
     }
 }
 
