@@ -14,14 +14,22 @@ use tokio::net::TcpListener;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// jemalloc settings, read at start-up: freed pages go back to the OS at once
-/// (and a background thread does the purging, not the request path). Under
-/// eviction churn the default ten-second decay kept tens of MiB of freed pages
-/// resident, well past --max-memory (measured by tests/memory.rs).
+/// jemalloc settings, read at start-up: freed pages go back to the OS at
+/// once, by the thread that frees them. Under eviction churn the default
+/// ten-second decay kept tens of MiB of freed pages resident, well past
+/// --max-memory (measured by tests/memory.rs); a 10 ms decay still took the
+/// mixed fill of `attacks_budget::memory_caps` to 1.21x its caps.
+///
+/// No background thread: with one, each slab a free emptied woke it to
+/// purge, about 48,000 wake-ups a second under list pushes on one
+/// connection, each taking the worker's core from it. Purging in the
+/// freeing thread cost 13.0 µs of server CPU a push against 18.0 µs
+/// (bench/README.md, "The allocator's purge thread woken at every emptied
+/// slab").
 /// `_RJEM_MALLOC_CONF` in the environment still overrides these.
 #[cfg(not(target_env = "msvc"))]
 #[export_name = "_rjem_malloc_conf"]
-pub static JEMALLOC_CONF: &u8 = &b"background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
+pub static JEMALLOC_CONF: &u8 = &b"background_thread:false,dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
 
 fn main() -> ExitCode {
     #[cfg(not(target_env = "msvc"))]
