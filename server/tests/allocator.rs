@@ -92,16 +92,7 @@ async fn a_worker_left_idle_gives_its_cache_of_freed_blocks_back() {
         "1",
     ];
     let server = common::ServerProcess::spawn(&args, &[]);
-    let channel = tonic::transport::Endpoint::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut control =
-        jiffy_server::proto::control_client::scs_control_client::ScsControlClient::new(
-            channel.clone(),
-        );
-    common::create_cache(&mut control, "c").await;
+    let channel = common::connect_with_cache(server.url()).await;
     // 50 calls at a time, each with a 24 KiB value (a large size class the
     // cache keeps up to 20 of), written and deleted: 4.8 MiB freed.
     let client = ScsClient::new(channel);

@@ -258,16 +258,7 @@ fn sigterm_lets_an_in_flight_call_finish() {
     let metrics_addr = server.metrics_addr.unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async move {
-        let channel = tonic::transport::Endpoint::from_shared(url)
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
-        let mut control =
-            jiffy_server::proto::control_client::scs_control_client::ScsControlClient::new(
-                channel.clone(),
-            );
-        common::create_cache(&mut control, "c").await;
+        let channel = common::connect_with_cache(url).await;
         let mut client = ScsClient::new(channel);
         let held = tokio::spawn(async move {
             client

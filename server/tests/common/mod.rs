@@ -329,13 +329,15 @@ pub async fn spawn_with_cache(max_memory: &str) -> (ServerProcess, Channel) {
         max_memory,
     ];
     let server = ServerProcess::spawn(&args, &[]);
-    let channel = Endpoint::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    let channel = connect_with_cache(server.url()).await;
     (server, channel)
+}
+
+/// A channel to the server at `url`, on which cache "c" exists.
+pub async fn connect_with_cache(url: String) -> Channel {
+    let channel = Endpoint::from_shared(url).unwrap().connect().await.unwrap();
+    create_cache(&mut ScsControlClient::new(channel.clone()), "c").await;
+    channel
 }
 
 /// The built `jiffy-server` binary, started with `args`; killed when dropped.
