@@ -21,7 +21,6 @@
 //! goes back within about [`INTERVAL`] of its last call.
 
 use std::cell::Cell;
-use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
 use tikv_jemalloc_ctl::thread::{deallocatedp, ThreadLocal};
@@ -44,7 +43,7 @@ pub fn on_worker_park() {
 
 /// Wakes every [`INTERVAL`] and applies the rule on the thread it runs
 /// on; never ends.
-pub async fn give_back_when_idle() -> Infallible {
+pub async fn give_back_when_idle() {
     loop {
         tokio::time::sleep(INTERVAL).await;
         if allocator::is_global() {

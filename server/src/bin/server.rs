@@ -24,8 +24,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// purge, about 48,000 wake-ups a second under list pushes on one
 /// connection, each taking the worker's core from it. Purging in the
 /// freeing thread cost 13.0 µs of server CPU a push against 18.0 µs
-/// (bench/README.md, "The allocator's purge thread woken at every emptied
-/// slab").
+/// (bench/README.md, "Issue 30's work against main before it").
 /// `_RJEM_MALLOC_CONF` in the environment still overrides these.
 #[cfg(not(target_env = "msvc"))]
 #[export_name = "_rjem_malloc_conf"]
